@@ -1,0 +1,474 @@
+//! A conflict's state (rules reference §5): who is in it, whose turn it is, which step of the
+//! turn we are at, and the face-up chains.
+
+use serde::{Deserialize, Serialize};
+use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId};
+use thiserror::Error;
+
+use crate::card::{Move, MoveSet};
+use crate::chain::{ComboChain, DisadvantageChain};
+use crate::character::{Character, Kind, SheetError};
+use crate::energy::{Energy, Stance};
+use crate::turn::{Play, TurnResult};
+
+/// The players' side.
+pub const PLAYERS: SideId = SideId(0);
+/// The GM's side (the non-player characters).
+pub const GM: SideId = SideId(1);
+
+/// The name of a side.
+pub fn side_name(side: SideId) -> &'static str {
+    if side == GM {
+        "the GM's side"
+    } else {
+        "the players' side"
+    }
+}
+
+/// A character's index in [`Conflict::fighters`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FighterId(pub u8);
+
+/// The stakes of a conflict (§5.1 step 1).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stakes {
+    /// What the players want.
+    #[serde(default)]
+    pub want: String,
+    /// How they mean to get it.
+    #[serde(default)]
+    pub how: String,
+    /// The consequences the GM sets.
+    #[serde(default)]
+    pub consequences: String,
+    /// Intent to kill: characters out of energy die, and a winner may kill a surrendered
+    /// opponent.
+    #[serde(default)]
+    pub lethal: bool,
+    /// A minor conflict is a single turn (§5.7).
+    #[serde(default)]
+    pub minor: bool,
+}
+
+/// Whether a character is still in the conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Still in the conflict.
+    In,
+    /// Left by surrendering (§5.2).
+    Surrendered,
+    /// Out: zero energy in all three types (§5.3).
+    Out,
+}
+
+/// One character taking part in the conflict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fighter {
+    /// The sheet it entered with (maximum energy, moves, combos).
+    pub character: Character,
+    /// The seat controlling it.
+    pub seat: SeatId,
+    /// Its side.
+    pub side: SideId,
+    /// Current energy.
+    pub energy: Energy,
+    /// In, surrendered or out.
+    pub status: Status,
+    /// Died in this conflict (out in a lethal conflict, or killed after surrendering).
+    pub dead: bool,
+    /// Types that reached zero during this conflict, marked for level-up (§5.3, §10),
+    /// indexed ○ ▨ ◆.
+    pub zero_marks: [bool; 3],
+    /// Its disadvantage chain (§5.4).
+    pub disadvantage: DisadvantageChain,
+    /// Turns taken as the active character; a combo streak counts once (§5.6).
+    pub turns_taken: u32,
+    /// Known moves (derived from the sheet).
+    pub known: MoveSet,
+    /// Learned follow-ups of each move (derived from the sheet), by [`Move::index`].
+    pub follow_ups: [MoveSet; 13],
+}
+
+impl Fighter {
+    /// The character's name.
+    pub fn name(&self) -> &str {
+        &self.character.name
+    }
+
+    /// Whether it is still in the conflict.
+    pub fn is_in(&self) -> bool {
+        self.status == Status::In
+    }
+}
+
+/// The named timing windows of a turn, where specials are played (§6). Without specials
+/// nobody can act in a window and the turn passes straight through it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Window {
+    /// Before the active character chooses an opponent (the active character only).
+    BeforeOpponent,
+    /// Before stances (the pair).
+    BeforeStance,
+    /// Before moves (the pair).
+    BeforeMove,
+    /// Before resolving (the pair's allies).
+    BeforeResolving,
+}
+
+/// The steps of one turn, in order (§5.2), with the timing windows between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "step", content = "window")]
+pub enum Step {
+    /// A timing window.
+    Window(Window),
+    /// Step 1: the active character chooses an opponent.
+    Opponent,
+    /// Step 2: both choose a stance in secret, then reveal.
+    Stance,
+    /// Step 3: both choose a move in secret, then reveal.
+    Move,
+    /// Steps 4–5: the rules find the winner.
+    Resolve,
+}
+
+impl Step {
+    /// The step after this one.
+    pub fn next(self) -> Step {
+        match self {
+            Step::Window(Window::BeforeOpponent) => Step::Opponent,
+            Step::Opponent => Step::Window(Window::BeforeStance),
+            Step::Window(Window::BeforeStance) => Step::Stance,
+            Step::Stance => Step::Window(Window::BeforeMove),
+            Step::Window(Window::BeforeMove) => Step::Move,
+            Step::Move => Step::Window(Window::BeforeResolving),
+            Step::Window(Window::BeforeResolving) | Step::Resolve => Step::Resolve,
+        }
+    }
+}
+
+/// A turn in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The active character.
+    pub active: FighterId,
+    /// Its opponent, once chosen.
+    pub opponent: Option<FighterId>,
+    /// Where the turn is.
+    pub step: Step,
+    /// The pair's stances: index 0 the active character, 1 the opponent.
+    pub stances: [Sealed<Stance>; 2],
+    /// The pair's moves, likewise.
+    pub plays: [Sealed<Play>; 2],
+}
+
+impl Turn {
+    /// The pair, once the opponent is chosen.
+    pub fn pair(&self) -> Option<[FighterId; 2]> {
+        self.opponent.map(|o| [self.active, o])
+    }
+
+    /// The position of `f` in the pair.
+    pub fn position(&self, f: FighterId) -> Option<usize> {
+        if f == self.active {
+            Some(0)
+        } else if Some(f) == self.opponent {
+            Some(1)
+        } else {
+            None
+        }
+    }
+}
+
+/// A surrendered character whose fate the winner decides in a lethal conflict (§5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mercy {
+    /// The turn's winner, who decides.
+    pub winner: FighterId,
+    /// The character who surrendered.
+    pub surrendered: FighterId,
+}
+
+/// After a turn is resolved: losses to take, a surrendered life to decide, the next turn to
+/// give.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Aftermath {
+    /// The pair, active character first.
+    pub pair: [FighterId; 2],
+    /// The revealed stances.
+    pub stances: [Stance; 2],
+    /// The revealed moves.
+    pub plays: [Play; 2],
+    /// The result.
+    pub result: TurnResult,
+    /// Whether each of the pair has taken its loss.
+    pub loss_taken: [bool; 2],
+    /// A pending decision about a surrendered character's life.
+    pub mercy: Option<Mercy>,
+}
+
+impl Aftermath {
+    /// The turn's winner (a lone surrender counts).
+    pub fn winner(&self) -> Option<FighterId> {
+        self.result.outcome.winner().map(|w| self.pair[w])
+    }
+}
+
+/// Where the conflict is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "phase")]
+pub enum Phase {
+    /// The players choose which player character takes the first turn (§5.1 step 4).
+    FirstTurn,
+    /// A turn is being played.
+    Turn(Turn),
+    /// A turn was resolved and its consequences are being taken.
+    Aftermath(Aftermath),
+    /// A minor conflict's single turn was a tie: the GM records the outcome (§5.7).
+    MinorOutcome,
+    /// The conflict is over.
+    Over,
+}
+
+/// How the conflict ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ending {
+    /// The winning side; `None` when the GM recorded a drawn minor conflict.
+    pub winner: Option<SideId>,
+}
+
+/// One seat of a conflict setup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatSpec {
+    /// The seat's name.
+    pub name: String,
+    /// Player or GM: players control player characters, the GM the NPCs.
+    #[serde(default)]
+    pub role: Role,
+}
+
+/// A character entering the conflict and the seat controlling it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entrant {
+    /// The seat's name.
+    pub seat: String,
+    /// The character sheet.
+    pub character: Character,
+}
+
+/// Everything needed to start a conflict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// The stakes.
+    #[serde(default)]
+    pub stakes: Stakes,
+    /// The seats.
+    pub seats: Vec<SeatSpec>,
+    /// The characters.
+    pub characters: Vec<Entrant>,
+}
+
+/// Why a conflict cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SetupError {
+    /// A seat problem.
+    #[error(transparent)]
+    Seat(#[from] SeatError),
+    /// A sheet broke a rule.
+    #[error(transparent)]
+    Sheet(#[from] SheetError),
+    /// No GM seat.
+    #[error("a conflict needs a seat with role \"gm\" to control the NPCs")]
+    NoGm,
+    /// A side has nobody.
+    #[error("{} has no characters: a conflict needs at least one on each side (§5.1)", side_name(*.0))]
+    EmptySide(SideId),
+    /// Two characters share a name.
+    #[error("two characters are named {0:?}; names must be unique in a conflict")]
+    DuplicateCharacter(String),
+    /// Zero total energy.
+    #[error("{0} has zero total energy and cannot enter a conflict (§5.1 step 2)")]
+    NoEnergy(String),
+    /// Sits out this conflict.
+    #[error("{0} is marked to sit out the next conflict and cannot enter (§5.1 step 2)")]
+    SitsOut(String),
+    /// Dead characters cannot enter.
+    #[error("{0} is dead")]
+    Dead(String),
+    /// Too many characters.
+    #[error("a conflict holds at most 255 characters")]
+    TooMany,
+}
+
+/// The whole state of a conflict, hidden commitments included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflict {
+    /// The stakes.
+    pub stakes: Stakes,
+    /// The seats at the table.
+    pub seats: Seats,
+    /// Every character in the conflict, in or out.
+    pub fighters: Vec<Fighter>,
+    /// Where the conflict is.
+    pub phase: Phase,
+    /// The live combo chain, if any (at most one side can hold one at a time).
+    pub combo: Option<ComboChain>,
+    /// How many turns have begun.
+    pub turn_number: u32,
+    /// The previous turn's active character.
+    pub last_active: Option<FighterId>,
+    /// How many consecutive turns `last_active` has taken (§5.6: at most 3 winning ones).
+    pub streak: u8,
+    /// How it ended.
+    pub ending: Option<Ending>,
+}
+
+impl Conflict {
+    /// Starts a conflict: checks seats, sheets and the entry rules of §5.1.
+    pub fn new(setup: Setup) -> Result<Conflict, SetupError> {
+        let seats = Seats::new(
+            setup
+                .seats
+                .iter()
+                .map(|s| Seat {
+                    name: s.name.clone(),
+                    side: if s.role == Role::Gm { GM } else { PLAYERS },
+                    role: s.role,
+                })
+                .collect(),
+        )?;
+        if !seats.iter().any(|(_, s)| s.role == Role::Gm) {
+            return Err(SetupError::NoGm);
+        }
+        if setup.characters.len() > 255 {
+            return Err(SetupError::TooMany);
+        }
+        let mut fighters = Vec::with_capacity(setup.characters.len());
+        for (i, e) in setup.characters.into_iter().enumerate() {
+            let seat_id = seats.find(&e.seat)?;
+            let seat = seats.get(seat_id)?;
+            let c = e.character;
+            c.validate(if seat.role == Role::Gm {
+                Kind::Npc
+            } else {
+                Kind::Pc
+            })?;
+            if fighters
+                .iter()
+                .take(i)
+                .any(|f: &Fighter| f.name().eq_ignore_ascii_case(&c.name))
+            {
+                return Err(SetupError::DuplicateCharacter(c.name));
+            }
+            if c.dead {
+                return Err(SetupError::Dead(c.name));
+            }
+            if c.sits_out_next_conflict {
+                return Err(SetupError::SitsOut(c.name));
+            }
+            if c.current_energy().total() == 0 {
+                return Err(SetupError::NoEnergy(c.name));
+            }
+            fighters.push(Fighter {
+                seat: seat_id,
+                side: seat.side,
+                energy: c.current_energy(),
+                status: Status::In,
+                dead: false,
+                zero_marks: [false; 3],
+                disadvantage: DisadvantageChain::default(),
+                turns_taken: 0,
+                known: c.known(),
+                follow_ups: c.follow_ups(),
+                character: c,
+            });
+        }
+        for side in [PLAYERS, GM] {
+            if !fighters.iter().any(|f| f.side == side) {
+                return Err(SetupError::EmptySide(side));
+            }
+        }
+        Ok(Conflict {
+            stakes: setup.stakes,
+            seats,
+            fighters,
+            phase: Phase::FirstTurn,
+            combo: None,
+            turn_number: 0,
+            last_active: None,
+            streak: 0,
+            ending: None,
+        })
+    }
+
+    /// The fighter with this id.
+    pub fn fighter(&self, id: FighterId) -> &Fighter {
+        &self.fighters[usize::from(id.0)]
+    }
+
+    pub(crate) fn fighter_mut(&mut self, id: FighterId) -> &mut Fighter {
+        &mut self.fighters[usize::from(id.0)]
+    }
+
+    /// Every fighter with its id.
+    pub fn ids(&self) -> impl Iterator<Item = FighterId> + '_ {
+        (0..self.fighters.len()).map(|i| FighterId(i as u8))
+    }
+
+    /// Finds a fighter by name (case-insensitive).
+    pub fn find(&self, name: &str) -> Option<FighterId> {
+        self.ids()
+            .find(|&id| self.fighter(id).name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// The characters of `side` still in the conflict.
+    pub fn in_side(&self, side: SideId) -> impl Iterator<Item = FighterId> + '_ {
+        self.ids().filter(move |&id| {
+            let f = self.fighter(id);
+            f.side == side && f.is_in()
+        })
+    }
+
+    /// The moves `f` may play now (§5.2 step 3): known moves minus those face up in its own
+    /// disadvantage chain and in the combo chain it played into.
+    pub fn available_moves(&self, id: FighterId) -> MoveSet {
+        let f = self.fighter(id);
+        let mut out = f.known.without(f.disadvantage.set());
+        if let Some(c) = &self.combo {
+            out = out.without(c.played_by(id));
+        }
+        out
+    }
+
+    /// The combo bonus `card` would earn `id` against `opponent` (§5.5).
+    pub fn combo_bonus(&self, id: FighterId, opponent: FighterId, card: Move) -> u8 {
+        let f = self.fighter(id);
+        self.combo.as_ref().map_or(0, |c| {
+            c.bonus_for(f.side, opponent, f.follow_ups[c.newest().index()], card)
+        })
+    }
+
+    /// Whether the GM role belongs to `seat`.
+    pub fn is_gm(&self, seat: SeatId) -> bool {
+        self.seats.get(seat).is_ok_and(|s| s.role == Role::Gm)
+    }
+
+    /// The first GM seat (who decides where the rules say "the GM decides").
+    pub fn gm_seat(&self) -> SeatId {
+        self.seats
+            .iter()
+            .find(|(_, s)| s.role == Role::Gm)
+            .map_or(SeatId(0), |(id, _)| id)
+    }
+
+    /// A seat's name.
+    pub fn seat_name(&self, seat: SeatId) -> &str {
+        self.seats.get(seat).map_or("?", |s| s.name.as_str())
+    }
+}

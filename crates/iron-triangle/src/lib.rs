@@ -1,0 +1,85 @@
+//! The Iron Triangle rule system: diceless conflicts decided by simultaneous hidden choice.
+//!
+//! Pure logic with no I/O. Start with [`Conflict::new`] from a [`Setup`], then drive it through
+//! a [`table::Table<IronTriangle>`]: commands in, events out, a redacted view per seat.
+//!
+//! Where each rule lives (sections of `shared/rules/iron-triangle.md`):
+//! - §2–3 rankings and the thirteen moves: [`card`]
+//! - §4 character sheets: [`character`]
+//! - §5.2 step 4 and §5.3 winner and losses: [`turn`] ([`turn::resolve`])
+//! - §5.4 disadvantage, §5.5 combos: [`chain`]
+//! - §5.1, §5.2 steps 1–3, §5.6, §5.7 the conflict flow: [`conflict`] and [`rules`]
+//! - hidden information: [`view`]
+//!
+//! **Decisions** beyond the rules reference are documented in `docs/iron-triangle.md` and on
+//! the items that implement them.
+
+pub mod card;
+pub mod chain;
+pub mod character;
+pub mod conflict;
+pub mod energy;
+pub mod rules;
+pub mod turn;
+pub mod view;
+
+pub use card::{Action, Element, Move, MoveSet};
+pub use character::{Character, Combo, Kind, KnownMove};
+pub use conflict::{
+    Conflict, FighterId, GM, PLAYERS, Phase, Setup, SetupError, Stakes, Status, Step, Window,
+};
+pub use energy::{Energy, Stance};
+pub use rules::{Command, Event, NextTurn, RuleError, Verdict};
+pub use turn::{Contender, Loss, Outcome, Play, TurnResult};
+pub use view::ConflictView;
+
+use table::{Ruleset, SeatId, Viewer};
+
+/// The Iron Triangle ruleset, for [`table::Table`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IronTriangle;
+
+impl Ruleset for IronTriangle {
+    type State = Conflict;
+    type Command = Command;
+    type Event = Event;
+    type View = ConflictView;
+    type Error = RuleError;
+
+    fn decide(
+        state: &Conflict,
+        seat: SeatId,
+        command: &Command,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        state.decide(seat, command, events)
+    }
+
+    fn apply(state: &mut Conflict, event: &Event) {
+        state.apply(event)
+    }
+
+    fn automatic(state: &Conflict) -> Option<Event> {
+        state.automatic()
+    }
+
+    fn view(state: &Conflict, viewer: Viewer) -> ConflictView {
+        state.view(viewer)
+    }
+
+    fn redact(state: &Conflict, event: &Event, viewer: Viewer) -> Option<Event> {
+        state.redact(event, viewer)
+    }
+
+    fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {
+        state.legal_commands(seat, out)
+    }
+
+    fn awaiting(state: &Conflict) -> Vec<SeatId> {
+        state.awaiting()
+    }
+
+    fn is_over(state: &Conflict) -> bool {
+        state.phase == Phase::Over
+    }
+}

@@ -1,0 +1,1177 @@
+//! Commands, events and the rules that connect them (rules reference §5.2–5.7).
+//!
+//! `decide` checks a command against the rules and names the events it causes; `apply`
+//! changes the state for one event; `automatic` finds the steps the rules take by themselves.
+
+use serde::{Deserialize, Serialize};
+use table::{Role, Sealed, SeatId, SideId};
+use thiserror::Error;
+
+use crate::card::{Action, Move};
+use crate::chain::{ComboCard, ComboChain};
+use crate::conflict::{
+    Aftermath, Conflict, Ending, FighterId, GM, Mercy, PLAYERS, Phase, Status, Step, Turn, Window,
+    side_name,
+};
+use crate::energy::{Energy, Stance};
+use crate::turn::{Contender, Outcome, Play, TurnResult, resolve};
+
+/// How the GM records a tied minor conflict (§5.7, Decision).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The players' side wins.
+    Players,
+    /// The GM's side wins.
+    Gm,
+    /// Nobody wins.
+    Draw,
+}
+
+/// What a seat asks for. The character acting is the seat's own member of the turn's pair
+/// where the command does not name one (a seat sits on one side, so it has at most one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    /// The players choose which player character takes the first turn (§5.1 step 4).
+    TakeFirstTurn {
+        /// The character.
+        fighter: FighterId,
+    },
+    /// The active character chooses its opponent (§5.2 step 1).
+    ChooseOpponent {
+        /// The opponent.
+        opponent: FighterId,
+    },
+    /// The active character ends its side's combo chain before choosing a move (§5.5).
+    EndCombo,
+    /// Commit a stance face down (§5.2 step 2).
+    CommitStance {
+        /// The stance.
+        stance: Stance,
+    },
+    /// Commit a move, or surrender, face down (§5.2 step 3).
+    CommitMove {
+        /// The move or surrender.
+        play: Play,
+    },
+    /// Spread the part of a loss that is not taken from the stance's type (§5.3).
+    SpreadLoss {
+        /// How much comes from each type.
+        spread: Energy,
+    },
+    /// In a lethal conflict, the winner decides whether a surrendered opponent dies (§5.2).
+    DecideMercy {
+        /// Kill (true) or spare (false).
+        kill: bool,
+    },
+    /// Give the next turn to a character (§5.6).
+    PassTurn {
+        /// The character who takes it.
+        to: FighterId,
+    },
+    /// The GM records the outcome of a tied minor conflict (§5.7).
+    RecordOutcome {
+        /// The outcome.
+        verdict: Verdict,
+    },
+}
+
+/// Everything that can happen in a conflict. Applying the log rebuilds the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "event")]
+pub enum Event {
+    /// A turn began with this active character.
+    TurnBegan {
+        /// The active character.
+        active: FighterId,
+    },
+    /// The active character chose its opponent.
+    OpponentChosen {
+        /// The opponent.
+        opponent: FighterId,
+    },
+    /// The combo chain was ended voluntarily; its cards return to hand.
+    ComboEnded {
+        /// Who ended it.
+        by: FighterId,
+    },
+    /// A stance was committed face down (hidden from other seats).
+    StanceCommitted {
+        /// Who.
+        fighter: FighterId,
+        /// The stance.
+        stance: Stance,
+    },
+    /// Both stances are revealed.
+    StancesRevealed {
+        /// Active character first.
+        stances: [Stance; 2],
+    },
+    /// A move was committed face down (hidden from other seats).
+    MoveCommitted {
+        /// Who.
+        fighter: FighterId,
+        /// The move or surrender.
+        play: Play,
+    },
+    /// Both moves are revealed.
+    MovesRevealed {
+        /// Active character first.
+        plays: [Play; 2],
+    },
+    /// The turn was resolved (§5.2 step 4–5).
+    TurnResolved {
+        /// The winner and each loss broken down.
+        result: TurnResult,
+    },
+    /// A character took its loss.
+    LossTaken {
+        /// Who.
+        fighter: FighterId,
+        /// How much left each type (never more than was there).
+        taken: Energy,
+    },
+    /// A character is out: zero energy in all three types (§5.3).
+    WentOut {
+        /// Who.
+        fighter: FighterId,
+        /// Whether it died (a lethal conflict).
+        dead: bool,
+    },
+    /// The winner decided a surrendered character's fate (§5.2).
+    MercyDecided {
+        /// The surrendered character.
+        fighter: FighterId,
+        /// Whether it was killed.
+        killed: bool,
+    },
+    /// A minor conflict's single turn tied: the GM records the outcome.
+    MinorConflictTied,
+    /// The conflict ended (§5.7).
+    ConflictEnded {
+        /// The winning side; `None` for a drawn minor conflict.
+        winner: Option<SideId>,
+    },
+}
+
+/// Why a command was refused. Every message names the rule.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RuleError {
+    /// The conflict is over.
+    #[error("the conflict is over")]
+    ConflictOver,
+    /// No such character.
+    #[error("there is no character number {0} in this conflict")]
+    UnknownFighter(u8),
+    /// No such seat.
+    #[error("there is no seat number {0}")]
+    UnknownSeat(u16),
+    /// Out of turn.
+    #[error("{seat} cannot do that now: {waiting}")]
+    OutOfTurn {
+        /// The seat.
+        seat: String,
+        /// What the conflict is waiting for.
+        waiting: String,
+    },
+    /// A seat tried to act for a character it does not control.
+    #[error("{seat} does not control {fighter}")]
+    NotYourCharacter {
+        /// The seat.
+        seat: String,
+        /// The character.
+        fighter: String,
+    },
+    /// A bad opponent.
+    #[error("{opponent} cannot be chosen as opponent: {reason} (§5.2 step 1)")]
+    BadOpponent {
+        /// The character named.
+        opponent: String,
+        /// Why not.
+        reason: String,
+    },
+    /// A second commitment at the same step.
+    #[error(
+        "{fighter} has already committed a {what} this turn; a face-down card cannot be taken back"
+    )]
+    AlreadyCommitted {
+        /// Who.
+        fighter: String,
+        /// Stance or move.
+        what: &'static str,
+    },
+    /// A stance above the energy of its type.
+    #[error("{fighter} cannot take a stance of {amount}{}: {fighter} has {current} {} energy, and a stance is 0 to the current energy of its type (§5.2 step 2)", action.symbol(), action.name())]
+    StanceAboveEnergy {
+        /// Who.
+        fighter: String,
+        /// The type.
+        action: Action,
+        /// The amount asked.
+        amount: u8,
+        /// The energy there is.
+        current: u8,
+    },
+    /// A move the character does not know.
+    #[error("{fighter} does not know the move {card}; known moves: {known} (§5.2 step 3)")]
+    UnknownMove {
+        /// Who.
+        fighter: String,
+        /// The move.
+        card: Move,
+        /// What it knows.
+        known: String,
+    },
+    /// A move face up in a chain.
+    #[error(
+        "{fighter} cannot play {card}: it is face up in {fighter}'s {chain} chain (§5.2 step 3)"
+    )]
+    MoveUnavailable {
+        /// Who.
+        fighter: String,
+        /// The move.
+        card: Move,
+        /// "disadvantage" or "combo".
+        chain: &'static str,
+    },
+    /// No chain to end.
+    #[error("{fighter}'s side has no combo chain to end (§5.5)")]
+    NoComboToEnd {
+        /// Who.
+        fighter: String,
+    },
+    /// A spread that does not add up.
+    #[error("{fighter} must spread exactly {expected} (§5.3), not {got}")]
+    SpreadTotal {
+        /// Who.
+        fighter: String,
+        /// The amount due.
+        expected: u32,
+        /// The amount given.
+        got: u32,
+    },
+    /// A spread takes more than a type has.
+    #[error("{fighter} cannot lose {asked} {} energy: only {left} is left after the stance part (§5.3)", action.name())]
+    SpreadAboveEnergy {
+        /// Who.
+        fighter: String,
+        /// The type.
+        action: Action,
+        /// Asked.
+        asked: u8,
+        /// There.
+        left: u8,
+    },
+    /// A character that cannot take the next turn.
+    #[error("{fighter} cannot take the next turn: {reason} (§5.6)")]
+    CannotTakeTurn {
+        /// Who.
+        fighter: String,
+        /// Why not.
+        reason: String,
+    },
+}
+
+/// Who chooses the next turn and among whom (§5.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NextTurn {
+    /// The seat that decides: the turn winner's controller, or the GM after a tie.
+    pub decider: SeatId,
+    /// The characters it may choose.
+    pub candidates: Vec<FighterId>,
+}
+
+impl Conflict {
+    fn name(&self, id: FighterId) -> String {
+        self.fighter(id).name().to_owned()
+    }
+
+    fn check_fighter(&self, id: FighterId) -> Result<(), RuleError> {
+        if usize::from(id.0) < self.fighters.len() {
+            Ok(())
+        } else {
+            Err(RuleError::UnknownFighter(id.0))
+        }
+    }
+
+    /// Whether anyone can act in a timing window. No specials exist yet (issue 3), so every
+    /// window is empty and the turn passes through it.
+    fn window_open(&self, _window: Window) -> bool {
+        false
+    }
+
+    /// The first step at or after `step` where someone has something to do.
+    fn open_step(&self, mut step: Step) -> Step {
+        while let Step::Window(w) = step {
+            if self.window_open(w) {
+                break;
+            }
+            step = step.next();
+        }
+        step
+    }
+
+    /// Whether `to` taking the next turn continues its combo streak (§5.6): it was this turn's
+    /// active character, it won, its side's chain is live, and it has taken fewer than three
+    /// consecutive turns.
+    pub fn continues_streak(&self, a: &Aftermath, to: FighterId) -> bool {
+        self.last_active == Some(to)
+            && a.pair[0] == to
+            && matches!(a.result.outcome, Outcome::Win { winner: 0 })
+            && self.streak < 3
+            && self
+                .combo
+                .as_ref()
+                .is_some_and(|c| c.side == self.fighter(to).side && self.fighter(c.against).is_in())
+    }
+
+    /// Who may take the next turn, and who chooses (§5.6).
+    ///
+    /// The turn's winner chooses among the characters of its side still in; on a tie (or when
+    /// both surrendered) the GM chooses any character still in. A character takes consecutive
+    /// turns only to continue its combo streak (at most three), except that a side with one
+    /// character left gives it every turn (Decision). Among the others the choice falls on
+    /// those with the fewest turns taken.
+    pub fn next_turn(&self, a: &Aftermath) -> NextTurn {
+        let prev = self.last_active;
+        let pool: Vec<FighterId>;
+        let decider;
+        let equal_turns;
+        match a.winner().filter(|w| self.fighter(*w).is_in()) {
+            Some(w) => {
+                pool = self.in_side(self.fighter(w).side).collect();
+                decider = self.fighter(w).seat;
+                equal_turns = true;
+            }
+            None => {
+                pool = self.ids().filter(|&id| self.fighter(id).is_in()).collect();
+                decider = self.gm_seat();
+                equal_turns = false;
+            }
+        }
+        let alone = |id: FighterId| self.in_side(self.fighter(id).side).count() == 1;
+        let mut others: Vec<FighterId> = pool
+            .iter()
+            .copied()
+            .filter(|&id| Some(id) != prev || alone(id))
+            .collect();
+        if equal_turns
+            && let Some(min) = others.iter().map(|&id| self.fighter(id).turns_taken).min()
+        {
+            others.retain(|&id| self.fighter(id).turns_taken == min);
+        }
+        if let Some(p) = prev
+            && pool.contains(&p)
+            && !others.contains(&p)
+            && self.continues_streak(a, p)
+        {
+            others.push(p);
+        }
+        others.sort();
+        NextTurn {
+            decider,
+            candidates: others,
+        }
+    }
+
+    /// The opponents the active character may choose (§5.2 step 1): characters of the other
+    /// side still in; on a consecutive turn, only the opponent of its combo chain.
+    pub fn legal_opponents(&self, t: &Turn) -> Vec<FighterId> {
+        let me = self.fighter(t.active);
+        let consecutive_target = self
+            .combo
+            .as_ref()
+            .filter(|c| self.streak > 1 && c.side == me.side && self.fighter(c.against).is_in())
+            .map(|c| c.against);
+        self.ids()
+            .filter(|&id| {
+                let f = self.fighter(id);
+                f.side != me.side && f.is_in() && consecutive_target.is_none_or(|t| t == id)
+            })
+            .collect()
+    }
+
+    /// The stance part and the rest of a pending loss, and the energy the rest comes from.
+    fn loss_parts(&self, a: &Aftermath, pos: usize) -> (Energy, u32, Energy) {
+        let f = self.fighter(a.pair[pos]);
+        let loss = a.result.losses[pos];
+        let mut stance_part = Energy::ZERO;
+        if let Some(t) = loss.stance_type {
+            *stance_part.get_mut(t) = loss.own_stance.min(f.energy.get(t));
+        }
+        let after = f.energy.saturating_sub(&stance_part);
+        (stance_part, loss.to_distribute(), after)
+    }
+
+    /// Whether a pending loss leaves its controller no choice: nothing to spread, everything
+    /// left goes, or only one type has energy.
+    fn spread_is_forced(rest: u32, after: &Energy) -> bool {
+        rest == 0
+            || rest >= after.total()
+            || Action::ALL.iter().filter(|&&t| after.get(t) > 0).count() <= 1
+    }
+
+    /// The pair member `seat` controls in the current turn or aftermath.
+    fn seat_member(&self, seat: SeatId) -> Option<(usize, FighterId)> {
+        let pair = match &self.phase {
+            Phase::Turn(t) => t.pair().unwrap_or([t.active, t.active]),
+            Phase::Aftermath(a) => a.pair,
+            _ => return None,
+        };
+        pair.iter()
+            .enumerate()
+            .find(|(_, f)| self.fighter(**f).seat == seat)
+            .map(|(i, f)| (i, *f))
+    }
+
+    /// A sentence saying what the conflict waits for.
+    pub fn waiting_for(&self) -> String {
+        let names = |ids: &[FighterId]| {
+            ids.iter()
+                .map(|&i| self.name(i))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        match &self.phase {
+            Phase::FirstTurn => {
+                "the players choose which player character takes the first turn".into()
+            }
+            Phase::Turn(t) => match t.step {
+                Step::Opponent => format!("{} chooses an opponent", self.name(t.active)),
+                Step::Stance | Step::Move => {
+                    let what = if t.step == Step::Stance {
+                        "stance"
+                    } else {
+                        "move"
+                    };
+                    let slots = if t.step == Step::Stance {
+                        [t.stances[0].is_committed(), t.stances[1].is_committed()]
+                    } else {
+                        [t.plays[0].is_committed(), t.plays[1].is_committed()]
+                    };
+                    let pair = t.pair().unwrap_or([t.active; 2]);
+                    let missing: Vec<FighterId> =
+                        (0..2).filter(|&i| !slots[i]).map(|i| pair[i]).collect();
+                    format!("waiting for a {what} from {}", names(&missing))
+                }
+                Step::Window(w) => format!("the {w:?} window"),
+                Step::Resolve => "resolving the turn".into(),
+            },
+            Phase::Aftermath(a) => {
+                let spreading: Vec<FighterId> = (0..2)
+                    .filter(|&i| !a.loss_taken[i])
+                    .map(|i| a.pair[i])
+                    .collect();
+                if !spreading.is_empty() {
+                    format!(
+                        "{} must spread the loss over the energy types",
+                        names(&spreading)
+                    )
+                } else if let Some(m) = a.mercy {
+                    format!(
+                        "{} decides whether {} dies",
+                        self.name(m.winner),
+                        self.name(m.surrendered)
+                    )
+                } else {
+                    let nt = self.next_turn(a);
+                    format!(
+                        "{} gives the next turn to {}",
+                        self.seat_name(nt.decider),
+                        names(&nt.candidates).replace(" and ", " or ")
+                    )
+                }
+            }
+            Phase::MinorOutcome => "the GM records the outcome of the tied minor conflict".into(),
+            Phase::Over => "nothing: the conflict is over".into(),
+        }
+    }
+
+    fn out_of_turn(&self, seat: SeatId) -> RuleError {
+        RuleError::OutOfTurn {
+            seat: self.seat_name(seat).to_owned(),
+            waiting: self.waiting_for(),
+        }
+    }
+
+    /// Checks `command` from `seat` and pushes the events it causes.
+    pub fn decide(
+        &self,
+        seat: SeatId,
+        command: &Command,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        self.seats
+            .get(seat)
+            .map_err(|_| RuleError::UnknownSeat(seat.0))?;
+        if self.phase == Phase::Over {
+            return Err(RuleError::ConflictOver);
+        }
+        match *command {
+            Command::TakeFirstTurn { fighter } => {
+                self.check_fighter(fighter)?;
+                if self.phase != Phase::FirstTurn
+                    || self.seats.get(seat).map(|s| s.role) != Ok(Role::Player)
+                {
+                    return Err(self.out_of_turn(seat));
+                }
+                let f = self.fighter(fighter);
+                if f.side != PLAYERS || !f.is_in() {
+                    return Err(RuleError::CannotTakeTurn {
+                        fighter: self.name(fighter),
+                        reason: "the first turn goes to a player character (§5.1 step 4)".into(),
+                    });
+                }
+                events.push(Event::TurnBegan { active: fighter });
+            }
+            Command::ChooseOpponent { opponent } => {
+                self.check_fighter(opponent)?;
+                let Phase::Turn(t) = &self.phase else {
+                    return Err(self.out_of_turn(seat));
+                };
+                if t.step != Step::Opponent || self.fighter(t.active).seat != seat {
+                    return Err(self.out_of_turn(seat));
+                }
+                if !self.legal_opponents(t).contains(&opponent) {
+                    let o = self.fighter(opponent);
+                    let reason = if o.side == self.fighter(t.active).side {
+                        "it is on the same side".to_owned()
+                    } else if !o.is_in() {
+                        "it is out of the conflict".to_owned()
+                    } else {
+                        "a consecutive turn may only continue the combo against its opponent"
+                            .to_owned()
+                    };
+                    return Err(RuleError::BadOpponent {
+                        opponent: self.name(opponent),
+                        reason,
+                    });
+                }
+                events.push(Event::OpponentChosen { opponent });
+            }
+            Command::EndCombo => {
+                let Phase::Turn(t) = &self.phase else {
+                    return Err(self.out_of_turn(seat));
+                };
+                if self.fighter(t.active).seat != seat || t.plays[0].is_committed() {
+                    return Err(self.out_of_turn(seat));
+                }
+                if !self
+                    .combo
+                    .as_ref()
+                    .is_some_and(|c| c.side == self.fighter(t.active).side)
+                {
+                    return Err(RuleError::NoComboToEnd {
+                        fighter: self.name(t.active),
+                    });
+                }
+                events.push(Event::ComboEnded { by: t.active });
+            }
+            Command::CommitStance { stance } => {
+                let Phase::Turn(t) = &self.phase else {
+                    return Err(self.out_of_turn(seat));
+                };
+                let Some((pos, id)) = self.seat_member(seat).filter(|_| t.step == Step::Stance)
+                else {
+                    return Err(self.out_of_turn(seat));
+                };
+                if t.stances[pos].is_committed() {
+                    return Err(RuleError::AlreadyCommitted {
+                        fighter: self.name(id),
+                        what: "stance",
+                    });
+                }
+                let current = self.fighter(id).energy.get(stance.action);
+                if stance.amount > current {
+                    return Err(RuleError::StanceAboveEnergy {
+                        fighter: self.name(id),
+                        action: stance.action,
+                        amount: stance.amount,
+                        current,
+                    });
+                }
+                let stance = if stance.amount == 0 {
+                    Stance::NONE
+                } else {
+                    stance
+                };
+                events.push(Event::StanceCommitted {
+                    fighter: id,
+                    stance,
+                });
+            }
+            Command::CommitMove { play } => {
+                let Phase::Turn(t) = &self.phase else {
+                    return Err(self.out_of_turn(seat));
+                };
+                let Some((pos, id)) = self.seat_member(seat).filter(|_| t.step == Step::Move)
+                else {
+                    return Err(self.out_of_turn(seat));
+                };
+                if t.plays[pos].is_committed() {
+                    return Err(RuleError::AlreadyCommitted {
+                        fighter: self.name(id),
+                        what: "move",
+                    });
+                }
+                if let Play::Move(card) = play {
+                    let f = self.fighter(id);
+                    if !f.known.contains(card) {
+                        let known = f
+                            .known
+                            .iter()
+                            .map(|m| m.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        return Err(RuleError::UnknownMove {
+                            fighter: self.name(id),
+                            card,
+                            known,
+                        });
+                    }
+                    if !self.available_moves(id).contains(card) {
+                        let chain = if f.disadvantage.set().contains(card) {
+                            "disadvantage"
+                        } else {
+                            "combo"
+                        };
+                        return Err(RuleError::MoveUnavailable {
+                            fighter: self.name(id),
+                            card,
+                            chain,
+                        });
+                    }
+                }
+                events.push(Event::MoveCommitted { fighter: id, play });
+            }
+            Command::SpreadLoss { spread } => {
+                let Phase::Aftermath(a) = &self.phase else {
+                    return Err(self.out_of_turn(seat));
+                };
+                let Some((pos, id)) = self.seat_member(seat).filter(|(p, _)| !a.loss_taken[*p])
+                else {
+                    return Err(self.out_of_turn(seat));
+                };
+                let (stance_part, rest, after) = self.loss_parts(a, pos);
+                let expected = rest.min(after.total());
+                if spread.total() != expected {
+                    return Err(RuleError::SpreadTotal {
+                        fighter: self.name(id),
+                        expected,
+                        got: spread.total(),
+                    });
+                }
+                for t in Action::ALL {
+                    if spread.get(t) > after.get(t) {
+                        return Err(RuleError::SpreadAboveEnergy {
+                            fighter: self.name(id),
+                            action: t,
+                            asked: spread.get(t),
+                            left: after.get(t),
+                        });
+                    }
+                }
+                let taken = Energy::new(
+                    stance_part.defend + spread.defend,
+                    stance_part.grapple + spread.grapple,
+                    stance_part.attack + spread.attack,
+                );
+                events.push(Event::LossTaken { fighter: id, taken });
+            }
+            Command::DecideMercy { kill } => {
+                let Phase::Aftermath(a) = &self.phase else {
+                    return Err(self.out_of_turn(seat));
+                };
+                match a.mercy {
+                    Some(m) if a.loss_taken == [true; 2] && self.fighter(m.winner).seat == seat => {
+                        events.push(Event::MercyDecided {
+                            fighter: m.surrendered,
+                            killed: kill,
+                        });
+                    }
+                    _ => return Err(self.out_of_turn(seat)),
+                }
+            }
+            Command::PassTurn { to } => {
+                self.check_fighter(to)?;
+                let Phase::Aftermath(a) = &self.phase else {
+                    return Err(self.out_of_turn(seat));
+                };
+                if a.loss_taken != [true; 2] || a.mercy.is_some() || self.automatic().is_some() {
+                    return Err(self.out_of_turn(seat));
+                }
+                let nt = self.next_turn(a);
+                if nt.decider != seat && !(self.is_gm(seat) && self.is_gm(nt.decider)) {
+                    return Err(self.out_of_turn(seat));
+                }
+                if !nt.candidates.contains(&to) {
+                    let f = self.fighter(to);
+                    let reason = if !f.is_in() {
+                        "it is out of the conflict".to_owned()
+                    } else if a.winner().is_some_and(|w| self.fighter(w).side != f.side) {
+                        "the winner passes the turn within its own side".to_owned()
+                    } else if Some(to) == self.last_active {
+                        "a character takes consecutive turns only to continue a combo, at most three".to_owned()
+                    } else {
+                        "another character of its side has taken fewer turns".to_owned()
+                    };
+                    return Err(RuleError::CannotTakeTurn {
+                        fighter: self.name(to),
+                        reason,
+                    });
+                }
+                events.push(Event::TurnBegan { active: to });
+            }
+            Command::RecordOutcome { verdict } => {
+                if self.phase != Phase::MinorOutcome || !self.is_gm(seat) {
+                    return Err(self.out_of_turn(seat));
+                }
+                let winner = match verdict {
+                    Verdict::Players => Some(PLAYERS),
+                    Verdict::Gm => Some(GM),
+                    Verdict::Draw => None,
+                };
+                events.push(Event::ConflictEnded { winner });
+            }
+        }
+        Ok(())
+    }
+
+    /// The next step the rules take by themselves, if any.
+    pub fn automatic(&self) -> Option<Event> {
+        match &self.phase {
+            Phase::FirstTurn => {
+                let pcs: Vec<FighterId> = self.in_side(PLAYERS).collect();
+                (pcs.len() == 1).then(|| Event::TurnBegan { active: pcs[0] })
+            }
+            Phase::Turn(t) => match t.step {
+                Step::Opponent => {
+                    let legal = self.legal_opponents(t);
+                    (legal.len() == 1).then(|| Event::OpponentChosen { opponent: legal[0] })
+                }
+                Step::Stance => match (t.stances[0].value(), t.stances[1].value()) {
+                    (Some(a), Some(b)) => Some(Event::StancesRevealed { stances: [a, b] }),
+                    _ => None,
+                },
+                Step::Move => match (t.plays[0].value(), t.plays[1].value()) {
+                    (Some(a), Some(b)) => Some(Event::MovesRevealed { plays: [a, b] }),
+                    _ => None,
+                },
+                Step::Resolve => Some(Event::TurnResolved {
+                    result: self.resolve_turn(t),
+                }),
+                Step::Window(_) => None,
+            },
+            Phase::Aftermath(a) => self.aftermath_step(a),
+            Phase::MinorOutcome | Phase::Over => None,
+        }
+    }
+
+    /// The pure resolution (§5.2 step 4–5) fed from the conflict's chains.
+    fn resolve_turn(&self, t: &Turn) -> TurnResult {
+        let pair = t.pair().unwrap_or([t.active; 2]);
+        let contender = |i: usize| {
+            let f = self.fighter(pair[i]);
+            let play = t.plays[i].value().unwrap_or(Play::Surrender);
+            Contender {
+                stance: t.stances[i].value().unwrap_or(Stance::NONE),
+                play,
+                disadvantage_newest: f.disadvantage.newest(),
+                disadvantage_len: f.disadvantage.len(),
+                combo_len: play
+                    .as_move()
+                    .map_or(0, |m| self.combo_bonus(pair[i], pair[1 - i], m)),
+            }
+        };
+        resolve(&[contender(0), contender(1)])
+    }
+
+    fn aftermath_step(&self, a: &Aftermath) -> Option<Event> {
+        for pos in 0..2 {
+            if !a.loss_taken[pos] {
+                let (stance_part, rest, after) = self.loss_parts(a, pos);
+                if Self::spread_is_forced(rest, &after) {
+                    let spread = after.default_spread(rest);
+                    let taken = Energy::new(
+                        stance_part.defend + spread.defend,
+                        stance_part.grapple + spread.grapple,
+                        stance_part.attack + spread.attack,
+                    );
+                    return Some(Event::LossTaken {
+                        fighter: a.pair[pos],
+                        taken,
+                    });
+                }
+            }
+        }
+        if a.loss_taken != [true; 2] {
+            return None;
+        }
+        for &id in &a.pair {
+            let f = self.fighter(id);
+            if f.is_in() && f.energy.total() == 0 {
+                return Some(Event::WentOut {
+                    fighter: id,
+                    dead: self.stakes.lethal,
+                });
+            }
+        }
+        if a.mercy.is_some() {
+            return None;
+        }
+        let players = self.in_side(PLAYERS).count();
+        let gm = self.in_side(GM).count();
+        if players == 0 || gm == 0 {
+            // Both sides out in the same turn: the GM's side wins (§5.7).
+            let winner = if players > 0 { PLAYERS } else { GM };
+            return Some(Event::ConflictEnded {
+                winner: Some(winner),
+            });
+        }
+        if self.stakes.minor {
+            return Some(match a.winner() {
+                Some(w) => Event::ConflictEnded {
+                    winner: Some(self.fighter(w).side),
+                },
+                None => Event::MinorConflictTied,
+            });
+        }
+        let nt = self.next_turn(a);
+        (nt.candidates.len() == 1).then(|| Event::TurnBegan {
+            active: nt.candidates[0],
+        })
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, event: &Event) {
+        match *event {
+            Event::TurnBegan { active } => {
+                let continuing = match &self.phase {
+                    Phase::Aftermath(a) => self.continues_streak(a, active),
+                    _ => false,
+                };
+                if continuing {
+                    self.streak += 1;
+                } else {
+                    self.streak = 1;
+                    self.fighter_mut(active).turns_taken += 1;
+                }
+                self.last_active = Some(active);
+                self.turn_number += 1;
+                let step = self.open_step(Step::Window(Window::BeforeOpponent));
+                self.phase = Phase::Turn(Turn {
+                    active,
+                    opponent: None,
+                    step,
+                    stances: [Sealed::Empty; 2],
+                    plays: [Sealed::Empty; 2],
+                });
+            }
+            Event::OpponentChosen { opponent } => {
+                let next = self.open_step(Step::Opponent.next());
+                if let Phase::Turn(t) = &mut self.phase {
+                    t.opponent = Some(opponent);
+                    t.step = next;
+                    let side = self.fighters[usize::from(t.active.0)].side;
+                    // Choosing a different opponent ends the chain (§5.5).
+                    if self
+                        .combo
+                        .as_ref()
+                        .is_some_and(|c| c.side != side || c.against != opponent)
+                    {
+                        self.combo = None;
+                    }
+                }
+            }
+            Event::ComboEnded { .. } => self.combo = None,
+            Event::StanceCommitted { fighter, stance } => {
+                if let Phase::Turn(t) = &mut self.phase
+                    && let Some(pos) = t.position(fighter)
+                {
+                    t.stances[pos] = Sealed::FaceDown(stance);
+                }
+            }
+            Event::StancesRevealed { .. } => {
+                let next = self.open_step(Step::Stance.next());
+                if let Phase::Turn(t) = &mut self.phase {
+                    t.stances.iter_mut().for_each(Sealed::reveal);
+                    t.step = next;
+                }
+            }
+            Event::MoveCommitted { fighter, play } => {
+                if let Phase::Turn(t) = &mut self.phase
+                    && let Some(pos) = t.position(fighter)
+                {
+                    t.plays[pos] = Sealed::FaceDown(play);
+                }
+            }
+            Event::MovesRevealed { .. } => {
+                let next = self.open_step(Step::Move.next());
+                if let Phase::Turn(t) = &mut self.phase {
+                    t.plays.iter_mut().for_each(Sealed::reveal);
+                    t.step = next;
+                }
+            }
+            Event::TurnResolved { result } => self.apply_resolution(result),
+            Event::LossTaken { fighter, taken } => {
+                let f = self.fighter_mut(fighter);
+                for t in Action::ALL {
+                    let before = f.energy.get(t);
+                    f.energy.take(t, taken.get(t));
+                    if before > 0 && f.energy.get(t) == 0 {
+                        f.zero_marks[t.index()] = true;
+                    }
+                }
+                if let Phase::Aftermath(a) = &mut self.phase
+                    && let Some(pos) = a.pair.iter().position(|&p| p == fighter)
+                {
+                    a.loss_taken[pos] = true;
+                }
+            }
+            Event::WentOut { fighter, dead } => {
+                let f = self.fighter_mut(fighter);
+                f.status = Status::Out;
+                f.dead |= dead;
+                f.disadvantage.clear();
+                if self.combo.as_ref().is_some_and(|c| c.against == fighter) {
+                    self.combo = None;
+                }
+            }
+            Event::MercyDecided { fighter, killed } => {
+                self.fighter_mut(fighter).dead |= killed;
+                if let Phase::Aftermath(a) = &mut self.phase {
+                    a.mercy = None;
+                }
+            }
+            Event::MinorConflictTied => self.phase = Phase::MinorOutcome,
+            Event::ConflictEnded { winner } => {
+                self.ending = Some(Ending { winner });
+                self.phase = Phase::Over;
+                self.combo = None;
+                for f in &mut self.fighters {
+                    f.disadvantage.clear();
+                }
+            }
+        }
+    }
+
+    /// The chains and statuses after a resolution (§5.4, §5.5, surrender Decision).
+    fn apply_resolution(&mut self, result: TurnResult) {
+        let Phase::Turn(t) = &self.phase else { return };
+        let pair = t.pair().unwrap_or([t.active; 2]);
+        let stances = [
+            t.stances[0].value().unwrap_or(Stance::NONE),
+            t.stances[1].value().unwrap_or(Stance::NONE),
+        ];
+        let plays = [
+            t.plays[0].value().unwrap_or(Play::Surrender),
+            t.plays[1].value().unwrap_or(Play::Surrender),
+        ];
+        let mut mercy = None;
+        match result.outcome {
+            Outcome::Win { winner } => {
+                let (w, l) = (pair[winner], pair[1 - winner]);
+                let (wm, lm) = (plays[winner].as_move(), plays[1 - winner].as_move());
+                if let (Some(wm), Some(lm)) = (wm, lm) {
+                    let card = ComboCard { by: w, card: wm };
+                    match &mut self.combo {
+                        Some(c) if result.combo_continued => c.cards.push(card),
+                        _ => {
+                            self.combo = Some(ComboChain {
+                                side: self.fighter(w).side,
+                                against: l,
+                                cards: vec![card],
+                            })
+                        }
+                    }
+                    self.fighter_mut(w).disadvantage.clear();
+                    self.fighter_mut(l).disadvantage.lose_with(lm);
+                }
+            }
+            Outcome::Tie => {
+                self.combo = None;
+                for id in pair {
+                    self.fighter_mut(id).disadvantage.clear();
+                }
+            }
+            Outcome::Surrender { surrendered } => {
+                self.combo = None;
+                for (i, &s) in surrendered.iter().enumerate() {
+                    if s {
+                        let f = self.fighter_mut(pair[i]);
+                        f.status = Status::Surrendered;
+                        f.disadvantage.clear();
+                    }
+                }
+                if self.stakes.lethal
+                    && let Some(w) = result.outcome.winner()
+                {
+                    mercy = Some(Mercy {
+                        winner: pair[w],
+                        surrendered: pair[1 - w],
+                    });
+                }
+            }
+        }
+        let loss_taken = [result.losses[0].total() == 0, result.losses[1].total() == 0];
+        self.phase = Phase::Aftermath(Aftermath {
+            pair,
+            stances,
+            plays,
+            result,
+            loss_taken,
+            mercy,
+        });
+    }
+
+    /// Every command `seat` may give now.
+    pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
+        match &self.phase {
+            Phase::FirstTurn => {
+                if self.seats.get(seat).map(|s| s.role) == Ok(Role::Player) {
+                    out.extend(
+                        self.in_side(PLAYERS)
+                            .map(|fighter| Command::TakeFirstTurn { fighter }),
+                    );
+                }
+            }
+            Phase::Turn(t) => {
+                let Some((pos, id)) = self.seat_member(seat) else {
+                    return;
+                };
+                let f = self.fighter(id);
+                let may_end_combo = pos == 0
+                    && !t.plays[0].is_committed()
+                    && matches!(t.step, Step::Opponent | Step::Stance | Step::Move)
+                    && self.combo.as_ref().is_some_and(|c| c.side == f.side);
+                match t.step {
+                    Step::Opponent if pos == 0 => {
+                        out.extend(
+                            self.legal_opponents(t)
+                                .into_iter()
+                                .map(|opponent| Command::ChooseOpponent { opponent }),
+                        );
+                    }
+                    Step::Stance if !t.stances[pos].is_committed() => {
+                        out.push(Command::CommitStance {
+                            stance: Stance::NONE,
+                        });
+                        for a in Action::ALL {
+                            for amount in 1..=f.energy.get(a) {
+                                out.push(Command::CommitStance {
+                                    stance: Stance::new(a, amount),
+                                });
+                            }
+                        }
+                    }
+                    Step::Move if !t.plays[pos].is_committed() => {
+                        out.extend(
+                            self.available_moves(id)
+                                .iter()
+                                .map(|m| Command::CommitMove {
+                                    play: Play::Move(m),
+                                }),
+                        );
+                        out.push(Command::CommitMove {
+                            play: Play::Surrender,
+                        });
+                    }
+                    _ => {}
+                }
+                if may_end_combo {
+                    out.push(Command::EndCombo);
+                }
+            }
+            Phase::Aftermath(a) => {
+                if let Some((pos, _)) = self.seat_member(seat).filter(|(p, _)| !a.loss_taken[*p]) {
+                    let (_, rest, after) = self.loss_parts(a, pos);
+                    let due = rest.min(after.total());
+                    for d in 0..=after.defend {
+                        for g in 0..=after.grapple {
+                            let dg = u32::from(d) + u32::from(g);
+                            if dg <= due && due - dg <= u32::from(after.attack) {
+                                out.push(Command::SpreadLoss {
+                                    spread: Energy::new(d, g, (due - dg) as u8),
+                                });
+                            }
+                        }
+                    }
+                    return;
+                }
+                if a.loss_taken != [true; 2] {
+                    return;
+                }
+                if let Some(m) = a.mercy {
+                    if self.fighter(m.winner).seat == seat {
+                        out.extend([
+                            Command::DecideMercy { kill: false },
+                            Command::DecideMercy { kill: true },
+                        ]);
+                    }
+                    return;
+                }
+                let nt = self.next_turn(a);
+                if nt.decider == seat || (self.is_gm(seat) && self.is_gm(nt.decider)) {
+                    out.extend(nt.candidates.into_iter().map(|to| Command::PassTurn { to }));
+                }
+            }
+            Phase::MinorOutcome => {
+                if self.is_gm(seat) {
+                    out.extend(
+                        [Verdict::Players, Verdict::Gm, Verdict::Draw]
+                            .map(|verdict| Command::RecordOutcome { verdict }),
+                    );
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+
+    /// The seats the conflict waits for.
+    pub fn awaiting(&self) -> Vec<SeatId> {
+        let mut seats: Vec<SeatId> = match &self.phase {
+            Phase::FirstTurn => self
+                .in_side(PLAYERS)
+                .map(|id| self.fighter(id).seat)
+                .collect(),
+            Phase::Turn(t) => {
+                let pair = t.pair();
+                match (t.step, pair) {
+                    (Step::Opponent, _) => vec![self.fighter(t.active).seat],
+                    (Step::Stance, Some(p)) => (0..2)
+                        .filter(|&i| !t.stances[i].is_committed())
+                        .map(|i| self.fighter(p[i]).seat)
+                        .collect(),
+                    (Step::Move, Some(p)) => (0..2)
+                        .filter(|&i| !t.plays[i].is_committed())
+                        .map(|i| self.fighter(p[i]).seat)
+                        .collect(),
+                    _ => vec![],
+                }
+            }
+            Phase::Aftermath(a) => {
+                let spreading: Vec<SeatId> = (0..2)
+                    .filter(|&i| !a.loss_taken[i])
+                    .map(|i| self.fighter(a.pair[i]).seat)
+                    .collect();
+                if !spreading.is_empty() {
+                    spreading
+                } else if let Some(m) = a.mercy {
+                    vec![self.fighter(m.winner).seat]
+                } else {
+                    vec![self.next_turn(a).decider]
+                }
+            }
+            Phase::MinorOutcome => vec![self.gm_seat()],
+            Phase::Over => vec![],
+        };
+        seats.dedup();
+        seats
+    }
+
+    /// The side name of a side id (for messages).
+    pub fn side_label(side: SideId) -> &'static str {
+        side_name(side)
+    }
+}

@@ -1,0 +1,204 @@
+//! What one seat may see of a conflict (rules reference §5.1 step 3, §5.2 steps 2–3).
+//!
+//! Energy is public. Player characters' moves and combos are public; NPCs' are seen only by
+//! the GM. A face-down stance or move is seen only by the seat that committed it until both
+//! of the pair have committed and the cards are revealed.
+
+use serde::{Deserialize, Serialize};
+use table::{Face, Role, SeatId, SideId, Viewer};
+
+use crate::card::Move;
+use crate::chain::ComboChain;
+use crate::character::{Combo, KnownMove};
+use crate::conflict::{
+    Aftermath, Conflict, Ending, Fighter, FighterId, PLAYERS, Phase, Stakes, Status, Step,
+};
+use crate::energy::{Energy, Stance};
+use crate::rules::Event;
+use crate::turn::Play;
+
+/// A seat as everyone sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    /// Its name.
+    pub name: String,
+    /// Player or GM.
+    pub role: Role,
+}
+
+/// A character as one viewer sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FighterView {
+    /// Its id.
+    pub id: FighterId,
+    /// Its name.
+    pub name: String,
+    /// The seat controlling it.
+    pub seat: String,
+    /// Its side.
+    pub side: SideId,
+    /// Current energy (public, §5.1 step 3).
+    pub energy: Energy,
+    /// Maximum energy.
+    pub max_energy: Energy,
+    /// In, surrendered or out.
+    pub status: Status,
+    /// Whether it died.
+    pub dead: bool,
+    /// Zero-energy marks (○ ▨ ◆).
+    pub zero_marks: [bool; 3],
+    /// Its disadvantage chain (face up).
+    pub disadvantage: Vec<Move>,
+    /// Turns taken.
+    pub turns_taken: u32,
+    /// Known moves, when the viewer may see them.
+    pub moves: Option<Vec<KnownMove>>,
+    /// Learned combos, when the viewer may see them.
+    pub combos: Option<Vec<Combo>>,
+    /// Moves available now, when the viewer may see them.
+    pub available: Option<Vec<Move>>,
+}
+
+/// The phase as one viewer sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "phase")]
+pub enum PhaseView {
+    /// The players choose who takes the first turn.
+    FirstTurn,
+    /// A turn is under way.
+    Turn {
+        /// The active character.
+        active: FighterId,
+        /// Its opponent, once chosen.
+        opponent: Option<FighterId>,
+        /// The step.
+        step: Step,
+        /// The pair's stances as this viewer sees them.
+        stances: [Face<Stance>; 2],
+        /// The pair's moves as this viewer sees them.
+        plays: [Face<Play>; 2],
+    },
+    /// A resolved turn's consequences (everything in it is face up).
+    Aftermath(Aftermath),
+    /// The GM records a tied minor conflict's outcome.
+    MinorOutcome,
+    /// Over.
+    Over,
+}
+
+/// A conflict as one viewer sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConflictView {
+    /// Who is looking.
+    pub viewer: Viewer,
+    /// The stakes.
+    pub stakes: Stakes,
+    /// The seats.
+    pub seats: Vec<SeatView>,
+    /// Every character.
+    pub fighters: Vec<FighterView>,
+    /// The combo chain, face up.
+    pub combo: Option<ComboChain>,
+    /// The phase.
+    pub phase: PhaseView,
+    /// How many turns have begun.
+    pub turn_number: u32,
+    /// What the conflict is waiting for, in words.
+    pub waiting_for: String,
+    /// How it ended.
+    pub ending: Option<Ending>,
+}
+
+impl Conflict {
+    /// Whether `viewer` controls the fighter.
+    fn owns(&self, viewer: Viewer, f: &Fighter) -> bool {
+        viewer == Viewer::Seat(f.seat)
+    }
+
+    /// Whether `viewer` may see the fighter's moves and combos: everyone sees player
+    /// characters'; only the GM (and the controlling seat) sees NPCs'.
+    pub fn sees_sheet(&self, viewer: Viewer, f: &Fighter) -> bool {
+        f.side == PLAYERS
+            || self.owns(viewer, f)
+            || matches!(viewer, Viewer::Seat(s) if self.is_gm(s))
+    }
+
+    /// The conflict as `viewer` sees it.
+    pub fn view(&self, viewer: Viewer) -> ConflictView {
+        let fighters = self
+            .ids()
+            .map(|id| {
+                let f = self.fighter(id);
+                let sees = self.sees_sheet(viewer, f);
+                FighterView {
+                    id,
+                    name: f.name().to_owned(),
+                    seat: self.seat_name(f.seat).to_owned(),
+                    side: f.side,
+                    energy: f.energy,
+                    max_energy: f.character.energy,
+                    status: f.status,
+                    dead: f.dead,
+                    zero_marks: f.zero_marks,
+                    disadvantage: f.disadvantage.cards().to_vec(),
+                    turns_taken: f.turns_taken,
+                    moves: sees.then(|| f.character.moves.clone()),
+                    combos: sees.then(|| f.character.combos.clone()),
+                    available: sees.then(|| self.available_moves(id).iter().collect()),
+                }
+            })
+            .collect();
+        let phase = match &self.phase {
+            Phase::FirstTurn => PhaseView::FirstTurn,
+            Phase::Turn(t) => {
+                let pair = t.pair().unwrap_or([t.active; 2]);
+                let own = |i: usize| self.owns(viewer, self.fighter(pair[i]));
+                PhaseView::Turn {
+                    active: t.active,
+                    opponent: t.opponent,
+                    step: t.step,
+                    stances: [t.stances[0].face(own(0)), t.stances[1].face(own(1))],
+                    plays: [t.plays[0].face(own(0)), t.plays[1].face(own(1))],
+                }
+            }
+            Phase::Aftermath(a) => PhaseView::Aftermath(a.clone()),
+            Phase::MinorOutcome => PhaseView::MinorOutcome,
+            Phase::Over => PhaseView::Over,
+        };
+        ConflictView {
+            viewer,
+            stakes: self.stakes.clone(),
+            seats: self
+                .seats
+                .iter()
+                .map(|(_, s)| SeatView {
+                    name: s.name.clone(),
+                    role: s.role,
+                })
+                .collect(),
+            fighters,
+            combo: self.combo.clone(),
+            phase,
+            turn_number: self.turn_number,
+            waiting_for: self.waiting_for(),
+            ending: self.ending,
+        }
+    }
+
+    /// How an event looks to `viewer`: a face-down commitment is seen only by its seat.
+    pub fn redact(&self, event: &Event, viewer: Viewer) -> Option<Event> {
+        match *event {
+            Event::StanceCommitted { fighter, .. } | Event::MoveCommitted { fighter, .. }
+                if !self.owns(viewer, self.fighter(fighter)) =>
+            {
+                None
+            }
+            e => Some(e),
+        }
+    }
+
+    /// Whether the seat is one of the seats at the table.
+    pub fn has_seat(&self, seat: SeatId) -> bool {
+        self.seats.get(seat).is_ok()
+    }
+}

@@ -1,0 +1,24 @@
+//! The ruleset-agnostic core of facedown.
+//!
+//! Every game facedown plays is decided by *simultaneous hidden choice*: each seat commits a
+//! choice face down, all reveal, the rules resolve. This crate holds what every rule system
+//! shares and nothing that belongs to one of them:
+//!
+//! - [`Seat`]s and their sides ([`SideId`]), gathered in [`Seats`];
+//! - hidden commitments and their reveal ([`Sealed`], [`Face`]);
+//! - the [`Ruleset`] trait: `state + command → Result<events>`, deterministic `apply`,
+//!   automatic follow-up events, a redacted view per [`Viewer`], the legal commands of a seat;
+//! - the [`Table`]: a state, its event log, replay, and a save format;
+//! - seeded, portable randomness ([`TableRng`]).
+
+mod hidden;
+mod rng;
+mod ruleset;
+mod seat;
+mod table;
+
+pub use hidden::{Face, Sealed};
+pub use rng::{TableRng, seeded_rng};
+pub use ruleset::{Ruleset, Viewer};
+pub use seat::{Role, Seat, SeatError, SeatId, Seats, SideId};
+pub use table::{Saved, Table};

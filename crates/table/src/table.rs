@@ -1,0 +1,165 @@
+//! A game in progress: its state, its event log, and how to save and replay it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Ruleset, SeatId, Viewer};
+
+/// A game of ruleset `R` in progress: the state it started from, the state now, and every
+/// event in between.
+#[derive(Debug, Clone)]
+pub struct Table<R: Ruleset> {
+    initial: R::State,
+    state: R::State,
+    log: Vec<R::Event>,
+    scratch: Vec<R::Event>,
+    keep_log: bool,
+}
+
+/// A saved game: the initial state and the event log. Replaying the log rebuilds the state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R::State: Serialize, R::Event: Serialize",
+    deserialize = "R::State: serde::de::DeserializeOwned, R::Event: serde::de::DeserializeOwned"
+))]
+pub struct Saved<R: Ruleset> {
+    /// The state before the first event.
+    pub initial: R::State,
+    /// Every event, oldest first.
+    pub events: Vec<R::Event>,
+}
+
+impl<R: Ruleset> Table<R> {
+    /// Opens a table at `initial`, first running the rules' automatic steps.
+    pub fn new(initial: R::State) -> Self {
+        let mut table = Table {
+            state: initial.clone(),
+            initial,
+            log: Vec::new(),
+            scratch: Vec::new(),
+            keep_log: true,
+        };
+        table.run_automatic();
+        table
+    }
+
+    /// A table that does not keep its event log: for simulations and benchmarks, where only
+    /// the outcome matters. It cannot be saved.
+    pub fn unlogged(initial: R::State) -> Self {
+        let mut table = Table {
+            state: initial.clone(),
+            initial,
+            log: Vec::new(),
+            scratch: Vec::new(),
+            keep_log: false,
+        };
+        table.run_automatic();
+        table
+    }
+
+    /// Rebuilds a table by applying `events` to `initial`.
+    pub fn replay(initial: R::State, events: Vec<R::Event>) -> Self {
+        let mut state = initial.clone();
+        for event in &events {
+            R::apply(&mut state, event);
+        }
+        Table {
+            initial,
+            state,
+            log: events,
+            scratch: Vec::new(),
+            keep_log: true,
+        }
+    }
+
+    /// Rebuilds a table from a save.
+    pub fn load(saved: Saved<R>) -> Self {
+        Self::replay(saved.initial, saved.events)
+    }
+
+    /// The save of this table (initial state and log).
+    pub fn save(&self) -> Saved<R> {
+        Saved {
+            initial: self.initial.clone(),
+            events: self.log.clone(),
+        }
+    }
+
+    /// The current state, hidden parts included. Shells show [`Table::view`] instead.
+    pub fn state(&self) -> &R::State {
+        &self.state
+    }
+
+    /// The state the table started from.
+    pub fn initial(&self) -> &R::State {
+        &self.initial
+    }
+
+    /// Every event so far, oldest first.
+    pub fn log(&self) -> &[R::Event] {
+        &self.log
+    }
+
+    /// What `viewer` may see now.
+    pub fn view(&self, viewer: Viewer) -> R::View {
+        R::view(&self.state, viewer)
+    }
+
+    /// The log as `viewer` may see it.
+    pub fn log_for(&self, viewer: Viewer) -> Vec<R::Event> {
+        // Redaction looks at the state the event was applied to, so replay alongside.
+        let mut state = self.initial.clone();
+        let mut out = Vec::new();
+        for event in &self.log {
+            if let Some(e) = R::redact(&state, event, viewer) {
+                out.push(e);
+            }
+            R::apply(&mut state, event);
+        }
+        out
+    }
+
+    /// Submits `command` from `seat`. On success returns the events it caused (automatic
+    /// steps included); on error the state is unchanged.
+    pub fn submit(&mut self, seat: SeatId, command: &R::Command) -> Result<&[R::Event], R::Error> {
+        let start = self.log.len();
+        self.scratch.clear();
+        R::decide(&self.state, seat, command, &mut self.scratch)?;
+        for event in &self.scratch {
+            R::apply(&mut self.state, event);
+        }
+        if self.keep_log {
+            self.log.extend(self.scratch.iter().cloned());
+        }
+        self.run_automatic();
+        if self.keep_log {
+            Ok(&self.log[start..])
+        } else {
+            Ok(&[])
+        }
+    }
+
+    fn run_automatic(&mut self) {
+        while let Some(event) = R::automatic(&self.state) {
+            R::apply(&mut self.state, &event);
+            if self.keep_log {
+                self.log.push(event);
+            }
+        }
+    }
+
+    /// Pushes the commands `seat` may give now onto `out` (cleared first).
+    pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<R::Command>) {
+        out.clear();
+        R::legal_commands(&self.state, seat, out);
+    }
+
+    /// The seats the game waits for.
+    pub fn awaiting(&self) -> Vec<SeatId> {
+        R::awaiting(&self.state)
+    }
+
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        R::is_over(&self.state)
+    }
+}
