@@ -1,1 +1,4 @@
+//! Analysis for facedown (layer 3): bots that play any seat, and — later — equilibria,
+//! whole-conflict solving and simulation.
 
+pub mod bots;

@@ -19,6 +19,6 @@ mod table;
 
 pub use hidden::{Face, Sealed};
 pub use rng::{TableRng, seeded_rng};
-pub use ruleset::{Ruleset, Viewer};
+pub use ruleset::{Decision, Ruleset, Viewer};
 pub use seat::{Role, Seat, SeatError, SeatId, Seats, SideId};
 pub use table::{Saved, Table};

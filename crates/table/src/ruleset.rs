@@ -68,3 +68,26 @@ pub trait Ruleset {
     /// Whether the game is over.
     fn is_over(state: &Self::State) -> bool;
 }
+
+/// A decision a seat must make: the seat, its legal commands, and — computed only on demand —
+/// what the seat may see. Bots receive this and nothing else, so a bot cannot peek at hidden
+/// commitments by construction.
+pub struct Decision<'a, R: Ruleset> {
+    state: &'a R::State,
+    /// The seat deciding.
+    pub seat: SeatId,
+    /// The commands it may give (never empty when a seat is asked).
+    pub legal: &'a [R::Command],
+}
+
+impl<'a, R: Ruleset> Decision<'a, R> {
+    /// A decision for `seat` at `state` among `legal`.
+    pub fn new(state: &'a R::State, seat: SeatId, legal: &'a [R::Command]) -> Self {
+        Decision { state, seat, legal }
+    }
+
+    /// What the deciding seat may see.
+    pub fn view(&self) -> R::View {
+        R::view(self.state, Viewer::Seat(self.seat))
+    }
+}

@@ -163,3 +163,16 @@ impl<R: Ruleset> Table<R> {
         R::is_over(&self.state)
     }
 }
+
+impl<R: Ruleset> Table<R> {
+    /// The decision `seat` faces now, with its legal commands written into `legal`.
+    pub fn decision<'a>(
+        &'a self,
+        seat: SeatId,
+        legal: &'a mut Vec<R::Command>,
+    ) -> crate::Decision<'a, R> {
+        legal.clear();
+        R::legal_commands(&self.state, seat, legal);
+        crate::Decision::new(&self.state, seat, legal)
+    }
+}

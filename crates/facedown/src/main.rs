@@ -1,0 +1,52 @@
+//! `facedown`: the command-line shell over the facedown engines. A thin layer: it reads files
+//! and keyboards, prints text or JSON, and leaves every rule to the ruleset crates.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod it_play;
+mod it_resolve;
+
+/// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
+#[derive(Parser)]
+#[command(name = "facedown", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Iron Triangle: diceless conflicts (Defend/Grapple/Attack, five elements, stances).
+    #[command(name = "iron-triangle", visible_alias = "it")]
+    IronTriangle {
+        #[command(subcommand)]
+        command: IronTriangleCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum IronTriangleCommand {
+    /// Referee calculator: resolve one turn played with real cards.
+    Resolve(it_resolve::Args),
+    /// Play a whole conflict in the terminal: hot-seat, bots, scripts, save and resume.
+    Play(it_play::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::IronTriangle { command } => match command {
+            IronTriangleCommand::Resolve(args) => it_resolve::run(args),
+            IronTriangleCommand::Play(args) => it_play::run(args),
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
