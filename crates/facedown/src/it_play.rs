@@ -1,12 +1,380 @@
-//! (placeholder, being written)
+//! `facedown iron-triangle play`: a whole conflict in the terminal.
+//!
+//! Seats are played by people at one keyboard (hot-seat, hidden choices typed without echo),
+//! by bots (`--bot`), or by a script of JSON lines (`--script`). After every accepted command
+//! the new events are printed for everyone, redacted so that face-down cards stay face down,
+//! and the game can be saved (`--save`) and resumed (`--resume`). The rules all live in the
+//! `iron-triangle` crate: this module asks the engine what is awaited and what is legal.
+//! The formats are documented in `docs/iron-triangle-play.md`.
 
+mod input;
+mod narrate;
+mod save;
+mod script;
+mod setup_file;
+
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Arguments.
-#[derive(clap::Args)]
-pub struct Args {}
+use anyhow::{Context, bail};
+use iron_triangle::{Command, IronTriangle};
+use solver::bots::{Bot, GreedyBot, RandomBot};
+use table::{SeatId, Table, Viewer};
 
-/// Runs the subcommand.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not written yet")
+use input::{Keyboard, Kind};
+use narrate::Narrator;
+use script::Script;
+
+/// Play an Iron Triangle conflict: hot-seat at one keyboard, against bots, or from a script.
+#[derive(clap::Args)]
+#[command(after_help = "\
+Seats are people at this keyboard unless --bot or --script says otherwise. Hidden choices \
+(stance, move) are typed without echo. A decision with a single legal command is taken \
+automatically. See docs/iron-triangle-play.md for the conflict file and script formats.
+
+Exit status: 0 when the conflict ends (or a --save game pauses); 2 on a bad file, flag or \
+rejected script command.")]
+pub struct Args {
+    /// The conflict file (.toml or .json): stakes, seats and characters. Without it, the
+    /// built-in duel (examples/iron-triangle/duel.toml: Ada against a ninja).
+    #[arg(value_name = "CONFLICT_FILE", conflicts_with = "resume")]
+    pub conflict: Option<PathBuf>,
+
+    /// Continue the game saved in FILE (written by --save) instead of starting a new one.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+
+    /// Save the game to FILE after every accepted command (pretty JSON, written to FILE.tmp
+    /// and renamed). With --script, a script that ends early pauses the game (exit 0).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+
+    /// Let a bot play a seat: SEAT=KIND, where SEAT is a seat name or `all` and KIND is
+    /// `random` or `greedy`. Repeatable; later flags override earlier ones.
+    #[arg(long = "bot", value_name = "SEAT=KIND")]
+    pub bots: Vec<String>,
+
+    /// Seed of the random bots: the bot of seat number i (from 0) uses seed × 1000003 + i, so
+    /// the same seed replays the same game.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Take the commands of the seats without a bot from FILE (`-` for standard input): one
+    /// JSON object per line, {"seat": "gm", "command": {...}}.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+
+    /// Print each event as a JSON line (hidden values left out) and finish with the
+    /// spectator's view of the conflict as one JSON line. Prompts go to standard error.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A bot and what it is called.
+type SeatBot = Box<dyn Bot<IronTriangle>>;
+
+fn make_bots(args: &Args, table: &Table<IronTriangle>) -> anyhow::Result<Vec<Option<SeatBot>>> {
+    let seats = &table.state().seats;
+    let mut kinds: Vec<Option<String>> = vec![None; seats.len()];
+    for spec in &args.bots {
+        let (seat, kind) = spec
+            .split_once('=')
+            .with_context(|| format!("--bot {spec:?}: write SEAT=KIND, e.g. gm=greedy"))?;
+        let kind = kind.trim().to_ascii_lowercase();
+        if kind != "random" && kind != "greedy" {
+            bail!("--bot {spec:?}: unknown bot kind {kind:?}; use random or greedy");
+        }
+        if seat.trim() == "all" {
+            kinds.iter_mut().for_each(|k| *k = Some(kind.clone()));
+        } else {
+            let names: Vec<&str> = seats.iter().map(|(_, s)| s.name.as_str()).collect();
+            let id = seats
+                .find(seat.trim())
+                .with_context(|| format!("--bot {spec:?}: the seats are {}", names.join(", ")))?;
+            kinds[usize::from(id.0)] = Some(kind);
+        }
+    }
+    Ok(kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| {
+            k.map(|k| -> SeatBot {
+                if k == "greedy" {
+                    Box::new(GreedyBot::new())
+                } else {
+                    Box::new(RandomBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64)))
+                }
+            })
+        })
+        .collect())
+}
+
+/// Where the decisions of the seats without a bot come from.
+enum Source {
+    Keyboard(Keyboard),
+    Script(Script),
+}
+
+/// The game loop's state.
+struct Game {
+    table: Table<IronTriangle>,
+    narrator: Narrator,
+    bots: Vec<Option<SeatBot>>,
+    source: Source,
+    save: Option<PathBuf>,
+    json: bool,
+}
+
+/// How a game stopped.
+enum Stop {
+    Over,
+    Paused(String),
+}
+
+impl Game {
+    fn print_events(&mut self) -> anyhow::Result<()> {
+        let mut out = std::io::stdout().lock();
+        self.narrator.catch_up(&self.table, &mut out)
+    }
+
+    /// Submits a command already checked or trusted to be legal; prints and saves.
+    fn accept(&mut self, seat: SeatId, command: &Command) -> anyhow::Result<()> {
+        self.table
+            .submit(seat, command)
+            .map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
+        self.after_accept()
+    }
+
+    fn after_accept(&mut self) -> anyhow::Result<()> {
+        if let Some(path) = &self.save {
+            save::write(&self.table, path)?;
+        }
+        self.print_events()
+    }
+
+    fn run(&mut self) -> anyhow::Result<Stop> {
+        let mut legal = Vec::new();
+        self.print_events()?;
+        loop {
+            if self.table.is_over() {
+                return Ok(Stop::Over);
+            }
+            let awaiting = self.table.awaiting();
+            // A decision with one legal command reveals nothing: take it for any seat.
+            let mut forced = None;
+            let mut deciding = Vec::new();
+            for &seat in &awaiting {
+                self.table.legal_commands(seat, &mut legal);
+                if legal.len() == 1 && forced.is_none() {
+                    forced = Some((seat, legal[0]));
+                } else if !legal.is_empty() {
+                    deciding.push(seat);
+                }
+            }
+            if let Some((seat, command)) = forced {
+                self.accept(seat, &command)?;
+                continue;
+            }
+            if deciding.is_empty() {
+                bail!(
+                    "the engine waits for {} but nobody has a legal command",
+                    self.table.state().waiting_for()
+                );
+            }
+            // Bots first: they never wait on a person.
+            if let Some(&seat) = deciding.iter().find(|s| self.bots[usize::from(s.0)].is_some()) {
+                let decision = self.table.decision(seat, &mut legal);
+                let pick = match &mut self.bots[usize::from(seat.0)] {
+                    Some(bot) => bot.choose(&decision),
+                    None => 0,
+                };
+                let command = legal[pick.min(legal.len() - 1)];
+                self.accept(seat, &command)?;
+                continue;
+            }
+            match &mut self.source {
+                Source::Script(script) => {
+                    let Some(s) = script.next(self.table.state())? else {
+                        return Ok(Stop::Paused(format!(
+                            "the script {} ended before the conflict did ({})",
+                            script.name(),
+                            self.table.state().waiting_for()
+                        )));
+                    };
+                    let name = script.name().to_owned();
+                    script::check_not_bot(
+                        &s,
+                        self.bots.get(usize::from(s.seat.0)).is_some_and(Option::is_some),
+                        self.table.state(),
+                        &name,
+                    )?;
+                    if let Err(e) = self.table.submit(s.seat, &s.command) {
+                        bail!("{name} line {} (seat {}): {e}", s.line, self.table.state().seat_name(s.seat));
+                    }
+                    self.after_accept()?;
+                }
+                Source::Keyboard(_) => {
+                    if let Some(stop) = self.ask(deciding[0])? {
+                        return Ok(stop);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Asks a person at the keyboard for `seat`'s decision until the engine accepts one.
+    fn ask(&mut self, seat: SeatId) -> anyhow::Result<Option<Stop>> {
+        let Source::Keyboard(keyboard) = &mut self.source else {
+            return Ok(None);
+        };
+        let mut legal = Vec::new();
+        self.table.legal_commands(seat, &mut legal);
+        let kind = Kind::of(&legal);
+        let view = self.table.view(Viewer::Seat(seat));
+        let state = self.table.state();
+        let seat_name = state.seat_name(seat).to_owned();
+        let mut out: Box<dyn Write> =
+            if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
+        writeln!(out)?;
+        writeln!(
+            out,
+            "===== Seat {seat_name}{} =====",
+            if kind.hidden() { " (others look away)" } else { "" }
+        )?;
+        narrate::seat_view(&view, &mut out)?;
+        writeln!(out, "{}", input::question(kind, &legal, &view, state, seat))?;
+        loop {
+            let prompt = format!("{seat_name}> ");
+            let Some(answer) = keyboard.read(&prompt, kind.hidden(), &mut out)? else {
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended before the conflict did ({})",
+                    self.table.state().waiting_for()
+                ))));
+            };
+            let command = match input::parse_answer(kind, &answer, &legal, &view, self.table.state(), seat) {
+                Ok(c) => c,
+                Err(msg) => {
+                    writeln!(out, "Not accepted: {msg}. Try again.")?;
+                    continue;
+                }
+            };
+            match self.table.submit(seat, &command) {
+                Ok(_) => break,
+                Err(e) => writeln!(out, "Not accepted: {e}. Try again.")?,
+            }
+        }
+        out.flush()?;
+        drop(out);
+        self.after_accept()?;
+        Ok(None)
+    }
+}
+
+fn start(args: &Args) -> anyhow::Result<(Table<IronTriangle>, bool)> {
+    match &args.resume {
+        Some(path) => Ok((save::read(path)?, true)),
+        None => {
+            let conflict = setup_file::load_conflict(args.conflict.as_deref())?;
+            Ok((Table::new(conflict), false))
+        }
+    }
+}
+
+/// Runs `facedown iron-triangle play`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (table, resumed) = start(&args)?;
+    let bots = make_bots(&args, &table)?;
+    let source = match &args.script {
+        Some(p) => Source::Script(Script::open(p)?),
+        None => Source::Keyboard(Keyboard::new()),
+    };
+    let narrator =
+        if resumed { Narrator::from_now(&table, args.json) } else { Narrator::from_start(&table, args.json) };
+    if !args.json {
+        let mut out = std::io::stdout().lock();
+        if let Some(p) = &args.resume {
+            writeln!(out, "Resuming {} ({} events so far).", p.display(), table.log().len())?;
+        }
+        narrate::intro(&table.view(Viewer::Spectator), &mut out)?;
+    }
+    let mut game = Game { table, narrator, bots, source, save: args.save.clone(), json: args.json };
+    if let Some(path) = &game.save {
+        save::write(&game.table, path)?;
+    }
+    let stop = game.run();
+    let stop = match stop {
+        Ok(s) => s,
+        Err(e) => {
+            // Whatever was accepted is already saved; show what happened before the error.
+            let _ = game.print_events();
+            return Err(e);
+        }
+    };
+    let view = game.table.view(Viewer::Spectator);
+    let mut out = std::io::stdout().lock();
+    match stop {
+        Stop::Over => {
+            if args.json {
+                writeln!(out, "{}", serde_json::to_string(&view)?)?;
+            } else {
+                narrate::summary(&view, &mut out)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Stop::Paused(why) => match &args.save {
+            Some(path) => {
+                let note = format!(
+                    "paused: {why}; the game is saved in {p}; continue with --resume {p}",
+                    p = path.display()
+                );
+                if args.json {
+                    writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
+                } else {
+                    writeln!(out, "\n{note}")?;
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            None => bail!("{why}; use --save FILE to pause a game and --resume FILE to go on"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use iron_triangle::{Action, Command, Energy, FighterId, Play, Stance};
+    use serde_json::json;
+
+    /// The serde form of commands, as documented in docs/iron-triangle-play.md.
+    #[test]
+    fn command_serde_form_is_as_documented() {
+        let cases = [
+            (Command::TakeFirstTurn { fighter: FighterId(1) }, json!({"take_first_turn": {"fighter": 1}})),
+            (Command::ChooseOpponent { opponent: FighterId(2) }, json!({"choose_opponent": {"opponent": 2}})),
+            (Command::EndCombo, json!("end_combo")),
+            (
+                Command::CommitStance { stance: Stance::new(Action::Grapple, 2) },
+                json!({"commit_stance": {"stance": {"type": "grapple", "amount": 2}}}),
+            ),
+            (
+                Command::CommitMove { play: Play::Move("▨☷".parse().unwrap()) },
+                json!({"commit_move": {"play": "▨☷"}}),
+            ),
+            (Command::CommitMove { play: Play::Surrender }, json!({"commit_move": {"play": "surrender"}})),
+            (
+                Command::SpreadLoss { spread: Energy::new(1, 0, 2) },
+                json!({"spread_loss": {"spread": {"defend": 1, "grapple": 0, "attack": 2}}}),
+            ),
+            (Command::DecideMercy { kill: false }, json!({"decide_mercy": {"kill": false}})),
+            (Command::PassTurn { to: FighterId(0) }, json!({"pass_turn": {"to": 0}})),
+            (
+                Command::RecordOutcome { verdict: iron_triangle::Verdict::Draw },
+                json!({"record_outcome": {"verdict": "draw"}}),
+            ),
+        ];
+        for (command, form) in cases {
+            assert_eq!(serde_json::to_value(command).unwrap(), form);
+            assert_eq!(serde_json::from_value::<Command>(form).unwrap(), command);
+        }
+    }
 }

@@ -74,8 +74,7 @@ impl fmt::Display for Action {
 impl FromStr for Action {
     type Err = CardError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Action::from_word(&s.trim().to_lowercase())
-            .ok_or_else(|| CardError::UnknownAction(s.into()))
+        Action::from_word(&s.trim().to_lowercase()).ok_or_else(|| CardError::UnknownAction(s.into()))
     }
 }
 
@@ -97,13 +96,8 @@ pub enum Element {
 
 impl Element {
     /// The five elements in the book's order.
-    pub const ALL: [Element; 5] = [
-        Element::Earth,
-        Element::Water,
-        Element::Fire,
-        Element::Heaven,
-        Element::Spin,
-    ];
+    pub const ALL: [Element; 5] =
+        [Element::Earth, Element::Water, Element::Fire, Element::Heaven, Element::Spin];
 
     /// Rankings of elements (§2): every element beats exactly two others.
     pub fn beats(self, other: Element) -> bool {
@@ -171,8 +165,7 @@ impl fmt::Display for Element {
 impl FromStr for Element {
     type Err = CardError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Element::from_word(&s.trim().to_lowercase())
-            .ok_or_else(|| CardError::UnknownElement(s.into()))
+        Element::from_word(&s.trim().to_lowercase()).ok_or_else(|| CardError::UnknownElement(s.into()))
     }
 }
 
@@ -191,9 +184,7 @@ pub enum CardError {
     #[error("there is no move {0}: Defend has no Heaven ☰ or Spin ☯ move (§3)")]
     NoSuchMove(String),
     /// Could not read a move.
-    #[error(
-        "{0:?} is not a move: write an action and an element, e.g. \"▨☷\" or \"grapple earth\""
-    )]
+    #[error("{0:?} is not a move: write an action and an element, e.g. \"▨☷\" or \"grapple earth\"")]
     Unreadable(String),
 }
 
@@ -209,11 +200,7 @@ impl Move {
     /// The move of this action and element; Defend has no Heaven or Spin move (§3).
     pub fn new(action: Action, element: Element) -> Result<Move, CardError> {
         if action == Action::Defend && !element.is_basic() {
-            return Err(CardError::NoSuchMove(format!(
-                "{}{}",
-                action.symbol(),
-                element.symbol()
-            )));
+            return Err(CardError::NoSuchMove(format!("{}{}", action.symbol(), element.symbol())));
         }
         Ok(Move { action, element })
     }
@@ -378,7 +365,15 @@ impl MoveSet {
 
     /// The moves in book order.
     pub fn iter(self) -> impl Iterator<Item = Move> {
-        Move::ALL.into_iter().filter(move |m| self.contains(*m))
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(Move::ALL[i])
+        })
     }
 }
 
@@ -414,16 +409,8 @@ mod tests {
     fn rankings_of_elements_every_element_beats_two_and_loses_to_two() {
         for e in Element::ALL {
             assert!(!e.beats(e));
-            assert_eq!(
-                Element::ALL.iter().filter(|o| e.beats(**o)).count(),
-                2,
-                "{e:?}"
-            );
-            assert_eq!(
-                Element::ALL.iter().filter(|o| o.beats(e)).count(),
-                2,
-                "{e:?}"
-            );
+            assert_eq!(Element::ALL.iter().filter(|o| e.beats(**o)).count(), 2, "{e:?}");
+            assert_eq!(Element::ALL.iter().filter(|o| o.beats(e)).count(), 2, "{e:?}");
         }
         // The three basic elements: low ducks high, high out-ranges mid, mid crushes low.
         use Element::*;
@@ -470,19 +457,10 @@ mod tests {
         assert_eq!(mv("Attack-Low"), mv("◆☷"));
         assert_eq!(mv("d mid"), mv("○☵"));
         assert_eq!(mv("♠☲"), mv("◆☲"));
-        assert!(matches!(
-            "defend jump".parse::<Move>(),
-            Err(CardError::NoSuchMove(_))
-        ));
-        assert!(matches!(
-            "kick".parse::<Move>(),
-            Err(CardError::Unreadable(_))
-        ));
+        assert!(matches!("defend jump".parse::<Move>(), Err(CardError::NoSuchMove(_))));
+        assert!(matches!("kick".parse::<Move>(), Err(CardError::Unreadable(_))));
         assert_eq!(serde_json::to_string(&mv("▨☯")).unwrap(), "\"▨☯\"");
-        assert_eq!(
-            serde_json::from_str::<Move>("\"attack spin\"").unwrap(),
-            mv("◆☯")
-        );
+        assert_eq!(serde_json::from_str::<Move>("\"attack spin\"").unwrap(), mv("◆☯"));
     }
 
     #[test]
@@ -490,11 +468,6 @@ mod tests {
         let s: MoveSet = [mv("○☵"), mv("◆☯")].into_iter().collect();
         assert!(s.contains(mv("◆☯")) && !s.contains(mv("◆☰")));
         assert_eq!(s.len(), 2);
-        assert_eq!(
-            s.without([mv("○☵")].into_iter().collect())
-                .iter()
-                .collect::<Vec<_>>(),
-            vec![mv("◆☯")]
-        );
+        assert_eq!(s.without([mv("○☵")].into_iter().collect()).iter().collect::<Vec<_>>(), vec![mv("◆☯")]);
     }
 }

@@ -6,42 +6,80 @@ use table::SideId;
 
 use crate::card::{Move, MoveSet};
 use crate::conflict::FighterId;
+use crate::turn::{Outcome, Play, TurnResult};
 
 /// A character's disadvantage chain (§5.4): its consecutive losing moves, face up, newest
 /// last. It follows the character across opponents.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct DisadvantageChain(Vec<Move>);
+///
+/// Each card in it is unavailable to its owner, so it never holds a move twice and never more
+/// than the thirteen moves: it lives in a fixed array and never allocates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DisadvantageChain {
+    cards: [Option<Move>; 13],
+    len: u8,
+}
+
+impl Serialize for DisadvantageChain {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.cards().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for DisadvantageChain {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let cards = Vec::<Move>::deserialize(d)?;
+        if cards.len() > 13 {
+            return Err(serde::de::Error::custom("a disadvantage chain holds at most 13 cards"));
+        }
+        Ok(DisadvantageChain::from_cards(cards))
+    }
+}
 
 impl DisadvantageChain {
-    /// A chain of these cards, oldest first.
+    /// A chain of these cards, oldest first (at most the newest 13 are kept).
     pub fn from_cards(cards: Vec<Move>) -> Self {
-        DisadvantageChain(cards)
+        let mut chain = DisadvantageChain::default();
+        for m in cards.into_iter().rev().take(13).collect::<Vec<_>>().into_iter().rev() {
+            chain.push(m);
+        }
+        chain
+    }
+
+    fn push(&mut self, m: Move) {
+        if usize::from(self.len) < self.cards.len() {
+            self.cards[usize::from(self.len)] = Some(m);
+            self.len += 1;
+        }
     }
 
     /// The cards, oldest first.
-    pub fn cards(&self) -> &[Move] {
-        &self.0
+    pub fn cards(&self) -> Vec<Move> {
+        self.iter().collect()
+    }
+
+    /// The cards, oldest first, without allocating.
+    pub fn iter(&self) -> impl Iterator<Item = Move> + '_ {
+        self.cards[..usize::from(self.len)].iter().flatten().copied()
     }
 
     /// The newest card.
     pub fn newest(&self) -> Option<Move> {
-        self.0.last().copied()
+        self.len.checked_sub(1).and_then(|i| self.cards[usize::from(i)])
     }
 
     /// The chain's length: the bonus a disadvantaged loss adds.
     pub fn len(&self) -> u8 {
-        self.0.len() as u8
+        self.len
     }
 
     /// Whether the chain is empty.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len == 0
     }
 
     /// The cards as a set (they are unavailable to their owner).
     pub fn set(&self) -> MoveSet {
-        self.0.iter().copied().collect()
+        self.iter().collect()
     }
 
     /// Whether `m` is disadvantaged: the chain is not empty and `m` shares the action or the
@@ -54,14 +92,14 @@ impl DisadvantageChain {
     /// chain again with just itself.
     pub fn lose_with(&mut self, m: Move) {
         if !self.disadvantages(m) {
-            self.0.clear();
+            self.clear();
         }
-        self.0.push(m);
+        self.push(m);
     }
 
     /// After a win or a tie, or at the end of the conflict: the cards return to hand.
     pub fn clear(&mut self) {
-        self.0.clear();
+        *self = DisadvantageChain::default();
     }
 }
 
@@ -106,27 +144,64 @@ impl ComboChain {
 
     /// The cards `fighter` played in this chain: unavailable to it while the chain lasts.
     pub fn played_by(&self, fighter: FighterId) -> MoveSet {
-        self.cards
-            .iter()
-            .filter(|c| c.by == fighter)
-            .map(|c| c.card)
-            .collect()
+        self.cards.iter().filter(|c| c.by == fighter).map(|c| c.card).collect()
     }
 
     /// The combo bonus `card` would earn for a fighter of `side` facing `opponent` whose
     /// learned follow-ups of the newest move are `follow_ups`: the chain's length if the move
     /// is a legal follow-up against the same opponent, else 0.
-    pub fn bonus_for(
-        &self,
-        side: SideId,
-        opponent: FighterId,
-        follow_ups: MoveSet,
-        card: Move,
-    ) -> u8 {
+    pub fn bonus_for(&self, side: SideId, opponent: FighterId, follow_ups: MoveSet, card: Move) -> u8 {
         if self.side == side && self.against == opponent && follow_ups.contains(card) {
             self.len()
         } else {
             0
+        }
+    }
+}
+
+/// The chains a resolved turn leaves behind (§5.4, §5.5, and the surrender Decision of §5.2).
+///
+/// `pair`, `sides`, `plays` and `disadvantage` are the pair's, active character first;
+/// `combo` is the live combo chain. On a win the winner's move continues the combo chain when
+/// the result says it did, else starts a new one against the loser; the winner's disadvantage
+/// clears and the loser's chain takes its move. A tie ends the combo chain and both
+/// disadvantage chains. A surrender ends the combo chain and the surrenderer's disadvantage;
+/// the other keeps its own, since nothing is started or extended.
+pub fn after_turn(
+    result: &TurnResult,
+    pair: [FighterId; 2],
+    sides: [SideId; 2],
+    plays: [Play; 2],
+    disadvantage: &mut [DisadvantageChain; 2],
+    combo: &mut Option<ComboChain>,
+) {
+    match result.outcome {
+        Outcome::Win { winner } => {
+            let loser = 1 - winner;
+            if let (Some(wm), Some(lm)) = (plays[winner].as_move(), plays[loser].as_move()) {
+                let card = ComboCard { by: pair[winner], card: wm };
+                match combo {
+                    Some(c) if result.combo_continued => c.cards.push(card),
+                    _ => {
+                        *combo =
+                            Some(ComboChain { side: sides[winner], against: pair[loser], cards: vec![card] })
+                    }
+                }
+                disadvantage[winner].clear();
+                disadvantage[loser].lose_with(lm);
+            }
+        }
+        Outcome::Tie => {
+            *combo = None;
+            disadvantage.iter_mut().for_each(DisadvantageChain::clear);
+        }
+        Outcome::Surrender { surrendered } => {
+            *combo = None;
+            for (chain, left) in disadvantage.iter_mut().zip(surrendered) {
+                if left {
+                    chain.clear();
+                }
+            }
         }
     }
 }
@@ -144,16 +219,16 @@ mod tests {
     fn book_example_disadvantage_chain() {
         let mut chain = DisadvantageChain::default();
         chain.lose_with(mv("◆☷"));
-        assert_eq!(chain.cards(), &[mv("◆☷")]);
+        assert_eq!(chain.cards(), [mv("◆☷")]);
         // ○☷ matches ☷: disadvantaged, +1 if it loses, appended.
         assert!(chain.disadvantages(mv("○☷")));
         assert_eq!(chain.len(), 1);
         chain.lose_with(mv("○☷"));
-        assert_eq!(chain.cards(), &[mv("◆☷"), mv("○☷")]);
+        assert_eq!(chain.cards(), [mv("◆☷"), mv("○☷")]);
         // ◆☲ matches neither ○ nor ☷ of the newest card: +0, the chain becomes [◆☲].
         assert!(!chain.disadvantages(mv("◆☲")));
         chain.lose_with(mv("◆☲"));
-        assert_eq!(chain.cards(), &[mv("◆☲")]);
+        assert_eq!(chain.cards(), [mv("◆☲")]);
         chain.clear();
         assert!(chain.is_empty() && !chain.disadvantages(mv("◆☲")));
     }
@@ -167,35 +242,14 @@ mod tests {
         let chain = ComboChain {
             side: SideId(0),
             against: them,
-            cards: vec![
-                ComboCard {
-                    by: me,
-                    card: mv("◆☷"),
-                },
-                ComboCard {
-                    by: me,
-                    card: mv("▨☲"),
-                },
-            ],
+            cards: vec![ComboCard { by: me, card: mv("◆☷") }, ComboCard { by: me, card: mv("▨☲") }],
         };
         let follow_ups: MoveSet = [mv("○☲"), mv("◆☲")].into_iter().collect();
         assert_eq!(chain.newest(), mv("▨☲"));
         assert_eq!(chain.bonus_for(SideId(0), them, follow_ups, mv("◆☲")), 2);
-        assert_eq!(
-            chain.bonus_for(SideId(0), them, follow_ups, mv("◆☵")),
-            0,
-            "not a follow-up"
-        );
-        assert_eq!(
-            chain.bonus_for(SideId(0), FighterId(2), follow_ups, mv("◆☲")),
-            0,
-            "another opponent"
-        );
-        assert_eq!(
-            chain.bonus_for(SideId(1), them, follow_ups, mv("◆☲")),
-            0,
-            "the other side"
-        );
+        assert_eq!(chain.bonus_for(SideId(0), them, follow_ups, mv("◆☵")), 0, "not a follow-up");
+        assert_eq!(chain.bonus_for(SideId(0), FighterId(2), follow_ups, mv("◆☲")), 0, "another opponent");
+        assert_eq!(chain.bonus_for(SideId(1), them, follow_ups, mv("◆☲")), 0, "the other side");
         assert_eq!(chain.played_by(me).len(), 2);
         assert!(chain.played_by(FighterId(3)).is_empty());
     }

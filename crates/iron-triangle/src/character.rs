@@ -117,9 +117,7 @@ pub enum SheetError {
         max: u8,
     },
     /// The starting moves are always known.
-    #[error(
-        "{name}: every character knows the starting moves ○☵, ▨☷ and ◆☲; {missing} is missing (§4)"
-    )]
+    #[error("{name}: every character knows the starting moves ○☵, ▨☷ and ◆☲; {missing} is missing (§4)")]
     MissingStartingMove {
         /// The character.
         name: String,
@@ -220,10 +218,7 @@ impl Character {
 
     /// The player's name for a move, or its symbols if it is not known.
     pub fn move_name(&self, card: Move) -> String {
-        self.moves
-            .iter()
-            .find(|m| m.card == card)
-            .map_or_else(|| card.to_string(), |m| m.name.clone())
+        self.moves.iter().find(|m| m.card == card).map_or_else(|| card.to_string(), |m| m.name.clone())
     }
 
     /// Finds a known move by its name (case-insensitive) or by its symbols/words.
@@ -256,29 +251,17 @@ impl Character {
         let mut seen = MoveSet::EMPTY;
         for (i, m) in self.moves.iter().enumerate() {
             if seen.contains(m.card) {
-                return Err(SheetError::DuplicateMove {
-                    name: name(),
-                    card: m.card,
-                });
+                return Err(SheetError::DuplicateMove { name: name(), card: m.card });
             }
             seen.insert(m.card);
-            if self.moves[..i]
-                .iter()
-                .any(|o| o.name.eq_ignore_ascii_case(&m.name))
-            {
-                return Err(SheetError::DuplicateMoveName {
-                    name: name(),
-                    move_name: m.name.clone(),
-                });
+            if self.moves[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&m.name)) {
+                return Err(SheetError::DuplicateMoveName { name: name(), move_name: m.name.clone() });
             }
         }
         let mut starts = MoveSet::EMPTY;
         for c in &self.combos {
             if starts.contains(c.from) {
-                return Err(SheetError::DuplicateComboStart {
-                    name: name(),
-                    from: c.from,
-                });
+                return Err(SheetError::DuplicateComboStart { name: name(), from: c.from });
             }
             starts.insert(c.from);
             if c.follow_ups.len() > 2 {
@@ -290,11 +273,7 @@ impl Character {
             }
             for &card in std::iter::once(&c.from).chain(&c.follow_ups) {
                 if !seen.contains(card) {
-                    return Err(SheetError::ComboUnknownMove {
-                        name: name(),
-                        from: c.from,
-                        card,
-                    });
+                    return Err(SheetError::ComboUnknownMove { name: name(), from: c.from, card });
                 }
             }
         }
@@ -304,32 +283,19 @@ impl Character {
         // Player character creation and levelling rules.
         let total = self.energy.total();
         if self.level == 0 && total != 10 {
-            return Err(SheetError::CreationEnergyTotal {
-                name: name(),
-                total,
-            });
+            return Err(SheetError::CreationEnergyTotal { name: name(), total });
         }
         if !(10..=10 + self.level).contains(&total) {
-            return Err(SheetError::EnergyTotal {
-                name: name(),
-                level: self.level,
-                total,
-            });
+            return Err(SheetError::EnergyTotal { name: name(), level: self.level, total });
         }
         for a in Action::ALL {
             if self.energy.get(a) == 0 {
-                return Err(SheetError::EmptyType {
-                    name: name(),
-                    action: a,
-                });
+                return Err(SheetError::EmptyType { name: name(), action: a });
             }
         }
         for s in Move::STARTING {
             if !seen.contains(s) {
-                return Err(SheetError::MissingStartingMove {
-                    name: name(),
-                    missing: s,
-                });
+                return Err(SheetError::MissingStartingMove { name: name(), missing: s });
             }
         }
         if self.moves.len() as u64 > 3 + u64::from(self.level) {
@@ -339,19 +305,9 @@ impl Character {
                 count: self.moves.len(),
             });
         }
-        let three_element = Move::ALL
-            .iter()
-            .filter(|m| m.element().is_basic())
-            .all(|m| seen.contains(*m));
-        if let Some(m) = self
-            .moves
-            .iter()
-            .find(|m| !m.card.element().is_basic() && !three_element)
-        {
-            return Err(SheetError::FiveElementTooEarly {
-                name: name(),
-                card: m.card,
-            });
+        let three_element = Move::ALL.iter().filter(|m| m.element().is_basic()).all(|m| seen.contains(*m));
+        if let Some(m) = self.moves.iter().find(|m| !m.card.element().is_basic() && !three_element) {
+            return Err(SheetError::FiveElementTooEarly { name: name(), card: m.card });
         }
         if self.level == 0 && !self.combos.is_empty() {
             return Err(SheetError::CombosAtLevelZero { name: name() });
@@ -374,18 +330,9 @@ pub(crate) mod tests {
             energy: Energy::new(3, 2, 5),
             current: None,
             moves: vec![
-                KnownMove {
-                    name: "Philly Shell".into(),
-                    card: "○☵".parse().unwrap(),
-                },
-                KnownMove {
-                    name: "Trip".into(),
-                    card: "▨☷".parse().unwrap(),
-                },
-                KnownMove {
-                    name: "Overhand Right".into(),
-                    card: "◆☲".parse().unwrap(),
-                },
+                KnownMove { name: "Philly Shell".into(), card: "○☵".parse().unwrap() },
+                KnownMove { name: "Trip".into(), card: "▨☷".parse().unwrap() },
+                KnownMove { name: "Overhand Right".into(), card: "◆☲".parse().unwrap() },
             ],
             combos: vec![],
             sits_out_next_conflict: false,
@@ -404,18 +351,9 @@ pub(crate) mod tests {
     fn creation_needs_ten_energy_with_at_least_one_per_type() {
         let mut c = ada();
         c.energy = Energy::new(3, 2, 6);
-        assert!(matches!(
-            c.validate(Kind::Pc),
-            Err(SheetError::CreationEnergyTotal { total: 11, .. })
-        ));
+        assert!(matches!(c.validate(Kind::Pc), Err(SheetError::CreationEnergyTotal { total: 11, .. })));
         c.energy = Energy::new(0, 4, 6);
-        assert!(matches!(
-            c.validate(Kind::Pc),
-            Err(SheetError::EmptyType {
-                action: Action::Defend,
-                ..
-            })
-        ));
+        assert!(matches!(c.validate(Kind::Pc), Err(SheetError::EmptyType { action: Action::Defend, .. })));
         // NPCs are not held to creation rules.
         assert_eq!(c.validate(Kind::Npc), Ok(()));
     }
@@ -424,28 +362,13 @@ pub(crate) mod tests {
     fn creation_needs_exactly_the_three_starting_moves_and_no_combos() {
         let mut c = ada();
         c.moves.pop();
-        assert!(matches!(
-            c.validate(Kind::Pc),
-            Err(SheetError::MissingStartingMove { .. })
-        ));
+        assert!(matches!(c.validate(Kind::Pc), Err(SheetError::MissingStartingMove { .. })));
         let mut c = ada();
-        c.moves.push(KnownMove {
-            name: "Jab".into(),
-            card: "◆☵".parse().unwrap(),
-        });
-        assert!(matches!(
-            c.validate(Kind::Pc),
-            Err(SheetError::TooManyMoves { .. })
-        ));
+        c.moves.push(KnownMove { name: "Jab".into(), card: "◆☵".parse().unwrap() });
+        assert!(matches!(c.validate(Kind::Pc), Err(SheetError::TooManyMoves { .. })));
         let mut c = ada();
-        c.combos.push(Combo {
-            from: "▨☷".parse().unwrap(),
-            follow_ups: vec!["◆☲".parse().unwrap()],
-        });
-        assert!(matches!(
-            c.validate(Kind::Pc),
-            Err(SheetError::CombosAtLevelZero { .. })
-        ));
+        c.combos.push(Combo { from: "▨☷".parse().unwrap(), follow_ups: vec!["◆☲".parse().unwrap()] });
+        assert!(matches!(c.validate(Kind::Pc), Err(SheetError::CombosAtLevelZero { .. })));
         c.level = 1;
         c.energy = Energy::new(3, 2, 5);
         assert_eq!(c.validate(Kind::Pc), Ok(()));
@@ -455,68 +378,34 @@ pub(crate) mod tests {
     fn combos_use_known_moves_with_at_most_two_follow_ups() {
         let mut c = ada();
         c.level = 2;
-        c.combos.push(Combo {
-            from: "▨☷".parse().unwrap(),
-            follow_ups: vec!["◆☯".parse().unwrap()],
-        });
-        assert!(matches!(
-            c.validate(Kind::Npc),
-            Err(SheetError::ComboUnknownMove { .. })
-        ));
-        c.combos[0].follow_ups = vec![
-            "◆☲".parse().unwrap(),
-            "○☵".parse().unwrap(),
-            "▨☷".parse().unwrap(),
-        ];
-        assert!(matches!(
-            c.validate(Kind::Npc),
-            Err(SheetError::TooManyFollowUps { count: 3, .. })
-        ));
+        c.combos.push(Combo { from: "▨☷".parse().unwrap(), follow_ups: vec!["◆☯".parse().unwrap()] });
+        assert!(matches!(c.validate(Kind::Npc), Err(SheetError::ComboUnknownMove { .. })));
+        c.combos[0].follow_ups = vec!["◆☲".parse().unwrap(), "○☵".parse().unwrap(), "▨☷".parse().unwrap()];
+        assert!(matches!(c.validate(Kind::Npc), Err(SheetError::TooManyFollowUps { count: 3, .. })));
     }
 
     #[test]
     fn five_element_moves_need_all_nine_three_element_moves() {
         let mut c = ada();
         c.level = 1;
-        c.moves.push(KnownMove {
-            name: "Flying Knee".into(),
-            card: "◆☰".parse().unwrap(),
-        });
-        assert!(matches!(
-            c.validate(Kind::Pc),
-            Err(SheetError::FiveElementTooEarly { .. })
-        ));
+        c.moves.push(KnownMove { name: "Flying Knee".into(), card: "◆☰".parse().unwrap() });
+        assert!(matches!(c.validate(Kind::Pc), Err(SheetError::FiveElementTooEarly { .. })));
     }
 
     #[test]
     fn duplicate_moves_and_names_are_rejected() {
         let mut c = ada();
         c.level = 1;
-        c.moves.push(KnownMove {
-            name: "Again".into(),
-            card: "▨☷".parse().unwrap(),
-        });
-        assert!(matches!(
-            c.validate(Kind::Npc),
-            Err(SheetError::DuplicateMove { .. })
-        ));
-        c.moves[3] = KnownMove {
-            name: "trip".into(),
-            card: "▨☵".parse().unwrap(),
-        };
-        assert!(matches!(
-            c.validate(Kind::Npc),
-            Err(SheetError::DuplicateMoveName { .. })
-        ));
+        c.moves.push(KnownMove { name: "Again".into(), card: "▨☷".parse().unwrap() });
+        assert!(matches!(c.validate(Kind::Npc), Err(SheetError::DuplicateMove { .. })));
+        c.moves[3] = KnownMove { name: "trip".into(), card: "▨☵".parse().unwrap() };
+        assert!(matches!(c.validate(Kind::Npc), Err(SheetError::DuplicateMoveName { .. })));
     }
 
     #[test]
     fn current_energy_may_not_exceed_maximum() {
         let mut c = ada();
         c.current = Some(Energy::new(4, 0, 0));
-        assert!(matches!(
-            c.validate(Kind::Npc),
-            Err(SheetError::CurrentAboveMax { .. })
-        ));
+        assert!(matches!(c.validate(Kind::Npc), Err(SheetError::CurrentAboveMax { .. })));
     }
 }

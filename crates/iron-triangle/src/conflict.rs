@@ -1,6 +1,8 @@
 //! A conflict's state (rules reference §5): who is in it, whose turn it is, which step of the
 //! turn we are at, and the face-up chains.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId};
 use thiserror::Error;
@@ -18,11 +20,7 @@ pub const GM: SideId = SideId(1);
 
 /// The name of a side.
 pub fn side_name(side: SideId) -> &'static str {
-    if side == GM {
-        "the GM's side"
-    } else {
-        "the players' side"
-    }
+    if side == GM { "the GM's side" } else { "the players' side" }
 }
 
 /// A character's index in [`Conflict::fighters`].
@@ -67,8 +65,9 @@ pub enum Status {
 /// One character taking part in the conflict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fighter {
-    /// The sheet it entered with (maximum energy, moves, combos).
-    pub character: Character,
+    /// The sheet it entered with (maximum energy, moves, combos), shared between copies of
+    /// the state.
+    pub character: Arc<Character>,
     /// The seat controlling it.
     pub seat: SeatId,
     /// Its side.
@@ -311,8 +310,8 @@ pub enum SetupError {
 pub struct Conflict {
     /// The stakes.
     pub stakes: Stakes,
-    /// The seats at the table.
-    pub seats: Seats,
+    /// The seats at the table (fixed for the conflict, shared between copies of the state).
+    pub seats: Arc<Seats>,
     /// Every character in the conflict, in or out.
     pub fighters: Vec<Fighter>,
     /// Where the conflict is.
@@ -354,16 +353,8 @@ impl Conflict {
             let seat_id = seats.find(&e.seat)?;
             let seat = seats.get(seat_id)?;
             let c = e.character;
-            c.validate(if seat.role == Role::Gm {
-                Kind::Npc
-            } else {
-                Kind::Pc
-            })?;
-            if fighters
-                .iter()
-                .take(i)
-                .any(|f: &Fighter| f.name().eq_ignore_ascii_case(&c.name))
-            {
+            c.validate(if seat.role == Role::Gm { Kind::Npc } else { Kind::Pc })?;
+            if fighters.iter().take(i).any(|f: &Fighter| f.name().eq_ignore_ascii_case(&c.name)) {
                 return Err(SetupError::DuplicateCharacter(c.name));
             }
             if c.dead {
@@ -386,7 +377,7 @@ impl Conflict {
                 turns_taken: 0,
                 known: c.known(),
                 follow_ups: c.follow_ups(),
-                character: c,
+                character: Arc::new(c),
             });
         }
         for side in [PLAYERS, GM] {
@@ -396,7 +387,7 @@ impl Conflict {
         }
         Ok(Conflict {
             stakes: setup.stakes,
-            seats,
+            seats: Arc::new(seats),
             fighters,
             phase: Phase::FirstTurn,
             combo: None,
@@ -423,8 +414,7 @@ impl Conflict {
 
     /// Finds a fighter by name (case-insensitive).
     pub fn find(&self, name: &str) -> Option<FighterId> {
-        self.ids()
-            .find(|&id| self.fighter(id).name().eq_ignore_ascii_case(name.trim()))
+        self.ids().find(|&id| self.fighter(id).name().eq_ignore_ascii_case(name.trim()))
     }
 
     /// The characters of `side` still in the conflict.
@@ -449,9 +439,9 @@ impl Conflict {
     /// The combo bonus `card` would earn `id` against `opponent` (§5.5).
     pub fn combo_bonus(&self, id: FighterId, opponent: FighterId, card: Move) -> u8 {
         let f = self.fighter(id);
-        self.combo.as_ref().map_or(0, |c| {
-            c.bonus_for(f.side, opponent, f.follow_ups[c.newest().index()], card)
-        })
+        self.combo
+            .as_ref()
+            .map_or(0, |c| c.bonus_for(f.side, opponent, f.follow_ups[c.newest().index()], card))
     }
 
     /// Whether the GM role belongs to `seat`.
@@ -461,10 +451,7 @@ impl Conflict {
 
     /// The first GM seat (who decides where the rules say "the GM decides").
     pub fn gm_seat(&self) -> SeatId {
-        self.seats
-            .iter()
-            .find(|(_, s)| s.role == Role::Gm)
-            .map_or(SeatId(0), |(id, _)| id)
+        self.seats.iter().find(|(_, s)| s.role == Role::Gm).map_or(SeatId(0), |(id, _)| id)
     }
 
     /// A seat's name.

@@ -20,19 +20,11 @@ pub struct Energy {
 
 impl Energy {
     /// No energy at all.
-    pub const ZERO: Energy = Energy {
-        defend: 0,
-        grapple: 0,
-        attack: 0,
-    };
+    pub const ZERO: Energy = Energy { defend: 0, grapple: 0, attack: 0 };
 
     /// Energy from ○, ▨, ◆ amounts.
     pub const fn new(defend: u8, grapple: u8, attack: u8) -> Energy {
-        Energy {
-            defend,
-            grapple,
-            attack,
-        }
+        Energy { defend, grapple, attack }
     }
 
     /// The amount of one type.
@@ -120,10 +112,7 @@ pub struct Stance {
 
 impl Stance {
     /// No stance (an empty fist).
-    pub const NONE: Stance = Stance {
-        action: Action::Defend,
-        amount: 0,
-    };
+    pub const NONE: Stance = Stance { action: Action::Defend, amount: 0 };
 
     /// A stance of `amount` of `action`.
     pub fn new(action: Action, amount: u8) -> Stance {
@@ -164,10 +153,7 @@ impl FromStr for Stance {
         if amount == 0 && rest.trim().is_empty() {
             return Ok(Stance::NONE);
         }
-        let action: Action = rest
-            .trim()
-            .parse()
-            .map_err(|e: crate::card::CardError| e.to_string())?;
+        let action: Action = rest.trim().parse().map_err(|e: crate::card::CardError| e.to_string())?;
         Ok(Stance::new(action, amount))
     }
 }
@@ -181,21 +167,14 @@ mod tests {
         let mut e = Energy::new(1, 2, 3);
         assert_eq!(e.take(Action::Defend, 5), 1);
         assert_eq!(e, Energy::new(0, 2, 3));
-        assert_eq!(
-            Energy::new(1, 1, 1).saturating_sub(&Energy::new(2, 0, 1)),
-            Energy::new(0, 1, 0)
-        );
+        assert_eq!(Energy::new(1, 1, 1).saturating_sub(&Energy::new(2, 0, 1)), Energy::new(0, 1, 0));
     }
 
     #[test]
     fn default_spread_takes_from_the_largest_type_first() {
         let e = Energy::new(3, 2, 5);
         assert_eq!(e.default_spread(2), Energy::new(0, 0, 2));
-        assert_eq!(
-            e.default_spread(3),
-            Energy::new(1, 0, 2),
-            "ties go to ○ first"
-        );
+        assert_eq!(e.default_spread(3), Energy::new(1, 0, 2), "ties go to ○ first");
         assert_eq!(e.default_spread(5), Energy::new(2, 0, 3));
         assert_eq!(e.default_spread(99), e);
         assert_eq!(e.default_spread(0), Energy::ZERO);
@@ -211,14 +190,8 @@ mod tests {
 
     #[test]
     fn stances_read_from_text() {
-        assert_eq!(
-            "2▨".parse::<Stance>().unwrap(),
-            Stance::new(Action::Grapple, 2)
-        );
-        assert_eq!(
-            "attack 3".parse::<Stance>().unwrap(),
-            Stance::new(Action::Attack, 3)
-        );
+        assert_eq!("2▨".parse::<Stance>().unwrap(), Stance::new(Action::Grapple, 2));
+        assert_eq!("attack 3".parse::<Stance>().unwrap(), Stance::new(Action::Attack, 3));
         assert_eq!("0".parse::<Stance>().unwrap(), Stance::NONE);
         assert!("lots".parse::<Stance>().is_err());
     }

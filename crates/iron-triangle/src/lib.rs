@@ -30,7 +30,7 @@ pub use conflict::{
 };
 pub use energy::{Energy, Stance};
 pub use rules::{Command, Event, NextTurn, RuleError, Verdict};
-pub use turn::{Contender, Loss, Outcome, Play, TurnResult};
+pub use turn::{Contender, Decided, Loss, Outcome, Play, TurnResult};
 pub use view::ConflictView;
 
 use table::{Ruleset, SeatId, Viewer};
@@ -75,11 +75,11 @@ impl Ruleset for IronTriangle {
         state.legal_commands(seat, out)
     }
 
-    fn awaiting(state: &Conflict) -> Vec<SeatId> {
-        state.awaiting()
+    fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {
+        state.awaiting(out)
     }
 
     fn is_over(state: &Conflict) -> bool {
-        state.phase == Phase::Over
+        matches!(state.phase, Phase::Over)
     }
 }

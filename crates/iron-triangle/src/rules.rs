@@ -8,10 +8,9 @@ use table::{Role, Sealed, SeatId, SideId};
 use thiserror::Error;
 
 use crate::card::{Action, Move};
-use crate::chain::{ComboCard, ComboChain};
+use crate::chain::after_turn;
 use crate::conflict::{
-    Aftermath, Conflict, Ending, FighterId, GM, Mercy, PLAYERS, Phase, Status, Step, Turn, Window,
-    side_name,
+    Aftermath, Conflict, Ending, FighterId, GM, Mercy, PLAYERS, Phase, Status, Step, Turn, Window, side_name,
 };
 use crate::energy::{Energy, Stance};
 use crate::turn::{Contender, Outcome, Play, TurnResult, resolve};
@@ -192,9 +191,7 @@ pub enum RuleError {
         reason: String,
     },
     /// A second commitment at the same step.
-    #[error(
-        "{fighter} has already committed a {what} this turn; a face-down card cannot be taken back"
-    )]
+    #[error("{fighter} has already committed a {what} this turn; a face-down card cannot be taken back")]
     AlreadyCommitted {
         /// Who.
         fighter: String,
@@ -224,9 +221,7 @@ pub enum RuleError {
         known: String,
     },
     /// A move face up in a chain.
-    #[error(
-        "{fighter} cannot play {card}: it is face up in {fighter}'s {chain} chain (§5.2 step 3)"
-    )]
+    #[error("{fighter} cannot play {card}: it is face up in {fighter}'s {chain} chain (§5.2 step 3)")]
     MoveUnavailable {
         /// Who.
         fighter: String,
@@ -288,11 +283,7 @@ impl Conflict {
     }
 
     fn check_fighter(&self, id: FighterId) -> Result<(), RuleError> {
-        if usize::from(id.0) < self.fighters.len() {
-            Ok(())
-        } else {
-            Err(RuleError::UnknownFighter(id.0))
-        }
+        if usize::from(id.0) < self.fighters.len() { Ok(()) } else { Err(RuleError::UnknownFighter(id.0)) }
     }
 
     /// Whether anyone can act in a timing window. No specials exist yet (issue 3), so every
@@ -334,62 +325,52 @@ impl Conflict {
     /// character left gives it every turn (Decision). Among the others the choice falls on
     /// those with the fewest turns taken.
     pub fn next_turn(&self, a: &Aftermath) -> NextTurn {
+        NextTurn { decider: self.next_turn_decider(a), candidates: self.next_turn_candidates(a).collect() }
+    }
+
+    /// The turn's winner, if it is still in: it passes the next turn within its side.
+    fn passing_winner(&self, a: &Aftermath) -> Option<FighterId> {
+        a.winner().filter(|w| self.fighter(*w).is_in())
+    }
+
+    /// The seat that gives the next turn: the winner's controller, else the GM (§5.6).
+    pub fn next_turn_decider(&self, a: &Aftermath) -> SeatId {
+        self.passing_winner(a).map_or_else(|| self.gm_seat(), |w| self.fighter(w).seat)
+    }
+
+    /// The characters that may take the next turn, in id order, without allocating (§5.6).
+    pub fn next_turn_candidates<'a>(&'a self, a: &'a Aftermath) -> impl Iterator<Item = FighterId> + 'a {
+        let winner = self.passing_winner(a);
         let prev = self.last_active;
-        let pool: Vec<FighterId>;
-        let decider;
-        let equal_turns;
-        match a.winner().filter(|w| self.fighter(*w).is_in()) {
-            Some(w) => {
-                pool = self.in_side(self.fighter(w).side).collect();
-                decider = self.fighter(w).seat;
-                equal_turns = true;
-            }
-            None => {
-                pool = self.ids().filter(|&id| self.fighter(id).is_in()).collect();
-                decider = self.gm_seat();
-                equal_turns = false;
-            }
-        }
-        let alone = |id: FighterId| self.in_side(self.fighter(id).side).count() == 1;
-        let mut others: Vec<FighterId> = pool
-            .iter()
-            .copied()
-            .filter(|&id| Some(id) != prev || alone(id))
-            .collect();
-        if equal_turns
-            && let Some(min) = others.iter().map(|&id| self.fighter(id).turns_taken).min()
-        {
-            others.retain(|&id| self.fighter(id).turns_taken == min);
-        }
-        if let Some(p) = prev
-            && pool.contains(&p)
-            && !others.contains(&p)
-            && self.continues_streak(a, p)
-        {
-            others.push(p);
-        }
-        others.sort();
-        NextTurn {
-            decider,
-            candidates: others,
-        }
+        let in_pool = move |id: FighterId| {
+            let f = self.fighter(id);
+            f.is_in() && winner.is_none_or(|w| self.fighter(w).side == f.side)
+        };
+        let alone = move |id: FighterId| self.in_side(self.fighter(id).side).nth(1).is_none();
+        // Consecutive turns only to continue a combo, unless alone on the side.
+        let ordinary = move |id: FighterId| in_pool(id) && (Some(id) != prev || alone(id));
+        // Equal turns applies when the winner chooses, not to the GM after a tie.
+        let fewest = winner
+            .and_then(|_| self.ids().filter(|&id| ordinary(id)).map(|id| self.fighter(id).turns_taken).min());
+        self.ids().filter(move |&id| {
+            (ordinary(id) && fewest.is_none_or(|m| self.fighter(id).turns_taken == m))
+                || (Some(id) == prev && in_pool(id) && self.continues_streak(a, id))
+        })
     }
 
     /// The opponents the active character may choose (§5.2 step 1): characters of the other
     /// side still in; on a consecutive turn, only the opponent of its combo chain.
-    pub fn legal_opponents(&self, t: &Turn) -> Vec<FighterId> {
+    pub fn legal_opponents<'a>(&'a self, t: &Turn) -> impl Iterator<Item = FighterId> + 'a {
         let me = self.fighter(t.active);
         let consecutive_target = self
             .combo
             .as_ref()
             .filter(|c| self.streak > 1 && c.side == me.side && self.fighter(c.against).is_in())
             .map(|c| c.against);
-        self.ids()
-            .filter(|&id| {
-                let f = self.fighter(id);
-                f.side != me.side && f.is_in() && consecutive_target.is_none_or(|t| t == id)
-            })
-            .collect()
+        self.ids().filter(move |&id| {
+            let f = self.fighter(id);
+            f.side != me.side && f.is_in() && consecutive_target.is_none_or(|t| t == id)
+        })
     }
 
     /// The stance part and the rest of a pending loss, and the energy the rest comes from.
@@ -407,9 +388,7 @@ impl Conflict {
     /// Whether a pending loss leaves its controller no choice: nothing to spread, everything
     /// left goes, or only one type has energy.
     fn spread_is_forced(rest: u32, after: &Energy) -> bool {
-        rest == 0
-            || rest >= after.total()
-            || Action::ALL.iter().filter(|&&t| after.get(t) > 0).count() <= 1
+        rest == 0 || rest >= after.total() || Action::ALL.iter().filter(|&&t| after.get(t) > 0).count() <= 1
     }
 
     /// The pair member `seat` controls in the current turn or aftermath.
@@ -419,61 +398,37 @@ impl Conflict {
             Phase::Aftermath(a) => a.pair,
             _ => return None,
         };
-        pair.iter()
-            .enumerate()
-            .find(|(_, f)| self.fighter(**f).seat == seat)
-            .map(|(i, f)| (i, *f))
+        pair.iter().enumerate().find(|(_, f)| self.fighter(**f).seat == seat).map(|(i, f)| (i, *f))
     }
 
     /// A sentence saying what the conflict waits for.
     pub fn waiting_for(&self) -> String {
-        let names = |ids: &[FighterId]| {
-            ids.iter()
-                .map(|&i| self.name(i))
-                .collect::<Vec<_>>()
-                .join(" and ")
-        };
+        let names = |ids: &[FighterId]| ids.iter().map(|&i| self.name(i)).collect::<Vec<_>>().join(" and ");
         match &self.phase {
-            Phase::FirstTurn => {
-                "the players choose which player character takes the first turn".into()
-            }
+            Phase::FirstTurn => "the players choose which player character takes the first turn".into(),
             Phase::Turn(t) => match t.step {
                 Step::Opponent => format!("{} chooses an opponent", self.name(t.active)),
                 Step::Stance | Step::Move => {
-                    let what = if t.step == Step::Stance {
-                        "stance"
-                    } else {
-                        "move"
-                    };
+                    let what = if t.step == Step::Stance { "stance" } else { "move" };
                     let slots = if t.step == Step::Stance {
                         [t.stances[0].is_committed(), t.stances[1].is_committed()]
                     } else {
                         [t.plays[0].is_committed(), t.plays[1].is_committed()]
                     };
                     let pair = t.pair().unwrap_or([t.active; 2]);
-                    let missing: Vec<FighterId> =
-                        (0..2).filter(|&i| !slots[i]).map(|i| pair[i]).collect();
+                    let missing: Vec<FighterId> = (0..2).filter(|&i| !slots[i]).map(|i| pair[i]).collect();
                     format!("waiting for a {what} from {}", names(&missing))
                 }
                 Step::Window(w) => format!("the {w:?} window"),
                 Step::Resolve => "resolving the turn".into(),
             },
             Phase::Aftermath(a) => {
-                let spreading: Vec<FighterId> = (0..2)
-                    .filter(|&i| !a.loss_taken[i])
-                    .map(|i| a.pair[i])
-                    .collect();
+                let spreading: Vec<FighterId> =
+                    (0..2).filter(|&i| !a.loss_taken[i]).map(|i| a.pair[i]).collect();
                 if !spreading.is_empty() {
-                    format!(
-                        "{} must spread the loss over the energy types",
-                        names(&spreading)
-                    )
+                    format!("{} must spread the loss over the energy types", names(&spreading))
                 } else if let Some(m) = a.mercy {
-                    format!(
-                        "{} decides whether {} dies",
-                        self.name(m.winner),
-                        self.name(m.surrendered)
-                    )
+                    format!("{} decides whether {} dies", self.name(m.winner), self.name(m.surrendered))
                 } else {
                     let nt = self.next_turn(a);
                     format!(
@@ -489,29 +444,19 @@ impl Conflict {
     }
 
     fn out_of_turn(&self, seat: SeatId) -> RuleError {
-        RuleError::OutOfTurn {
-            seat: self.seat_name(seat).to_owned(),
-            waiting: self.waiting_for(),
-        }
+        RuleError::OutOfTurn { seat: self.seat_name(seat).to_owned(), waiting: self.waiting_for() }
     }
 
     /// Checks `command` from `seat` and pushes the events it causes.
-    pub fn decide(
-        &self,
-        seat: SeatId,
-        command: &Command,
-        events: &mut Vec<Event>,
-    ) -> Result<(), RuleError> {
-        self.seats
-            .get(seat)
-            .map_err(|_| RuleError::UnknownSeat(seat.0))?;
-        if self.phase == Phase::Over {
+    pub fn decide(&self, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        self.seats.get(seat).map_err(|_| RuleError::UnknownSeat(seat.0))?;
+        if matches!(self.phase, Phase::Over) {
             return Err(RuleError::ConflictOver);
         }
         match *command {
             Command::TakeFirstTurn { fighter } => {
                 self.check_fighter(fighter)?;
-                if self.phase != Phase::FirstTurn
+                if !matches!(self.phase, Phase::FirstTurn)
                     || self.seats.get(seat).map(|s| s.role) != Ok(Role::Player)
                 {
                     return Err(self.out_of_turn(seat));
@@ -533,20 +478,16 @@ impl Conflict {
                 if t.step != Step::Opponent || self.fighter(t.active).seat != seat {
                     return Err(self.out_of_turn(seat));
                 }
-                if !self.legal_opponents(t).contains(&opponent) {
+                if !self.legal_opponents(t).any(|o| o == opponent) {
                     let o = self.fighter(opponent);
                     let reason = if o.side == self.fighter(t.active).side {
                         "it is on the same side".to_owned()
                     } else if !o.is_in() {
                         "it is out of the conflict".to_owned()
                     } else {
-                        "a consecutive turn may only continue the combo against its opponent"
-                            .to_owned()
+                        "a consecutive turn may only continue the combo against its opponent".to_owned()
                     };
-                    return Err(RuleError::BadOpponent {
-                        opponent: self.name(opponent),
-                        reason,
-                    });
+                    return Err(RuleError::BadOpponent { opponent: self.name(opponent), reason });
                 }
                 events.push(Event::OpponentChosen { opponent });
             }
@@ -557,14 +498,8 @@ impl Conflict {
                 if self.fighter(t.active).seat != seat || t.plays[0].is_committed() {
                     return Err(self.out_of_turn(seat));
                 }
-                if !self
-                    .combo
-                    .as_ref()
-                    .is_some_and(|c| c.side == self.fighter(t.active).side)
-                {
-                    return Err(RuleError::NoComboToEnd {
-                        fighter: self.name(t.active),
-                    });
+                if self.combo.as_ref().is_none_or(|c| c.side != self.fighter(t.active).side) {
+                    return Err(RuleError::NoComboToEnd { fighter: self.name(t.active) });
                 }
                 events.push(Event::ComboEnded { by: t.active });
             }
@@ -572,15 +507,11 @@ impl Conflict {
                 let Phase::Turn(t) = &self.phase else {
                     return Err(self.out_of_turn(seat));
                 };
-                let Some((pos, id)) = self.seat_member(seat).filter(|_| t.step == Step::Stance)
-                else {
+                let Some((pos, id)) = self.seat_member(seat).filter(|_| t.step == Step::Stance) else {
                     return Err(self.out_of_turn(seat));
                 };
                 if t.stances[pos].is_committed() {
-                    return Err(RuleError::AlreadyCommitted {
-                        fighter: self.name(id),
-                        what: "stance",
-                    });
+                    return Err(RuleError::AlreadyCommitted { fighter: self.name(id), what: "stance" });
                 }
                 let current = self.fighter(id).energy.get(stance.action);
                 if stance.amount > current {
@@ -591,56 +522,29 @@ impl Conflict {
                         current,
                     });
                 }
-                let stance = if stance.amount == 0 {
-                    Stance::NONE
-                } else {
-                    stance
-                };
-                events.push(Event::StanceCommitted {
-                    fighter: id,
-                    stance,
-                });
+                let stance = if stance.amount == 0 { Stance::NONE } else { stance };
+                events.push(Event::StanceCommitted { fighter: id, stance });
             }
             Command::CommitMove { play } => {
                 let Phase::Turn(t) = &self.phase else {
                     return Err(self.out_of_turn(seat));
                 };
-                let Some((pos, id)) = self.seat_member(seat).filter(|_| t.step == Step::Move)
-                else {
+                let Some((pos, id)) = self.seat_member(seat).filter(|_| t.step == Step::Move) else {
                     return Err(self.out_of_turn(seat));
                 };
                 if t.plays[pos].is_committed() {
-                    return Err(RuleError::AlreadyCommitted {
-                        fighter: self.name(id),
-                        what: "move",
-                    });
+                    return Err(RuleError::AlreadyCommitted { fighter: self.name(id), what: "move" });
                 }
                 if let Play::Move(card) = play {
                     let f = self.fighter(id);
                     if !f.known.contains(card) {
-                        let known = f
-                            .known
-                            .iter()
-                            .map(|m| m.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                        return Err(RuleError::UnknownMove {
-                            fighter: self.name(id),
-                            card,
-                            known,
-                        });
+                        let known = f.known.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ");
+                        return Err(RuleError::UnknownMove { fighter: self.name(id), card, known });
                     }
                     if !self.available_moves(id).contains(card) {
-                        let chain = if f.disadvantage.set().contains(card) {
-                            "disadvantage"
-                        } else {
-                            "combo"
-                        };
-                        return Err(RuleError::MoveUnavailable {
-                            fighter: self.name(id),
-                            card,
-                            chain,
-                        });
+                        let chain =
+                            if f.disadvantage.set().contains(card) { "disadvantage" } else { "combo" };
+                        return Err(RuleError::MoveUnavailable { fighter: self.name(id), card, chain });
                     }
                 }
                 events.push(Event::MoveCommitted { fighter: id, play });
@@ -649,8 +553,7 @@ impl Conflict {
                 let Phase::Aftermath(a) = &self.phase else {
                     return Err(self.out_of_turn(seat));
                 };
-                let Some((pos, id)) = self.seat_member(seat).filter(|(p, _)| !a.loss_taken[*p])
-                else {
+                let Some((pos, id)) = self.seat_member(seat).filter(|(p, _)| !a.loss_taken[*p]) else {
                     return Err(self.out_of_turn(seat));
                 };
                 let (stance_part, rest, after) = self.loss_parts(a, pos);
@@ -685,10 +588,7 @@ impl Conflict {
                 };
                 match a.mercy {
                     Some(m) if a.loss_taken == [true; 2] && self.fighter(m.winner).seat == seat => {
-                        events.push(Event::MercyDecided {
-                            fighter: m.surrendered,
-                            killed: kill,
-                        });
+                        events.push(Event::MercyDecided { fighter: m.surrendered, killed: kill });
                     }
                     _ => return Err(self.out_of_turn(seat)),
                 }
@@ -712,19 +612,17 @@ impl Conflict {
                     } else if a.winner().is_some_and(|w| self.fighter(w).side != f.side) {
                         "the winner passes the turn within its own side".to_owned()
                     } else if Some(to) == self.last_active {
-                        "a character takes consecutive turns only to continue a combo, at most three".to_owned()
+                        "a character takes consecutive turns only to continue a combo, at most three"
+                            .to_owned()
                     } else {
                         "another character of its side has taken fewer turns".to_owned()
                     };
-                    return Err(RuleError::CannotTakeTurn {
-                        fighter: self.name(to),
-                        reason,
-                    });
+                    return Err(RuleError::CannotTakeTurn { fighter: self.name(to), reason });
                 }
                 events.push(Event::TurnBegan { active: to });
             }
             Command::RecordOutcome { verdict } => {
-                if self.phase != Phase::MinorOutcome || !self.is_gm(seat) {
+                if !matches!(self.phase, Phase::MinorOutcome) || !self.is_gm(seat) {
                     return Err(self.out_of_turn(seat));
                 }
                 let winner = match verdict {
@@ -742,13 +640,20 @@ impl Conflict {
     pub fn automatic(&self) -> Option<Event> {
         match &self.phase {
             Phase::FirstTurn => {
-                let pcs: Vec<FighterId> = self.in_side(PLAYERS).collect();
-                (pcs.len() == 1).then(|| Event::TurnBegan { active: pcs[0] })
+                let mut pcs = self.in_side(PLAYERS);
+                match (pcs.next(), pcs.next()) {
+                    (Some(active), None) => Some(Event::TurnBegan { active }),
+                    _ => None,
+                }
             }
             Phase::Turn(t) => match t.step {
                 Step::Opponent => {
-                    let legal = self.legal_opponents(t);
-                    (legal.len() == 1).then(|| Event::OpponentChosen { opponent: legal[0] })
+                    let mut legal = self.legal_opponents(t);
+                    let (first, second) = (legal.next(), legal.next());
+                    match (first, second) {
+                        (Some(opponent), None) => Some(Event::OpponentChosen { opponent }),
+                        _ => None,
+                    }
                 }
                 Step::Stance => match (t.stances[0].value(), t.stances[1].value()) {
                     (Some(a), Some(b)) => Some(Event::StancesRevealed { stances: [a, b] }),
@@ -758,9 +663,7 @@ impl Conflict {
                     (Some(a), Some(b)) => Some(Event::MovesRevealed { plays: [a, b] }),
                     _ => None,
                 },
-                Step::Resolve => Some(Event::TurnResolved {
-                    result: self.resolve_turn(t),
-                }),
+                Step::Resolve => Some(Event::TurnResolved { result: self.resolve_turn(t) }),
                 Step::Window(_) => None,
             },
             Phase::Aftermath(a) => self.aftermath_step(a),
@@ -779,9 +682,7 @@ impl Conflict {
                 play,
                 disadvantage_newest: f.disadvantage.newest(),
                 disadvantage_len: f.disadvantage.len(),
-                combo_len: play
-                    .as_move()
-                    .map_or(0, |m| self.combo_bonus(pair[i], pair[1 - i], m)),
+                combo_len: play.as_move().map_or(0, |m| self.combo_bonus(pair[i], pair[1 - i], m)),
             }
         };
         resolve(&[contender(0), contender(1)])
@@ -798,10 +699,7 @@ impl Conflict {
                         stance_part.grapple + spread.grapple,
                         stance_part.attack + spread.attack,
                     );
-                    return Some(Event::LossTaken {
-                        fighter: a.pair[pos],
-                        taken,
-                    });
+                    return Some(Event::LossTaken { fighter: a.pair[pos], taken });
                 }
             }
         }
@@ -811,10 +709,7 @@ impl Conflict {
         for &id in &a.pair {
             let f = self.fighter(id);
             if f.is_in() && f.energy.total() == 0 {
-                return Some(Event::WentOut {
-                    fighter: id,
-                    dead: self.stakes.lethal,
-                });
+                return Some(Event::WentOut { fighter: id, dead: self.stakes.lethal });
             }
         }
         if a.mercy.is_some() {
@@ -825,22 +720,19 @@ impl Conflict {
         if players == 0 || gm == 0 {
             // Both sides out in the same turn: the GM's side wins (§5.7).
             let winner = if players > 0 { PLAYERS } else { GM };
-            return Some(Event::ConflictEnded {
-                winner: Some(winner),
-            });
+            return Some(Event::ConflictEnded { winner: Some(winner) });
         }
         if self.stakes.minor {
             return Some(match a.winner() {
-                Some(w) => Event::ConflictEnded {
-                    winner: Some(self.fighter(w).side),
-                },
+                Some(w) => Event::ConflictEnded { winner: Some(self.fighter(w).side) },
                 None => Event::MinorConflictTied,
             });
         }
-        let nt = self.next_turn(a);
-        (nt.candidates.len() == 1).then(|| Event::TurnBegan {
-            active: nt.candidates[0],
-        })
+        let mut candidates = self.next_turn_candidates(a);
+        match (candidates.next(), candidates.next()) {
+            (Some(active), None) => Some(Event::TurnBegan { active }),
+            _ => None,
+        }
     }
 
     /// Applies one event.
@@ -875,11 +767,7 @@ impl Conflict {
                     t.step = next;
                     let side = self.fighters[usize::from(t.active.0)].side;
                     // Choosing a different opponent ends the chain (§5.5).
-                    if self
-                        .combo
-                        .as_ref()
-                        .is_some_and(|c| c.side != side || c.against != opponent)
-                    {
+                    if self.combo.as_ref().is_some_and(|c| c.side != side || c.against != opponent) {
                         self.combo = None;
                     }
                 }
@@ -960,69 +848,31 @@ impl Conflict {
     fn apply_resolution(&mut self, result: TurnResult) {
         let Phase::Turn(t) = &self.phase else { return };
         let pair = t.pair().unwrap_or([t.active; 2]);
-        let stances = [
-            t.stances[0].value().unwrap_or(Stance::NONE),
-            t.stances[1].value().unwrap_or(Stance::NONE),
-        ];
-        let plays = [
-            t.plays[0].value().unwrap_or(Play::Surrender),
-            t.plays[1].value().unwrap_or(Play::Surrender),
-        ];
+        let stances =
+            [t.stances[0].value().unwrap_or(Stance::NONE), t.stances[1].value().unwrap_or(Stance::NONE)];
+        let plays =
+            [t.plays[0].value().unwrap_or(Play::Surrender), t.plays[1].value().unwrap_or(Play::Surrender)];
+        let sides = [self.fighter(pair[0]).side, self.fighter(pair[1]).side];
+        let mut chains = [self.fighter(pair[0]).disadvantage, self.fighter(pair[1]).disadvantage];
+        after_turn(&result, pair, sides, plays, &mut chains, &mut self.combo);
+        for (id, chain) in pair.into_iter().zip(chains) {
+            self.fighter_mut(id).disadvantage = chain;
+        }
         let mut mercy = None;
-        match result.outcome {
-            Outcome::Win { winner } => {
-                let (w, l) = (pair[winner], pair[1 - winner]);
-                let (wm, lm) = (plays[winner].as_move(), plays[1 - winner].as_move());
-                if let (Some(wm), Some(lm)) = (wm, lm) {
-                    let card = ComboCard { by: w, card: wm };
-                    match &mut self.combo {
-                        Some(c) if result.combo_continued => c.cards.push(card),
-                        _ => {
-                            self.combo = Some(ComboChain {
-                                side: self.fighter(w).side,
-                                against: l,
-                                cards: vec![card],
-                            })
-                        }
-                    }
-                    self.fighter_mut(w).disadvantage.clear();
-                    self.fighter_mut(l).disadvantage.lose_with(lm);
+        if let Outcome::Surrender { surrendered } = result.outcome {
+            for (i, &s) in surrendered.iter().enumerate() {
+                if s {
+                    self.fighter_mut(pair[i]).status = Status::Surrendered;
                 }
             }
-            Outcome::Tie => {
-                self.combo = None;
-                for id in pair {
-                    self.fighter_mut(id).disadvantage.clear();
-                }
-            }
-            Outcome::Surrender { surrendered } => {
-                self.combo = None;
-                for (i, &s) in surrendered.iter().enumerate() {
-                    if s {
-                        let f = self.fighter_mut(pair[i]);
-                        f.status = Status::Surrendered;
-                        f.disadvantage.clear();
-                    }
-                }
-                if self.stakes.lethal
-                    && let Some(w) = result.outcome.winner()
-                {
-                    mercy = Some(Mercy {
-                        winner: pair[w],
-                        surrendered: pair[1 - w],
-                    });
-                }
+            if self.stakes.lethal
+                && let Some(w) = result.outcome.winner()
+            {
+                mercy = Some(Mercy { winner: pair[w], surrendered: pair[1 - w] });
             }
         }
         let loss_taken = [result.losses[0].total() == 0, result.losses[1].total() == 0];
-        self.phase = Phase::Aftermath(Aftermath {
-            pair,
-            stances,
-            plays,
-            result,
-            loss_taken,
-            mercy,
-        });
+        self.phase = Phase::Aftermath(Aftermath { pair, stances, plays, result, loss_taken, mercy });
     }
 
     /// Every command `seat` may give now.
@@ -1030,10 +880,7 @@ impl Conflict {
         match &self.phase {
             Phase::FirstTurn => {
                 if self.seats.get(seat).map(|s| s.role) == Ok(Role::Player) {
-                    out.extend(
-                        self.in_side(PLAYERS)
-                            .map(|fighter| Command::TakeFirstTurn { fighter }),
-                    );
+                    out.extend(self.in_side(PLAYERS).map(|fighter| Command::TakeFirstTurn { fighter }));
                 }
             }
             Phase::Turn(t) => {
@@ -1048,20 +895,14 @@ impl Conflict {
                 match t.step {
                     Step::Opponent if pos == 0 => {
                         out.extend(
-                            self.legal_opponents(t)
-                                .into_iter()
-                                .map(|opponent| Command::ChooseOpponent { opponent }),
+                            self.legal_opponents(t).map(|opponent| Command::ChooseOpponent { opponent }),
                         );
                     }
                     Step::Stance if !t.stances[pos].is_committed() => {
-                        out.push(Command::CommitStance {
-                            stance: Stance::NONE,
-                        });
+                        out.push(Command::CommitStance { stance: Stance::NONE });
                         for a in Action::ALL {
                             for amount in 1..=f.energy.get(a) {
-                                out.push(Command::CommitStance {
-                                    stance: Stance::new(a, amount),
-                                });
+                                out.push(Command::CommitStance { stance: Stance::new(a, amount) });
                             }
                         }
                     }
@@ -1069,13 +910,9 @@ impl Conflict {
                         out.extend(
                             self.available_moves(id)
                                 .iter()
-                                .map(|m| Command::CommitMove {
-                                    play: Play::Move(m),
-                                }),
+                                .map(|m| Command::CommitMove { play: Play::Move(m) }),
                         );
-                        out.push(Command::CommitMove {
-                            play: Play::Surrender,
-                        });
+                        out.push(Command::CommitMove { play: Play::Surrender });
                     }
                     _ => {}
                 }
@@ -1086,15 +923,16 @@ impl Conflict {
             Phase::Aftermath(a) => {
                 if let Some((pos, _)) = self.seat_member(seat).filter(|(p, _)| !a.loss_taken[*p]) {
                     let (_, rest, after) = self.loss_parts(a, pos);
+                    // Every (○, ▨, ◆) within what is left that adds up to what is due.
                     let due = rest.min(after.total());
-                    for d in 0..=after.defend {
-                        for g in 0..=after.grapple {
-                            let dg = u32::from(d) + u32::from(g);
-                            if dg <= due && due - dg <= u32::from(after.attack) {
-                                out.push(Command::SpreadLoss {
-                                    spread: Energy::new(d, g, (due - dg) as u8),
-                                });
-                            }
+                    let (d_max, g_max, a_max) =
+                        (u32::from(after.defend), u32::from(after.grapple), u32::from(after.attack));
+                    for d in 0..=d_max.min(due) {
+                        let left = due - d;
+                        for g in left.saturating_sub(a_max)..=g_max.min(left) {
+                            // Each part is at most that type's energy, so it fits in a u8.
+                            let spread = Energy::new(d as u8, g as u8, (left - g) as u8);
+                            out.push(Command::SpreadLoss { spread });
                         }
                     }
                     return;
@@ -1128,46 +966,43 @@ impl Conflict {
         }
     }
 
-    /// The seats the conflict waits for.
-    pub fn awaiting(&self) -> Vec<SeatId> {
-        let mut seats: Vec<SeatId> = match &self.phase {
-            Phase::FirstTurn => self
-                .in_side(PLAYERS)
-                .map(|id| self.fighter(id).seat)
-                .collect(),
-            Phase::Turn(t) => {
-                let pair = t.pair();
-                match (t.step, pair) {
-                    (Step::Opponent, _) => vec![self.fighter(t.active).seat],
-                    (Step::Stance, Some(p)) => (0..2)
-                        .filter(|&i| !t.stances[i].is_committed())
-                        .map(|i| self.fighter(p[i]).seat)
-                        .collect(),
-                    (Step::Move, Some(p)) => (0..2)
-                        .filter(|&i| !t.plays[i].is_committed())
-                        .map(|i| self.fighter(p[i]).seat)
-                        .collect(),
-                    _ => vec![],
+    /// Pushes the seats the conflict waits for onto `out`.
+    pub fn awaiting(&self, out: &mut Vec<SeatId>) {
+        let start = out.len();
+        match &self.phase {
+            Phase::FirstTurn => {
+                for id in self.in_side(PLAYERS) {
+                    let seat = self.fighter(id).seat;
+                    if !out[start..].contains(&seat) {
+                        out.push(seat);
+                    }
                 }
             }
+            Phase::Turn(t) => match (t.step, t.pair()) {
+                (Step::Opponent, _) => out.push(self.fighter(t.active).seat),
+                (Step::Stance, Some(p)) => out.extend(
+                    (0..2).filter(|&i| !t.stances[i].is_committed()).map(|i| self.fighter(p[i]).seat),
+                ),
+                (Step::Move, Some(p)) => out
+                    .extend((0..2).filter(|&i| !t.plays[i].is_committed()).map(|i| self.fighter(p[i]).seat)),
+                _ => {}
+            },
             Phase::Aftermath(a) => {
-                let spreading: Vec<SeatId> = (0..2)
-                    .filter(|&i| !a.loss_taken[i])
-                    .map(|i| self.fighter(a.pair[i]).seat)
-                    .collect();
-                if !spreading.is_empty() {
-                    spreading
-                } else if let Some(m) = a.mercy {
-                    vec![self.fighter(m.winner).seat]
-                } else {
-                    vec![self.next_turn(a).decider]
+                out.extend((0..2).filter(|&i| !a.loss_taken[i]).map(|i| self.fighter(a.pair[i]).seat));
+                if out.len() == start {
+                    match a.mercy {
+                        Some(m) => out.push(self.fighter(m.winner).seat),
+                        None => out.push(self.next_turn_decider(a)),
+                    }
                 }
             }
-            Phase::MinorOutcome => vec![self.gm_seat()],
-            Phase::Over => vec![],
-        };
-        seats.dedup();
-        seats
+            Phase::MinorOutcome => out.push(self.gm_seat()),
+            Phase::Over => {}
+        }
+        // Both of a pair may share a seat only in odd setups; list each seat once.
+        if out.len() == start + 2 && out[start] == out[start + 1] {
+            out.pop();
+        }
     }
 
     /// The side name of a side id (for messages).

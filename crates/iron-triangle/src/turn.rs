@@ -83,13 +83,7 @@ pub struct Contender {
 impl Contender {
     /// A contender with no disadvantage and no combo.
     pub fn plain(stance: Stance, play: Play) -> Contender {
-        Contender {
-            stance,
-            play,
-            disadvantage_newest: None,
-            disadvantage_len: 0,
-            combo_len: 0,
-        }
+        Contender { stance, play, disadvantage_newest: None, disadvantage_len: 0, combo_len: 0 }
     }
 
     /// Whether the move is disadvantaged (§5.4): the chain is not empty and the move shares
@@ -126,12 +120,8 @@ impl Outcome {
     pub fn winner(&self) -> Option<usize> {
         match *self {
             Outcome::Win { winner } => Some(winner),
-            Outcome::Surrender {
-                surrendered: [true, false],
-            } => Some(1),
-            Outcome::Surrender {
-                surrendered: [false, true],
-            } => Some(0),
+            Outcome::Surrender { surrendered: [true, false] } => Some(1),
+            Outcome::Surrender { surrendered: [false, true] } => Some(0),
             _ => None,
         }
     }
@@ -172,11 +162,29 @@ impl Loss {
     }
 }
 
+/// Which step of the winner order (§5.2 step 4) decided the turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decided {
+    /// Step 4.1: the winner's action beats the loser's.
+    Action,
+    /// Step 4.2: the winner's element beats the loser's.
+    Element,
+    /// Step 4.3: only the loser's move was disadvantaged.
+    Disadvantage,
+    /// Step 4.4: a tie.
+    Tie,
+    /// Somebody surrendered.
+    Surrender,
+}
+
 /// The result of one turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnResult {
     /// Who won.
     pub outcome: Outcome,
+    /// Which step of the winner order decided it.
+    pub decided_by: Decided,
     /// Whether each of the pair played a disadvantaged move.
     pub disadvantaged: [bool; 2],
     /// What each of the pair loses.
@@ -188,19 +196,29 @@ pub struct TurnResult {
 /// Winner order (§5.2 step 4): action, then element, then disadvantage, else a tie.
 /// Returns the winner's position, or `None` on a tie.
 pub fn winner(a: Move, a_disadvantaged: bool, b: Move, b_disadvantaged: bool) -> Option<usize> {
+    decide_winner(a, a_disadvantaged, b, b_disadvantaged).0
+}
+
+/// The winner order (§5.2 step 4) with the step that decided it.
+pub fn decide_winner(
+    a: Move,
+    a_disadvantaged: bool,
+    b: Move,
+    b_disadvantaged: bool,
+) -> (Option<usize>, Decided) {
     if a.action().beats(b.action()) {
-        Some(0)
+        (Some(0), Decided::Action)
     } else if b.action().beats(a.action()) {
-        Some(1)
+        (Some(1), Decided::Action)
     } else if a.element().beats(b.element()) {
-        Some(0)
+        (Some(0), Decided::Element)
     } else if b.element().beats(a.element()) {
-        Some(1)
+        (Some(1), Decided::Element)
     } else if a_disadvantaged != b_disadvantaged {
         // Exactly one is disadvantaged: it loses.
-        Some(if a_disadvantaged { 1 } else { 0 })
+        (Some(if a_disadvantaged { 1 } else { 0 }), Decided::Disadvantage)
     } else {
-        None
+        (None, Decided::Tie)
     }
 }
 
@@ -211,58 +229,44 @@ pub fn resolve(pair: &[Contender; 2]) -> TurnResult {
         (Play::Move(a), Play::Move(b)) => (a, b),
         (pa, pb) => {
             return TurnResult {
-                outcome: Outcome::Surrender {
-                    surrendered: [pa == Play::Surrender, pb == Play::Surrender],
-                },
+                outcome: Outcome::Surrender { surrendered: [pa == Play::Surrender, pb == Play::Surrender] },
+                decided_by: Decided::Surrender,
                 disadvantaged: [false; 2],
                 losses: [Loss::default(); 2],
                 combo_continued: false,
             };
         }
     };
-    match winner(a, disadvantaged[0], b, disadvantaged[1]) {
+    let (won, decided_by) = decide_winner(a, disadvantaged[0], b, disadvantaged[1]);
+    match won {
         None => TurnResult {
             outcome: Outcome::Tie,
+            decided_by,
             disadvantaged,
             // A tie: each loses the base of the other's move, nothing else.
-            losses: [
-                Loss {
-                    base: b.base(),
-                    ..Loss::default()
-                },
-                Loss {
-                    base: a.base(),
-                    ..Loss::default()
-                },
-            ],
+            losses: [Loss { base: b.base(), ..Loss::default() }, Loss { base: a.base(), ..Loss::default() }],
             combo_continued: false,
         },
         Some(w) => {
             let l = 1 - w;
             let (win, lose) = (&pair[w], &pair[l]);
             let (wm, lm) = if w == 0 { (a, b) } else { (b, a) };
-            let winner_stance = if win.stance.counts_for(wm.action()) {
-                win.stance.amount * wm.multiplier()
-            } else {
-                0
-            };
+            let winner_stance =
+                if win.stance.counts_for(wm.action()) { win.stance.amount * wm.multiplier() } else { 0 };
             let own_counts = lose.stance.counts_for(lm.action());
             let loss = Loss {
                 winner_stance,
                 own_stance: if own_counts { lose.stance.amount } else { 0 },
                 base: wm.base(),
                 combo: win.combo_len,
-                disadvantage: if disadvantaged[l] {
-                    lose.disadvantage_len
-                } else {
-                    0
-                },
+                disadvantage: if disadvantaged[l] { lose.disadvantage_len } else { 0 },
                 stance_type: own_counts.then_some(lose.stance.action),
             };
             let mut losses = [Loss::default(); 2];
             losses[l] = loss;
             TurnResult {
                 outcome: Outcome::Win { winner: w },
+                decided_by,
                 disadvantaged,
                 losses,
                 combo_continued: win.combo_len > 0,
@@ -300,6 +304,14 @@ mod tests {
     }
 
     #[test]
+    fn the_result_names_the_step_that_decided_it() {
+        assert_eq!(decide_winner(mv("▨☷"), false, mv("○☵"), false), (Some(0), Decided::Action));
+        assert_eq!(decide_winner(mv("◆☷"), false, mv("◆☲"), false), (Some(0), Decided::Element));
+        assert_eq!(decide_winner(mv("◆☲"), true, mv("◆☲"), false), (Some(1), Decided::Disadvantage));
+        assert_eq!(decide_winner(mv("◆☲"), false, mv("◆☲"), false), (None, Decided::Tie));
+    }
+
+    #[test]
     fn ties_happen_only_between_identical_moves() {
         for a in Move::ALL {
             for b in Move::ALL {
@@ -313,10 +325,7 @@ mod tests {
     /// The book's worked example of a win (§5.3): 13 energy, at least 1 of it from ○.
     #[test]
     fn book_example_win_costs_thirteen() {
-        let a = Contender {
-            combo_len: 1,
-            ..Contender::plain(st("2▨"), Play::Move(mv("▨☰")))
-        };
+        let a = Contender { combo_len: 1, ..Contender::plain(st("2▨"), Play::Move(mv("▨☰"))) };
         let b = Contender {
             disadvantage_newest: Some(mv("◆☷")),
             disadvantage_len: 1,
@@ -327,13 +336,7 @@ mod tests {
         assert_eq!(r.disadvantaged, [false, true]);
         let loss = r.losses[1];
         assert_eq!(
-            (
-                loss.winner_stance,
-                loss.own_stance,
-                loss.base,
-                loss.combo,
-                loss.disadvantage
-            ),
+            (loss.winner_stance, loss.own_stance, loss.base, loss.combo, loss.disadvantage),
             (6, 1, 4, 1, 1)
         );
         assert_eq!(loss.total(), 13);
@@ -346,27 +349,12 @@ mod tests {
     /// Tie example (§5.3, the book's ◆ against ◆): each loses 3, nothing else.
     #[test]
     fn tie_each_loses_the_base_of_the_others_move() {
-        let a = Contender {
-            combo_len: 2,
-            ..Contender::plain(st("3◆"), Play::Move(mv("◆☵")))
-        };
+        let a = Contender { combo_len: 2, ..Contender::plain(st("3◆"), Play::Move(mv("◆☵"))) };
         let b = Contender::plain(st("2◆"), Play::Move(mv("◆☵")));
         let r = resolve(&[a, b]);
         assert_eq!(r.outcome, Outcome::Tie);
-        assert_eq!(
-            r.losses[0],
-            Loss {
-                base: 3,
-                ..Loss::default()
-            }
-        );
-        assert_eq!(
-            r.losses[1],
-            Loss {
-                base: 3,
-                ..Loss::default()
-            }
-        );
+        assert_eq!(r.losses[0], Loss { base: 3, ..Loss::default() });
+        assert_eq!(r.losses[1], Loss { base: 3, ..Loss::default() });
         assert!(!r.combo_continued);
     }
 
@@ -400,12 +388,7 @@ mod tests {
         let a = Contender::plain(st("3▨"), Play::Move(mv("▨☲")));
         let b = Contender::plain(Stance::NONE, Play::Surrender);
         let r = resolve(&[a, b]);
-        assert_eq!(
-            r.outcome,
-            Outcome::Surrender {
-                surrendered: [false, true]
-            }
-        );
+        assert_eq!(r.outcome, Outcome::Surrender { surrendered: [false, true] });
         assert_eq!(r.outcome.winner(), Some(0));
         assert_eq!(r.losses, [Loss::default(); 2]);
         let both = resolve(&[b, b]);

@@ -118,9 +118,7 @@ impl Conflict {
     /// Whether `viewer` may see the fighter's moves and combos: everyone sees player
     /// characters'; only the GM (and the controlling seat) sees NPCs'.
     pub fn sees_sheet(&self, viewer: Viewer, f: &Fighter) -> bool {
-        f.side == PLAYERS
-            || self.owns(viewer, f)
-            || matches!(viewer, Viewer::Seat(s) if self.is_gm(s))
+        f.side == PLAYERS || self.owns(viewer, f) || matches!(viewer, Viewer::Seat(s) if self.is_gm(s))
     }
 
     /// The conflict as `viewer` sees it.
@@ -168,14 +166,7 @@ impl Conflict {
         ConflictView {
             viewer,
             stakes: self.stakes.clone(),
-            seats: self
-                .seats
-                .iter()
-                .map(|(_, s)| SeatView {
-                    name: s.name.clone(),
-                    role: s.role,
-                })
-                .collect(),
+            seats: self.seats.iter().map(|(_, s)| SeatView { name: s.name.clone(), role: s.role }).collect(),
             fighters,
             combo: self.combo.clone(),
             phase,

@@ -62,8 +62,8 @@ pub trait Ruleset {
     /// Pushes every command `seat` may legally give now onto `out`.
     fn legal_commands(state: &Self::State, seat: SeatId, out: &mut Vec<Self::Command>);
 
-    /// The seats the game is waiting for.
-    fn awaiting(state: &Self::State) -> Vec<SeatId>;
+    /// Pushes the seats the game is waiting for onto `out`.
+    fn awaiting(state: &Self::State, out: &mut Vec<SeatId>);
 
     /// Whether the game is over.
     fn is_over(state: &Self::State) -> bool;

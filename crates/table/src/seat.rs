@@ -74,9 +74,7 @@ impl Seats {
 
     /// The seat with this id.
     pub fn get(&self, id: SeatId) -> Result<&Seat, SeatError> {
-        self.0
-            .get(usize::from(id.0))
-            .ok_or(SeatError::UnknownId(id.0))
+        self.0.get(usize::from(id.0)).ok_or(SeatError::UnknownId(id.0))
     }
 
     /// The id of the seat with this name.
@@ -90,10 +88,7 @@ impl Seats {
 
     /// Every seat with its id.
     pub fn iter(&self) -> impl Iterator<Item = (SeatId, &Seat)> {
-        self.0
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (SeatId(i as u16), s))
+        self.0.iter().enumerate().map(|(i, s)| (SeatId(i as u16), s))
     }
 
     /// How many seats there are.
@@ -112,19 +107,12 @@ mod tests {
     use super::*;
 
     fn seat(name: &str) -> Seat {
-        Seat {
-            name: name.into(),
-            side: SideId(0),
-            role: Role::Player,
-        }
+        Seat { name: name.into(), side: SideId(0), role: Role::Player }
     }
 
     #[test]
     fn seat_names_must_be_unique_and_non_empty() {
-        assert_eq!(
-            Seats::new(vec![seat("a"), seat("a")]),
-            Err(SeatError::DuplicateName("a".into()))
-        );
+        assert_eq!(Seats::new(vec![seat("a"), seat("a")]), Err(SeatError::DuplicateName("a".into())));
         assert_eq!(Seats::new(vec![seat(" ")]), Err(SeatError::EmptyName));
     }
 

@@ -8,7 +8,8 @@ use crate::{Ruleset, SeatId, Viewer};
 /// event in between.
 #[derive(Debug, Clone)]
 pub struct Table<R: Ruleset> {
-    initial: R::State,
+    /// `None` for an unlogged table, whose save starts from the current state.
+    initial: Option<R::State>,
     state: R::State,
     log: Vec<R::Event>,
     scratch: Vec<R::Event>,
@@ -33,7 +34,7 @@ impl<R: Ruleset> Table<R> {
     pub fn new(initial: R::State) -> Self {
         let mut table = Table {
             state: initial.clone(),
-            initial,
+            initial: Some(initial),
             log: Vec::new(),
             scratch: Vec::new(),
             keep_log: true,
@@ -42,18 +43,28 @@ impl<R: Ruleset> Table<R> {
         table
     }
 
-    /// A table that does not keep its event log: for simulations and benchmarks, where only
-    /// the outcome matters. It cannot be saved.
+    /// A table that keeps neither its event log nor its initial state: for simulations and
+    /// benchmarks, where only the outcome matters. Its save holds the current state and no
+    /// events.
     pub fn unlogged(initial: R::State) -> Self {
-        let mut table = Table {
-            state: initial.clone(),
-            initial,
-            log: Vec::new(),
-            scratch: Vec::new(),
-            keep_log: false,
-        };
+        let mut table =
+            Table { state: initial, initial: None, log: Vec::new(), scratch: Vec::new(), keep_log: false };
         table.run_automatic();
         table
+    }
+
+    /// Starts the table again from `initial`, keeping its buffers (and whether it keeps a
+    /// log): for simulations that play many games in a row.
+    pub fn restart(&mut self, initial: R::State) {
+        self.log.clear();
+        if self.keep_log {
+            self.state = initial.clone();
+            self.initial = Some(initial);
+        } else {
+            self.state = initial;
+            self.initial = None;
+        }
+        self.run_automatic();
     }
 
     /// Rebuilds a table by applying `events` to `initial`.
@@ -62,13 +73,7 @@ impl<R: Ruleset> Table<R> {
         for event in &events {
             R::apply(&mut state, event);
         }
-        Table {
-            initial,
-            state,
-            log: events,
-            scratch: Vec::new(),
-            keep_log: true,
-        }
+        Table { initial: Some(initial), state, log: events, scratch: Vec::new(), keep_log: true }
     }
 
     /// Rebuilds a table from a save.
@@ -78,9 +83,9 @@ impl<R: Ruleset> Table<R> {
 
     /// The save of this table (initial state and log).
     pub fn save(&self) -> Saved<R> {
-        Saved {
-            initial: self.initial.clone(),
-            events: self.log.clone(),
+        match &self.initial {
+            Some(initial) => Saved { initial: initial.clone(), events: self.log.clone() },
+            None => Saved { initial: self.state.clone(), events: Vec::new() },
         }
     }
 
@@ -89,9 +94,9 @@ impl<R: Ruleset> Table<R> {
         &self.state
     }
 
-    /// The state the table started from.
+    /// The state the table started from (the current state for an unlogged table).
     pub fn initial(&self) -> &R::State {
-        &self.initial
+        self.initial.as_ref().unwrap_or(&self.state)
     }
 
     /// Every event so far, oldest first.
@@ -107,7 +112,7 @@ impl<R: Ruleset> Table<R> {
     /// The log as `viewer` may see it.
     pub fn log_for(&self, viewer: Viewer) -> Vec<R::Event> {
         // Redaction looks at the state the event was applied to, so replay alongside.
-        let mut state = self.initial.clone();
+        let mut state = self.initial().clone();
         let mut out = Vec::new();
         for event in &self.log {
             if let Some(e) = R::redact(&state, event, viewer) {
@@ -131,11 +136,7 @@ impl<R: Ruleset> Table<R> {
             self.log.extend(self.scratch.iter().cloned());
         }
         self.run_automatic();
-        if self.keep_log {
-            Ok(&self.log[start..])
-        } else {
-            Ok(&[])
-        }
+        if self.keep_log { Ok(&self.log[start..]) } else { Ok(&[]) }
     }
 
     fn run_automatic(&mut self) {
@@ -155,7 +156,16 @@ impl<R: Ruleset> Table<R> {
 
     /// The seats the game waits for.
     pub fn awaiting(&self) -> Vec<SeatId> {
-        R::awaiting(&self.state)
+        let mut out = Vec::new();
+        R::awaiting(&self.state, &mut out);
+        out
+    }
+
+    /// Writes the seats the game waits for into `out` (cleared first), without allocating
+    /// once `out` has room.
+    pub fn awaiting_into(&self, out: &mut Vec<SeatId>) {
+        out.clear();
+        R::awaiting(&self.state, out);
     }
 
     /// Whether the game is over.
@@ -166,11 +176,7 @@ impl<R: Ruleset> Table<R> {
 
 impl<R: Ruleset> Table<R> {
     /// The decision `seat` faces now, with its legal commands written into `legal`.
-    pub fn decision<'a>(
-        &'a self,
-        seat: SeatId,
-        legal: &'a mut Vec<R::Command>,
-    ) -> crate::Decision<'a, R> {
+    pub fn decision<'a>(&'a self, seat: SeatId, legal: &'a mut Vec<R::Command>) -> crate::Decision<'a, R> {
         legal.clear();
         R::legal_commands(&self.state, seat, legal);
         crate::Decision::new(&self.state, seat, legal)

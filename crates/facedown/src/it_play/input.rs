@@ -1,0 +1,397 @@
+//! Hot-seat entry: reading a seat's decision from the keyboard, hidden choices without echo.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use iron_triangle::rules::Verdict;
+use iron_triangle::view::{ConflictView, PhaseView};
+use iron_triangle::{Action, Command, Conflict, Energy, FighterId, Play, Stance};
+use table::SeatId;
+
+/// The keyboard: a terminal (hidden entry without echo) or piped lines.
+pub struct Keyboard {
+    tty: bool,
+    stdin: std::io::StdinLock<'static>,
+}
+
+impl Keyboard {
+    /// The process's standard input.
+    pub fn new() -> Self {
+        let stdin = std::io::stdin();
+        Keyboard { tty: stdin.is_terminal(), stdin: stdin.lock() }
+    }
+
+    /// Reads one answer; `None` when the input has ended. A hidden answer is typed without
+    /// echo on a terminal; from a pipe it is read as a plain line (and never printed).
+    pub fn read(
+        &mut self,
+        prompt: &str,
+        hidden: bool,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<Option<String>> {
+        if self.tty && hidden {
+            out.flush()?;
+            return match rpassword::prompt_password(prompt) {
+                Ok(s) => Ok(Some(s)),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+                Err(e) => Err(e.into()),
+            };
+        }
+        write!(out, "{prompt}")?;
+        out.flush()?;
+        let mut line = String::new();
+        if self.stdin.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(None);
+        }
+        if !self.tty {
+            // The typed line is not echoed by a pipe; end the prompt's line.
+            writeln!(out)?;
+        }
+        Ok(Some(line.trim().to_owned()))
+    }
+}
+
+/// What kind of decision the legal commands ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Which player character takes the first turn.
+    FirstTurn,
+    /// An opponent.
+    Opponent,
+    /// A stance (hidden).
+    Stance,
+    /// A move (hidden).
+    Move,
+    /// A loss spread.
+    Spread,
+    /// Kill or spare.
+    Mercy,
+    /// Who takes the next turn.
+    Pass,
+    /// A tied minor conflict's outcome.
+    Outcome,
+    /// Only "end combo" is possible.
+    EndCombo,
+}
+
+impl Kind {
+    /// The kind of the decision among `legal` (never empty).
+    pub fn of(legal: &[Command]) -> Kind {
+        let main = legal.iter().find(|c| **c != Command::EndCombo);
+        match main {
+            Some(Command::TakeFirstTurn { .. }) => Kind::FirstTurn,
+            Some(Command::ChooseOpponent { .. }) => Kind::Opponent,
+            Some(Command::CommitStance { .. }) => Kind::Stance,
+            Some(Command::CommitMove { .. }) => Kind::Move,
+            Some(Command::SpreadLoss { .. }) => Kind::Spread,
+            Some(Command::DecideMercy { .. }) => Kind::Mercy,
+            Some(Command::PassTurn { .. }) => Kind::Pass,
+            Some(Command::RecordOutcome { .. }) => Kind::Outcome,
+            Some(Command::EndCombo) | None => Kind::EndCombo,
+        }
+    }
+
+    /// Whether the answer is a hidden commitment.
+    pub fn hidden(self) -> bool {
+        matches!(self, Kind::Stance | Kind::Move)
+    }
+}
+
+/// The member of the turn's pair (or of the aftermath's) that `seat_name` controls.
+pub fn seat_member(view: &ConflictView, seat_name: &str) -> Option<FighterId> {
+    let pair = match &view.phase {
+        PhaseView::Turn { active, opponent, .. } => vec![Some(*active), *opponent],
+        PhaseView::Aftermath(a) => vec![Some(a.pair[0]), Some(a.pair[1])],
+        _ => vec![],
+    };
+    pair.into_iter()
+        .flatten()
+        .find(|id| view.fighters.get(usize::from(id.0)).map(|f| f.seat.as_str()) == Some(seat_name))
+}
+
+fn fighter_name(view: &ConflictView, id: FighterId) -> String {
+    view.fighters.get(usize::from(id.0)).map_or_else(|| format!("#{}", id.0), |f| f.name.clone())
+}
+
+/// The question and the options shown to a seat for a decision.
+pub fn question(
+    kind: Kind,
+    legal: &[Command],
+    view: &ConflictView,
+    conflict: &Conflict,
+    seat: SeatId,
+) -> String {
+    let seat_name = conflict.seat_name(seat);
+    let me = seat_member(view, seat_name);
+    let me_name = me.map_or_else(|| seat_name.to_owned(), |id| fighter_name(view, id));
+    let targets = |ids: Vec<FighterId>| -> String {
+        ids.iter()
+            .enumerate()
+            .map(|(i, &id)| {
+                let e =
+                    view.fighters.get(usize::from(id.0)).map(|f| f.energy.to_string()).unwrap_or_default();
+                format!("  {}. {} ({e})", i + 1, fighter_name(view, id))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut q = match kind {
+        Kind::FirstTurn => format!(
+            "Which player character takes the first turn? Type a name or number.\n{}",
+            targets(
+                legal
+                    .iter()
+                    .filter_map(|c| match c {
+                        Command::TakeFirstTurn { fighter } => Some(*fighter),
+                        _ => None,
+                    })
+                    .collect()
+            )
+        ),
+        Kind::Opponent => format!(
+            "{me_name}: choose an opponent. Type a name or number.\n{}",
+            targets(
+                legal
+                    .iter()
+                    .filter_map(|c| match c {
+                        Command::ChooseOpponent { opponent } => Some(*opponent),
+                        _ => None,
+                    })
+                    .collect()
+            )
+        ),
+        Kind::Pass => format!(
+            "Who takes the next turn? Type a name or number.\n{}",
+            targets(
+                legal
+                    .iter()
+                    .filter_map(|c| match c {
+                        Command::PassTurn { to } => Some(*to),
+                        _ => None,
+                    })
+                    .collect()
+            )
+        ),
+        Kind::Stance => {
+            let e = me
+                .and_then(|id| view.fighters.get(usize::from(id.0)))
+                .map(|f| f.energy.to_string())
+                .unwrap_or_default();
+            format!(
+                "{me_name}: choose a stance in secret (energy {e}). Type an amount and a type, e.g. \"2 grapple\", \"2▨\" or \"1 d\"; 0 for no stance. It is not shown."
+            )
+        }
+        Kind::Move => {
+            let options: Vec<String> = legal
+                .iter()
+                .filter_map(|c| match c {
+                    Command::CommitMove { play: Play::Move(m) } => Some(*m),
+                    _ => None,
+                })
+                .enumerate()
+                .map(|(i, m)| {
+                    let name = me
+                        .map(|id| conflict.fighter(id).character.move_name(m))
+                        .unwrap_or_else(|| m.to_string());
+                    format!("  {}. {name} {m}", i + 1)
+                })
+                .collect();
+            format!(
+                "{me_name}: choose a move in secret. Type its name, number or symbols (\"▨☷\", \"grapple low\"), or \"surrender\". It is not shown.\n{}",
+                options.join("\n")
+            )
+        }
+        Kind::Spread => {
+            let due = legal
+                .iter()
+                .find_map(|c| match c {
+                    Command::SpreadLoss { spread } => Some(spread.total()),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            let mut most = Energy::ZERO;
+            for c in legal {
+                if let Command::SpreadLoss { spread } = c {
+                    for t in Action::ALL {
+                        let m = most.get_mut(t);
+                        *m = (*m).max(spread.get(t));
+                    }
+                }
+            }
+            format!(
+                "{me_name}: spread a loss of {due} over the energy types (at most {most}). Type three amounts for ○ ▨ ◆ (\"1 0 2\") or amounts by type (\"d1 a2\", \"1○ 2◆\")."
+            )
+        }
+        Kind::Mercy => {
+            format!("{me_name}: your opponent surrendered in a lethal conflict. Type \"spare\" or \"kill\".")
+        }
+        Kind::Outcome => {
+            "The minor conflict tied: record the outcome. Type \"players\", \"gm\" or \"draw\".".to_owned()
+        }
+        Kind::EndCombo => format!("{me_name}: type \"end combo\"."),
+    };
+    if kind != Kind::EndCombo && legal.contains(&Command::EndCombo) {
+        q.push_str("\nOr type \"end combo\" to end your side's combo chain (its cards return to hand).");
+    }
+    q
+}
+
+fn pick_fighter(text: &str, options: &[FighterId], conflict: &Conflict) -> Result<FighterId, String> {
+    if let Ok(n) = text.parse::<usize>() {
+        return n
+            .checked_sub(1)
+            .and_then(|i| options.get(i).copied())
+            .ok_or_else(|| format!("choose a number from 1 to {}", options.len()));
+    }
+    conflict.find(text).ok_or_else(|| format!("there is no character named {text:?}"))
+}
+
+/// Reads a spread such as `1 0 2`, `d1 a2`, `1○ 2◆` or `defend 1 attack 2`.
+pub fn parse_spread(text: &str) -> Result<Energy, String> {
+    let help = "write three amounts for ○ ▨ ◆ (\"1 0 2\") or amounts by type (\"d1 a2\")";
+    let tokens: Vec<&str> =
+        text.split(|c: char| c.is_whitespace() || c == ',' || c == ';').filter(|t| !t.is_empty()).collect();
+    if tokens.is_empty() {
+        return Err(help.to_owned());
+    }
+    let num = |t: &str| t.parse::<u8>().ok();
+    if tokens.iter().all(|t| num(t).is_some()) {
+        return match tokens.as_slice() {
+            [d, g, a] => Ok(Energy::new(num(d).unwrap_or(0), num(g).unwrap_or(0), num(a).unwrap_or(0))),
+            _ => Err(help.to_owned()),
+        };
+    }
+    let mut e = Energy::ZERO;
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        let digits: String = t.chars().filter(|c| c.is_ascii_digit()).collect();
+        let word: String = t.chars().filter(|c| !c.is_ascii_digit()).collect();
+        let (amount, word) = if !digits.is_empty() && !word.is_empty() {
+            (digits, word)
+        } else if digits.is_empty() && i + 1 < tokens.len() && num(tokens[i + 1]).is_some() {
+            i += 1;
+            (tokens[i].to_owned(), word)
+        } else if !digits.is_empty() && i + 1 < tokens.len() && num(tokens[i + 1]).is_none() {
+            i += 1;
+            (digits, tokens[i].to_owned())
+        } else {
+            return Err(help.to_owned());
+        };
+        let action: Action = word.parse().map_err(|_| help.to_owned())?;
+        let amount: u8 = amount.parse().map_err(|_| help.to_owned())?;
+        let slot = e.get_mut(action);
+        *slot = slot.saturating_add(amount);
+        i += 1;
+    }
+    Ok(e)
+}
+
+/// Turns a seat's answer into a command. Errors are messages to show before asking again;
+/// for hidden answers they never repeat what was typed.
+pub fn parse_answer(
+    kind: Kind,
+    text: &str,
+    legal: &[Command],
+    view: &ConflictView,
+    conflict: &Conflict,
+    seat: SeatId,
+) -> Result<Command, String> {
+    let t = text.trim();
+    let lower = t.to_lowercase();
+    if matches!(lower.as_str(), "end combo" | "end_combo" | "endcombo" | "end") {
+        return if legal.contains(&Command::EndCombo) {
+            Ok(Command::EndCombo)
+        } else {
+            Err("there is no combo of yours to end now".to_owned())
+        };
+    }
+    let ids =
+        |f: fn(&Command) -> Option<FighterId>| -> Vec<FighterId> { legal.iter().filter_map(f).collect() };
+    match kind {
+        Kind::FirstTurn => {
+            let opts = ids(|c| match c {
+                Command::TakeFirstTurn { fighter } => Some(*fighter),
+                _ => None,
+            });
+            pick_fighter(t, &opts, conflict).map(|fighter| Command::TakeFirstTurn { fighter })
+        }
+        Kind::Opponent => {
+            let opts = ids(|c| match c {
+                Command::ChooseOpponent { opponent } => Some(*opponent),
+                _ => None,
+            });
+            pick_fighter(t, &opts, conflict).map(|opponent| Command::ChooseOpponent { opponent })
+        }
+        Kind::Pass => {
+            let opts = ids(|c| match c {
+                Command::PassTurn { to } => Some(*to),
+                _ => None,
+            });
+            pick_fighter(t, &opts, conflict).map(|to| Command::PassTurn { to })
+        }
+        Kind::Stance => t.parse::<Stance>().map(|stance| Command::CommitStance { stance }).map_err(|_| {
+            "not a stance: write an amount and a type, e.g. \"2 grapple\" or \"2▨\", or 0 for none".to_owned()
+        }),
+        Kind::Move => {
+            if lower == "surrender" {
+                return Ok(Command::CommitMove { play: Play::Surrender });
+            }
+            let moves: Vec<_> = legal
+                .iter()
+                .filter_map(|c| match c {
+                    Command::CommitMove { play: Play::Move(m) } => Some(*m),
+                    _ => None,
+                })
+                .collect();
+            if let Ok(n) = t.parse::<usize>() {
+                return n
+                    .checked_sub(1)
+                    .and_then(|i| moves.get(i).copied())
+                    .map(|m| Command::CommitMove { play: Play::Move(m) })
+                    .ok_or_else(|| format!("choose a number from 1 to {}", moves.len()));
+            }
+            let me = seat_member(view, conflict.seat_name(seat));
+            let found = match me {
+                Some(id) => conflict.fighter(id).character.find_move(t),
+                None => t.parse().ok(),
+            };
+            found
+                .map(|m| Command::CommitMove {
+                    play: Play::Move(m),
+                })
+                .ok_or_else(|| {
+                    "not a move: type one of the listed names or numbers, symbols such as \"▨☷\", or \"surrender\"".to_owned()
+                })
+        }
+        Kind::Spread => parse_spread(t).map(|spread| Command::SpreadLoss { spread }),
+        Kind::Mercy => match lower.as_str() {
+            "kill" | "k" | "yes" | "y" => Ok(Command::DecideMercy { kill: true }),
+            "spare" | "s" | "no" | "n" => Ok(Command::DecideMercy { kill: false }),
+            _ => Err("type \"spare\" or \"kill\"".to_owned()),
+        },
+        Kind::Outcome => match lower.as_str() {
+            "players" | "player" | "p" => Ok(Command::RecordOutcome { verdict: Verdict::Players }),
+            "gm" | "g" => Ok(Command::RecordOutcome { verdict: Verdict::Gm }),
+            "draw" | "d" => Ok(Command::RecordOutcome { verdict: Verdict::Draw }),
+            _ => Err("type \"players\", \"gm\" or \"draw\"".to_owned()),
+        },
+        Kind::EndCombo => Err("type \"end combo\"".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spreads_read_in_several_forms() {
+        assert_eq!(parse_spread("2 0 3"), Ok(Energy::new(2, 0, 3)));
+        assert_eq!(parse_spread("d2 a3"), Ok(Energy::new(2, 0, 3)));
+        assert_eq!(parse_spread("2○ 3◆"), Ok(Energy::new(2, 0, 3)));
+        assert_eq!(parse_spread("defend 2 attack 3"), Ok(Energy::new(2, 0, 3)));
+        assert_eq!(parse_spread("2 grapple"), Ok(Energy::new(0, 2, 0)));
+        assert!(parse_spread("2 3").is_err());
+        assert!(parse_spread("lots").is_err());
+    }
+}

@@ -1,0 +1,86 @@
+//! Saving and resuming: `table::Saved<IronTriangle>` as pretty JSON, written atomically, and
+//! checked against the rules when loaded.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use iron_triangle::conflict::{Entrant, SeatSpec};
+use iron_triangle::{Character, Conflict, Event, IronTriangle, Setup};
+use table::{Ruleset, Saved, Table};
+
+/// Writes the table's save to `path` (through `path.tmp` and a rename, so a crash never
+/// leaves half a file).
+pub fn write(table: &Table<IronTriangle>, path: &Path) -> anyhow::Result<()> {
+    let json = serde_json::to_string_pretty(&table.save()).context("cannot encode the save")?;
+    let mut tmp = PathBuf::from(path);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    tmp.set_file_name(name);
+    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+/// Reads a save and checks it: its initial state must be a conflict as [`Conflict::new`]
+/// builds it, and every event must follow from the rules (an automatic step, or what a legal
+/// command of some seat causes). A corrupt or hand-edited save is refused with a message.
+pub fn read(path: &Path) -> anyhow::Result<Table<IronTriangle>> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the save {name}"))?;
+    let saved: Saved<IronTriangle> = serde_json::from_str(&text)
+        .with_context(|| format!("{name} is not a facedown Iron Triangle save"))?;
+    check_initial(&saved.initial).with_context(|| format!("{name}: corrupt save"))?;
+    check_events(&saved.initial, &saved.events).with_context(|| format!("{name}: corrupt save"))?;
+    Ok(Table::load(saved))
+}
+
+fn check_initial(initial: &Conflict) -> anyhow::Result<()> {
+    let mut characters = Vec::new();
+    for f in &initial.fighters {
+        let seat = initial.seats.get(f.seat).context("a character sits at a seat that does not exist")?;
+        characters.push(Entrant { seat: seat.name.clone(), character: Character::clone(&f.character) });
+    }
+    let setup = Setup {
+        stakes: initial.stakes.clone(),
+        seats: initial.seats.iter().map(|(_, s)| SeatSpec { name: s.name.clone(), role: s.role }).collect(),
+        characters,
+    };
+    let fresh = Conflict::new(setup).context("its conflict cannot start")?;
+    if fresh != *initial {
+        bail!("its initial state is not the start of a conflict");
+    }
+    Ok(())
+}
+
+fn check_events(initial: &Conflict, events: &[Event]) -> anyhow::Result<()> {
+    let mut state = initial.clone();
+    let mut legal = Vec::new();
+    let mut caused = Vec::new();
+    for (i, event) in events.iter().enumerate() {
+        let ok = match IronTriangle::automatic(&state) {
+            Some(auto) => auto == *event,
+            None => state.seats.iter().any(|(seat, _)| {
+                legal.clear();
+                IronTriangle::legal_commands(&state, seat, &mut legal);
+                legal.iter().any(|c| {
+                    caused.clear();
+                    IronTriangle::decide(&state, seat, c, &mut caused).is_ok()
+                        && caused.as_slice() == std::slice::from_ref(event)
+                })
+            }),
+        };
+        if !ok {
+            bail!(
+                "event {} ({}) does not follow from the events before it",
+                i + 1,
+                serde_json::to_string(event).unwrap_or_default()
+            );
+        }
+        IronTriangle::apply(&mut state, event);
+    }
+    if IronTriangle::automatic(&state).is_some() {
+        bail!("it ends in the middle of the rules' automatic steps");
+    }
+    Ok(())
+}

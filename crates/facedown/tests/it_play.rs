@@ -1,0 +1,324 @@
+//! End-to-end tests of `facedown iron-triangle play`, running the built binary.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_facedown");
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/iron-triangle")
+}
+
+/// A unique path in the temporary directory.
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("facedown-it-play-{}-{name}", std::process::id()))
+}
+
+/// Runs `facedown iron-triangle play ARGS` with `stdin` piped in.
+fn play(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .arg("iron-triangle")
+        .arg("play")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let p = temp(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The last line of a `--json` run: the spectator's view.
+fn final_view(o: &Output) -> serde_json::Value {
+    let out = stdout(o);
+    let last = out.lines().last().expect("some output");
+    serde_json::from_str(last).expect("the last line is JSON")
+}
+
+fn energy(view: &serde_json::Value, fighter: usize) -> (u64, u64, u64) {
+    let e = &view["fighters"][fighter]["energy"];
+    (e["defend"].as_u64().unwrap(), e["grapple"].as_u64().unwrap(), e["attack"].as_u64().unwrap())
+}
+
+#[test]
+fn bot_games_of_both_examples_finish_and_the_same_seed_replays_the_same_game() {
+    for file in ["duel.toml", "ambush-2v3.toml", "lethal-showdown.json", "minor-wager.toml"] {
+        let path = examples().join(file);
+        let path = path.to_str().unwrap();
+        for (bots, seed) in [("all=random", "7"), ("all=greedy", "0"), ("all=random", "123")] {
+            let args = [path, "--bot", bots, "--seed", seed];
+            let a = play(&args, "");
+            assert_eq!(a.status.code(), Some(0), "{file} {bots}: {}", stderr(&a));
+            assert!(stdout(&a).contains("The conflict is over"), "{file}");
+            assert!(stdout(&a).contains("Final summary:"), "{file}");
+            let b = play(&args, "");
+            assert_eq!(stdout(&a), stdout(&b), "{file} {bots} seed {seed}");
+        }
+    }
+    // Mixed: one seat greedy, the other random; and the JSON log.
+    let path = examples().join("ambush-2v3.toml");
+    let o = play(&[path.to_str().unwrap(), "--bot", "all=random", "--bot", "gm=greedy", "--json"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for line in stdout(&o).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("every line is JSON");
+        if v["event"] == "stance_committed" || v["event"] == "move_committed" {
+            assert!(v.get("stance").is_none() && v.get("play").is_none(), "{line}");
+        }
+    }
+    assert_eq!(final_view(&o)["phase"]["phase"], "over");
+}
+
+#[test]
+fn the_built_in_duel_is_played_without_a_file() {
+    let o = play(&["--bot", "all=greedy"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Ada") && stdout(&o).contains("Kuro"));
+}
+
+/// The first turn of the duel: Ada (2▨, Trip) beats Kuro (no stance, Smoke Step) and Kuro
+/// loses 2×2 + 4 = 8, spread ○2 ▨3 ◆3.
+const FIRST_TURN: &str = r#"{"seat": "ada", "command": {"commit_stance": {"stance": {"type": "grapple", "amount": 2}}}}
+{"seat": "gm", "command": {"commit_stance": {"stance": {"type": "defend", "amount": 0}}}}
+# Moves by the characters' names for them, or by symbols.
+{"seat": "ada", "command": {"commit_move": {"play": "Trip"}}}
+{"seat": "gm", "command": {"commit_move": {"play": "○☵"}}}
+{"seat": "gm", "command": {"spread_loss": {"spread": {"defend": 2, "grapple": 3, "attack": 3}}}}
+"#;
+
+/// The second turn: both play ◆☲ with no stance, a tie; each loses 3. Kuro (○1 ▨0 ◆2) is
+/// out; Ada spreads hers on ◆.
+const SECOND_TURN: &str = r#"{"seat": "ada", "command": {"commit_stance": {"stance": {"type": "attack", "amount": 0}}}}
+{"seat": "gm", "command": {"commit_stance": {"stance": {"type": "defend", "amount": 0}}}}
+{"seat": "ada", "command": {"commit_move": {"play": "Overhand Right"}}}
+{"seat": "gm", "command": {"commit_move": {"play": "Shuriken"}}}
+{"seat": "ada", "command": {"spread_loss": {"spread": {"defend": 0, "grapple": 0, "attack": 3}}}}
+"#;
+
+#[test]
+fn a_scripted_duel_plays_to_the_end() {
+    let script = write("duel.jsonl", &format!("{FIRST_TURN}{SECOND_TURN}"));
+    let o = play(&["--script", script.to_str().unwrap(), "--json"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let view = final_view(&o);
+    assert_eq!(energy(&view, 0), (3, 2, 2), "Ada");
+    assert_eq!(energy(&view, 1), (0, 0, 0), "Kuro");
+    assert_eq!(view["fighters"][1]["status"], "out");
+    assert_eq!(view["ending"]["winner"], 0);
+    // The same script from standard input, as sentences.
+    let o = play(&["--script", "-"], &format!("{FIRST_TURN}{SECOND_TURN}"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Kuro loses 8: winner's stance 4 + own stance 0 + base 4"));
+    assert!(out.contains("Ada wins the turn with Trip ▨☷"));
+    assert!(out.contains("Kuro is out of the conflict"));
+    assert!(out.contains("Ada [ada]: energy ○3 ▨2 ◆2"));
+    std::fs::remove_file(script).ok();
+}
+
+#[test]
+fn characters_may_be_named_in_scripts() {
+    let path = examples().join("ambush-2v3.toml");
+    let script = r#"{"seat": "bao", "command": {"take_first_turn": {"fighter": "Bao"}}}
+{"seat": "bao", "command": {"choose_opponent": {"opponent": "weasel"}}}
+"#;
+    let save = temp("named.save");
+    let o = play(&[path.to_str().unwrap(), "--script", "-", "--save", save.to_str().unwrap()], script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Turn 1: Bao (bao) takes the turn"), "{out}");
+    assert!(out.contains("Bao faces Weasel"), "{out}");
+    assert!(out.contains("paused"), "{out}");
+    std::fs::remove_file(save).ok();
+}
+
+#[test]
+fn a_paused_and_resumed_game_ends_like_an_uninterrupted_one() {
+    let whole = write("whole.jsonl", &format!("{FIRST_TURN}{SECOND_TURN}"));
+    let first = write("first.jsonl", FIRST_TURN);
+    let second = write("second.jsonl", SECOND_TURN);
+    let (save_whole, save_parts) = (temp("whole.save"), temp("parts.save"));
+
+    let o =
+        play(&["--script", whole.to_str().unwrap(), "--save", save_whole.to_str().unwrap(), "--json"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole_view = final_view(&o);
+
+    let o = play(&["--script", first.to_str().unwrap(), "--save", save_parts.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("paused"));
+    assert!(!stdout(&o).contains("The conflict is over"));
+    let o = play(
+        &[
+            "--resume",
+            save_parts.to_str().unwrap(),
+            "--script",
+            second.to_str().unwrap(),
+            "--save",
+            save_parts.to_str().unwrap(),
+            "--json",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(final_view(&o), whole_view);
+    assert_eq!(std::fs::read_to_string(&save_whole).unwrap(), std::fs::read_to_string(&save_parts).unwrap());
+    let mut tmp = save_parts.clone().into_os_string();
+    tmp.push(".tmp");
+    assert!(!Path::new(&tmp).exists(), "the temporary save was renamed");
+
+    // A finished save resumes straight to the summary; bots may take over a paused one.
+    let o = play(&["--resume", save_whole.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Final summary:"));
+
+    for p in [whole, first, second, save_whole, save_parts] {
+        std::fs::remove_file(p).ok();
+    }
+}
+
+#[test]
+fn a_script_that_ends_early_without_save_is_an_error() {
+    let o = play(&["--script", "-"], FIRST_TURN);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("ended before the conflict did"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_inputs_exit_with_2_and_say_why() {
+    // A malformed conflict file names the file and the field.
+    let bad = write(
+        "bad.toml",
+        "seats = [{ name = \"p\" }, { name = \"gm\", role = \"gm\" }]\ncharacters = []\nstakez = 1\n",
+    );
+    let o = play(&[bad.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("bad.toml") && e.contains("stakez"), "{e}");
+
+    // A bad sheet field inside a JSON conflict file.
+    let bad_json = write(
+        "bad.json",
+        r#"{"seats": [{"name": "p"}, {"name": "gm", "role": "gm"}],
+            "characters": [{"seat": "p", "sheet": {"name": "X", "energy": {"defend": 1, "grapple": 1, "attack": 1}, "moves": [], "speed": 3}}]}"#,
+    );
+    let o = play(&[bad_json.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("bad.json") && e.contains("speed"), "{e}");
+
+    // Rules broken by a sheet: the engine's message, with the file name.
+    let invalid = write(
+        "invalid.toml",
+        "seats = [{ name = \"p\" }, { name = \"gm\", role = \"gm\" }]\n[[characters]]\nseat = \"p\"\n[characters.sheet]\nname = \"Zed\"\nenergy = { defend = 9, grapple = 1, attack = 1 }\nmoves = []\n",
+    );
+    let o = play(&[invalid.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("invalid.toml") && e.contains("energy must total 10"), "{e}");
+
+    // An unknown seat in --bot.
+    let o = play(&["--bot", "nobody=greedy"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nobody"), "{}", stderr(&o));
+    let o = play(&["--bot", "gm=clever"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("clever"), "{}", stderr(&o));
+
+    // A rejected script command: a stance above energy (Ada has ▨2). The game so far is saved.
+    let save = temp("rejected.save");
+    let script = format!(
+        "{}\n{}\n",
+        FIRST_TURN.lines().next().unwrap(),
+        r#"{"seat": "gm", "command": {"commit_stance": {"stance": {"type": "grapple", "amount": 9}}}}"#
+    );
+    let o = play(&["--script", "-", "--save", save.to_str().unwrap()], &script);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("line 2") && e.contains("cannot take a stance of 9▨"), "{e}");
+    let saved = std::fs::read_to_string(&save).unwrap();
+    assert!(saved.contains("stance_committed"), "Ada's accepted stance is saved");
+
+    // A command out of turn, and an unknown character name.
+    let o = play(&["--script", "-"], r#"{"seat": "gm", "command": {"pass_turn": {"to": "Kuro"}}}"#);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 1"), "{}", stderr(&o));
+    let o =
+        play(&["--script", "-"], r#"{"seat": "ada", "command": {"take_first_turn": {"fighter": "Nobody"}}}"#);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Nobody"), "{}", stderr(&o));
+
+    // A corrupt save.
+    let corrupt = write("corrupt.save", "{\"initial\": 3}");
+    let o = play(&["--resume", corrupt.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a facedown Iron Triangle save"), "{}", stderr(&o));
+    let tampered = write("tampered.save", &saved.replacen("\"amount\": 2", "\"amount\": 7", 1));
+    let o = play(&["--resume", tampered.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("corrupt save"), "{}", stderr(&o));
+
+    for p in [bad, bad_json, invalid, save, corrupt, tampered] {
+        std::fs::remove_file(p).ok();
+    }
+}
+
+#[test]
+fn hot_seat_entry_keeps_a_stance_hidden_until_the_reveal() {
+    // Ada types her stance first (5 attack), then the GM; then the moves; then Ada's spread.
+    let typed = "5 attack\n1 defend\noverhand right\n1\n";
+    let o = play(&[], typed);
+    let out = stdout(&o);
+    let committed = out.find("Ada commits a stance face down").expect("Ada commits");
+    let gm_prompt = out.find("===== Seat gm").expect("the GM is asked");
+    let reveal = out.find("Stances revealed").expect("the stances are revealed");
+    assert!(committed < gm_prompt && gm_prompt < reveal, "{out}");
+    assert!(
+        !out[..reveal].contains("5◆") && !out.contains("5 attack"),
+        "the stance shows before the reveal:\n{out}"
+    );
+    assert!(out[reveal..].starts_with("Stances revealed: Ada 5◆, Kuro 1○"), "{out}");
+    assert!(out.contains("Moves revealed: Ada plays Overhand Right ◆☲, Kuro plays Smoke Step ○☵"));
+    // The input ends while Ada must spread her loss: an error without --save.
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("input ended"), "{}", stderr(&o));
+}
+
+#[test]
+fn hot_seat_rejects_bad_answers_and_asks_again() {
+    // A stance above energy, then nonsense, then a good stance; the GM is a bot.
+    let typed = "3 grapple\nlots\n1 grapple\n";
+    let save = temp("hot.save");
+    let o = play(&["--bot", "gm=greedy", "--save", save.to_str().unwrap()], typed);
+    let out = stdout(&o);
+    assert!(out.contains("Not accepted: Ada cannot take a stance of 3▨"), "{out}");
+    assert!(out.contains("Not accepted: not a stance"), "{out}");
+    assert!(out.contains("Ada commits a stance face down"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "paused with --save: {}", stderr(&o));
+    assert!(out.contains("paused"), "{out}");
+    std::fs::remove_file(save).ok();
+}
+
+#[test]
+fn help_describes_every_flag() {
+    let o = Command::new(BIN).args(["iron-triangle", "play", "--help"]).output().unwrap();
+    let out = stdout(&o);
+    for flag in ["--resume", "--save", "--bot", "--seed", "--script", "--json", "CONFLICT_FILE"] {
+        assert!(out.contains(flag), "{flag} missing from:\n{out}");
+    }
+}
