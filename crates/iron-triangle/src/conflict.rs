@@ -118,6 +118,18 @@ pub enum Window {
     BeforeResolving,
 }
 
+impl Window {
+    /// The window's name in words, e.g. "before stance".
+    pub fn name(self) -> &'static str {
+        match self {
+            Window::BeforeOpponent => "before opponent",
+            Window::BeforeStance => "before stance",
+            Window::BeforeMove => "before move",
+            Window::BeforeResolving => "before resolving",
+        }
+    }
+}
+
 /// The steps of one turn, in order (§5.2), with the timing windows between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "step", content = "window")]

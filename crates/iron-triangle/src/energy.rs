@@ -101,7 +101,11 @@ impl fmt::Display for Energy {
 
 /// A stance (§5.2 step 2): a secret commitment of an amount of one energy type, between 0 and
 /// the current energy of that type. Amount 0 means no stance.
+///
+/// It is written `{"type": "grapple", "amount": 2}`; input files may also write it as text,
+/// `"2 grapple"`, `"2▨"` or `"0"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "StanceInput")]
 pub struct Stance {
     /// The energy type committed.
     #[serde(rename = "type")]
@@ -123,6 +127,28 @@ impl Stance {
     /// stance's type and the amount is above zero. Otherwise the stance was a feint.
     pub fn counts_for(&self, action: Action) -> bool {
         self.amount > 0 && self.action == action
+    }
+}
+
+/// How a stance may be written in input: the struct form or text.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StanceInput {
+    Text(String),
+    Parts {
+        #[serde(rename = "type")]
+        action: Action,
+        amount: u8,
+    },
+}
+
+impl TryFrom<StanceInput> for Stance {
+    type Error = String;
+    fn try_from(input: StanceInput) -> Result<Self, Self::Error> {
+        match input {
+            StanceInput::Text(t) => t.parse(),
+            StanceInput::Parts { action, amount } => Ok(Stance { action, amount }),
+        }
     }
 }
 
@@ -186,6 +212,16 @@ mod tests {
         assert!(s.counts_for(Action::Grapple));
         assert!(!s.counts_for(Action::Attack));
         assert!(!Stance::new(Action::Grapple, 0).counts_for(Action::Grapple));
+    }
+
+    #[test]
+    fn stances_read_from_json_as_parts_or_text() {
+        let parts: Stance = serde_json::from_str(r#"{"type":"grapple","amount":2}"#).unwrap();
+        let text: Stance = serde_json::from_str(r#""2 grapple""#).unwrap();
+        assert_eq!(parts, Stance::new(Action::Grapple, 2));
+        assert_eq!(text, parts);
+        assert_eq!(serde_json::to_string(&parts).unwrap(), r#"{"type":"grapple","amount":2}"#);
+        assert!(serde_json::from_str::<Stance>(r#""lots""#).is_err());
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use rules::{Command, Event, NextTurn, RuleError, Verdict};
 pub use turn::{Contender, Decided, Loss, Outcome, Play, TurnResult};
 pub use view::ConflictView;
 
-use table::{Ruleset, SeatId, Viewer};
+use table::{HasSeats, Ruleset, SeatId, Viewer};
 
 /// The Iron Triangle ruleset, for [`table::Table`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,5 +81,11 @@ impl Ruleset for IronTriangle {
 
     fn is_over(state: &Conflict) -> bool {
         matches!(state.phase, Phase::Over)
+    }
+}
+
+impl HasSeats for Conflict {
+    fn seat_ids(&self) -> Vec<SeatId> {
+        self.seats.iter().map(|(id, _)| id).collect()
     }
 }

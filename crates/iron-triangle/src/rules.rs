@@ -236,6 +236,14 @@ pub enum RuleError {
         /// Who.
         fighter: String,
     },
+    /// Ending the combo before facing its opponent on a consecutive turn.
+    #[error(
+        "{fighter} took this consecutive turn to continue the combo: choose its opponent before ending it (§5.5, §5.6)"
+    )]
+    ComboStreakOpponent {
+        /// Who.
+        fighter: String,
+    },
     /// A spread that does not add up.
     #[error("{fighter} must spread exactly {expected} (§5.3), not {got}")]
     SpreadTotal {
@@ -373,6 +381,14 @@ impl Conflict {
         })
     }
 
+    /// Whether the active character may end its side's combo now (§5.5, §5.6). On a
+    /// consecutive turn, which it was given only to continue the combo, it must first face the
+    /// combo's opponent; ending the chain before that would turn the streak into an ordinary
+    /// consecutive turn against anyone.
+    fn may_end_combo(&self, t: &Turn) -> bool {
+        self.streak <= 1 || t.opponent.is_some()
+    }
+
     /// The stance part and the rest of a pending loss, and the energy the rest comes from.
     fn loss_parts(&self, a: &Aftermath, pos: usize) -> (Energy, u32, Energy) {
         let f = self.fighter(a.pair[pos]);
@@ -419,7 +435,7 @@ impl Conflict {
                     let missing: Vec<FighterId> = (0..2).filter(|&i| !slots[i]).map(|i| pair[i]).collect();
                     format!("waiting for a {what} from {}", names(&missing))
                 }
-                Step::Window(w) => format!("the {w:?} window"),
+                Step::Window(w) => format!("the {} timing window", w.name()),
                 Step::Resolve => "resolving the turn".into(),
             },
             Phase::Aftermath(a) => {
@@ -500,6 +516,9 @@ impl Conflict {
                 }
                 if self.combo.as_ref().is_none_or(|c| c.side != self.fighter(t.active).side) {
                     return Err(RuleError::NoComboToEnd { fighter: self.name(t.active) });
+                }
+                if !self.may_end_combo(t) {
+                    return Err(RuleError::ComboStreakOpponent { fighter: self.name(t.active) });
                 }
                 events.push(Event::ComboEnded { by: t.active });
             }
@@ -891,7 +910,8 @@ impl Conflict {
                 let may_end_combo = pos == 0
                     && !t.plays[0].is_committed()
                     && matches!(t.step, Step::Opponent | Step::Stance | Step::Move)
-                    && self.combo.as_ref().is_some_and(|c| c.side == f.side);
+                    && self.combo.as_ref().is_some_and(|c| c.side == f.side)
+                    && self.may_end_combo(t);
                 match t.step {
                     Step::Opponent if pos == 0 => {
                         out.extend(

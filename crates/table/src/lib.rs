@@ -21,4 +21,4 @@ pub use hidden::{Face, Sealed};
 pub use rng::{TableRng, seeded_rng};
 pub use ruleset::{Decision, Ruleset, Viewer};
 pub use seat::{Role, Seat, SeatError, SeatId, Seats, SideId};
-pub use table::{Saved, Table};
+pub use table::{HasSeats, ReplayError, Saved, Table};

@@ -1,8 +1,23 @@
 //! A game in progress: its state, its event log, and how to save and replay it.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::{Ruleset, SeatId, Viewer};
+
+/// Why a save cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ReplayError {
+    /// An event that neither the rules' automatic steps nor any legal command would cause.
+    #[error("event {number} does not follow from the events before it")]
+    Unexpected {
+        /// The event's position in the log, counting from 1.
+        number: usize,
+    },
+    /// The log stops before the rules' automatic steps are done.
+    #[error("the log stops in the middle of the rules' automatic steps")]
+    Unfinished,
+}
 
 /// A game of ruleset `R` in progress: the state it started from, the state now, and every
 /// event in between.
@@ -14,6 +29,12 @@ pub struct Table<R: Ruleset> {
     log: Vec<R::Event>,
     scratch: Vec<R::Event>,
     keep_log: bool,
+}
+
+/// A state that knows its seats, so a checked replay can ask each for its legal commands.
+pub trait HasSeats {
+    /// Every seat at the table.
+    fn seat_ids(&self) -> Vec<SeatId>;
 }
 
 /// A saved game: the initial state and the event log. Replaying the log rebuilds the state.
@@ -76,9 +97,56 @@ impl<R: Ruleset> Table<R> {
         Table { initial: Some(initial), state, log: events, scratch: Vec::new(), keep_log: true }
     }
 
-    /// Rebuilds a table from a save.
+    /// Rebuilds a table from a save, trusting it.
     pub fn load(saved: Saved<R>) -> Self {
         Self::replay(saved.initial, saved.events)
+    }
+
+    /// Rebuilds a table from a save that may have been damaged or edited by hand: every event
+    /// must be the rules' next automatic step, or what a legal command of some seat causes,
+    /// given the events before it. (Whether the initial state is a real start is the
+    /// ruleset's business.)
+    pub fn load_checked(saved: Saved<R>) -> Result<Self, ReplayError>
+    where
+        R::State: HasSeats,
+    {
+        let mut state = saved.initial.clone();
+        let (mut legal, mut caused) = (Vec::new(), Vec::new());
+        let events = &saved.events;
+        let mut i = 0;
+        while i < events.len() {
+            let step = match R::automatic(&state) {
+                Some(auto) => (auto == events[i]).then_some(1),
+                None => state.seat_ids().into_iter().find_map(|seat| {
+                    legal.clear();
+                    R::legal_commands(&state, seat, &mut legal);
+                    legal.iter().find_map(|c| {
+                        caused.clear();
+                        let ok = R::decide(&state, seat, c, &mut caused).is_ok()
+                            && !caused.is_empty()
+                            && events[i..].starts_with(&caused);
+                        ok.then_some(caused.len())
+                    })
+                }),
+            };
+            let Some(n) = step else {
+                return Err(ReplayError::Unexpected { number: i + 1 });
+            };
+            for event in &events[i..i + n] {
+                R::apply(&mut state, event);
+            }
+            i += n;
+        }
+        if R::automatic(&state).is_some() {
+            return Err(ReplayError::Unfinished);
+        }
+        Ok(Table {
+            initial: Some(saved.initial),
+            state,
+            log: saved.events,
+            scratch: Vec::new(),
+            keep_log: true,
+        })
     }
 
     /// The save of this table (initial state and log).

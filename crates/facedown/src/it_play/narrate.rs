@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use iron_triangle::conflict::{Phase, side_name};
-use iron_triangle::turn::Outcome;
+use iron_triangle::turn::{Decided, Outcome};
 use iron_triangle::view::{ConflictView, FighterView, PhaseView};
 use iron_triangle::{Action, Conflict, Event, FighterId, IronTriangle, Play, Status};
 use table::{Face, Ruleset, Table, Viewer};
@@ -162,8 +162,19 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
                 Outcome::Win { winner } => {
                     let (w, l) = (p[winner], p[1 - winner]);
                     let combo = if result.combo_continued { " and continues the combo" } else { "" };
+                    let why = match (plays[winner].as_move(), plays[1 - winner].as_move(), result.decided_by)
+                    {
+                        (Some(wm), Some(lm), Decided::Action) => {
+                            format!(" ({} beats {})", wm.action(), lm.action())
+                        }
+                        (Some(wm), Some(lm), Decided::Element) => {
+                            format!(" ({} beats {})", wm.element(), lm.element())
+                        }
+                        (_, _, Decided::Disadvantage) => " (the other move was disadvantaged)".to_owned(),
+                        _ => String::new(),
+                    };
                     out.push(format!(
-                        "{} wins the turn with {}{combo}.",
+                        "{} wins the turn with {}{combo}{why}.",
                         name(before, w),
                         play_text(before, w, plays[winner])
                     ));
