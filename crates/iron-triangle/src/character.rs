@@ -197,6 +197,23 @@ pub enum SheetError {
 }
 
 impl Character {
+    /// A level 0 character with this energy and the three starting moves (§4), each named by
+    /// its symbols: the quickest valid sheet, for examples, simulations and tests.
+    pub fn with_starting_moves(name: &str, energy: Energy) -> Character {
+        Character {
+            name: name.to_owned(),
+            fighting_style: String::new(),
+            description: String::new(),
+            level: 0,
+            energy,
+            current: None,
+            moves: Move::STARTING.iter().map(|&card| KnownMove { name: card.to_string(), card }).collect(),
+            combos: Vec::new(),
+            sits_out_next_conflict: false,
+            dead: false,
+        }
+    }
+
     /// The current energy (the maximum when no current energy is recorded).
     pub fn current_energy(&self) -> Energy {
         self.current.unwrap_or(self.energy)
@@ -345,6 +362,13 @@ pub(crate) mod tests {
         assert_eq!(ada().validate(Kind::Pc), Ok(()));
         assert_eq!(ada().find_move("trip"), Some("▨☷".parse().unwrap()));
         assert_eq!(ada().move_name("◆☲".parse().unwrap()), "Overhand Right");
+    }
+
+    #[test]
+    fn a_character_with_the_starting_moves_is_a_valid_level_zero_sheet() {
+        let c = Character::with_starting_moves("Kid", Energy::new(4, 3, 3));
+        assert_eq!(c.validate(Kind::Pc), Ok(()));
+        assert_eq!(c.known(), Move::STARTING.into_iter().collect());
     }
 
     #[test]

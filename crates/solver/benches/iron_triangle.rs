@@ -4,24 +4,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use iron_triangle::conflict::{Entrant, SeatSpec};
-use iron_triangle::{Character, Conflict, Energy, IronTriangle, KnownMove, Move, Setup};
+use iron_triangle::{Character, Conflict, Energy, IronTriangle, Setup};
 use solver::bots::{GreedyBot, RandomBot, Runner};
 use table::{Role, Table};
-
-fn sheet(name: &str, energy: Energy) -> Character {
-    Character {
-        name: name.into(),
-        fighting_style: String::new(),
-        description: String::new(),
-        level: 0,
-        energy,
-        current: None,
-        moves: Move::STARTING.iter().map(|&card| KnownMove { name: card.to_string(), card }).collect(),
-        combos: vec![],
-        sits_out_next_conflict: false,
-        dead: false,
-    }
-}
 
 fn duel() -> Conflict {
     Conflict::new(Setup {
@@ -31,8 +16,14 @@ fn duel() -> Conflict {
             SeatSpec { name: "gm".into(), role: Role::Gm },
         ],
         characters: vec![
-            Entrant { seat: "player".into(), character: sheet("Ada", Energy::new(3, 2, 5)) },
-            Entrant { seat: "gm".into(), character: sheet("Bandit", Energy::new(4, 3, 3)) },
+            Entrant {
+                seat: "player".into(),
+                character: Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
+            },
+            Entrant {
+                seat: "gm".into(),
+                character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
+            },
         ],
     })
     .expect("valid duel")

@@ -279,25 +279,8 @@ pub fn play_out<R: Ruleset>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iron_triangle::{
-        Character, Conflict, Energy, KnownMove, Setup, conflict::Entrant, conflict::SeatSpec,
-    };
+    use iron_triangle::{Character, Conflict, Energy, Setup, conflict::Entrant, conflict::SeatSpec};
     use table::{Role, Table};
-
-    pub(crate) fn sheet(name: &str, energy: Energy) -> Character {
-        Character {
-            name: name.into(),
-            fighting_style: String::new(),
-            description: String::new(),
-            level: 0,
-            energy,
-            current: None,
-            moves: Move::STARTING.iter().map(|&card| KnownMove { name: card.to_string(), card }).collect(),
-            combos: vec![],
-            sits_out_next_conflict: false,
-            dead: false,
-        }
-    }
 
     fn duel() -> Conflict {
         Conflict::new(Setup {
@@ -307,8 +290,14 @@ mod tests {
                 SeatSpec { name: "gm".into(), role: Role::Gm },
             ],
             characters: vec![
-                Entrant { seat: "player".into(), character: sheet("Ada", Energy::new(3, 2, 5)) },
-                Entrant { seat: "gm".into(), character: sheet("Bandit", Energy::new(4, 3, 3)) },
+                Entrant {
+                    seat: "player".into(),
+                    character: Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
+                },
+                Entrant {
+                    seat: "gm".into(),
+                    character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
+                },
             ],
         })
         .unwrap()
