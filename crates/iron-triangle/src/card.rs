@@ -353,6 +353,11 @@ impl MoveSet {
         MoveSet(self.0 & !other.0)
     }
 
+    /// The moves in both sets.
+    pub fn intersection(self, other: MoveSet) -> MoveSet {
+        MoveSet(self.0 & other.0)
+    }
+
     /// How many moves are in the set.
     pub fn len(self) -> usize {
         self.0.count_ones() as usize

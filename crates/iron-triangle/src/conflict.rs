@@ -174,6 +174,10 @@ pub struct Turn {
     pub stances: [Sealed<Stance>; 2],
     /// The pair's moves, likewise.
     pub plays: [Sealed<Play>; 2],
+    /// On a consecutive turn given only to continue a combo (§5.6), the combo's opponent,
+    /// whom the active character must face.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub must_face: Option<FighterId>,
 }
 
 impl Turn {

@@ -167,12 +167,14 @@ pub enum RuleError {
     #[error("there is no seat number {0}")]
     UnknownSeat(u16),
     /// Out of turn.
-    #[error("{seat} cannot do that now: {waiting}")]
+    #[error("{seat} cannot do that now: {waiting} ({section})")]
     OutOfTurn {
         /// The seat.
         seat: String,
         /// What the conflict is waiting for.
         waiting: String,
+        /// The rules section governing it.
+        section: &'static str,
     },
     /// A seat tried to act for a character it does not control.
     #[error("{seat} does not control {fighter}")]
@@ -233,14 +235,6 @@ pub enum RuleError {
     /// No chain to end.
     #[error("{fighter}'s side has no combo chain to end (§5.5)")]
     NoComboToEnd {
-        /// Who.
-        fighter: String,
-    },
-    /// Ending the combo before facing its opponent on a consecutive turn.
-    #[error(
-        "{fighter} took this consecutive turn to continue the combo: choose its opponent before ending it (§5.5, §5.6)"
-    )]
-    ComboStreakOpponent {
         /// Who.
         fighter: String,
     },
@@ -312,17 +306,24 @@ impl Conflict {
     }
 
     /// Whether `to` taking the next turn continues its combo streak (§5.6): it was this turn's
-    /// active character, it won, its side's chain is live, and it has taken fewer than three
-    /// consecutive turns.
+    /// active character, it won, its side's chain is live, it has an available follow-up of
+    /// the chain's newest move to play, and it has taken fewer than three consecutive turns.
     pub fn continues_streak(&self, a: &Aftermath, to: FighterId) -> bool {
+        let f = self.fighter(to);
         self.last_active == Some(to)
             && a.pair[0] == to
             && matches!(a.result.outcome, Outcome::Win { winner: 0 })
             && self.streak < 3
-            && self
-                .combo
-                .as_ref()
-                .is_some_and(|c| c.side == self.fighter(to).side && self.fighter(c.against).is_in())
+            && self.combo.as_ref().is_some_and(|c| {
+                c.side == f.side
+                    && self.fighter(c.against).is_in()
+                    && !f.follow_ups[c.newest().index()].intersection(self.available_moves(to)).is_empty()
+            })
+    }
+
+    /// Whether `id` is the last character of its side still in.
+    fn alone(&self, id: FighterId) -> bool {
+        self.in_side(self.fighter(id).side).nth(1).is_none()
     }
 
     /// Who may take the next turn, and who chooses (§5.6).
@@ -354,9 +355,8 @@ impl Conflict {
             let f = self.fighter(id);
             f.is_in() && winner.is_none_or(|w| self.fighter(w).side == f.side)
         };
-        let alone = move |id: FighterId| self.in_side(self.fighter(id).side).nth(1).is_none();
         // Consecutive turns only to continue a combo, unless alone on the side.
-        let ordinary = move |id: FighterId| in_pool(id) && (Some(id) != prev || alone(id));
+        let ordinary = move |id: FighterId| in_pool(id) && (Some(id) != prev || self.alone(id));
         // Equal turns applies when the winner chooses, not to the GM after a tie.
         let fewest = winner
             .and_then(|_| self.ids().filter(|&id| ordinary(id)).map(|id| self.fighter(id).turns_taken).min());
@@ -367,26 +367,14 @@ impl Conflict {
     }
 
     /// The opponents the active character may choose (§5.2 step 1): characters of the other
-    /// side still in; on a consecutive turn, only the opponent of its combo chain.
+    /// side still in; on a consecutive turn given to continue a combo, only its opponent.
     pub fn legal_opponents<'a>(&'a self, t: &Turn) -> impl Iterator<Item = FighterId> + 'a {
         let me = self.fighter(t.active);
-        let consecutive_target = self
-            .combo
-            .as_ref()
-            .filter(|c| self.streak > 1 && c.side == me.side && self.fighter(c.against).is_in())
-            .map(|c| c.against);
+        let must_face = t.must_face;
         self.ids().filter(move |&id| {
             let f = self.fighter(id);
-            f.side != me.side && f.is_in() && consecutive_target.is_none_or(|t| t == id)
+            f.side != me.side && f.is_in() && must_face.is_none_or(|o| o == id)
         })
-    }
-
-    /// Whether the active character may end its side's combo now (§5.5, §5.6). On a
-    /// consecutive turn, which it was given only to continue the combo, it must first face the
-    /// combo's opponent; ending the chain before that would turn the streak into an ordinary
-    /// consecutive turn against anyone.
-    fn may_end_combo(&self, t: &Turn) -> bool {
-        self.streak <= 1 || t.opponent.is_some()
     }
 
     /// The stance part and the rest of a pending loss, and the energy the rest comes from.
@@ -459,8 +447,30 @@ impl Conflict {
         }
     }
 
+    /// The rules section governing what the conflict waits for.
+    pub fn current_section(&self) -> &'static str {
+        match &self.phase {
+            Phase::FirstTurn => "§5.1 step 4",
+            Phase::Turn(t) => match t.step {
+                Step::Window(_) => "§6",
+                Step::Opponent => "§5.2 step 1",
+                Step::Stance => "§5.2 step 2",
+                Step::Move => "§5.2 step 3",
+                Step::Resolve => "§5.2 step 4",
+            },
+            Phase::Aftermath(a) if a.loss_taken != [true; 2] => "§5.3",
+            Phase::Aftermath(a) if a.mercy.is_some() => "§5.2",
+            Phase::Aftermath(_) => "§5.6",
+            Phase::MinorOutcome | Phase::Over => "§5.7",
+        }
+    }
+
     fn out_of_turn(&self, seat: SeatId) -> RuleError {
-        RuleError::OutOfTurn { seat: self.seat_name(seat).to_owned(), waiting: self.waiting_for() }
+        RuleError::OutOfTurn {
+            seat: self.seat_name(seat).to_owned(),
+            waiting: self.waiting_for(),
+            section: self.current_section(),
+        }
     }
 
     /// Checks `command` from `seat` and pushes the events it causes.
@@ -516,9 +526,6 @@ impl Conflict {
                 }
                 if self.combo.as_ref().is_none_or(|c| c.side != self.fighter(t.active).side) {
                     return Err(RuleError::NoComboToEnd { fighter: self.name(t.active) });
-                }
-                if !self.may_end_combo(t) {
-                    return Err(RuleError::ComboStreakOpponent { fighter: self.name(t.active) });
                 }
                 events.push(Event::ComboEnded { by: t.active });
             }
@@ -762,6 +769,9 @@ impl Conflict {
                     Phase::Aftermath(a) => self.continues_streak(a, active),
                     _ => false,
                 };
+                // A character alone on its side gets the turn anyway and may face anyone.
+                let must_face =
+                    self.combo.as_ref().map(|c| c.against).filter(|_| continuing && !self.alone(active));
                 if continuing {
                     self.streak += 1;
                 } else {
@@ -777,6 +787,7 @@ impl Conflict {
                     step,
                     stances: [Sealed::Empty; 2],
                     plays: [Sealed::Empty; 2],
+                    must_face,
                 });
             }
             Event::OpponentChosen { opponent } => {
@@ -910,8 +921,7 @@ impl Conflict {
                 let may_end_combo = pos == 0
                     && !t.plays[0].is_committed()
                     && matches!(t.step, Step::Opponent | Step::Stance | Step::Move)
-                    && self.combo.as_ref().is_some_and(|c| c.side == f.side)
-                    && self.may_end_combo(t);
+                    && self.combo.as_ref().is_some_and(|c| c.side == f.side);
                 match t.step {
                     Step::Opponent if pos == 0 => {
                         out.extend(

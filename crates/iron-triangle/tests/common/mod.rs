@@ -9,13 +9,35 @@
 
 use iron_triangle::chain::{ComboCard, ComboChain, DisadvantageChain};
 use iron_triangle::conflict::{Entrant, SeatSpec};
-use iron_triangle::{
-    Character, Combo, Command, Conflict, Energy, Event, FighterId, IronTriangle, KnownMove, Move,
-    Phase, RuleError, Setup, Stakes, Stance, Step,
-};
 use iron_triangle::turn::Play;
+use iron_triangle::{
+    Character, Combo, Command, Conflict, Energy, Event, FighterId, IronTriangle, KnownMove, Move, Phase,
+    RuleError, Setup, Stakes, Stance, Step,
+};
 use rand::RngExt;
 use table::{Role, SeatId, Table, TableRng, Viewer};
+
+/// Submits a command that must be accepted: `ok!(game, seat, command)`; the seat and command
+/// are evaluated first, so they may look at the game. Returns the events.
+#[macro_export]
+macro_rules! ok {
+    ($g:expr, $seat:expr, $cmd:expr) => {{
+        let seat = $seat;
+        let cmd = $cmd;
+        $crate::common::submit_ok(&mut $g, seat, cmd)
+    }};
+}
+
+/// Submits a command that must be refused, checking the state and log are unchanged:
+/// `refused!(game, seat, command)`. Returns the error.
+#[macro_export]
+macro_rules! refused {
+    ($g:expr, $seat:expr, $cmd:expr) => {{
+        let seat = $seat;
+        let cmd = $cmd;
+        $crate::common::submit_refused(&mut $g, seat, cmd)
+    }};
+}
 
 /// The table every test drives.
 pub type Game = Table<IronTriangle>;
@@ -210,7 +232,7 @@ pub fn combo_chain(c: &Conflict, by: &str, against: &str, cards: &[&str]) -> Com
 
 /// Submits a command that must be accepted; returns the events it caused.
 #[track_caller]
-pub fn ok(g: &mut Game, seat: SeatId, cmd: Command) -> Vec<Event> {
+pub fn submit_ok(g: &mut Game, seat: SeatId, cmd: Command) -> Vec<Event> {
     match g.submit(seat, &cmd) {
         Ok(events) => events.to_vec(),
         Err(e) => panic!("{cmd:?} from seat {} refused: {e}", seat.0),
@@ -220,7 +242,7 @@ pub fn ok(g: &mut Game, seat: SeatId, cmd: Command) -> Vec<Event> {
 /// Submits a command that must be refused; checks that the state and the log are unchanged,
 /// and returns the error.
 #[track_caller]
-pub fn refused(g: &mut Game, seat: SeatId, cmd: Command) -> RuleError {
+pub fn submit_refused(g: &mut Game, seat: SeatId, cmd: Command) -> RuleError {
     let state = g.state().clone();
     let log = g.log().to_vec();
     let err = match g.submit(seat, &cmd) {
@@ -261,10 +283,10 @@ pub fn aftermath(g: &Game) -> &iron_triangle::conflict::Aftermath {
 pub fn give_turn(g: &mut Game, active: &str) -> Vec<Event> {
     let to = id(g, active);
     match &g.state().phase {
-        Phase::FirstTurn => ok(g, seat_of(g, active), Command::TakeFirstTurn { fighter: to }),
+        Phase::FirstTurn => ok!(*g, seat_of(g, active), Command::TakeFirstTurn { fighter: to }),
         Phase::Aftermath(_) => {
             let decider = g.awaiting()[0];
-            ok(g, decider, Command::PassTurn { to })
+            ok!(*g, decider, Command::PassTurn { to })
         }
         Phase::Turn(t) if t.active == to => Vec::new(),
         other => panic!("cannot give the turn to {active} in {other:?}"),
@@ -275,18 +297,24 @@ pub fn give_turn(g: &mut Game, active: &str) -> Vec<Event> {
 /// opponent if the engine did not, commits both stances then both moves (active first).
 /// Losses that need a choice are left pending. Returns every event.
 #[track_caller]
-pub fn play_turn(g: &mut Game, active: &str, opponent: &str, stances: [&str; 2], moves: [&str; 2]) -> Vec<Event> {
+pub fn play_turn(
+    g: &mut Game,
+    active: &str,
+    opponent: &str,
+    stances: [&str; 2],
+    moves: [&str; 2],
+) -> Vec<Event> {
     let mut events = give_turn(g, active);
     let (a, o) = (id(g, active), id(g, opponent));
     assert_eq!(turn(g).active, a, "{active} should be active");
     if turn(g).step == Step::Opponent {
-        events.extend(ok(g, seat_of(g, active), Command::ChooseOpponent { opponent: o }));
+        events.extend(ok!(*g, seat_of(g, active), Command::ChooseOpponent { opponent: o }));
     }
     assert_eq!(turn(g).opponent, Some(o), "{opponent} should be the opponent");
-    events.extend(ok(g, seat_of(g, active), stance(stances[0])));
-    events.extend(ok(g, seat_of(g, opponent), stance(stances[1])));
-    events.extend(ok(g, seat_of(g, active), play(moves[0])));
-    events.extend(ok(g, seat_of(g, opponent), play(moves[1])));
+    events.extend(ok!(*g, seat_of(g, active), stance(stances[0])));
+    events.extend(ok!(*g, seat_of(g, opponent), stance(stances[1])));
+    events.extend(ok!(*g, seat_of(g, active), play(moves[0])));
+    events.extend(ok!(*g, seat_of(g, opponent), play(moves[1])));
     events
 }
 
@@ -305,14 +333,20 @@ pub fn settle(g: &mut Game) -> Vec<Event> {
         let after = f.energy.saturating_sub(&stance_part);
         let spread = after.default_spread(loss.to_distribute());
         let s = f.seat;
-        events.extend(ok(g, s, Command::SpreadLoss { spread }));
+        events.extend(ok!(*g, s, Command::SpreadLoss { spread }));
     }
     events
 }
 
 /// A whole turn: [`play_turn`] then [`settle`].
 #[track_caller]
-pub fn play_full(g: &mut Game, active: &str, opponent: &str, stances: [&str; 2], moves: [&str; 2]) -> Vec<Event> {
+pub fn play_full(
+    g: &mut Game,
+    active: &str,
+    opponent: &str,
+    stances: [&str; 2],
+    moves: [&str; 2],
+) -> Vec<Event> {
     let mut events = play_turn(g, active, opponent, stances, moves);
     events.extend(settle(g));
     events
@@ -353,7 +387,17 @@ pub fn random_legal(g: &Game, rng: &mut TableRng) -> Option<(SeatId, Command)> {
     let seat = awaiting[rng.random_range(0..awaiting.len())];
     let cmds = legal(g, seat);
     assert!(!cmds.is_empty(), "seat {} is awaited but has no legal command at {:?}", seat.0, g.state().phase);
-    Some((seat, cmds[rng.random_range(0..cmds.len())]))
+    // Surrendering and ending a combo end the interesting part of a game early: give them
+    // one chance in ten when there is anything else to do.
+    let rare = |c: &Command| matches!(c, Command::EndCombo | Command::CommitMove { play: Play::Surrender });
+    let pick = cmds[rng.random_range(0..cmds.len())];
+    if rare(&pick) && rng.random_range(0..10) != 0 {
+        let others: Vec<Command> = cmds.iter().copied().filter(|c| !rare(c)).collect();
+        if !others.is_empty() {
+            return Some((seat, others[rng.random_range(0..others.len())]));
+        }
+    }
+    Some((seat, pick))
 }
 
 /// Plays random legal commands until the conflict is over; returns how many were given.
@@ -370,4 +414,109 @@ pub fn play_out_random(g: &mut Game, rng: &mut TableRng, max_steps: usize) -> us
     }
     assert!(g.is_over(), "the conflict did not end within {max_steps} legal commands");
     max_steps
+}
+
+/// A fighter of a conflict by name, to set up a mid-conflict situation.
+pub fn fm<'a>(c: &'a mut Conflict, name: &str) -> &'a mut iron_triangle::conflict::Fighter {
+    let i = usize::from(cid(c, name).0);
+    &mut c.fighters[i]
+}
+
+/// Whether an error message names a rules section.
+pub fn names_rule(e: &RuleError, section: &str) -> bool {
+    e.to_string().contains(section)
+}
+
+/// A different stance than `s`, for counterfactual views.
+fn other_stance(s: Stance) -> Stance {
+    if s.amount == 0 { Stance::new(iron_triangle::Action::Attack, 7) } else { Stance::NONE }
+}
+
+/// A different play than `p`, for counterfactual views.
+fn other_play(p: Play) -> Play {
+    match p {
+        Play::Surrender => Play::Move(Move::ALL[12]),
+        Play::Move(m) if m == Move::ALL[12] => Play::Move(Move::ALL[0]),
+        Play::Move(_) => Play::Surrender,
+    }
+}
+
+/// Checks that no viewer but a commitment's own seat can learn a face-down stance or move:
+/// - the phase shows the slot `FaceDown` (serialized as `{"state":"face_down"}`) to others and
+///   `Known` to the owner; face-up slots are `Known` to everyone;
+/// - every other viewer's whole view is identical to the one it would get had the hidden
+///   card been different (so the value cannot leak through any field);
+/// - a hidden stance's JSON appears nowhere in another viewer's serialized view (unless that
+///   viewer's own card in the other slot happens to be the same);
+/// - `log_for` of every viewer holds no `StanceCommitted` / `MoveCommitted` of a character
+///   it does not control (checked when `logs` is true; it replays the whole log).
+pub fn assert_commitments_hidden(g: &Game, logs: bool) {
+    use iron_triangle::view::PhaseView;
+    use table::{Face, Sealed};
+    let state = g.state();
+    if let Phase::Turn(t) = &state.phase {
+        let pair = t.pair().unwrap_or([t.active; 2]);
+        for viewer in viewers(g) {
+            let view = g.view(viewer);
+            let PhaseView::Turn { stances, plays, .. } = &view.phase else {
+                panic!("a turn is viewed as {:?}", view.phase)
+            };
+            let json = serde_json::to_string(&view).unwrap();
+            for pos in 0..2 {
+                if t.opponent.is_none() {
+                    assert_eq!((stances[pos], plays[pos]), (Face::Empty, Face::Empty));
+                    continue;
+                }
+                let mine = viewer == Viewer::Seat(state.fighter(pair[pos]).seat);
+                match t.stances[pos] {
+                    Sealed::Empty => assert_eq!(stances[pos], Face::Empty),
+                    Sealed::FaceUp(s) => assert_eq!(stances[pos], Face::Known(s)),
+                    Sealed::FaceDown(s) if mine => assert_eq!(stances[pos], Face::Known(s)),
+                    Sealed::FaceDown(s) => {
+                        assert_eq!(stances[pos], Face::FaceDown, "{viewer:?} sees a hidden stance");
+                        assert_eq!(serde_json::to_string(&stances[pos]).unwrap(), r#"{"state":"face_down"}"#);
+                        if stances[1 - pos] != Face::Known(s) {
+                            let needle = serde_json::to_string(&s).unwrap();
+                            assert!(
+                                !json.contains(&needle),
+                                "{viewer:?}'s view shows the hidden stance {needle}"
+                            );
+                        }
+                        let mut other = state.clone();
+                        if let Phase::Turn(ot) = &mut other.phase {
+                            ot.stances[pos] = Sealed::FaceDown(other_stance(s));
+                        }
+                        assert_eq!(other.view(viewer), view, "{viewer:?}'s view depends on a hidden stance");
+                    }
+                }
+                match t.plays[pos] {
+                    Sealed::Empty => assert_eq!(plays[pos], Face::Empty),
+                    Sealed::FaceUp(p) => assert_eq!(plays[pos], Face::Known(p)),
+                    Sealed::FaceDown(p) if mine => assert_eq!(plays[pos], Face::Known(p)),
+                    Sealed::FaceDown(p) => {
+                        assert_eq!(plays[pos], Face::FaceDown, "{viewer:?} sees a hidden move");
+                        assert_eq!(serde_json::to_string(&plays[pos]).unwrap(), r#"{"state":"face_down"}"#);
+                        let mut other = state.clone();
+                        if let Phase::Turn(ot) = &mut other.phase {
+                            ot.plays[pos] = Sealed::FaceDown(other_play(p));
+                        }
+                        assert_eq!(other.view(viewer), view, "{viewer:?}'s view depends on a hidden move");
+                    }
+                }
+            }
+        }
+    }
+    if logs {
+        for viewer in viewers(g) {
+            for e in g.log_for(viewer) {
+                if let Event::StanceCommitted { fighter, .. } | Event::MoveCommitted { fighter, .. } = e {
+                    assert_eq!(
+                        Viewer::Seat(state.fighter(fighter).seat),
+                        viewer,
+                        "{viewer:?}'s log shows another seat's commitment {e:?}"
+                    );
+                }
+            }
+        }
+    }
 }
