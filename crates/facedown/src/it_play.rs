@@ -236,7 +236,22 @@ impl Game {
         let seat_name = state.seat_name(seat).to_owned();
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
+        // At a real terminal, a private decision (a face-down card, or the GM's view of the
+        // NPCs) is handed over: the seat confirms the others look away, and the screen and its
+        // scrollback are cleared once the card is down.
+        let private = keyboard.is_terminal() && !self.json && (kind.hidden() || state.is_gm(seat));
         writeln!(out)?;
+        if private {
+            let ready = format!(
+                "Pass the keyboard to seat {seat_name}. {seat_name}: press Enter when the others look away."
+            );
+            if keyboard.read(&ready, false, &mut out)?.is_none() {
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended before the conflict did ({})",
+                    self.table.state().waiting_for()
+                ))));
+            }
+        }
         writeln!(
             out,
             "===== Seat {seat_name}{} =====",
@@ -263,6 +278,9 @@ impl Game {
                 Ok(_) => break,
                 Err(e) => writeln!(out, "Not accepted: {e}. Try again.")?,
             }
+        }
+        if private {
+            write!(out, "\x1b[2J\x1b[3J\x1b[H")?;
         }
         out.flush()?;
         drop(out);

@@ -20,6 +20,11 @@ impl Keyboard {
         Keyboard { tty: stdin.is_terminal(), stdin: stdin.lock() }
     }
 
+    /// Whether a person types at a terminal (rather than a pipe).
+    pub fn is_terminal(&self) -> bool {
+        self.tty
+    }
+
     /// Reads one answer; `None` when the input has ended. A hidden answer is typed without
     /// echo on a terminal; from a pipe it is read as a plain line (and never printed).
     pub fn read(
