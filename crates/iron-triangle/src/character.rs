@@ -5,6 +5,7 @@ use thiserror::Error;
 
 use crate::card::{Action, Move, MoveSet};
 use crate::energy::Energy;
+use crate::special::{Edition, Special};
 
 /// A move the character knows, with the name the player gave it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,7 +41,7 @@ pub enum Kind {
 }
 
 /// A character sheet: the fields a conflict needs plus the descriptive ones.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Character {
     /// The character's name.
@@ -64,6 +65,12 @@ pub struct Character {
     /// Learned combos.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub combos: Vec<Combo>,
+    /// Learned specials (§6), each variant separately.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub specials: Vec<Special>,
+    /// Specials used since the last full rest (§6: once until the next full rest).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub specials_used: Vec<Special>,
     /// Marked "sits out the next conflict" (after Drunken Monkey).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sits_out_next_conflict: bool,
@@ -186,6 +193,54 @@ pub enum SheetError {
         /// How many.
         count: usize,
     },
+    /// A special of the other edition.
+    #[error("{name}: {special} is not a special of the {edition:?} edition (§6, §11)")]
+    SpecialNotInEdition {
+        /// The character.
+        name: String,
+        /// The special.
+        special: String,
+        /// The edition.
+        edition: Edition,
+    },
+    /// A special learned twice.
+    #[error("{name}: {special} is listed twice; a character learns each special once (§10)")]
+    DuplicateSpecial {
+        /// The character.
+        name: String,
+        /// The special.
+        special: String,
+    },
+    /// A special above the character's level.
+    #[error("{name}: {special} requires level {required}, {name} is level {level} (§6)")]
+    SpecialLevel {
+        /// The character.
+        name: String,
+        /// The special.
+        special: String,
+        /// The level it requires.
+        required: u32,
+        /// The character's level.
+        level: u32,
+    },
+    /// A special whose prerequisite is missing.
+    #[error("{name}: {special} requires {prerequisite} to be learned first (§6)")]
+    SpecialPrerequisite {
+        /// The character.
+        name: String,
+        /// The special.
+        special: String,
+        /// The special it needs.
+        prerequisite: String,
+    },
+    /// A used special that is not learned.
+    #[error("{name}: {special} is marked used but not learned")]
+    UsedUnknownSpecial {
+        /// The character.
+        name: String,
+        /// The special.
+        special: String,
+    },
     /// The same starting move appears in two combo entries.
     #[error("{name}: two combo entries start from {from}; list its follow-ups in one entry")]
     DuplicateComboStart {
@@ -209,6 +264,8 @@ impl Character {
             current: None,
             moves: Move::STARTING.iter().map(|&card| KnownMove { name: card.to_string(), card }).collect(),
             combos: Vec::new(),
+            specials: Vec::new(),
+            specials_used: Vec::new(),
             sits_out_next_conflict: false,
             dead: false,
         }
@@ -248,8 +305,57 @@ impl Character {
             .or_else(|| t.parse::<Move>().ok())
     }
 
-    /// Checks the sheet against §4 (all rules for a PC, the structural ones for an NPC).
+    /// Checks the sheet against §4 (all rules for a PC, the structural ones for an NPC) and
+    /// its specials against §6 in the current edition.
     pub fn validate(&self, kind: Kind) -> Result<(), SheetError> {
+        self.validate_in(kind, Edition::Current)
+    }
+
+    /// Checks the specials' learning requirements (§6, §11): each of the edition, learned
+    /// once, the level reached, Wax On (earlier: Parry) before Dig Two Graves; used specials
+    /// must be learned ones. They apply to NPCs too.
+    pub fn validate_specials(&self, edition: Edition) -> Result<(), SheetError> {
+        let name = || self.name.clone();
+        for (i, &sp) in self.specials.iter().enumerate() {
+            let special = || sp.name(edition);
+            if !sp.in_edition(edition) {
+                return Err(SheetError::SpecialNotInEdition { name: name(), special: special(), edition });
+            }
+            if self.specials[..i].contains(&sp) {
+                return Err(SheetError::DuplicateSpecial { name: name(), special: special() });
+            }
+            if self.level < sp.level_required() {
+                return Err(SheetError::SpecialLevel {
+                    name: name(),
+                    special: special(),
+                    required: sp.level_required(),
+                    level: self.level,
+                });
+            }
+            if let Some(pre) = sp.prerequisite(edition)
+                && !self.specials.contains(&pre)
+            {
+                return Err(SheetError::SpecialPrerequisite {
+                    name: name(),
+                    special: special(),
+                    prerequisite: pre.name(edition),
+                });
+            }
+        }
+        if let Some(u) = self.specials_used.iter().find(|u| !self.specials.contains(u)) {
+            return Err(SheetError::UsedUnknownSpecial { name: name(), special: u.name(edition) });
+        }
+        Ok(())
+    }
+
+    /// Checks the sheet in `edition`: §4 (all rules for a PC, the structural ones for an NPC)
+    /// and the specials' requirements.
+    pub fn validate_in(&self, kind: Kind, edition: Edition) -> Result<(), SheetError> {
+        self.validate_sheet(kind)?;
+        self.validate_specials(edition)
+    }
+
+    fn validate_sheet(&self, kind: Kind) -> Result<(), SheetError> {
         let name = || self.name.clone();
         if self.name.trim().is_empty() {
             return Err(SheetError::NoName);
@@ -352,9 +458,38 @@ pub(crate) mod tests {
                 KnownMove { name: "Overhand Right".into(), card: "◆☲".parse().unwrap() },
             ],
             combos: vec![],
+            specials: vec![],
+            specials_used: vec![],
             sits_out_next_conflict: false,
             dead: false,
         }
+    }
+
+    #[test]
+    fn specials_need_their_level_their_prerequisite_and_their_edition() {
+        use crate::special::Special::*;
+        let mut c = ada();
+        c.specials = vec![Scouter, Scouter];
+        assert!(matches!(c.validate(Kind::Pc), Err(SheetError::DuplicateSpecial { .. })));
+        c.specials = vec![Yojimbo];
+        assert!(matches!(c.validate(Kind::Npc), Err(SheetError::SpecialLevel { required: 5, .. })));
+        c.level = 5;
+        assert_eq!(c.validate(Kind::Npc), Ok(()));
+        c.specials = vec![DigTwoGraves(Action::Attack)];
+        assert!(matches!(c.validate(Kind::Npc), Err(SheetError::SpecialPrerequisite { .. })));
+        c.specials = vec![WaxOn(Action::Attack), DigTwoGraves(Action::Attack)];
+        assert_eq!(c.validate(Kind::Npc), Ok(()));
+        assert!(matches!(
+            c.validate_in(Kind::Npc, Edition::Earlier),
+            Err(SheetError::SpecialNotInEdition { .. })
+        ));
+        c.specials = vec![Parry(Action::Attack), DigTwoGraves(Action::Attack)];
+        assert_eq!(c.validate_in(Kind::Npc, Edition::Earlier), Ok(()));
+        c.specials_used = vec![Scouter];
+        assert!(matches!(
+            c.validate_in(Kind::Npc, Edition::Earlier),
+            Err(SheetError::UsedUnknownSpecial { .. })
+        ));
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::card::{Move, MoveSet};
 use crate::chain::{ComboChain, DisadvantageChain};
 use crate::character::{Character, Kind, SheetError};
 use crate::energy::{Energy, Stance};
+use crate::special::Edition;
 use crate::turn::{Play, TurnResult};
 
 /// The players' side.
@@ -287,6 +288,9 @@ pub struct Setup {
     pub seats: Vec<SeatSpec>,
     /// The characters.
     pub characters: Vec<Entrant>,
+    /// The edition of the rules (§11); the current one when not given.
+    #[serde(default)]
+    pub edition: Edition,
 }
 
 /// Why a conflict cannot start.
@@ -342,6 +346,9 @@ pub struct Conflict {
     pub streak: u8,
     /// How it ended.
     pub ending: Option<Ending>,
+    /// The edition of the rules in force.
+    #[serde(default)]
+    pub edition: Edition,
 }
 
 impl Conflict {
@@ -369,7 +376,7 @@ impl Conflict {
             let seat_id = seats.find(&e.seat)?;
             let seat = seats.get(seat_id)?;
             let c = e.character;
-            c.validate(if seat.role == Role::Gm { Kind::Npc } else { Kind::Pc })?;
+            c.validate_in(if seat.role == Role::Gm { Kind::Npc } else { Kind::Pc }, setup.edition)?;
             if fighters.iter().take(i).any(|f: &Fighter| f.name().eq_ignore_ascii_case(&c.name)) {
                 return Err(SetupError::DuplicateCharacter(c.name));
             }
@@ -411,7 +418,26 @@ impl Conflict {
             last_active: None,
             streak: 0,
             ending: None,
+            edition: setup.edition,
         })
+    }
+
+    /// The setup this conflict was started from (as far as its fighters' sheets tell): a
+    /// conflict that has not begun equals `Conflict::new(c.setup())`.
+    pub fn setup(&self) -> Setup {
+        Setup {
+            stakes: self.stakes.clone(),
+            seats: self.seats.iter().map(|(_, s)| SeatSpec { name: s.name.clone(), role: s.role }).collect(),
+            characters: self
+                .fighters
+                .iter()
+                .map(|f| Entrant {
+                    seat: self.seat_name(f.seat).to_owned(),
+                    character: Character::clone(&f.character),
+                })
+                .collect(),
+            edition: self.edition,
+        }
     }
 
     /// The fighter with this id.

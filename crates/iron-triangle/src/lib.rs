@@ -20,6 +20,7 @@ pub mod character;
 pub mod conflict;
 pub mod energy;
 pub mod rules;
+pub mod special;
 pub mod turn;
 pub mod view;
 

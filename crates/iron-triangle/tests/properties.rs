@@ -88,6 +88,8 @@ fn random_pc(name: &str, rng: &mut TableRng) -> Character {
         current: random_current(energy, rng),
         moves: known_moves(&moves),
         combos,
+        specials: vec![],
+        specials_used: vec![],
         sits_out_next_conflict: false,
         dead: false,
     };
@@ -118,6 +120,8 @@ fn random_npc(name: &str, rng: &mut TableRng) -> Character {
         current: random_current(energy, rng),
         moves: known_moves(&moves),
         combos,
+        specials: vec![],
+        specials_used: vec![],
         sits_out_next_conflict: false,
         dead: false,
     };

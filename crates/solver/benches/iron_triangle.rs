@@ -25,6 +25,7 @@ fn duel() -> Conflict {
                 character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
             },
         ],
+        edition: Default::default(),
     })
     .expect("valid duel")
 }

@@ -299,6 +299,7 @@ mod tests {
                     character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
                 },
             ],
+            edition: Default::default(),
         })
         .unwrap()
     }

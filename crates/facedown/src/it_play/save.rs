@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use iron_triangle::conflict::{Entrant, SeatSpec};
-use iron_triangle::{Character, Conflict, IronTriangle, Setup};
+use iron_triangle::{Conflict, IronTriangle};
 use table::{Saved, Table};
 
 /// Writes the table's save to `path` (through `path.tmp` and a rename, so a crash never
@@ -35,16 +34,10 @@ pub fn read(path: &Path) -> anyhow::Result<Table<IronTriangle>> {
 }
 
 fn check_initial(initial: &Conflict) -> anyhow::Result<()> {
-    let mut characters = Vec::new();
-    for f in &initial.fighters {
-        let seat = initial.seats.get(f.seat).context("a character sits at a seat that does not exist")?;
-        characters.push(Entrant { seat: seat.name.clone(), character: Character::clone(&f.character) });
+    if initial.fighters.iter().any(|f| initial.seats.get(f.seat).is_err()) {
+        bail!("a character sits at a seat that does not exist");
     }
-    let setup = Setup {
-        stakes: initial.stakes.clone(),
-        seats: initial.seats.iter().map(|(_, s)| SeatSpec { name: s.name.clone(), role: s.role }).collect(),
-        characters,
-    };
+    let setup = initial.setup();
     let fresh = Conflict::new(setup).context("its conflict cannot start")?;
     if fresh != *initial {
         bail!("its initial state is not the start of a conflict");

@@ -29,6 +29,9 @@ pub struct ConflictFile {
     pub seats: Vec<SeatSpec>,
     /// The characters entering the conflict.
     pub characters: Vec<CharacterEntry>,
+    /// The edition of the rules: "current" (default) or "earlier" (§11).
+    #[serde(default)]
+    pub edition: iron_triangle::special::Edition,
 }
 
 /// One character entering the conflict.
@@ -149,7 +152,7 @@ pub fn read_setup(path: Option<&Path>) -> anyhow::Result<(String, Setup)> {
         }
         characters.push(Entrant { seat: entry.seat, character });
     }
-    Ok((name, Setup { stakes: file.stakes, seats: file.seats, characters }))
+    Ok((name, Setup { stakes: file.stakes, seats: file.seats, characters, edition: file.edition }))
 }
 
 /// Reads a conflict file and starts the conflict.

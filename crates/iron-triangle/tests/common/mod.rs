@@ -90,6 +90,8 @@ pub fn sheet(
             .iter()
             .map(|(from, fu)| Combo { from: mv(from), follow_ups: fu.iter().map(|m| mv(m)).collect() })
             .collect(),
+        specials: vec![],
+        specials_used: vec![],
         sits_out_next_conflict: false,
         dead: false,
     }
@@ -176,7 +178,12 @@ impl Build {
 
     /// The setup.
     pub fn setup(&self) -> Setup {
-        Setup { stakes: self.stakes.clone(), seats: self.seats.clone(), characters: self.characters.clone() }
+        Setup {
+            stakes: self.stakes.clone(),
+            seats: self.seats.clone(),
+            characters: self.characters.clone(),
+            edition: Default::default(),
+        }
     }
 
     /// The conflict (panics if the setup is refused).
