@@ -26,42 +26,42 @@ pub enum Edition {
 /// A special card. Specials with variants carry the action type they are learned for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Special {
-    /// 1. Scouter (earlier: Insight): learn the opponent's moves, combos and specials.
+    /// Place 1 on the list: Scouter (earlier: Insight): learn the opponent's moves, combos and specials.
     Scouter,
-    /// 2. To Blave: a bluff with no effect, twice per conflict (current edition only).
+    /// Place 2 on the list: To Blave: a bluff with no effect, twice per conflict (current edition only).
     ToBlave,
-    /// 3. There Can Be Only One (earlier: Showdown): you and a named character face only each
+    /// Place 3 on the list: There Can Be Only One (earlier: Showdown): you and a named character face only each
     /// other until one is out.
     ThereCanBeOnlyOne,
-    /// 4. Pressure Point (earlier: Precise): you spread your opponent's losses this turn.
+    /// Place 4 on the list: Pressure Point (earlier: Precise): you spread your opponent's losses this turn.
     PressurePoint,
-    /// 5. Wax On: no loss from the opponent's stance when its action is of this type
+    /// Place 5 on the list: Wax On: no loss from the opponent's stance when its action is of this type
     /// (current edition).
     WaxOn(Action),
-    /// 5. Parry: no loss at all when the opponent's action is of this type (earlier edition,
+    /// Place 5 on the list: Parry: no loss at all when the opponent's action is of this type (earlier edition,
     /// in Wax On's place).
     Parry(Action),
-    /// 6. Santa Carla (level 5): win with stance and action of this type and regain the stance
+    /// Place 6 on the list: Santa Carla (level 5): win with stance and action of this type and regain the stance
     /// (current edition).
     SantaCarla(Action),
-    /// 6. Vampire (level 5): act with this type and regain what the opponent loses (earlier
+    /// Place 6 on the list: Vampire (level 5): act with this type and regain what the opponent loses (earlier
     /// edition, in Santa Carla's place).
     Vampire(Action),
-    /// 7. Dig Two Graves (level 5, and Wax On / Parry of the type): the opponent acting with this
+    /// Place 7 on the list: Dig Two Graves (level 5, and Wax On / Parry of the type): the opponent acting with this
     /// type loses what you lose.
     DigTwoGraves(Action),
-    /// 8. I Already Know (level 10; earlier: Premonition): the opponent may not play a move of
+    /// Place 8 on the list: I Already Know (level 10; earlier: Premonition): the opponent may not play a move of
     /// this action this turn.
     IAlreadyKnow(Action),
-    /// 9. Yojimbo (level 5; earlier: Bodyguard): take a named ally's loss this turn.
+    /// Place 9 on the list: Yojimbo (level 5; earlier: Bodyguard): take a named ally's loss this turn.
     Yojimbo,
-    /// 10. Liquid Metal (level 10; earlier: Mimic): copy a special another character used in
+    /// Place 10 on the list: Liquid Metal (level 10; earlier: Mimic): copy a special another character used in
     /// this conflict, except the last two of the list.
     LiquidMetal,
-    /// 11. Drunken Monkey (level 10): swap your revealed move for a random one, once a turn,
+    /// Place 11 on the list: Drunken Monkey (level 10): swap your revealed move for a random one, once a turn,
     /// until the conflict ends; sit out the next conflict.
     DrunkenMonkey,
-    /// 12. The Way of the Samurai (level 10; earlier: Last Stand): regain all energy, stay in
+    /// Place 12 on the list: The Way of the Samurai (level 10; earlier: Last Stand): regain all energy, stay in
     /// until the end, then die. Not for NPCs.
     WayOfTheSamurai,
 }
