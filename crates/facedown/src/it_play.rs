@@ -30,8 +30,9 @@ use script::Script;
 #[derive(clap::Args)]
 #[command(after_help = "\
 Seats are people at this keyboard unless --bot or --script says otherwise. Hidden choices \
-(stance, move) are typed without echo. A decision with a single legal command is taken \
-automatically. See docs/iron-triangle-play.md for the conflict file and script formats.
+(stance, move, special) are typed without echo. A decision with a single legal command is taken \
+automatically. At any prompt the GM may type `adjust <character> <○> <▨> <◆> <reason>` to set \
+a character's energy. See docs/iron-triangle-play.md for the conflict file and script formats.
 
 Exit status: 0 when the conflict ends (or a --save game pauses); 2 on a bad file, flag or \
 rejected script command.")]
@@ -124,6 +125,9 @@ struct Game {
     source: Source,
     save: Option<PathBuf>,
     json: bool,
+    /// The seat that holds the keyboard privately after a GM adjustment: it is asked its
+    /// question again without a new hand-over.
+    handed_over: Option<SeatId>,
 }
 
 /// How a game stopped.
@@ -166,8 +170,13 @@ impl Game {
             let mut deciding = Vec::new();
             for &seat in &awaiting {
                 self.table.legal_commands(seat, &mut legal);
-                if legal.len() == 1 && forced.is_none() {
-                    forced = Some((seat, legal[0]));
+                if forced.is_some() {
+                    continue;
+                }
+                if legal.len() == 1 {
+                    forced = legal.first().cloned().map(|c| (seat, c));
+                } else if let Some(pass) = input::forced_pass(&legal) {
+                    forced = Some((seat, pass));
                 } else if !legal.is_empty() {
                     deciding.push(seat);
                 }
@@ -189,7 +198,9 @@ impl Game {
                     Some(bot) => bot.choose(&decision),
                     None => 0,
                 };
-                let command = legal[pick.min(legal.len() - 1)];
+                let Some(command) = legal.get(pick.min(legal.len() - 1)).cloned() else {
+                    bail!("the bot of seat {} chose nothing", self.table.state().seat_name(seat));
+                };
                 self.accept(seat, &command)?;
                 continue;
             }
@@ -240,8 +251,13 @@ impl Game {
         // NPCs) is handed over: the seat confirms the others look away, and the screen and its
         // scrollback are cleared once the card is down.
         let private = keyboard.is_terminal() && !self.json && (kind.hidden() || state.is_gm(seat));
+        let held = self.handed_over.take();
+        if held.is_some_and(|h| h != seat) {
+            // The previous seat kept the keyboard after an adjustment: clear its screen.
+            write!(out, "\x1b[2J\x1b[3J\x1b[H")?;
+        }
         writeln!(out)?;
-        if private {
+        if private && held != Some(seat) {
             let ready = format!(
                 "Pass the keyboard to seat {seat_name}. {seat_name}: press Enter when the others look away."
             );
@@ -267,6 +283,27 @@ impl Game {
                     self.table.state().waiting_for()
                 ))));
             };
+            // The GM may correct a character's energy at any prompt; then the question
+            // is asked again (the adjustment may change it).
+            if self.table.state().is_gm(seat)
+                && let Some(adjust) = input::parse_adjust(&answer, self.table.state())
+            {
+                match adjust.map(|c| self.table.submit(seat, &c).map_err(|e| e.to_string())) {
+                    Ok(Ok(_)) => {
+                        if private {
+                            self.handed_over = Some(seat);
+                        }
+                        out.flush()?;
+                        drop(out);
+                        self.after_accept()?;
+                        return Ok(None);
+                    }
+                    Ok(Err(msg)) | Err(msg) => {
+                        writeln!(out, "Not accepted: {msg}. Try again.")?;
+                        continue;
+                    }
+                }
+            }
             let command = match input::parse_answer(kind, &answer, &legal, &view, self.table.state(), seat) {
                 Ok(c) => c,
                 Err(msg) => {
@@ -316,7 +353,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         narrate::intro(&table.view(Viewer::Spectator), &mut out)?;
     }
-    let mut game = Game { table, narrator, bots, source, save: args.save.clone(), json: args.json };
+    let mut game =
+        Game { table, narrator, bots, source, save: args.save.clone(), json: args.json, handed_over: None };
     if let Some(path) = &game.save {
         save::write(&game.table, path)?;
     }
@@ -360,6 +398,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
+    use iron_triangle::special::Special;
+    use iron_triangle::windows::SpecialCard;
     use iron_triangle::{Action, Command, Energy, FighterId, Play, Stance};
     use serde_json::json;
 
@@ -389,10 +429,55 @@ mod tests {
                 Command::RecordOutcome { verdict: iron_triangle::Verdict::Draw },
                 json!({"record_outcome": {"verdict": "draw"}}),
             ),
+            (
+                Command::PlaySpecial { fighter: FighterId(0), card: None },
+                json!({"play_special": {"fighter": 0, "card": null}}),
+            ),
+            (
+                Command::PlaySpecial {
+                    fighter: FighterId(0),
+                    card: Some(SpecialCard {
+                        special: Special::ThereCanBeOnlyOne,
+                        target: Some(FighterId(1)),
+                    }),
+                },
+                json!({"play_special": {"fighter": 0, "card": {"special": "there_can_be_only_one", "target": 1}}}),
+            ),
+            (
+                Command::PlaySpecial {
+                    fighter: FighterId(1),
+                    card: Some(SpecialCard { special: Special::IAlreadyKnow(Action::Attack), target: None }),
+                },
+                json!({"play_special": {"fighter": 1, "card": {"special": "i_already_know_attack"}}}),
+            ),
+            (
+                Command::AdjustEnergy {
+                    fighter: FighterId(0),
+                    energy: Energy::new(3, 2, 4),
+                    reason: iron_triangle::rules::Note::from("misread the spread").unwrap(),
+                },
+                json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 3, "grapple": 2, "attack": 4}, "reason": "misread the spread"}}),
+            ),
         ];
-        for (command, form) in cases {
-            assert_eq!(serde_json::to_value(command).unwrap(), form);
-            assert_eq!(serde_json::from_value::<Command>(form).unwrap(), command);
+        // A pass may leave the card out.
+        assert_eq!(
+            serde_json::from_value::<Command>(json!({"play_special": {"fighter": 2}})).unwrap(),
+            Command::PlaySpecial { fighter: FighterId(2), card: None }
+        );
+        // Specials may be named in words, in either edition.
+        assert_eq!(
+            serde_json::from_value::<Command>(
+                json!({"play_special": {"fighter": 0, "card": {"special": "Insight"}}})
+            )
+            .unwrap(),
+            Command::PlaySpecial {
+                fighter: FighterId(0),
+                card: Some(SpecialCard { special: Special::Scouter, target: None })
+            }
+        );
+        for (command, form) in &cases {
+            assert_eq!(&serde_json::to_value(command).unwrap(), form);
+            assert_eq!(&serde_json::from_value::<Command>(form.clone()).unwrap(), command);
         }
     }
 }

@@ -322,3 +322,189 @@ fn help_describes_every_flag() {
         assert!(out.contains(flag), "{flag} missing from:\n{out}");
     }
 }
+
+#[test]
+fn the_specials_examples_play_to_the_end_with_bots() {
+    let mut revealed = 0;
+    for file in ["specials-duel.toml", "earlier-edition.toml"] {
+        let path = examples().join(file);
+        let path = path.to_str().unwrap();
+        for (bots, seed) in
+            [("all=random", "1"), ("all=random", "2"), ("all=random", "3"), ("all=greedy", "0")]
+        {
+            let o = play(&[path, "--bot", bots, "--seed", seed], "");
+            assert_eq!(o.status.code(), Some(0), "{file} {bots} {seed}: {}", stderr(&o));
+            let out = stdout(&o);
+            assert!(out.contains("The conflict is over") && out.contains("Final summary:"), "{file}: {out}");
+            revealed += out.matches(" reveals ").count();
+            // Face-down specials are never named before their reveal.
+            assert!(!out.contains("plays a card face down"), "{out}");
+        }
+    }
+    assert!(revealed > 0, "some bot played a special");
+    // The earlier edition names its specials its own way.
+    let o = play(&[examples().join("earlier-edition.toml").to_str().unwrap(), "--bot", "all=greedy"], "");
+    let out = stdout(&o);
+    assert!(out.contains("earlier edition") && out.contains("specials: Showdown"), "{out}");
+}
+
+/// Ada (a PC who knows Scouter) against Kuro, the ninja of the duel; inline sheets.
+const SCOUT_DUEL: &str = r#"seats = [{ name = "ada" }, { name = "gm", role = "gm" }]
+
+[[characters]]
+seat = "ada"
+[characters.sheet]
+name = "Ada"
+energy = { defend = 3, grapple = 2, attack = 5 }
+moves = [
+  { name = "Philly Shell", move = "○☵" },
+  { name = "Trip", move = "▨☷" },
+  { name = "Overhand Right", move = "◆☲" },
+]
+specials = ["scouter"]
+
+[[characters]]
+seat = "gm"
+[characters.sheet]
+name = "Kuro"
+level = 2
+energy = { defend = 3, grapple = 3, attack = 5 }
+moves = [
+  { name = "Smoke Step", move = "○☵" },
+  { name = "Leg Sweep", move = "▨☷" },
+  { name = "Shuriken", move = "◆☲" },
+  { name = "Flying Kick", move = "◆☰" },
+]
+combos = [{ from = "▨☷", follow_ups = ["◆☰"] }]
+"#;
+
+/// Ada passes before choosing her opponent (and passes again on the count of 0), then plays
+/// Scouter before the stances; Kuro, who knows no special, passes by himself.
+const SCOUT_WINDOWS: &str = r#"{"seat": "ada", "command": {"play_special": {"fighter": "Ada", "card": null}}}
+{"seat": "ada", "command": {"play_special": {"fighter": "Ada", "card": {"special": "scouter"}}}}
+"#;
+
+#[test]
+fn a_scripted_scouter_is_revealed_only_when_its_window_closes() {
+    let conflict = write("scout.toml", SCOUT_DUEL);
+    let conflict = conflict.to_str().unwrap();
+    let script = format!("{SCOUT_WINDOWS}{FIRST_TURN}{SECOND_TURN}");
+    let o = play(&[conflict, "--script", "-"], &script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let turn = out.find("Turn 1:").expect("the turn begins");
+    let chosen = out.find("Ada has chosen (before stance window)").expect("Ada's card goes down");
+    let count = out.find("1 card face down in the before stance window").expect("the count");
+    let reveal =
+        out.find("Ada reveals Scouter: Ada learns Kuro's moves, combos and specials.").expect("the reveal");
+    let closed = out.find("The before stance window closes.").expect("the window closes");
+    assert!(turn < chosen && chosen < count && count < reveal && reveal < closed, "{out}");
+    assert!(!out[turn..reveal].contains("Scouter"), "the card shows before the reveal:\n{out}");
+    assert!(out.contains("The before opponent window closes: no specials were played."), "{out}");
+    assert!(out.contains("Ada [ada]: energy ○3 ▨2 ◆2"), "{out}");
+
+    // As JSON lines: the committed card is left out for the spectator.
+    let o = play(&[conflict, "--script", "-", "--json"], &script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let committed: Vec<&serde_json::Value> =
+        lines.iter().filter(|v| v["event"] == "special_committed").collect();
+    assert!(!committed.is_empty());
+    assert!(committed.iter().all(|v| v.get("card").is_none()), "{committed:?}");
+    let view = lines.last().unwrap();
+    assert_eq!(view["fighters"][0]["specials_used"], serde_json::json!(["scouter"]));
+    std::fs::remove_file(conflict).ok();
+}
+
+#[test]
+fn a_special_the_character_cannot_play_is_refused_with_the_rule() {
+    let conflict = write("refused.toml", SCOUT_DUEL);
+    let script = r#"{"seat": "ada", "command": {"play_special": {"fighter": "Ada", "card": {"special": "to blave"}}}}"#;
+    let o = play(&[conflict.to_str().unwrap(), "--script", "-"], script);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("line 1") && e.contains("Ada cannot play To Blave now: Ada has not learned it (§6)"),
+        "{e}"
+    );
+    std::fs::remove_file(conflict).ok();
+}
+
+#[test]
+fn hot_seat_specials_are_chosen_in_secret() {
+    let conflict = write("hot-scout.toml", SCOUT_DUEL);
+    // Ada: an unknown special, then pass; pass on the count; Scouter before the stances.
+    let typed = "fireball\npass\n1\nscouter\n";
+    let save = temp("hot-scout.save");
+    let o = play(&[conflict.to_str().unwrap(), "--save", save.to_str().unwrap()], typed);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Ada: the before opponent window. Play a special face down, or pass?"), "{out}");
+    assert!(out.contains("0 cards are face down: respond with a special, or pass?"), "{out}");
+    assert!(out.contains("  1. pass\n  2. Scouter\n"), "{out}");
+    assert!(out.contains("Not accepted: not a special"), "{out}");
+    let reveal = out.find("Ada reveals Scouter").expect("the reveal");
+    let closed = out.find("The before stance window closes").expect("closed");
+    assert!(reveal < closed, "{out}");
+    assert!(!out.contains("fireball") && !out.contains("scouter"), "a typed answer is echoed:\n{out}");
+    // Once Scouter is revealed, Ada's seat sees Kuro's moves and her used special.
+    assert!(out[reveal..].contains("specials: Scouter (used)"), "{out}");
+    assert!(out[reveal..].contains("moves: Smoke Step ○☵"), "{out}");
+    for p in [conflict, save] {
+        std::fs::remove_file(p).ok();
+    }
+}
+
+const ADJUST: &str = r#"{"seat": "gm", "command": {"adjust_energy": {"fighter": "Ada", "energy": {"defend": 3, "grapple": 2, "attack": 4}, "reason": "misread the spread"}}}
+"#;
+
+#[test]
+fn the_gm_adjusts_energy_from_a_script() {
+    let o = play(&["--script", "-"], &format!("{ADJUST}{FIRST_TURN}{SECOND_TURN}"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("The GM sets Ada's energy to ○3 ▨2 ◆4: misread the spread."), "{out}");
+    assert!(out.contains("Ada [ada]: energy ○3 ▨2 ◆1"), "{out}");
+    // Only the GM may.
+    let o = play(&["--script", "-"], &ADJUST.replace("\"gm\"", "\"ada\""));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("only the GM can adjust"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_gm_adjusts_energy_at_the_keyboard() {
+    // Ada's stance; the GM adjusts (a refused one first), then answers its stance question;
+    // then the two turns of the scripted duel.
+    let typed = "2 grapple\nadjust Ada 9 9 9 too much\nadjust Ada 3 2 4 misread the spread\n0\n\
+                 trip\n1\n2 3 3\n0\n0\noverhand right\nshuriken\n0 0 3\n";
+    let o = play(&[], typed);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}\n{out}", stderr(&o));
+    assert!(out.contains("GM: at any prompt you may instead type \"adjust"), "{out}");
+    assert!(out.contains("Not accepted: Ada cannot be set to ○9 ▨9 ◆9"), "{out}");
+    let adjusted = out.find("The GM sets Ada's energy to ○3 ▨2 ◆4: misread the spread.").expect("adjusted");
+    // The question is asked again.
+    assert!(out[adjusted..].contains("Kuro: choose a stance in secret"), "{out}");
+    assert!(out.contains("Ada [ada]: energy ○3 ▨2 ◆1"), "{out}");
+}
+
+#[test]
+fn identical_specials_of_a_pair_cancel_out() {
+    // Mika and the oni both play Scouter before the stances (specials-duel.toml).
+    let script = r#"{"seat": "mika", "command": {"take_first_turn": {"fighter": "Mika"}}}
+{"seat": "mika", "command": {"play_special": {"fighter": "Mika"}}}
+{"seat": "mika", "command": {"choose_opponent": {"opponent": "Oni"}}}
+{"seat": "mika", "command": {"play_special": {"fighter": "Mika", "card": {"special": "scouter"}}}}
+{"seat": "gm", "command": {"play_special": {"fighter": "Oni", "card": {"special": "Scouter"}}}}
+"#;
+    let save = temp("cancel.save");
+    let path = examples().join("specials-duel.toml");
+    let o = play(&[path.to_str().unwrap(), "--script", "-", "--save", save.to_str().unwrap()], script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("2 cards face down in the before stance window."), "{out}");
+    assert!(out.contains("Mika reveals Scouter: it cancels out with Oni's identical special"), "{out}");
+    assert!(out.contains("Oni reveals Scouter: it cancels out with Mika's identical special"), "{out}");
+    std::fs::remove_file(save).ok();
+}

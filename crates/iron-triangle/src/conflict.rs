@@ -7,12 +7,13 @@ use serde::{Deserialize, Serialize};
 use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId};
 use thiserror::Error;
 
-use crate::card::{Move, MoveSet};
+use crate::card::{Action, Move, MoveSet};
 use crate::chain::{ComboChain, DisadvantageChain};
 use crate::character::{Character, Kind, SheetError};
 use crate::energy::{Energy, Stance};
-use crate::special::Edition;
+use crate::special::{Edition, Special};
 use crate::turn::{Play, TurnResult};
+use crate::windows::WindowPlay;
 
 /// The players' side.
 pub const PLAYERS: SideId = SideId(0);
@@ -90,6 +91,21 @@ pub struct Fighter {
     pub known: MoveSet,
     /// Learned follow-ups of each move (derived from the sheet), by [`Move::index`].
     pub follow_ups: [MoveSet; 13],
+    /// Specials used since the last full rest: the sheet's, then those used here (§6).
+    #[serde(default)]
+    pub specials_used: Vec<Special>,
+    /// How many times it played To Blave in this conflict (twice at most).
+    #[serde(default)]
+    pub blaves: u8,
+    /// The turn number in which it last played a special (one a turn, Yojimbo aside).
+    #[serde(default)]
+    pub special_turn: u32,
+    /// The Way of the Samurai is active: it stays in at zero energy and dies at the end.
+    #[serde(default)]
+    pub samurai: bool,
+    /// Seats that scouted it (Scouter): they see its moves, combos and specials.
+    #[serde(default)]
+    pub scouted_by: Vec<SeatId>,
 }
 
 impl Fighter {
@@ -179,6 +195,12 @@ pub struct Turn {
     /// whom the active character must face.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub must_face: Option<FighterId>,
+    /// The timing window in progress, when the step is an open window (§6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Box<WindowPlay>>,
+    /// An action each of the pair may not play this turn (I Already Know).
+    #[serde(default)]
+    pub forbidden: [Option<Action>; 2],
 }
 
 impl Turn {
@@ -349,6 +371,20 @@ pub struct Conflict {
     /// The edition of the rules in force.
     #[serde(default)]
     pub edition: Edition,
+    /// Pairs bound by There Can Be Only One: each faces only the other until one is out.
+    #[serde(default)]
+    pub bonds: Vec<[FighterId; 2]>,
+    /// Every special revealed in this conflict and who played it.
+    #[serde(default)]
+    pub specials_played: Vec<(FighterId, Special)>,
+    /// Seats that played Scouter before this turn's opponent was chosen: they learn the
+    /// opponent's sheet once it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_scouts: Vec<SeatId>,
+    /// Whether anyone in the conflict knows a special (fixed at the start): when nobody does,
+    /// turns pass their timing windows without looking.
+    #[serde(default)]
+    pub specials_known: bool,
 }
 
 impl Conflict {
@@ -400,6 +436,11 @@ impl Conflict {
                 turns_taken: 0,
                 known: c.known(),
                 follow_ups: c.follow_ups(),
+                specials_used: c.specials_used.clone(),
+                blaves: 0,
+                special_turn: 0,
+                samurai: false,
+                scouted_by: Vec::new(),
                 character: Arc::new(c),
             });
         }
@@ -408,6 +449,7 @@ impl Conflict {
                 return Err(SetupError::EmptySide(side));
             }
         }
+        let specials_known = fighters.iter().any(|f| !f.character.specials.is_empty());
         Ok(Conflict {
             stakes: setup.stakes,
             seats: Arc::new(seats),
@@ -419,6 +461,10 @@ impl Conflict {
             streak: 0,
             ending: None,
             edition: setup.edition,
+            bonds: Vec::new(),
+            specials_played: Vec::new(),
+            pending_scouts: Vec::new(),
+            specials_known,
         })
     }
 

@@ -23,6 +23,7 @@ pub mod rules;
 pub mod special;
 pub mod turn;
 pub mod view;
+pub mod windows;
 
 pub use card::{Action, Element, Move, MoveSet};
 pub use character::{Character, Combo, Kind, KnownMove};
@@ -88,5 +89,16 @@ impl Ruleset for IronTriangle {
 impl HasSeats for Conflict {
     fn seat_ids(&self) -> Vec<SeatId> {
         self.seats.iter().map(|(id, _)| id).collect()
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// Commands are `Copy` and pushed by the dozen on the hot path (legal-command lists), and
+    /// events are moved for every step: keep both small. The GM's note is the largest part.
+    #[test]
+    fn commands_and_events_stay_small() {
+        assert!(std::mem::size_of::<crate::Command>() <= 80, "{}", std::mem::size_of::<crate::Command>());
+        assert!(std::mem::size_of::<crate::Event>() <= 80, "{}", std::mem::size_of::<crate::Event>());
     }
 }

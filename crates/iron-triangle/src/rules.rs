@@ -14,6 +14,7 @@ use crate::conflict::{
 };
 use crate::energy::{Energy, Stance};
 use crate::turn::{Contender, Outcome, Play, TurnResult, resolve};
+use crate::windows::SpecialCard;
 
 /// How the GM records a tied minor conflict (§5.7, Decision).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +27,10 @@ pub enum Verdict {
     /// Nobody wins.
     Draw,
 }
+
+/// A short note in words, stored inline (at most [`Note::CAPACITY`] bytes of UTF-8) so that
+/// commands stay `Copy` and cheap on the hot path.
+pub type Note = arrayvec::ArrayString<64>;
 
 /// What a seat asks for. The character acting is the seat's own member of the turn's pair
 /// where the command does not name one (a seat sits on one side, so it has at most one).
@@ -73,6 +78,25 @@ pub enum Command {
     RecordOutcome {
         /// The outcome.
         verdict: Verdict,
+    },
+    /// In a timing window, play a special face down for one of the seat's characters, or pass
+    /// (`card` absent) (§6).
+    PlaySpecial {
+        /// The character playing.
+        fighter: FighterId,
+        /// The card, or `None` to pass.
+        #[serde(default)]
+        card: Option<SpecialCard>,
+    },
+    /// The GM sets a character's current energy, with a reason for the log (§6: the GM may
+    /// always correct energy). Never above the character's maximum.
+    AdjustEnergy {
+        /// The character.
+        fighter: FighterId,
+        /// Its new current energy.
+        energy: Energy,
+        /// Why, in words (at most 64 bytes).
+        reason: Note,
     },
 }
 
@@ -151,6 +175,41 @@ pub enum Event {
     ConflictEnded {
         /// The winning side; `None` for a drawn minor conflict.
         winner: Option<SideId>,
+    },
+    /// A special (or a pass) was committed face down in a timing window (hidden from other
+    /// seats).
+    SpecialCommitted {
+        /// Who.
+        fighter: FighterId,
+        /// The card, or `None` for a pass.
+        card: Option<SpecialCard>,
+    },
+    /// Everyone in the window has chosen: this many cards are face down; those who passed
+    /// may respond.
+    CardsCounted {
+        /// How many cards.
+        count: u8,
+    },
+    /// A special of the window is revealed and takes effect; the window's cards are revealed
+    /// one by one in list order, so a later special prevails (§6).
+    SpecialRevealed {
+        /// Who played it.
+        fighter: FighterId,
+        /// The card.
+        card: SpecialCard,
+        /// Cancelled by the identical special of the other of the pair: spent, no effect.
+        cancelled: bool,
+    },
+    /// Every card of the window is revealed: the turn goes on.
+    WindowClosed,
+    /// The GM set a character's energy.
+    EnergyAdjusted {
+        /// Who.
+        fighter: FighterId,
+        /// The new current energy.
+        energy: Energy,
+        /// Why.
+        reason: Note,
     },
 }
 
@@ -260,6 +319,43 @@ pub enum RuleError {
         /// There.
         left: u8,
     },
+    /// A special that cannot be played now.
+    #[error("{fighter} cannot play {special} now: {reason} (§6)")]
+    SpecialNotPlayable {
+        /// Who.
+        fighter: String,
+        /// The special's name.
+        special: String,
+        /// Why not.
+        reason: String,
+    },
+    /// A move of an action the opponent's I Already Know forbids.
+    #[error("{fighter} cannot play a {} move this turn: the opponent's I Already Know {} forbids it (§6)", action.name(), action.symbol())]
+    MoveForbidden {
+        /// Who.
+        fighter: String,
+        /// The forbidden action.
+        action: Action,
+    },
+    /// Surrender under The Way of the Samurai.
+    #[error("{fighter} cannot surrender: The Way of the Samurai keeps it in the conflict until the end (§6)")]
+    SamuraiCannotSurrender {
+        /// Who.
+        fighter: String,
+    },
+    /// Something only the GM may do.
+    #[error("only the GM can {0}")]
+    NotGm(&'static str),
+    /// An energy adjustment above the maximum.
+    #[error("{fighter} cannot be set to {energy}: its maximum is {max}")]
+    AboveMaximum {
+        /// Who.
+        fighter: String,
+        /// The energy asked for.
+        energy: Energy,
+        /// The maximum.
+        max: Energy,
+    },
     /// A character that cannot take the next turn.
     #[error("{fighter} cannot take the next turn: {reason} (§5.6)")]
     CannotTakeTurn {
@@ -288,23 +384,6 @@ impl Conflict {
         if usize::from(id.0) < self.fighters.len() { Ok(()) } else { Err(RuleError::UnknownFighter(id.0)) }
     }
 
-    /// Whether anyone can act in a timing window. No specials exist yet (issue 3), so every
-    /// window is empty and the turn passes through it.
-    fn window_open(&self, _window: Window) -> bool {
-        false
-    }
-
-    /// The first step at or after `step` where someone has something to do.
-    fn open_step(&self, mut step: Step) -> Step {
-        while let Step::Window(w) = step {
-            if self.window_open(w) {
-                break;
-            }
-            step = step.next();
-        }
-        step
-    }
-
     /// Whether `to` taking the next turn continues its combo streak (§5.6): it was this turn's
     /// active character, it won, its side's chain is live, it has an available follow-up of
     /// the chain's newest move to play, and it has taken fewer than three consecutive turns.
@@ -318,6 +397,9 @@ impl Conflict {
                 c.side == f.side
                     && self.fighter(c.against).is_in()
                     && !f.follow_ups[c.newest().index()].intersection(self.available_moves(to)).is_empty()
+                    // There Can Be Only One may bind it to someone else: then it cannot face
+                    // the chain's opponent, so the streak cannot go on.
+                    && self.bound_opponents(to).all(|o| o == c.against)
             })
     }
 
@@ -370,11 +452,33 @@ impl Conflict {
     /// side still in; on a consecutive turn given to continue a combo, only its opponent.
     pub fn legal_opponents<'a>(&'a self, t: &Turn) -> impl Iterator<Item = FighterId> + 'a {
         let me = self.fighter(t.active);
-        let must_face = t.must_face;
+        // There Can Be Only One: a bound character faces only its partner while both are in.
+        // A bond made during this turn prevails over the combo streak's opponent (facing
+        // another opponent ends the chain, §5.5).
+        let active = t.active;
+        let bound = self.bound_opponents(active).next().is_some();
+        let must_face = t.must_face.filter(|_| !bound);
         self.ids().filter(move |&id| {
             let f = self.fighter(id);
-            f.side != me.side && f.is_in() && must_face.is_none_or(|o| o == id)
+            f.side != me.side
+                && f.is_in()
+                && must_face.is_none_or(|o| o == id)
+                && (!bound || self.bound_opponents(active).any(|o| o == id))
         })
+    }
+
+    /// Whether `id` may surrender: always, except under The Way of the Samurai, which cannot
+    /// be removed from the conflict — unless it has no move left to play (§6, §5.2 step 3).
+    pub fn may_surrender(&self, id: FighterId) -> bool {
+        let f = self.fighter(id);
+        !f.samurai
+            || match &self.phase {
+                Phase::Turn(t) => {
+                    let forbidden = self.forbidden_action(t, id);
+                    !self.available_moves(id).iter().any(|m| Some(m.action()) != forbidden)
+                }
+                _ => true,
+            }
     }
 
     /// The stance part and the rest of a pending loss, and the energy the rest comes from.
@@ -423,7 +527,21 @@ impl Conflict {
                     let missing: Vec<FighterId> = (0..2).filter(|&i| !slots[i]).map(|i| pair[i]).collect();
                     format!("waiting for a {what} from {}", names(&missing))
                 }
-                Step::Window(w) => format!("the {} timing window", w.name()),
+                Step::Window(w) => {
+                    let due: Vec<FighterId> = t.window.as_ref().map_or_else(Vec::new, |wp| {
+                        (0..wp.participants.len())
+                            .filter(|&i| wp.slot_due(i))
+                            .map(|i| wp.participants[i])
+                            .collect()
+                    });
+                    let round = match t.window.as_ref().and_then(|wp| wp.count) {
+                        None => "a special or a pass".to_owned(),
+                        Some(n) => {
+                            format!("a response to {n} face-down card{}", if n == 1 { "" } else { "s" })
+                        }
+                    };
+                    format!("{} timing window: waiting for {round} from {}", w.name(), names(&due))
+                }
                 Step::Resolve => "resolving the turn".into(),
             },
             Phase::Aftermath(a) => {
@@ -567,11 +685,17 @@ impl Conflict {
                         let known = f.known.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ");
                         return Err(RuleError::UnknownMove { fighter: self.name(id), card, known });
                     }
+                    if let Some(action) = self.forbidden_action(t, id).filter(|&a| a == card.action()) {
+                        return Err(RuleError::MoveForbidden { fighter: self.name(id), action });
+                    }
                     if !self.available_moves(id).contains(card) {
                         let chain =
                             if f.disadvantage.set().contains(card) { "disadvantage" } else { "combo" };
                         return Err(RuleError::MoveUnavailable { fighter: self.name(id), card, chain });
                     }
+                }
+                if play == Play::Surrender && !self.may_surrender(id) {
+                    return Err(RuleError::SamuraiCannotSurrender { fighter: self.name(id) });
                 }
                 events.push(Event::MoveCommitted { fighter: id, play });
             }
@@ -647,6 +771,24 @@ impl Conflict {
                 }
                 events.push(Event::TurnBegan { active: to });
             }
+            Command::PlaySpecial { fighter, card } => {
+                self.check_fighter(fighter)?;
+                if let Some(target) = card.and_then(|c| c.target) {
+                    self.check_fighter(target)?;
+                }
+                self.decide_special(seat, fighter, card, events)?;
+            }
+            Command::AdjustEnergy { fighter, energy, reason } => {
+                self.check_fighter(fighter)?;
+                if !self.is_gm(seat) {
+                    return Err(RuleError::NotGm("adjust a character's energy"));
+                }
+                let max = self.fighter(fighter).character.energy;
+                if !energy.fits_within(&max) {
+                    return Err(RuleError::AboveMaximum { fighter: self.name(fighter), energy, max });
+                }
+                events.push(Event::EnergyAdjusted { fighter, energy, reason });
+            }
             Command::RecordOutcome { verdict } => {
                 if !matches!(self.phase, Phase::MinorOutcome) || !self.is_gm(seat) {
                     return Err(self.out_of_turn(seat));
@@ -690,7 +832,7 @@ impl Conflict {
                     _ => None,
                 },
                 Step::Resolve => Some(Event::TurnResolved { result: self.resolve_turn(t) }),
-                Step::Window(_) => None,
+                Step::Window(_) => t.window.as_ref().and_then(|w| self.window_step(t, w)),
             },
             Phase::Aftermath(a) => self.aftermath_step(a),
             Phase::MinorOutcome | Phase::Over => None,
@@ -732,9 +874,11 @@ impl Conflict {
         if a.loss_taken != [true; 2] {
             return None;
         }
-        for &id in &a.pair {
+        // Anyone at zero goes out (the pair after its losses, or someone the GM set to zero),
+        // except a character under The Way of the Samurai.
+        for id in self.ids() {
             let f = self.fighter(id);
-            if f.is_in() && f.energy.total() == 0 {
+            if f.is_in() && f.energy.total() == 0 && !f.samurai {
                 return Some(Event::WentOut { fighter: id, dead: self.stakes.lethal });
             }
         }
@@ -780,27 +924,37 @@ impl Conflict {
                 }
                 self.last_active = Some(active);
                 self.turn_number += 1;
-                let step = self.open_step(Step::Window(Window::BeforeOpponent));
+                let first = Step::Window(Window::BeforeOpponent);
                 self.phase = Phase::Turn(Turn {
                     active,
                     opponent: None,
-                    step,
+                    step: first,
                     stances: [Sealed::Empty; 2],
                     plays: [Sealed::Empty; 2],
                     must_face,
+                    window: None,
+                    forbidden: [None; 2],
                 });
+                self.advance_turn(first);
             }
             Event::OpponentChosen { opponent } => {
-                let next = self.open_step(Step::Opponent.next());
                 if let Phase::Turn(t) = &mut self.phase {
                     t.opponent = Some(opponent);
-                    t.step = next;
                     let side = self.fighters[usize::from(t.active.0)].side;
                     // Choosing a different opponent ends the chain (§5.5).
                     if self.combo.as_ref().is_some_and(|c| c.side != side || c.against != opponent) {
                         self.combo = None;
                     }
+                    // Scouter played before the opponent was chosen.
+                    let scouts = std::mem::take(&mut self.pending_scouts);
+                    let f = &mut self.fighters[usize::from(opponent.0)];
+                    for seat in scouts {
+                        if !f.scouted_by.contains(&seat) {
+                            f.scouted_by.push(seat);
+                        }
+                    }
                 }
+                self.advance_turn(Step::Opponent.next());
             }
             Event::ComboEnded { .. } => self.combo = None,
             Event::StanceCommitted { fighter, stance } => {
@@ -811,11 +965,10 @@ impl Conflict {
                 }
             }
             Event::StancesRevealed { .. } => {
-                let next = self.open_step(Step::Stance.next());
                 if let Phase::Turn(t) = &mut self.phase {
                     t.stances.iter_mut().for_each(Sealed::reveal);
-                    t.step = next;
                 }
+                self.advance_turn(Step::Stance.next());
             }
             Event::MoveCommitted { fighter, play } => {
                 if let Phase::Turn(t) = &mut self.phase
@@ -825,11 +978,10 @@ impl Conflict {
                 }
             }
             Event::MovesRevealed { .. } => {
-                let next = self.open_step(Step::Move.next());
                 if let Phase::Turn(t) = &mut self.phase {
                     t.plays.iter_mut().for_each(Sealed::reveal);
-                    t.step = next;
                 }
+                self.advance_turn(Step::Move.next());
             }
             Event::TurnResolved { result } => self.apply_resolution(result),
             Event::LossTaken { fighter, taken } => {
@@ -869,7 +1021,24 @@ impl Conflict {
                 self.combo = None;
                 for f in &mut self.fighters {
                     f.disadvantage.clear();
+                    // The Way of the Samurai: at the end of the conflict, its user dies.
+                    f.dead |= f.samurai;
                 }
+            }
+            Event::SpecialCommitted { fighter, card } => self.apply_special_committed(fighter, card),
+            Event::CardsCounted { count } => self.apply_cards_counted(count),
+            Event::SpecialRevealed { fighter, card, cancelled } => {
+                self.apply_special_revealed(fighter, card, cancelled)
+            }
+            Event::WindowClosed => self.apply_window_closed(),
+            Event::EnergyAdjusted { fighter, energy, .. } => {
+                let f = self.fighter_mut(fighter);
+                for t in Action::ALL {
+                    if f.energy.get(t) > 0 && energy.get(t) == 0 {
+                        f.zero_marks[t.index()] = true;
+                    }
+                }
+                f.energy = energy;
             }
         }
     }
@@ -913,6 +1082,19 @@ impl Conflict {
                     out.extend(self.in_side(PLAYERS).map(|fighter| Command::TakeFirstTurn { fighter }));
                 }
             }
+            Phase::Turn(t) if matches!(t.step, Step::Window(_)) => {
+                let Some(w) = &t.window else { return };
+                let mut cards = Vec::new();
+                for (i, &id) in w.participants.iter().enumerate() {
+                    if self.fighter(id).seat != seat || !w.slot_due(i) {
+                        continue;
+                    }
+                    out.push(Command::PlaySpecial { fighter: id, card: None });
+                    cards.clear();
+                    self.special_options(t, id, &mut cards);
+                    out.extend(cards.iter().map(|&c| Command::PlaySpecial { fighter: id, card: Some(c) }));
+                }
+            }
             Phase::Turn(t) => {
                 let Some((pos, id)) = self.seat_member(seat) else {
                     return;
@@ -937,12 +1119,16 @@ impl Conflict {
                         }
                     }
                     Step::Move if !t.plays[pos].is_committed() => {
+                        let forbidden = self.forbidden_action(t, id);
                         out.extend(
                             self.available_moves(id)
                                 .iter()
+                                .filter(|m| Some(m.action()) != forbidden)
                                 .map(|m| Command::CommitMove { play: Play::Move(m) }),
                         );
-                        out.push(Command::CommitMove { play: Play::Surrender });
+                        if self.may_surrender(id) {
+                            out.push(Command::CommitMove { play: Play::Surrender });
+                        }
                     }
                     _ => {}
                 }
@@ -1015,6 +1201,16 @@ impl Conflict {
                 ),
                 (Step::Move, Some(p)) => out
                     .extend((0..2).filter(|&i| !t.plays[i].is_committed()).map(|i| self.fighter(p[i]).seat)),
+                (Step::Window(_), _) => {
+                    if let Some(w) = &t.window {
+                        for (i, &id) in w.participants.iter().enumerate() {
+                            let seat = self.fighter(id).seat;
+                            if w.slot_due(i) && !out[start..].contains(&seat) {
+                                out.push(seat);
+                            }
+                        }
+                    }
+                }
                 _ => {}
             },
             Phase::Aftermath(a) => {

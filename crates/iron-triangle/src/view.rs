@@ -7,15 +7,17 @@
 use serde::{Deserialize, Serialize};
 use table::{Face, Role, SeatId, SideId, Viewer};
 
-use crate::card::Move;
+use crate::card::{Action, Move};
 use crate::chain::ComboChain;
 use crate::character::{Combo, KnownMove};
 use crate::conflict::{
-    Aftermath, Conflict, Ending, Fighter, FighterId, PLAYERS, Phase, Stakes, Status, Step,
+    Aftermath, Conflict, Ending, Fighter, FighterId, PLAYERS, Phase, Stakes, Status, Step, Window,
 };
 use crate::energy::{Energy, Stance};
 use crate::rules::Event;
+use crate::special::{Edition, Special};
 use crate::turn::Play;
+use crate::windows::SpecialCard;
 
 /// A seat as everyone sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +59,27 @@ pub struct FighterView {
     pub combos: Option<Vec<Combo>>,
     /// Moves available now, when the viewer may see them.
     pub available: Option<Vec<Move>>,
+    /// Learned specials, when the viewer may see them.
+    pub specials: Option<Vec<Special>>,
+    /// Specials used since the last full rest, when the viewer may see them.
+    pub specials_used: Option<Vec<Special>>,
+    /// The Way of the Samurai is active (public: it was revealed).
+    pub samurai: bool,
+}
+
+/// A timing window as one viewer sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowView {
+    /// Which window.
+    pub window: Window,
+    /// The characters acting in it.
+    pub participants: Vec<FighterId>,
+    /// Their first choices: face down, or known to their own seat (`null` inside is a pass).
+    pub first: Vec<Face<Option<SpecialCard>>>,
+    /// How many cards the first round put down, once everyone has chosen.
+    pub count: Option<u8>,
+    /// The responses of those who passed.
+    pub response: Vec<Face<Option<SpecialCard>>>,
 }
 
 /// The phase as one viewer sees it.
@@ -77,6 +100,10 @@ pub enum PhaseView {
         stances: [Face<Stance>; 2],
         /// The pair's moves as this viewer sees them.
         plays: [Face<Play>; 2],
+        /// The timing window in progress, if any.
+        window: Option<WindowView>,
+        /// An action each of the pair may not play this turn (I Already Know, revealed).
+        forbidden: [Option<Action>; 2],
     },
     /// A resolved turn's consequences (everything in it is face up).
     Aftermath(Aftermath),
@@ -107,6 +134,10 @@ pub struct ConflictView {
     pub waiting_for: String,
     /// How it ended.
     pub ending: Option<Ending>,
+    /// The edition of the rules.
+    pub edition: Edition,
+    /// Pairs bound by There Can Be Only One (revealed, so public).
+    pub bonds: Vec<[FighterId; 2]>,
 }
 
 impl Conflict {
@@ -118,7 +149,9 @@ impl Conflict {
     /// Whether `viewer` may see the fighter's moves and combos: everyone sees player
     /// characters'; only the GM (and the controlling seat) sees NPCs'.
     pub fn sees_sheet(&self, viewer: Viewer, f: &Fighter) -> bool {
-        f.side == PLAYERS || self.owns(viewer, f) || matches!(viewer, Viewer::Seat(s) if self.is_gm(s))
+        f.side == PLAYERS
+            || self.owns(viewer, f)
+            || matches!(viewer, Viewer::Seat(s) if self.is_gm(s) || f.scouted_by.contains(&s))
     }
 
     /// The conflict as `viewer` sees it.
@@ -143,6 +176,9 @@ impl Conflict {
                     moves: sees.then(|| f.character.moves.clone()),
                     combos: sees.then(|| f.character.combos.clone()),
                     available: sees.then(|| self.available_moves(id).iter().collect()),
+                    specials: sees.then(|| f.character.specials.clone()),
+                    specials_used: sees.then(|| f.specials_used.clone()),
+                    samurai: f.samurai,
                 }
             })
             .collect();
@@ -157,6 +193,19 @@ impl Conflict {
                     step: t.step,
                     stances: [t.stances[0].face(own(0)), t.stances[1].face(own(1))],
                     plays: [t.plays[0].face(own(0)), t.plays[1].face(own(1))],
+                    window: t.window.as_ref().map(|w| {
+                        let mine = |i: usize| self.owns(viewer, self.fighter(w.participants[i]));
+                        WindowView {
+                            window: w.window,
+                            participants: w.participants.clone(),
+                            first: (0..w.participants.len()).map(|i| w.first[i].face(mine(i))).collect(),
+                            count: w.count,
+                            response: (0..w.participants.len())
+                                .map(|i| w.response[i].face(mine(i)))
+                                .collect(),
+                        }
+                    }),
+                    forbidden: t.forbidden,
                 }
             }
             Phase::Aftermath(a) => PhaseView::Aftermath(a.clone()),
@@ -173,18 +222,22 @@ impl Conflict {
             turn_number: self.turn_number,
             waiting_for: self.waiting_for(),
             ending: self.ending,
+            edition: self.edition,
+            bonds: self.bonds.clone(),
         }
     }
 
     /// How an event looks to `viewer`: a face-down commitment is seen only by its seat.
     pub fn redact(&self, event: &Event, viewer: Viewer) -> Option<Event> {
-        match *event {
-            Event::StanceCommitted { fighter, .. } | Event::MoveCommitted { fighter, .. }
-                if !self.owns(viewer, self.fighter(fighter)) =>
+        match event {
+            Event::StanceCommitted { fighter, .. }
+            | Event::MoveCommitted { fighter, .. }
+            | Event::SpecialCommitted { fighter, .. }
+                if !self.owns(viewer, self.fighter(*fighter)) =>
             {
                 None
             }
-            e => Some(e),
+            e => Some(*e),
         }
     }
 

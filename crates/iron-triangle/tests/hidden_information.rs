@@ -29,7 +29,7 @@ fn commitments_of(log: &[Event], fighter: FighterId) -> Vec<Event> {
         .filter(|e| {
             matches!(e, Event::StanceCommitted { fighter: f, .. } | Event::MoveCommitted { fighter: f, .. } if *f == fighter)
         })
-        .copied()
+        .cloned()
         .collect()
 }
 

@@ -425,7 +425,7 @@ proptest! {
             prop_assert!(events.is_ok());
             let mut state = before;
             for e in events.unwrap() {
-                if let (iron_triangle::Event::LossTaken { fighter, taken }, Phase::Aftermath(a)) = (e, &state.phase) {
+                if let (&iron_triangle::Event::LossTaken { fighter, taken }, Phase::Aftermath(a)) = (&e, &state.phase) {
                     let pos = a.pair.iter().position(|&p| p == fighter).expect("the loser is one of the pair");
                     let loss = a.result.losses[pos];
                     let had = state.fighter(fighter).energy;

@@ -8,6 +8,7 @@
 
 use iron_triangle::chain::ComboChain;
 use iron_triangle::rules::Command;
+use iron_triangle::special::Special;
 use iron_triangle::turn::{Contender, Play, resolve};
 use iron_triangle::view::{ConflictView, FighterView, PhaseView};
 use iron_triangle::{FighterId, IronTriangle, Move, Stance};
@@ -51,6 +52,8 @@ impl<R: Ruleset> Bot<R> for RandomBot {
 /// - Losses: spread with the documented default ([`iron_triangle::Energy::default_spread`]).
 /// - It never ends a combo voluntarily, spares surrendered opponents, passes the turn to the
 ///   candidate with the most energy, and records a tied minor conflict as a draw.
+/// - Specials: it plays one only when it is certain to pay off — Scouter when its opponent's
+///   moves are hidden from it (pure information, at no cost this turn); otherwise it passes.
 #[derive(Debug, Clone, Default)]
 pub struct GreedyBot;
 
@@ -138,7 +141,7 @@ impl Bot<IronTriangle> for GreedyBot {
             };
             if mine(pair[0]) { pair } else { [pair[1], pair[0]] }
         };
-        let pick = match (&view.phase, legal[0]) {
+        let pick = match (&view.phase, &legal[0]) {
             (_, Command::ChooseOpponent { .. }) => {
                 let target = view.combo.as_ref().map(|c| c.against);
                 best_by(legal.iter().enumerate(), |c| match c {
@@ -196,6 +199,16 @@ impl Bot<IronTriangle> for GreedyBot {
                         fighter(&view, *to).energy.total() as f64
                     }
                     _ => f64::MIN,
+                })
+            }
+            (PhaseView::Turn { active, opponent, .. }, Command::PlaySpecial { .. }) => {
+                let opponent_hidden = opponent.is_some_and(|o| {
+                    let them = me_in_pair([*active, o])[1];
+                    fighter(&view, them).moves.is_none()
+                });
+                let is_scouter = |c: &&Command| matches!(c, Command::PlaySpecial { card: Some(card), .. } if card.special == Special::Scouter);
+                legal.iter().position(|c| opponent_hidden && is_scouter(&c)).or_else(|| {
+                    legal.iter().position(|c| matches!(c, Command::PlaySpecial { card: None, .. }))
                 })
             }
             (_, Command::RecordOutcome { .. }) => legal
@@ -315,6 +328,43 @@ mod tests {
         };
         assert_eq!(run(7), run(7));
         assert_ne!(run(7), run(8));
+    }
+
+    #[test]
+    fn greedy_scouts_a_hidden_opponent_and_otherwise_passes() {
+        let mut ada = Character::with_starting_moves("Ada", Energy::new(3, 2, 5));
+        ada.specials = vec![Special::Scouter];
+        let start = Conflict::new(Setup {
+            stakes: Default::default(),
+            seats: vec![
+                SeatSpec { name: "player".into(), role: Role::Player },
+                SeatSpec { name: "gm".into(), role: Role::Gm },
+            ],
+            characters: vec![
+                Entrant { seat: "player".into(), character: ada },
+                Entrant {
+                    seat: "gm".into(),
+                    character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
+                },
+            ],
+            edition: Default::default(),
+        })
+        .unwrap();
+        let mut t = Table::<IronTriangle>::new(start);
+        let mut legal = Vec::new();
+        let player = table::SeatId(0);
+        // Before the opponent is chosen there is nobody to scout: pass.
+        let pick = GreedyBot::new().choose(&t.decision(player, &mut legal));
+        assert!(matches!(legal[pick], Command::PlaySpecial { card: None, .. }), "{:?}", legal[pick]);
+        let c = legal[pick];
+        t.submit(player, &c).unwrap();
+        // Before stance, facing the bandit whose moves are hidden: Scouter.
+        let pick = GreedyBot::new().choose(&t.decision(player, &mut legal));
+        assert!(
+            matches!(legal[pick], Command::PlaySpecial { card: Some(c), .. } if c.special == Special::Scouter),
+            "{:?}",
+            legal[pick]
+        );
     }
 
     #[test]

@@ -2,8 +2,10 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use iron_triangle::rules::Verdict;
+use iron_triangle::rules::{Note, Verdict};
+use iron_triangle::special::Special;
 use iron_triangle::view::{ConflictView, PhaseView};
+use iron_triangle::windows::SpecialCard;
 use iron_triangle::{Action, Command, Conflict, Energy, FighterId, Play, Stance};
 use table::SeatId;
 
@@ -75,6 +77,8 @@ pub enum Kind {
     Pass,
     /// A tied minor conflict's outcome.
     Outcome,
+    /// A special or a pass in a timing window (hidden), for one character.
+    Special,
     /// Only "end combo" is possible.
     EndCombo,
 }
@@ -92,15 +96,104 @@ impl Kind {
             Some(Command::DecideMercy { .. }) => Kind::Mercy,
             Some(Command::PassTurn { .. }) => Kind::Pass,
             Some(Command::RecordOutcome { .. }) => Kind::Outcome,
-            Some(Command::EndCombo) | None => Kind::EndCombo,
+            Some(Command::PlaySpecial { .. }) => Kind::Special,
+            Some(Command::EndCombo | Command::AdjustEnergy { .. }) | None => Kind::EndCombo,
         }
     }
 
     /// Whether the answer is a hidden commitment.
     pub fn hidden(self) -> bool {
-        matches!(self, Kind::Stance | Kind::Move)
+        matches!(self, Kind::Stance | Kind::Move | Kind::Special)
     }
 }
+
+/// The character a window decision is asked for: the first of the seat's characters with a
+/// choice due (a seat may act for several allies in the before-resolving window; each is asked
+/// in turn).
+pub fn special_fighter(legal: &[Command]) -> Option<FighterId> {
+    legal.iter().find_map(|c| match c {
+        Command::PlaySpecial { fighter, .. } => Some(*fighter),
+        _ => None,
+    })
+}
+
+/// The cards `fighter` may play among `legal` (`None`: pass).
+fn special_options(legal: &[Command], fighter: FighterId) -> Vec<Option<SpecialCard>> {
+    legal
+        .iter()
+        .filter_map(|c| match c {
+            Command::PlaySpecial { fighter: f, card } if *f == fighter => Some(*card),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A card as the players call it: "pass", "Scouter", "There Can Be Only One Kuro".
+pub fn card_text(view: &ConflictView, card: Option<SpecialCard>) -> String {
+    match card {
+        None => "pass".to_owned(),
+        Some(c) => {
+            let name = c.special.name(view.edition);
+            match c.target {
+                Some(t) => format!("{name} {}", fighter_name(view, t)),
+                None => name,
+            }
+        }
+    }
+}
+
+/// A fighter whose only choice in the window now is a pass: taking it automatically reveals
+/// nothing (everyone in a window is asked, and a pass is face down like a card).
+pub fn forced_pass(legal: &[Command]) -> Option<Command> {
+    let mut fighters: Vec<FighterId> = legal
+        .iter()
+        .filter_map(|c| match c {
+            Command::PlaySpecial { fighter, .. } => Some(*fighter),
+            _ => None,
+        })
+        .collect();
+    fighters.dedup();
+    fighters.into_iter().find_map(|f| match special_options(legal, f).as_slice() {
+        [None] => Some(Command::PlaySpecial { fighter: f, card: None }),
+        _ => None,
+    })
+}
+
+/// The GM's energy adjustment, `adjust <character> <○> <▨> <◆> <reason…>`: `None` when the
+/// answer is not one, else the command or what is wrong with it.
+pub fn parse_adjust(text: &str, conflict: &Conflict) -> Option<Result<Command, String>> {
+    let t = text.trim();
+    let rest = t.strip_prefix("adjust").or_else(|| t.strip_prefix("Adjust"))?;
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let help = "write adjust <character> <○> <▨> <◆> <reason>, e.g. \"adjust Ada 3 2 4 misread the spread\"";
+    let tokens: Vec<&str> = rest.split_whitespace().collect();
+    let num = |s: &str| s.parse::<u8>().ok();
+    // The name is everything before the first three numbers in a row (names may have spaces).
+    let Some(at) =
+        (1..tokens.len().saturating_sub(2)).find(|&i| tokens[i..i + 3].iter().all(|s| num(s).is_some()))
+    else {
+        return Some(Err(help.to_owned()));
+    };
+    let name = tokens[..at].join(" ");
+    let Some(fighter) = conflict.find(&name) else {
+        return Some(Err(format!("there is no character named {name:?}; {help}")));
+    };
+    let amount = |i: usize| num(tokens[at + i]).unwrap_or(0);
+    let energy = Energy::new(amount(0), amount(1), amount(2));
+    let reason = tokens[at + 3..].join(" ");
+    if reason.is_empty() {
+        return Some(Err(format!("give a reason for the log; {help}")));
+    }
+    let Ok(reason) = Note::from(&reason) else {
+        return Some(Err(format!("the reason is at most {} bytes", Note::new().capacity())));
+    };
+    Some(Ok(Command::AdjustEnergy { fighter, energy, reason }))
+}
+
+/// The line added to every question the GM is asked.
+pub const ADJUST_HINT: &str = "GM: at any prompt you may instead type \"adjust <character> <○> <▨> <◆> <reason>\" to set a character's energy (logged); then this question is asked again.";
 
 /// The member of the turn's pair (or of the aftermath's) that `seat_name` controls.
 pub fn seat_member(view: &ConflictView, seat_name: &str) -> Option<FighterId> {
@@ -233,12 +326,110 @@ pub fn question(
         Kind::Outcome => {
             "The minor conflict tied: record the outcome. Type \"players\", \"gm\" or \"draw\".".to_owned()
         }
+        Kind::Special => special_question(legal, view),
         Kind::EndCombo => format!("{me_name}: type \"end combo\"."),
     };
     if kind != Kind::EndCombo && legal.contains(&Command::EndCombo) {
         q.push_str("\nOr type \"end combo\" to end your side's combo chain (its cards return to hand).");
     }
+    if conflict.is_gm(seat) {
+        q.push('\n');
+        q.push_str(ADJUST_HINT);
+    }
     q
+}
+
+/// The window question for the first of the seat's characters with a choice due.
+fn special_question(legal: &[Command], view: &ConflictView) -> String {
+    let Some(fighter) = special_fighter(legal) else {
+        return "Nothing to choose in this window.".to_owned();
+    };
+    let who = fighter_name(view, fighter);
+    let (window, count) = match &view.phase {
+        PhaseView::Turn { window: Some(w), .. } => (w.window.name(), w.count),
+        _ => ("timing", None),
+    };
+    let round = match count {
+        None => format!("{who}: the {window} window. Play a special face down, or pass?"),
+        Some(n) => format!(
+            "{who}: the {window} window. {n} card{} face down: respond with a special, or pass?",
+            if n == 1 { " is" } else { "s are" }
+        ),
+    };
+    let options: Vec<String> = special_options(legal, fighter)
+        .into_iter()
+        .enumerate()
+        .map(|(i, card)| format!("  {}. {}", i + 1, card_text(view, card)))
+        .collect();
+    format!(
+        "{round} Type a number, \"pass\", or a special's name (with the character it names, e.g. \"there can be only one Kuro\"). It is not shown.\n{}",
+        options.join("\n")
+    )
+}
+
+/// Reads a window answer for `fighter`: a number, "pass", or a special's name with an
+/// optional character name after it. A special that is not among the options is still
+/// returned, so that the engine says why it cannot be played.
+fn parse_special(
+    text: &str,
+    fighter: FighterId,
+    legal: &[Command],
+    conflict: &Conflict,
+) -> Result<Command, String> {
+    let options = special_options(legal, fighter);
+    let lower = text.to_lowercase();
+    let play = |card: Option<SpecialCard>| Command::PlaySpecial { fighter, card };
+    if matches!(lower.as_str(), "pass" | "p" | "no" | "none") {
+        return Ok(play(None));
+    }
+    if let Ok(n) = text.parse::<usize>() {
+        return n
+            .checked_sub(1)
+            .and_then(|i| options.get(i).copied())
+            .map(play)
+            .ok_or_else(|| format!("choose a number from 1 to {}", options.len()));
+    }
+    let help = "not a special: type one of the listed numbers or names, or \"pass\"";
+    let words: Vec<&str> = text.split_whitespace().collect();
+    // The longest reading as a special, the rest naming a character.
+    let mut needs_type = None;
+    for cut in (1..=words.len()).rev() {
+        let special = match words[..cut].join(" ").parse::<Special>() {
+            Ok(s) => s,
+            Err(iron_triangle::special::SpecialError::NeedsType(n)) => {
+                needs_type.get_or_insert(n);
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let rest = words[cut..].join(" ");
+        let target = if rest.is_empty() {
+            None
+        } else {
+            match conflict.find(&rest) {
+                Some(t) => Some(t),
+                None => continue,
+            }
+        };
+        if target.is_some() && !special.takes_target() {
+            return Err(format!("{} names no character", special.name(conflict.edition)));
+        }
+        if target.is_none() && special.takes_target() {
+            // The character may be left out when only one can be named.
+            let named: Vec<Option<SpecialCard>> =
+                options.iter().copied().filter(|c| c.is_some_and(|c| c.special == special)).collect();
+            return match named.as_slice() {
+                [one] => Ok(play(*one)),
+                [] => Ok(play(Some(SpecialCard { special, target: None }))),
+                _ => Err("name the character it targets after the special, as listed".to_owned()),
+            };
+        }
+        return Ok(play(Some(SpecialCard { special, target })));
+    }
+    match needs_type {
+        Some(n) => Err(format!("{n} needs an action type, e.g. \"{n} attack\" or \"{n} ◆\"")),
+        None => Err(help.to_owned()),
+    }
 }
 
 fn pick_fighter(text: &str, options: &[FighterId], conflict: &Conflict) -> Result<FighterId, String> {
@@ -381,6 +572,10 @@ pub fn parse_answer(
             "draw" | "d" => Ok(Command::RecordOutcome { verdict: Verdict::Draw }),
             _ => Err("type \"players\", \"gm\" or \"draw\"".to_owned()),
         },
+        Kind::Special => match special_fighter(legal) {
+            Some(fighter) => parse_special(t, fighter, legal, conflict),
+            None => Err("nothing to choose in this window".to_owned()),
+        },
         Kind::EndCombo => Err("type \"end combo\"".to_owned()),
     }
 }
@@ -398,5 +593,66 @@ mod tests {
         assert_eq!(parse_spread("2 grapple"), Ok(Energy::new(0, 2, 0)));
         assert!(parse_spread("2 3").is_err());
         assert!(parse_spread("lots").is_err());
+    }
+
+    fn ambush() -> Conflict {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/iron-triangle/ambush-2v3.toml");
+        super::super::setup_file::load_conflict(Some(&path)).unwrap()
+    }
+
+    #[test]
+    fn adjustments_read_a_name_three_amounts_and_a_reason() {
+        let c = ambush();
+        let chief = c.find("Bandit Chief").unwrap();
+        match parse_adjust("adjust Bandit Chief 1 2 3 fell off the wagon", &c) {
+            Some(Ok(Command::AdjustEnergy { fighter, energy, reason })) => {
+                assert_eq!(
+                    (fighter, energy, reason.as_str()),
+                    (chief, Energy::new(1, 2, 3), "fell off the wagon")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_adjust("2 grapple", &c).is_none());
+        assert!(parse_adjust("adjustment", &c).is_none());
+        assert!(matches!(parse_adjust("adjust Ada 1 2 3", &c), Some(Err(e)) if e.contains("reason")));
+        assert!(matches!(parse_adjust("adjust Ada 1 2", &c), Some(Err(_))));
+        assert!(matches!(parse_adjust("adjust Zed 1 2 3 x", &c), Some(Err(e)) if e.contains("Zed")));
+        let cap = Note::new().capacity();
+        let long = format!("adjust Ada 1 2 3 {}", "x".repeat(cap + 1));
+        let r = parse_adjust(&long, &c);
+        assert!(matches!(&r, Some(Err(e)) if e.contains(&format!("at most {cap}"))), "{r:?}");
+    }
+
+    #[test]
+    fn window_answers_read_numbers_names_and_targets() {
+        let c = ambush();
+        let (ada, weasel) = (c.find("Ada").unwrap(), c.find("Weasel").unwrap());
+        let card = |special, target| Some(SpecialCard { special, target });
+        let legal = vec![
+            Command::PlaySpecial { fighter: ada, card: None },
+            Command::PlaySpecial { fighter: ada, card: card(Special::Scouter, None) },
+            Command::PlaySpecial { fighter: ada, card: card(Special::ThereCanBeOnlyOne, Some(weasel)) },
+        ];
+        let read = |t: &str| parse_special(t, ada, &legal, &c);
+        let play = |card| Ok(Command::PlaySpecial { fighter: ada, card });
+        assert_eq!(read("pass"), play(None));
+        assert_eq!(read("2"), play(card(Special::Scouter, None)));
+        assert_eq!(read("Scouter"), play(card(Special::Scouter, None)));
+        assert_eq!(read("insight"), play(card(Special::Scouter, None)));
+        assert_eq!(
+            read("there can be only one weasel"),
+            play(card(Special::ThereCanBeOnlyOne, Some(weasel)))
+        );
+        // The only character it may name need not be typed.
+        assert_eq!(read("There Can Be Only One"), play(card(Special::ThereCanBeOnlyOne, Some(weasel))));
+        // A special not among the options goes to the engine, which says why.
+        assert_eq!(read("i already know attack"), play(card(Special::IAlreadyKnow(Action::Attack), None)));
+        assert!(matches!(read("i already know"), Err(e) if e.contains("action type")));
+        assert!(matches!(read("scouter weasel"), Err(e) if e.contains("names no character")));
+        assert!(read("fireball").is_err() && read("9").is_err());
+        assert_eq!(forced_pass(&legal), None);
+        assert_eq!(forced_pass(&legal[..1]), Some(Command::PlaySpecial { fighter: ada, card: None }));
     }
 }

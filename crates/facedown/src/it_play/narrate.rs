@@ -4,10 +4,14 @@
 use std::io::Write;
 
 use iron_triangle::conflict::{Phase, side_name};
+use iron_triangle::special::{Edition, Special};
 use iron_triangle::turn::{Decided, Outcome};
 use iron_triangle::view::{ConflictView, FighterView, PhaseView};
+use iron_triangle::windows::SpecialCard;
 use iron_triangle::{Action, Conflict, Event, FighterId, IronTriangle, Play, Status};
 use table::{Face, Ruleset, Table, Viewer};
+
+use super::input;
 
 /// Prints the events of a table as they happen, each as everyone may see it.
 ///
@@ -62,6 +66,7 @@ fn hidden_json(event: &Event) -> anyhow::Result<String> {
     if let Some(map) = v.as_object_mut() {
         map.remove("stance");
         map.remove("play");
+        map.remove("card");
     }
     Ok(serde_json::to_string(&v)?)
 }
@@ -92,20 +97,20 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
         Phase::Aftermath(a) => a.pair,
         _ => [FighterId(0); 2],
     };
-    match (*event, redacted) {
-        (Event::StanceCommitted { fighter, .. }, None) => {
+    match (event, redacted) {
+        (&Event::StanceCommitted { fighter, .. }, None) => {
             vec![format!("{} commits a stance face down.", name(before, fighter))]
         }
-        (Event::MoveCommitted { fighter, .. }, None) => {
+        (&Event::MoveCommitted { fighter, .. }, None) => {
             vec![format!("{} commits a move face down.", name(before, fighter))]
         }
-        (Event::StanceCommitted { fighter, stance }, Some(_)) => {
+        (&Event::StanceCommitted { fighter, stance }, Some(_)) => {
             vec![format!("{} commits the stance {stance}.", name(before, fighter))]
         }
-        (Event::MoveCommitted { fighter, play }, Some(_)) => {
+        (&Event::MoveCommitted { fighter, play }, Some(_)) => {
             vec![format!("{} commits the move {}.", name(before, fighter), play_text(before, fighter, play))]
         }
-        (Event::TurnBegan { active }, _) => {
+        (&Event::TurnBegan { active }, _) => {
             let f = &after.fighters[usize::from(active.0)];
             vec![
                 String::new(),
@@ -118,15 +123,15 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
                 ),
             ]
         }
-        (Event::OpponentChosen { opponent }, _) => {
+        (&Event::OpponentChosen { opponent }, _) => {
             let active = pair()[0];
             let o = &after.fighters[usize::from(opponent.0)];
             vec![format!("{} faces {} (energy {}).", name(before, active), o.name(), o.energy)]
         }
-        (Event::ComboEnded { by }, _) => {
+        (&Event::ComboEnded { by }, _) => {
             vec![format!("{} ends the combo; its cards return to hand.", name(before, by))]
         }
-        (Event::StancesRevealed { stances }, _) => {
+        (&Event::StancesRevealed { stances }, _) => {
             let p = pair();
             vec![format!(
                 "Stances revealed: {} {}, {} {}.",
@@ -136,7 +141,7 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
                 stances[1]
             )]
         }
-        (Event::MovesRevealed { plays }, _) => {
+        (&Event::MovesRevealed { plays }, _) => {
             let p = pair();
             vec![format!(
                 "Moves revealed: {} plays {}, {} plays {}.",
@@ -146,7 +151,7 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
                 play_text(before, p[1], plays[1])
             )]
         }
-        (Event::TurnResolved { result }, _) => {
+        (&Event::TurnResolved { result }, _) => {
             let p = pair();
             let plays = match &after.phase {
                 Phase::Aftermath(a) => a.plays,
@@ -212,7 +217,7 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
             }
             out
         }
-        (Event::LossTaken { fighter, taken }, _) => {
+        (&Event::LossTaken { fighter, taken }, _) => {
             let i = usize::from(fighter.0);
             let (b, a) = (&before.fighters[i], &after.fighters[i]);
             let mut out = vec![format!("{} takes the loss {} and has {} left.", a.name(), taken, a.energy)];
@@ -228,12 +233,12 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
             }
             out
         }
-        (Event::WentOut { fighter, dead }, _) => vec![format!(
+        (&Event::WentOut { fighter, dead }, _) => vec![format!(
             "{} is out of the conflict with zero energy in every type{}.",
             name(before, fighter),
             if dead { " and dies" } else { "" }
         )],
-        (Event::MercyDecided { fighter, killed }, _) => {
+        (&Event::MercyDecided { fighter, killed }, _) => {
             let winner = match &before.phase {
                 Phase::Aftermath(a) => a.mercy.map(|m| name(before, m.winner)),
                 _ => None,
@@ -241,10 +246,57 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
             .unwrap_or_else(|| "The winner".to_owned());
             vec![format!("{winner} {} {}.", if killed { "kills" } else { "spares" }, name(before, fighter))]
         }
-        (Event::MinorConflictTied, _) => {
+        (&Event::MinorConflictTied, _) => {
             vec!["The single turn of this minor conflict is a tie: the GM records the outcome.".to_owned()]
         }
-        (Event::ConflictEnded { winner }, _) => vec![
+        // A special or a pass, face down: the sentence is the same either way.
+        (&Event::SpecialCommitted { fighter, .. }, _) => {
+            vec![format!("{} has chosen ({} window).", name(before, fighter), window_name(before))]
+        }
+        (&Event::CardsCounted { count }, _) => {
+            let n = if count == 1 { "1 card".to_owned() } else { format!("{count} cards") };
+            // Whether anyone is due to respond is the engine's to say, after the count.
+            let respond = match &after.phase {
+                Phase::Turn(t) => {
+                    t.window.as_ref().is_some_and(|w| (0..w.participants.len()).any(|i| w.slot_due(i)))
+                }
+                _ => false,
+            };
+            vec![format!(
+                "{n} face down in the {} window.{}",
+                window_name(before),
+                if respond { " Those who passed may respond." } else { "" }
+            )]
+        }
+        (&Event::SpecialRevealed { fighter, card, cancelled }, _) => {
+            reveal_sentences(before, after, fighter, card, cancelled)
+        }
+        (&Event::WindowClosed, _) => {
+            let (played, down) = match &before.phase {
+                Phase::Turn(t) => t.window.as_ref().map_or((0, 0), |w| {
+                    let cards = w.cards();
+                    (cards.len(), cards.iter().filter(|(_, _, face_down)| *face_down).count())
+                }),
+                _ => (0, 0),
+            };
+            let mut s = format!("The {} window closes", window_name(before));
+            if played == 0 {
+                s.push_str(": no specials were played.");
+            } else if down > 0 {
+                s.push_str(&format!(
+                    "; {down} card{} stay{} face down until the moves are revealed.",
+                    if down == 1 { "" } else { "s" },
+                    if down == 1 { "s" } else { "" }
+                ));
+            } else {
+                s.push('.');
+            }
+            vec![s]
+        }
+        (&Event::EnergyAdjusted { fighter, energy, ref reason }, _) => {
+            vec![format!("The GM sets {}'s energy to {energy}: {reason}.", name(before, fighter))]
+        }
+        (&Event::ConflictEnded { winner }, _) => vec![
             String::new(),
             match winner {
                 Some(side) => format!("The conflict is over: {} wins.", side_name(side)),
@@ -254,14 +306,98 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
     }
 }
 
+/// The name of the window in progress in `c`.
+fn window_name(c: &Conflict) -> &'static str {
+    match &c.phase {
+        Phase::Turn(t) => t.window.as_ref().map_or("timing", |w| w.window.name()),
+        _ => "timing",
+    }
+}
+
+/// A revealed special: who played it, what it names, and its effect in words, as the state
+/// after the reveal shows it.
+fn reveal_sentences(
+    before: &Conflict,
+    after: &Conflict,
+    fighter: FighterId,
+    card: SpecialCard,
+    cancelled: bool,
+) -> Vec<String> {
+    let edition = after.edition;
+    let who = name(before, fighter);
+    let special = card.special.name(edition);
+    let target = card.target.map(|t| format!(" naming {}", name(before, t))).unwrap_or_default();
+    let head = format!("{who} reveals {special}{target}");
+    if cancelled {
+        // The engine decided the cancellation; name the other player of the same special.
+        let other = match &before.phase {
+            Phase::Turn(t) => t.window.as_ref().and_then(|w| {
+                w.cards()
+                    .into_iter()
+                    .find(|(g, c, _)| *g != fighter && c.special == card.special)
+                    .map(|(g, ..)| g)
+            }),
+            _ => None,
+        };
+        let by = other.map_or_else(|| "the other of the pair".to_owned(), |o| name(before, o));
+        return vec![format!("{head}: it cancels out with {by}'s identical special; spent, no effect (§6).")];
+    }
+    // The opponent of the user this turn, if chosen.
+    let opponent = match &after.phase {
+        Phase::Turn(t) => t.pair().map(|p| if p[0] == fighter { p[1] } else { p[0] }),
+        _ => None,
+    };
+    let effect = match card.special {
+        Special::Scouter => match opponent {
+            Some(o) => format!("{who} learns {}'s moves, combos and specials", name(before, o)),
+            None => format!("{who} will learn the moves, combos and specials of the opponent {who} chooses"),
+        },
+        Special::ThereCanBeOnlyOne => match card.target {
+            Some(t) => format!(
+                "{who} and {} face only each other until one is out (others may still choose them)",
+                name(before, t)
+            ),
+            None => "no character named".to_owned(),
+        },
+        Special::IAlreadyKnow(action) => {
+            let forbidden = match &after.phase {
+                Phase::Turn(t) => opponent.and_then(|o| after.forbidden_action(t, o)),
+                _ => None,
+            };
+            match (opponent, forbidden) {
+                (Some(o), Some(a)) => {
+                    format!("{} may not play {} {} moves this turn", name(before, o), a.name(), a.symbol())
+                }
+                _ => {
+                    format!("the opponent may not play {} {} moves this turn", action.name(), action.symbol())
+                }
+            }
+        }
+        Special::WayOfTheSamurai => {
+            let energy =
+                after.fighters.get(usize::from(fighter.0)).map(|f| f.energy.to_string()).unwrap_or_default();
+            format!(
+                "{who} regains all energy ({energy}), stays in the conflict until it ends even at zero energy, and then dies"
+            )
+        }
+        Special::ToBlave => "a bluff; it has no effect".to_owned(),
+        _ => String::new(),
+    };
+    if effect.is_empty() { vec![format!("{head}.")] } else { vec![format!("{head}: {effect}.")] }
+}
+
 fn status_text(f: &FighterView) -> String {
     let mut s = match f.status {
         Status::In => "in".to_owned(),
         Status::Surrendered => "surrendered".to_owned(),
         Status::Out => "out".to_owned(),
     };
-    if f.dead {
+    if f.dead && f.samurai {
+        s.push_str(", dead: died under The Way of the Samurai");
+    } else if f.dead {
         s.push_str(", dead");
+    } else if f.samurai {
+        s.push_str(", under The Way of the Samurai (stays in until the conflict ends, then dies)");
     }
     let marks: Vec<String> =
         Action::ALL.iter().filter(|t| f.zero_marks[t.index()]).map(|t| t.symbol().to_string()).collect();
@@ -292,6 +428,24 @@ fn moves_text(f: &FighterView) -> String {
     }
 }
 
+/// The specials a viewer may see, each used one marked; empty when there are none to show.
+fn specials_text(f: &FighterView, edition: Edition) -> String {
+    match &f.specials {
+        Some(list) if !list.is_empty() => {
+            let used = f.specials_used.as_deref().unwrap_or_default();
+            let names: Vec<String> = list
+                .iter()
+                .map(|s| {
+                    let n = s.name(edition);
+                    if used.contains(s) { format!("{n} (used)") } else { n }
+                })
+                .collect();
+            format!("; specials: {}", names.join(", "))
+        }
+        _ => String::new(),
+    }
+}
+
 /// The stakes and the characters, as everyone sees them at the start.
 pub fn intro(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
     let s = &view.stakes;
@@ -311,16 +465,20 @@ pub fn intro(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
     if !flags.is_empty() {
         writeln!(out, "  ({})", flags.join("; "))?;
     }
+    if view.edition == Edition::Earlier {
+        writeln!(out, "  (the earlier edition of the rules, §11)")?;
+    }
     writeln!(out, "Characters:")?;
     for f in &view.fighters {
         writeln!(
             out,
-            "  {} [{}, {}] energy {}; {}",
+            "  {} [{}, {}] energy {}; {}{}",
             f.name,
             f.seat,
             side_name(f.side),
             f.energy,
-            moves_text(f)
+            moves_text(f),
+            specials_text(f, view.edition)
         )?;
     }
     out.flush()?;
@@ -354,8 +512,15 @@ pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()>
         writeln!(out, "Turn {}.", view.turn_number)?;
     }
     for f in &view.fighters {
-        let mut line =
-            format!("  {} [{}] energy {}; {}; {}", f.name, f.seat, f.energy, status_text(f), moves_text(f));
+        let mut line = format!(
+            "  {} [{}] energy {}; {}; {}{}",
+            f.name,
+            f.seat,
+            f.energy,
+            status_text(f),
+            moves_text(f),
+            specials_text(f, view.edition)
+        );
         if !f.disadvantage.is_empty() {
             let d: Vec<String> = f.disadvantage.iter().map(|m| m.to_string()).collect();
             line.push_str(&format!("; disadvantage chain {}", d.join(" ")));
@@ -394,6 +559,51 @@ pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()>
             play(plays[0]),
             play(plays[1])
         )?;
+    }
+    for [a, b] in &view.bonds {
+        writeln!(out, "  {} and {} face only each other (There Can Be Only One).", fname(*a), fname(*b))?;
+    }
+    if let PhaseView::Turn { active, opponent, forbidden, window, .. } = &view.phase {
+        let pair = [Some(*active), *opponent];
+        for (who, action) in pair.iter().zip(forbidden) {
+            if let (Some(who), Some(a)) = (who, action) {
+                writeln!(
+                    out,
+                    "  {} may not play {} {} moves this turn (I Already Know).",
+                    fname(*who),
+                    a.name(),
+                    a.symbol()
+                )?;
+            }
+        }
+        if let Some(w) = window {
+            let slot = |f: &Face<Option<SpecialCard>>| match f {
+                Face::Empty => "to choose".to_owned(),
+                Face::FaceDown => "chosen, face down".to_owned(),
+                Face::Known(card) => format!("{} (yours)", input::card_text(view, *card)),
+            };
+            let first: Vec<String> = w
+                .participants
+                .iter()
+                .zip(&w.first)
+                .map(|(p, f)| format!("{}: {}", fname(*p), slot(f)))
+                .collect();
+            let mut line = format!("  The {} window: {}", w.window.name(), first.join(", "));
+            if let Some(n) = w.count {
+                let responses: Vec<String> = w
+                    .participants
+                    .iter()
+                    .zip(&w.response)
+                    .filter(|(_, f)| **f != Face::Empty)
+                    .map(|(p, f)| format!("{}: {}", fname(*p), slot(f)))
+                    .collect();
+                line.push_str(&format!("; {n} card{} face down", if n == 1 { "" } else { "s" }));
+                if !responses.is_empty() {
+                    line.push_str(&format!("; responses: {}", responses.join(", ")));
+                }
+            }
+            writeln!(out, "{line}.")?;
+        }
     }
     writeln!(out, "  Now: {}.", view.waiting_for)?;
     Ok(())

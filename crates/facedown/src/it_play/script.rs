@@ -87,8 +87,8 @@ impl Script {
     }
 }
 
-/// Replaces character names by their ids (keys `fighter`, `opponent`, `to`) and the seat's move
-/// names by their symbols (key `play`).
+/// Replaces character names by their ids (keys `fighter`, `opponent`, `to`, `target`) and the
+/// seat's move names by their symbols (key `play`).
 fn resolve_names(
     value: &mut Value,
     conflict: &Conflict,
@@ -99,7 +99,7 @@ fn resolve_names(
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
                 match (key.as_str(), &*v) {
-                    ("fighter" | "opponent" | "to", Value::String(name)) => {
+                    ("fighter" | "opponent" | "to" | "target", Value::String(name)) => {
                         let id = conflict
                             .find(name)
                             .with_context(|| format!("there is no character named {name:?}"))?;

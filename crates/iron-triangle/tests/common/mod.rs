@@ -399,7 +399,7 @@ pub fn random_legal(g: &Game, rng: &mut TableRng) -> Option<(SeatId, Command)> {
     let rare = |c: &Command| matches!(c, Command::EndCombo | Command::CommitMove { play: Play::Surrender });
     let pick = cmds[rng.random_range(0..cmds.len())];
     if rare(&pick) && rng.random_range(0..10) != 0 {
-        let others: Vec<Command> = cmds.iter().copied().filter(|c| !rare(c)).collect();
+        let others: Vec<Command> = cmds.iter().filter(|c| !rare(c)).cloned().collect();
         if !others.is_empty() {
             return Some((seat, others[rng.random_range(0..others.len())]));
         }
