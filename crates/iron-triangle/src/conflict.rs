@@ -164,6 +164,14 @@ pub enum Step {
 }
 
 impl Step {
+    /// This step, or the first step after it that is not a timing window.
+    pub fn past_windows(self) -> Step {
+        match self {
+            Step::Window(w) => Step::Window(w).next().past_windows(),
+            other => other,
+        }
+    }
+
     /// The step after this one.
     pub fn next(self) -> Step {
         match self {

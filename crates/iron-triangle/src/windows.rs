@@ -182,12 +182,8 @@ impl Conflict {
     /// The step the turn goes to from `step`: the first window someone could act in, or the
     /// next step that is not a window.
     pub(crate) fn first_open(&self, t: &Turn, mut step: Step) -> (Step, Option<Box<WindowPlay>>) {
-        // The common case costs nothing: nobody in the conflict knows a special.
         if !self.specials_known {
-            while let Step::Window(_) = step {
-                step = step.next();
-            }
-            return (step, None);
+            return (step.past_windows(), None);
         }
         while let Step::Window(w) = step {
             let members = self.window_members(t, w);
@@ -205,6 +201,12 @@ impl Conflict {
 
     /// Moves the current turn on to `step`, or the first open step after it.
     pub(crate) fn advance_turn(&mut self, step: Step) {
+        if !self.specials_known {
+            if let Phase::Turn(t) = &mut self.phase {
+                t.step = step.past_windows();
+            }
+            return;
+        }
         let next = match &self.phase {
             Phase::Turn(t) => self.first_open(t, step),
             _ => return,
