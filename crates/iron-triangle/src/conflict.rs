@@ -10,10 +10,12 @@ use thiserror::Error;
 use crate::card::{Action, Move, MoveSet};
 use crate::chain::{ComboChain, DisadvantageChain};
 use crate::character::{Character, Kind, SheetError};
+use crate::effects::Extra;
 use crate::energy::{Energy, Stance};
 use crate::special::{Edition, Special};
+use crate::turn::Loss;
 use crate::turn::{Play, TurnResult};
-use crate::windows::WindowPlay;
+use crate::windows::{SpecialCard, WindowPlay};
 
 /// The players' side.
 pub const PLAYERS: SideId = SideId(0);
@@ -209,6 +211,13 @@ pub struct Turn {
     /// An action each of the pair may not play this turn (I Already Know).
     #[serde(default)]
     pub forbidden: [Option<Action>; 2],
+    /// Specials played before the move that stay face down until the moves are revealed, and
+    /// whether an identical card of the other of the pair cancels each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delayed: Vec<(FighterId, SpecialCard, bool)>,
+    /// Revealed specials acting on this turn's losses, in the order revealed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<(FighterId, SpecialCard)>,
 }
 
 impl Turn {
@@ -254,6 +263,15 @@ pub struct Aftermath {
     pub loss_taken: [bool; 2],
     /// A pending decision about a surrendered character's life.
     pub mercy: Option<Mercy>,
+    /// The pair's losses after specials (the result's, without any).
+    #[serde(default)]
+    pub losses: [Loss; 2],
+    /// Who spreads each of the pair's losses when not its own controller (Pressure Point).
+    #[serde(default)]
+    pub spreaders: [Option<FighterId>; 2],
+    /// Losses taken over (Yojimbo) and gains (Santa Carla, Vampire) still to settle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extras: Vec<Extra>,
 }
 
 impl Aftermath {

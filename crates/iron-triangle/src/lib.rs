@@ -18,6 +18,7 @@ pub mod card;
 pub mod chain;
 pub mod character;
 pub mod conflict;
+pub mod effects;
 pub mod energy;
 pub mod rules;
 pub mod special;

@@ -12,6 +12,7 @@ use crate::chain::after_turn;
 use crate::conflict::{
     Aftermath, Conflict, Ending, FighterId, GM, Mercy, PLAYERS, Phase, Status, Step, Turn, Window, side_name,
 };
+use crate::effects::ExtraKind;
 use crate::energy::{Energy, Stance};
 use crate::turn::{Contender, Outcome, Play, TurnResult, resolve};
 use crate::windows::SpecialCard;
@@ -59,9 +60,16 @@ pub enum Command {
         /// The move or surrender.
         play: Play,
     },
-    /// Spread the part of a loss that is not taken from the stance's type (§5.3).
+    /// Spread the part of a loss that is not taken from the stance's type (§5.3); with
+    /// Pressure Point the opponent's loss, with Yojimbo the ally's. A seat with several
+    /// losses to spread settles them in order: the pair's, then those taken over.
     SpreadLoss {
         /// How much comes from each type.
+        spread: Energy,
+    },
+    /// Spread energy regained (Santa Carla, Vampire), never above maximum (§6).
+    SpreadGain {
+        /// How much each type regains.
         spread: Energy,
     },
     /// In a lethal conflict, the winner decides whether a surrendered opponent dies (§5.2).
@@ -154,6 +162,13 @@ pub enum Event {
         fighter: FighterId,
         /// How much left each type (never more than was there).
         taken: Energy,
+    },
+    /// A character regained energy (Santa Carla, Vampire).
+    GainTaken {
+        /// Who.
+        fighter: FighterId,
+        /// How much each type regained (never above maximum).
+        gained: Energy,
     },
     /// A character is out: zero energy in all three types (§5.3).
     WentOut {
@@ -481,18 +496,6 @@ impl Conflict {
             }
     }
 
-    /// The stance part and the rest of a pending loss, and the energy the rest comes from.
-    fn loss_parts(&self, a: &Aftermath, pos: usize) -> (Energy, u32, Energy) {
-        let f = self.fighter(a.pair[pos]);
-        let loss = a.result.losses[pos];
-        let mut stance_part = Energy::ZERO;
-        if let Some(t) = loss.stance_type {
-            *stance_part.get_mut(t) = loss.own_stance.min(f.energy.get(t));
-        }
-        let after = f.energy.saturating_sub(&stance_part);
-        (stance_part, loss.to_distribute(), after)
-    }
-
     /// Whether a pending loss leaves its controller no choice: nothing to spread, everything
     /// left goes, or only one type has energy.
     fn spread_is_forced(rest: u32, after: &Energy) -> bool {
@@ -545,10 +548,9 @@ impl Conflict {
                 Step::Resolve => "resolving the turn".into(),
             },
             Phase::Aftermath(a) => {
-                let spreading: Vec<FighterId> =
-                    (0..2).filter(|&i| !a.loss_taken[i]).map(|i| a.pair[i]).collect();
+                let spreading: Vec<FighterId> = self.pending(a).map(|p| self.pending_fighter(a, p)).collect();
                 if !spreading.is_empty() {
-                    format!("{} must spread the loss over the energy types", names(&spreading))
+                    format!("energy still to spread for {}", names(&spreading))
                 } else if let Some(m) = a.mercy {
                     format!("{} decides whether {} dies", self.name(m.winner), self.name(m.surrendered))
                 } else {
@@ -576,7 +578,7 @@ impl Conflict {
                 Step::Move => "§5.2 step 3",
                 Step::Resolve => "§5.2 step 4",
             },
-            Phase::Aftermath(a) if a.loss_taken != [true; 2] => "§5.3",
+            Phase::Aftermath(a) if self.pending(a).next().is_some() => "§5.3",
             Phase::Aftermath(a) if a.mercy.is_some() => "§5.2",
             Phase::Aftermath(_) => "§5.6",
             Phase::MinorOutcome | Phase::Over => "§5.7",
@@ -699,45 +701,51 @@ impl Conflict {
                 }
                 events.push(Event::MoveCommitted { fighter: id, play });
             }
-            Command::SpreadLoss { spread } => {
+            Command::SpreadLoss { spread } | Command::SpreadGain { spread } => {
                 let Phase::Aftermath(a) = &self.phase else {
                     return Err(self.out_of_turn(seat));
                 };
-                let Some((pos, id)) = self.seat_member(seat).filter(|(p, _)| !a.loss_taken[*p]) else {
+                let gain = matches!(command, Command::SpreadGain { .. });
+                let Some(p) = self.pending(a).find(|&p| self.chooser(a, p) == seat && p.is_gain(a) == gain)
+                else {
                     return Err(self.out_of_turn(seat));
                 };
-                let (stance_part, rest, after) = self.loss_parts(a, pos);
-                let expected = rest.min(after.total());
-                if spread.total() != expected {
+                let id = self.pending_fighter(a, p);
+                let (base, due, room) = self.pending_parts(a, p);
+                if spread.total() != due {
                     return Err(RuleError::SpreadTotal {
                         fighter: self.name(id),
-                        expected,
+                        expected: due,
                         got: spread.total(),
                     });
                 }
                 for t in Action::ALL {
-                    if spread.get(t) > after.get(t) {
+                    if spread.get(t) > room.get(t) {
                         return Err(RuleError::SpreadAboveEnergy {
                             fighter: self.name(id),
                             action: t,
                             asked: spread.get(t),
-                            left: after.get(t),
+                            left: room.get(t),
                         });
                     }
                 }
-                let taken = Energy::new(
-                    stance_part.defend + spread.defend,
-                    stance_part.grapple + spread.grapple,
-                    stance_part.attack + spread.attack,
+                let amounts = Energy::new(
+                    base.defend + spread.defend,
+                    base.grapple + spread.grapple,
+                    base.attack + spread.attack,
                 );
-                events.push(Event::LossTaken { fighter: id, taken });
+                events.push(if gain {
+                    Event::GainTaken { fighter: id, gained: amounts }
+                } else {
+                    Event::LossTaken { fighter: id, taken: amounts }
+                });
             }
             Command::DecideMercy { kill } => {
                 let Phase::Aftermath(a) = &self.phase else {
                     return Err(self.out_of_turn(seat));
                 };
                 match a.mercy {
-                    Some(m) if a.loss_taken == [true; 2] && self.fighter(m.winner).seat == seat => {
+                    Some(m) if self.pending(a).next().is_none() && self.fighter(m.winner).seat == seat => {
                         events.push(Event::MercyDecided { fighter: m.surrendered, killed: kill });
                     }
                     _ => return Err(self.out_of_turn(seat)),
@@ -748,7 +756,7 @@ impl Conflict {
                 let Phase::Aftermath(a) = &self.phase else {
                     return Err(self.out_of_turn(seat));
                 };
-                if a.loss_taken != [true; 2] || a.mercy.is_some() || self.automatic().is_some() {
+                if self.pending(a).next().is_some() || a.mercy.is_some() || self.automatic().is_some() {
                     return Err(self.out_of_turn(seat));
                 }
                 let nt = self.next_turn(a);
@@ -814,6 +822,7 @@ impl Conflict {
                     _ => None,
                 }
             }
+            Phase::Turn(t) if !t.delayed.is_empty() && self.delayed_step(t).is_some() => self.delayed_step(t),
             Phase::Turn(t) => match t.step {
                 Step::Opponent => {
                     let mut legal = self.legal_opponents(t);
@@ -857,21 +866,24 @@ impl Conflict {
     }
 
     fn aftermath_step(&self, a: &Aftermath) -> Option<Event> {
-        for pos in 0..2 {
-            if !a.loss_taken[pos] {
-                let (stance_part, rest, after) = self.loss_parts(a, pos);
-                if Self::spread_is_forced(rest, &after) {
-                    let spread = after.default_spread(rest);
-                    let taken = Energy::new(
-                        stance_part.defend + spread.defend,
-                        stance_part.grapple + spread.grapple,
-                        stance_part.attack + spread.attack,
-                    );
-                    return Some(Event::LossTaken { fighter: a.pair[pos], taken });
-                }
+        for p in self.pending(a) {
+            let (base, due, room) = self.pending_parts(a, p);
+            if Self::spread_is_forced(due, &room) {
+                let spread = room.default_spread(due);
+                let amounts = Energy::new(
+                    base.defend + spread.defend,
+                    base.grapple + spread.grapple,
+                    base.attack + spread.attack,
+                );
+                let fighter = self.pending_fighter(a, p);
+                return Some(if p.is_gain(a) {
+                    Event::GainTaken { fighter, gained: amounts }
+                } else {
+                    Event::LossTaken { fighter, taken: amounts }
+                });
             }
         }
-        if a.loss_taken != [true; 2] {
+        if self.pending(a).next().is_some() {
             return None;
         }
         // Anyone at zero goes out (the pair after its losses, or someone the GM set to zero),
@@ -934,6 +946,8 @@ impl Conflict {
                     must_face,
                     window: None,
                     forbidden: [None; 2],
+                    delayed: Vec::new(),
+                    effects: Vec::new(),
                 });
                 self.advance_turn(first);
             }
@@ -993,10 +1007,35 @@ impl Conflict {
                         f.zero_marks[t.index()] = true;
                     }
                 }
+                if let Phase::Aftermath(a) = &mut self.phase {
+                    match a.pair.iter().position(|&p| p == fighter).filter(|&pos| !a.loss_taken[pos]) {
+                        Some(pos) => a.loss_taken[pos] = true,
+                        None => {
+                            if let Some(e) = a
+                                .extras
+                                .iter_mut()
+                                .find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Loss)
+                            {
+                                e.done = true;
+                            }
+                        }
+                    }
+                }
+            }
+            Event::GainTaken { fighter, gained } => {
+                let f = self.fighter_mut(fighter);
+                for t in Action::ALL {
+                    let max = f.character.energy.get(t);
+                    let e = f.energy.get_mut(t);
+                    *e = e.saturating_add(gained.get(t)).min(max);
+                }
                 if let Phase::Aftermath(a) = &mut self.phase
-                    && let Some(pos) = a.pair.iter().position(|&p| p == fighter)
+                    && let Some(e) = a
+                        .extras
+                        .iter_mut()
+                        .find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Gain)
                 {
-                    a.loss_taken[pos] = true;
+                    e.done = true;
                 }
             }
             Event::WentOut { fighter, dead } => {
@@ -1070,8 +1109,24 @@ impl Conflict {
                 mercy = Some(Mercy { winner: pair[w], surrendered: pair[1 - w] });
             }
         }
-        let loss_taken = [result.losses[0].total() == 0, result.losses[1].total() == 0];
-        self.phase = Phase::Aftermath(Aftermath { pair, stances, plays, result, loss_taken, mercy });
+        let effects = match &self.phase {
+            Phase::Turn(t) => t.effects.as_slice(),
+            _ => &[],
+        };
+        let settlement = self.settle(pair, stances, plays, &result, effects);
+        let losses = settlement.losses;
+        let loss_taken = [losses[0].total() == 0, losses[1].total() == 0];
+        self.phase = Phase::Aftermath(Aftermath {
+            pair,
+            stances,
+            plays,
+            result,
+            loss_taken,
+            mercy,
+            losses,
+            spreaders: settlement.spreaders,
+            extras: settlement.extras,
+        });
     }
 
     /// Every command `seat` may give now.
@@ -1137,23 +1192,31 @@ impl Conflict {
                 }
             }
             Phase::Aftermath(a) => {
-                if let Some((pos, _)) = self.seat_member(seat).filter(|(p, _)| !a.loss_taken[*p]) {
-                    let (_, rest, after) = self.loss_parts(a, pos);
-                    // Every (○, ▨, ◆) within what is left that adds up to what is due.
-                    let due = rest.min(after.total());
-                    let (d_max, g_max, a_max) =
-                        (u32::from(after.defend), u32::from(after.grapple), u32::from(after.attack));
-                    for d in 0..=d_max.min(due) {
-                        let left = due - d;
-                        for g in left.saturating_sub(a_max)..=g_max.min(left) {
-                            // Each part is at most that type's energy, so it fits in a u8.
-                            let spread = Energy::new(d as u8, g as u8, (left - g) as u8);
-                            out.push(Command::SpreadLoss { spread });
+                let mut pending = self.pending(a).peekable();
+                if pending.peek().is_some() {
+                    // The seat's first loss to spread, else its first gain.
+                    let mine = |gain: bool| {
+                        self.pending(a).find(|&p| self.chooser(a, p) == seat && p.is_gain(a) == gain)
+                    };
+                    if let Some(p) = mine(false).or_else(|| mine(true)) {
+                        let (_, due, room) = self.pending_parts(a, p);
+                        let gain = p.is_gain(a);
+                        // Every (○, ▨, ◆) within the room that adds up to what is due.
+                        let (d_max, g_max, a_max) =
+                            (u32::from(room.defend), u32::from(room.grapple), u32::from(room.attack));
+                        for d in 0..=d_max.min(due) {
+                            let left = due - d;
+                            for g in left.saturating_sub(a_max)..=g_max.min(left) {
+                                // Each part is at most that type's room, so it fits in a u8.
+                                let spread = Energy::new(d as u8, g as u8, (left - g) as u8);
+                                out.push(if gain {
+                                    Command::SpreadGain { spread }
+                                } else {
+                                    Command::SpreadLoss { spread }
+                                });
+                            }
                         }
                     }
-                    return;
-                }
-                if a.loss_taken != [true; 2] {
                     return;
                 }
                 if let Some(m) = a.mercy {
@@ -1214,7 +1277,12 @@ impl Conflict {
                 _ => {}
             },
             Phase::Aftermath(a) => {
-                out.extend((0..2).filter(|&i| !a.loss_taken[i]).map(|i| self.fighter(a.pair[i]).seat));
+                for p in self.pending(a) {
+                    let seat = self.chooser(a, p);
+                    if !out[start..].contains(&seat) {
+                        out.push(seat);
+                    }
+                }
                 if out.len() == start {
                     match a.mercy {
                         Some(m) => out.push(self.fighter(m.winner).seat),

@@ -141,6 +141,9 @@ pub struct Loss {
     pub combo: u8,
     /// The disadvantage bonus: prior losses in the loser's disadvantage chain.
     pub disadvantage: u8,
+    /// Dig Two Graves (§6): what the special's player lost this turn, mirrored.
+    #[serde(default)]
+    pub mirrored: u8,
     /// The type the own-stance part must come from.
     pub stance_type: Option<Action>,
 }
@@ -153,6 +156,7 @@ impl Loss {
             + u32::from(self.base)
             + u32::from(self.combo)
             + u32::from(self.disadvantage)
+            + u32::from(self.mirrored)
     }
 
     /// The part the loser's controller spreads over the three types (everything but the
@@ -261,6 +265,7 @@ pub fn resolve(pair: &[Contender; 2]) -> TurnResult {
                 combo: win.combo_len,
                 disadvantage: if disadvantaged[l] { lose.disadvantage_len } else { 0 },
                 stance_type: own_counts.then_some(lose.stance.action),
+                mirrored: 0,
             };
             let mut losses = [Loss::default(); 2];
             losses[l] = loss;

@@ -84,12 +84,14 @@ impl WindowPlay {
         out
     }
 
-    /// The next face-down card to reveal: the first in list order (then seat order).
+    /// The next face-down card to reveal now: the first in list order (then seat order),
+    /// leaving those that wait for the moves.
     fn next_to_reveal(&self) -> Option<(FighterId, SpecialCard)> {
         let mut best: Option<(FighterId, SpecialCard)> = None;
         for (i, &f) in self.participants.iter().enumerate() {
             for slot in [self.first[i], self.response[i]] {
                 if let Sealed::FaceDown(Some(card)) = slot
+                    && !delayed(self.window, card.special)
                     && best.is_none_or(|(_, b)| card.special.rank() < b.special.rank())
                 {
                     best = Some((f, card));
@@ -100,18 +102,16 @@ impl WindowPlay {
     }
 }
 
-/// The specials whose effects this version implements. The others (Pressure Point, Wax On,
-/// Parry, Santa Carla, Vampire, Dig Two Graves, Yojimbo, Liquid Metal, Drunken Monkey) can be
-/// learned and shown, but are not offered in play yet.
+/// The specials whose effects this version implements. The others (Liquid Metal, Drunken
+/// Monkey) can be learned and shown, but are not offered in play yet.
 pub fn playable_now(special: Special) -> bool {
-    matches!(
-        special,
-        Special::Scouter
-            | Special::ToBlave
-            | Special::ThereCanBeOnlyOne
-            | Special::IAlreadyKnow(_)
-            | Special::WayOfTheSamurai
-    )
+    !matches!(special, Special::LiquidMetal | Special::DrunkenMonkey)
+}
+
+/// Whether a card played in `window` stays face down until the moves are revealed: the
+/// specials "revealed before resolving", and a To Blave that bluffs them.
+pub fn delayed(window: Window, special: Special) -> bool {
+    window == Window::BeforeMove && (special.revealed_before_resolving() || special == Special::ToBlave)
 }
 
 impl Conflict {
@@ -155,6 +155,10 @@ impl Conflict {
             // NPCs cannot use The Way of the Samurai; nor can a samurai twice.
             Special::WayOfTheSamurai => f.side != GM && !f.samurai,
             Special::IAlreadyKnow(_) => t.opponent.is_some(),
+            // Yojimbo takes the loss of an ally in the pair.
+            Special::Yojimbo => {
+                t.pair().is_some_and(|p| p.iter().any(|&m| m != id && self.fighter(m).side == f.side))
+            }
             _ => true,
         }
     }
@@ -167,7 +171,15 @@ impl Conflict {
             if !self.could_play(t, id, special, w.window) {
                 continue;
             }
-            if special == Special::ThereCanBeOnlyOne {
+            if special == Special::Yojimbo {
+                if let Some(pair) = t.pair() {
+                    out.extend(
+                        pair.iter()
+                            .filter(|&&m| m != id && self.fighter(m).side == f.side)
+                            .map(|&m| SpecialCard { special, target: Some(m) }),
+                    );
+                }
+            } else if special == Special::ThereCanBeOnlyOne {
                 out.extend(
                     self.ids()
                         .filter(|&o| self.fighter(o).side != f.side && self.fighter(o).is_in())
@@ -315,6 +327,10 @@ impl Conflict {
     /// Turns one card face up, spends it, and applies it unless it was cancelled (§6).
     pub(crate) fn apply_special_revealed(&mut self, fighter: FighterId, card: SpecialCard, cancelled: bool) {
         if let Phase::Turn(t) = &mut self.phase
+            && let Some(i) = t.delayed.iter().position(|&(f, c, _)| f == fighter && c == card)
+        {
+            t.delayed.remove(i);
+        } else if let Phase::Turn(t) = &mut self.phase
             && let Some(w) = &mut t.window
             && let Some(i) = w.participants.iter().position(|&p| p == fighter)
         {
@@ -340,12 +356,32 @@ impl Conflict {
         }
     }
 
-    /// Closes the window: the turn moves on to its next step.
+    /// Closes the window: cards that wait for the moves are set aside, face down; the turn
+    /// moves on to its next step.
     pub(crate) fn apply_window_closed(&mut self) {
-        if let Phase::Turn(t) = &self.phase {
-            let next = t.step.next();
-            self.advance_turn(next);
+        let Phase::Turn(t) = &mut self.phase else { return };
+        if let Some(w) = &t.window {
+            let cards = w.cards();
+            for &(f, card, face_down) in &cards {
+                if face_down && delayed(w.window, card.special) {
+                    // The before-move window is the pair's: an identical card of the other cancels.
+                    let cancelled = cards.iter().any(|(g, c, _)| *g != f && c.special == card.special);
+                    t.delayed.push((f, card, cancelled));
+                }
+            }
         }
+        let next = t.step.next();
+        self.advance_turn(next);
+    }
+
+    /// The next card set aside before the move to reveal, once the moves are face up: the first
+    /// in list order, and whether an identical card of the other of the pair cancels it.
+    pub(crate) fn delayed_step(&self, t: &Turn) -> Option<Event> {
+        if t.delayed.is_empty() || !t.plays.iter().all(|p| matches!(p, Sealed::FaceUp(_))) {
+            return None;
+        }
+        let &(fighter, card, cancelled) = t.delayed.iter().min_by_key(|(_, c, _)| c.special.rank())?;
+        Some(Event::SpecialRevealed { fighter, card, cancelled })
     }
 
     fn apply_special_effect(&mut self, user: FighterId, card: SpecialCard) {
@@ -377,6 +413,14 @@ impl Conflict {
                 f.energy = f.character.energy;
                 f.samurai = true;
             }
+            // These act on the turn's losses when it is resolved (effects.rs).
+            Special::PressurePoint
+            | Special::WaxOn(_)
+            | Special::Parry(_)
+            | Special::SantaCarla(_)
+            | Special::Vampire(_)
+            | Special::DigTwoGraves(_)
+            | Special::Yojimbo => t.effects.push((user, card)),
             _ => {}
         }
     }

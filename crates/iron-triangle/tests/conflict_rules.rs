@@ -62,7 +62,8 @@ fn book_worked_example_b_loses_thirteen_at_least_one_from_defend() {
             base: 4,
             combo: 1,
             disadvantage: 1,
-            stance_type: Some(Action::Defend)
+            stance_type: Some(Action::Defend),
+            mirrored: 0,
         }
     );
     assert_eq!(loss.total(), 13);

@@ -324,15 +324,21 @@ fn identical_specials_played_by_the_pair_cancel() {
 
 #[test]
 fn specials_not_supported_yet_are_refused_with_a_reason() {
-    let pp = Special::PressurePoint;
+    let lm = Special::LiquidMetal;
     let mut g = Build::new()
-        .pc("ada", with_specials(pc("Ada", en(3, 2, 5)), 0, &[Special::Scouter, pp]))
+        .pc("ada", with_specials(pc("Ada", en(3, 2, 5)), 10, &[Special::Scouter, lm, Special::PressurePoint]))
         .npc(npc_all("Bandit", en(4, 3, 3)))
         .table();
-    let e = refused!(g, seat(&g, "ada"), special(&g, "Ada", pp));
-    assert!(matches!(e, RuleError::SpecialNotPlayable { .. }), "{e}");
+    let e = refused!(g, seat(&g, "ada"), special(&g, "Ada", lm));
+    assert!(
+        matches!(e, RuleError::SpecialNotPlayable { .. }) && e.to_string().contains("not supported"),
+        "{e}"
+    );
     let e = refused!(g, seat(&g, "ada"), special(&g, "Ada", Special::Yojimbo));
     assert!(e.to_string().contains("not learned"), "{e}");
+    // A special out of its window names the window.
+    let e = refused!(g, seat(&g, "ada"), special(&g, "Ada", Special::PressurePoint));
+    assert!(e.to_string().contains("not played before opponent"), "{e}");
 }
 
 #[test]
@@ -442,7 +448,7 @@ mod random_games {
     use super::*;
     use proptest::prelude::*;
 
-    const PLAYABLE: [Special; 7] = [
+    const PLAYABLE: [Special; 13] = [
         Special::Scouter,
         Special::ToBlave,
         Special::ThereCanBeOnlyOne,
@@ -450,10 +456,22 @@ mod random_games {
         Special::IAlreadyKnow(Action::Grapple),
         Special::IAlreadyKnow(Action::Attack),
         Special::WayOfTheSamurai,
+        Special::PressurePoint,
+        Special::WaxOn(Action::Grapple),
+        Special::SantaCarla(Action::Attack),
+        Special::DigTwoGraves(Action::Attack),
+        Special::Yojimbo,
+        Special::WaxOn(Action::Defend),
     ];
 
-    fn specials_from(mask: u8) -> Vec<Special> {
-        PLAYABLE.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, s)| *s).collect()
+    fn specials_from(mask: u16) -> Vec<Special> {
+        let mut out: Vec<Special> =
+            PLAYABLE.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, s)| *s).collect();
+        // Dig Two Graves needs its Wax On.
+        if out.contains(&Special::DigTwoGraves(Action::Attack)) {
+            out.push(Special::WaxOn(Action::Attack));
+        }
+        out
     }
 
     proptest! {
@@ -464,8 +482,8 @@ mod random_games {
         /// every legal command is accepted, face-down cards stay hidden, the game ends, and
         /// the log replays into the same state.
         #[test]
-        fn random_games_with_specials_end_and_replay(masks in proptest::array::uniform4(0u8..128), seed in any::<u64>()) {
-            let level10 = |name: &str, mask: u8| with_specials(sheet(name, 10, en(5, 5, 5), &["○☵", "▨☷", "◆☲"], &[("▨☷", &["◆☲"])]), 10, &specials_from(mask));
+        fn random_games_with_specials_end_and_replay(masks in proptest::array::uniform4(0u16..(1 << 13)), seed in any::<u64>()) {
+            let level10 = |name: &str, mask: u16| with_specials(sheet(name, 10, en(5, 5, 5), &["○☵", "▨☷", "◆☲"], &[("▨☷", &["◆☲"])]), 10, &specials_from(mask));
             let mut g = Build::new()
                 .pc("ren", level10("Ren", masks[0]))
                 .pc("mika", level10("Mika", masks[1]))

@@ -71,6 +71,8 @@ pub enum Kind {
     Move,
     /// A loss spread.
     Spread,
+    /// Energy regained, spread (Santa Carla, Vampire).
+    Gain,
     /// Kill or spare.
     Mercy,
     /// Who takes the next turn.
@@ -93,6 +95,7 @@ impl Kind {
             Some(Command::CommitStance { .. }) => Kind::Stance,
             Some(Command::CommitMove { .. }) => Kind::Move,
             Some(Command::SpreadLoss { .. }) => Kind::Spread,
+            Some(Command::SpreadGain { .. }) => Kind::Gain,
             Some(Command::DecideMercy { .. }) => Kind::Mercy,
             Some(Command::PassTurn { .. }) => Kind::Pass,
             Some(Command::RecordOutcome { .. }) => Kind::Outcome,
@@ -299,25 +302,35 @@ pub fn question(
                 options.join("\n")
             )
         }
-        Kind::Spread => {
+        Kind::Spread | Kind::Gain => {
             let due = legal
                 .iter()
                 .find_map(|c| match c {
-                    Command::SpreadLoss { spread } => Some(spread.total()),
+                    Command::SpreadLoss { spread } | Command::SpreadGain { spread } => Some(spread.total()),
                     _ => None,
                 })
                 .unwrap_or(0);
+            // Whose energy it is (with Pressure Point or Yojimbo, not always the seat's own).
+            let whose = match &conflict.phase {
+                iron_triangle::Phase::Aftermath(a) => conflict
+                    .pending(a)
+                    .find(|&p| conflict.chooser(a, p) == seat && p.is_gain(a) == (kind == Kind::Gain))
+                    .map(|p| conflict.fighter(conflict.pending_fighter(a, p)).name().to_owned()),
+                _ => None,
+            }
+            .unwrap_or_else(|| me_name.clone());
             let mut most = Energy::ZERO;
             for c in legal {
-                if let Command::SpreadLoss { spread } = c {
+                if let Command::SpreadLoss { spread } | Command::SpreadGain { spread } = c {
                     for t in Action::ALL {
                         let m = most.get_mut(t);
                         *m = (*m).max(spread.get(t));
                     }
                 }
             }
+            let what = if kind == Kind::Gain { "energy regained" } else { "a loss" };
             format!(
-                "{me_name}: spread a loss of {due} over the energy types (at most {most}). Type three amounts for ○ ▨ ◆ (\"1 0 2\") or amounts by type (\"d1 a2\", \"1○ 2◆\")."
+                "{me_name}: spread {what} of {due} for {whose} over the energy types (at most {most}). Type three amounts for ○ ▨ ◆ (\"1 0 2\") or amounts by type (\"d1 a2\", \"1○ 2◆\")."
             )
         }
         Kind::Mercy => {
@@ -561,6 +574,7 @@ pub fn parse_answer(
                 })
         }
         Kind::Spread => parse_spread(t).map(|spread| Command::SpreadLoss { spread }),
+        Kind::Gain => parse_spread(t).map(|spread| Command::SpreadGain { spread }),
         Kind::Mercy => match lower.as_str() {
             "kill" | "k" | "yes" | "y" => Ok(Command::DecideMercy { kill: true }),
             "spare" | "s" | "no" | "n" => Ok(Command::DecideMercy { kill: false }),

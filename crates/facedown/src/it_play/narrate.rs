@@ -217,6 +217,11 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
             }
             out
         }
+        (&Event::GainTaken { fighter, gained }, _) => {
+            let i = usize::from(fighter.0);
+            let a = &after.fighters[i];
+            vec![format!("{} regains {} and has {} now.", a.name(), gained, a.energy)]
+        }
         (&Event::LossTaken { fighter, taken }, _) => {
             let i = usize::from(fighter.0);
             let (b, a) = (&before.fighters[i], &after.fighters[i]);
@@ -381,6 +386,16 @@ fn reveal_sentences(
             )
         }
         Special::ToBlave => "a bluff; it has no effect".to_owned(),
+        Special::PressurePoint => format!("{who} spreads the opponent's loss this turn"),
+        Special::WaxOn(a) => format!("if the opponent acts with {a}, {who} loses nothing from its stance"),
+        Special::Parry(a) => format!("if the opponent acts with {a}, {who} loses nothing this turn"),
+        Special::SantaCarla(a) => format!("if {who} wins with stance and action {a}, it regains its stance"),
+        Special::Vampire(a) => format!("if {who} acts with {a}, it regains what the opponent loses"),
+        Special::DigTwoGraves(a) => format!("if the opponent acts with {a}, it loses as much as {who} loses"),
+        Special::Yojimbo => match card.target {
+            Some(t) => format!("{who} takes {}'s loss this turn", name(before, t)),
+            None => format!("{who} takes an ally's loss this turn"),
+        },
         _ => String::new(),
     };
     if effect.is_empty() { vec![format!("{head}.")] } else { vec![format!("{head}: {effect}.")] }

@@ -330,17 +330,13 @@ pub fn play_turn(
 pub fn settle(g: &mut Game) -> Vec<Event> {
     let mut events = Vec::new();
     while let Phase::Aftermath(a) = &g.state().phase {
-        let Some(pos) = (0..2).find(|&p| !a.loss_taken[p]) else { break };
-        let f = g.state().fighter(a.pair[pos]);
-        let loss = a.result.losses[pos];
-        let mut stance_part = Energy::ZERO;
-        if let Some(t) = loss.stance_type {
-            *stance_part.get_mut(t) = loss.own_stance.min(f.energy.get(t));
-        }
-        let after = f.energy.saturating_sub(&stance_part);
-        let spread = after.default_spread(loss.to_distribute());
-        let s = f.seat;
-        events.extend(ok!(*g, s, Command::SpreadLoss { spread }));
+        let c = g.state();
+        let Some(p) = c.pending(a).next() else { break };
+        let (_, due, room) = c.pending_parts(a, p);
+        let spread = room.default_spread(due);
+        let s = c.chooser(a, p);
+        let cmd = if p.is_gain(a) { Command::SpreadGain { spread } } else { Command::SpreadLoss { spread } };
+        events.extend(ok!(*g, s, cmd));
     }
     events
 }

@@ -1,0 +1,192 @@
+//! What the specials revealed in a turn do to its losses (rules reference §6, §11).
+//!
+//! Effects apply in list order, so a later special prevails where two touch the same loss:
+//! Pressure Point (4) hands the spread of the opponent's loss to its player; Wax On (5) removes
+//! the opponent's stance from its player's loss, Parry (5, earlier edition) the whole loss;
+//! Santa Carla (6) regains the committed stance after a win with stance and action of its
+//! type, Vampire (6, earlier edition) what the opponent loses; Dig Two Graves (7) adds its
+//! player's loss to the opponent's; Yojimbo (9) moves an ally's loss onto its player, who
+//! spreads it (the Pressure Point choice no longer applies to it).
+
+use serde::{Deserialize, Serialize};
+
+use crate::conflict::{Conflict, FighterId};
+use crate::energy::Stance;
+use crate::special::Special;
+use crate::turn::{Loss, Play, TurnResult};
+use crate::windows::SpecialCard;
+
+/// Something besides the pair's own losses that a turn leaves to settle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extra {
+    /// Who.
+    pub fighter: FighterId,
+    /// A loss taken over (Yojimbo) or a gain (Santa Carla, Vampire).
+    pub kind: ExtraKind,
+    /// How much.
+    pub amount: u32,
+    /// Whether it has been taken.
+    pub done: bool,
+}
+
+/// The kind of an [`Extra`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtraKind {
+    /// A loss, spread by its bearer's controller (Yojimbo's player).
+    Loss,
+    /// Energy regained, spread by its player, never above maximum.
+    Gain,
+}
+
+/// The turn's losses after specials, who spreads them, and the extras.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Settlement {
+    /// The pair's losses.
+    pub losses: [Loss; 2],
+    /// Who spreads each of the pair's losses when not its own controller (Pressure Point).
+    pub spreaders: [Option<FighterId>; 2],
+    /// Losses taken over and gains.
+    pub extras: Vec<Extra>,
+}
+
+impl Conflict {
+    /// Applies the turn's revealed specials, in list order, to its result (§6 clashes).
+    pub fn settle(
+        &self,
+        pair: [FighterId; 2],
+        stances: [Stance; 2],
+        plays: [Play; 2],
+        result: &TurnResult,
+        effects: &[(FighterId, SpecialCard)],
+    ) -> Settlement {
+        let mut s = Settlement { losses: result.losses, ..Settlement::default() };
+        if effects.is_empty() {
+            return s;
+        }
+        let mut ordered = effects.to_vec();
+        ordered.sort_by_key(|(_, c)| c.special.rank());
+        let action = |i: usize| plays[i].as_move().map(|m| m.action());
+        // What a character actually loses: no more than the energy it has.
+        let actual = |i: usize, loss: &Loss| loss.total().min(self.fighter(pair[i]).energy.total());
+        for (user, card) in ordered {
+            let Some(p) = pair.iter().position(|&f| f == user) else {
+                // Not of the pair: Yojimbo, from an ally.
+                if card.special == Special::Yojimbo
+                    && let Some(q) = card.target.and_then(|t| pair.iter().position(|&f| f == t))
+                {
+                    let amount = s.losses[q].total();
+                    s.losses[q] = Loss::default();
+                    s.spreaders[q] = None;
+                    s.extras.push(Extra { fighter: user, kind: ExtraKind::Loss, amount, done: amount == 0 });
+                }
+                continue;
+            };
+            let o = 1 - p;
+            match card.special {
+                Special::PressurePoint => s.spreaders[o] = Some(user),
+                Special::WaxOn(x) if action(o) == Some(x) => s.losses[p].winner_stance = 0,
+                Special::Parry(x) if action(o) == Some(x) => s.losses[p] = Loss::default(),
+                Special::SantaCarla(x)
+                    if result.outcome.winner() == Some(p)
+                        && stances[p].counts_for(x)
+                        && action(p) == Some(x) =>
+                {
+                    let amount = u32::from(stances[p].amount);
+                    s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: false });
+                }
+                Special::Vampire(x) if action(p) == Some(x) => {
+                    let amount = actual(o, &s.losses[o]);
+                    s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: amount == 0 });
+                }
+                Special::DigTwoGraves(x) if action(o) == Some(x) => {
+                    let mine = actual(p, &s.losses[p]);
+                    let l = &mut s.losses[o];
+                    l.mirrored = l.mirrored.saturating_add(mine.min(u32::from(u8::MAX)) as u8);
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+/// One thing still to settle in an aftermath.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pending {
+    /// The loss of the pair member at this position.
+    Pair(usize),
+    /// The extra at this index.
+    Extra(usize),
+}
+
+impl Pending {
+    /// Whether it is a gain (settled with `spread_gain`) rather than a loss.
+    pub fn is_gain(self, a: &crate::conflict::Aftermath) -> bool {
+        matches!(self, Pending::Extra(i) if a.extras[i].kind == ExtraKind::Gain)
+    }
+}
+
+impl Conflict {
+    /// What is still to settle, in order: the pair's losses, losses taken over, then — once
+    /// no loss is left — gains.
+    pub fn pending<'a>(&'a self, a: &'a crate::conflict::Aftermath) -> impl Iterator<Item = Pending> + 'a {
+        let losses = (0..2).filter(|&p| !a.loss_taken[p]).map(Pending::Pair).chain(
+            (0..a.extras.len())
+                .filter(|&i| !a.extras[i].done && a.extras[i].kind == ExtraKind::Loss)
+                .map(Pending::Extra),
+        );
+        let any_loss = losses.clone().next().is_some();
+        let gains = (0..a.extras.len())
+            .filter(move |&i| !any_loss && !a.extras[i].done && a.extras[i].kind == ExtraKind::Gain)
+            .map(Pending::Extra);
+        losses.chain(gains)
+    }
+
+    /// Whose energy it changes.
+    pub fn pending_fighter(&self, a: &crate::conflict::Aftermath, p: Pending) -> FighterId {
+        match p {
+            Pending::Pair(pos) => a.pair[pos],
+            Pending::Extra(i) => a.extras[i].fighter,
+        }
+    }
+
+    /// The seat that spreads it: the loser's controller, or the Pressure Point player's.
+    pub fn chooser(&self, a: &crate::conflict::Aftermath, p: Pending) -> table::SeatId {
+        let by = match p {
+            Pending::Pair(pos) => a.spreaders[pos].unwrap_or(a.pair[pos]),
+            Pending::Extra(i) => a.extras[i].fighter,
+        };
+        self.fighter(by).seat
+    }
+
+    /// The part fixed in advance (a loss's own-stance part), how much is to be spread, and the
+    /// most each type can take (what is left for a loss, the room below maximum for a gain).
+    pub fn pending_parts(
+        &self,
+        a: &crate::conflict::Aftermath,
+        p: Pending,
+    ) -> (crate::Energy, u32, crate::Energy) {
+        match p {
+            Pending::Pair(pos) => {
+                let f = self.fighter(a.pair[pos]);
+                let loss = a.losses[pos];
+                let mut stance_part = crate::Energy::ZERO;
+                if let Some(t) = loss.stance_type {
+                    *stance_part.get_mut(t) = loss.own_stance.min(f.energy.get(t));
+                }
+                let after = f.energy.saturating_sub(&stance_part);
+                (stance_part, loss.to_distribute().min(after.total()), after)
+            }
+            Pending::Extra(i) => {
+                let e = a.extras[i];
+                let f = self.fighter(e.fighter);
+                let room = match e.kind {
+                    ExtraKind::Loss => f.energy,
+                    ExtraKind::Gain => f.character.energy.saturating_sub(&f.energy),
+                };
+                (crate::Energy::ZERO, e.amount.min(room.total()), room)
+            }
+        }
+    }
+}
