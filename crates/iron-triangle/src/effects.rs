@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::conflict::{Conflict, FighterId};
-use crate::energy::Stance;
+use crate::energy::{Energy, Stance};
 use crate::special::Special;
 use crate::turn::{Loss, Play, TurnResult};
 use crate::windows::SpecialCard;
@@ -50,8 +50,69 @@ pub struct Settlement {
     pub extras: Vec<Extra>,
 }
 
+/// Applies a turn's revealed specials, in list order, to its result (§6 clashes): the single
+/// place these effects live, used by the conflict and by the `resolve` calculator.
+///
+/// `pair` and `energies` are the pair's (active first) with their energy before the losses;
+/// an effect whose player is not one of the pair is an ally's Yojimbo, naming one of the pair.
+pub fn settle(
+    pair: [FighterId; 2],
+    energies: [Energy; 2],
+    stances: [Stance; 2],
+    plays: [Play; 2],
+    result: &TurnResult,
+    effects: &[(FighterId, SpecialCard)],
+) -> Settlement {
+    let mut s = Settlement { losses: result.losses, ..Settlement::default() };
+    if effects.is_empty() {
+        return s;
+    }
+    let mut ordered = effects.to_vec();
+    ordered.sort_by_key(|(_, c)| c.special.rank());
+    let action = |i: usize| plays[i].as_move().map(|m| m.action());
+    // What a character actually loses: no more than the energy it has.
+    let actual = |i: usize, loss: &Loss| loss.total().min(energies[i].total());
+    for (user, card) in ordered {
+        let Some(p) = pair.iter().position(|&f| f == user) else {
+            // Not of the pair: Yojimbo, from an ally.
+            if card.special == Special::Yojimbo
+                && let Some(q) = card.target.and_then(|t| pair.iter().position(|&f| f == t))
+            {
+                let amount = s.losses[q].total();
+                s.losses[q] = Loss::default();
+                s.spreaders[q] = None;
+                s.extras.push(Extra { fighter: user, kind: ExtraKind::Loss, amount, done: amount == 0 });
+            }
+            continue;
+        };
+        let o = 1 - p;
+        match card.special {
+            Special::PressurePoint => s.spreaders[o] = Some(user),
+            Special::WaxOn(x) if action(o) == Some(x) => s.losses[p].winner_stance = 0,
+            Special::Parry(x) if action(o) == Some(x) => s.losses[p] = Loss::default(),
+            Special::SantaCarla(x)
+                if result.outcome.winner() == Some(p) && stances[p].counts_for(x) && action(p) == Some(x) =>
+            {
+                let amount = u32::from(stances[p].amount);
+                s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: false });
+            }
+            Special::Vampire(x) if action(p) == Some(x) => {
+                let amount = actual(o, &s.losses[o]);
+                s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: amount == 0 });
+            }
+            Special::DigTwoGraves(x) if action(o) == Some(x) => {
+                let mine = actual(p, &s.losses[p]);
+                let l = &mut s.losses[o];
+                l.mirrored = l.mirrored.saturating_add(mine.min(u32::from(u8::MAX)) as u8);
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
 impl Conflict {
-    /// Applies the turn's revealed specials, in list order, to its result (§6 clashes).
+    /// [`settle`] for the conflict's pair, with their current energy.
     pub fn settle(
         &self,
         pair: [FighterId; 2],
@@ -60,54 +121,8 @@ impl Conflict {
         result: &TurnResult,
         effects: &[(FighterId, SpecialCard)],
     ) -> Settlement {
-        let mut s = Settlement { losses: result.losses, ..Settlement::default() };
-        if effects.is_empty() {
-            return s;
-        }
-        let mut ordered = effects.to_vec();
-        ordered.sort_by_key(|(_, c)| c.special.rank());
-        let action = |i: usize| plays[i].as_move().map(|m| m.action());
-        // What a character actually loses: no more than the energy it has.
-        let actual = |i: usize, loss: &Loss| loss.total().min(self.fighter(pair[i]).energy.total());
-        for (user, card) in ordered {
-            let Some(p) = pair.iter().position(|&f| f == user) else {
-                // Not of the pair: Yojimbo, from an ally.
-                if card.special == Special::Yojimbo
-                    && let Some(q) = card.target.and_then(|t| pair.iter().position(|&f| f == t))
-                {
-                    let amount = s.losses[q].total();
-                    s.losses[q] = Loss::default();
-                    s.spreaders[q] = None;
-                    s.extras.push(Extra { fighter: user, kind: ExtraKind::Loss, amount, done: amount == 0 });
-                }
-                continue;
-            };
-            let o = 1 - p;
-            match card.special {
-                Special::PressurePoint => s.spreaders[o] = Some(user),
-                Special::WaxOn(x) if action(o) == Some(x) => s.losses[p].winner_stance = 0,
-                Special::Parry(x) if action(o) == Some(x) => s.losses[p] = Loss::default(),
-                Special::SantaCarla(x)
-                    if result.outcome.winner() == Some(p)
-                        && stances[p].counts_for(x)
-                        && action(p) == Some(x) =>
-                {
-                    let amount = u32::from(stances[p].amount);
-                    s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: false });
-                }
-                Special::Vampire(x) if action(p) == Some(x) => {
-                    let amount = actual(o, &s.losses[o]);
-                    s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: amount == 0 });
-                }
-                Special::DigTwoGraves(x) if action(o) == Some(x) => {
-                    let mine = actual(p, &s.losses[p]);
-                    let l = &mut s.losses[o];
-                    l.mirrored = l.mirrored.saturating_add(mine.min(u32::from(u8::MAX)) as u8);
-                }
-                _ => {}
-            }
-        }
-        s
+        let energies = [self.fighter(pair[0]).energy, self.fighter(pair[1]).energy];
+        settle(pair, energies, stances, plays, result, effects)
     }
 }
 
