@@ -439,6 +439,7 @@ mod tests {
                     card: Some(SpecialCard {
                         special: Special::ThereCanBeOnlyOne,
                         target: Some(FighterId(1)),
+                        copy: None,
                     }),
                 },
                 json!({"play_special": {"fighter": 0, "card": {"special": "there_can_be_only_one", "target": 1}}}),
@@ -446,7 +447,11 @@ mod tests {
             (
                 Command::PlaySpecial {
                     fighter: FighterId(1),
-                    card: Some(SpecialCard { special: Special::IAlreadyKnow(Action::Attack), target: None }),
+                    card: Some(SpecialCard {
+                        special: Special::IAlreadyKnow(Action::Attack),
+                        target: None,
+                        copy: None,
+                    }),
                 },
                 json!({"play_special": {"fighter": 1, "card": {"special": "i_already_know_attack"}}}),
             ),
@@ -472,7 +477,7 @@ mod tests {
             .unwrap(),
             Command::PlaySpecial {
                 fighter: FighterId(0),
-                card: Some(SpecialCard { special: Special::Scouter, target: None })
+                card: Some(SpecialCard { special: Special::Scouter, target: None, copy: None })
             }
         );
         for (command, form) in &cases {

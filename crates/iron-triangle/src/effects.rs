@@ -68,14 +68,14 @@ pub fn settle(
         return s;
     }
     let mut ordered = effects.to_vec();
-    ordered.sort_by_key(|(_, c)| c.special.rank());
+    ordered.sort_by_key(|(_, c)| c.effective().rank());
     let action = |i: usize| plays[i].as_move().map(|m| m.action());
     // What a character actually loses: no more than the energy it has.
     let actual = |i: usize, loss: &Loss| loss.total().min(energies[i].total());
     for (user, card) in ordered {
         let Some(p) = pair.iter().position(|&f| f == user) else {
             // Not of the pair: Yojimbo, from an ally.
-            if card.special == Special::Yojimbo
+            if card.effective() == Special::Yojimbo
                 && let Some(q) = card.target.and_then(|t| pair.iter().position(|&f| f == t))
             {
                 let amount = s.losses[q].total();
@@ -86,7 +86,7 @@ pub fn settle(
             continue;
         };
         let o = 1 - p;
-        match card.special {
+        match card.effective() {
             Special::PressurePoint => s.spreaders[o] = Some(user),
             Special::WaxOn(x) if action(o) == Some(x) => s.losses[p].winner_stance = 0,
             Special::Parry(x) if action(o) == Some(x) => s.losses[p] = Loss::default(),

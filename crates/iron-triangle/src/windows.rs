@@ -27,6 +27,24 @@ pub struct SpecialCard {
     /// The character named (There Can Be Only One, Yojimbo).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<FighterId>,
+    /// For Liquid Metal: the special it copies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy: Option<Special>,
+}
+
+impl SpecialCard {
+    /// A card of `special` naming nobody.
+    pub fn new(special: Special) -> SpecialCard {
+        SpecialCard { special, target: None, copy: None }
+    }
+
+    /// The special whose timing and effect the card has: the copied one for Liquid Metal.
+    pub fn effective(self) -> Special {
+        match (self.special, self.copy) {
+            (Special::LiquidMetal, Some(copied)) => copied,
+            (special, _) => special,
+        }
+    }
 }
 
 /// A window in progress.
@@ -91,8 +109,8 @@ impl WindowPlay {
         for (i, &f) in self.participants.iter().enumerate() {
             for slot in [self.first[i], self.response[i]] {
                 if let Sealed::FaceDown(Some(card)) = slot
-                    && !delayed(self.window, card.special)
-                    && best.is_none_or(|(_, b)| card.special.rank() < b.special.rank())
+                    && !delayed(self.window, card.effective())
+                    && best.is_none_or(|(_, b)| card.effective().rank() < b.effective().rank())
                 {
                     best = Some((f, card));
                 }
@@ -102,10 +120,10 @@ impl WindowPlay {
     }
 }
 
-/// The specials whose effects this version implements. The others (Liquid Metal, Drunken
-/// Monkey) can be learned and shown, but are not offered in play yet.
+/// The specials whose effects this version implements. The other (Drunken Monkey) can be
+/// learned and shown, but is not offered in play yet.
 pub fn playable_now(special: Special) -> bool {
-    !matches!(special, Special::LiquidMetal | Special::DrunkenMonkey)
+    !matches!(special, Special::DrunkenMonkey)
 }
 
 /// Whether a card played in `window` stays face down until the moves are revealed: the
@@ -143,6 +161,11 @@ impl Conflict {
             return false;
         }
         match special {
+            // Liquid Metal: wherever a special another character used could be played.
+            Special::LiquidMetal => {
+                !f.specials_used.contains(&special)
+                    && self.copies(id).any(|x| self.copy_fits(t, id, x, window))
+            }
             // To Blave: twice per conflict, wherever another special it knows could be played.
             Special::ToBlave => {
                 f.blaves < 2
@@ -163,6 +186,29 @@ impl Conflict {
         }
     }
 
+    /// The specials Liquid Metal may copy for `id`: used by another character in this conflict,
+    /// before Liquid Metal on the list (§6).
+    pub fn copies(&self, id: FighterId) -> impl Iterator<Item = Special> + '_ {
+        self.specials_played.iter().enumerate().filter_map(move |(i, &(by, s))| {
+            let first = !self.specials_played[..i].iter().any(|&(b, t)| b != id && t == s);
+            (by != id && s.copyable() && first).then_some(s)
+        })
+    }
+
+    /// Whether a copy of `x` could be played by `id` in `window`: the copied special's timing
+    /// and conditions, not its learning requirements or use limits.
+    fn copy_fits(&self, t: &Turn, id: FighterId, x: Special, window: Window) -> bool {
+        let f = self.fighter(id);
+        x.fits(window)
+            && match x {
+                Special::IAlreadyKnow(_) => t.opponent.is_some(),
+                Special::Yojimbo => {
+                    t.pair().is_some_and(|p| p.iter().any(|&m| m != id && self.fighter(m).side == f.side))
+                }
+                _ => true,
+            }
+    }
+
     /// The cards `id` may play in the current window (pass aside), targets included.
     pub fn special_options(&self, t: &Turn, id: FighterId, out: &mut Vec<SpecialCard>) {
         let Some(w) = &t.window else { return };
@@ -171,23 +217,35 @@ impl Conflict {
             if !self.could_play(t, id, special, w.window) {
                 continue;
             }
-            if special == Special::Yojimbo {
+            if special == Special::LiquidMetal {
+                for x in self.copies(id).filter(|&x| self.copy_fits(t, id, x, w.window)).collect::<Vec<_>>() {
+                    self.push_targets(t, id, SpecialCard { special, target: None, copy: Some(x) }, out);
+                }
+            } else {
+                self.push_targets(t, id, SpecialCard::new(special), out);
+            }
+        }
+    }
+
+    /// Pushes `card`, once per character it may name when its effect names one.
+    fn push_targets(&self, t: &Turn, id: FighterId, card: SpecialCard, out: &mut Vec<SpecialCard>) {
+        let f = self.fighter(id);
+        match card.effective() {
+            Special::Yojimbo => {
                 if let Some(pair) = t.pair() {
                     out.extend(
                         pair.iter()
                             .filter(|&&m| m != id && self.fighter(m).side == f.side)
-                            .map(|&m| SpecialCard { special, target: Some(m) }),
+                            .map(|&m| SpecialCard { target: Some(m), ..card }),
                     );
                 }
-            } else if special == Special::ThereCanBeOnlyOne {
-                out.extend(
-                    self.ids()
-                        .filter(|&o| self.fighter(o).side != f.side && self.fighter(o).is_in())
-                        .map(|o| SpecialCard { special, target: Some(o) }),
-                );
-            } else {
-                out.push(SpecialCard { special, target: None });
             }
+            Special::ThereCanBeOnlyOne => out.extend(
+                self.ids()
+                    .filter(|&o| self.fighter(o).side != f.side && self.fighter(o).is_in())
+                    .map(|o| SpecialCard { target: Some(o), ..card }),
+            ),
+            _ => out.push(card),
         }
     }
 
@@ -363,9 +421,11 @@ impl Conflict {
         if let Some(w) = &t.window {
             let cards = w.cards();
             for &(f, card, face_down) in &cards {
-                if face_down && delayed(w.window, card.special) {
+                if face_down && delayed(w.window, card.effective()) {
                     // The before-move window is the pair's: an identical card of the other cancels.
-                    let cancelled = cards.iter().any(|(g, c, _)| *g != f && c.special == card.special);
+                    let cancelled = cards
+                        .iter()
+                        .any(|(g, c, _)| *g != f && c.special == card.special && c.copy == card.copy);
                     t.delayed.push((f, card, cancelled));
                 }
             }
@@ -380,7 +440,7 @@ impl Conflict {
         if t.delayed.is_empty() || !t.plays.iter().all(|p| matches!(p, Sealed::FaceUp(_))) {
             return None;
         }
-        let &(fighter, card, cancelled) = t.delayed.iter().min_by_key(|(_, c, _)| c.special.rank())?;
+        let &(fighter, card, cancelled) = t.delayed.iter().min_by_key(|(_, c, _)| c.effective().rank())?;
         Some(Event::SpecialRevealed { fighter, card, cancelled })
     }
 
@@ -388,7 +448,7 @@ impl Conflict {
         let seat = self.fighter(user).seat;
         let Phase::Turn(t) = &mut self.phase else { return };
         let opponent = t.pair().map(|p| if p[0] == user { p[1] } else { p[0] });
-        match card.special {
+        match card.effective() {
             Special::Scouter => match opponent {
                 Some(o) => {
                     let f = &mut self.fighters[usize::from(o.0)];

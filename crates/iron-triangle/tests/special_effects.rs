@@ -17,7 +17,7 @@ fn npc5(name: &str, energy: iron_triangle::Energy, specials: &[Special]) -> iron
 }
 
 fn card(special: Special, target: Option<iron_triangle::FighterId>) -> Option<SpecialCard> {
-    Some(SpecialCard { special, target })
+    Some(SpecialCard { special, target, copy: None })
 }
 
 /// Plays a 1v1 turn where the PC seat "p" (character A) faces the GM's B, each optionally
@@ -269,4 +269,172 @@ fn earlier_edition_vampire_regains_what_the_opponent_loses() {
     settle(&mut g);
     assert_eq!(energy(&g, "B").total(), 11);
     assert_eq!(energy(&g, "A").total(), 3 + 4);
+}
+
+mod liquid_metal {
+    use super::*;
+    use iron_triangle::Conflict;
+
+    /// What a turn left behind, to compare a special with its copy.
+    #[derive(Debug, PartialEq)]
+    struct Outcome {
+        played: bool,
+        losses: Option<[iron_triangle::Loss; 2]>,
+        spreaders: Option<[Option<iron_triangle::FighterId>; 2]>,
+        energies: Vec<iron_triangle::Energy>,
+        bonds: Vec<[iron_triangle::FighterId; 2]>,
+        scouted: Vec<Vec<table::SeatId>>,
+    }
+
+    /// A (PC, level 10, all nine three-element moves) against B, with C, B's ally. A knows
+    /// `x`, or Liquid Metal with `x` already used by B. A plays its card in the first window
+    /// that offers it; everyone else passes. `a_wins` picks the moves.
+    fn run(x: Special, copy: bool, a_wins: bool) -> Outcome {
+        let mut a = sheet("A", 10, en(5, 5, 5), &NINE, &[]);
+        a.specials = if copy { vec![Special::LiquidMetal] } else { vec![x] };
+        if let Some(pre) = x.prerequisite(Edition::Current).filter(|_| !copy) {
+            a.specials.push(pre);
+        }
+        let mut c: Conflict = Build::new()
+            .pc("p", a)
+            .pc("q", pc("D", en(4, 3, 3)))
+            .npc(npc5("B", en(6, 6, 6), &[]))
+            .npc(npc5("C", en(6, 6, 6), &[]))
+            .conflict();
+        if copy {
+            c.specials_played.push((cid(&c, "B"), x));
+        }
+        let mut g = Game::new(c);
+        ok!(g, seat(&g, "p"), Command::TakeFirstTurn { fighter: id(&g, "A") });
+        let mut played = false;
+        let b = id(&g, "B");
+        // Windows, opponent, stances and moves; A plays its card once, when first offered.
+        for _ in 0..40 {
+            let Phase::Turn(t) = &g.state().phase else { break };
+            let waiting = g.awaiting();
+            let Some(&s) = waiting.first() else { break };
+            let cmds = legal(&g, s);
+            let cmd = match t.step {
+                Step::Window(_) => cmds
+                    .iter()
+                    .find(|c| {
+                        !played
+                            && matches!(c, Command::PlaySpecial { card: Some(k), .. }
+                                if k.effective() == x && k.target.is_none_or(|t| t == b || t == id(&g, "B")))
+                    })
+                    .or_else(|| cmds.iter().find(|c| matches!(c, Command::PlaySpecial { card: None, .. })))
+                    .copied(),
+                Step::Opponent => Some(Command::ChooseOpponent { opponent: b }),
+                Step::Stance => Some(stance(if s == seat(&g, "p") { "2 grapple" } else { "1 grapple" })),
+                Step::Move => {
+                    let wanted = play(match (s == seat(&g, "p"), a_wins) {
+                        (true, true) => "▨☷",
+                        (false, true) => "▨☲",
+                        (true, false) => "▨☲",
+                        (false, false) => "▨☷",
+                    });
+                    // I Already Know may forbid it: then the first move left.
+                    Some(if cmds.contains(&wanted) { wanted } else { cmds[0] })
+                }
+                _ => None,
+            };
+            let Some(cmd) = cmd else { break };
+            if matches!(cmd, Command::PlaySpecial { fighter, card: Some(_) } if fighter == id(&g, "A")) {
+                played = true;
+            }
+            ok!(g, s, cmd);
+        }
+        let (losses, spreaders) = match &g.state().phase {
+            Phase::Aftermath(a) => (Some(a.losses), Some(a.spreaders)),
+            _ => (None, None),
+        };
+        settle(&mut g);
+        let st = g.state();
+        Outcome {
+            played,
+            losses,
+            spreaders,
+            energies: st.ids().map(|f| st.fighter(f).energy).collect(),
+            bonds: st.bonds.clone(),
+            scouted: st.ids().map(|f| st.fighter(f).scouted_by.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn liquid_metal_copies_every_copyable_special_to_the_same_effect() {
+        let copyable: Vec<Special> =
+            Special::all().into_iter().filter(|s| s.copyable() && s.in_edition(Edition::Current)).collect();
+        assert!(copyable.len() >= 15, "{copyable:?}");
+        for x in copyable {
+            if x == Special::Yojimbo {
+                continue; // A is of the pair; Yojimbo is checked on its own below.
+            }
+            for a_wins in [true, false] {
+                let original = run(x, false, a_wins);
+                let copied = run(x, true, a_wins);
+                assert!(original.played, "{x} was never offered to A");
+                assert!(copied.played, "Liquid Metal did not offer a copy of {x}");
+                assert_eq!(copied, original, "Liquid Metal copying {x} (A wins: {a_wins})");
+            }
+        }
+    }
+
+    #[test]
+    fn liquid_metal_copies_only_what_another_character_used() {
+        let mut a = sheet("A", 10, en(5, 5, 5), &NINE, &[]);
+        a.specials = vec![Special::LiquidMetal];
+        let mut c: Conflict = Build::new().pc("p", a).npc(npc5("B", en(6, 6, 6), &[])).conflict();
+        // Nothing used yet, and what A itself used does not count: no window opens for A.
+        c.specials_played.push((cid(&c, "A"), Special::Scouter));
+        let g = Game::new(c.clone());
+        assert_ne!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeOpponent));
+        // The specials after Liquid Metal on the list cannot be copied.
+        c.specials_played =
+            vec![(cid(&c, "B"), Special::DrunkenMonkey), (cid(&c, "B"), Special::WayOfTheSamurai)];
+        let g = Game::new(c.clone());
+        assert!(!matches!(turn(&g).step, Step::Window(_)));
+        // Scouter used by B: A may copy it before the opponent.
+        c.specials_played = vec![(cid(&c, "B"), Special::Scouter)];
+        let g = Game::new(c);
+        assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeOpponent));
+        let offered = legal(&g, seat(&g, "p"));
+        assert!(offered.iter().any(
+            |c| matches!(c, Command::PlaySpecial { card: Some(k), .. } if k.copy == Some(Special::Scouter))
+        ));
+    }
+
+    #[test]
+    fn liquid_metal_copies_yojimbo_for_an_ally() {
+        let mut g = bodyguard(&[], &[]);
+        // C knows Liquid Metal instead of Yojimbo, and A used Yojimbo earlier (a fiction for the test).
+        let mut c = g.state().clone();
+        let cc = cid(&c, "C");
+        let mut sheet_c = iron_triangle::Character::clone(&c.fighter(cc).character);
+        sheet_c.level = 10;
+        sheet_c.specials = vec![Special::LiquidMetal];
+        c.fighters[usize::from(cc.0)].character = std::sync::Arc::new(sheet_c);
+        c.specials_played.push((cid(&c, "A"), Special::Yojimbo));
+        g = Game::new(c);
+        ok!(g, seat(&g, "p"), Command::ChooseOpponent { opponent: id(&g, "B") });
+        ok!(g, seat(&g, "p"), stance("0"));
+        ok!(g, seat(&g, GM_SEAT), stance("0"));
+        ok!(g, seat(&g, "p"), play("▨☷"));
+        ok!(g, seat(&g, GM_SEAT), play("○☵"));
+        let (b, cc) = (id(&g, "B"), id(&g, "C"));
+        ok!(
+            g,
+            seat(&g, GM_SEAT),
+            Command::PlaySpecial {
+                fighter: cc,
+                card: Some(SpecialCard {
+                    special: Special::LiquidMetal,
+                    target: Some(b),
+                    copy: Some(Special::Yojimbo)
+                })
+            }
+        );
+        settle(&mut g);
+        assert_eq!(energy(&g, "B"), en(5, 5, 5));
+        assert_eq!(energy(&g, "C").total(), 18 - 4);
+    }
 }

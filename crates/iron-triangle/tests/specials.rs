@@ -26,7 +26,7 @@ fn note(text: &str) -> iron_triangle::rules::Note {
 }
 
 fn card(special: Special) -> Option<SpecialCard> {
-    Some(SpecialCard { special, target: None })
+    Some(SpecialCard::new(special))
 }
 
 fn pass(g: &Game, who: &str) -> Command {
@@ -92,7 +92,7 @@ fn window_protocol_choose_then_count_then_respond_then_reveal() {
         revealed,
         vec![&Event::SpecialRevealed {
             fighter: id(&g, "Ada"),
-            card: SpecialCard { special: Special::Scouter, target: None },
+            card: SpecialCard { special: Special::Scouter, target: None, copy: None },
             cancelled: false
         }]
     );
@@ -165,7 +165,7 @@ fn there_can_be_only_one_binds_the_pair_until_one_is_out() {
         seat(&g, "ada"),
         Command::PlaySpecial {
             fighter: id(&g, "Ada"),
-            card: Some(SpecialCard { special: tcboo, target: Some(b1) })
+            card: Some(SpecialCard { special: tcboo, target: Some(b1), copy: None })
         }
     );
     assert_eq!(g.state().bonds, vec![[id(&g, "Ada"), b1]]);
@@ -429,7 +429,7 @@ fn a_bond_to_another_opponent_ends_the_combo_streak() {
         seat(&g, "ren"),
         Command::PlaySpecial {
             fighter: id(&g, "Ren"),
-            card: Some(SpecialCard { special: tcboo, target: Some(id(&g, "Goro")) })
+            card: Some(SpecialCard { special: tcboo, target: Some(id(&g, "Goro")), copy: None })
         }
     );
     ok!(g, seat(&g, GM_SEAT), pass(&g, "Oni"));
@@ -448,7 +448,8 @@ mod random_games {
     use super::*;
     use proptest::prelude::*;
 
-    const PLAYABLE: [Special; 13] = [
+    const PLAYABLE: [Special; 14] = [
+        Special::LiquidMetal,
         Special::Scouter,
         Special::ToBlave,
         Special::ThereCanBeOnlyOne,
@@ -482,7 +483,7 @@ mod random_games {
         /// every legal command is accepted, face-down cards stay hidden, the game ends, and
         /// the log replays into the same state.
         #[test]
-        fn random_games_with_specials_end_and_replay(masks in proptest::array::uniform4(0u16..(1 << 13)), seed in any::<u64>()) {
+        fn random_games_with_specials_end_and_replay(masks in proptest::array::uniform4(0u16..(1 << 14)), seed in any::<u64>()) {
             let level10 = |name: &str, mask: u16| with_specials(sheet(name, 10, en(5, 5, 5), &["○☵", "▨☷", "◆☲"], &[("▨☷", &["◆☲"])]), 10, &specials_from(mask));
             let mut g = Build::new()
                 .pc("ren", level10("Ren", masks[0]))

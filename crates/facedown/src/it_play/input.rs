@@ -136,7 +136,10 @@ pub fn card_text(view: &ConflictView, card: Option<SpecialCard>) -> String {
     match card {
         None => "pass".to_owned(),
         Some(c) => {
-            let name = c.special.name(view.edition);
+            let name = match c.copy {
+                Some(copied) => format!("{} {}", c.special.name(view.edition), copied.name(view.edition)),
+                None => c.special.name(view.edition),
+            };
             match c.target {
                 Some(t) => format!("{name} {}", fighter_name(view, t)),
                 None => name,
@@ -416,6 +419,29 @@ fn parse_special(
             Err(_) => continue,
         };
         let rest = words[cut..].join(" ");
+        // Liquid Metal: the rest names the copied special (and its character, if any).
+        if special == Special::LiquidMetal && !rest.is_empty() {
+            let copied = match parse_special(&rest, fighter, &[], conflict)? {
+                Command::PlaySpecial { card: Some(c), .. } => c,
+                _ => {
+                    return Err(
+                        "name the special Liquid Metal copies after it, e.g. \"liquid metal scouter\""
+                            .to_owned(),
+                    );
+                }
+            };
+            let card = SpecialCard { special, target: copied.target, copy: Some(copied.special) };
+            // The character may be left out when only one can be named.
+            let named: Vec<Option<SpecialCard>> = options
+                .iter()
+                .copied()
+                .filter(|c| c.is_some_and(|c| c.special == special && c.copy == card.copy))
+                .collect();
+            return Ok(match (card.target, named.as_slice()) {
+                (None, [one]) => play(*one),
+                _ => play(Some(card)),
+            });
+        }
         let target = if rest.is_empty() {
             None
         } else {
@@ -433,11 +459,11 @@ fn parse_special(
                 options.iter().copied().filter(|c| c.is_some_and(|c| c.special == special)).collect();
             return match named.as_slice() {
                 [one] => Ok(play(*one)),
-                [] => Ok(play(Some(SpecialCard { special, target: None }))),
+                [] => Ok(play(Some(SpecialCard::new(special)))),
                 _ => Err("name the character it targets after the special, as listed".to_owned()),
             };
         }
-        return Ok(play(Some(SpecialCard { special, target })));
+        return Ok(play(Some(SpecialCard { target, ..SpecialCard::new(special) })));
     }
     match needs_type {
         Some(n) => Err(format!("{n} needs an action type, e.g. \"{n} attack\" or \"{n} ◆\"")),
@@ -643,7 +669,7 @@ mod tests {
     fn window_answers_read_numbers_names_and_targets() {
         let c = ambush();
         let (ada, weasel) = (c.find("Ada").unwrap(), c.find("Weasel").unwrap());
-        let card = |special, target| Some(SpecialCard { special, target });
+        let card = |special, target| Some(SpecialCard { special, target, copy: None });
         let legal = vec![
             Command::PlaySpecial { fighter: ada, card: None },
             Command::PlaySpecial { fighter: ada, card: card(Special::Scouter, None) },

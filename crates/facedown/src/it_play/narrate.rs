@@ -330,7 +330,10 @@ fn reveal_sentences(
 ) -> Vec<String> {
     let edition = after.edition;
     let who = name(before, fighter);
-    let special = card.special.name(edition);
+    let special = match card.copy {
+        Some(copied) => format!("{} copying {}", card.special.name(edition), copied.name(edition)),
+        None => card.special.name(edition),
+    };
     let target = card.target.map(|t| format!(" naming {}", name(before, t))).unwrap_or_default();
     let head = format!("{who} reveals {special}{target}");
     if cancelled {
@@ -352,7 +355,7 @@ fn reveal_sentences(
         Phase::Turn(t) => t.pair().map(|p| if p[0] == fighter { p[1] } else { p[0] }),
         _ => None,
     };
-    let effect = match card.special {
+    let effect = match card.effective() {
         Special::Scouter => match opponent {
             Some(o) => format!("{who} learns {}'s moves, combos and specials", name(before, o)),
             None => format!("{who} will learn the moves, combos and specials of the opponent {who} chooses"),
