@@ -108,6 +108,12 @@ pub struct Fighter {
     /// Seats that scouted it (Scouter): they see its moves, combos and specials.
     #[serde(default)]
     pub scouted_by: Vec<SeatId>,
+    /// Drunken Monkey is active: once a turn it may swap its revealed move for a random one.
+    #[serde(default)]
+    pub drunken: bool,
+    /// It must sit out the next conflict (Drunken Monkey).
+    #[serde(default)]
+    pub sits_out_next: bool,
 }
 
 impl Fighter {
@@ -161,15 +167,19 @@ pub enum Step {
     Stance,
     /// Step 3: both choose a move in secret, then reveal.
     Move,
+    /// After the reveal, a character under Drunken Monkey may swap its move for a random one
+    /// (§6); skipped when nobody may.
+    Swap,
     /// Steps 4–5: the rules find the winner.
     Resolve,
 }
 
 impl Step {
-    /// This step, or the first step after it that is not a timing window.
+    /// This step, or the first step after it that is not a timing window or the swap (the
+    /// steps only specials open).
     pub fn past_windows(self) -> Step {
         match self {
-            Step::Window(w) => Step::Window(w).next().past_windows(),
+            Step::Window(_) | Step::Swap => self.next().past_windows(),
             other => other,
         }
     }
@@ -182,7 +192,8 @@ impl Step {
             Step::Window(Window::BeforeStance) => Step::Stance,
             Step::Stance => Step::Window(Window::BeforeMove),
             Step::Window(Window::BeforeMove) => Step::Move,
-            Step::Move => Step::Window(Window::BeforeResolving),
+            Step::Move => Step::Swap,
+            Step::Swap => Step::Window(Window::BeforeResolving),
             Step::Window(Window::BeforeResolving) | Step::Resolve => Step::Resolve,
         }
     }
@@ -211,6 +222,9 @@ pub struct Turn {
     /// An action each of the pair may not play this turn (I Already Know).
     #[serde(default)]
     pub forbidden: [Option<Action>; 2],
+    /// Whether each of the pair has decided on its Drunken Monkey swap this turn.
+    #[serde(default)]
+    pub swap_decided: [bool; 2],
     /// Specials played before the move that stay face down until the moves are revealed, and
     /// whether an identical card of the other of the pair cancels each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -339,6 +353,9 @@ pub struct Setup {
     /// The edition of the rules (§11); the current one when not given.
     #[serde(default)]
     pub edition: Edition,
+    /// The seed of the conflict's randomness (Drunken Monkey's draws).
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// Why a conflict cannot start.
@@ -411,6 +428,13 @@ pub struct Conflict {
     /// turns pass their timing windows without looking.
     #[serde(default)]
     pub specials_known: bool,
+    /// The seed of the conflict's randomness.
+    #[serde(default)]
+    pub seed: u64,
+    /// How far the conflict's random stream has been drawn (a ChaCha8 word position); every
+    /// draw's result and new position are in its event, so replays are exact.
+    #[serde(default)]
+    pub rng_pos: u128,
 }
 
 impl Conflict {
@@ -467,6 +491,8 @@ impl Conflict {
                 special_turn: 0,
                 samurai: false,
                 scouted_by: Vec::new(),
+                drunken: false,
+                sits_out_next: false,
                 character: Arc::new(c),
             });
         }
@@ -491,6 +517,8 @@ impl Conflict {
             specials_played: Vec::new(),
             pending_scouts: Vec::new(),
             specials_known,
+            seed: setup.seed,
+            rng_pos: 0,
         })
     }
 
@@ -509,6 +537,7 @@ impl Conflict {
                 })
                 .collect(),
             edition: self.edition,
+            seed: self.seed,
         }
     }
 

@@ -96,6 +96,12 @@ pub enum Command {
         #[serde(default)]
         card: Option<SpecialCard>,
     },
+    /// Under Drunken Monkey, after the moves are revealed: swap the revealed move for one the
+    /// opponent picks at random from the remaining moves, or keep it (§6).
+    DrunkenSwap {
+        /// Swap (true) or keep (false).
+        swap: bool,
+    },
     /// The GM sets a character's current energy, with a reason for the log (§6: the GM may
     /// always correct energy). Never above the character's maximum.
     AdjustEnergy {
@@ -217,6 +223,15 @@ pub enum Event {
     },
     /// Every card of the window is revealed: the turn goes on.
     WindowClosed,
+    /// A Drunken Monkey swap was decided: the new move, drawn at random, or none if kept.
+    SwapDecided {
+        /// Who.
+        fighter: FighterId,
+        /// The move it now plays, if it swapped.
+        to: Option<Move>,
+        /// The conflict's random stream position after the draw.
+        rng_pos: u128,
+    },
     /// The GM set a character's energy.
     EnergyAdjusted {
         /// Who.
@@ -546,6 +561,13 @@ impl Conflict {
                     format!("{} timing window: waiting for {round} from {}", w.name(), names(&due))
                 }
                 Step::Resolve => "resolving the turn".into(),
+                Step::Swap => {
+                    let due: Vec<FighterId> = t
+                        .pair()
+                        .map(|p| (0..2).filter(|&i| self.swap_due(t, i)).map(|i| p[i]).collect())
+                        .unwrap_or_default();
+                    format!("{} decides whether to swap its move (Drunken Monkey)", names(&due))
+                }
             },
             Phase::Aftermath(a) => {
                 let spreading: Vec<FighterId> = self.pending(a).map(|p| self.pending_fighter(a, p)).collect();
@@ -577,6 +599,7 @@ impl Conflict {
                 Step::Stance => "§5.2 step 2",
                 Step::Move => "§5.2 step 3",
                 Step::Resolve => "§5.2 step 4",
+                Step::Swap => "§6",
             },
             Phase::Aftermath(a) if self.pending(a).next().is_some() => "§5.3",
             Phase::Aftermath(a) if a.mercy.is_some() => "§5.2",
@@ -786,6 +809,19 @@ impl Conflict {
                 }
                 self.decide_special(seat, fighter, card, events)?;
             }
+            Command::DrunkenSwap { swap } => {
+                let Phase::Turn(t) = &self.phase else { return Err(self.out_of_turn(seat)) };
+                let Some((pos, id)) =
+                    self.seat_member(seat).filter(|&(p, _)| t.step == Step::Swap && self.swap_due(t, p))
+                else {
+                    return Err(self.out_of_turn(seat));
+                };
+                let (to, rng_pos) = match self.draw_swap(t, pos).filter(|_| swap) {
+                    Some((m, p)) => (Some(m), p),
+                    None => (None, self.rng_pos),
+                };
+                events.push(Event::SwapDecided { fighter: id, to, rng_pos });
+            }
             Command::AdjustEnergy { fighter, energy, reason } => {
                 self.check_fighter(fighter)?;
                 if !self.is_gm(seat) {
@@ -842,6 +878,7 @@ impl Conflict {
                 },
                 Step::Resolve => Some(Event::TurnResolved { result: self.resolve_turn(t) }),
                 Step::Window(_) => t.window.as_ref().and_then(|w| self.window_step(t, w)),
+                Step::Swap => None,
             },
             Phase::Aftermath(a) => self.aftermath_step(a),
             Phase::MinorOutcome | Phase::Over => None,
@@ -946,6 +983,7 @@ impl Conflict {
                     must_face,
                     window: None,
                     forbidden: [None; 2],
+                    swap_decided: [false; 2],
                     delayed: Vec::new(),
                     effects: Vec::new(),
                 });
@@ -1065,6 +1103,26 @@ impl Conflict {
                 }
             }
             Event::SpecialCommitted { fighter, card } => self.apply_special_committed(fighter, card),
+            Event::SwapDecided { fighter, to, rng_pos } => {
+                self.rng_pos = rng_pos;
+                let mut done = false;
+                if let Phase::Turn(t) = &mut self.phase
+                    && let Some(pos) = t.position(fighter)
+                {
+                    t.swap_decided[pos] = true;
+                    if let Some(m) = to {
+                        t.plays[pos] = Sealed::FaceUp(Play::Move(m));
+                    }
+                    done = true;
+                }
+                let next = match &self.phase {
+                    Phase::Turn(t) if done && !(0..2).any(|p| self.swap_due(t, p)) => Some(t.step.next()),
+                    _ => None,
+                };
+                if let Some(step) = next {
+                    self.advance_turn(step);
+                }
+            }
             Event::CardsCounted { count } => self.apply_cards_counted(count),
             Event::SpecialRevealed { fighter, card, cancelled } => {
                 self.apply_special_revealed(fighter, card, cancelled)
@@ -1173,6 +1231,12 @@ impl Conflict {
                             }
                         }
                     }
+                    Step::Swap if self.swap_due(t, pos) => {
+                        out.extend([
+                            Command::DrunkenSwap { swap: false },
+                            Command::DrunkenSwap { swap: true },
+                        ]);
+                    }
                     Step::Move if !t.plays[pos].is_committed() => {
                         let forbidden = self.forbidden_action(t, id);
                         out.extend(
@@ -1264,6 +1328,9 @@ impl Conflict {
                 ),
                 (Step::Move, Some(p)) => out
                     .extend((0..2).filter(|&i| !t.plays[i].is_committed()).map(|i| self.fighter(p[i]).seat)),
+                (Step::Swap, Some(p)) => {
+                    out.extend((0..2).filter(|&i| self.swap_due(t, i)).map(|i| self.fighter(p[i]).seat))
+                }
                 (Step::Window(_), _) => {
                     if let Some(w) = &t.window {
                         for (i, &id) in w.participants.iter().enumerate() {

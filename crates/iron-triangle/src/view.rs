@@ -65,6 +65,10 @@ pub struct FighterView {
     pub specials_used: Option<Vec<Special>>,
     /// The Way of the Samurai is active (public: it was revealed).
     pub samurai: bool,
+    /// Drunken Monkey is active (public: it was revealed).
+    pub drunken: bool,
+    /// It must sit out the next conflict (Drunken Monkey).
+    pub sits_out_next: bool,
 }
 
 /// A timing window as one viewer sees it.
@@ -179,6 +183,8 @@ impl Conflict {
                     specials: sees.then(|| f.character.specials.clone()),
                     specials_used: sees.then(|| f.specials_used.clone()),
                     samurai: f.samurai,
+                    drunken: f.drunken,
+                    sits_out_next: f.sits_out_next,
                 }
             })
             .collect();

@@ -120,12 +120,6 @@ impl WindowPlay {
     }
 }
 
-/// The specials whose effects this version implements. The other (Drunken Monkey) can be
-/// learned and shown, but is not offered in play yet.
-pub fn playable_now(special: Special) -> bool {
-    !matches!(special, Special::DrunkenMonkey)
-}
-
 /// Whether a card played in `window` stays face down until the moves are revealed: the
 /// specials "revealed before resolving", and a To Blave that bluffs them.
 pub fn delayed(window: Window, special: Special) -> bool {
@@ -153,7 +147,7 @@ impl Conflict {
     /// Whether `id` could play `special` in `window` of turn `t` (§6 use limits and timing).
     fn could_play(&self, t: &Turn, id: FighterId, special: Special, window: Window) -> bool {
         let f = self.fighter(id);
-        if !playable_now(special) || !f.character.specials.contains(&special) || !special.fits(window) {
+        if !f.character.specials.contains(&special) || !special.fits(window) {
             return false;
         }
         // One special per character per turn, Yojimbo aside.
@@ -255,7 +249,16 @@ impl Conflict {
         if !self.specials_known {
             return (step.past_windows(), None);
         }
-        while let Step::Window(w) = step {
+        loop {
+            let w = match step {
+                Step::Window(w) => w,
+                Step::Swap if (0..2).any(|pos| self.swap_due(t, pos)) => return (step, None),
+                Step::Swap => {
+                    step = step.next();
+                    continue;
+                }
+                _ => break,
+            };
             let members = self.window_members(t, w);
             if members.iter().any(|&id| {
                 let f = self.fighter(id);
@@ -319,9 +322,11 @@ impl Conflict {
                 let special = card.special.name(self.edition);
                 let reason = if !self.fighter(fighter).character.specials.contains(&card.special) {
                     format!("{} has not learned it", name())
-                } else if !playable_now(card.special) {
-                    "its effect is not supported in play yet".to_owned()
-                } else if !card.special.fits(w.window) {
+                } else if card.special == Special::LiquidMetal
+                    && card.copy.is_none_or(|x| !self.copies(fighter).any(|c| c == x))
+                {
+                    "Liquid Metal copies a special another character revealed in this conflict; name one (\"copy\")".to_owned()
+                } else if !card.effective().fits(w.window) {
                     format!("it is not played {}", w.window.name())
                 } else if card.special.takes_target() {
                     "it needs a character of the other side still in the conflict".to_owned()
@@ -473,6 +478,11 @@ impl Conflict {
                 f.energy = f.character.energy;
                 f.samurai = true;
             }
+            Special::DrunkenMonkey => {
+                let f = self.fighter_mut(user);
+                f.drunken = true;
+                f.sits_out_next = true;
+            }
             // These act on the turn's losses when it is resolved (effects.rs).
             Special::PressurePoint
             | Special::WaxOn(_)
@@ -502,5 +512,42 @@ impl Conflict {
             };
             (self.fighter(a).is_in() && self.fighter(b).is_in()).then_some(other)
         })
+    }
+}
+
+impl Conflict {
+    /// The moves the pair member at `pos` could be swapped to (Drunken Monkey): its other
+    /// available moves, none of an action forbidden to it this turn.
+    pub fn swap_options(&self, t: &Turn, pos: usize) -> crate::card::MoveSet {
+        let Some(pair) = t.pair() else { return crate::card::MoveSet::EMPTY };
+        let Some(crate::turn::Play::Move(played)) = t.plays[pos].value() else {
+            return crate::card::MoveSet::EMPTY;
+        };
+        let forbidden = t.forbidden[pos];
+        self.available_moves(pair[pos])
+            .iter()
+            .filter(|&m| m != played && Some(m.action()) != forbidden)
+            .collect()
+    }
+
+    /// Whether the pair member at `pos` is still to decide on a Drunken Monkey swap this turn.
+    pub fn swap_due(&self, t: &Turn, pos: usize) -> bool {
+        t.pair().is_some_and(|p| self.fighter(p[pos]).drunken)
+            && !t.swap_decided[pos]
+            && !self.swap_options(t, pos).is_empty()
+    }
+
+    /// The move the opponent "picks at random" for a swap, from the conflict's seeded stream,
+    /// and the stream's new position.
+    pub fn draw_swap(&self, t: &Turn, pos: usize) -> Option<(crate::card::Move, u128)> {
+        use rand::RngExt;
+        let options: Vec<crate::card::Move> = self.swap_options(t, pos).iter().collect();
+        if options.is_empty() {
+            return None;
+        }
+        let mut rng = table::seeded_rng(self.seed);
+        rng.set_word_pos(self.rng_pos);
+        let pick = options[rng.random_range(0..options.len())];
+        Some((pick, rng.get_word_pos()))
     }
 }

@@ -438,3 +438,89 @@ mod liquid_metal {
         assert_eq!(energy(&g, "C").total(), 18 - 4);
     }
 }
+
+mod drunken_monkey {
+    use super::*;
+
+    fn drunk_duel(seed: u64) -> Game {
+        let mut a = sheet("A", 10, en(5, 5, 5), &NINE, &[]);
+        a.specials = vec![Special::DrunkenMonkey];
+        let b = Build::new().pc("p", a).npc(npc5("B", en(6, 6, 6), &[]));
+        let mut setup = b.setup();
+        setup.seed = seed;
+        Game::new(iron_triangle::Conflict::new(setup).unwrap())
+    }
+
+    /// Plays Drunken Monkey before the move, then A ▨☷ against B ○☵; returns the events.
+    fn drunk_turn(g: &mut Game) -> Vec<Event> {
+        let (a, b) = (id(g, "A"), id(g, "B"));
+        let mut events = ok!(*g, seat(g, "p"), stance("0"));
+        events.extend(ok!(*g, seat(g, GM_SEAT), stance("0")));
+        events.extend(ok!(
+            *g,
+            seat(g, "p"),
+            Command::PlaySpecial { fighter: a, card: card(Special::DrunkenMonkey, None) }
+        ));
+        events.extend(ok!(*g, seat(g, GM_SEAT), Command::PlaySpecial { fighter: b, card: None }));
+        events.extend(ok!(*g, seat(g, GM_SEAT), Command::PlaySpecial { fighter: b, card: None }));
+        events.extend(ok!(*g, seat(g, "p"), play("▨☷")));
+        events.extend(ok!(*g, seat(g, GM_SEAT), play("○☵")));
+        events
+    }
+
+    #[test]
+    fn drunken_monkey_offers_a_swap_after_the_reveal_and_marks_a_sit_out() {
+        let mut g = drunk_duel(1);
+        drunk_turn(&mut g);
+        let a = id(&g, "A");
+        assert!(g.state().fighter(a).drunken && g.state().fighter(a).sits_out_next);
+        assert_eq!(turn(&g).step, Step::Swap);
+        assert_eq!(g.awaiting(), vec![seat(&g, "p")]);
+        assert_eq!(
+            legal(&g, seat(&g, "p")),
+            vec![Command::DrunkenSwap { swap: false }, Command::DrunkenSwap { swap: true }]
+        );
+        let events = ok!(g, seat(&g, "p"), Command::DrunkenSwap { swap: true });
+        let Event::SwapDecided { to: Some(to), .. } = events[0] else { panic!("{events:?}") };
+        assert_ne!(to, mv("▨☷"), "a different move");
+        assert!(g.state().fighter(a).known.contains(to));
+        // The turn resolves with the drawn move.
+        let resolved = resolved(&events);
+        assert_eq!(resolved, {
+            let b = g.state();
+            let Phase::Aftermath(af) = &b.phase else { panic!() };
+            af.result
+        });
+        let Phase::Aftermath(af) = &g.state().phase else { panic!("aftermath") };
+        assert_eq!(af.plays[0], iron_triangle::Play::Move(to));
+    }
+
+    #[test]
+    fn drunken_monkey_draws_are_seeded_and_replay() {
+        let draw = |seed| {
+            let mut g = drunk_duel(seed);
+            drunk_turn(&mut g);
+            let events = ok!(g, seat(&g, "p"), Command::DrunkenSwap { swap: true });
+            let replayed = Game::replay(g.initial().clone(), g.log().to_vec());
+            assert_eq!(replayed.state(), g.state());
+            match events[0] {
+                Event::SwapDecided { to, .. } => to,
+                _ => None,
+            }
+        };
+        assert_eq!(draw(5), draw(5));
+        let draws: std::collections::HashSet<_> = (0..16).map(draw).collect();
+        assert!(draws.len() > 1, "different seeds draw different moves: {draws:?}");
+    }
+
+    #[test]
+    fn keeping_the_move_is_allowed_and_the_swap_comes_once_a_turn() {
+        let mut g = drunk_duel(2);
+        drunk_turn(&mut g);
+        let events = ok!(g, seat(&g, "p"), Command::DrunkenSwap { swap: false });
+        assert!(matches!(events[0], Event::SwapDecided { to: None, .. }));
+        assert!(!matches!(g.state().phase, Phase::Turn(ref t) if t.step == Step::Swap));
+        let e = refused!(g, seat(&g, "p"), Command::DrunkenSwap { swap: true });
+        assert!(e.to_string().contains('§'), "{e}");
+    }
+}

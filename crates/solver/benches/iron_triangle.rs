@@ -26,6 +26,7 @@ fn duel() -> Conflict {
             },
         ],
         edition: Default::default(),
+        seed: 0,
     })
     .expect("valid duel")
 }

@@ -313,6 +313,7 @@ mod tests {
                 },
             ],
             edition: Default::default(),
+            seed: 0,
         })
         .unwrap()
     }
@@ -348,6 +349,7 @@ mod tests {
                 },
             ],
             edition: Default::default(),
+            seed: 0,
         })
         .unwrap();
         let mut t = Table::<IronTriangle>::new(start);

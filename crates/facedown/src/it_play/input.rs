@@ -73,6 +73,8 @@ pub enum Kind {
     Spread,
     /// Energy regained, spread (Santa Carla, Vampire).
     Gain,
+    /// Drunken Monkey: swap the revealed move for a random one, or keep it.
+    Swap,
     /// Kill or spare.
     Mercy,
     /// Who takes the next turn.
@@ -96,6 +98,7 @@ impl Kind {
             Some(Command::CommitMove { .. }) => Kind::Move,
             Some(Command::SpreadLoss { .. }) => Kind::Spread,
             Some(Command::SpreadGain { .. }) => Kind::Gain,
+            Some(Command::DrunkenSwap { .. }) => Kind::Swap,
             Some(Command::DecideMercy { .. }) => Kind::Mercy,
             Some(Command::PassTurn { .. }) => Kind::Pass,
             Some(Command::RecordOutcome { .. }) => Kind::Outcome,
@@ -339,6 +342,9 @@ pub fn question(
         Kind::Mercy => {
             format!("{me_name}: your opponent surrendered in a lethal conflict. Type \"spare\" or \"kill\".")
         }
+        Kind::Swap => format!(
+            "{me_name}: Drunken Monkey. Swap your revealed move for one your opponent picks at random from your other moves? Type \"swap\" or \"keep\"."
+        ),
         Kind::Outcome => {
             "The minor conflict tied: record the outcome. Type \"players\", \"gm\" or \"draw\".".to_owned()
         }
@@ -601,6 +607,11 @@ pub fn parse_answer(
         }
         Kind::Spread => parse_spread(t).map(|spread| Command::SpreadLoss { spread }),
         Kind::Gain => parse_spread(t).map(|spread| Command::SpreadGain { spread }),
+        Kind::Swap => match lower.as_str() {
+            "swap" | "s" | "yes" | "y" => Ok(Command::DrunkenSwap { swap: true }),
+            "keep" | "k" | "no" | "n" => Ok(Command::DrunkenSwap { swap: false }),
+            _ => Err("type \"swap\" or \"keep\"".to_owned()),
+        },
         Kind::Mercy => match lower.as_str() {
             "kill" | "k" | "yes" | "y" => Ok(Command::DecideMercy { kill: true }),
             "spare" | "s" | "no" | "n" => Ok(Command::DecideMercy { kill: false }),

@@ -217,6 +217,14 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
             }
             out
         }
+        (&Event::SwapDecided { fighter, to, .. }, _) => vec![match to {
+            Some(m) => format!(
+                "{} swaps its move (Drunken Monkey): the opponent's random pick is {}.",
+                name(before, fighter),
+                play_text(after, fighter, Play::Move(m))
+            ),
+            None => format!("{} keeps its move (Drunken Monkey).", name(before, fighter)),
+        }],
         (&Event::GainTaken { fighter, gained }, _) => {
             let i = usize::from(fighter.0);
             let a = &after.fighters[i];

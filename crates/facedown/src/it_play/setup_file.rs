@@ -32,6 +32,9 @@ pub struct ConflictFile {
     /// The edition of the rules: "current" (default) or "earlier" (§11).
     #[serde(default)]
     pub edition: iron_triangle::special::Edition,
+    /// The seed of the conflict's own randomness (Drunken Monkey's draws); 0 when not given.
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// One character entering the conflict.
@@ -152,7 +155,10 @@ pub fn read_setup(path: Option<&Path>) -> anyhow::Result<(String, Setup)> {
         }
         characters.push(Entrant { seat: entry.seat, character });
     }
-    Ok((name, Setup { stakes: file.stakes, seats: file.seats, characters, edition: file.edition }))
+    Ok((
+        name,
+        Setup { stakes: file.stakes, seats: file.seats, characters, edition: file.edition, seed: file.seed },
+    ))
 }
 
 /// Reads a conflict file and starts the conflict.

@@ -183,6 +183,7 @@ impl Build {
             seats: self.seats.clone(),
             characters: self.characters.clone(),
             edition: Default::default(),
+            seed: 0,
         }
     }
 
