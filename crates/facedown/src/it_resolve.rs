@@ -4,8 +4,9 @@
 //! Given both characters' stance, move, disadvantage chain and combo state, it prints who wins,
 //! every component of each loss, the part that must come from a given type, and the
 //! disadvantage and combo chains the next turn starts with. Every rule comes from the
-//! `iron-triangle` crate: [`turn::resolve`] decides the turn, [`DisadvantageChain`] and
-//! [`ComboChain`] carry it into the next. This module only reads input and writes output.
+//! `iron-triangle` crate: [`turn::resolve`] decides the turn, [`effects::settle`] applies the
+//! specials revealed in it (§6), [`DisadvantageChain`] and [`ComboChain`] carry it into the
+//! next. This module only reads input and writes output.
 //!
 //! The input and output formats are described in `docs/iron-triangle-resolve.md`.
 
@@ -16,8 +17,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, anyhow, bail};
 use iron_triangle::chain::{self, ComboCard, ComboChain, DisadvantageChain};
+use iron_triangle::effects::{self, ExtraKind, Settlement};
+use iron_triangle::special::{Edition, Special};
 use iron_triangle::turn::{self, Contender, Decided, Loss, Outcome, Play, TurnResult};
-use iron_triangle::{Action, Energy, FighterId, Move, MoveSet, RuleError, Stance};
+use iron_triangle::windows::SpecialCard;
+use iron_triangle::{Energy, FighterId, Move, MoveSet, RuleError, Stance};
 use serde::{Deserialize, Serialize};
 use table::SideId;
 
@@ -26,6 +30,7 @@ use table::SideId;
 #[derive(clap::Args, Debug, Default)]
 #[command(after_help = "Moves are written as symbols (▨☰) or words (\"grapple heaven\", \"attack low\"); \
                   stances as \"2▨\", \"2 grapple\" or 0; lists are comma-separated, oldest first.\n\
+                  Specials (§6) by name in either edition or by key: \"pressure point\", \"wax on grapple\", \"Wax On ▨\".\n\
                   See docs/iron-triangle-resolve.md for the file format and the --json output.")]
 pub struct Args {
     /// Read both characters from a TOML or JSON file (chosen by extension; `-` reads JSON
@@ -36,6 +41,15 @@ pub struct Args {
     /// Print the result as JSON instead of text.
     #[arg(long)]
     json: bool,
+
+    /// The edition of the specials: current (default) or earlier (§11: Parry and Vampire
+    /// instead of Wax On and Santa Carla, no To Blave).
+    #[arg(long, value_name = "current|earlier")]
+    edition: Option<String>,
+
+    /// An ally of this side ("a" or "b") plays Yojimbo naming it: the ally takes its loss (§6).
+    #[arg(long, value_name = "a|b")]
+    yojimbo: Option<String>,
 
     /// The two characters, as flags (boxed: they are many and usually empty).
     #[command(flatten)]
@@ -67,6 +81,9 @@ struct SideFlags {
     /// A's learned follow-ups of the combo chain's newest move, comma-separated.
     #[arg(long, value_name = "MOVES")]
     a_follow_ups: Option<String>,
+    /// The special A revealed this turn, e.g. "pressure point" or "wax on grapple" (§6).
+    #[arg(long, value_name = "SPECIAL")]
+    a_special: Option<String>,
 
     /// Name of character B (default "B").
     #[arg(long, value_name = "NAME")]
@@ -89,12 +106,15 @@ struct SideFlags {
     /// B's learned follow-ups of the combo chain's newest move, comma-separated.
     #[arg(long, value_name = "MOVES")]
     b_follow_ups: Option<String>,
+    /// The special B revealed this turn (§6).
+    #[arg(long, value_name = "SPECIAL")]
+    b_special: Option<String>,
 }
 
 /// Runs `facedown iron-triangle resolve`. Bad input is an `Err` (exit code 2 in `main`).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let turn = read_turn(&args)?;
-    let report = Report::new(&turn);
+    let report = Report::new(&turn)?;
     if args.json {
         let text = serde_json::to_string_pretty(&report).context("writing the JSON output")?;
         println!("{text}");
@@ -115,6 +135,12 @@ struct InputFile {
     /// Free text, ignored (JSON has no comments).
     #[serde(default, rename = "comment")]
     _comment: Option<String>,
+    /// The edition of the specials: "current" (default) or "earlier".
+    #[serde(default)]
+    edition: Option<String>,
+    /// "a" or "b": an ally of that side plays Yojimbo naming it.
+    #[serde(default)]
+    yojimbo: Option<String>,
     /// Character A.
     a: SideInput,
     /// Character B.
@@ -139,6 +165,8 @@ struct SideInput {
     combo: Vec<String>,
     #[serde(default)]
     follow_ups: Vec<String>,
+    /// The special revealed this turn.
+    special: Option<String>,
 }
 
 /// Which of the pair: A (position 0) or B (position 1).
@@ -182,6 +210,14 @@ impl Source {
             Source::File => format!("{}.{}", who.key(), field),
         }
     }
+
+    /// A field of the whole turn: `--yojimbo` or `yojimbo`.
+    fn top(self, field: &str) -> String {
+        match self {
+            Source::Flags => format!("--{field}"),
+            Source::File => field.to_owned(),
+        }
+    }
 }
 
 /// One character of the turn, parsed.
@@ -194,6 +230,8 @@ struct Fighter {
     disadvantage: DisadvantageChain,
     combo: Vec<Move>,
     follow_ups: MoveSet,
+    /// The special revealed this turn, if any.
+    special: Option<Special>,
 }
 
 /// The whole turn, parsed and checked.
@@ -202,16 +240,31 @@ struct Turn {
     fighters: [Fighter; 2],
     /// The combo chain one of the pair is continuing against the other.
     combo: Option<ComboChain>,
+    /// The side whose loss an ally takes with Yojimbo.
+    yojimbo: Option<Who>,
+    edition: Edition,
+    source: Source,
 }
 
 fn read_turn(args: &Args) -> anyhow::Result<Turn> {
-    let (a, b, source) = match &args.input {
+    let flag_edition = args.edition.as_deref().map(|e| parse_edition(e, "--edition")).transpose()?;
+    let (a, b, source, edition, yojimbo) = match &args.input {
         Some(path) => {
             if let Some(flag) = first_side_flag(args) {
                 bail!("{flag} cannot be combined with --input: give the turn either as a file or as flags");
             }
             let file = read_file(path)?;
-            (file.a, file.b, Source::File)
+            let file_edition = file.edition.as_deref().map(|e| parse_edition(e, "edition")).transpose()?;
+            let edition = match (flag_edition, file_edition) {
+                (Some(f), Some(e)) if f != e => bail!(
+                    "--edition {} contradicts edition = {:?} in {}: give the edition once",
+                    edition_name(f),
+                    edition_name(e),
+                    path.display()
+                ),
+                (f, e) => f.or(e).unwrap_or_default(),
+            };
+            (file.a, file.b, Source::File, edition, file.yojimbo)
         }
         None => (
             side_from_flags(
@@ -224,6 +277,7 @@ fn read_turn(args: &Args) -> anyhow::Result<Turn> {
                     &args.flags.a_disadvantage,
                     &args.flags.a_combo,
                     &args.flags.a_follow_ups,
+                    &args.flags.a_special,
                 ],
             )?,
             side_from_flags(
@@ -236,14 +290,65 @@ fn read_turn(args: &Args) -> anyhow::Result<Turn> {
                     &args.flags.b_disadvantage,
                     &args.flags.b_combo,
                     &args.flags.b_follow_ups,
+                    &args.flags.b_special,
                 ],
             )?,
             Source::Flags,
+            flag_edition.unwrap_or_default(),
+            args.yojimbo.clone(),
         ),
     };
-    let fighters = [fighter(a, Who::A, source)?, fighter(b, Who::B, source)?];
+    let fighters = [fighter(a, Who::A, source, edition)?, fighter(b, Who::B, source, edition)?];
     let combo = combo_chain(&fighters, source)?;
-    Ok(Turn { fighters, combo })
+    forbidden_moves(&fighters, source, edition)?;
+    let yojimbo = match yojimbo.as_deref().map(str::trim) {
+        None => None,
+        Some(w) if w.eq_ignore_ascii_case("a") => Some(Who::A),
+        Some(w) if w.eq_ignore_ascii_case("b") => Some(Who::B),
+        Some(w) => bail!(
+            "{}: {w:?} is not a side: write a or b, the side whose loss an ally takes with Yojimbo (§6)",
+            source.top("yojimbo")
+        ),
+    };
+    Ok(Turn { fighters, combo, yojimbo, edition, source })
+}
+
+fn parse_edition(text: &str, field: &str) -> anyhow::Result<Edition> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "current" => Ok(Edition::Current),
+        "earlier" => Ok(Edition::Earlier),
+        _ => bail!(
+            "{field}: {text:?} is not an edition: write current (the default) or earlier (§11, Parry and Vampire)"
+        ),
+    }
+}
+
+fn edition_name(e: Edition) -> &'static str {
+    match e {
+        Edition::Current => "current",
+        Edition::Earlier => "earlier",
+    }
+}
+
+/// I Already Know (§6): the opponent may not choose a move of its action this turn.
+fn forbidden_moves(fighters: &[Fighter; 2], src: Source, edition: Edition) -> anyhow::Result<()> {
+    for (i, f) in fighters.iter().enumerate() {
+        let o = &fighters[1 - i];
+        if let Some(sp @ Special::IAlreadyKnow(action)) = f.special
+            && let Play::Move(m) = o.play
+            && m.action() == action
+        {
+            let e = RuleError::MoveForbidden { fighter: o.name.clone(), action };
+            bail!(
+                "{}: {e}: {} played {}, so {} may not play {m}",
+                src.field(Who::from_index(1 - i), "move"),
+                f.name,
+                sp.name(edition),
+                o.name
+            );
+        }
+    }
+    Ok(())
 }
 
 fn first_side_flag(args: &Args) -> Option<&'static str> {
@@ -255,6 +360,7 @@ fn first_side_flag(args: &Args) -> Option<&'static str> {
         ("--a-disadvantage", args.flags.a_disadvantage.is_some()),
         ("--a-combo", args.flags.a_combo.is_some()),
         ("--a-follow-ups", args.flags.a_follow_ups.is_some()),
+        ("--a-special", args.flags.a_special.is_some()),
         ("--b-name", args.flags.b_name.is_some()),
         ("--b-energy", args.flags.b_energy.is_some()),
         ("--b-stance", args.flags.b_stance.is_some()),
@@ -262,6 +368,8 @@ fn first_side_flag(args: &Args) -> Option<&'static str> {
         ("--b-disadvantage", args.flags.b_disadvantage.is_some()),
         ("--b-combo", args.flags.b_combo.is_some()),
         ("--b-follow-ups", args.flags.b_follow_ups.is_some()),
+        ("--b-special", args.flags.b_special.is_some()),
+        ("--yojimbo", args.yojimbo.is_some()),
     ]
     .into_iter()
     .find(|(_, given)| *given)
@@ -323,9 +431,9 @@ fn energy_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<[u8; 3]>
 }
 
 /// The flags of one side, in the order name, energy, stance, move, disadvantage, combo,
-/// follow-ups.
-fn side_from_flags(who: Who, flags: [&Option<String>; 7]) -> anyhow::Result<SideInput> {
-    let [name, energy, stance, play, disadvantage, combo, follow_ups] = flags;
+/// follow-ups, special.
+fn side_from_flags(who: Who, flags: [&Option<String>; 8]) -> anyhow::Result<SideInput> {
+    let [name, energy, stance, play, disadvantage, combo, follow_ups, special] = flags;
     let src = Source::Flags;
     let play = play.clone().ok_or_else(|| {
         anyhow!(
@@ -347,6 +455,7 @@ fn side_from_flags(who: Who, flags: [&Option<String>; 7]) -> anyhow::Result<Side
         disadvantage: split_list(disadvantage),
         combo: split_list(combo),
         follow_ups: split_list(follow_ups),
+        special: special.clone(),
     })
 }
 
@@ -369,7 +478,7 @@ fn parse_moves(list: &[String], field: &str) -> anyhow::Result<Vec<Move>> {
     list.iter().map(|s| s.parse::<Move>().map_err(|e| anyhow!("{field}: {e}"))).collect()
 }
 
-fn fighter(input: SideInput, who: Who, src: Source) -> anyhow::Result<Fighter> {
+fn fighter(input: SideInput, who: Who, src: Source, edition: Edition) -> anyhow::Result<Fighter> {
     let field = |f: &str| src.field(who, f);
     let name = match input.name {
         Some(n) if n.trim().is_empty() => bail!("{}: a name cannot be empty", field("name")),
@@ -414,7 +523,57 @@ fn fighter(input: SideInput, who: Who, src: Source) -> anyhow::Result<Fighter> {
             field("combo")
         );
     }
-    Ok(Fighter { name, energy, stance, play, disadvantage, combo, follow_ups })
+    let special = match input.special.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(parse_special(text, &field("special"), edition)?),
+    };
+    Ok(Fighter { name, energy, stance, play, disadvantage, combo, follow_ups, special })
+}
+
+/// Reads a special of `edition` played by one of the pair.
+fn parse_special(text: &str, field: &str, edition: Edition) -> anyhow::Result<Special> {
+    let sp: Special = text.parse().map_err(|e| {
+        anyhow!(
+            "{field}: {e} (§6: write a special by its name in either edition or its key, e.g. \"pressure point\", \"wax on grapple\", \"santa_carla_attack\")"
+        )
+    })?;
+    if !sp.in_edition(edition) {
+        let (other, hint) = match edition {
+            Edition::Current => {
+                ("earlier", "add --edition earlier (or edition = \"earlier\" in the input file)")
+            }
+            Edition::Earlier => ("current", "leave out the earlier edition"),
+        };
+        let instead = match sp {
+            Special::Parry(a) => {
+                format!("; the current edition has {} in its place", Special::WaxOn(a).name(Edition::Current))
+            }
+            Special::Vampire(a) => format!(
+                "; the current edition has {} in its place",
+                Special::SantaCarla(a).name(Edition::Current)
+            ),
+            Special::WaxOn(a) => {
+                format!("; the earlier edition has {} in its place", Special::Parry(a).name(Edition::Earlier))
+            }
+            Special::SantaCarla(a) => format!(
+                "; the earlier edition has {} in its place",
+                Special::Vampire(a).name(Edition::Earlier)
+            ),
+            _ => String::new(),
+        };
+        bail!(
+            "{field}: {} is a special of the {other} edition only, not of the {} edition (§6, §11){instead}: {hint}",
+            sp.name(Edition::Current),
+            edition_name(edition)
+        );
+    }
+    if sp == Special::Yojimbo {
+        bail!(
+            "{field}: {} is played by an ally of the pair, before resolving, naming the one of the pair whose loss it takes (§6): use --yojimbo a|b (or yojimbo = \"a\" in the input file)",
+            sp.name(edition)
+        );
+    }
+    Ok(sp)
 }
 
 /// The combo chain of the turn, from whichever of the pair is continuing one.
@@ -491,6 +650,57 @@ struct Report {
     combo_continued: bool,
     /// The chains the next turn starts with.
     next: NextReport,
+    /// "current" or "earlier": the edition the specials' names follow.
+    edition: &'static str,
+    /// The specials revealed this turn, in list order (the order they take effect, §6).
+    specials: Vec<SpecialReport>,
+    /// The pair's losses after the specials (without specials: the same as `a.loss`, `b.loss`).
+    final_losses: Pair<LossReport>,
+    /// Who spreads the part of each final loss that does not come from its own stance: the
+    /// character itself, or the opponent's Pressure Point.
+    spreaders: Pair<&'static str>,
+    /// Losses taken over (Yojimbo) and gains (Santa Carla, Vampire).
+    extras: Vec<ExtraReport>,
+}
+
+/// One value for each of the pair.
+#[derive(Debug, Clone, Serialize)]
+struct Pair<T> {
+    a: T,
+    b: T,
+}
+
+/// A special revealed this turn.
+#[derive(Debug, Serialize)]
+struct SpecialReport {
+    /// Who played it: "a", "b", or "a_ally"/"b_ally" (Yojimbo by an ally of that side).
+    by: &'static str,
+    /// The special's key, e.g. "wax_on_grapple".
+    special: Special,
+    /// Its name in the edition, e.g. "Wax On ▨".
+    name: String,
+    /// Its place in the list (1–12); later places prevail.
+    place: u8,
+    /// Whether an identical special of the other of the pair cancelled it (§6).
+    cancelled: bool,
+    /// Whether it changed a loss, who spreads one, or added a loss or gain.
+    changed: bool,
+    /// What it did, in words.
+    effect: String,
+}
+
+/// A loss taken over or a gain.
+#[derive(Debug, Serialize)]
+struct ExtraReport {
+    /// Whose energy it changes: "a", "b", or "a_ally"/"b_ally".
+    fighter: &'static str,
+    /// The name printed for it.
+    name: String,
+    /// "loss" (spread by its bearer) or "gain" (spread by its player, never above maximum).
+    kind: ExtraKind,
+    amount: u32,
+    /// The special it comes from.
+    special: Special,
 }
 
 /// One character in the `--json` output.
@@ -509,7 +719,9 @@ struct FighterReport {
     combo_bonus: u8,
     surrendered: bool,
     loss: LossReport,
-    /// Present only when the energy was given.
+    /// The special revealed this turn, if any (its key).
+    special: Option<Special>,
+    /// Present only when the energy was given; computed from the final loss (after specials).
     energy: Option<EnergyReport>,
 }
 
@@ -560,10 +772,280 @@ struct NextCombo {
     cards: Vec<Move>,
 }
 
+/// Energy assumed when none was given: enough that every loss is taken whole.
+const UNLIMITED: Energy = Energy::new(255, 255, 255);
+
+/// The specials of the turn, in list order, and what each did.
+struct Specials {
+    reports: Vec<SpecialReport>,
+    settlement: Settlement,
+    /// The special each extra of the settlement comes from.
+    extra_sources: Vec<Special>,
+}
+
+/// The name of a position in the engine's terms: 0 = A, 1 = B, 2 = the Yojimbo ally.
+fn by_key(f: FighterId, yojimbo: Option<Who>) -> &'static str {
+    match (f.0, yojimbo) {
+        (0, _) => "a",
+        (1, _) => "b",
+        (_, Some(Who::B)) => "b_ally",
+        _ => "a_ally",
+    }
+}
+
+/// Applies the turn's specials with [`effects::settle`], one more at a time in list order, to
+/// say what each changed.
+fn apply_specials(turn: &Turn, pair: &[Contender; 2], result: &TurnResult) -> anyhow::Result<Specials> {
+    let ids = [FighterId(0), FighterId(1)];
+    const ALLY: FighterId = FighterId(2);
+    let energies =
+        [turn.fighters[0].energy.unwrap_or(UNLIMITED), turn.fighters[1].energy.unwrap_or(UNLIMITED)];
+    let stances = [pair[0].stance, pair[1].stance];
+    let plays = [pair[0].play, pair[1].play];
+    let settle = |effects: &[(FighterId, SpecialCard)]| {
+        effects::settle(ids, energies, stances, plays, result, effects)
+    };
+    let specials = [turn.fighters[0].special, turn.fighters[1].special];
+    // Identical specials played by the two of the pair cancel each other (§6): the engine says
+    // which cards are identical.
+    let cancelled = match specials {
+        [Some(a), Some(b)] => SpecialCard::new(a).cancels(SpecialCard::new(b)),
+        _ => false,
+    };
+    let mut cards: Vec<(FighterId, SpecialCard)> = Vec::new();
+    for i in 0..2 {
+        if let Some(sp) = specials[i] {
+            cards.push((ids[i], SpecialCard::new(sp)));
+        }
+    }
+    if let Some(w) = turn.yojimbo {
+        let mut card = SpecialCard::new(Special::Yojimbo);
+        card.target = Some(ids[w.index()]);
+        cards.push((ALLY, card));
+    }
+    // The engine applies them in list order; so does this description.
+    cards.sort_by_key(|(_, c)| c.effective().rank());
+    let names = |f: FighterId| -> String {
+        match f.0 {
+            0 | 1 => turn.fighters[usize::from(f.0)].name.clone(),
+            _ => ally_name(turn),
+        }
+    };
+    let mut applied: Vec<(FighterId, SpecialCard)> = Vec::new();
+    let mut before = settle(&applied);
+    let mut reports = Vec::new();
+    let mut extra_sources = Vec::new();
+    for (by, card) in cards {
+        let sp = card.effective();
+        let is_cancelled = cancelled && by != ALLY;
+        if !is_cancelled {
+            applied.push((by, card));
+        }
+        let after = settle(&applied);
+        let changed = after != before;
+        let new_extras = &after.extras[before.extras.len().min(after.extras.len())..];
+        extra_sources.extend(new_extras.iter().map(|_| sp));
+        let effect = if is_cancelled {
+            format!(
+                "cancelled: both of the pair played {}, and identical specials cancel each other (§6)",
+                sp.name(turn.edition)
+            )
+        } else {
+            describe(
+                turn,
+                usize::from(by.0),
+                sp,
+                &before,
+                &after,
+                new_extras.first().map(|e| e.amount),
+                &names,
+            )
+        };
+        if by == ALLY
+            && let Some(w) = turn.yojimbo
+            && new_extras.iter().all(|e| e.amount == 0)
+        {
+            let f = &turn.fighters[w.index()].name;
+            bail!(
+                "{} {}: {f} loses nothing this turn (after the other specials), so its ally has no loss to take with {} (§6)",
+                turn.source.top("yojimbo"),
+                w.key(),
+                sp.name(turn.edition)
+            );
+        }
+        reports.push(SpecialReport {
+            by: by_key(by, turn.yojimbo),
+            special: sp,
+            name: sp.name(turn.edition),
+            place: sp.rank(),
+            cancelled: is_cancelled,
+            changed,
+            effect,
+        });
+        before = after;
+    }
+    Ok(Specials { reports, settlement: before, extra_sources })
+}
+
+fn ally_name(turn: &Turn) -> String {
+    let w = turn.yojimbo.unwrap_or(Who::A);
+    format!("{}'s ally", turn.fighters[w.index()].name)
+}
+
+/// What one special did, comparing the settlement before it and after it.
+fn describe(
+    turn: &Turn,
+    p: usize,
+    sp: Special,
+    before: &Settlement,
+    after: &Settlement,
+    extra: Option<u32>,
+    names: &dyn Fn(FighterId) -> String,
+) -> String {
+    if p > 1 {
+        // Yojimbo from an ally.
+        let w = turn.yojimbo.unwrap_or(Who::A).index();
+        let name = &turn.fighters[w].name;
+        let amount = extra.unwrap_or(0);
+        let pressure = if before.spreaders[w].is_some() {
+            format!(
+                "; {}'s Pressure Point no longer applies to it",
+                names(before.spreaders[w].unwrap_or(FighterId(0)))
+            )
+        } else {
+            String::new()
+        };
+        return format!(
+            "{} takes {name}'s whole loss, {amount} (its stance part included), and spreads it itself; {name} loses nothing{pressure}",
+            names(FighterId(2))
+        );
+    }
+    let o = 1 - p;
+    let (me, them) = (&turn.fighters[p], &turn.fighters[o]);
+    let played = |f: &Fighter| match f.play {
+        Play::Move(m) => format!("{} played {m}", f.name),
+        Play::Surrender => format!("{} surrendered", f.name),
+    };
+    let loss_diff = |i: usize| {
+        let d = i64::from(after.losses[i].total()) - i64::from(before.losses[i].total());
+        if d < 0 { format!("−{}", -d) } else { format!("+{d}") }
+    };
+    let changed = after != before;
+    let assumed = |f: &Fighter| {
+        if f.energy.is_none() {
+            format!(
+                " ({}'s energy was not given: assumed unlimited, so this is its whole loss; it cannot really lose more than it has)",
+                f.name
+            )
+        } else {
+            String::new()
+        }
+    };
+    match sp {
+        Special::PressurePoint => {
+            let mut text = format!(
+                "{} chooses how {}'s loss is spread (the part not from {}'s own stance)",
+                me.name, them.name, them.name
+            );
+            if after.losses[o].total() == 0 {
+                text.push_str(&format!("; {} loses nothing so far", them.name));
+            }
+            text
+        }
+        Special::WaxOn(_) if changed => {
+            format!("{} loses nothing from {}'s stance: {}", me.name, them.name, loss_diff(p))
+        }
+        Special::Parry(_) if changed => {
+            format!("{} loses no energy at all this turn: {}", me.name, loss_diff(p))
+        }
+        Special::WaxOn(x) | Special::Parry(x) => {
+            let what = if matches!(sp, Special::WaxOn(_)) {
+                format!("nothing from {}'s stance", them.name)
+            } else {
+                "nothing".to_owned()
+            };
+            if them.play.as_move().is_some_and(|m| m.action() == x) {
+                format!("changes nothing this turn: at its place in the list {} loses {what} anyway", me.name)
+            } else {
+                format!(
+                    "changes nothing this turn: it acts only if the opponent's action is {x} ({})",
+                    played(them)
+                )
+            }
+        }
+        Special::SantaCarla(x) => match extra {
+            Some(n) => format!(
+                "{} regains its committed stance, {n} (unmultiplied), spread as {} chooses, never above its maximum of a type",
+                me.name, me.name
+            ),
+            None => format!(
+                "changes nothing this turn: {} regains its stance only if it wins with a stance of {x} and a move of {x} ({} took {}, {})",
+                me.name,
+                me.name,
+                if me.stance.amount == 0 { "no stance".to_owned() } else { me.stance.to_string() },
+                played(me)
+            ),
+        },
+        Special::Vampire(x) => match extra {
+            Some(n) => format!(
+                "{} regains what {} actually loses, {n}, spread as {} chooses, never above its maximum of a type{}",
+                me.name,
+                them.name,
+                me.name,
+                assumed(them)
+            ),
+            None => format!(
+                "changes nothing this turn: it acts only if {}'s action is {x} ({})",
+                me.name,
+                played(me)
+            ),
+        },
+        Special::DigTwoGraves(x) => {
+            let added = after.losses[o].mirrored.saturating_sub(before.losses[o].mirrored);
+            if added > 0 {
+                format!(
+                    "{} loses as much as {} loses: dig two graves +{added}{}",
+                    them.name,
+                    me.name,
+                    assumed(me)
+                )
+            } else if them.play.as_move().is_some_and(|m| m.action() == x) {
+                format!("changes nothing this turn: {} loses nothing, so there is nothing to mirror", me.name)
+            } else {
+                format!(
+                    "changes nothing this turn: it acts only if the opponent's action is {x} ({})",
+                    played(them)
+                )
+            }
+        }
+        Special::IAlreadyKnow(x) => format!(
+            "{} could not play a {x} move this turn (checked); it does not change this turn's losses",
+            them.name
+        ),
+        Special::LiquidMetal => format!(
+            "copies a special another character used in this conflict: enter the copied special instead (e.g. --{}-special \"wax on grapple\") to count its effect; as given it does not change this turn's losses",
+            Who::from_index(p).key()
+        ),
+        Special::DrunkenMonkey => format!(
+            "swaps {}'s revealed move for a random one: enter the move played after any swap; it does not change this turn's losses",
+            me.name
+        ),
+        Special::WayOfTheSamurai => format!(
+            "{} regained all its energy before the stance (enter the energy after that) and cannot be removed from this conflict; it does not change this turn's losses",
+            me.name
+        ),
+        Special::Scouter | Special::ToBlave | Special::ThereCanBeOnlyOne | Special::Yojimbo => {
+            "does not change this turn's losses".to_owned()
+        }
+    }
+}
+
 impl Report {
-    fn new(turn: &Turn) -> Report {
+    fn new(turn: &Turn) -> anyhow::Result<Report> {
         let pair = contenders(turn);
         let result = turn::resolve(&pair);
+        let specials = apply_specials(turn, &pair, &result)?;
+        let settlement = &specials.settlement;
         let plays = [pair[0].play, pair[1].play];
         let decided = result.decided_by;
         let mut chains = [turn.fighters[0].disadvantage, turn.fighters[1].disadvantage];
@@ -580,9 +1062,15 @@ impl Report {
             Outcome::Surrender { surrendered } => surrendered,
             _ => [false; 2],
         };
+        let loss_report = |loss: &Loss| LossReport {
+            parts: *loss,
+            total: loss.total(),
+            to_distribute: loss.to_distribute(),
+        };
         let fighter = |i: usize| {
             let f = &turn.fighters[i];
             let loss = result.losses[i];
+            let final_loss = settlement.losses[i];
             FighterReport {
                 name: f.name.clone(),
                 stance: f.stance,
@@ -591,12 +1079,29 @@ impl Report {
                 disadvantaged: result.disadvantaged[i],
                 combo_bonus: pair[i].combo_len,
                 surrendered: surrendered[i],
-                loss: LossReport { parts: loss, total: loss.total(), to_distribute: loss.to_distribute() },
-                energy: f.energy.map(|e| energy_report(e, &loss)),
+                loss: loss_report(&loss),
+                special: f.special,
+                energy: f.energy.map(|e| energy_report(e, &final_loss)),
             }
         };
+        let spreader = |i: usize| by_key(settlement.spreaders[i].unwrap_or(FighterId(i as u8)), turn.yojimbo);
+        let extras = settlement
+            .extras
+            .iter()
+            .zip(&specials.extra_sources)
+            .map(|(e, &special)| ExtraReport {
+                fighter: by_key(e.fighter, turn.yojimbo),
+                name: match e.fighter.0 {
+                    0 | 1 => turn.fighters[usize::from(e.fighter.0)].name.clone(),
+                    _ => ally_name(turn),
+                },
+                kind: e.kind,
+                amount: e.amount,
+                special,
+            })
+            .collect();
         let [chain_a, chain_b] = chains;
-        Report {
+        Ok(Report {
             a: fighter(0),
             b: fighter(1),
             outcome: match result.outcome {
@@ -616,7 +1121,15 @@ impl Report {
                     cards: c.cards.iter().map(|c| c.card).collect(),
                 }),
             },
-        }
+            edition: edition_name(turn.edition),
+            final_losses: Pair {
+                a: loss_report(&settlement.losses[0]),
+                b: loss_report(&settlement.losses[1]),
+            },
+            spreaders: Pair { a: spreader(0), b: spreader(1) },
+            extras,
+            specials: specials.reports,
+        })
     }
 
     fn fighter(&self, who: Who) -> &FighterReport {
@@ -624,6 +1137,11 @@ impl Report {
             Who::A => &self.a,
             Who::B => &self.b,
         }
+    }
+
+    /// Whether a special changed a loss, who spreads one, or added a loss or a gain.
+    fn specials_change(&self) -> bool {
+        self.specials.iter().any(|s| s.changed)
     }
 
     /// The plain-text output.
@@ -634,12 +1152,14 @@ impl Report {
         }
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", self.summary);
+        let changed = self.specials_change();
+        let before = if changed { " before specials" } else { "" };
         match self.outcome {
             "win" => {
                 let w = if self.winner == Some("a") { Who::A } else { Who::B };
                 let l = Who::from_index(1 - w.index());
-                self.write_win_loss(&mut out, w, l);
-                let _ = writeln!(out, "{} loses nothing.", self.fighter(w).name);
+                self.write_win_loss(&mut out, w, l, changed);
+                let _ = writeln!(out, "{} loses nothing{before}.", self.fighter(w).name);
             }
             "tie" => {
                 let _ = writeln!(
@@ -647,7 +1167,7 @@ impl Report {
                     "On a tie each loses the base of the other's move and nothing else: no stance, combo or disadvantage (§5.3)."
                 );
                 for who in [Who::A, Who::B] {
-                    self.write_tie_loss(&mut out, who);
+                    self.write_tie_loss(&mut out, who, changed);
                 }
             }
             _ => {
@@ -662,6 +1182,7 @@ impl Report {
                 );
             }
         }
+        self.write_specials(&mut out);
         let _ = writeln!(out);
         let chain = |cards: &[Move]| {
             if cards.is_empty() { "none".to_owned() } else { join(cards) }
@@ -707,14 +1228,115 @@ impl Report {
         if let Some(e) = &f.energy {
             let _ = write!(line, "; energy {}", e.before);
         }
+        if let Some(s) = self.specials.iter().find(|s| s.by == who.key()) {
+            let _ = write!(line, "; special {}", s.name);
+        }
         line
     }
 
-    fn write_win_loss(&self, out: &mut String, w: Who, l: Who) {
+    /// The specials and, when they changed anything, the losses after them.
+    fn write_specials(&self, out: &mut String) {
+        if self.specials.is_empty() {
+            return;
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Specials (§6), taking effect in list order:");
+        for s in &self.specials {
+            let by = match s.by {
+                "a" => self.a.name.clone(),
+                "b" => self.b.name.clone(),
+                _ => {
+                    self.extras.iter().find(|e| e.fighter == s.by).map(|e| e.name.clone()).unwrap_or_default()
+                }
+            };
+            let _ = writeln!(out, "  {} ({by}, place {}): {}", s.name, s.place, s.effect);
+        }
+        if !self.specials_change() {
+            let _ = writeln!(out, "The specials change no loss this turn.");
+            return;
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(out, "After specials:");
+        for (who, loss, spreader) in [
+            (Who::A, &self.final_losses.a, self.spreaders.a),
+            (Who::B, &self.final_losses.b, self.spreaders.b),
+        ] {
+            let f = self.fighter(who);
+            if loss.total == 0 {
+                let took = self
+                    .extras
+                    .iter()
+                    .find(|e| e.kind == ExtraKind::Loss && e.fighter.starts_with(who.key()));
+                match took {
+                    Some(e) => {
+                        let _ = writeln!(out, "{} loses nothing: {} took its loss.", f.name, e.name);
+                    }
+                    None => {
+                        let _ = writeln!(out, "{} loses nothing.", f.name);
+                    }
+                }
+                continue;
+            }
+            let p = &loss.parts;
+            let _ = writeln!(
+                out,
+                "{} loses {}: winner's stance {}, own stance {}, base {}, combo +{}, disadvantage +{}, dig two graves +{}",
+                f.name,
+                loss.total,
+                p.winner_stance,
+                p.own_stance,
+                p.base,
+                p.combo,
+                p.disadvantage,
+                p.mirrored
+            );
+            let by = if spreader == who.key() {
+                format!("{} chooses", f.name)
+            } else {
+                format!("{} chooses (Pressure Point)", self.fighter(Who::from_index(1 - who.index())).name)
+            };
+            match p.stance_type {
+                Some(t) if p.own_stance > 0 => {
+                    let _ = writeln!(
+                        out,
+                        "  at least {} of it from {} ({}'s stance); the rest ({}) spread as {by}",
+                        p.own_stance, t, f.name, loss.to_distribute
+                    );
+                }
+                _ => {
+                    let _ = writeln!(out, "  all {} spread as {by}", loss.to_distribute);
+                }
+            }
+            write_energy(out, f, loss);
+        }
+        for e in &self.extras {
+            let source =
+                e.special.name(if self.edition == "earlier" { Edition::Earlier } else { Edition::Current });
+            match e.kind {
+                ExtraKind::Loss => {
+                    let _ = writeln!(
+                        out,
+                        "{} loses {} ({source}), spread as {} chooses.",
+                        e.name, e.amount, e.name
+                    );
+                }
+                ExtraKind::Gain => {
+                    let _ = writeln!(
+                        out,
+                        "{} regains {} ({source}), spread as {} chooses, each type at most its maximum.",
+                        e.name, e.amount, e.name
+                    );
+                }
+            }
+        }
+    }
+
+    fn write_win_loss(&self, out: &mut String, w: Who, l: Who, before_specials: bool) {
         let (win, lose) = (self.fighter(w), self.fighter(l));
         let loss = &lose.loss;
         let parts = &loss.parts;
-        let _ = writeln!(out, "{} loses {}:", lose.name, loss.total);
+        let before = if before_specials { " before specials" } else { "" };
+        let _ = writeln!(out, "{} loses {}{before}:", lose.name, loss.total);
         let winner_stance = match win.play.as_move() {
             Some(m) if win.stance_counts => format!(
                 "{} × {} = {}   ({}'s {} with {})",
@@ -738,6 +1360,9 @@ impl Report {
         let _ = writeln!(out, "  combo            +{}", parts.combo);
         let _ = writeln!(out, "  disadvantage     +{}", parts.disadvantage);
         let _ = writeln!(out, "  total            {}", loss.total);
+        if before_specials {
+            return;
+        }
         match parts.stance_type {
             Some(t) if parts.own_stance > 0 => {
                 let _ = writeln!(
@@ -750,15 +1375,16 @@ impl Report {
                 let _ = writeln!(out, "  all {} spread as {} chooses", loss.to_distribute, lose.name);
             }
         }
-        write_energy(out, lose, parts.stance_type);
+        write_energy(out, lose, &lose.loss);
     }
 
-    fn write_tie_loss(&self, out: &mut String, who: Who) {
+    fn write_tie_loss(&self, out: &mut String, who: Who, before_specials: bool) {
         let f = self.fighter(who);
         let other = self.fighter(Who::from_index(1 - who.index()));
+        let before = if before_specials { " before specials" } else { "" };
         let _ = writeln!(
             out,
-            "{} loses {}: base {} ({}'s {}); total {}; all {} spread as {} chooses",
+            "{} loses {}{before}: base {} ({}'s {}); total {}; all {} spread as {} chooses",
             f.name,
             f.loss.total,
             f.loss.parts.base,
@@ -768,7 +1394,9 @@ impl Report {
             f.loss.to_distribute,
             f.name
         );
-        write_energy(out, f, None);
+        if !before_specials {
+            write_energy(out, f, &f.loss);
+        }
     }
 }
 
@@ -781,11 +1409,12 @@ fn stance_note(f: &FighterReport) -> String {
     }
 }
 
-fn write_energy(out: &mut String, f: &FighterReport, stance_type: Option<Action>) {
+/// The energy line of `f` under `loss` (its final loss: the energy report is computed from it).
+fn write_energy(out: &mut String, f: &FighterReport, loss: &LossReport) {
     let Some(e) = &f.energy else { return };
-    let rest = f.loss.to_distribute;
-    let after = match stance_type {
-        Some(t) if f.loss.parts.own_stance > 0 => {
+    let rest = loss.to_distribute;
+    let after = match loss.parts.stance_type {
+        Some(t) if loss.parts.own_stance > 0 => {
             format!("the {t} part leaves {} ({} in all)", e.after_stance_part, e.left_after_stance_part)
         }
         _ => format!("{} has {} ({} in all)", f.name, e.before, e.left_after_stance_part),

@@ -69,6 +69,234 @@ struct Expected {
 
 const NONE: [u64; 7] = [0; 7];
 
+/// What the specials of an example leave (§6).
+struct Settled {
+    /// A's and B's final loss: [winner's stance, own stance, base, combo, disadvantage,
+    /// dig two graves (mirrored), total, to distribute].
+    final_losses: [[u64; 8]; 2],
+    /// Who spreads A's and B's loss.
+    spreaders: [&'static str; 2],
+    /// (fighter, kind, amount, special).
+    extras: &'static [(&'static str, &'static str, u64, &'static str)],
+    /// (by, special key, changed) in list order.
+    specials: &'static [(&'static str, &'static str, bool)],
+}
+
+const FINAL_NONE: [u64; 8] = [0; 8];
+/// B's loss in the specials examples: A 2▨ with ▨☰ against B 1○ with ○☷, 6 + 1 + 4 = 11.
+const B_11: [u64; 7] = [6, 1, 4, 0, 0, 11, 10];
+const B_11_FINAL: [u64; 8] = [6, 1, 4, 0, 0, 0, 11, 10];
+
+/// The examples with specials: the turn A 2▨ ▨☰ against B 1○ ○☷ (B loses 11 before specials)
+/// with each special that changes the numbers, and two clashes.
+fn special_expectations() -> Vec<(Expected, Settled)> {
+    let base = |file: &'static str, text: &'static [&'static str]| Expected {
+        file,
+        outcome: "win",
+        winner: Some("a"),
+        decided_by: "action",
+        losses: [NONE, B_11],
+        stance_type: [None, Some("defend")],
+        next_disadvantage: [&[], &["○☷"]],
+        next_combo: Some(("a", &["▨☰"])),
+        text,
+        json: &[],
+    };
+    vec![
+        (
+            base(
+                "pressure-point.toml",
+                &[
+                    "Pressure Point (A, place 4): A chooses how B's loss is spread",
+                    "B loses 11: winner's stance 6, own stance 1, base 4, combo +0, disadvantage +0, dig two graves +0",
+                    "the rest (10) spread as A chooses (Pressure Point)",
+                ],
+            ),
+            Settled {
+                final_losses: [FINAL_NONE, B_11_FINAL],
+                spreaders: ["a", "a"],
+                extras: &[],
+                specials: &[("a", "pressure_point", true)],
+            },
+        ),
+        (
+            base(
+                "wax-on.toml",
+                &[
+                    "B loses 11 before specials:",
+                    "Wax On ▨ (B, place 5): B loses nothing from A's stance: −6",
+                    "B loses 5: winner's stance 0, own stance 1, base 4",
+                    "at least 1 of it from ○ (B's stance); the rest (4) spread as B chooses",
+                ],
+            ),
+            Settled {
+                final_losses: [FINAL_NONE, [0, 1, 4, 0, 0, 0, 5, 4]],
+                spreaders: ["a", "b"],
+                extras: &[],
+                specials: &[("b", "wax_on_grapple", true)],
+            },
+        ),
+        (
+            base(
+                "parry.toml",
+                &[
+                    "Parry ▨ (B, place 5): B loses no energy at all this turn: −11",
+                    "After specials: A loses nothing. B loses nothing.",
+                ],
+            ),
+            Settled {
+                final_losses: [FINAL_NONE, FINAL_NONE],
+                spreaders: ["a", "b"],
+                extras: &[],
+                specials: &[("b", "parry_grapple", true)],
+            },
+        ),
+        (
+            base(
+                "santa-carla.toml",
+                &[
+                    "Santa Carla ▨ (A, place 6): A regains its committed stance, 2",
+                    "A regains 2 (Santa Carla ▨), spread as A chooses, each type at most its maximum",
+                ],
+            ),
+            Settled {
+                final_losses: [FINAL_NONE, B_11_FINAL],
+                spreaders: ["a", "b"],
+                extras: &[("a", "gain", 2, "santa_carla_grapple")],
+                specials: &[("a", "santa_carla_grapple", true)],
+            },
+        ),
+        (
+            base(
+                "vampire.toml",
+                &[
+                    "Vampire ▨ (A, place 6): A regains what B actually loses, 10",
+                    "the rest (10) wipes it all out: B is out of the conflict",
+                    "A regains 10 (Vampire ▨)",
+                ],
+            ),
+            Settled {
+                final_losses: [FINAL_NONE, B_11_FINAL],
+                spreaders: ["a", "b"],
+                extras: &[("a", "gain", 10, "vampire_grapple")],
+                specials: &[("a", "vampire_grapple", true)],
+            },
+        ),
+        (
+            base(
+                "dig-two-graves.toml",
+                &[
+                    "Dig Two Graves ▨ (B, place 7): A loses as much as B loses: dig two graves +11",
+                    "A loses 11: winner's stance 0, own stance 0, base 0, combo +0, disadvantage +0, dig two graves +11",
+                    "all 11 spread as A chooses",
+                    "the rest (10) leaves 1 in all",
+                ],
+            ),
+            Settled {
+                final_losses: [[0, 0, 0, 0, 0, 11, 11, 11], B_11_FINAL],
+                spreaders: ["a", "b"],
+                extras: &[],
+                specials: &[("b", "dig_two_graves_grapple", true)],
+            },
+        ),
+        (
+            base(
+                "yojimbo.toml",
+                &[
+                    "Yojimbo (B's ally, place 9): B's ally takes B's whole loss, 11",
+                    "B loses nothing: B's ally took its loss.",
+                    "B's ally loses 11 (Yojimbo), spread as B's ally chooses.",
+                ],
+            ),
+            Settled {
+                final_losses: [FINAL_NONE, FINAL_NONE],
+                spreaders: ["a", "b"],
+                extras: &[("b_ally", "loss", 11, "yojimbo")],
+                specials: &[("b_ally", "yojimbo", true)],
+            },
+        ),
+        (
+            base(
+                "pressure-point-yojimbo.toml",
+                &[
+                    "Pressure Point (A, place 4)",
+                    "Yojimbo (B's ally, place 9)",
+                    "A's Pressure Point no longer applies to it",
+                    "B's ally loses 11 (Yojimbo), spread as B's ally chooses.",
+                ],
+            ),
+            Settled {
+                final_losses: [FINAL_NONE, FINAL_NONE],
+                spreaders: ["a", "b"],
+                extras: &[("b_ally", "loss", 11, "yojimbo")],
+                specials: &[("a", "pressure_point", true), ("b_ally", "yojimbo", true)],
+            },
+        ),
+        (
+            base(
+                "wax-on-vs-dig-two-graves.toml",
+                &[
+                    "Wax On ○ (A, place 5): changes nothing this turn",
+                    "dig two graves +11 (B's energy was not given: assumed unlimited",
+                    "A loses 11:",
+                ],
+            ),
+            Settled {
+                final_losses: [[0, 0, 0, 0, 0, 11, 11, 11], B_11_FINAL],
+                spreaders: ["a", "b"],
+                extras: &[],
+                specials: &[("a", "wax_on_defend", false), ("b", "dig_two_graves_grapple", true)],
+            },
+        ),
+    ]
+}
+
+fn check_settled(file: &str, v: &Value, s: &Settled) {
+    for (i, who) in ["a", "b"].into_iter().enumerate() {
+        let loss = &v["final_losses"][who];
+        let got: Vec<Value> = [
+            "winner_stance",
+            "own_stance",
+            "base",
+            "combo",
+            "disadvantage",
+            "mirrored",
+            "total",
+            "to_distribute",
+        ]
+        .iter()
+        .map(|k| loss[*k].clone())
+        .collect();
+        let want: Vec<Value> = s.final_losses[i].iter().map(|n| json!(n)).collect();
+        assert_eq!(got, want, "{file}: {who}'s final loss");
+        assert_eq!(v["spreaders"][who], s.spreaders[i], "{file}: who spreads {who}'s loss");
+    }
+    let extras: Vec<Value> =
+        s.extras.iter().map(|(f, kind, amount, special)| json!([f, kind, amount, special])).collect();
+    let got: Vec<Value> = v["extras"]
+        .as_array()
+        .expect("extras is a list")
+        .iter()
+        .map(|e| json!([e["fighter"], e["kind"], e["amount"], e["special"]]))
+        .collect();
+    assert_eq!(got, extras, "{file}: extras");
+    let specials: Vec<Value> =
+        s.specials.iter().map(|(by, key, changed)| json!([by, key, changed])).collect();
+    let got: Vec<Value> = v["specials"]
+        .as_array()
+        .expect("specials is a list")
+        .iter()
+        .map(|e| json!([e["by"], e["special"], e["changed"]]))
+        .collect();
+    assert_eq!(got, specials, "{file}: specials");
+}
+
+/// Every example: those without specials and those with.
+fn all_expectations() -> Vec<(Expected, Option<Settled>)> {
+    let plain = expectations().into_iter().map(|e| (e, None));
+    plain.chain(special_expectations().into_iter().map(|(e, s)| (e, Some(s)))).collect()
+}
+
 fn expectations() -> Vec<Expected> {
     vec![
         Expected {
@@ -312,13 +540,13 @@ fn every_example_file_has_expectations() {
         .expect("the examples directory exists")
         .map(|e| e.expect("a directory entry").file_name().to_string_lossy().into_owned())
         .collect();
-    let expected: BTreeSet<String> = expectations().iter().map(|e| e.file.to_owned()).collect();
+    let expected: BTreeSet<String> = all_expectations().iter().map(|(e, _)| e.file.to_owned()).collect();
     assert_eq!(files, expected);
 }
 
 #[test]
 fn every_example_gives_the_expected_text() {
-    for e in expectations() {
+    for (e, _) in all_expectations() {
         let path = examples_dir().join(e.file);
         let text = ok_text(&resolve(&["--input", &path.to_string_lossy()], None));
         for phrase in e.text {
@@ -328,7 +556,8 @@ fn every_example_gives_the_expected_text() {
         for (who, loss) in ["A", "B"].iter().zip(e.losses) {
             if loss[5] > 0 && !e.file.contains("energy") {
                 assert!(
-                    text.contains(&format!("{who} loses {}:", loss[5])),
+                    text.contains(&format!("{who} loses {}:", loss[5]))
+                        || text.contains(&format!("{who} loses {} before specials:", loss[5])),
                     "{}: {who}'s total {} in:\n{text}",
                     e.file,
                     loss[5]
@@ -340,10 +569,21 @@ fn every_example_gives_the_expected_text() {
 
 #[test]
 fn every_example_gives_the_expected_json() {
-    for e in expectations() {
+    for (e, settled) in all_expectations() {
         let path = examples_dir().join(e.file);
         let v = ok_json(&resolve(&["--input", &path.to_string_lossy(), "--json"], None));
         check_json(e.file, &v, &e);
+        match settled {
+            Some(s) => check_settled(e.file, &v, &s),
+            None => {
+                // Without specials the final losses are the turn's.
+                assert_eq!(v["specials"], json!([]), "{}: specials", e.file);
+                assert_eq!(v["final_losses"]["a"], v["a"]["loss"], "{}: A's final loss", e.file);
+                assert_eq!(v["final_losses"]["b"], v["b"]["loss"], "{}: B's final loss", e.file);
+                assert_eq!(v["spreaders"], json!({"a": "a", "b": "b"}), "{}: spreaders", e.file);
+                assert_eq!(v["extras"], json!([]), "{}: extras", e.file);
+            }
+        }
     }
 }
 
@@ -465,6 +705,64 @@ fn bad_input_is_refused_with_exit_code_2() {
             vec!["--b-stance", "not a stance"],
         ),
         (vec!["--input", &typo, "--a-move", "▨☰"], None, vec!["--a-move cannot be combined with --input"]),
+        // Specials (§6).
+        (
+            vec!["--a-move", "▨☰", "--b-move", "○☷", "--a-special", "fireball"],
+            None,
+            vec!["--a-special", "\"fireball\" is not a special", "§6"],
+        ),
+        (
+            vec!["--a-move", "▨☰", "--b-move", "○☷", "--b-special", "wax on"],
+            None,
+            vec!["--b-special", "needs an action type"],
+        ),
+        (
+            vec!["--a-move", "▨☰", "--b-move", "○☷", "--b-special", "parry grapple"],
+            None,
+            vec!["--b-special", "Parry ▨", "earlier edition", "--edition earlier"],
+        ),
+        (
+            vec!["--edition", "earlier", "--a-move", "▨☰", "--b-move", "○☷", "--b-special", "wax on grapple"],
+            None,
+            vec!["--b-special", "Wax On ▨", "current edition", "Parry ▨"],
+        ),
+        (
+            vec!["--edition", "earlier", "--a-move", "▨☰", "--b-move", "○☷", "--a-special", "to blave"],
+            None,
+            vec!["--a-special", "To Blave", "current edition"],
+        ),
+        (
+            vec!["--edition", "third", "--a-move", "▨☰", "--b-move", "○☷"],
+            None,
+            vec!["--edition", "current", "earlier"],
+        ),
+        (
+            vec!["--a-move", "▨☰", "--a-special", "i already know defend", "--b-move", "○☷"],
+            None,
+            vec!["--b-move", "I Already Know ○", "§6", "B may not play ○☷"],
+        ),
+        (
+            vec!["--input", "-"],
+            Some(r#"{"a": {"move": "▨☰", "special": "premonition ▨"}, "b": {"move": "▨☲"}}"#),
+            vec!["b.move", "§6", "I Already Know ▨", "B may not play ▨☲"],
+        ),
+        (
+            vec!["--a-move", "▨☰", "--b-move", "○☷", "--yojimbo", "a"],
+            None,
+            vec!["--yojimbo a", "A loses nothing", "Yojimbo", "§6"],
+        ),
+        (
+            vec!["--input", "-"],
+            Some(r#"{"yojimbo": "a", "a": {"move": "▨☰"}, "b": {"move": "○☷"}}"#),
+            vec!["yojimbo a", "A loses nothing"],
+        ),
+        (vec!["--a-move", "▨☰", "--b-move", "○☷", "--yojimbo", "c"], None, vec!["--yojimbo", "write a or b"]),
+        (
+            vec!["--a-move", "▨☰", "--b-move", "○☷", "--a-special", "yojimbo"],
+            None,
+            vec!["--a-special", "ally", "--yojimbo"],
+        ),
+        (vec!["--input", &typo, "--yojimbo", "a"], None, vec!["--yojimbo cannot be combined with --input"]),
     ];
     for (args, stdin, phrases) in cases {
         let out = resolve(&args, stdin);
@@ -477,4 +775,51 @@ fn bad_input_is_refused_with_exit_code_2() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Specials that do not change one turn's numbers are accepted and say so; identical specials
+/// of the pair cancel; the edition names the specials.
+#[test]
+fn specials_without_effect_on_the_numbers() {
+    for (special, phrase) in [
+        ("scouter", "Scouter (A, place 1): does not change this turn's losses"),
+        ("to blave", "To Blave (A, place 2): does not change this turn's losses"),
+        ("there can be only one", "There Can Be Only One (A, place 3): does not change"),
+        ("i already know attack", "I Already Know ◆ (A, place 8): B could not play a ◆ move"),
+        ("liquid metal", "enter the copied special instead"),
+        ("drunken monkey", "enter the move played after any swap"),
+        ("the way of the samurai", "The Way of the Samurai (A, place 12)"),
+    ] {
+        let v =
+            ok_json(&resolve(&["--a-move", "▨☰", "--b-move", "○☷", "--a-special", special, "--json"], None));
+        assert_eq!(v["specials"][0]["changed"], false, "{special}");
+        assert_eq!(v["final_losses"]["b"], v["b"]["loss"], "{special}");
+        let text = ok_text(&resolve(&["--a-move", "▨☰", "--b-move", "○☷", "--a-special", special], None));
+        assert!(text.contains(phrase), "{special}: {phrase:?} missing in {text}");
+        assert!(text.contains("The specials change no loss this turn."), "{special}: {text}");
+        assert!(text.contains("B loses 4:"), "{special}: {text}");
+    }
+    // Identical specials of the pair cancel each other (§6).
+    let v = ok_json(&resolve(
+        &[
+            "--a-move",
+            "▨☰",
+            "--a-special",
+            "wax on defend",
+            "--b-move",
+            "○☷",
+            "--b-special",
+            "wax_on_defend",
+            "--json",
+        ],
+        None,
+    ));
+    assert_eq!(v["specials"][0]["cancelled"], true);
+    assert_eq!(v["specials"][1]["cancelled"], true);
+    // The earlier edition names the specials its way.
+    let text = ok_text(&resolve(
+        &["--edition", "earlier", "--a-move", "▨☰", "--a-special", "pressure point", "--b-move", "○☷"],
+        None,
+    ));
+    assert!(text.contains("Precise (A, place 4)"), "{text}");
 }

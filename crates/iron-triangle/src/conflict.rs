@@ -225,13 +225,6 @@ pub struct Turn {
     /// Whether each of the pair has decided on its Drunken Monkey swap this turn.
     #[serde(default)]
     pub swap_decided: [bool; 2],
-    /// Specials played before the move that stay face down until the moves are revealed, and
-    /// whether an identical card of the other of the pair cancels each.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub delayed: Vec<(FighterId, SpecialCard, bool)>,
-    /// Revealed specials acting on this turn's losses, in the order revealed.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<(FighterId, SpecialCard)>,
 }
 
 impl Turn {
@@ -283,9 +276,6 @@ pub struct Aftermath {
     /// Who spreads each of the pair's losses when not its own controller (Pressure Point).
     #[serde(default)]
     pub spreaders: [Option<FighterId>; 2],
-    /// Losses taken over (Yojimbo) and gains (Santa Carla, Vampire) still to settle.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub extras: Vec<Extra>,
 }
 
 impl Aftermath {
@@ -435,6 +425,17 @@ pub struct Conflict {
     /// draw's result and new position are in its event, so replays are exact.
     #[serde(default)]
     pub rng_pos: u128,
+    /// This turn's specials played before the move that stay face down until the moves are
+    /// revealed, and whether an identical card of the other of the pair cancels each. (Kept
+    /// here rather than in the turn so that the turn stays small: it is copied at every step.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turn_delayed: Vec<(FighterId, SpecialCard, bool)>,
+    /// This turn's revealed specials acting on its losses, in the order revealed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turn_effects: Vec<(FighterId, SpecialCard)>,
+    /// The aftermath's losses taken over (Yojimbo) and gains (Santa Carla, Vampire).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extras: Vec<Extra>,
 }
 
 impl Conflict {
@@ -519,6 +520,9 @@ impl Conflict {
             specials_known,
             seed: setup.seed,
             rng_pos: 0,
+            turn_delayed: Vec::new(),
+            turn_effects: Vec::new(),
+            extras: Vec::new(),
         })
     }
 

@@ -90,8 +90,12 @@ pub fn settle(
             Special::PressurePoint => s.spreaders[o] = Some(user),
             Special::WaxOn(x) if action(o) == Some(x) => s.losses[p].winner_stance = 0,
             Special::Parry(x) if action(o) == Some(x) => s.losses[p] = Loss::default(),
+            // Santa Carla needs a real win: a surrender's other side only "counts as winner"
+            // for passing the turn (§5.2 Decision).
             Special::SantaCarla(x)
-                if result.outcome.winner() == Some(p) && stances[p].counts_for(x) && action(p) == Some(x) =>
+                if result.outcome == (crate::turn::Outcome::Win { winner: p })
+                    && stances[p].counts_for(x)
+                    && action(p) == Some(x) =>
             {
                 let amount = u32::from(stances[p].amount);
                 s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: false });
@@ -137,23 +141,41 @@ pub enum Pending {
 
 impl Pending {
     /// Whether it is a gain (settled with `spread_gain`) rather than a loss.
-    pub fn is_gain(self, a: &crate::conflict::Aftermath) -> bool {
-        matches!(self, Pending::Extra(i) if a.extras[i].kind == ExtraKind::Gain)
+    pub fn is_gain(self, c: &Conflict) -> bool {
+        matches!(self, Pending::Extra(i) if c.extras.get(i).is_some_and(|e| e.kind == ExtraKind::Gain))
     }
 }
 
 impl Conflict {
+    /// Whether only the pair's own losses are to settle, each by its own controller (no
+    /// special touched the turn): the common case, which takes a shorter path.
+    pub fn plain(&self, a: &crate::conflict::Aftermath) -> bool {
+        self.extras.is_empty() && a.spreaders == [None; 2]
+    }
+
+    /// The first thing `seat` has to settle: a loss (before any gain), the pair's first.
+    pub fn pending_for(&self, a: &crate::conflict::Aftermath, seat: table::SeatId) -> Option<Pending> {
+        if self.plain(a) {
+            return (0..2)
+                .find(|&p| !a.loss_taken[p] && self.fighter(a.pair[p]).seat == seat)
+                .map(Pending::Pair);
+        }
+        let mine =
+            |gain: bool| self.pending(a).find(|&p| self.chooser(a, p) == seat && p.is_gain(self) == gain);
+        mine(false).or_else(|| mine(true))
+    }
+
     /// What is still to settle, in order: the pair's losses, losses taken over, then — once
     /// no loss is left — gains.
     pub fn pending<'a>(&'a self, a: &'a crate::conflict::Aftermath) -> impl Iterator<Item = Pending> + 'a {
         let losses = (0..2).filter(|&p| !a.loss_taken[p]).map(Pending::Pair).chain(
-            (0..a.extras.len())
-                .filter(|&i| !a.extras[i].done && a.extras[i].kind == ExtraKind::Loss)
+            (0..self.extras.len())
+                .filter(|&i| !self.extras[i].done && self.extras[i].kind == ExtraKind::Loss)
                 .map(Pending::Extra),
         );
         let any_loss = losses.clone().next().is_some();
-        let gains = (0..a.extras.len())
-            .filter(move |&i| !any_loss && !a.extras[i].done && a.extras[i].kind == ExtraKind::Gain)
+        let gains = (0..self.extras.len())
+            .filter(move |&i| !any_loss && !self.extras[i].done && self.extras[i].kind == ExtraKind::Gain)
             .map(Pending::Extra);
         losses.chain(gains)
     }
@@ -162,7 +184,7 @@ impl Conflict {
     pub fn pending_fighter(&self, a: &crate::conflict::Aftermath, p: Pending) -> FighterId {
         match p {
             Pending::Pair(pos) => a.pair[pos],
-            Pending::Extra(i) => a.extras[i].fighter,
+            Pending::Extra(i) => self.extras[i].fighter,
         }
     }
 
@@ -170,7 +192,7 @@ impl Conflict {
     pub fn chooser(&self, a: &crate::conflict::Aftermath, p: Pending) -> table::SeatId {
         let by = match p {
             Pending::Pair(pos) => a.spreaders[pos].unwrap_or(a.pair[pos]),
-            Pending::Extra(i) => a.extras[i].fighter,
+            Pending::Extra(i) => self.extras[i].fighter,
         };
         self.fighter(by).seat
     }
@@ -194,7 +216,7 @@ impl Conflict {
                 (stance_part, loss.to_distribute().min(after.total()), after)
             }
             Pending::Extra(i) => {
-                let e = a.extras[i];
+                let e = self.extras[i];
                 let f = self.fighter(e.fighter);
                 let room = match e.kind {
                     ExtraKind::Loss => f.energy,

@@ -729,8 +729,7 @@ impl Conflict {
                     return Err(self.out_of_turn(seat));
                 };
                 let gain = matches!(command, Command::SpreadGain { .. });
-                let Some(p) = self.pending(a).find(|&p| self.chooser(a, p) == seat && p.is_gain(a) == gain)
-                else {
+                let Some(p) = self.pending_for(a, seat).filter(|p| p.is_gain(self) == gain) else {
                     return Err(self.out_of_turn(seat));
                 };
                 let id = self.pending_fighter(a, p);
@@ -858,7 +857,9 @@ impl Conflict {
                     _ => None,
                 }
             }
-            Phase::Turn(t) if !t.delayed.is_empty() && self.delayed_step(t).is_some() => self.delayed_step(t),
+            Phase::Turn(t) if !self.turn_delayed.is_empty() && self.delayed_step(t).is_some() => {
+                self.delayed_step(t)
+            }
             Phase::Turn(t) => match t.step {
                 Step::Opponent => {
                     let mut legal = self.legal_opponents(t);
@@ -903,7 +904,27 @@ impl Conflict {
     }
 
     fn aftermath_step(&self, a: &Aftermath) -> Option<Event> {
-        for p in self.pending(a) {
+        // The common case, without specials: just the pair's own losses.
+        let plain = self.plain(a);
+        if plain {
+            for pos in 0..2 {
+                if a.loss_taken[pos] {
+                    continue;
+                }
+                let (base, due, room) = self.pending_parts(a, crate::effects::Pending::Pair(pos));
+                if !Self::spread_is_forced(due, &room) {
+                    continue;
+                }
+                let spread = room.default_spread(due);
+                let taken = Energy::new(
+                    base.defend + spread.defend,
+                    base.grapple + spread.grapple,
+                    base.attack + spread.attack,
+                );
+                return Some(Event::LossTaken { fighter: a.pair[pos], taken });
+            }
+        }
+        for p in self.pending(a).filter(|_| !plain) {
             let (base, due, room) = self.pending_parts(a, p);
             if Self::spread_is_forced(due, &room) {
                 let spread = room.default_spread(due);
@@ -913,14 +934,14 @@ impl Conflict {
                     base.attack + spread.attack,
                 );
                 let fighter = self.pending_fighter(a, p);
-                return Some(if p.is_gain(a) {
+                return Some(if p.is_gain(self) {
                     Event::GainTaken { fighter, gained: amounts }
                 } else {
                     Event::LossTaken { fighter, taken: amounts }
                 });
             }
         }
-        if self.pending(a).next().is_some() {
+        if !(a.loss_taken == [true; 2] && (plain || self.pending(a).next().is_none())) {
             return None;
         }
         // Anyone at zero goes out (the pair after its losses, or someone the GM set to zero),
@@ -973,6 +994,9 @@ impl Conflict {
                 }
                 self.last_active = Some(active);
                 self.turn_number += 1;
+                self.turn_delayed.clear();
+                self.turn_effects.clear();
+                self.extras.clear();
                 let first = Step::Window(Window::BeforeOpponent);
                 self.phase = Phase::Turn(Turn {
                     active,
@@ -984,8 +1008,6 @@ impl Conflict {
                     window: None,
                     forbidden: [None; 2],
                     swap_decided: [false; 2],
-                    delayed: Vec::new(),
-                    effects: Vec::new(),
                 });
                 self.advance_turn(first);
             }
@@ -1049,7 +1071,7 @@ impl Conflict {
                     match a.pair.iter().position(|&p| p == fighter).filter(|&pos| !a.loss_taken[pos]) {
                         Some(pos) => a.loss_taken[pos] = true,
                         None => {
-                            if let Some(e) = a
+                            if let Some(e) = self
                                 .extras
                                 .iter_mut()
                                 .find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Loss)
@@ -1067,8 +1089,8 @@ impl Conflict {
                     let e = f.energy.get_mut(t);
                     *e = e.saturating_add(gained.get(t)).min(max);
                 }
-                if let Phase::Aftermath(a) = &mut self.phase
-                    && let Some(e) = a
+                if let Phase::Aftermath(_) = &self.phase
+                    && let Some(e) = self
                         .extras
                         .iter_mut()
                         .find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Gain)
@@ -1168,11 +1190,17 @@ impl Conflict {
             }
         }
         let effects = match &self.phase {
-            Phase::Turn(t) => t.effects.as_slice(),
+            Phase::Turn(_) => self.turn_effects.as_slice(),
             _ => &[],
         };
-        let settlement = self.settle(pair, stances, plays, &result, effects);
+        let settlement = if effects.is_empty() {
+            crate::effects::Settlement { losses: result.losses, ..Default::default() }
+        } else {
+            self.settle(pair, stances, plays, &result, effects)
+        };
         let losses = settlement.losses;
+        self.extras.clear();
+        self.extras.extend(settlement.extras);
         let loss_taken = [losses[0].total() == 0, losses[1].total() == 0];
         self.phase = Phase::Aftermath(Aftermath {
             pair,
@@ -1183,7 +1211,6 @@ impl Conflict {
             mercy,
             losses,
             spreaders: settlement.spreaders,
-            extras: settlement.extras,
         });
     }
 
@@ -1256,15 +1283,13 @@ impl Conflict {
                 }
             }
             Phase::Aftermath(a) => {
-                let mut pending = self.pending(a).peekable();
-                if pending.peek().is_some() {
+                let unsettled =
+                    if self.plain(a) { a.loss_taken != [true; 2] } else { self.pending(a).next().is_some() };
+                if unsettled {
                     // The seat's first loss to spread, else its first gain.
-                    let mine = |gain: bool| {
-                        self.pending(a).find(|&p| self.chooser(a, p) == seat && p.is_gain(a) == gain)
-                    };
-                    if let Some(p) = mine(false).or_else(|| mine(true)) {
+                    if let Some(p) = self.pending_for(a, seat) {
                         let (_, due, room) = self.pending_parts(a, p);
-                        let gain = p.is_gain(a);
+                        let gain = p.is_gain(self);
                         // Every (○, ▨, ◆) within the room that adds up to what is due.
                         let (d_max, g_max, a_max) =
                             (u32::from(room.defend), u32::from(room.grapple), u32::from(room.attack));
@@ -1344,10 +1369,14 @@ impl Conflict {
                 _ => {}
             },
             Phase::Aftermath(a) => {
-                for p in self.pending(a) {
-                    let seat = self.chooser(a, p);
-                    if !out[start..].contains(&seat) {
-                        out.push(seat);
+                if self.plain(a) {
+                    out.extend((0..2).filter(|&i| !a.loss_taken[i]).map(|i| self.fighter(a.pair[i]).seat));
+                } else {
+                    for p in self.pending(a) {
+                        let seat = self.chooser(a, p);
+                        if !out[start..].contains(&seat) {
+                            out.push(seat);
+                        }
                     }
                 }
                 if out.len() == start {

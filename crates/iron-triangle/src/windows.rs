@@ -38,6 +38,12 @@ impl SpecialCard {
         SpecialCard { special, target: None, copy: None }
     }
 
+    /// Whether this card and `other`, played by the two of a pair in one window, cancel each
+    /// other: identical specials (§6) — the same special, copying the same one.
+    pub fn cancels(self, other: SpecialCard) -> bool {
+        self.special == other.special && self.copy == other.copy
+    }
+
     /// The special whose timing and effect the card has: the copied one for Liquid Metal.
     pub fn effective(self) -> Special {
         match (self.special, self.copy) {
@@ -389,10 +395,8 @@ impl Conflict {
 
     /// Turns one card face up, spends it, and applies it unless it was cancelled (§6).
     pub(crate) fn apply_special_revealed(&mut self, fighter: FighterId, card: SpecialCard, cancelled: bool) {
-        if let Phase::Turn(t) = &mut self.phase
-            && let Some(i) = t.delayed.iter().position(|&(f, c, _)| f == fighter && c == card)
-        {
-            t.delayed.remove(i);
+        if let Some(i) = self.turn_delayed.iter().position(|&(f, c, _)| f == fighter && c == card) {
+            self.turn_delayed.remove(i);
         } else if let Phase::Turn(t) = &mut self.phase
             && let Some(w) = &mut t.window
             && let Some(i) = w.participants.iter().position(|&p| p == fighter)
@@ -431,7 +435,7 @@ impl Conflict {
                     let cancelled = cards
                         .iter()
                         .any(|(g, c, _)| *g != f && c.special == card.special && c.copy == card.copy);
-                    t.delayed.push((f, card, cancelled));
+                    self.turn_delayed.push((f, card, cancelled));
                 }
             }
         }
@@ -442,10 +446,11 @@ impl Conflict {
     /// The next card set aside before the move to reveal, once the moves are face up: the first
     /// in list order, and whether an identical card of the other of the pair cancels it.
     pub(crate) fn delayed_step(&self, t: &Turn) -> Option<Event> {
-        if t.delayed.is_empty() || !t.plays.iter().all(|p| matches!(p, Sealed::FaceUp(_))) {
+        if self.turn_delayed.is_empty() || !t.plays.iter().all(|p| matches!(p, Sealed::FaceUp(_))) {
             return None;
         }
-        let &(fighter, card, cancelled) = t.delayed.iter().min_by_key(|(_, c, _)| c.effective().rank())?;
+        let &(fighter, card, cancelled) =
+            self.turn_delayed.iter().min_by_key(|(_, c, _)| c.effective().rank())?;
         Some(Event::SpecialRevealed { fighter, card, cancelled })
     }
 
@@ -490,7 +495,7 @@ impl Conflict {
             | Special::SantaCarla(_)
             | Special::Vampire(_)
             | Special::DigTwoGraves(_)
-            | Special::Yojimbo => t.effects.push((user, card)),
+            | Special::Yojimbo => self.turn_effects.push((user, card)),
             _ => {}
         }
     }

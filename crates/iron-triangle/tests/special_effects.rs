@@ -524,3 +524,24 @@ mod drunken_monkey {
         assert!(e.to_string().contains('§'), "{e}");
     }
 }
+
+/// Found by the calculator's author: Santa Carla needs a real win; a surrender's other side
+/// only counts as winner for passing the turn (§5.2 Decision), and nobody's energy changes.
+#[test]
+fn santa_carla_gains_nothing_when_the_opponent_surrenders() {
+    use iron_triangle::turn::{Contender, resolve};
+    let sc = Special::SantaCarla(Action::Grapple);
+    let stances = [st("2 grapple"), iron_triangle::Stance::NONE];
+    let plays = [iron_triangle::Play::Move(mv("▨☰")), iron_triangle::Play::Surrender];
+    let result = resolve(&[Contender::plain(stances[0], plays[0]), Contender::plain(stances[1], plays[1])]);
+    let ids = [iron_triangle::FighterId(0), iron_triangle::FighterId(1)];
+    let s = iron_triangle::effects::settle(
+        ids,
+        [en(5, 5, 5); 2],
+        stances,
+        plays,
+        &result,
+        &[(ids[0], SpecialCard::new(sc))],
+    );
+    assert!(s.extras.is_empty(), "{:?}", s.extras);
+}

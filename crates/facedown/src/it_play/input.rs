@@ -320,7 +320,7 @@ pub fn question(
             let whose = match &conflict.phase {
                 iron_triangle::Phase::Aftermath(a) => conflict
                     .pending(a)
-                    .find(|&p| conflict.chooser(a, p) == seat && p.is_gain(a) == (kind == Kind::Gain))
+                    .find(|&p| conflict.chooser(a, p) == seat && p.is_gain(conflict) == (kind == Kind::Gain))
                     .map(|p| conflict.fighter(conflict.pending_fighter(a, p)).name().to_owned()),
                 _ => None,
             }

@@ -336,7 +336,7 @@ pub fn settle(g: &mut Game) -> Vec<Event> {
         let (_, due, room) = c.pending_parts(a, p);
         let spread = room.default_spread(due);
         let s = c.chooser(a, p);
-        let cmd = if p.is_gain(a) { Command::SpreadGain { spread } } else { Command::SpreadLoss { spread } };
+        let cmd = if p.is_gain(c) { Command::SpreadGain { spread } } else { Command::SpreadLoss { spread } };
         events.extend(ok!(*g, s, cmd));
     }
     events
