@@ -178,10 +178,11 @@ impl Step {
     /// This step, or the first step after it that is not a timing window or the swap (the
     /// steps only specials open).
     pub fn past_windows(self) -> Step {
-        match self {
-            Step::Window(_) | Step::Swap => self.next().past_windows(),
-            other => other,
+        let mut step = self;
+        while let Step::Window(_) | Step::Swap = step {
+            step = step.next();
         }
+        step
     }
 
     /// The step after this one.

@@ -149,8 +149,9 @@ impl Pending {
 impl Conflict {
     /// Whether only the pair's own losses are to settle, each by its own controller (no
     /// special touched the turn): the common case, which takes a shorter path.
+    #[inline]
     pub fn plain(&self, a: &crate::conflict::Aftermath) -> bool {
-        self.extras.is_empty() && a.spreaders == [None; 2]
+        self.extras.is_empty() && a.spreaders[0].is_none() && a.spreaders[1].is_none()
     }
 
     /// The first thing `seat` has to settle: a loss (before any gain), the pair's first.
@@ -199,6 +200,7 @@ impl Conflict {
 
     /// The part fixed in advance (a loss's own-stance part), how much is to be spread, and the
     /// most each type can take (what is left for a loss, the room below maximum for a gain).
+    #[inline]
     pub fn pending_parts(
         &self,
         a: &crate::conflict::Aftermath,

@@ -941,7 +941,7 @@ impl Conflict {
                 });
             }
         }
-        if !(a.loss_taken == [true; 2] && (plain || self.pending(a).next().is_none())) {
+        if !(a.loss_taken[0] && a.loss_taken[1] && (plain || self.pending(a).next().is_none())) {
             return None;
         }
         // Anyone at zero goes out (the pair after its losses, or someone the GM set to zero),
@@ -1193,14 +1193,14 @@ impl Conflict {
             Phase::Turn(_) => self.turn_effects.as_slice(),
             _ => &[],
         };
-        let settlement = if effects.is_empty() {
-            crate::effects::Settlement { losses: result.losses, ..Default::default() }
+        let (losses, spreaders) = if effects.is_empty() {
+            (result.losses, [None; 2])
         } else {
-            self.settle(pair, stances, plays, &result, effects)
+            let settlement = self.settle(pair, stances, plays, &result, effects);
+            self.extras.clear();
+            self.extras.extend(settlement.extras);
+            (settlement.losses, settlement.spreaders)
         };
-        let losses = settlement.losses;
-        self.extras.clear();
-        self.extras.extend(settlement.extras);
         let loss_taken = [losses[0].total() == 0, losses[1].total() == 0];
         self.phase = Phase::Aftermath(Aftermath {
             pair,
@@ -1210,7 +1210,7 @@ impl Conflict {
             loss_taken,
             mercy,
             losses,
-            spreaders: settlement.spreaders,
+            spreaders,
         });
     }
 
