@@ -349,6 +349,26 @@ pub struct Setup {
     pub seed: u64,
 }
 
+impl Setup {
+    /// A one-on-one conflict: a player seat "player" with `pc` against the GM's seat "gm" with
+    /// `npc`, no stakes, the current edition. The usual start for simulations and examples.
+    pub fn one_on_one(pc: Character, npc: Character) -> Setup {
+        Setup {
+            stakes: Stakes::default(),
+            seats: vec![
+                SeatSpec { name: "player".into(), role: Role::Player },
+                SeatSpec { name: "gm".into(), role: Role::Gm },
+            ],
+            characters: vec![
+                Entrant { seat: "player".into(), character: pc },
+                Entrant { seat: "gm".into(), character: npc },
+            ],
+            edition: Edition::Current,
+            seed: 0,
+        }
+    }
+}
+
 /// Why a conflict cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SetupError {

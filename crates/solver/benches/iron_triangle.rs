@@ -3,31 +3,15 @@
 //! (issue target: ≥ 1 million conflicts per second on one core).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use iron_triangle::conflict::{Entrant, SeatSpec};
 use iron_triangle::{Character, Conflict, Energy, IronTriangle, Setup};
 use solver::bots::{GreedyBot, RandomBot, Runner};
-use table::{Role, Table};
+use table::Table;
 
 fn duel() -> Conflict {
-    Conflict::new(Setup {
-        stakes: Default::default(),
-        seats: vec![
-            SeatSpec { name: "player".into(), role: Role::Player },
-            SeatSpec { name: "gm".into(), role: Role::Gm },
-        ],
-        characters: vec![
-            Entrant {
-                seat: "player".into(),
-                character: Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
-            },
-            Entrant {
-                seat: "gm".into(),
-                character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
-            },
-        ],
-        edition: Default::default(),
-        seed: 0,
-    })
+    Conflict::new(Setup::one_on_one(
+        Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
+        Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
+    ))
     .expect("valid duel")
 }
 

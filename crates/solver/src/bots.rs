@@ -292,29 +292,14 @@ pub fn play_out<R: Ruleset>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iron_triangle::{Character, Conflict, Energy, Setup, conflict::Entrant, conflict::SeatSpec};
-    use table::{Role, Table};
+    use iron_triangle::{Character, Conflict, Energy, Setup};
+    use table::Table;
 
     fn duel() -> Conflict {
-        Conflict::new(Setup {
-            stakes: Default::default(),
-            seats: vec![
-                SeatSpec { name: "player".into(), role: Role::Player },
-                SeatSpec { name: "gm".into(), role: Role::Gm },
-            ],
-            characters: vec![
-                Entrant {
-                    seat: "player".into(),
-                    character: Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
-                },
-                Entrant {
-                    seat: "gm".into(),
-                    character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
-                },
-            ],
-            edition: Default::default(),
-            seed: 0,
-        })
+        Conflict::new(Setup::one_on_one(
+            Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
+            Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
+        ))
         .unwrap()
     }
 
@@ -335,22 +320,10 @@ mod tests {
     fn greedy_scouts_a_hidden_opponent_and_otherwise_passes() {
         let mut ada = Character::with_starting_moves("Ada", Energy::new(3, 2, 5));
         ada.specials = vec![Special::Scouter];
-        let start = Conflict::new(Setup {
-            stakes: Default::default(),
-            seats: vec![
-                SeatSpec { name: "player".into(), role: Role::Player },
-                SeatSpec { name: "gm".into(), role: Role::Gm },
-            ],
-            characters: vec![
-                Entrant { seat: "player".into(), character: ada },
-                Entrant {
-                    seat: "gm".into(),
-                    character: Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
-                },
-            ],
-            edition: Default::default(),
-            seed: 0,
-        })
+        let start = Conflict::new(Setup::one_on_one(
+            ada,
+            Character::with_starting_moves("Bandit", Energy::new(4, 3, 3)),
+        ))
         .unwrap();
         let mut t = Table::<IronTriangle>::new(start);
         let mut legal = Vec::new();
