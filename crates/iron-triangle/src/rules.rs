@@ -924,24 +924,14 @@ impl Conflict {
                 return Some(Event::LossTaken { fighter: a.pair[pos], taken });
             }
         }
-        for p in self.pending(a).filter(|_| !plain) {
-            let (base, due, room) = self.pending_parts(a, p);
-            if Self::spread_is_forced(due, &room) {
-                let spread = room.default_spread(due);
-                let amounts = Energy::new(
-                    base.defend + spread.defend,
-                    base.grapple + spread.grapple,
-                    base.attack + spread.attack,
-                );
-                let fighter = self.pending_fighter(a, p);
-                return Some(if p.is_gain(self) {
-                    Event::GainTaken { fighter, gained: amounts }
-                } else {
-                    Event::LossTaken { fighter, taken: amounts }
-                });
+        if !plain {
+            if let Some(e) = self.forced_settlement(a) {
+                return Some(e);
             }
-        }
-        if !(a.loss_taken[0] && a.loss_taken[1] && (plain || self.pending(a).next().is_none())) {
+            if self.pending(a).next().is_some() {
+                return None;
+            }
+        } else if !(a.loss_taken[0] && a.loss_taken[1]) {
             return None;
         }
         // Anyone at zero goes out (the pair after its losses, or someone the GM set to zero),
@@ -973,6 +963,30 @@ impl Conflict {
             (Some(active), None) => Some(Event::TurnBegan { active }),
             _ => None,
         }
+    }
+
+    /// The next settlement the rules take by themselves when specials touched the turn: a
+    /// loss or gain whose spread leaves no choice.
+    #[inline(never)]
+    fn forced_settlement(&self, a: &Aftermath) -> Option<Event> {
+        for p in self.pending(a) {
+            let (base, due, room) = self.pending_parts(a, p);
+            if Self::spread_is_forced(due, &room) {
+                let spread = room.default_spread(due);
+                let amounts = Energy::new(
+                    base.defend + spread.defend,
+                    base.grapple + spread.grapple,
+                    base.attack + spread.attack,
+                );
+                let fighter = self.pending_fighter(a, p);
+                return Some(if p.is_gain(self) {
+                    Event::GainTaken { fighter, gained: amounts }
+                } else {
+                    Event::LossTaken { fighter, taken: amounts }
+                });
+            }
+        }
+        None
     }
 
     /// Applies one event.

@@ -286,6 +286,11 @@ impl Conflict {
             }
             return;
         }
+        self.advance_turn_with_specials(step);
+    }
+
+    #[inline(never)]
+    fn advance_turn_with_specials(&mut self, step: Step) {
         let next = match &self.phase {
             Phase::Turn(t) => self.first_open(t, step),
             _ => return,
@@ -296,6 +301,7 @@ impl Conflict {
     }
 
     /// Checks a special (or a pass) from `seat` for `fighter`.
+    #[inline(never)]
     pub(crate) fn decide_special(
         &self,
         seat: SeatId,
@@ -349,6 +355,7 @@ impl Conflict {
 
     /// The window's automatic steps: the count once all have chosen; once all who passed have
     /// responded, the cards revealed one by one in list order, then the window closes.
+    #[inline(never)]
     pub(crate) fn window_step(&self, t: &Turn, w: &WindowPlay) -> Option<Event> {
         if (0..w.participants.len()).any(|i| w.slot_due(i)) {
             return None;
@@ -372,6 +379,7 @@ impl Conflict {
         }
     }
 
+    #[inline(never)]
     pub(crate) fn apply_special_committed(&mut self, fighter: FighterId, card: Option<SpecialCard>) {
         if let Phase::Turn(t) = &mut self.phase
             && let Some(w) = &mut t.window
@@ -385,6 +393,7 @@ impl Conflict {
         }
     }
 
+    #[inline(never)]
     pub(crate) fn apply_cards_counted(&mut self, count: u8) {
         if let Phase::Turn(t) = &mut self.phase
             && let Some(w) = &mut t.window
@@ -394,6 +403,7 @@ impl Conflict {
     }
 
     /// Turns one card face up, spends it, and applies it unless it was cancelled (§6).
+    #[inline(never)]
     pub(crate) fn apply_special_revealed(&mut self, fighter: FighterId, card: SpecialCard, cancelled: bool) {
         if let Some(i) = self.turn_delayed.iter().position(|&(f, c, _)| f == fighter && c == card) {
             self.turn_delayed.remove(i);
@@ -425,6 +435,7 @@ impl Conflict {
 
     /// Closes the window: cards that wait for the moves are set aside, face down; the turn
     /// moves on to its next step.
+    #[inline(never)]
     pub(crate) fn apply_window_closed(&mut self) {
         let Phase::Turn(t) = &mut self.phase else { return };
         if let Some(w) = &t.window {
@@ -445,6 +456,7 @@ impl Conflict {
 
     /// The next card set aside before the move to reveal, once the moves are face up: the first
     /// in list order, and whether an identical card of the other of the pair cancels it.
+    #[inline(never)]
     pub(crate) fn delayed_step(&self, t: &Turn) -> Option<Event> {
         if self.turn_delayed.is_empty() || !t.plays.iter().all(|p| matches!(p, Sealed::FaceUp(_))) {
             return None;
