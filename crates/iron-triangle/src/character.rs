@@ -443,6 +443,10 @@ impl Character {
 pub(crate) mod tests {
     use super::*;
 
+    fn mv(s: &str) -> Move {
+        s.parse().unwrap()
+    }
+
     /// The book's Ada: Dirty Boxing; ○3 ▨2 ◆5; Philly Shell ○☵, Trip ▨☷, Overhand Right ◆☲.
     pub(crate) fn ada() -> Character {
         Character {
@@ -453,9 +457,9 @@ pub(crate) mod tests {
             energy: Energy::new(3, 2, 5),
             current: None,
             moves: vec![
-                KnownMove { name: "Philly Shell".into(), card: "○☵".parse().unwrap() },
-                KnownMove { name: "Trip".into(), card: "▨☷".parse().unwrap() },
-                KnownMove { name: "Overhand Right".into(), card: "◆☲".parse().unwrap() },
+                KnownMove { name: "Philly Shell".into(), card: mv("○☵") },
+                KnownMove { name: "Trip".into(), card: mv("▨☷") },
+                KnownMove { name: "Overhand Right".into(), card: mv("◆☲") },
             ],
             combos: vec![],
             specials: vec![],
@@ -495,8 +499,8 @@ pub(crate) mod tests {
     #[test]
     fn the_books_ada_is_a_valid_level_zero_character() {
         assert_eq!(ada().validate(Kind::Pc), Ok(()));
-        assert_eq!(ada().find_move("trip"), Some("▨☷".parse().unwrap()));
-        assert_eq!(ada().move_name("◆☲".parse().unwrap()), "Overhand Right");
+        assert_eq!(ada().find_move("trip"), Some(mv("▨☷")));
+        assert_eq!(ada().move_name(mv("◆☲")), "Overhand Right");
     }
 
     #[test]
@@ -523,10 +527,10 @@ pub(crate) mod tests {
         c.moves.pop();
         assert!(matches!(c.validate(Kind::Pc), Err(SheetError::MissingStartingMove { .. })));
         let mut c = ada();
-        c.moves.push(KnownMove { name: "Jab".into(), card: "◆☵".parse().unwrap() });
+        c.moves.push(KnownMove { name: "Jab".into(), card: mv("◆☵") });
         assert!(matches!(c.validate(Kind::Pc), Err(SheetError::TooManyMoves { .. })));
         let mut c = ada();
-        c.combos.push(Combo { from: "▨☷".parse().unwrap(), follow_ups: vec!["◆☲".parse().unwrap()] });
+        c.combos.push(Combo { from: mv("▨☷"), follow_ups: vec![mv("◆☲")] });
         assert!(matches!(c.validate(Kind::Pc), Err(SheetError::CombosAtLevelZero { .. })));
         c.level = 1;
         c.energy = Energy::new(3, 2, 5);
@@ -537,9 +541,9 @@ pub(crate) mod tests {
     fn combos_use_known_moves_with_at_most_two_follow_ups() {
         let mut c = ada();
         c.level = 2;
-        c.combos.push(Combo { from: "▨☷".parse().unwrap(), follow_ups: vec!["◆☯".parse().unwrap()] });
+        c.combos.push(Combo { from: mv("▨☷"), follow_ups: vec![mv("◆☯")] });
         assert!(matches!(c.validate(Kind::Npc), Err(SheetError::ComboUnknownMove { .. })));
-        c.combos[0].follow_ups = vec!["◆☲".parse().unwrap(), "○☵".parse().unwrap(), "▨☷".parse().unwrap()];
+        c.combos[0].follow_ups = vec![mv("◆☲"), mv("○☵"), mv("▨☷")];
         assert!(matches!(c.validate(Kind::Npc), Err(SheetError::TooManyFollowUps { count: 3, .. })));
     }
 
@@ -547,7 +551,7 @@ pub(crate) mod tests {
     fn five_element_moves_need_all_nine_three_element_moves() {
         let mut c = ada();
         c.level = 1;
-        c.moves.push(KnownMove { name: "Flying Knee".into(), card: "◆☰".parse().unwrap() });
+        c.moves.push(KnownMove { name: "Flying Knee".into(), card: mv("◆☰") });
         assert!(matches!(c.validate(Kind::Pc), Err(SheetError::FiveElementTooEarly { .. })));
     }
 
@@ -555,9 +559,9 @@ pub(crate) mod tests {
     fn duplicate_moves_and_names_are_rejected() {
         let mut c = ada();
         c.level = 1;
-        c.moves.push(KnownMove { name: "Again".into(), card: "▨☷".parse().unwrap() });
+        c.moves.push(KnownMove { name: "Again".into(), card: mv("▨☷") });
         assert!(matches!(c.validate(Kind::Npc), Err(SheetError::DuplicateMove { .. })));
-        c.moves[3] = KnownMove { name: "trip".into(), card: "▨☵".parse().unwrap() };
+        c.moves[3] = KnownMove { name: "trip".into(), card: mv("▨☵") };
         assert!(matches!(c.validate(Kind::Npc), Err(SheetError::DuplicateMoveName { .. })));
     }
 
