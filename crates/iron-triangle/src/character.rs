@@ -257,17 +257,9 @@ impl Character {
     pub fn with_starting_moves(name: &str, energy: Energy) -> Character {
         Character {
             name: name.to_owned(),
-            fighting_style: String::new(),
-            description: String::new(),
-            level: 0,
             energy,
-            current: None,
             moves: Move::STARTING.iter().map(|&card| KnownMove { name: card.to_string(), card }).collect(),
-            combos: Vec::new(),
-            specials: Vec::new(),
-            specials_used: Vec::new(),
-            sits_out_next_conflict: false,
-            dead: false,
+            ..Character::default()
         }
     }
 

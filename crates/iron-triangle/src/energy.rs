@@ -63,6 +63,15 @@ impl Energy {
         taken
     }
 
+    /// Adds `other` type by type (saturating).
+    pub fn plus(&self, other: &Energy) -> Energy {
+        Energy {
+            defend: self.defend.saturating_add(other.defend),
+            grapple: self.grapple.saturating_add(other.grapple),
+            attack: self.attack.saturating_add(other.attack),
+        }
+    }
+
     /// Subtracts `other` type by type, never below zero.
     pub fn saturating_sub(&self, other: &Energy) -> Energy {
         Energy {

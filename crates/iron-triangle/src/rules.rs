@@ -751,16 +751,7 @@ impl Conflict {
                         });
                     }
                 }
-                let amounts = Energy::new(
-                    base.defend + spread.defend,
-                    base.grapple + spread.grapple,
-                    base.attack + spread.attack,
-                );
-                events.push(if gain {
-                    Event::GainTaken { fighter: id, gained: amounts }
-                } else {
-                    Event::LossTaken { fighter: id, taken: amounts }
-                });
+                events.push(self.settlement_event(p, id, base, spread));
             }
             Command::DecideMercy { kill } => {
                 let Phase::Aftermath(a) = &self.phase else {
@@ -915,13 +906,8 @@ impl Conflict {
                 if !Self::spread_is_forced(due, &room) {
                     continue;
                 }
-                let spread = room.default_spread(due);
-                let taken = Energy::new(
-                    base.defend + spread.defend,
-                    base.grapple + spread.grapple,
-                    base.attack + spread.attack,
-                );
-                return Some(Event::LossTaken { fighter: a.pair[pos], taken });
+                let p = crate::effects::Pending::Pair(pos);
+                return Some(self.settlement_event(p, a.pair[pos], base, room.default_spread(due)));
             }
         }
         if !plain {
@@ -972,21 +958,28 @@ impl Conflict {
         for p in self.pending(a) {
             let (base, due, room) = self.pending_parts(a, p);
             if Self::spread_is_forced(due, &room) {
-                let spread = room.default_spread(due);
-                let amounts = Energy::new(
-                    base.defend + spread.defend,
-                    base.grapple + spread.grapple,
-                    base.attack + spread.attack,
-                );
                 let fighter = self.pending_fighter(a, p);
-                return Some(if p.is_gain(self) {
-                    Event::GainTaken { fighter, gained: amounts }
-                } else {
-                    Event::LossTaken { fighter, taken: amounts }
-                });
+                return Some(self.settlement_event(p, fighter, base, room.default_spread(due)));
             }
         }
         None
+    }
+
+    /// The event that settles `p` for `fighter`: the fixed part (a loss's own-stance part)
+    /// plus the spread, taken as a loss or regained as a gain.
+    fn settlement_event(
+        &self,
+        p: crate::effects::Pending,
+        fighter: FighterId,
+        base: Energy,
+        spread: Energy,
+    ) -> Event {
+        let amounts = base.plus(&spread);
+        if p.is_gain(self) {
+            Event::GainTaken { fighter, gained: amounts }
+        } else {
+            Event::LossTaken { fighter, taken: amounts }
+        }
     }
 
     /// Applies one event.

@@ -81,17 +81,12 @@ fn random_pc(name: &str, rng: &mut TableRng) -> Character {
     let combos = if level > 0 { random_combos(&moves, rng) } else { Vec::new() };
     let c = Character {
         name: name.into(),
-        fighting_style: String::new(),
-        description: String::new(),
         level,
         energy,
         current: random_current(energy, rng),
         moves: known_moves(&moves),
         combos,
-        specials: vec![],
-        specials_used: vec![],
-        sits_out_next_conflict: false,
-        dead: false,
+        ..Character::default()
     };
     assert_eq!(c.validate(Kind::Pc), Ok(()), "the generator made an invalid PC: {c:?}");
     c
@@ -113,17 +108,12 @@ fn random_npc(name: &str, rng: &mut TableRng) -> Character {
     let combos = random_combos(&moves, rng);
     let c = Character {
         name: name.into(),
-        fighting_style: String::new(),
-        description: String::new(),
         level: 0,
         energy,
         current: random_current(energy, rng),
         moves: known_moves(&moves),
         combos,
-        specials: vec![],
-        specials_used: vec![],
-        sits_out_next_conflict: false,
-        dead: false,
+        ..Character::default()
     };
     assert_eq!(c.validate(Kind::Npc), Ok(()), "the generator made an invalid NPC: {c:?}");
     c

@@ -80,20 +80,14 @@ pub fn sheet(
 ) -> Character {
     Character {
         name: name.into(),
-        fighting_style: String::new(),
-        description: String::new(),
         level,
         energy,
-        current: None,
         moves: moves.iter().map(|m| KnownMove { name: format!("move {m}"), card: mv(m) }).collect(),
         combos: combos
             .iter()
             .map(|(from, fu)| Combo { from: mv(from), follow_ups: fu.iter().map(|m| mv(m)).collect() })
             .collect(),
-        specials: vec![],
-        specials_used: vec![],
-        sits_out_next_conflict: false,
-        dead: false,
+        ..Character::default()
     }
 }
 
