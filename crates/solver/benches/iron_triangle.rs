@@ -25,14 +25,14 @@ fn conflicts(c: &mut Criterion) {
     let (mut a, mut b) = (RandomBot::new(1), RandomBot::new(2));
     group.bench_function("random_1v1_conflict", |bench| {
         bench.iter(|| {
-            table.restart(start.clone());
+            table.restart_from(&start);
             runner.play_out(&mut table, &mut [&mut a, &mut b], 10_000).expect("bots finish")
         })
     });
     let (mut g, mut r) = (GreedyBot::new(), RandomBot::new(3));
     group.bench_function("greedy_vs_random_1v1_conflict", |bench| {
         bench.iter(|| {
-            table.restart(start.clone());
+            table.restart_from(&start);
             runner.play_out(&mut table, &mut [&mut g, &mut r], 10_000).expect("bots finish")
         })
     });

@@ -88,6 +88,23 @@ impl<R: Ruleset> Table<R> {
         self.run_automatic();
     }
 
+    /// Like [`restart`](Table::restart) from a copy of `initial`, but the copy reuses the
+    /// buffers of the finished game's state (through [`Clone::clone_from`]): what a
+    /// simulation playing the same start over and over wants.
+    pub fn restart_from(&mut self, initial: &R::State) {
+        self.log.clear();
+        self.state.clone_from(initial);
+        if self.keep_log {
+            match &mut self.initial {
+                Some(kept) => kept.clone_from(initial),
+                None => self.initial = Some(initial.clone()),
+            }
+        } else {
+            self.initial = None;
+        }
+        self.run_automatic();
+    }
+
     /// Rebuilds a table by applying `events` to `initial`.
     pub fn replay(initial: R::State, events: Vec<R::Event>) -> Self {
         let mut state = initial.clone();

@@ -176,3 +176,16 @@ fn restart_and_unlogged_tables_play_again_without_a_log() {
     assert!(!t.is_over());
     assert_eq!(t.awaiting(), vec![SeatId(0), SeatId(1)]);
 }
+
+#[test]
+fn restart_from_reuses_the_table_and_starts_a_fresh_log() {
+    let mut t = Table::<MatchingPennies>::new(start());
+    t.submit(SeatId(0), &true).unwrap();
+    t.submit(SeatId(1), &false).unwrap();
+    assert!(t.is_over());
+    t.restart_from(&start());
+    assert!(t.log().is_empty() && !t.is_over());
+    assert_eq!((t.state(), t.initial()), (&start(), &start()));
+    t.submit(SeatId(1), &true).unwrap();
+    assert_eq!(t.log().len(), 1, "the new game logs from its own start");
+}
