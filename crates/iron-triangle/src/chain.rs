@@ -182,7 +182,14 @@ pub fn after_turn(
                 let card = ComboCard { by: pair[winner], card: wm };
                 match combo {
                     Some(c) if result.combo_continued => c.cards.push(card),
-                    _ => {
+                    // A new chain replaces the old one; its buffer is reused.
+                    Some(c) => {
+                        c.side = sides[winner];
+                        c.against = pair[loser];
+                        c.cards.clear();
+                        c.cards.push(card);
+                    }
+                    None => {
                         *combo =
                             Some(ComboChain { side: sides[winner], against: pair[loser], cards: vec![card] })
                     }

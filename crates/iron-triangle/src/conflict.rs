@@ -402,7 +402,10 @@ pub enum SetupError {
 }
 
 /// The whole state of a conflict, hidden commitments included.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// `Clone` is written out so that [`Clone::clone_from`] reuses the buffers of the state it
+/// overwrites: simulations restart a table from the same initial state many times.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Conflict {
     /// The stakes.
     pub stakes: Stakes,
@@ -443,9 +446,10 @@ pub struct Conflict {
     #[serde(default)]
     pub seed: u64,
     /// How far the conflict's random stream has been drawn (a ChaCha8 word position); every
-    /// draw's result and new position are in its event, so replays are exact.
+    /// draw's result and new position are in its event, so replays are exact. (A `u64`, not
+    /// the stream's `u128`, keeps events and the state 8-byte aligned and small.)
     #[serde(default)]
-    pub rng_pos: u128,
+    pub rng_pos: u64,
     /// This turn's specials played before the move that stay face down until the moves are
     /// revealed, and whether an identical card of the other of the pair cancels each. (Kept
     /// here rather than in the turn so that the turn stays small: it is copied at every step.)
@@ -457,6 +461,78 @@ pub struct Conflict {
     /// The aftermath's losses taken over (Yojimbo) and gains (Santa Carla, Vampire).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extras: Vec<Extra>,
+}
+
+impl Clone for Conflict {
+    fn clone(&self) -> Self {
+        Conflict {
+            stakes: self.stakes.clone(),
+            seats: Arc::clone(&self.seats),
+            fighters: self.fighters.clone(),
+            phase: self.phase.clone(),
+            combo: self.combo.clone(),
+            turn_number: self.turn_number,
+            last_active: self.last_active,
+            streak: self.streak,
+            ending: self.ending,
+            edition: self.edition,
+            bonds: self.bonds.clone(),
+            specials_played: self.specials_played.clone(),
+            pending_scouts: self.pending_scouts.clone(),
+            specials_known: self.specials_known,
+            seed: self.seed,
+            rng_pos: self.rng_pos,
+            turn_delayed: self.turn_delayed.clone(),
+            turn_effects: self.turn_effects.clone(),
+            extras: self.extras.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        // Destructured without `..`, so that a new field cannot be forgotten here.
+        let Conflict {
+            stakes,
+            seats,
+            fighters,
+            phase,
+            combo,
+            turn_number,
+            last_active,
+            streak,
+            ending,
+            edition,
+            bonds,
+            specials_played,
+            pending_scouts,
+            specials_known,
+            seed,
+            rng_pos,
+            turn_delayed,
+            turn_effects,
+            extras,
+        } = self;
+        stakes.clone_from(&source.stakes);
+        if !Arc::ptr_eq(seats, &source.seats) {
+            *seats = Arc::clone(&source.seats);
+        }
+        fighters.clone_from(&source.fighters);
+        phase.clone_from(&source.phase);
+        combo.clone_from(&source.combo);
+        *turn_number = source.turn_number;
+        *last_active = source.last_active;
+        *streak = source.streak;
+        *ending = source.ending;
+        *edition = source.edition;
+        bonds.clone_from(&source.bonds);
+        specials_played.clone_from(&source.specials_played);
+        pending_scouts.clone_from(&source.pending_scouts);
+        *specials_known = source.specials_known;
+        *seed = source.seed;
+        *rng_pos = source.rng_pos;
+        turn_delayed.clone_from(&source.turn_delayed);
+        turn_effects.clone_from(&source.turn_effects);
+        extras.clone_from(&source.extras);
+    }
 }
 
 impl Conflict {

@@ -230,7 +230,7 @@ pub enum Event {
         /// The move it now plays, if it swapped.
         to: Option<Move>,
         /// The conflict's random stream position after the draw.
-        rng_pos: u128,
+        rng_pos: u64,
     },
     /// The GM set a character's energy.
     EnergyAdjusted {
@@ -772,11 +772,11 @@ impl Conflict {
                 if self.pending(a).next().is_some() || a.mercy.is_some() || self.automatic().is_some() {
                     return Err(self.out_of_turn(seat));
                 }
-                let nt = self.next_turn(a);
-                if nt.decider != seat && !(self.is_gm(seat) && self.is_gm(nt.decider)) {
+                let decider = self.next_turn_decider(a);
+                if decider != seat && !(self.is_gm(seat) && self.is_gm(decider)) {
                     return Err(self.out_of_turn(seat));
                 }
-                if !nt.candidates.contains(&to) {
+                if !self.next_turn_candidates(a).any(|c| c == to) {
                     let f = self.fighter(to);
                     let reason = if !f.is_in() {
                         "it is out of the conflict".to_owned()
@@ -983,60 +983,14 @@ impl Conflict {
     }
 
     /// Applies one event.
+    ///
+    /// A small dispatcher: the events a turn sees at every step are handled here, the others
+    /// in their own functions, so that the common steps do not pay for the rare ones' stack
+    /// frames (the simulation benchmarks call this for every event).
     pub fn apply(&mut self, event: &Event) {
         match *event {
-            Event::TurnBegan { active } => {
-                let continuing = match &self.phase {
-                    Phase::Aftermath(a) => self.continues_streak(a, active),
-                    _ => false,
-                };
-                // A character alone on its side gets the turn anyway and may face anyone.
-                let must_face =
-                    self.combo.as_ref().map(|c| c.against).filter(|_| continuing && !self.alone(active));
-                if continuing {
-                    self.streak += 1;
-                } else {
-                    self.streak = 1;
-                    self.fighter_mut(active).turns_taken += 1;
-                }
-                self.last_active = Some(active);
-                self.turn_number += 1;
-                self.turn_delayed.clear();
-                self.turn_effects.clear();
-                self.extras.clear();
-                let first = Step::Window(Window::BeforeOpponent);
-                self.phase = Phase::Turn(Turn {
-                    active,
-                    opponent: None,
-                    step: first,
-                    stances: [Sealed::Empty; 2],
-                    plays: [Sealed::Empty; 2],
-                    must_face,
-                    window: None,
-                    forbidden: [None; 2],
-                    swap_decided: [false; 2],
-                });
-                self.advance_turn(first);
-            }
-            Event::OpponentChosen { opponent } => {
-                if let Phase::Turn(t) = &mut self.phase {
-                    t.opponent = Some(opponent);
-                    let side = self.fighters[usize::from(t.active.0)].side;
-                    // Choosing a different opponent ends the chain (§5.5).
-                    if self.combo.as_ref().is_some_and(|c| c.side != side || c.against != opponent) {
-                        self.combo = None;
-                    }
-                    // Scouter played before the opponent was chosen.
-                    let scouts = std::mem::take(&mut self.pending_scouts);
-                    let f = &mut self.fighters[usize::from(opponent.0)];
-                    for seat in scouts {
-                        if !f.scouted_by.contains(&seat) {
-                            f.scouted_by.push(seat);
-                        }
-                    }
-                }
-                self.advance_turn(Step::Opponent.next());
-            }
+            Event::TurnBegan { active } => self.apply_turn_began(active),
+            Event::OpponentChosen { opponent } => self.apply_opponent_chosen(opponent),
             Event::ComboEnded { .. } => self.combo = None,
             Event::StanceCommitted { fighter, stance } => {
                 if let Phase::Turn(t) = &mut self.phase
@@ -1065,55 +1019,9 @@ impl Conflict {
                 self.advance_turn(Step::Move.next());
             }
             Event::TurnResolved { result } => self.apply_resolution(result),
-            Event::LossTaken { fighter, taken } => {
-                let f = self.fighter_mut(fighter);
-                for t in Action::ALL {
-                    let before = f.energy.get(t);
-                    f.energy.take(t, taken.get(t));
-                    if before > 0 && f.energy.get(t) == 0 {
-                        f.zero_marks[t.index()] = true;
-                    }
-                }
-                if let Phase::Aftermath(a) = &mut self.phase {
-                    match a.pair.iter().position(|&p| p == fighter).filter(|&pos| !a.loss_taken[pos]) {
-                        Some(pos) => a.loss_taken[pos] = true,
-                        None => {
-                            if let Some(e) = self
-                                .extras
-                                .iter_mut()
-                                .find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Loss)
-                            {
-                                e.done = true;
-                            }
-                        }
-                    }
-                }
-            }
-            Event::GainTaken { fighter, gained } => {
-                let f = self.fighter_mut(fighter);
-                for t in Action::ALL {
-                    let max = f.character.energy.get(t);
-                    let e = f.energy.get_mut(t);
-                    *e = e.saturating_add(gained.get(t)).min(max);
-                }
-                if let Phase::Aftermath(_) = &self.phase
-                    && let Some(e) = self
-                        .extras
-                        .iter_mut()
-                        .find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Gain)
-                {
-                    e.done = true;
-                }
-            }
-            Event::WentOut { fighter, dead } => {
-                let f = self.fighter_mut(fighter);
-                f.status = Status::Out;
-                f.dead |= dead;
-                f.disadvantage.clear();
-                if self.combo.as_ref().is_some_and(|c| c.against == fighter) {
-                    self.combo = None;
-                }
-            }
+            Event::LossTaken { fighter, taken } => self.apply_loss_taken(fighter, taken),
+            Event::GainTaken { fighter, gained } => self.apply_gain_taken(fighter, gained),
+            Event::WentOut { fighter, dead } => self.apply_went_out(fighter, dead),
             Event::MercyDecided { fighter, killed } => {
                 self.fighter_mut(fighter).dead |= killed;
                 if let Phase::Aftermath(a) = &mut self.phase {
@@ -1121,52 +1029,179 @@ impl Conflict {
                 }
             }
             Event::MinorConflictTied => self.phase = Phase::MinorOutcome,
-            Event::ConflictEnded { winner } => {
-                self.ending = Some(Ending { winner });
-                self.phase = Phase::Over;
-                self.combo = None;
-                for f in &mut self.fighters {
-                    f.disadvantage.clear();
-                    // The Way of the Samurai: at the end of the conflict, its user dies.
-                    f.dead |= f.samurai;
-                }
-            }
+            Event::ConflictEnded { winner } => self.apply_conflict_ended(winner),
             Event::SpecialCommitted { fighter, card } => self.apply_special_committed(fighter, card),
-            Event::SwapDecided { fighter, to, rng_pos } => {
-                self.rng_pos = rng_pos;
-                let mut done = false;
-                if let Phase::Turn(t) = &mut self.phase
-                    && let Some(pos) = t.position(fighter)
-                {
-                    t.swap_decided[pos] = true;
-                    if let Some(m) = to {
-                        t.plays[pos] = Sealed::FaceUp(Play::Move(m));
-                    }
-                    done = true;
-                }
-                let next = match &self.phase {
-                    Phase::Turn(t) if done && !(0..2).any(|p| self.swap_due(t, p)) => Some(t.step.next()),
-                    _ => None,
-                };
-                if let Some(step) = next {
-                    self.advance_turn(step);
-                }
-            }
+            Event::SwapDecided { fighter, to, rng_pos } => self.apply_swap_decided(fighter, to, rng_pos),
             Event::CardsCounted { count } => self.apply_cards_counted(count),
             Event::SpecialRevealed { fighter, card, cancelled } => {
                 self.apply_special_revealed(fighter, card, cancelled)
             }
             Event::WindowClosed => self.apply_window_closed(),
-            Event::EnergyAdjusted { fighter, energy, .. } => {
-                let f = self.fighter_mut(fighter);
-                for t in Action::ALL {
-                    if f.energy.get(t) > 0 && energy.get(t) == 0 {
-                        f.zero_marks[t.index()] = true;
+            Event::EnergyAdjusted { fighter, energy, .. } => self.apply_energy_adjusted(fighter, energy),
+        }
+    }
+
+    /// A turn begins (§5.2, §5.6): the streak, the turn count, a fresh turn.
+    #[inline(never)]
+    fn apply_turn_began(&mut self, active: FighterId) {
+        let continuing = match &self.phase {
+            Phase::Aftermath(a) => self.continues_streak(a, active),
+            _ => false,
+        };
+        // A character alone on its side gets the turn anyway and may face anyone.
+        let must_face = self.combo.as_ref().map(|c| c.against).filter(|_| continuing && !self.alone(active));
+        if continuing {
+            self.streak += 1;
+        } else {
+            self.streak = 1;
+            self.fighter_mut(active).turns_taken += 1;
+        }
+        self.last_active = Some(active);
+        self.turn_number += 1;
+        self.turn_delayed.clear();
+        self.turn_effects.clear();
+        self.extras.clear();
+        let first = Step::Window(Window::BeforeOpponent);
+        self.phase = Phase::Turn(Turn {
+            active,
+            opponent: None,
+            step: first,
+            stances: [Sealed::Empty; 2],
+            plays: [Sealed::Empty; 2],
+            must_face,
+            window: None,
+            forbidden: [None; 2],
+            swap_decided: [false; 2],
+        });
+        self.advance_turn(first);
+    }
+
+    /// The opponent is chosen (§5.2 step 1); a different opponent ends the chain (§5.5).
+    #[inline(never)]
+    fn apply_opponent_chosen(&mut self, opponent: FighterId) {
+        if let Phase::Turn(t) = &mut self.phase {
+            t.opponent = Some(opponent);
+            let side = self.fighters[usize::from(t.active.0)].side;
+            // Choosing a different opponent ends the chain (§5.5).
+            if self.combo.as_ref().is_some_and(|c| c.side != side || c.against != opponent) {
+                self.combo = None;
+            }
+            // Scouter played before the opponent was chosen.
+            if !self.pending_scouts.is_empty() {
+                let scouts = std::mem::take(&mut self.pending_scouts);
+                let f = &mut self.fighters[usize::from(opponent.0)];
+                for seat in scouts {
+                    if !f.scouted_by.contains(&seat) {
+                        f.scouted_by.push(seat);
                     }
                 }
-                f.energy = energy;
             }
         }
+        self.advance_turn(Step::Opponent.next());
+    }
+
+    /// A loss leaves the character's energy, marking types that reach zero (§5.3).
+    #[inline(never)]
+    fn apply_loss_taken(&mut self, fighter: FighterId, taken: Energy) {
+        let f = self.fighter_mut(fighter);
+        for t in Action::ALL {
+            let before = f.energy.get(t);
+            f.energy.take(t, taken.get(t));
+            if before > 0 && f.energy.get(t) == 0 {
+                f.zero_marks[t.index()] = true;
+            }
+        }
+        if let Phase::Aftermath(a) = &mut self.phase {
+            match a.pair.iter().position(|&p| p == fighter).filter(|&pos| !a.loss_taken[pos]) {
+                Some(pos) => a.loss_taken[pos] = true,
+                None => {
+                    if let Some(e) = self
+                        .extras
+                        .iter_mut()
+                        .find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Loss)
+                    {
+                        e.done = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Energy regained, never above maximum (Santa Carla, Vampire, §6).
+    #[inline(never)]
+    fn apply_gain_taken(&mut self, fighter: FighterId, gained: Energy) {
+        let f = self.fighter_mut(fighter);
+        for t in Action::ALL {
+            let max = f.character.energy.get(t);
+            let e = f.energy.get_mut(t);
+            *e = e.saturating_add(gained.get(t)).min(max);
+        }
+        if let Phase::Aftermath(_) = &self.phase
+            && let Some(e) =
+                self.extras.iter_mut().find(|e| e.fighter == fighter && !e.done && e.kind == ExtraKind::Gain)
+        {
+            e.done = true;
+        }
+    }
+
+    /// A character goes out (§5.3): its chain goes, and a combo against it ends.
+    #[inline(never)]
+    fn apply_went_out(&mut self, fighter: FighterId, dead: bool) {
+        let f = self.fighter_mut(fighter);
+        f.status = Status::Out;
+        f.dead |= dead;
+        f.disadvantage.clear();
+        if self.combo.as_ref().is_some_and(|c| c.against == fighter) {
+            self.combo = None;
+        }
+    }
+
+    /// The conflict ends (§5.7); The Way of the Samurai kills its user (§6).
+    #[inline(never)]
+    fn apply_conflict_ended(&mut self, winner: Option<SideId>) {
+        self.ending = Some(Ending { winner });
+        self.phase = Phase::Over;
+        self.combo = None;
+        for f in &mut self.fighters {
+            f.disadvantage.clear();
+            // The Way of the Samurai: at the end of the conflict, its user dies.
+            f.dead |= f.samurai;
+        }
+    }
+
+    /// A Drunken Monkey swap is decided (§6).
+    #[inline(never)]
+    fn apply_swap_decided(&mut self, fighter: FighterId, to: Option<Move>, rng_pos: u64) {
+        self.rng_pos = rng_pos;
+        let mut done = false;
+        if let Phase::Turn(t) = &mut self.phase
+            && let Some(pos) = t.position(fighter)
+        {
+            t.swap_decided[pos] = true;
+            if let Some(m) = to {
+                t.plays[pos] = Sealed::FaceUp(Play::Move(m));
+            }
+            done = true;
+        }
+        let next = match &self.phase {
+            Phase::Turn(t) if done && !(0..2).any(|p| self.swap_due(t, p)) => Some(t.step.next()),
+            _ => None,
+        };
+        if let Some(step) = next {
+            self.advance_turn(step);
+        }
+    }
+
+    /// The GM sets a character's energy; types it brings to zero are marked (§5.3, §6).
+    #[inline(never)]
+    fn apply_energy_adjusted(&mut self, fighter: FighterId, energy: Energy) {
+        let f = self.fighter_mut(fighter);
+        for t in Action::ALL {
+            if f.energy.get(t) > 0 && energy.get(t) == 0 {
+                f.zero_marks[t.index()] = true;
+            }
+        }
+        f.energy = energy;
     }
 
     /// The chains and statuses after a resolution (§5.4, §5.5, surrender Decision).
@@ -1324,9 +1359,9 @@ impl Conflict {
                     }
                     return;
                 }
-                let nt = self.next_turn(a);
-                if nt.decider == seat || (self.is_gm(seat) && self.is_gm(nt.decider)) {
-                    out.extend(nt.candidates.into_iter().map(|to| Command::PassTurn { to }));
+                let decider = self.next_turn_decider(a);
+                if decider == seat || (self.is_gm(seat) && self.is_gm(decider)) {
+                    out.extend(self.next_turn_candidates(a).map(|to| Command::PassTurn { to }));
                 }
             }
             Phase::MinorOutcome => {

@@ -555,16 +555,17 @@ impl Conflict {
     }
 
     /// The move the opponent "picks at random" for a swap, from the conflict's seeded stream,
-    /// and the stream's new position.
-    pub fn draw_swap(&self, t: &Turn, pos: usize) -> Option<(crate::card::Move, u128)> {
+    /// and the stream's new position (`None` also if the stream were ever drawn past `u64`
+    /// words, which no conflict comes near: each swap draws a word or two).
+    pub fn draw_swap(&self, t: &Turn, pos: usize) -> Option<(crate::card::Move, u64)> {
         use rand::RngExt;
         let options: Vec<crate::card::Move> = self.swap_options(t, pos).iter().collect();
         if options.is_empty() {
             return None;
         }
         let mut rng = table::seeded_rng(self.seed);
-        rng.set_word_pos(self.rng_pos);
+        rng.set_word_pos(u128::from(self.rng_pos));
         let pick = options[rng.random_range(0..options.len())];
-        Some((pick, rng.get_word_pos()))
+        Some((pick, u64::try_from(rng.get_word_pos()).ok()?))
     }
 }

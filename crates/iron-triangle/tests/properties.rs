@@ -375,6 +375,12 @@ proptest! {
         }
         prop_assert!(g.is_over());
         check_replay(&g)?;
+        // The hand-written `Clone::clone_from` (simulations restart from it) copies every field.
+        let mut reused = g.state().clone();
+        reused.clone_from(g.initial());
+        prop_assert_eq!(&reused, g.initial());
+        reused.clone_from(g.state());
+        prop_assert_eq!(&reused, g.state());
     }
 
     /// (c) At every step of random legal games, a face-down stance or move is seen by its own
