@@ -6,11 +6,13 @@
 //! - §7 problems: [`problem`]
 //! - §8 countdowns: [`countdown`]
 //! - §9 resting: [`rest`]
+//! - §5.1 entering a conflict and §5.7 writing its end back: [`conflicts`]
 //! - §10 level up and replacement characters: [`levelling`]
 //!
 //! Every function here either returns the changed state or an error naming the rule; on an
 //! error nothing is changed, so a shell can refuse a command by simply not storing anything.
 
+pub mod conflicts;
 pub mod countdown;
 pub mod levelling;
 pub mod problem;
@@ -74,6 +76,9 @@ pub enum CampaignError {
     /// A character that is not taking part.
     #[error("{0} is not choosing in this problem")]
     NotInProblem(String),
+    /// A conflict's entry rules (§5.1 step 2).
+    #[error("{0}")]
+    Entry(String),
     /// A dead character.
     #[error("{0} is dead")]
     Dead(String),
