@@ -106,9 +106,21 @@ pub struct ConflictResult {
 /// A campaign database. Cheap to clone (the runtime and the connection pool are shared).
 #[derive(Clone)]
 pub struct Store {
-    rt: Arc<Runtime>,
-    pool: SqlitePool,
+    inner: Arc<Inner>,
     path: PathBuf,
+}
+
+/// The pool and the runtime it needs, closed together when the last clone of the store goes.
+struct Inner {
+    pool: SqlitePool,
+    rt: Runtime,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let _context = self.rt.enter();
+        self.rt.block_on(self.pool.close());
+    }
 }
 
 /// The default campaign file: `facedown/campaign.sqlite` in the user's data directory
@@ -140,9 +152,13 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(std::time::Duration::from_secs(10));
-        let pool = rt.block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))?;
-        rt.block_on(MIGRATOR.run(&pool))?;
-        Ok(Store { rt: Arc::new(rt), pool, path: path.to_owned() })
+        let pool = {
+            let _context = rt.enter();
+            let pool = rt.block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))?;
+            rt.block_on(MIGRATOR.run(&pool))?;
+            pool
+        };
+        Ok(Store { inner: Arc::new(Inner { pool, rt }), path: path.to_owned() })
     }
 
     /// The database file.
@@ -152,27 +168,39 @@ impl Store {
 
     /// The schema version (the newest migration applied).
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        let (v,): (i64,) = self.rt.block_on(
+        let (v,): (i64,) = self.inner.rt.block_on(
             sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1")
-                .fetch_one(&self.pool),
+                .fetch_one(&self.inner.pool),
         )?;
         Ok(v)
     }
 
     /// Runs `f` in one transaction and commits if it returns `Ok`; on `Err` nothing changes.
     pub fn write<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let tx = self.rt.block_on(self.pool.begin())?;
-        let mut tx = Tx { rt: &self.rt, tx };
-        let out = f(&mut tx)?;
-        tx.commit()?;
-        Ok(out)
+        // sqlx returns connections to the pool from their destructors, which need the runtime.
+        let _context = self.inner.rt.enter();
+        let tx = self.inner.rt.block_on(self.inner.pool.begin())?;
+        let mut tx = Tx { rt: &self.inner.rt, tx };
+        match f(&mut tx) {
+            Ok(out) => {
+                tx.commit()?;
+                Ok(out)
+            }
+            Err(e) => {
+                let _ = self.inner.rt.block_on(tx.tx.rollback());
+                Err(e)
+            }
+        }
     }
 
     /// Runs `f` in a transaction that is rolled back: for reading.
     pub fn read<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let tx = self.rt.block_on(self.pool.begin())?;
-        let mut tx = Tx { rt: &self.rt, tx };
-        f(&mut tx)
+        let _context = self.inner.rt.enter();
+        let tx = self.inner.rt.block_on(self.inner.pool.begin())?;
+        let mut tx = Tx { rt: &self.inner.rt, tx };
+        let out = f(&mut tx);
+        let _ = self.inner.rt.block_on(tx.tx.rollback());
+        out
     }
 
     /// The campaign's edition of the rules.
