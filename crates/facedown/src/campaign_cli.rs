@@ -945,8 +945,14 @@ fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<Exit
                 bail!("conflict {id} is over");
             }
             let resumed = !events.is_empty();
-            let table = Table::<IronTriangle>::load_checked(table::Saved { initial, events })
-                .with_context(|| format!("conflict {id}: its stored log does not replay"))?;
+            // A conflict not yet begun starts fresh (the table takes the rules' first automatic
+            // steps); one begun replays its stored log, checked.
+            let table = if resumed {
+                Table::<IronTriangle>::load_checked(table::Saved { initial, events })
+                    .with_context(|| format!("conflict {id}: its stored log does not replay"))?
+            } else {
+                Table::<IronTriangle>::new(initial)
+            };
             let recorder = store.clone();
             let result = std::rc::Rc::new(std::cell::RefCell::new(None));
             let result_out = result.clone();
