@@ -90,6 +90,19 @@ pub struct LogEntry {
     pub detail: serde_json::Value,
 }
 
+/// A conflict of the campaign, in a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConflictSummary {
+    /// Its number.
+    pub id: u64,
+    /// Whether it is still being played.
+    pub running: bool,
+    /// How it ended ("abandoned" when abandoned).
+    pub outcome: Option<String>,
+    /// When it started (UTC, ISO 8601).
+    pub started_at: String,
+}
+
 /// What a finished conflict did to the campaign.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConflictResult {
@@ -606,8 +619,8 @@ impl Store {
         self.read(|tx| tx.running_conflict())
     }
 
-    /// Every conflict: number, running, outcome, start time.
-    pub fn conflicts(&self) -> Result<Vec<(u64, bool, Option<String>, String)>, StoreError> {
+    /// Every conflict, oldest first.
+    pub fn conflicts(&self) -> Result<Vec<ConflictSummary>, StoreError> {
         self.read(|tx| tx.conflicts())
     }
 

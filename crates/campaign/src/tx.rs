@@ -349,13 +349,21 @@ impl Tx<'_> {
         Ok((decode(&format!("conflict {id}"), &initial)?, events, running))
     }
 
-    /// Every conflict: number, running, outcome text.
-    pub fn conflicts(&mut self) -> Result<Vec<(u64, bool, Option<String>, String)>, StoreError> {
+    /// Every conflict, oldest first.
+    pub fn conflicts(&mut self) -> Result<Vec<crate::ConflictSummary>, StoreError> {
         let rows: Vec<(i64, bool, Option<String>, String)> = self.rt.block_on(
             sqlx::query_as("SELECT id, running, outcome, started_at FROM conflicts ORDER BY id")
                 .fetch_all(&mut *self.tx),
         )?;
-        Ok(rows.into_iter().map(|(i, r, o, s)| (u64::try_from(i).unwrap_or(0), r, o, s)).collect())
+        Ok(rows
+            .into_iter()
+            .map(|(i, running, outcome, started_at)| crate::ConflictSummary {
+                id: u64::try_from(i).unwrap_or(0),
+                running,
+                outcome,
+                started_at,
+            })
+            .collect())
     }
 
     /// How many events of a conflict are stored.

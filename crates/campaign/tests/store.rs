@@ -174,7 +174,7 @@ fn play_out(
     while !t.is_over() {
         let seat = t.awaiting()[0];
         t.legal_commands(seat, &mut legal);
-        let c = if last { legal[legal.len() - 1].clone() } else { legal[0].clone() };
+        let c = if last { legal[legal.len() - 1] } else { legal[0] };
         t.submit(seat, &c).unwrap();
         result = s.record_conflict(id, t.log(), t.state()).unwrap();
     }

@@ -1014,16 +1014,18 @@ fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<Exit
         }
         ConflictCmd::List => {
             let all = store.conflicts()?;
-            let v: Vec<_> = all
-                .iter()
-                .map(|(id, running, outcome, at)| json!({"id": id, "running": running, "outcome": outcome, "started_at": at}))
-                .collect();
-            emit(json, &v, || {
+            emit(json, &all, || {
                 all.iter()
-                    .map(|(id, running, outcome, at)| {
+                    .map(|c| {
                         format!(
-                            "conflict {id} ({at}): {}\n",
-                            if *running { "running".to_owned() } else { outcome.clone().unwrap_or_default() }
+                            "conflict {} ({}): {}\n",
+                            c.id,
+                            c.started_at,
+                            if c.running {
+                                "running".to_owned()
+                            } else {
+                                c.outcome.clone().unwrap_or_default()
+                            }
                         )
                     })
                     .collect()

@@ -567,7 +567,7 @@ fn a_finished_conflict_writes_energy_zero_marks_death_and_sit_out_back() {
     assert_eq!(w.current(), Energy::new(2, 0, 1));
     assert_eq!(w.zero_marks, [false, true, false]);
     assert!(w.ever_zero[1] && w.character.dead && w.character.sits_out_next_conflict);
-    assert_eq!(w.questions()[2], true);
+    assert!(w.questions()[2]);
 }
 
 proptest! {
