@@ -542,6 +542,29 @@ impl Store {
         })
     }
 
+    /// Ends a session (§10): logs it and returns each living player character with whether its
+    /// marks allow a level-up now. Marks carry over; nothing on the sheets changes.
+    pub fn end_session(&self) -> Result<Vec<(Sheet, bool)>, StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let out: Vec<(Sheet, bool)> = tx
+                .pcs()?
+                .into_iter()
+                .filter(|s| !s.character.dead)
+                .map(|s| {
+                    let may = levelling::may_level_up(&s, edition);
+                    (s, may)
+                })
+                .collect();
+            tx.log(
+                "session.end",
+                "",
+                json!(out.iter().map(|(s, may)| json!({ "name": s.name(), "questions": s.questions(), "may_level_up": may })).collect::<Vec<_>>()),
+            )?;
+            Ok(out)
+        })
+    }
+
     /// Creates a replacement for a dead character (§10).
     pub fn replace(&self, dead: &str, base: &Sheet, levels: &[Advance]) -> Result<Sheet, StoreError> {
         self.write(|tx| {

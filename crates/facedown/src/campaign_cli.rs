@@ -74,6 +74,9 @@ enum Cmd {
     /// Conflicts from campaign characters (§5), their results written back.
     #[command(subcommand)]
     Conflict(ConflictCmd),
+    /// Sessions: `session end` asks the three level-up questions of every character (§10).
+    #[command(subcommand)]
+    Session(SessionCmd),
     /// Rest after a conflict (§9), the same for all player characters.
     Rest {
         /// breather, short or full.
@@ -201,6 +204,13 @@ Moves may be written with symbols, words, or the character's own move names.")]
         #[arg(long = "advance", value_name = "ADVANCE")]
         advances: Vec<String>,
     },
+}
+
+#[derive(Subcommand)]
+enum SessionCmd {
+    /// End the session: show each character's three questions and who may level up
+    /// (`character level-up`); rewrite goals, beliefs and flaws with `character rewrite`.
+    End,
 }
 
 #[derive(Subcommand)]
@@ -435,6 +445,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Cmd::Problem(c) => problem(&store, c, json)?,
         Cmd::Countdown(c) => countdown(&store, c, json)?,
         Cmd::Conflict(c) => return conflict(&store, c, json),
+        Cmd::Session(SessionCmd::End) => {
+            let all = store.end_session()?;
+            let v: Vec<_> = all
+                .iter()
+                .map(|(s, may)| json!({ "name": s.name(), "questions": s.questions(), "may_level_up": may }))
+                .collect();
+            emit(json, &v, || {
+                let mut o = String::from("End of the session. The three questions (§10):\n");
+                for (s, may) in &all {
+                    o += &format!(
+                        "  {}: {}{}\n",
+                        s.name(),
+                        render::questions(s),
+                        if *may {
+                            " → may level up (`character level-up`)"
+                        } else {
+                            " → marks carry over"
+                        }
+                    );
+                }
+                o += "Goals, beliefs and flaws may be rewritten now (`character rewrite`).\n";
+                o
+            })?;
+        }
         Cmd::Rest { kind, choices, mark_countdown } => {
             let kind = match kind.trim().to_ascii_lowercase().as_str() {
                 "breather" => Rest::Breather,

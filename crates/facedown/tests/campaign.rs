@@ -121,6 +121,9 @@ fn two_sessions_of_a_small_campaign() {
     // End of session 1: the GM marks Ada's goal; she has all three marks and levels up.
     fails(&db, &["character", "level-up", "Bao", "--advance", "move ◆☵ Jab", "--refill", "veto"]);
     ok(&db, &["character", "goal", "Ada"]);
+    let end = json(&db, &["session", "end"]);
+    assert_eq!(end[0]["may_level_up"], true);
+    assert_eq!(end[1]["may_level_up"], false);
     let up =
         ok(&db, &["character", "level-up", "Ada", "--advance", "move attack water Jab", "--refill", "veto"]);
     assert!(up.contains("Ada is now level 1"), "{up}");

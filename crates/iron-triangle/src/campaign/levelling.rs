@@ -107,6 +107,13 @@ pub fn check_marks(sheet: &Sheet, edition: Edition, advance: &Advance) -> Result
     }
 }
 
+/// Whether the sheet's marks allow a level-up now (§10: all three; §11: two). Dead characters
+/// never level up.
+pub fn may_level_up(sheet: &Sheet, edition: Edition) -> bool {
+    let yes = sheet.questions().iter().filter(|&&b| b).count();
+    !sheet.character.dead && yes >= if edition == Edition::Earlier { 2 } else { 3 }
+}
+
 /// Who is levelling: a character in play, or a replacement being built (§10), which may
 /// take the dead character's moves (with their names) and combos but no special.
 #[derive(Clone, Copy)]
