@@ -119,6 +119,11 @@ impl Tx<'_> {
     }
 
     fn insert(&mut self, kind: &str, name: &str, text: String) -> Result<(), StoreError> {
+        if kind == "pc" && name.trim().eq_ignore_ascii_case("gm") {
+            return Err(StoreError::Invalid(
+                "a player character cannot be called \"gm\": that is the NPCs' seat in conflicts".into(),
+            ));
+        }
         if let Some((k, existing)) = self.kind_of(name)? {
             let what = if k == "pc" { "a player character" } else { "an NPC" };
             return Err(StoreError::Exists(format!(
