@@ -260,3 +260,41 @@ fn a_replacement_continues_a_dead_characters_style() {
     assert_eq!(sheet(&db, "Cy")["character"]["fighting_style"], "Dirty Boxing");
     assert!(fails(&db, &["conflict", "start", "--pc", "Ada", "--npc", "x"]).contains("dead"));
 }
+
+#[test]
+fn a_campaign_conflict_pauses_and_resumes_from_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.sqlite");
+    ok(&db, &["character", "create", "--file", &ex("campaign/ada.toml")]);
+    ok(&db, &["npc", "add", &ex("characters/ninja.toml")]);
+    ok(&db, &["conflict", "start", "--pc", "Ada", "--npc", "Ninja"]);
+    // Ada's commands come from an empty script: the game pauses at her first decision.
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let paused = ok(&db, &["conflict", "play", "--bot", "gm=greedy", "--script", empty.to_str().unwrap()]);
+    assert!(paused.contains("paused") && paused.contains("kept in the campaign"), "{paused}");
+    let status = json(&db, &["status"]);
+    assert_eq!(status["running_conflict"], 1);
+    let done = ok(&db, &["conflict", "play", "--bot", "all=greedy"]);
+    assert!(done.contains("Conflict 1 is over"), "{done}");
+    assert_eq!(json(&db, &["status"])["running_conflict"], serde_json::Value::Null);
+    assert!(fails(&db, &["conflict", "play"]).contains("no conflict is running"));
+}
+
+#[test]
+fn the_earlier_edition_levels_up_with_two_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.sqlite");
+    ok(&db, &["init", "--edition", "earlier"]);
+    ok(&db, &["character", "create", "--file", &ex("campaign/ada.toml")]);
+    ok(&db, &["character", "goal", "Ada"]);
+    fails(&db, &["character", "level-up", "Ada", "--advance", "energy grapple"]);
+    ok(&db, &["problem", "start", "x", "--player", "Ada"]);
+    ok(&db, &["problem", "choose", "1", "Ada", "4"]);
+    ok(&db, &["problem", "reveal", "1"]);
+    ok(&db, &["problem", "settle", "1"]);
+    assert!(fails(&db, &["character", "level-up", "Ada", "--advance", "special Insight"]).contains("three"));
+    let up = ok(&db, &["character", "level-up", "Ada", "--advance", "energy grapple"]);
+    assert!(up.contains("level 1"), "{up}");
+    assert_eq!(sheet(&db, "Ada")["character"]["energy"]["grapple"], 3);
+}
