@@ -1007,7 +1007,7 @@ fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<Exit
             let note = format!(
                 "conflict {id} is kept in the campaign; continue with `facedown campaign conflict play`"
             );
-            let (code, _) = it_play::play(&play_args, table, resumed, Some((hook, note)))?;
+            let code = it_play::play(&play_args, table, resumed, Some((hook, note)))?;
             if let Some(r) = result.borrow().as_ref() {
                 let mut out = std::io::stdout().lock();
                 if json {

@@ -348,18 +348,18 @@ fn start(args: &Args) -> anyhow::Result<(Table<IronTriangle>, bool)> {
 /// Runs `facedown iron-triangle play`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (table, resumed) = start(&args)?;
-    play(&args, table, resumed, None).map(|(code, _)| code)
+    play(&args, table, resumed, None)
 }
 
 /// Plays `table` to its end or a pause with the seats, bots and script of `args`. With a
 /// `keep` hook (the campaign store), the hook records every accepted command and a pause
-/// needs no save file. Returns the exit code and the table as it stands.
+/// needs no save file.
 pub(crate) fn play(
     args: &Args,
     table: Table<IronTriangle>,
     resumed: bool,
     keep: Option<(Hook, String)>,
-) -> anyhow::Result<(ExitCode, Table<IronTriangle>)> {
+) -> anyhow::Result<ExitCode> {
     let bots = make_bots(args, &table)?;
     let source = match &args.script {
         Some(p) => Source::Script(Script::open(p)?),
@@ -392,7 +392,6 @@ pub(crate) fn play(
         save::write(&game.table, path)?;
     }
     let stop = game.run();
-    let table = game.table.clone();
     let stop = match stop {
         Ok(s) => s,
         Err(e) => {
@@ -410,7 +409,7 @@ pub(crate) fn play(
             } else {
                 narrate::summary(&view, &mut out)?;
             }
-            Ok((ExitCode::SUCCESS, table))
+            Ok(ExitCode::SUCCESS)
         }
         Stop::Paused(why) if kept.is_some() => {
             let note = format!("paused: {why}; {}", kept.unwrap_or_default());
@@ -419,7 +418,7 @@ pub(crate) fn play(
             } else {
                 writeln!(out, "\n{note}")?;
             }
-            Ok((ExitCode::SUCCESS, table))
+            Ok(ExitCode::SUCCESS)
         }
         Stop::Paused(why) => match &args.save {
             Some(path) => {
@@ -432,7 +431,7 @@ pub(crate) fn play(
                 } else {
                     writeln!(out, "\n{note}")?;
                 }
-                Ok((ExitCode::SUCCESS, table))
+                Ok(ExitCode::SUCCESS)
             }
             None => bail!("{why}; use --save FILE to pause a game and --resume FILE to go on"),
         },
