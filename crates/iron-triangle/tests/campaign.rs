@@ -70,10 +70,15 @@ fn creation_checks_every_rule_of_section_4_through_the_character_validation() {
     ));
     let mut s = ada();
     s.character.level = 1;
-    assert!(matches!(s.validate_creation(Edition::Current), Err(CampaignError::LevelUp { .. })));
+    assert!(matches!(s.validate_creation(Edition::Current), Err(CampaignError::Creation { .. })));
     let mut s = ada();
     s.character.specials = vec![Special::Scouter];
-    assert!(matches!(s.validate_creation(Edition::Current), Err(CampaignError::LevelUp { .. })));
+    assert!(matches!(s.validate_creation(Edition::Current), Err(CampaignError::Creation { .. })));
+    let mut s = ada();
+    s.veto_used = true;
+    assert!(matches!(s.validate_creation(Edition::Current), Err(CampaignError::Creation { .. })));
+    let s = tired(ada(), Energy::new(1, 2, 5));
+    assert!(matches!(s.validate_creation(Edition::Current), Err(CampaignError::Creation { .. })));
 }
 
 #[test]

@@ -35,6 +35,14 @@ pub enum CampaignError {
     /// The sheet itself breaks a rule of §4.
     #[error(transparent)]
     Sheet(#[from] SheetError),
+    /// A new character breaks a creation rule beyond the conflict sheet's.
+    #[error("{name}: {detail} (§4)")]
+    Creation {
+        /// The character.
+        name: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// Background points: 3 in all, at most 2 in one.
     #[error("{name}: {detail} (§4: 3 background points, at most 2 in any one)")]
     Backgrounds {

@@ -98,20 +98,32 @@ impl Sheet {
     /// energy, at least 1 a type, the three starting moves, level 0, no combos or specials)
     /// through [`Character::validate_in`], plus the backgrounds, and no marks yet.
     pub fn validate_creation(&self, edition: Edition) -> Result<(), CampaignError> {
+        let fail = |detail: String| CampaignError::Creation { name: self.name().to_owned(), detail };
         if self.character.level != 0 {
-            return Err(CampaignError::LevelUp {
-                name: self.name().to_owned(),
-                detail: format!(
-                    "a new character starts at level 0, not {} (§4; a replacement character is built with `replace`)",
-                    self.character.level
-                ),
-            });
+            return Err(fail(format!(
+                "a new character starts at level 0, not {} (a replacement character is built with `replace`)",
+                self.character.level
+            )));
         }
         if !self.character.specials.is_empty() {
-            return Err(CampaignError::LevelUp {
-                name: self.name().to_owned(),
-                detail: "a level 0 character has no specials (§4)".into(),
-            });
+            return Err(fail("a level 0 character has no specials".into()));
+        }
+        let marked = self.goal_achieved
+            || self.belief_marked
+            || self.flaw_marked
+            || self.veto_used
+            || self.played_belief_or_flaw
+            || self.zero_marks.iter().chain(&self.ever_zero).any(|&z| z);
+        if marked {
+            return Err(fail(
+                "a new character has no marks yet (goal, belief, flaw, veto, zero energy)".into(),
+            ));
+        }
+        if self.current() != self.character.energy || self.backgrounds.iter().any(|b| b.left() != b.points) {
+            return Err(fail("a new character starts with full energy and background points".into()));
+        }
+        if self.character.dead || self.character.sits_out_next_conflict {
+            return Err(fail("a new character is alive and sits out nothing".into()));
         }
         self.validate(edition)
     }
