@@ -269,3 +269,30 @@ fn killing_a_writer_mid_run_loses_nothing_reported_done() {
     }
     assert!(kept.len() >= done.len());
 }
+
+#[test]
+fn a_death_in_a_lethal_conflict_is_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = party(&db(&dir));
+    let lethal = Stakes { lethal: true, ..Stakes::default() };
+    let (id, initial) =
+        s.start_conflict(&["Ada".into(), "Bao".into()], &[("Ninja".into(), None)], &lethal, 0).unwrap();
+    // The end as the engine leaves it: Ada out of energy and dead, Bao alive, the GM's side won.
+    let mut end = initial.clone();
+    end.phase = iron_triangle::Phase::Over;
+    end.ending = Some(iron_triangle::conflict::Ending { winner: Some(iron_triangle::GM) });
+    let ada = end.fighters.iter_mut().find(|f| f.name() == "Ada").unwrap();
+    ada.energy = Energy::ZERO;
+    ada.zero_marks = [true; 3];
+    ada.status = iron_triangle::Status::Out;
+    ada.dead = true;
+    let result = s.record_conflict(id, &[], &end).unwrap().unwrap();
+    assert_eq!(result.outcome, "the GM's side wins");
+    let ada = s.pc("Ada").unwrap();
+    assert!(ada.character.dead && ada.zero_marks == [true; 3]);
+    assert!(!s.pc("Bao").unwrap().character.dead);
+    // The dead enter no conflict and take no rest.
+    assert!(s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &Stakes::default(), 0).is_err());
+    let rested = s.rest(Rest::Full, &[], None).unwrap();
+    assert_eq!(rested[0].current(), Energy::ZERO);
+}

@@ -159,6 +159,10 @@ fn two_sessions_of_a_small_campaign() {
     fails(&db, &["rest", "breather"]);
     ok(&db, &["countdown", "mark", "The Elbow Clan's plan"]);
     assert!(ok(&db, &["countdown", "list"]).contains("■■□□□□"));
+    ok(&db, &["countdown", "create", "The bridge collapses", "4"]);
+    ok(&db, &["countdown", "erase", "the bridge collapses"]);
+    assert!(!ok(&db, &["countdown", "list"]).contains("bridge"), "erased when the threat is stopped");
+    assert!(fails(&db, &["countdown", "mark", "The bridge collapses"]).contains("no countdown named"));
 
     // The log holds both sessions.
     let log = ok(&db, &["log"]);
