@@ -192,7 +192,9 @@ impl Store {
     pub fn write<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
         // sqlx returns connections to the pool from their destructors, which need the runtime.
         let _context = self.inner.rt.enter();
-        let tx = self.inner.rt.block_on(self.inner.pool.begin())?;
+        // IMMEDIATE takes the write lock at once, so two processes writing the same campaign
+        // wait for each other (busy timeout) instead of failing on a read-to-write upgrade.
+        let tx = self.inner.rt.block_on(self.inner.pool.begin_with("BEGIN IMMEDIATE"))?;
         let mut tx = Tx { rt: &self.inner.rt, tx };
         match f(&mut tx) {
             Ok(out) => {

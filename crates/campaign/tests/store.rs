@@ -296,3 +296,29 @@ fn a_death_in_a_lethal_conflict_is_written_back() {
     let rested = s.rest(Rest::Full, &[], None).unwrap();
     assert_eq!(rested[0].current(), Energy::ZERO);
 }
+
+#[test]
+fn two_processes_writing_the_same_campaign_wait_for_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    drop(Store::open(&path).unwrap());
+    let writers: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|w| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let s = Store::open(&path).unwrap();
+                for i in 0..15 {
+                    s.create_countdown(&format!("{w}{i}"), 4).unwrap();
+                    s.mark_countdown(&format!("{w}{i}")).unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let all = Store::open(&path).unwrap().countdowns().unwrap();
+    assert_eq!(all.len(), 30);
+    assert!(all.iter().all(|c| c.marked == 1));
+}
