@@ -263,6 +263,11 @@ with a significant complication (marks the belief, or the flaw); 4 fail in an in
         #[arg(long, value_name = "BACKGROUND")]
         background: Option<String>,
     },
+    /// Hot-seat: ask every player who has not chosen yet, in turn, without echo; then reveal.
+    HotSeat {
+        /// The problem's number.
+        id: u64,
+    },
     /// Reveal the choices: the highest wins and narrates.
     Reveal {
         /// The problem's number.
@@ -890,6 +895,35 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
             let p = store.choose(*id, character, &choice)?;
             // The choice stays face down: print only the public view.
             show(&p)?;
+        }
+        ProblemCmd::HotSeat { id } => {
+            let p = store.problem(*id)?;
+            let mut kb = Keyboard::new();
+            let mut err = std::io::stderr();
+            for e in p.entries.iter().filter(|e| e.choice.is_none()) {
+                let who = &e.character;
+                loop {
+                    let prompt = format!("{who}, your choice for problem {id} (1–4, hidden): ");
+                    let Some(answer) = kb.read(&prompt, true, &mut err)? else {
+                        bail!("the input ended before {who} chose; the choices made so far are kept");
+                    };
+                    let n = answer.trim().parse::<u32>().ok().and_then(ProblemOption::from_number);
+                    let result = match n {
+                        Some(o) => store.choose(*id, who, &Choice::of(o)).map_err(anyhow::Error::from),
+                        None => Err(anyhow::anyhow!("choose 1, 2, 3 or 4 (§7)")),
+                    };
+                    match result {
+                        Ok(_) => {
+                            if kb.is_terminal() {
+                                write!(err, "\x1b[2J\x1b[3J\x1b[H")?;
+                            }
+                            break;
+                        }
+                        Err(e) => writeln!(err, "Not accepted: {e:#}. Try again.")?,
+                    }
+                }
+            }
+            show(&store.reveal(*id)?)?;
         }
         ProblemCmd::Reveal { id } => show(&store.reveal(*id)?)?,
         ProblemCmd::Tie { id, character } => show(&store.break_tie(*id, character)?)?,

@@ -150,6 +150,18 @@ fn two_sessions_of_a_small_campaign() {
     let ada = sheet(&db, "Ada");
     assert_eq!(ada["backgrounds"][1]["left"], 0, "Ada spent her detective point");
 
+    // Hot-seat at one keyboard: each player in turn, a refused option asked again.
+    ok(&db, &["problem", "start", "The gate", "--player", "Ada", "--player", "Bao"]);
+    let o = run(&db, &["problem", "hot-seat", "4"], "7\n1\n3\n");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && out.contains("Bao narrates"),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Not accepted"));
+    ok(&db, &["problem", "settle", "4"]);
+
     // A minor conflict, one turn.
     ok(&db, &["conflict", "start", "--pc", "Ada", "--npc", "Ninja=Lookout", "--minor"]);
     ok(&db, &["conflict", "play", "--bot", "all=greedy"]);
