@@ -1,2 +1,788 @@
-//! The campaign store (a shell, layer 4): Iron Triangle campaigns kept in a SQLite database.
-//! Work in progress (issue 4).
+//! The campaign store (a shell, layer 4): an Iron Triangle campaign kept in a SQLite database,
+//! so a group can play session after session.
+//!
+//! One file is one campaign. [`Store::open`] creates it when missing and brings its schema up
+//! to date with the versioned migrations in `migrations/`. Every method that changes state runs
+//! in one transaction ([`Store::write`]) and appends to the campaign log; when it returns `Ok`
+//! the change is committed (WAL journal, `synchronous = FULL`), so killing the process at any
+//! moment loses nothing a command reported as done.
+//!
+//! The rules are not here: every check and change is a pure function of
+//! `iron_triangle::campaign` (problems, countdowns, rests, levelling, entry and write-back) or
+//! of `iron_triangle::character` (sheet validation). The store loads, calls, stores and logs.
+//! The API is synchronous: a current-thread tokio runtime inside the store drives sqlx.
+
+mod tx;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+
+use iron_triangle::campaign::conflicts::{check_entry, sat_out, write_back};
+use iron_triangle::campaign::levelling::{self, Advance, LevelUp};
+use iron_triangle::campaign::problem::{self, Choice, Cost, Decider, Stage};
+use iron_triangle::campaign::rest::{self, Rest};
+use iron_triangle::campaign::{CampaignError, Countdown, Problem, Sheet};
+use iron_triangle::conflict::{Entrant, SeatSpec};
+use iron_triangle::special::Edition;
+use iron_triangle::{Action, Character, Conflict, Event, GM, Kind, PLAYERS, Setup, SetupError, Stakes};
+use serde::Serialize;
+use serde_json::json;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use table::Role;
+use thiserror::Error;
+use tokio::runtime::Runtime;
+
+pub use tx::Tx;
+
+/// The embedded, versioned schema migrations (`migrations/*.sql`).
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Why a store command failed. Nothing was changed.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// A rule of the game refused the command.
+    #[error(transparent)]
+    Rule(#[from] CampaignError),
+    /// A conflict could not start.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// No such character, problem, countdown or conflict.
+    #[error("{0}")]
+    NotFound(String),
+    /// The name is taken.
+    #[error("{0}")]
+    Exists(String),
+    /// Something else must finish first.
+    #[error("{0}")]
+    Busy(String),
+    /// The command does not apply.
+    #[error("{0}")]
+    Invalid(String),
+    /// A stored document could not be read.
+    #[error("the campaign database is damaged: {0}")]
+    Corrupt(String),
+    /// The database.
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The schema migrations.
+    #[error("cannot bring the campaign database up to date: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// Files and the runtime.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// One entry of the campaign log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LogEntry {
+    /// Its number.
+    pub seq: i64,
+    /// When (UTC, ISO 8601).
+    pub at: String,
+    /// What kind of command, e.g. `problem.settle`.
+    pub kind: String,
+    /// Who or what it concerned.
+    pub subject: String,
+    /// The details.
+    pub detail: serde_json::Value,
+}
+
+/// A conflict of the campaign, in a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConflictSummary {
+    /// Its number.
+    pub id: u64,
+    /// Whether it is still being played.
+    pub running: bool,
+    /// How it ended ("abandoned" when abandoned).
+    pub outcome: Option<String>,
+    /// When it started (UTC, ISO 8601).
+    pub started_at: String,
+}
+
+/// What a finished conflict did to the campaign.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConflictResult {
+    /// The conflict's number.
+    pub id: u64,
+    /// "the players' side wins", "the GM's side wins" or "drawn (the GM recorded the outcome)".
+    pub outcome: String,
+    /// The player characters written back, as they are now.
+    pub characters: Vec<Sheet>,
+    /// Player characters whose sit-out mark cleared because they sat this conflict out.
+    pub sat_out: Vec<String>,
+}
+
+/// A campaign database. Cheap to clone (the runtime and the connection pool are shared).
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+    path: PathBuf,
+}
+
+/// The pool and the runtime it needs, closed together when the last clone of the store goes.
+struct Inner {
+    pool: SqlitePool,
+    rt: Runtime,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let _context = self.rt.enter();
+        self.rt.block_on(self.pool.close());
+    }
+}
+
+/// The default campaign file: `facedown/campaign.sqlite` in the user's data directory
+/// (`$XDG_DATA_HOME` or `~/.local/share` on Linux).
+pub fn default_path() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("facedown").join("campaign.sqlite"))
+}
+
+fn edition_name(e: Edition) -> &'static str {
+    if e == Edition::Earlier { "earlier" } else { "current" }
+}
+
+impl Store {
+    /// Opens the campaign at `path`, creating the file (and its directory) if missing, and
+    /// applies any schema migration it lacks.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Io(format!("cannot start the database runtime: {e}")))?;
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(std::time::Duration::from_secs(10));
+        let pool = {
+            let _context = rt.enter();
+            let pool = rt.block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))?;
+            rt.block_on(MIGRATOR.run(&pool))?;
+            pool
+        };
+        Ok(Store { inner: Arc::new(Inner { pool, rt }), path: path.to_owned() })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version (the newest migration applied).
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        let (v,): (i64,) = self.inner.rt.block_on(
+            sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1")
+                .fetch_one(&self.inner.pool),
+        )?;
+        Ok(v)
+    }
+
+    /// Runs `f` in one transaction and commits if it returns `Ok`; on `Err` nothing changes.
+    pub fn write<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        // sqlx returns connections to the pool from their destructors, which need the runtime.
+        let _context = self.inner.rt.enter();
+        // IMMEDIATE takes the write lock at once, so two processes writing the same campaign
+        // wait for each other (busy timeout) instead of failing on a read-to-write upgrade.
+        let tx = self.inner.rt.block_on(self.inner.pool.begin_with("BEGIN IMMEDIATE"))?;
+        let mut tx = Tx { rt: &self.inner.rt, tx };
+        match f(&mut tx) {
+            Ok(out) => {
+                tx.commit()?;
+                Ok(out)
+            }
+            Err(e) => {
+                let _ = self.inner.rt.block_on(tx.tx.rollback());
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs `f` in a transaction that is rolled back: for reading.
+    pub fn read<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let _context = self.inner.rt.enter();
+        let tx = self.inner.rt.block_on(self.inner.pool.begin())?;
+        let mut tx = Tx { rt: &self.inner.rt, tx };
+        let out = f(&mut tx);
+        let _ = self.inner.rt.block_on(tx.tx.rollback());
+        out
+    }
+
+    /// The campaign's edition of the rules.
+    pub fn edition(&self) -> Result<Edition, StoreError> {
+        self.read(|tx| tx.edition())
+    }
+
+    /// Chooses the edition (§11); only before any character exists.
+    pub fn set_edition(&self, edition: Edition) -> Result<(), StoreError> {
+        self.write(|tx| {
+            if !tx.pcs()?.is_empty() || !tx.npcs()?.is_empty() {
+                if tx.edition()? == edition {
+                    return Ok(());
+                }
+                return Err(StoreError::Busy(
+                    "the edition is chosen before the first character; this campaign has characters".into(),
+                ));
+            }
+            tx.set_edition(edition)?;
+            tx.log("campaign.edition", "", json!({ "edition": edition_name(edition) }))
+        })
+    }
+
+    // ----- characters (§4) -----
+
+    /// Creates a new player character: every creation rule of §4 is checked.
+    pub fn create_pc(&self, sheet: &Sheet) -> Result<Sheet, StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let mut s = sheet.clone();
+            s.character.name = s.character.name.trim().to_owned();
+            s.validate_creation(edition)?;
+            tx.insert_pc(&s)?;
+            tx.log("character.create", s.name(), json!({ "energy": s.character.energy.to_string() }))?;
+            Ok(s)
+        })
+    }
+
+    /// Imports a player character exported from a campaign (any level; the sheet is checked
+    /// against §4 and the levelling limits).
+    pub fn import_pc(&self, sheet: &Sheet) -> Result<Sheet, StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let mut s = sheet.clone();
+            s.character.name = s.character.name.trim().to_owned();
+            s.validate(edition)?;
+            tx.insert_pc(&s)?;
+            tx.log("character.import", s.name(), json!({ "level": s.character.level }))?;
+            Ok(s)
+        })
+    }
+
+    /// A player character.
+    pub fn pc(&self, name: &str) -> Result<Sheet, StoreError> {
+        self.read(|tx| tx.pc(name))
+    }
+
+    /// Every player character.
+    pub fn pcs(&self) -> Result<Vec<Sheet>, StoreError> {
+        self.read(|tx| tx.pcs())
+    }
+
+    /// Changes a player character with a rule function; logs `kind` with `detail`.
+    pub fn update_pc(
+        &self,
+        name: &str,
+        kind: &str,
+        detail: serde_json::Value,
+        f: impl FnOnce(&Sheet, Edition) -> Result<Sheet, CampaignError>,
+    ) -> Result<Sheet, StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let s = tx.pc(name)?;
+            let new = f(&s, edition)?;
+            tx.put_pc(&new)?;
+            tx.log(kind, s.name(), detail)?;
+            Ok(new)
+        })
+    }
+
+    /// Adds an NPC sheet (the structural rules of §4 apply).
+    pub fn add_npc(&self, c: &Character) -> Result<Character, StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let mut c = c.clone();
+            c.name = c.name.trim().to_owned();
+            c.validate_in(Kind::Npc, edition).map_err(CampaignError::from)?;
+            tx.insert_npc(&c)?;
+            tx.log("npc.add", &c.name, json!({}))?;
+            Ok(c)
+        })
+    }
+
+    /// An NPC sheet.
+    pub fn npc(&self, name: &str) -> Result<Character, StoreError> {
+        self.read(|tx| tx.npc(name))
+    }
+
+    /// Every NPC sheet.
+    pub fn npcs(&self) -> Result<Vec<Character>, StoreError> {
+        self.read(|tx| tx.npcs())
+    }
+
+    /// Removes an NPC sheet.
+    pub fn remove_npc(&self, name: &str) -> Result<(), StoreError> {
+        self.write(|tx| {
+            tx.delete_npc(name)?;
+            tx.log("npc.remove", name.trim(), json!({}))
+        })
+    }
+
+    // ----- problems (§7) -----
+
+    /// Starts a problem for the interested players' characters (living PCs).
+    pub fn start_problem(&self, description: &str, characters: &[String]) -> Result<Problem, StoreError> {
+        self.write(|tx| {
+            let mut names = Vec::new();
+            for c in characters {
+                let s = tx.pc(c)?;
+                if s.character.dead {
+                    return Err(CampaignError::Dead(s.name().to_owned()).into());
+                }
+                names.push(s.name().to_owned());
+            }
+            if description.trim().is_empty() {
+                return Err(StoreError::Invalid(
+                    "a problem needs a description of what stands in the way".into(),
+                ));
+            }
+            let id = tx.next_problem_id()?;
+            let p = Problem::new(id, description, &names)?;
+            tx.put_problem(&p)?;
+            tx.log(
+                "problem.start",
+                &format!("problem {id}"),
+                json!({ "description": p.description, "characters": names }),
+            )?;
+            Ok(p)
+        })
+    }
+
+    /// A problem.
+    pub fn problem(&self, id: u64) -> Result<Problem, StoreError> {
+        self.read(|tx| tx.problem(id))
+    }
+
+    /// Every problem.
+    pub fn problems(&self) -> Result<Vec<Problem>, StoreError> {
+        self.read(|tx| tx.problems())
+    }
+
+    /// A player's face-down choice (the log says only that it was made).
+    pub fn choose(&self, id: u64, character: &str, choice: &Choice) -> Result<Problem, StoreError> {
+        self.write(|tx| {
+            let p = tx.problem(id)?;
+            let s = tx.pc(character)?;
+            let p = p.choose(&s, choice)?;
+            tx.put_problem(&p)?;
+            tx.log("problem.choose", &format!("problem {id}"), json!({ "character": s.name() }))?;
+            Ok(p)
+        })
+    }
+
+    /// Reveals a problem's choices and names its narrator (or the GM on a tie).
+    pub fn reveal(&self, id: u64) -> Result<Problem, StoreError> {
+        self.write(|tx| {
+            let p = tx.problem(id)?;
+            let mut last = Vec::new();
+            for e in &p.entries {
+                last.push((e.character.clone(), tx.last_decided(&e.character)?));
+            }
+            let lookup = |n: &str| last.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)).and_then(|(_, v)| *v);
+            let p = p.reveal(&lookup)?;
+            tx.put_problem(&p)?;
+            tx.log(
+                "problem.reveal",
+                &format!("problem {id}"),
+                json!({ "choices": p.view().entries, "stage": p.stage }),
+            )?;
+            Ok(p)
+        })
+    }
+
+    /// The GM breaks a tie.
+    pub fn break_tie(&self, id: u64, character: &str) -> Result<Problem, StoreError> {
+        self.problem_step(id, "problem.tie", json!({ "character": character }), |p| {
+            p.gm_breaks_tie(character)
+        })
+    }
+
+    /// The narrator cannot narrate within the rules: the next-highest choice wins.
+    pub fn cannot_narrate(&self, id: u64) -> Result<Problem, StoreError> {
+        self.problem_step(id, "problem.pass", json!({}), Problem::cannot_narrate)
+    }
+
+    fn problem_step(
+        &self,
+        id: u64,
+        kind: &str,
+        detail: serde_json::Value,
+        f: impl FnOnce(&Problem) -> Result<Problem, CampaignError>,
+    ) -> Result<Problem, StoreError> {
+        self.write(|tx| {
+            let p = f(&tx.problem(id)?)?;
+            tx.put_problem(&p)?;
+            tx.log(kind, &format!("problem {id}"), json!({ "detail": detail, "stage": p.stage }))?;
+            Ok(p)
+        })
+    }
+
+    /// A veto (§7).
+    pub fn veto(&self, id: u64, character: &str, choice: &Choice) -> Result<Problem, StoreError> {
+        self.write(|tx| {
+            let s = tx.pc(character)?;
+            let p = tx.problem(id)?.veto(&s, choice)?;
+            tx.put_problem(&p)?;
+            tx.log(
+                "problem.veto",
+                &format!("problem {id}"),
+                json!({ "character": s.name(), "stage": p.stage }),
+            )?;
+            Ok(p)
+        })
+    }
+
+    /// Settles a problem: the deciding character pays its option's cost (and the veto mark)
+    /// and becomes the most recent decider; `consequence` is free text for the log.
+    pub fn settle(&self, id: u64, consequence: &str) -> Result<(Problem, Vec<(String, Cost)>), StoreError> {
+        self.write(|tx| {
+            let (p, costs) = tx.problem(id)?.settle()?;
+            for (name, cost) in &costs {
+                let s = tx.pc(name)?;
+                tx.put_pc(&problem::pay(&s, cost)?)?;
+            }
+            if let Some(Decider::Character { name, .. }) = p.decider() {
+                let name = name.clone();
+                tx.set_last_decided(&name, id)?;
+            }
+            tx.put_problem(&p)?;
+            tx.log(
+                "problem.settle",
+                &format!("problem {id}"),
+                json!({ "stage": p.stage, "costs": costs, "consequence": consequence }),
+            )?;
+            Ok((p, costs))
+        })
+    }
+
+    // ----- countdowns (§8) -----
+
+    /// Creates a countdown of 4–8 boxes.
+    pub fn create_countdown(&self, name: &str, boxes: u32) -> Result<Countdown, StoreError> {
+        self.write(|tx| {
+            let c = Countdown::new(name, boxes)?;
+            tx.insert_countdown(&c)?;
+            tx.log("countdown.create", &c.name, json!({ "boxes": boxes }))?;
+            Ok(c)
+        })
+    }
+
+    /// Marks one box.
+    pub fn mark_countdown(&self, name: &str) -> Result<Countdown, StoreError> {
+        self.write(|tx| mark_countdown(tx, name))
+    }
+
+    /// Erases a countdown (the threat was stopped).
+    pub fn erase_countdown(&self, name: &str) -> Result<Countdown, StoreError> {
+        self.write(|tx| {
+            let c = tx.delete_countdown(name)?;
+            tx.log("countdown.erase", &c.name, json!({ "marked": c.marked, "boxes": c.boxes }))?;
+            Ok(c)
+        })
+    }
+
+    /// Every countdown.
+    pub fn countdowns(&self) -> Result<Vec<Countdown>, StoreError> {
+        self.read(|tx| tx.countdowns())
+    }
+
+    // ----- resting (§9) -----
+
+    /// A rest for every living player character (§9), with each player's choice of type
+    /// where the rest has one; a full rest may mark a countdown. All or nothing.
+    pub fn rest(
+        &self,
+        kind: Rest,
+        choices: &[(String, Action)],
+        mark: Option<&str>,
+    ) -> Result<Vec<Sheet>, StoreError> {
+        self.write(|tx| {
+            if let Some(id) = tx.running_conflict()? {
+                return Err(StoreError::Busy(format!("conflict {id} is still running; rest after it (§9)")));
+            }
+            let pcs = tx.pcs()?;
+            for (n, _) in choices {
+                if !pcs.iter().any(|s| s.name().eq_ignore_ascii_case(n)) {
+                    tx.pc(n)?;
+                }
+            }
+            if mark.is_some() && kind != Rest::Full {
+                return Err(StoreError::Invalid("only a full rest lets the GM mark a countdown (§9)".into()));
+            }
+            let choice = |n: &str| choices.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)).map(|(_, a)| *a);
+            let rested = rest::rest_all(&pcs, kind, &choice)?;
+            for s in &rested {
+                tx.put_pc(s)?;
+            }
+            tx.log(
+                "rest",
+                kind.name(),
+                json!({ "energy": rested.iter().filter(|s| !s.character.dead).map(|s| (s.name().to_owned(), s.current().to_string())).collect::<Vec<_>>() }),
+            )?;
+            if let Some(m) = mark {
+                mark_countdown(tx, m)?;
+            }
+            Ok(rested)
+        })
+    }
+
+    // ----- levelling (§10) -----
+
+    /// Levels a character up (§10).
+    pub fn level_up(&self, name: &str, decision: &LevelUp) -> Result<Sheet, StoreError> {
+        self.update_pc(name, "character.level_up", json!({ "decision": decision }), |s, e| {
+            levelling::level_up(s, decision, e)
+        })
+    }
+
+    /// Ends a session (§10): logs it and returns each living player character with whether its
+    /// marks allow a level-up now. Marks carry over; nothing on the sheets changes.
+    pub fn end_session(&self) -> Result<Vec<(Sheet, bool)>, StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let out: Vec<(Sheet, bool)> = tx
+                .pcs()?
+                .into_iter()
+                .filter(|s| !s.character.dead)
+                .map(|s| {
+                    let may = levelling::may_level_up(&s, edition);
+                    (s, may)
+                })
+                .collect();
+            tx.log(
+                "session.end",
+                "",
+                json!(out.iter().map(|(s, may)| json!({ "name": s.name(), "questions": s.questions(), "may_level_up": may })).collect::<Vec<_>>()),
+            )?;
+            Ok(out)
+        })
+    }
+
+    /// Creates a replacement for a dead character (§10).
+    pub fn replace(&self, dead: &str, base: &Sheet, levels: &[Advance]) -> Result<Sheet, StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let d = tx.pc(dead)?;
+            let mut base = base.clone();
+            base.character.name = base.character.name.trim().to_owned();
+            let s = levelling::replacement(&d, &base, levels, edition)?;
+            tx.insert_pc(&s)?;
+            tx.log(
+                "character.replace",
+                s.name(),
+                json!({ "replaces": d.name(), "level": s.character.level, "levels": levels }),
+            )?;
+            Ok(s)
+        })
+    }
+
+    // ----- conflicts (§5) -----
+
+    /// Starts a conflict from campaign characters: the player characters by name (each in a
+    /// seat of its own, named after it) and NPC sheets (all in the seat `gm`), each NPC given
+    /// as `(sheet name, name in this conflict)`. Checks the entry rules (§5.1 step 2).
+    pub fn start_conflict(
+        &self,
+        pcs: &[String],
+        npcs: &[(String, Option<String>)],
+        stakes: &Stakes,
+        seed: u64,
+    ) -> Result<(u64, Conflict), StoreError> {
+        self.write(|tx| {
+            let edition = tx.edition()?;
+            let all = tx.pcs()?;
+            let mut names = Vec::new();
+            for n in pcs {
+                names.push(tx.pc(n)?.name().to_owned());
+            }
+            check_entry(&all, &names, stakes)?;
+            if npcs.is_empty() {
+                return Err(StoreError::Invalid("a conflict needs at least one NPC on the GM's side (§5.1)".into()));
+            }
+            let mut seats = Vec::new();
+            let mut characters = Vec::new();
+            for n in &names {
+                let s = tx.pc(n)?;
+                seats.push(SeatSpec { name: n.clone(), role: Role::Player });
+                characters.push(Entrant { seat: n.clone(), character: s.character });
+            }
+            seats.push(SeatSpec { name: "gm".into(), role: Role::Gm });
+            for (sheet, alias) in npcs {
+                let mut c = tx.npc(sheet)?;
+                if let Some(a) = alias {
+                    c.name = a.trim().to_owned();
+                }
+                characters.push(Entrant { seat: "gm".into(), character: c });
+            }
+            let conflict = Conflict::new(Setup { stakes: stakes.clone(), seats, characters, edition, seed })?;
+            let id = tx.insert_conflict(&conflict)?;
+            tx.log(
+                "conflict.start",
+                &format!("conflict {id}"),
+                json!({ "stakes": stakes, "characters": conflict.fighters.iter().map(|f| f.name().to_owned()).collect::<Vec<_>>() }),
+            )?;
+            Ok((id, conflict))
+        })
+    }
+
+    /// A conflict's initial state, events and whether it runs.
+    pub fn conflict(&self, id: u64) -> Result<(Conflict, Vec<Event>, bool), StoreError> {
+        self.read(|tx| tx.conflict(id))
+    }
+
+    /// The running conflict's number, if any.
+    pub fn running_conflict(&self) -> Result<Option<u64>, StoreError> {
+        self.read(|tx| tx.running_conflict())
+    }
+
+    /// Every conflict, oldest first.
+    pub fn conflicts(&self) -> Result<Vec<ConflictSummary>, StoreError> {
+        self.read(|tx| tx.conflicts())
+    }
+
+    /// Stores a running conflict's progress: the events of `log` not stored yet, and, when
+    /// `state` is over, the end of the conflict written back to the player characters — all in
+    /// one transaction. Returns the result when it ended.
+    pub fn record_conflict(
+        &self,
+        id: u64,
+        log: &[Event],
+        state: &Conflict,
+    ) -> Result<Option<ConflictResult>, StoreError> {
+        self.write(|tx| {
+            let (_, _, running) = tx.conflict(id)?;
+            if !running {
+                return Err(StoreError::Busy(format!("conflict {id} is over")));
+            }
+            let stored = tx.conflict_event_count(id)?;
+            if stored > log.len() {
+                return Err(StoreError::Corrupt(format!("conflict {id} has more events stored than played")));
+            }
+            tx.append_conflict_events(id, stored, &log[stored..])?;
+            if !matches!(state.phase, iron_triangle::Phase::Over) {
+                return Ok(None);
+            }
+            let outcome = match state.ending.and_then(|e| e.winner) {
+                Some(s) if s == PLAYERS => "the players' side wins",
+                Some(s) if s == GM => "the GM's side wins",
+                _ => "drawn (the GM recorded the outcome)",
+            };
+            let mut written = Vec::new();
+            let mut cleared = Vec::new();
+            for s in tx.pcs()? {
+                let fighter = state.fighters.iter().find(|f| f.side == PLAYERS && f.name().eq_ignore_ascii_case(s.name()));
+                match fighter {
+                    Some(f) => {
+                        let new = write_back(&s, f);
+                        tx.put_pc(&new)?;
+                        written.push(new);
+                    }
+                    None if s.character.sits_out_next_conflict => {
+                        tx.put_pc(&sat_out(&s))?;
+                        cleared.push(s.name().to_owned());
+                    }
+                    None => {}
+                }
+            }
+            tx.finish_conflict(id, outcome)?;
+            tx.log(
+                "conflict.end",
+                &format!("conflict {id}"),
+                json!({
+                    "outcome": outcome,
+                    "characters": written.iter().map(|s| json!({
+                        "name": s.name(), "energy": s.current().to_string(), "dead": s.character.dead,
+                        "zero_marks": s.zero_marks, "sits_out_next_conflict": s.character.sits_out_next_conflict,
+                    })).collect::<Vec<_>>(),
+                    "sat_out": cleared,
+                }),
+            )?;
+            Ok(Some(ConflictResult { id, outcome: outcome.to_owned(), characters: written, sat_out: cleared }))
+        })
+    }
+
+    /// Abandons a running conflict: nothing is written back (the GM narrates what happened).
+    pub fn abandon_conflict(&self, id: u64) -> Result<(), StoreError> {
+        self.write(|tx| {
+            let (_, _, running) = tx.conflict(id)?;
+            if !running {
+                return Err(StoreError::Busy(format!("conflict {id} is over")));
+            }
+            tx.finish_conflict(id, "abandoned")?;
+            tx.log("conflict.abandon", &format!("conflict {id}"), json!({}))
+        })
+    }
+
+    /// The campaign log (the last `limit` entries when given).
+    pub fn log(&self, limit: Option<u32>) -> Result<Vec<LogEntry>, StoreError> {
+        self.read(|tx| tx.log_entries(limit))
+    }
+}
+
+fn mark_countdown(tx: &mut Tx<'_>, name: &str) -> Result<Countdown, StoreError> {
+    let c = tx.countdown(name)?.mark()?;
+    tx.put_countdown(&c)?;
+    tx.log(
+        "countdown.mark",
+        &c.name,
+        json!({ "marked": c.marked, "boxes": c.boxes, "complete": c.is_complete() }),
+    )?;
+    Ok(c)
+}
+
+/// Parses an edition name: `current` or `earlier`.
+pub fn parse_edition(s: &str) -> Result<Edition, StoreError> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "current" | "001" => Ok(Edition::Current),
+        "earlier" | "000" => Ok(Edition::Earlier),
+        other => Err(StoreError::Invalid(format!("unknown edition {other:?}; use current or earlier"))),
+    }
+}
+
+/// Parses `NAME=TYPE` for a rest choice.
+pub fn parse_rest_choice(s: &str) -> Result<(String, Action), StoreError> {
+    let (n, t) = s
+        .split_once('=')
+        .ok_or_else(|| StoreError::Invalid(format!("{s:?}: write CHARACTER=TYPE, e.g. Ada=grapple")))?;
+    let a = Action::from_str(t.trim()).map_err(|e| StoreError::Invalid(format!("{s:?}: {e}")))?;
+    Ok((n.trim().to_owned(), a))
+}
+
+/// The stage of a problem in words.
+pub fn stage_words(p: &Problem) -> String {
+    match &p.stage {
+        Stage::Choosing => {
+            let waiting: Vec<&str> =
+                p.entries.iter().filter(|e| e.choice.is_none()).map(|e| e.character.as_str()).collect();
+            if waiting.is_empty() {
+                "everyone has chosen; reveal".into()
+            } else {
+                format!("choosing, face down; waiting for {}", waiting.join(", "))
+            }
+        }
+        Stage::GmTie { tied } => format!("tie between {}: the GM names the narrator", tied.join(", ")),
+        Stage::Narrating { decider: Decider::Gm, .. } => "the GM decides the outcome".into(),
+        Stage::Narrating { decider: Decider::Character { name, choice }, vetoed, .. } => format!(
+            "{name} narrates: {} ({}){}",
+            choice.option.describe(),
+            choice.option.number(),
+            if vetoed.is_some() { ", by veto" } else { "" }
+        ),
+        Stage::Settled { decider: Decider::Gm, .. } => "settled: the GM decided".into(),
+        Stage::Settled { decider: Decider::Character { name, choice }, vetoed } => format!(
+            "settled: {name} decided — {} ({}){}",
+            choice.option.describe(),
+            choice.option.number(),
+            if vetoed.is_some() { ", by veto" } else { "" }
+        ),
+    }
+}

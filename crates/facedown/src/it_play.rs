@@ -7,7 +7,7 @@
 //! `iron-triangle` crate: this module asks the engine what is awaited and what is legal.
 //! The formats are documented in `docs/iron-triangle-play.md`.
 
-mod input;
+pub(crate) mod input;
 mod narrate;
 mod save;
 mod script;
@@ -27,7 +27,7 @@ use narrate::Narrator;
 use script::Script;
 
 /// Play an Iron Triangle conflict: hot-seat at one keyboard, against bots, or from a script.
-#[derive(clap::Args)]
+#[derive(clap::Args, Default)]
 #[command(after_help = "\
 Seats are people at this keyboard unless --bot or --script says otherwise. Hidden choices \
 (stance, move, special) are typed without echo. A decision with a single legal command is taken \
@@ -71,6 +71,10 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 }
+
+/// Called with the table after every accepted command (the campaign store records the new
+/// events; an error stops the game).
+pub(crate) type Hook = Box<dyn FnMut(&Table<IronTriangle>) -> anyhow::Result<()>>;
 
 /// A bot and what it is called.
 type SeatBot = Box<dyn Bot<IronTriangle>>;
@@ -128,6 +132,8 @@ struct Game {
     /// The seat that holds the keyboard privately after a GM adjustment: it is asked its
     /// question again without a new hand-over.
     handed_over: Option<SeatId>,
+    /// Called after every accepted command.
+    hook: Option<Hook>,
 }
 
 /// How a game stopped.
@@ -153,6 +159,9 @@ impl Game {
     fn after_accept(&mut self) -> anyhow::Result<()> {
         if let Some(path) = &self.save {
             save::write(&self.table, path)?;
+        }
+        if let Some(hook) = &mut self.hook {
+            hook(&self.table)?;
         }
         self.print_events()
     }
@@ -339,7 +348,19 @@ fn start(args: &Args) -> anyhow::Result<(Table<IronTriangle>, bool)> {
 /// Runs `facedown iron-triangle play`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (table, resumed) = start(&args)?;
-    let bots = make_bots(&args, &table)?;
+    play(&args, table, resumed, None)
+}
+
+/// Plays `table` to its end or a pause with the seats, bots and script of `args`. With a
+/// `keep` hook (the campaign store), the hook records every accepted command and a pause
+/// needs no save file.
+pub(crate) fn play(
+    args: &Args,
+    table: Table<IronTriangle>,
+    resumed: bool,
+    keep: Option<(Hook, String)>,
+) -> anyhow::Result<ExitCode> {
+    let bots = make_bots(args, &table)?;
     let source = match &args.script {
         Some(p) => Source::Script(Script::open(p)?),
         None => Source::Keyboard(Keyboard::new()),
@@ -353,8 +374,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         narrate::intro(&table.view(Viewer::Spectator), &mut out)?;
     }
-    let mut game =
-        Game { table, narrator, bots, source, save: args.save.clone(), json: args.json, handed_over: None };
+    let (hook, kept) = match keep {
+        Some((h, note)) => (Some(h), Some(note)),
+        None => (None, None),
+    };
+    let mut game = Game {
+        table,
+        narrator,
+        bots,
+        source,
+        save: args.save.clone(),
+        json: args.json,
+        handed_over: None,
+        hook,
+    };
     if let Some(path) = &game.save {
         save::write(&game.table, path)?;
     }
@@ -375,6 +408,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 writeln!(out, "{}", serde_json::to_string(&view)?)?;
             } else {
                 narrate::summary(&view, &mut out)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Stop::Paused(why) if kept.is_some() => {
+            let note = format!("paused: {why}; {}", kept.unwrap_or_default());
+            if args.json {
+                writeln!(out, "{}", serde_json::json!({ "paused": note }))?;
+            } else {
+                writeln!(out, "\n{note}")?;
             }
             Ok(ExitCode::SUCCESS)
         }

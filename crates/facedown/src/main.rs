@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod campaign_cli;
 mod it_play;
 mod it_resolve;
 
@@ -24,6 +25,9 @@ enum Command {
         #[command(subcommand)]
         command: IronTriangleCommand,
     },
+    /// An Iron Triangle campaign kept in a database: characters, problems, countdowns,
+    /// conflicts, rests and level-ups, session after session.
+    Campaign(campaign_cli::Args),
 }
 
 #[derive(Subcommand)]
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
             IronTriangleCommand::Play(args) => it_play::run(args),
         },
+        Command::Campaign(args) => campaign_cli::run(args),
     };
     match result {
         Ok(code) => code,

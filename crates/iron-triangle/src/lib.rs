@@ -10,10 +10,12 @@
 //! - §5.4 disadvantage, §5.5 combos: [`chain`]
 //! - §5.1, §5.2 steps 1–3, §5.6, §5.7 the conflict flow: [`conflict`] and [`rules`]
 //! - hidden information: [`view`]
+//! - §4 campaign sheets, §7 problems, §8 countdowns, §9 resting, §10 levelling: [`campaign`]
 //!
 //! **Decisions** beyond the rules reference are documented in `docs/iron-triangle.md` and on
 //! the items that implement them.
 
+pub mod campaign;
 pub mod card;
 pub mod chain;
 pub mod character;
