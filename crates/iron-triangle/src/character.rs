@@ -343,11 +343,11 @@ impl Character {
     /// Checks the sheet in `edition`: §4 (all rules for a PC, the structural ones for an NPC)
     /// and the specials' requirements.
     pub fn validate_in(&self, kind: Kind, edition: Edition) -> Result<(), SheetError> {
-        self.validate_sheet(kind)?;
+        self.validate_sheet(kind, edition)?;
         self.validate_specials(edition)
     }
 
-    fn validate_sheet(&self, kind: Kind) -> Result<(), SheetError> {
+    fn validate_sheet(&self, kind: Kind, edition: Edition) -> Result<(), SheetError> {
         let name = || self.name.clone();
         if self.name.trim().is_empty() {
             return Err(SheetError::NoName);
@@ -403,10 +403,11 @@ impl Character {
         if !(10..=10 + self.level).contains(&total) {
             return Err(SheetError::EnergyTotal { name: name(), level: self.level, total });
         }
-        for a in Action::ALL {
-            if self.energy.get(a) == 0 {
-                return Err(SheetError::EmptyType { name: name(), action: a });
-            }
+        // The earlier edition spreads its 10 points without the minimum of 1 (§11).
+        if edition == Edition::Current
+            && let Some(a) = Action::ALL.into_iter().find(|&a| self.energy.get(a) == 0)
+        {
+            return Err(SheetError::EmptyType { name: name(), action: a });
         }
         for s in Move::STARTING {
             if !seen.contains(s) {
@@ -511,6 +512,18 @@ pub(crate) mod tests {
         assert!(matches!(c.validate(Kind::Pc), Err(SheetError::EmptyType { action: Action::Defend, .. })));
         // NPCs are not held to creation rules.
         assert_eq!(c.validate(Kind::Npc), Ok(()));
+    }
+
+    #[test]
+    fn the_earlier_edition_spreads_ten_energy_without_the_minimum_of_one() {
+        let mut c = ada();
+        c.energy = Energy::new(0, 4, 6);
+        assert_eq!(c.validate_in(Kind::Pc, Edition::Earlier), Ok(()));
+        c.energy = Energy::new(0, 4, 7);
+        assert!(matches!(
+            c.validate_in(Kind::Pc, Edition::Earlier),
+            Err(SheetError::CreationEnergyTotal { total: 11, .. })
+        ));
     }
 
     #[test]
