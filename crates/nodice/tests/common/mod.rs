@@ -113,3 +113,15 @@ pub fn values(t: &Table<NoDice>, actor: &str) -> [u16; 9] {
 pub fn chips_conserved(c: &Conflict) -> bool {
     c.chips_in_play() + c.chips_destroyed() == c.chips_built()
 }
+
+/// Gives each awaited seat its first legal command until the Hand number changes or the
+/// Conflict ends.
+pub fn finish_hand(t: &mut Table<NoDice>) {
+    let hand = t.state().hand;
+    let mut legal = Vec::new();
+    while !t.is_over() && t.state().hand == hand {
+        let seat = t.awaiting()[0];
+        t.legal_commands(seat, &mut legal);
+        t.submit(seat, &legal[0]).unwrap();
+    }
+}
