@@ -147,7 +147,9 @@ pub enum SerialError {
     #[error("the actor serial is empty; write e.g. R1/1(27)-M3(3/3/3)-B3(3/3/3)-S3(3/3/3)")]
     Empty,
     /// The `R{Rank}/{WR}({BB}/{ability points})` header is malformed.
-    #[error("bad serial header {0:?}: write R{{Rank}}/{{Wildcard Rank}}({{Build Budget}}[/{{ability points}}]), e.g. R2/1(38/5)")]
+    #[error(
+        "bad serial header {0:?}: write R{{Rank}}/{{Wildcard Rank}}({{Build Budget}}[/{{ability points}}]), e.g. R2/1(38/5)"
+    )]
     Header(String),
     /// A letter that is not an Aspect.
     #[error("{0:?} in the serial is not an Aspect letter; use M, B or S, e.g. M3(3/3/3)")]
@@ -202,7 +204,9 @@ pub enum SerialWarning {
         computed: u16,
     },
     /// The stated Build Budget is not the values plus the ability points.
-    #[error("the serial states Build Budget {stated} but its values and ability points add up to {sum}; the stated budget is used")]
+    #[error(
+        "the serial states Build Budget {stated} but its values and ability points add up to {sum}; the stated budget is used"
+    )]
     Budget {
         /// As stated.
         stated: u16,
@@ -215,7 +219,10 @@ fn number(text: &str) -> Option<u16> {
     (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())).then(|| text.parse().ok()).flatten()
 }
 
-fn parse_header(h: &str) -> Result<(Option<u16>, Option<u16>, Option<u16>, u16), SerialError> {
+/// What a serial header states: Rank, Wildcard Rank, Build Budget, ability points.
+type Header = (Option<u16>, Option<u16>, Option<u16>, u16);
+
+fn parse_header(h: &str) -> Result<Header, SerialError> {
     let bad = || SerialError::Header(h.to_owned());
     let body = h.strip_prefix('R').ok_or_else(bad)?;
     let (ranks, rest) = body.split_once('(').ok_or_else(bad)?;

@@ -100,7 +100,9 @@ pub enum SetupError {
     #[error("Actor {0:?} has no Attribute at all")]
     NoAspect(String),
     /// An Actor starting with an exhausted Aspect.
-    #[error("Actor {0:?} has every {1} Attribute at 0: it is eliminated before the Conflict starts (seed: Elimination Check)")]
+    #[error(
+        "Actor {0:?} has every {1} Attribute at 0: it is eliminated before the Conflict starts (seed: Elimination Check)"
+    )]
     Exhausted(String, Aspect),
     /// The initiator is not an Actor.
     #[error("the initiator {0} is not an Actor of this Conflict")]
@@ -274,8 +276,8 @@ pub enum Ending {
 /// A Conflict in progress: the state of the No Dice ruleset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Conflict {
-    /// The seats.
-    pub seats: Seats,
+    /// The seats (shared; they never change in a Conflict).
+    pub seats: Arc<Seats>,
     /// The Actors, in table order.
     pub actors: Vec<Actor>,
     /// The Conflict's Stakes.
@@ -360,7 +362,7 @@ impl Conflict {
         let mut stakes = setup.stakes.unwrap_or(Stakes::from_rank(highest, setup.options.stakes_formula));
         extensions.engagement(&mut stakes);
         Ok(Conflict {
-            seats: setup.seats,
+            seats: Arc::new(setup.seats),
             actors,
             stakes,
             set_stakes: setup.stakes,
@@ -386,7 +388,7 @@ impl Conflict {
     /// The setup this Conflict started from (for checking saves).
     pub fn setup(&self) -> Setup {
         Setup {
-            seats: self.seats.clone(),
+            seats: (*self.seats).clone(),
             actors: self.actors.iter().map(|a| (*a.sheet).clone()).collect(),
             initiator: self.initiator,
             stakes: self.set_stakes,
@@ -490,9 +492,10 @@ impl Conflict {
                 .committing()
                 .map(|a| format!("{} to ante and play an Aspect card", name(a)))
                 .unwrap_or_default(),
-            Phase::CommitAction => {
-                self.committing().map(|a| format!("{} to play an Action card and bid", name(a))).unwrap_or_default()
-            }
+            Phase::CommitAction => self
+                .committing()
+                .map(|a| format!("{} to play an Action card and bid", name(a)))
+                .unwrap_or_default(),
             Phase::SpreadDamage { damage } => self
                 .spreading()
                 .map(|(a, aspect, _)| format!("{} to spread {damage} {aspect} damage", name(a)))

@@ -29,7 +29,9 @@ pub fn to_place(avs: [Option<u16>; 3], damage: u16) -> u16 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum SpreadError {
     /// The spread does not add up.
-    #[error("the spread places {placed} damage but {expected} must be placed (§6: all of it, or all the Aspect has left)")]
+    #[error(
+        "the spread places {placed} damage but {expected} must be placed (§6: all of it, or all the Aspect has left)"
+    )]
     Total {
         /// What the spread adds up to.
         placed: u16,
@@ -66,15 +68,15 @@ pub fn check_spread(avs: [Option<u16>; 3], damage: u16, spread: [u16; 3]) -> Res
     Ok(())
 }
 
-/// Every legal spread, in lexicographic order, pushed onto `out`.
-pub fn spreads(avs: [Option<u16>; 3], damage: u16, out: &mut Vec<[u16; 3]>) {
+/// Every legal spread, in lexicographic order, given to `out`.
+pub fn spreads(avs: [Option<u16>; 3], damage: u16, mut out: impl FnMut([u16; 3])) {
     let total = to_place(avs, damage);
     let cap = avs.map(|v| v.unwrap_or(0));
     for a in 0..=cap[0].min(total) {
         for b in 0..=cap[1].min(total - a) {
             let c = total - a - b;
             if c <= cap[2] {
-                out.push([a, b, c]);
+                out([a, b, c]);
             }
         }
     }

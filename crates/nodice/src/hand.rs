@@ -199,7 +199,14 @@ pub fn trine_wins(plays: &[(ActorId, Aspect, Targets)], ext: &Extensions) -> [u8
 
 /// Showdown Total (seed: Step 4): `Bid + Wildcard + Stakes·[TD win] + Stakes·[AD win] +
 /// Sweep bonus·[Sweep]`.
-pub fn showdown_total(bid: u16, wildcard: bool, trine_win: bool, attribute_win: bool, stakes: u16, sweep_bonus: u16) -> u16 {
+pub fn showdown_total(
+    bid: u16,
+    wildcard: bool,
+    trine_win: bool,
+    attribute_win: bool,
+    stakes: u16,
+    sweep_bonus: u16,
+) -> u16 {
     let sweep = trine_win && attribute_win;
     bid + u16::from(wildcard)
         + stakes * u16::from(trine_win)
@@ -210,7 +217,13 @@ pub fn showdown_total(bid: u16, wildcard: bool, trine_win: bool, attribute_win: 
 /// The damage of one Action (Decision: resolution order, points 3–4): the lower bidder of a
 /// mutual pair deals its whole total unopposed; otherwise the Margin `own − opponent's`, at
 /// least 0. Returns the damage and whether it was unopposed.
-pub fn strike_damage(own_total: u16, their_total: u16, mutual: bool, own_priority: u32, their_priority: u32) -> (u16, bool) {
+pub fn strike_damage(
+    own_total: u16,
+    their_total: u16,
+    mutual: bool,
+    own_priority: u32,
+    their_priority: u32,
+) -> (u16, bool) {
     if mutual && own_priority < their_priority {
         (own_total, true)
     } else {
@@ -227,8 +240,6 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
     let n = plays.len().min(MAX_ACTORS);
     let plays = &plays[..n];
     let s = stakes.value();
-    // totals[i][j]: play i's Showdown Total against play j.
-    let mut totals = [[0u16; MAX_ACTORS]; MAX_ACTORS];
     for i in 0..n {
         for j in i + 1..n {
             let (p, q) = (&plays[i], &plays[j]);
@@ -248,8 +259,6 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
                 showdown_total(q.bid, q.wildcard, td.flip().is_win(), ad.flip().is_win(), s, sweep_bonus);
             ext.margin(p.actor, q.actor, &mut tp);
             ext.margin(q.actor, p.actor, &mut tq);
-            totals[i][j] = tp;
-            totals[j][i] = tq;
             out.pairs.push(PairShowdown {
                 actors: [p.actor, q.actor],
                 trine: td,
@@ -259,6 +268,17 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
             });
         }
     }
+    // Each Actor's total against another, from the pair they are in.
+    let totals = |pairs: &[PairShowdown], x: ActorId, y: ActorId| -> (u16, u16) {
+        pairs
+            .iter()
+            .find_map(|p| match p.actors {
+                [a, b] if a == x && b == y => Some((p.totals[0], p.totals[1])),
+                [a, b] if a == y && b == x => Some((p.totals[1], p.totals[0])),
+                _ => None,
+            })
+            .unwrap_or((0, 0))
+    };
     let mut priority = [0u32; MAX_ACTORS];
     let mut order: ArrayVec<usize, MAX_ACTORS> = ArrayVec::new();
     for (i, p) in plays.iter().enumerate() {
@@ -277,8 +297,8 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
                 continue;
             }
             let mutual = plays[j].targets.has(p.actor);
-            let (mut damage, unopposed) =
-                strike_damage(totals[i][j], totals[j][i], mutual, priority[i], priority[j]);
+            let (own, theirs) = totals(&out.pairs, p.actor, t);
+            let (mut damage, unopposed) = strike_damage(own, theirs, mutual, priority[i], priority[j]);
             ext.apply_damage(p.actor, t, p.damage_aspect, &mut damage);
             out.strikes.push(Strike {
                 attacker: p.actor,

@@ -52,7 +52,12 @@ impl Ruleset for NoDice {
     type View = ConflictView;
     type Error = RuleError;
 
-    fn decide(state: &Conflict, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+    fn decide(
+        state: &Conflict,
+        seat: SeatId,
+        command: &Command,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
         state.decide(seat, command, events)
     }
 

@@ -128,11 +128,9 @@ pub enum Event {
         /// The Actor.
         actor: ActorId,
     },
-    /// Reveal TA: the Aspect cards and antes, turned face up; antes join the Jackpot in the pot.
-    AspectsRevealed {
-        /// Every committed card, in commit order.
-        cards: ArrayVec<(ActorId, AspectCard), MAX_ACTORS>,
-    },
+    /// Reveal TA: the Aspect cards and antes, turned face up (read them in the state or the
+    /// view); antes join the Jackpot in the pot; Trine Dominance wins are counted.
+    AspectsRevealed,
     /// One pot token, drawn blind, paid to a leader in TD wins.
     TokenPaid {
         /// The receiver.
@@ -156,11 +154,9 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         open_bid: Option<u16>,
     },
-    /// Reveal AT: the Action cards and bids face up; the Showdown is resolved.
-    ActionsRevealed {
-        /// Every card, in commit order.
-        cards: ArrayVec<(ActorId, ActionCard), MAX_ACTORS>,
-    },
+    /// Reveal AT: the Action cards and bids face up (read them in the state or the view);
+    /// the Showdown is resolved.
+    ActionsRevealed,
     /// An Action resolves (in Action Priority order): `damage` gets through to the target.
     Struck {
         /// Index in the Showdown's strikes.
@@ -195,7 +191,7 @@ pub enum Event {
         /// Why.
         status: Status,
     },
-    /// The Hand is over; the next UTG.
+    /// The Hand is over and the next one starts (Engagement) with this UTG.
     HandEnded {
         /// UTG of the next Hand.
         next_utg: ActorId,
@@ -239,7 +235,9 @@ pub enum RuleError {
         aspect: Aspect,
     },
     /// An Attribute outside the played Aspect.
-    #[error("{attribute} is not a {aspect} Attribute (seed: Step {step}: it must belong to the Aspect played)")]
+    #[error(
+        "{attribute} is not a {aspect} Attribute (seed: Step {step}: it must belong to the Aspect played)"
+    )]
     OutsideAspect {
         /// The Attribute.
         attribute: Attribute,
@@ -273,7 +271,9 @@ pub enum RuleError {
     #[error("{0} cannot be a target: a target is an opponent still in the Conflict")]
     BadTarget(String),
     /// Bid over the Trine Score cap.
-    #[error("a bid of {bid} is over the cap of {cap}, the Trine Score of the Aspect played (seed: Step 3, Bid Cap)")]
+    #[error(
+        "a bid of {bid} is over the cap of {cap}, the Trine Score of the Aspect played (seed: Step 3, Bid Cap)"
+    )]
     OverCap {
         /// The bid.
         bid: u16,
@@ -315,7 +315,10 @@ impl Conflict {
     fn check_actor(&self, seat: SeatId, actor: ActorId) -> Result<(), RuleError> {
         let a = self.actors.get(actor.index()).ok_or(RuleError::UnknownActor(actor))?;
         if a.sheet.seat != seat {
-            return Err(RuleError::NotYourActor { seat: self.seat_name(seat).to_owned(), actor: name(self, actor) });
+            return Err(RuleError::NotYourActor {
+                seat: self.seat_name(seat).to_owned(),
+                actor: name(self, actor),
+            });
         }
         Ok(())
     }
@@ -366,7 +369,8 @@ impl Conflict {
         damage_aspect: Option<Aspect>,
     ) -> Result<(), RuleError> {
         let a = &self.actors[actor.index()];
-        let aspect = a.aspect.value().map(|c| c.aspect).ok_or_else(|| RuleError::NotNow(self.waiting_for()))?;
+        let aspect =
+            a.aspect.value().map(|c| c.aspect).ok_or_else(|| RuleError::NotNow(self.waiting_for()))?;
         if attribute.aspect() != aspect {
             return Err(RuleError::OutsideAspect { attribute, aspect, step: 3 });
         }
@@ -461,9 +465,13 @@ impl Conflict {
     }
 
     fn damage_taken(&self, actor: ActorId, aspect: Aspect, spread: [u16; 3]) -> Event {
-        let mut after = self.actors[actor.index()].clone();
-        take_damage(&mut after, aspect, spread);
-        Event::DamageTaken { actor, aspect, spread, exhausted: after.exhausted_aspect() }
+        let a = &self.actors[actor.index()];
+        let before = a.aspect_values(aspect);
+        let hit = before.iter().zip(&spread).all(|(v, &d)| v.is_none_or(|v| v <= d));
+        // Only the damaged Aspect changes; any other exhausted Aspect is the Elimination
+        // Check's business.
+        let exhausted = (hit && before.iter().any(Option::is_some)).then_some(aspect);
+        Event::DamageTaken { actor, aspect, spread, exhausted }
     }
 
     /// The pot's leaders in TD wins (seed: Pay the Ante Pot), in commit order from UTG.
@@ -483,7 +491,8 @@ impl Conflict {
             let a = &self.actors[i];
             u16::from(a.trine_wins) + u16::from(a.attribute_wins)
         };
-        let ins: ArrayVec<usize, MAX_ACTORS> = (0..self.actors.len()).filter(|&i| self.actors[i].is_in()).collect();
+        let ins: ArrayVec<usize, MAX_ACTORS> =
+            (0..self.actors.len()).filter(|&i| self.actors[i].is_in()).collect();
         let best = ins.iter().map(|&i| wins(i)).max().unwrap_or(0);
         let leaders: ArrayVec<usize, MAX_ACTORS> = ins.iter().copied().filter(|&i| wins(i) == best).collect();
         if leaders.len() == 1 {
@@ -499,41 +508,29 @@ impl Conflict {
 
     fn one_side_left(&self) -> Option<Event> {
         let sides = self.sides_in();
-        (sides.len() <= 1).then(|| Event::ConflictEnded { ending: Ending::OneSideLeft(sides.first().copied()) })
+        (sides.len() <= 1)
+            .then(|| Event::ConflictEnded { ending: Ending::OneSideLeft(sides.first().copied()) })
     }
 
     /// The next step the rules take by themselves, if any.
     pub fn automatic(&self) -> Option<Event> {
         match self.phase {
-            Phase::Engagement => Some(self.one_side_left().unwrap_or(Event::HandStarted {
-                hand: self.hand + 1,
-                utg: self.utg,
-            })),
+            Phase::Engagement => Some(
+                self.one_side_left().unwrap_or(Event::HandStarted { hand: self.hand + 1, utg: self.utg }),
+            ),
             Phase::CommitAspect => {
                 if let Some(end) = self.one_side_left() {
                     return Some(end);
                 }
                 match self.committing() {
                     Some(actor) => (!self.can_ante(actor)).then_some(Event::CouldNotAnte { actor }),
-                    None => Some(Event::AspectsRevealed {
-                        cards: self
-                            .order
-                            .iter()
-                            .filter_map(|&a| self.actors[a.index()].aspect.value().map(|c| (a, c)))
-                            .collect(),
-                    }),
+                    None => Some(Event::AspectsRevealed),
                 }
             }
             Phase::PayPot => Some(self.pay_token()),
             Phase::CommitAction => match self.committing() {
                 Some(_) => None,
-                None => Some(Event::ActionsRevealed {
-                    cards: self
-                        .order
-                        .iter()
-                        .filter_map(|&a| self.actors[a.index()].action.value().map(|c| (a, c)))
-                        .collect(),
-                }),
+                None => Some(Event::ActionsRevealed),
             },
             Phase::Strikes => {
                 let i = self.next_strike;
@@ -547,7 +544,8 @@ impl Conflict {
                 if !tgt.is_in() {
                     return Some(Event::StrikeVoid { strike: i, why: Void::TargetOut });
                 }
-                let possessed = s.aspect.attributes().iter().filter(|&&a| tgt.sheet.statblock.possesses(a)).count();
+                let possessed =
+                    s.aspect.attributes().iter().filter(|&&a| tgt.sheet.statblock.possesses(a)).count();
                 Some(Event::Struck { strike: i, damage: through_partial_aspect(s.damage, possessed) })
             }
             Phase::SpreadDamage { damage } => {
@@ -630,35 +628,39 @@ impl Conflict {
         self.turn = 0;
     }
 
+    /// Step 1, Engagement: a Hand starts with `utg`; the acting order runs from UTG through
+    /// the Actors still in, in table order.
+    fn start_hand(&mut self, hand: u32, utg: ActorId) {
+        self.hand = hand;
+        self.utg = utg;
+        self.order.clear();
+        let n = self.actors.len();
+        for k in 0..n {
+            let i = (utg.index() + k) % n;
+            if self.actors[i].is_in() {
+                self.order.push(ActorId(i as u8));
+            }
+        }
+        for a in &mut self.actors {
+            a.aspect = table::Sealed::Empty;
+            a.action = table::Sealed::Empty;
+            a.intent = None;
+            a.targets = Targets::NONE;
+            a.open_bid = false;
+            a.trine_wins = 0;
+            a.attribute_wins = 0;
+        }
+        self.showdown.clear();
+        self.next_strike = 0;
+        self.paid = 0;
+        self.turn = 0;
+        self.phase = Phase::CommitAspect;
+    }
+
     /// Applies one event.
     pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::HandStarted { hand, utg } => {
-                self.hand = *hand;
-                self.utg = *utg;
-                self.order.clear();
-                let n = self.actors.len();
-                for k in 0..n {
-                    let i = (utg.index() + k) % n;
-                    if self.actors[i].is_in() {
-                        self.order.push(ActorId(i as u8));
-                    }
-                }
-                for a in &mut self.actors {
-                    a.aspect = table::Sealed::Empty;
-                    a.action = table::Sealed::Empty;
-                    a.intent = None;
-                    a.targets = Targets::NONE;
-                    a.open_bid = false;
-                    a.trine_wins = 0;
-                    a.attribute_wins = 0;
-                }
-                self.showdown.clear();
-                self.next_strike = 0;
-                self.paid = 0;
-                self.turn = 0;
-                self.phase = Phase::CommitAspect;
-            }
+            Event::HandStarted { hand, utg } => self.start_hand(*hand, *utg),
             Event::AspectCommitted { actor, card, targets, intent } => {
                 let a = &mut self.actors[actor.index()];
                 if let Some(card) = card {
@@ -669,11 +671,14 @@ impl Conflict {
                 self.turn += 1;
             }
             Event::Withdrew { actor } | Event::CouldNotAnte { actor } => {
-                self.actors[actor.index()].status =
-                    if matches!(event, Event::Withdrew { .. }) { Status::Withdrew } else { Status::CouldNotAnte };
+                self.actors[actor.index()].status = if matches!(event, Event::Withdrew { .. }) {
+                    Status::Withdrew
+                } else {
+                    Status::CouldNotAnte
+                };
                 self.turn += 1;
             }
-            Event::AspectsRevealed { .. } => self.reveal_aspects(),
+            Event::AspectsRevealed => self.reveal_aspects(),
             Event::TokenPaid { to, attribute, fate, rng_pos } => {
                 let i = attribute.index();
                 self.pot[i] = self.pot[i].saturating_sub(1);
@@ -701,7 +706,7 @@ impl Conflict {
                 a.open_bid = open_bid.is_some();
                 self.turn += 1;
             }
-            Event::ActionsRevealed { .. } => self.reveal_actions(),
+            Event::ActionsRevealed => self.reveal_actions(),
             Event::Struck { damage, .. } => {
                 if *damage == 0 {
                     self.next_strike += 1;
@@ -733,10 +738,7 @@ impl Conflict {
                 self.phase = Phase::EliminationCheck;
             }
             Event::Eliminated { actor, status } => self.actors[actor.index()].status = *status,
-            Event::HandEnded { next_utg } => {
-                self.utg = *next_utg;
-                self.phase = Phase::Engagement;
-            }
+            Event::HandEnded { next_utg } => self.start_hand(self.hand + 1, *next_utg),
             Event::ConflictEnded { ending } => {
                 self.ending = Some(*ending);
                 self.phase = Phase::Over;
@@ -823,7 +825,8 @@ impl Conflict {
     pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
         match self.phase {
             Phase::CommitAspect => {
-                let Some(actor) = self.committing().filter(|a| self.actors[a.index()].sheet.seat == seat) else {
+                let Some(actor) = self.committing().filter(|a| self.actors[a.index()].sheet.seat == seat)
+                else {
                     return;
                 };
                 let mut opponents: ArrayVec<ActorId, MAX_ACTORS> = ArrayVec::new();
@@ -852,13 +855,20 @@ impl Conflict {
                         continue;
                     }
                     for &targets in &target_sets {
-                        out.push(Command::CommitAspect { actor, aspect: ante.aspect(), ante, targets, intent: None });
+                        out.push(Command::CommitAspect {
+                            actor,
+                            aspect: ante.aspect(),
+                            ante,
+                            targets,
+                            intent: None,
+                        });
                     }
                 }
                 out.push(Command::Withdraw { actor });
             }
             Phase::CommitAction => {
-                let Some(actor) = self.committing().filter(|a| self.actors[a.index()].sheet.seat == seat) else {
+                let Some(actor) = self.committing().filter(|a| self.actors[a.index()].sheet.seat == seat)
+                else {
                     return;
                 };
                 let a = &self.actors[actor.index()];
@@ -901,9 +911,9 @@ impl Conflict {
                 if self.actors[actor.index()].sheet.seat != seat {
                     return;
                 }
-                let mut all = Vec::new();
-                spreads(self.actors[actor.index()].aspect_values(aspect), damage, &mut all);
-                out.extend(all.into_iter().map(|spread| Command::SpreadDamage { actor, spread }));
+                spreads(self.actors[actor.index()].aspect_values(aspect), damage, |spread| {
+                    out.push(Command::SpreadDamage { actor, spread })
+                });
             }
             _ => {}
         }
@@ -916,9 +926,8 @@ impl Conflict {
             Phase::SpreadDamage { .. } => self.spreading().map(|s| s.0),
             _ => None,
         };
-        if let Some(a) = actor
-            && self.automatic().is_none()
-        {
+        // At rest (the table runs the automatic steps to a fixed point) this is who acts next.
+        if let Some(a) = actor {
             out.push(self.actors[a.index()].sheet.seat);
         }
     }

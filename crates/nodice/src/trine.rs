@@ -95,8 +95,17 @@ pub enum Attribute {
     Int,
 }
 
-const LONG: [&str; 9] =
-    ["Reason", "Knowledge", "Quickness", "Strength", "Fitness", "Agility", "Willpower", "Presence", "Intuition"];
+const LONG: [&str; 9] = [
+    "Reason",
+    "Knowledge",
+    "Quickness",
+    "Strength",
+    "Fitness",
+    "Agility",
+    "Willpower",
+    "Presence",
+    "Intuition",
+];
 const ABBREV: [&str; 9] = ["REA", "KNO", "QUI", "STR", "FIT", "AGI", "WIL", "PRE", "INT"];
 
 impl Attribute {

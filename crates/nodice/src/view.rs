@@ -118,7 +118,11 @@ impl Conflict {
                 let mut serial = block.to_string();
                 if a.sheet.kind != Kind::Pc && block.stated_wildcards.is_none() {
                     // The formula's Wildcard Rank is a PC's; print what this Actor has.
-                    serial = serial.replacen(&format!("/{}(", block.wildcard_rank()), &format!("/{}(", a.sheet.wildcards), 1);
+                    serial = serial.replacen(
+                        &format!("/{}(", block.wildcard_rank()),
+                        &format!("/{}(", a.sheet.wildcards),
+                        1,
+                    );
                 }
                 ActorView {
                     id: ActorId(i as u8),
@@ -167,7 +171,12 @@ impl Conflict {
         let hidden = |actor: ActorId| self.actor(actor).is_none_or(|a| !owns(viewer, a));
         Some(match event {
             Event::AspectCommitted { actor, targets, intent, .. } if hidden(*actor) => {
-                Event::AspectCommitted { actor: *actor, card: None, targets: *targets, intent: intent.clone() }
+                Event::AspectCommitted {
+                    actor: *actor,
+                    card: None,
+                    targets: *targets,
+                    intent: intent.clone(),
+                }
             }
             Event::ActionCommitted { actor, open_bid, .. } if hidden(*actor) => {
                 Event::ActionCommitted { actor: *actor, card: None, open_bid: *open_bid }

@@ -23,7 +23,8 @@ fn one_bid_against_two_targets_resolves_pairwise() {
     commit_action(&mut t, "C", "REA", 1, false).unwrap();
     let sd = &t.state().showdown;
     assert_eq!(sd.pairs.len(), 3);
-    let pair = |x: u8, y: u8| sd.pairs.iter().find(|p| p.actors == [ActorId(x), ActorId(y)]).copied().unwrap();
+    let pair =
+        |x: u8, y: u8| sd.pairs.iter().find(|p| p.actors == [ActorId(x), ActorId(y)]).copied().unwrap();
     // A–B: TD A; AD FIT ties PRE: 4 + 1 = 5 vs 2.
     assert_eq!(pair(0, 1).totals, [5, 2]);
     assert_eq!(pair(0, 1).sweep, [false, false]);
@@ -33,7 +34,8 @@ fn one_bid_against_two_targets_resolves_pairwise() {
     // B–C: TD B (Spirit beats Mind); AD PRE vs REA: REA beats PRE → C. B 2 + 1 = 3, C 1 + 1 = 2.
     assert_eq!(pair(1, 2).totals, [3, 2]);
     // Priority: C (1), B (2), A (4).
-    let strikes: Vec<_> = sd.strikes.iter().map(|s| (s.attacker.0, s.target.0, s.damage, s.unopposed)).collect();
+    let strikes: Vec<_> =
+        sd.strikes.iter().map(|s| (s.attacker.0, s.target.0, s.damage, s.unopposed)).collect();
     assert_eq!(
         strikes,
         vec![
@@ -59,7 +61,8 @@ fn random_brawls_end_with_chips_conserved() {
         let mut setup = brawl(2);
         setup.seed = seed;
         let mut t = start(setup);
-        let (mut a, mut b, mut c) = (RandomBot::new(seed), RandomBot::new(seed + 100), RandomBot::new(seed + 200));
+        let (mut a, mut b, mut c) =
+            (RandomBot::new(seed), RandomBot::new(seed + 100), RandomBot::new(seed + 200));
         play_out(&mut t, &mut [&mut a, &mut b, &mut c], 10_000).unwrap();
         assert!(t.is_over());
         assert!(chips_conserved(t.state()));

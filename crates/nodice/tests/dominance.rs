@@ -125,7 +125,9 @@ fn trine_and_attribute_dominance_are_independent() {
 
 #[test]
 fn attribute_names_parse_in_every_form() {
-    for (text, attr) in [("str", "STR"), ("Strength", "STR"), ("S", "STR"), ("i", "INT"), ("Quickness", "QUI")] {
+    for (text, attr) in
+        [("str", "STR"), ("Strength", "STR"), ("S", "STR"), ("i", "INT"), ("Quickness", "QUI")]
+    {
         assert_eq!(a(text), a(attr));
     }
     assert!("strong".parse::<Attribute>().is_err());

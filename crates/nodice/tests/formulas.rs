@@ -143,7 +143,20 @@ fn stakes_seed_formula_table() {
     // §5: R_max 1–4 → 1, 5 → 1, 6–9 → 1, 10 → 2, 11–14 → 2, 15 → 3, 16–19 → 3, 20 → 4,
     // 21–24 → 4, 25+ → 5.
     let seed = |r| Stakes::from_rank(r, StakesFormula::Seed).value();
-    for (r, s) in [(1, 1), (4, 1), (5, 1), (9, 1), (10, 2), (14, 2), (15, 3), (19, 3), (20, 4), (24, 4), (25, 5), (98, 5)] {
+    for (r, s) in [
+        (1, 1),
+        (4, 1),
+        (5, 1),
+        (9, 1),
+        (10, 2),
+        (14, 2),
+        (15, 3),
+        (19, 3),
+        (20, 4),
+        (24, 4),
+        (25, 5),
+        (98, 5),
+    ] {
         assert_eq!(seed(r), s, "R{r}");
     }
     let old = |r| Stakes::from_rank(r, StakesFormula::Old).value();
@@ -190,7 +203,7 @@ fn damage_spreads_place_everything_or_all_that_is_left() {
     assert!(check_spread(avs, 4, [0, 1, 3]).is_err());
     assert!(check_spread(avs, 9, [2, 0, 3]).is_ok(), "excess is lost (Open question 11)");
     let mut all = Vec::new();
-    spreads(avs, 4, &mut all);
+    spreads(avs, 4, |s| all.push(s));
     assert_eq!(all, vec![[1, 0, 3], [2, 0, 2]]);
     assert_eq!(forced_spread([None, Some(1), None], 1), Some([0, 1, 0]));
     assert_eq!(forced_spread(avs, 5), Some([2, 0, 3]));

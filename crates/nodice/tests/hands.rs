@@ -258,8 +258,13 @@ fn bid_cap_is_the_trine_score_and_the_chips_in_the_stack() {
 fn wildcard_at_most_one_per_hand_refreshed_once_per_conflict() {
     // A Rank 3 PC has 2 Wildcards for the whole Conflict; one Command spends at most one.
     let mut setup = kara_vs_bandit();
-    setup.actors[0] =
-        ActorSheet::new("Kara", Kind::Pc, block("M9(9/9/9)-B9(9/9/9)-S9(9/9/9)"), SeatId(0), table::SideId(0));
+    setup.actors[0] = ActorSheet::new(
+        "Kara",
+        Kind::Pc,
+        block("M9(9/9/9)-B9(9/9/9)-S9(9/9/9)"),
+        SeatId(0),
+        table::SideId(0),
+    );
     let mut t = start(setup);
     assert_eq!(t.state().actors[0].sheet.statblock.rank(), 7);
     assert_eq!(t.state().actors[0].wildcards, 4);
@@ -321,7 +326,8 @@ fn showdown_tie_deals_no_damage() {
 fn damage_to_a_partial_aspect_and_an_object_destroyed() {
     // §7: 2 Body damage to an object B1(-/1/-): floor(2/3) = 0 → 1; FIT 1 → 0: destroyed.
     let mut setup = kara_vs_bandit();
-    setup.actors[1] = ActorSheet::new("Pot", Kind::Abstract, block("R0/0(1/0)-B1(-/1/-)"), SeatId(1), table::SideId(1));
+    setup.actors[1] =
+        ActorSheet::new("Pot", Kind::Abstract, block("R0/0(1/0)-B1(-/1/-)"), SeatId(1), table::SideId(1));
     let mut t = start(setup);
     commit_aspect(&mut t, "Kara", "REA", &["Pot"]).unwrap();
     commit_aspect(&mut t, "Pot", "FIT", &["Kara"]).unwrap();
@@ -378,7 +384,9 @@ fn partial_aspect_reduction_applies_to_the_target() {
     commit_action(&mut t, "Bandit", "STR", 5, false).unwrap();
     // Kara: 4 + 1 + 1 (AD: AGI beats STR) = 6 vs 5, lower bidder: 6 unopposed → floor(12/3) = 4.
     let struck = t.log().iter().find_map(|e| match e {
-        Event::Struck { damage, strike } if t.state().showdown.strikes[*strike as usize].attacker == ActorId(0) => {
+        Event::Struck { damage, strike }
+            if t.state().showdown.strikes[*strike as usize].attacker == ActorId(0) =>
+        {
             Some(*damage)
         }
         _ => None,
@@ -444,7 +452,14 @@ fn bad_commands_leave_the_state_unchanged() {
             targets: Targets::one(ActorId(1)),
             intent: None,
         },
-        Command::CommitAction { actor: ActorId(0), attribute: Attribute::Str, bid: 1, wildcard: false, open: false, damage_aspect: None },
+        Command::CommitAction {
+            actor: ActorId(0),
+            attribute: Attribute::Str,
+            bid: 1,
+            wildcard: false,
+            open: false,
+            damage_aspect: None,
+        },
         Command::SpreadDamage { actor: ActorId(0), spread: [1, 0, 0] },
         Command::Withdraw { actor: ActorId(1) },
     ] {

@@ -47,7 +47,10 @@ fn a_face_down_action_card_and_bid_are_seen_only_by_their_seat() {
     assert_eq!(v.actors[0].action, Face::FaceDown);
     assert_eq!(v.actors[0].open_bid, None);
     assert_eq!(v.actors[0].wildcards, Some(1), "a Wildcard played face down is still in her pool");
-    assert!(matches!(t.view(KARA_SEAT).actors[0].action, Face::Known(ActionCard { bid: 4, wildcard: true, .. })));
+    assert!(matches!(
+        t.view(KARA_SEAT).actors[0].action,
+        Face::Known(ActionCard { bid: 4, wildcard: true, .. })
+    ));
     assert!(t.log_for(GM).iter().all(|e| !matches!(e, Event::ActionCommitted { card: Some(_), .. })));
 }
 
@@ -86,7 +89,10 @@ fn npc_rank_and_stat_block_are_hidden_from_players_who_see_only_the_stakes() {
     for viewer in [KARA_SEAT, Viewer::Spectator] {
         let v = t.view(viewer);
         let bandit = &v.actors[1];
-        assert_eq!((bandit.rank, &bandit.serial, bandit.stacks, bandit.trine_scores), (None, &None, None, None));
+        assert_eq!(
+            (bandit.rank, &bandit.serial, bandit.stacks, bandit.trine_scores),
+            (None, &None, None, None)
+        );
         assert_eq!(v.stakes, 1);
         assert_eq!(v.stakes_name, "Low Stakes");
         // PCs' sheets are public.

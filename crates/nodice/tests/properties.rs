@@ -40,7 +40,7 @@ fn raw(kind: u8, actor: u8, a: u8, b: u8, bid: u16, targets: u16, flag: bool) ->
             attribute: attr,
             bid,
             wildcard: flag,
-            open: b % 2 == 0,
+            open: b.is_multiple_of(2),
             damage_aspect: (b > 5).then_some(Aspect::ALL[usize::from(b % 3)]),
         },
         2 => Command::SpreadDamage { actor, spread: [bid, u16::from(a), u16::from(b)] },
@@ -56,7 +56,8 @@ fn setups() -> impl Strategy<Value = Setup> {
         Just({
             let mut s = kara_vs_bandit();
             s.actors[1].statblock = block("R20/0(200/0)-M-(-/-/-)-B66(9/9/-)-S1(-/-/2)");
-            s.extensions = vec![Ext::DamageAbility(DamageAbility { actor: ActorId(0), points: 1, aspect: None })];
+            s.extensions =
+                vec![Ext::DamageAbility(DamageAbility { actor: ActorId(0), points: 1, aspect: None })];
             s
         }),
     ]

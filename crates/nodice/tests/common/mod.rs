@@ -36,18 +36,17 @@ pub fn kara_vs_bandit() -> Setup {
 /// Three Actors each on its own side, each at its own player seat, all `3/3/3` in every
 /// Aspect, with the given Stakes.
 pub fn brawl(stakes: u8) -> Setup {
-    let seats = Seats::new(vec![
-        seat("a", 0, Role::Player),
-        seat("b", 1, Role::Player),
-        seat("c", 2, Role::Player),
-    ])
-    .unwrap();
+    let seats =
+        Seats::new(vec![seat("a", 0, Role::Player), seat("b", 1, Role::Player), seat("c", 2, Role::Player)])
+            .unwrap();
     Setup {
         seats,
         actors: ["A", "B", "C"]
             .iter()
             .enumerate()
-            .map(|(i, n)| ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8)))
+            .map(|(i, n)| {
+                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
+            })
             .collect(),
         initiator: ActorId(0),
         stakes: Some(Stakes::new(stakes).unwrap()),
@@ -78,7 +77,12 @@ pub fn aspect(s: &str) -> Aspect {
 }
 
 /// `actor` antes from `ante`, plays its Aspect and targets `targets`.
-pub fn commit_aspect(t: &mut Table<NoDice>, actor: &str, ante: &str, targets: &[&str]) -> Result<(), RuleError> {
+pub fn commit_aspect(
+    t: &mut Table<NoDice>,
+    actor: &str,
+    ante: &str,
+    targets: &[&str],
+) -> Result<(), RuleError> {
     let a = id(t, actor);
     let ante = attr(ante);
     let targets = targets.iter().fold(Targets::NONE, |s, n| s.with(id(t, n)));
@@ -88,12 +92,25 @@ pub fn commit_aspect(t: &mut Table<NoDice>, actor: &str, ante: &str, targets: &[
 }
 
 /// `actor` plays `attribute` and bids.
-pub fn commit_action(t: &mut Table<NoDice>, actor: &str, attribute: &str, bid: u16, wildcard: bool) -> Result<(), RuleError> {
+pub fn commit_action(
+    t: &mut Table<NoDice>,
+    actor: &str,
+    attribute: &str,
+    bid: u16,
+    wildcard: bool,
+) -> Result<(), RuleError> {
     let a = id(t, actor);
     let seat = seat_of(t, actor);
     t.submit(
         seat,
-        &Command::CommitAction { actor: a, attribute: attr(attribute), bid, wildcard, open: false, damage_aspect: None },
+        &Command::CommitAction {
+            actor: a,
+            attribute: attr(attribute),
+            bid,
+            wildcard,
+            open: false,
+            damage_aspect: None,
+        },
     )
     .map(|_| ())
 }
