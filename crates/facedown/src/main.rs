@@ -7,6 +7,8 @@ use clap::{Parser, Subcommand};
 
 mod it_play;
 mod it_resolve;
+mod nd_play;
+mod nd_resolve;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]
@@ -24,6 +26,20 @@ enum Command {
         #[command(subcommand)]
         command: IronTriangleCommand,
     },
+    /// No Dice: Trine conflicts (ante, face-down Aspect and Action cards, bids, Dominance).
+    #[command(name = "nodice", visible_alias = "nd")]
+    Nodice {
+        #[command(subcommand)]
+        command: NodiceCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum NodiceCommand {
+    /// Referee calculator: resolve one Hand played with real cards.
+    Resolve(nd_resolve::Args),
+    /// Play a whole Conflict in the terminal: hot-seat, bots, scripts, save and resume.
+    Play(nd_play::Args),
 }
 
 #[derive(Subcommand)]
@@ -40,6 +56,10 @@ fn main() -> ExitCode {
         Command::IronTriangle { command } => match command {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
             IronTriangleCommand::Play(args) => it_play::run(args),
+        },
+        Command::Nodice { command } => match command {
+            NodiceCommand::Resolve(args) => nd_resolve::run(args),
+            NodiceCommand::Play(args) => nd_play::run(args),
         },
     };
     match result {

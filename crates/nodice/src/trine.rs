@@ -7,7 +7,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// One of the three Aspects of an Actor (a Trine Aspect card, §3.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Aspect {
     /// Mind: Reason, Knowledge, Quickness.
@@ -72,7 +72,7 @@ impl FromStr for Aspect {
 }
 
 /// One of the nine Attributes, in the canonical serial order of §3.1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Attribute {
     /// Reason (REA), Mind.
@@ -175,6 +175,29 @@ impl FromStr for Attribute {
             word: s.to_owned(),
             what: "an Attribute (REA KNO QUI, STR FIT AGI, WIL PRE INT)",
         })
+    }
+}
+
+/// Reads an Aspect or Attribute by any of its names (as [`FromStr`] does), so files may say
+/// `"STR"`, `"str"` or `"Strength"`.
+fn deserialize_by_name<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: FromStr<Err = NameError>,
+{
+    let s = String::deserialize(d)?;
+    s.parse().map_err(serde::de::Error::custom)
+}
+
+impl<'de> Deserialize<'de> for Aspect {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_by_name(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for Attribute {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_by_name(d)
     }
 }
 
