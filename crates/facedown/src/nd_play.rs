@@ -203,7 +203,7 @@ fn parse_answer(state: &Conflict, actor: ActorId, answer: &str) -> Result<Comman
                     *s = w.parse().unwrap_or(0);
                 }
             } else {
-                if words.len() % 2 != 0 || words.is_empty() {
+                if !words.len().is_multiple_of(2) || words.is_empty() {
                     return Err(format!(
                         "spread {damage} {aspect} damage: three numbers, ATTRIBUTE AMOUNT pairs, or `even`"
                     ));

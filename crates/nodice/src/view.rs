@@ -37,7 +37,8 @@ pub struct ActorView {
     pub rank: Option<u16>,
     /// Trine Scores (Mind, Body, Spirit; `None` inside for an absent Aspect), when visible.
     pub trine_scores: Option<[Option<u16>; 3]>,
-    /// Chips in each stack (serial order; `None` inside for an absent Attribute), when visible.
+    /// Current values (serial order; `None` inside for an absent Attribute): chips in each
+    /// stack plus those bid on the card, when visible.
     pub stacks: Option<[Option<u16>; 9]>,
     /// Wildcards left, when visible.
     pub wildcards: Option<u16>,
@@ -134,9 +135,7 @@ impl Conflict {
                     serial: sheet.then_some(serial),
                     rank: sheet.then(|| block.rank()),
                     trine_scores: sheet.then(|| crate::trine::Aspect::ALL.map(|x| block.trine_score(x))),
-                    stacks: sheet.then(|| {
-                        crate::trine::Attribute::ALL.map(|x| block.possesses(x).then(|| a.stacks[x.index()]))
-                    }),
+                    stacks: sheet.then(|| crate::trine::Attribute::ALL.map(|x| a.value(x))),
                     wildcards: sheet.then_some(a.wildcards),
                     aspect: a.aspect.face(own),
                     intent: a.intent.clone(),
