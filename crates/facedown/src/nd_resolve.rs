@@ -9,7 +9,7 @@
 //! input and writes output. Formats: `docs/nodice-play.md` (section "resolve").
 
 use std::fmt::Write as _;
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -438,10 +438,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         file.sweep_bonus = args.sweep_bonus;
     }
     let report = compute(file)?;
+    let mut out = std::io::stdout().lock();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", text(&report));
+        write!(out, "{}", text(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }
