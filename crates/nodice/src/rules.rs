@@ -353,6 +353,14 @@ impl Conflict {
         Ok(())
     }
 
+    /// Whether `actor` may ante from `ante` (for an Aspect card of its Aspect): the quick form
+    /// of [`Conflict::check_ante`] for the legal-command lists.
+    pub fn may_ante(&self, actor: ActorId, ante: Attribute) -> bool {
+        let a = &self.actors[actor.index()];
+        let has = a.stacks[ante.index()];
+        a.sheet.statblock.possesses(ante) && has > 0 && has >= self.ante_amount(actor)
+    }
+
     /// Whether `target` may be a target of `actor` (an opponent still in the Conflict).
     pub fn may_target(&self, actor: ActorId, target: ActorId) -> bool {
         let (Some(a), Some(t)) = (self.actor(actor), self.actor(target)) else { return false };
@@ -584,7 +592,7 @@ impl Conflict {
     /// Whether `actor` can ante at all (seed: Step 2; Open question 13): some possessed
     /// Aspect has an Attribute with the ante in chips.
     pub fn can_ante(&self, actor: ActorId) -> bool {
-        Attribute::ALL.iter().any(|&a| self.check_ante(actor, a.aspect(), a).is_ok())
+        Attribute::ALL.iter().any(|&a| self.may_ante(actor, a))
     }
 
     /// Pays one pot token (seed: Pay the Ante Pot): drawn blind with the seeded generator,
@@ -851,7 +859,7 @@ impl Conflict {
                     }
                 }
                 for ante in Attribute::ALL {
-                    if self.check_ante(actor, ante.aspect(), ante).is_err() {
+                    if !self.may_ante(actor, ante) {
                         continue;
                     }
                     for &targets in &target_sets {
@@ -879,8 +887,13 @@ impl Conflict {
                 } else {
                     &[None]
                 };
+                let any_chips = card.aspect.attributes().iter().any(|x| a.stacks[x.index()] > 0);
                 for attribute in card.aspect.attributes() {
-                    if self.check_action(actor, attribute, 0, false, None).is_err() {
+                    // The quick form of `check_action` for a bid of 0: possessed, and not at 0
+                    // while another Attribute of the Aspect has chips.
+                    if !a.sheet.statblock.possesses(attribute)
+                        || (any_chips && a.stacks[attribute.index()] == 0)
+                    {
                         continue;
                     }
                     let top = cap.min(a.stacks[attribute.index()]);
