@@ -451,7 +451,9 @@ impl Game {
         let hidden = matches!(state.phase, Phase::CommitAspect | Phase::CommitAction);
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
-        let private = tty && !self.json && hidden;
+        // A face-down choice, or the GM's screen (it shows the NPCs' stat blocks), is handed
+        // over privately at a terminal.
+        let private = tty && !self.json && (hidden || state.is_gm(seat));
         writeln!(out)?;
         if private {
             let ready = format!(

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use nodice::rules::{TokenFate, Void};
-use nodice::{ActorId, Aspect, Attribute, Conflict, ConflictView, Ending, Event, NoDice, Status};
+use nodice::{ActorId, Aspect, Attribute, Conflict, ConflictView, Ending, Event, Kind, NoDice, Status};
 use table::{Face, Ruleset, Table, Viewer};
 
 /// Prints the log as it grows, keeping its own copy of the state to describe each event.
@@ -283,11 +283,15 @@ pub fn intro(view: &ConflictView, scene: Option<&str>, out: &mut dyn Write) -> a
         writeln!(out, "{s}")?;
     }
     for a in &view.actors {
+        let kind = match a.kind {
+            Kind::Pc => "PC",
+            Kind::Npc => "NPC",
+            Kind::Abstract => "abstract",
+        };
         writeln!(
             out,
-            "  {} ({:?}, seat {}, side {}): {}",
+            "  {} ({kind}, seat {}, side {}): {}",
             a.name,
-            a.kind,
             a.seat,
             a.side.0,
             a.serial.as_deref().unwrap_or("Rank hidden")
