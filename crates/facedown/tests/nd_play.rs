@@ -88,11 +88,20 @@ fn scripted_hand_saves_and_resumes_to_the_end() {
     assert!(out.contains("Showdown Totals 8 – 3"), "{out}");
     assert!(out.contains("Bandit takes it: STR −3, AGI −2."), "{out}");
     assert!(out.contains("paused"), "{out}");
+    // A hand-edited save (Kara's bid raised over her cap) is refused.
+    let text = std::fs::read_to_string(&save).unwrap();
+    assert!(text.contains("\"bid\": 4"));
+    let edited = temp("edited.json");
+    std::fs::write(&edited, text.replacen("\"bid\": 4", "\"bid\": 9", 1)).unwrap();
+    let o = play(&["--resume", edited.to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("corrupt save"), "{}", stderr(&o));
     let o = play(&["--resume", save.to_str().unwrap(), "--bot", "all=random"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("Resuming"));
     assert!(stdout(&o).contains("The Conflict is over"));
     let _ = std::fs::remove_file(save);
+    let _ = std::fs::remove_file(edited);
 }
 
 #[test]

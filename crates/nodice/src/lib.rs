@@ -134,14 +134,28 @@ fn command_of(state: &Conflict, event: &Event) -> Option<(SeatId, Command)> {
     }
 }
 
+/// Why a save cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SaveError {
+    /// The initial state is not a Conflict as [`Conflict::new`] starts it.
+    #[error("its initial state is not the start of a Conflict")]
+    NotAStart,
+    /// The initial state's setup is refused.
+    #[error("its Conflict cannot start: {0}")]
+    Setup(#[from] SetupError),
+    /// The log does not follow from the rules.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}
+
 /// Rebuilds a table from a save that may be damaged or hand-edited: the initial state must
 /// be what [`Conflict::new`] makes of its own setup, and every event must be the rules' next
 /// automatic step or exactly what a seat's command causes (re-decided from the event, so
 /// table talk and face-up bids replay too).
-pub fn load_checked(saved: Saved<NoDice>) -> Result<Table<NoDice>, ReplayError> {
-    let fresh = Conflict::new(saved.initial.setup()).map_err(|_| ReplayError::Unexpected { number: 0 })?;
+pub fn load_checked(saved: Saved<NoDice>) -> Result<Table<NoDice>, SaveError> {
+    let fresh = Conflict::new(saved.initial.setup())?;
     if fresh != saved.initial {
-        return Err(ReplayError::Unexpected { number: 0 });
+        return Err(SaveError::NotAStart);
     }
     let mut state = saved.initial.clone();
     let mut caused = Vec::new();
@@ -165,7 +179,7 @@ pub fn load_checked(saved: Saved<NoDice>) -> Result<Table<NoDice>, ReplayError> 
             }
         };
         if n == 0 {
-            return Err(ReplayError::Unexpected { number: i + 1 });
+            return Err(ReplayError::Unexpected { number: i + 1 }.into());
         }
         for e in &events[i..i + n] {
             state.apply(e);
@@ -173,7 +187,7 @@ pub fn load_checked(saved: Saved<NoDice>) -> Result<Table<NoDice>, ReplayError> 
         i += n;
     }
     if state.automatic().is_some() {
-        return Err(ReplayError::Unfinished);
+        return Err(ReplayError::Unfinished.into());
     }
     let table = Table::load(saved);
     Ok(table)

@@ -147,5 +147,9 @@ fn a_tampered_save_is_refused() {
     assert!(nodice::load_checked(saved).is_err());
     let mut saved = t.save();
     saved.initial.actors[0].stacks[0] = 99;
-    assert!(nodice::load_checked(saved).is_err());
+    assert_eq!(nodice::load_checked(saved).err(), Some(nodice::SaveError::NotAStart));
+    let mut saved = t.save();
+    saved.events.truncate(3);
+    saved.events.remove(1);
+    assert!(matches!(nodice::load_checked(saved), Err(nodice::SaveError::Replay(_))));
 }
