@@ -124,6 +124,17 @@ proptest! {
             }
             hidden_stays_hidden(&t);
         }
+        // The redacted log shows no seat another seat's face-down card.
+        for (seat, _) in t.state().seats.iter() {
+            for e in t.log_for(Viewer::Seat(seat)) {
+                match e {
+                    Event::AspectCommitted { actor, card: Some(_), .. } | Event::ActionCommitted { actor, card: Some(_), .. } => {
+                        prop_assert_eq!(t.state().actors[actor.index()].sheet.seat, seat);
+                    }
+                    _ => {}
+                }
+            }
+        }
         let replayed = Table::<NoDice>::replay(t.initial().clone(), t.log().to_vec());
         prop_assert_eq!(replayed.state(), t.state());
         let checked = nodice::load_checked(t.save());
