@@ -468,3 +468,69 @@ fn bad_commands_leave_the_state_unchanged() {
     assert_eq!(t.state(), &before);
     assert_eq!(t.log().len(), log);
 }
+
+#[test]
+fn decision_sweep_bonus_is_the_stakes_unless_the_options_say_otherwise() {
+    let mut t = start(kara_vs_bandit());
+    assert_eq!(t.state().sweep_bonus(), 1);
+    let mut setup = kara_vs_bandit();
+    setup.options.sweep_bonus = Some(3);
+    let mut t3 = start(setup);
+    for t in [&mut t, &mut t3] {
+        hand_one(t);
+        commit_action(t, "Kara", "STR", 4, true).unwrap();
+        commit_action(t, "Bandit", "PRE", 3, false).unwrap();
+    }
+    assert_eq!(t.state().showdown.pairs[0].totals, [8, 3]);
+    assert_eq!(t3.state().showdown.pairs[0].totals, [10, 3]);
+}
+
+#[test]
+fn decision_an_attribute_at_0_is_unusable_while_the_aspect_has_chips() {
+    let mut setup = kara_vs_bandit();
+    setup.actors[0].statblock = block("M4(5/4/3)-B2(1/1/4)-S3(2/3/4)");
+    let mut t = start(setup);
+    // Kara antes her only STR chip; the Bandit wins the pot (Mind beats Body).
+    commit_aspect(&mut t, "Kara", "STR", &["Bandit"]).unwrap();
+    commit_aspect(&mut t, "Bandit", "REA", &["Kara"]).unwrap();
+    assert_eq!(values(&t, "Kara")[Attribute::Str.index()], 0);
+    assert_eq!(commit_action(&mut t, "Kara", "STR", 0, false), Err(RuleError::Unusable(Attribute::Str)));
+    commit_action(&mut t, "Kara", "AGI", 2, false).unwrap();
+}
+
+#[test]
+fn decision_utg_passes_on_in_table_order_when_the_staying_utg_is_out() {
+    let mut c = Conflict::new(brawl(1)).unwrap();
+    c.utg = ActorId(1);
+    assert_eq!(c.next_utg(), ActorId(1), "a tie (no wins) keeps UTG");
+    c.actors[1].status = Status::Withdrew;
+    assert_eq!(c.next_utg(), ActorId(2));
+    c.actors[0].trine_wins = 1;
+    assert_eq!(c.next_utg(), ActorId(0), "a sole leader takes UTG");
+}
+
+#[test]
+fn decision_legal_commands_list_game_choices_not_table_talk_or_the_gms_call() {
+    let t = start(kara_vs_bandit());
+    let mut legal = Vec::new();
+    t.legal_commands(SeatId(0), &mut legal);
+    // Nine antes (each fixing its Aspect) against the one opponent, and withdraw.
+    assert_eq!(legal.len(), 10);
+    assert!(legal.contains(&Command::Withdraw { actor: ActorId(0) }));
+    assert!(legal.iter().all(|c| !matches!(c, Command::CommitAspect { intent: Some(_), .. })));
+    t.legal_commands(SeatId(1), &mut legal);
+    assert!(legal.is_empty(), "the GM is not asked while Kara commits; end_conflict is never listed");
+    // The brawl: every non-empty set of the two opponents.
+    let b = start(brawl(1));
+    b.legal_commands(SeatId(0), &mut legal);
+    assert_eq!(legal.len(), 9 * 3 + 1);
+}
+
+#[test]
+fn decision_the_old_stakes_formula_is_an_option() {
+    let mut setup = kara_vs_bandit();
+    setup.actors[0].statblock = block("M9(9/9/9)-B9(9/9/9)-S9(9/9/9)");
+    assert_eq!(Conflict::new(setup.clone()).unwrap().stakes.value(), 1, "R7: seed formula 1");
+    setup.options.stakes_formula = StakesFormula::Old;
+    assert_eq!(Conflict::new(setup).unwrap().stakes.value(), 2, "R7: old formula 2");
+}
