@@ -33,7 +33,7 @@ are typed without echo:
   Commit Action:  ATTRIBUTE BID [wildcard] [open] [damage ASPECT]   e.g.  str 4 wildcard
   Spread damage:  three numbers in serial order (e.g. `0 0 3`), ATTRIBUTE AMOUNT pairs
                   (e.g. `int 3`), or `even`.
-The GM may type `end` at any prompt to end the Conflict (the fiction resolved it). See \
+The GM may type `end` at any of its prompts to end the Conflict (the fiction resolved it). See \
 docs/nodice-play.md for the conflict file and script formats.
 
 Exit status: 0 when the Conflict ends (or a --save game pauses); 2 on a bad file, flag or \
