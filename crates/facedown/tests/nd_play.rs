@@ -163,3 +163,15 @@ fn bad_files_and_flags_are_clear_errors() {
     let _ = std::fs::remove_file(bad);
     let _ = std::fs::remove_file(corrupt);
 }
+
+#[test]
+fn hot_seat_brawl_with_several_targets_resolves_pairwise() {
+    // Kara (UTG) targets both; the GM plays the Thug, then the Bandit.
+    let input = "str thug,bandit : I flip the table onto both\nwil kara\nrea kara\nfit 2\npre 2\nkno 1\n";
+    let o = play(&[&example("brawl-3.toml")], input);
+    let out = stdout(&o);
+    assert!(out.contains("Kara antes and plays an Aspect card face down, targeting Thug, Bandit: \"I flip the table onto both\""), "{out}");
+    assert!(out.contains("Kara vs Thug: TD Kara"), "{out}");
+    assert!(out.contains("Kara vs Bandit: TD Bandit"), "{out}");
+    assert!(!out.contains("Thug vs Bandit"), "the Thug and the Bandit do not target each other: {out}");
+}
