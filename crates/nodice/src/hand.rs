@@ -58,9 +58,10 @@ impl Targets {
         Targets::NONE.with(actor)
     }
 
-    /// These targets and `actor`.
+    /// These targets and `actor` (an id beyond [`MAX_ACTORS`] cannot be a target and is left
+    /// out).
     pub fn with(self, actor: ActorId) -> Targets {
-        Targets(self.0 | (1 << (actor.0 as u32 % MAX_ACTORS as u32)))
+        if actor.index() < MAX_ACTORS { Targets(self.0 | (1 << actor.0)) } else { self }
     }
 
     /// Whether `actor` is a target.
