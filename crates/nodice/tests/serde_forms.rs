@@ -100,3 +100,11 @@ fn pcs_bring_their_wildcard_rank_npcs_and_abstract_actors_none() {
     let thing = ActorSheet::new("Door", Kind::Abstract, block("B1(-/4/-)"), SeatId(1), SideId(1));
     assert_eq!(thing.wildcards, 0);
 }
+
+/// Commands and events are pushed by the dozen on the hot path (legal-command lists, the
+/// log): they stay small (docs/nodice.md, Benchmarks).
+#[test]
+fn commands_and_events_stay_small() {
+    assert!(std::mem::size_of::<Command>() <= 32, "{}", std::mem::size_of::<Command>());
+    assert!(std::mem::size_of::<Event>() <= 32, "{}", std::mem::size_of::<Event>());
+}
