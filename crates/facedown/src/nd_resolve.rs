@@ -47,6 +47,9 @@ pub struct Args {
     /// The Sweep bonus (default: the Stakes).
     #[arg(long, value_name = "N")]
     sweep_bonus: Option<u16>,
+    /// Tokens in the pot (antes plus the Jackpot): prints how many each leader receives.
+    #[arg(long, value_name = "N")]
+    pot: Option<u16>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -62,6 +65,8 @@ struct HandFile {
     sweep_bonus: Option<u16>,
     #[serde(default)]
     stakes_formula: StakesFormula,
+    #[serde(default)]
+    pot: Option<u16>,
     actors: Vec<ActorPlay>,
 }
 
@@ -104,6 +109,8 @@ struct Report {
     pairs: Vec<PairReport>,
     wins: Vec<WinsReport>,
     pot_leaders: Vec<String>,
+    /// Tokens each leader receives, round-robin from UTG, when the pot's size is given.
+    pot_shares: Option<Vec<(String, u16)>>,
     next_utg: Option<String>,
     strikes: Vec<StrikeReport>,
 }
@@ -318,6 +325,16 @@ fn compute(file: HandFile) -> anyhow::Result<Report> {
     } else {
         (0..n).filter(|&i| trine[i] == best_td).map(|i| name(ActorId(i as u8))).collect()
     };
+    // Seed: Pay the Ante Pot — round-robin among the tied leaders, in commit order from UTG,
+    // until the pot is empty.
+    let pot_shares = file.pot.filter(|_| !pot_leaders.is_empty()).map(|pot| {
+        let k = pot_leaders.len() as u16;
+        pot_leaders
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.clone(), pot / k + u16::from((i as u16) < pot % k)))
+            .collect()
+    });
     let total = |w: &WinsReport| u16::from(w.trine) + u16::from(w.attribute);
     let best = wins.iter().map(total).max().unwrap_or(0);
     let leaders: Vec<&WinsReport> = wins.iter().filter(|w| total(w) == best).collect();
@@ -345,6 +362,7 @@ fn compute(file: HandFile) -> anyhow::Result<Report> {
         pairs,
         wins,
         pot_leaders,
+        pot_shares,
         next_utg,
         strikes,
     })
@@ -378,6 +396,10 @@ fn text(r: &Report) -> String {
         leaders => {
             let _ =
                 writeln!(s, "Pot: paid token by token, drawn blind, round-robin to {}.", leaders.join(", "));
+            if let Some(shares) = &r.pot_shares {
+                let shares: Vec<String> = shares.iter().map(|(n, k)| format!("{n} {k}")).collect();
+                let _ = writeln!(s, "  Tokens: {}.", shares.join(", "));
+            }
         }
     }
     match &r.next_utg {
@@ -418,7 +440,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("give the Actors with --actor (at least two) or a file with --input; see --help");
             }
             let actors = args.actors.iter().map(|s| parse_spec(s)).collect::<anyhow::Result<Vec<_>>>()?;
-            HandFile { stakes: None, sweep_bonus: None, stakes_formula: StakesFormula::Seed, actors }
+            HandFile {
+                stakes: None,
+                sweep_bonus: None,
+                stakes_formula: StakesFormula::Seed,
+                pot: None,
+                actors,
+            }
         }
     };
     for spec in &args.serials {
@@ -436,6 +464,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if args.sweep_bonus.is_some() {
         file.sweep_bonus = args.sweep_bonus;
+    }
+    if args.pot.is_some() {
+        file.pot = args.pot;
     }
     let report = compute(file)?;
     let mut out = std::io::stdout().lock();

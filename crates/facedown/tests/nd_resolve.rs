@@ -113,3 +113,23 @@ fn bad_input_is_a_clear_error_with_status_2() {
         assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn worked_example_pot_of_7_between_two_tied_leaders_pays_4_and_3() {
+    // A (Mind) and B (Mind) both target C (Body); C targets A.
+    let o = resolve(&[
+        "--actor",
+        "A: rea 1 -> C",
+        "--actor",
+        "B: kno 1 -> C",
+        "--actor",
+        "C: str 1 -> A",
+        "--stakes",
+        "2",
+        "--pot",
+        "7",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("round-robin to A, B."), "{}", stdout(&o));
+    assert!(stdout(&o).contains("Tokens: A 4, B 3."), "{}", stdout(&o));
+}
