@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod it_play;
 mod it_resolve;
+mod nd;
 mod nd_play;
 mod nd_resolve;
 
@@ -30,16 +31,8 @@ enum Command {
     #[command(name = "nodice", visible_alias = "nd")]
     Nodice {
         #[command(subcommand)]
-        command: NodiceCommand,
+        command: nd::NodiceCommand,
     },
-}
-
-#[derive(Subcommand)]
-enum NodiceCommand {
-    /// Referee calculator: resolve one Hand played with real cards.
-    Resolve(nd_resolve::Args),
-    /// Play a whole Conflict in the terminal: hot-seat, bots, scripts, save and resume.
-    Play(nd_play::Args),
 }
 
 #[derive(Subcommand)]
@@ -57,10 +50,7 @@ fn main() -> ExitCode {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
             IronTriangleCommand::Play(args) => it_play::run(args),
         },
-        Command::Nodice { command } => match command {
-            NodiceCommand::Resolve(args) => nd_resolve::run(args),
-            NodiceCommand::Play(args) => nd_play::run(args),
-        },
+        Command::Nodice { command } => command.run(),
     };
     match result {
         Ok(code) => code,
