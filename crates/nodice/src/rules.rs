@@ -599,12 +599,19 @@ impl Conflict {
     /// to the leaders round-robin in commit order from UTG. With one leader every token goes
     /// to it, so the draw order cannot matter and no draw is made.
     fn pay_token(&self) -> Event {
-        let leaders = self.pot_leaders();
-        let Some(&to) = leaders.get(usize::from(self.paid) % leaders.len().max(1)) else {
+        // The leaders in TD wins, in commit order from UTG (as `pot_leaders`, without a list).
+        let wins = |a: &ActorId| self.actors[a.index()].trine_wins;
+        let best = self.order.iter().map(wins).max().unwrap_or(0);
+        let count = if best == 0 { 0 } else { self.order.iter().filter(|a| wins(a) == best).count() };
+        let Some(&to) = (count > 0)
+            .then(|| self.order.iter().filter(|a| wins(a) == best).nth(usize::from(self.paid) % count))
+            .flatten()
+        else {
             return Event::PotToJackpot;
         };
+        let single = count == 1;
         let mut rng_pos = self.rng_pos;
-        let attribute = if leaders.len() == 1 {
+        let attribute = if single {
             Attribute::ALL.into_iter().find(|a| self.pot[a.index()] > 0)
         } else {
             let total: u16 = self.pot.iter().sum();
@@ -882,6 +889,7 @@ impl Conflict {
                 let a = &self.actors[actor.index()];
                 let Some(card) = a.aspect.value() else { return };
                 let cap = self.bid_cap(actor, card.aspect);
+                out.reserve(3 * (usize::from(cap) + 1) * 2);
                 let damage_aspects: &[Option<Aspect>] = if a.sheet.kind == Kind::Abstract {
                     &[None, Some(Aspect::Mind), Some(Aspect::Body), Some(Aspect::Spirit)]
                 } else {
