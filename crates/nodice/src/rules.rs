@@ -482,13 +482,12 @@ impl Conflict {
         Event::DamageTaken { actor, aspect, spread, exhausted }
     }
 
-    /// The pot's leaders in TD wins (seed: Pay the Ante Pot), in commit order from UTG.
-    pub fn pot_leaders(&self) -> ArrayVec<ActorId, MAX_ACTORS> {
-        let best = self.order.iter().map(|a| self.actors[a.index()].trine_wins).max().unwrap_or(0);
-        if best == 0 {
-            return ArrayVec::new();
-        }
-        self.order.iter().copied().filter(|a| self.actors[a.index()].trine_wins == best).collect()
+    /// The pot's leaders (seed: Pay the Ante Pot): the Actors with the most TD wins, at least
+    /// one, in commit order from UTG. None when nobody won Trine Dominance.
+    pub fn pot_leaders(&self) -> impl Iterator<Item = ActorId> + Clone + '_ {
+        let wins = |a: &ActorId| self.actors[a.index()].trine_wins;
+        let best = self.order.iter().map(wins).max().unwrap_or(0);
+        self.order.iter().copied().filter(move |a| best > 0 && wins(a) == best)
     }
 
     /// UTG of the next Hand (seed: Step 1, UTG Assignment): the Actor with the most Dominance
@@ -599,14 +598,9 @@ impl Conflict {
     /// to the leaders round-robin in commit order from UTG. With one leader every token goes
     /// to it, so the draw order cannot matter and no draw is made.
     fn pay_token(&self) -> Event {
-        // The leaders in TD wins, in commit order from UTG (as `pot_leaders`, without a list).
-        let wins = |a: &ActorId| self.actors[a.index()].trine_wins;
-        let best = self.order.iter().map(wins).max().unwrap_or(0);
-        let count = if best == 0 { 0 } else { self.order.iter().filter(|a| wins(a) == best).count() };
-        let Some(&to) = (count > 0)
-            .then(|| self.order.iter().filter(|a| wins(a) == best).nth(usize::from(self.paid) % count))
-            .flatten()
-        else {
+        let leaders = self.pot_leaders();
+        let count = leaders.clone().count();
+        let Some(to) = leaders.clone().nth(usize::from(self.paid) % count.max(1)) else {
             return Event::PotToJackpot;
         };
         let single = count == 1;
