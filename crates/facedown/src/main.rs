@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand};
 mod campaign_cli;
 mod it_play;
 mod it_resolve;
+mod nd;
+mod nd_play;
+mod nd_resolve;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]
@@ -28,6 +31,12 @@ enum Command {
     /// An Iron Triangle campaign kept in a database: characters, problems, countdowns,
     /// conflicts, rests and level-ups, session after session.
     Campaign(campaign_cli::Args),
+    /// No Dice: Trine conflicts (ante, face-down Aspect and Action cards, bids, Dominance).
+    #[command(name = "nodice", visible_alias = "nd")]
+    Nodice {
+        #[command(subcommand)]
+        command: nd::NodiceCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -46,6 +55,7 @@ fn main() -> ExitCode {
             IronTriangleCommand::Play(args) => it_play::run(args),
         },
         Command::Campaign(args) => campaign_cli::run(args),
+        Command::Nodice { command } => command.run(),
     };
     match result {
         Ok(code) => code,

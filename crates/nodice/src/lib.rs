@@ -1,2 +1,194 @@
-//! No Dice Trine conflicts (seed 002; rules reference `shared/rules/nodice.md`): a pure rule
-//! system on the `table` core. Work in progress (issue 5).
+//! The No Dice rule system (Joshua DeRoos): Trine conflicts decided by simultaneous hidden
+//! choice — ante and a face-down Aspect card, a face-down Action card and bid, Trine and
+//! Attribute Dominance, a Showdown.
+//!
+//! Pure logic with no I/O. Start with [`Conflict::new`] from a [`Setup`], then drive it through
+//! a [`table::Table<NoDice>`]: commands in, events out, a redacted view per seat.
+//!
+//! Where each rule lives (seed 002 "Conflicts"; rules reference `shared/rules/nodice.md` §):
+//! - §3.1, §4 Aspects, Attributes, Trine and Attribute Dominance: [`trine`]
+//! - §3.2–3.4 stat blocks, Trine Score, Rank, Wildcard Rank, the serial notation: [`actor`]
+//! - seed Stakes Calculation: [`stakes`]
+//! - seed Steps 3–4 (Resolve AD, Sweep, Showdown Total, Margin, Action Priority): [`hand`]
+//! - §6 damage and the partial-Aspect table: [`damage`]
+//! - seed The Contract, §8 the Damage ability: [`extension`]
+//! - seed Steps 1–4 as a state machine (ante, pot, bids, refresh, elimination, UTG): [`conflict`],
+//!   [`rules`]
+//! - hidden information: [`view`]
+//!
+//! Every Decision beyond the seed and the reference is documented in `docs/nodice.md`.
+
+pub mod actor;
+pub mod conflict;
+pub mod damage;
+pub mod extension;
+pub mod hand;
+pub mod rules;
+pub mod stakes;
+pub mod trine;
+pub mod view;
+
+pub use actor::{Kind, SerialError, SerialWarning, Statblock};
+pub use conflict::{
+    ActionCard, Actor, ActorSheet, AspectCard, Conflict, Ending, Options, Phase, Setup, SetupError, Status,
+};
+pub use extension::{DamageAbility, Ext, Extension, Extensions};
+pub use hand::{ActorId, Play, Showdown, Strike, Targets};
+pub use rules::{Command, Event, RuleError};
+pub use stakes::{Stakes, StakesFormula};
+pub use trine::{Aspect, Attribute, Dominance, attribute_dominance, trine_dominance};
+pub use view::ConflictView;
+
+use table::{HasSeats, ReplayError, Ruleset, Saved, SeatId, Table, Viewer};
+
+/// The No Dice ruleset, for [`table::Table`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoDice;
+
+impl Ruleset for NoDice {
+    type State = Conflict;
+    type Command = Command;
+    type Event = Event;
+    type View = ConflictView;
+    type Error = RuleError;
+
+    fn decide(
+        state: &Conflict,
+        seat: SeatId,
+        command: &Command,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        state.decide(seat, command, events)
+    }
+
+    fn apply(state: &mut Conflict, event: &Event) {
+        state.apply(event)
+    }
+
+    fn automatic(state: &Conflict) -> Option<Event> {
+        state.automatic()
+    }
+
+    fn view(state: &Conflict, viewer: Viewer) -> ConflictView {
+        state.view(viewer)
+    }
+
+    fn redact(state: &Conflict, event: &Event, viewer: Viewer) -> Option<Event> {
+        state.redact(event, viewer)
+    }
+
+    fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {
+        state.legal_commands(seat, out)
+    }
+
+    fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {
+        state.awaiting(out)
+    }
+
+    fn is_over(state: &Conflict) -> bool {
+        state.phase == Phase::Over
+    }
+}
+
+impl HasSeats for Conflict {
+    fn seat_ids(&self) -> Vec<SeatId> {
+        self.seats.iter().map(|(id, _)| id).collect()
+    }
+}
+
+/// The command that caused a logged event, when a seat's command caused it: what
+/// [`load_checked`] re-decides.
+fn command_of(state: &Conflict, event: &Event) -> Option<(SeatId, Command)> {
+    let seat = |a: ActorId| state.seat_of(a);
+    match event {
+        Event::AspectCommitted { actor, card: Some(card), targets, intent } => Some((
+            seat(*actor)?,
+            Command::CommitAspect {
+                actor: *actor,
+                aspect: card.aspect,
+                ante: card.ante,
+                targets: *targets,
+                intent: intent.clone(),
+            },
+        )),
+        Event::Withdrew { actor } => Some((seat(*actor)?, Command::Withdraw { actor: *actor })),
+        Event::ActionCommitted { actor, card: Some(card), open_bid } => Some((
+            seat(*actor)?,
+            Command::CommitAction {
+                actor: *actor,
+                attribute: card.attribute,
+                bid: card.bid,
+                wildcard: card.wildcard,
+                open: open_bid.is_some(),
+                damage_aspect: (card.damage_aspect != card.attribute.aspect()).then_some(card.damage_aspect),
+            },
+        )),
+        Event::DamageTaken { actor, spread, .. } => {
+            Some((seat(*actor)?, Command::SpreadDamage { actor: *actor, spread: *spread }))
+        }
+        Event::ConflictEnded { ending: Ending::Fiction } => {
+            let gm = state.seats.iter().find(|(id, _)| state.is_gm(*id)).map(|(id, _)| id)?;
+            Some((gm, Command::EndConflict))
+        }
+        _ => None,
+    }
+}
+
+/// Why a save cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SaveError {
+    /// The initial state is not a Conflict as [`Conflict::new`] starts it.
+    #[error("its initial state is not the start of a Conflict")]
+    NotAStart,
+    /// The initial state's setup is refused.
+    #[error("its Conflict cannot start: {0}")]
+    Setup(#[from] SetupError),
+    /// The log does not follow from the rules.
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}
+
+/// Rebuilds a table from a save that may be damaged or hand-edited: the initial state must
+/// be what [`Conflict::new`] makes of its own setup, and every event must be the rules' next
+/// automatic step or exactly what a seat's command causes (re-decided from the event, so
+/// table talk and face-up bids replay too).
+pub fn load_checked(saved: Saved<NoDice>) -> Result<Table<NoDice>, SaveError> {
+    let fresh = Conflict::new(saved.initial.setup())?;
+    if fresh != saved.initial {
+        return Err(SaveError::NotAStart);
+    }
+    let mut state = saved.initial.clone();
+    let mut caused = Vec::new();
+    let events = &saved.events;
+    let mut i = 0;
+    while i < events.len() {
+        let n = match state.automatic() {
+            Some(auto) => usize::from(auto == events[i]),
+            None => {
+                caused.clear();
+                match command_of(&state, &events[i]) {
+                    Some((seat, command))
+                        if state.decide(seat, &command, &mut caused).is_ok()
+                            && !caused.is_empty()
+                            && events[i..].starts_with(&caused) =>
+                    {
+                        caused.len()
+                    }
+                    _ => 0,
+                }
+            }
+        };
+        if n == 0 {
+            return Err(ReplayError::Unexpected { number: i + 1 }.into());
+        }
+        for e in &events[i..i + n] {
+            state.apply(e);
+        }
+        i += n;
+    }
+    if state.automatic().is_some() {
+        return Err(ReplayError::Unfinished.into());
+    }
+    let table = Table::load(saved);
+    Ok(table)
+}

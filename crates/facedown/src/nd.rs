@@ -1,0 +1,24 @@
+//! `facedown nodice`: the No Dice subcommands.
+
+use std::process::ExitCode;
+
+use crate::{nd_play, nd_resolve};
+
+/// The No Dice subcommands.
+#[derive(clap::Subcommand)]
+pub enum NodiceCommand {
+    /// Referee calculator: resolve one Hand played with real cards.
+    Resolve(nd_resolve::Args),
+    /// Play a whole Conflict in the terminal: hot-seat, bots, scripts, save and resume.
+    Play(nd_play::Args),
+}
+
+impl NodiceCommand {
+    /// Runs the subcommand.
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        match self {
+            NodiceCommand::Resolve(args) => nd_resolve::run(args),
+            NodiceCommand::Play(args) => nd_play::run(args),
+        }
+    }
+}

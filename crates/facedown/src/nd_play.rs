@@ -1,0 +1,571 @@
+//! `facedown nodice play`: a whole No Dice Conflict in the terminal.
+//!
+//! Seats are played by people at one keyboard (hot-seat: face-down choices typed without
+//! echo), by bots (`--bot`), or by a script of JSON lines (`--script`). After every accepted
+//! command the new events are printed as the spectator sees them (face-down cards stay face
+//! down); the game can be saved (`--save`) and resumed (`--resume`). Every rule lives in the
+//! `nodice` crate. The formats are documented in `docs/nodice-play.md`.
+
+mod narrate;
+mod setup_file;
+
+use std::io::{BufRead, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use nodice::damage::even_spread;
+use nodice::{ActorId, Aspect, Attribute, Command, Conflict, NoDice, Phase, Targets};
+use serde_json::Value;
+use solver::bots::{Bot, RandomBot};
+use table::{Decision, Saved, SeatId, Table, Viewer};
+
+use narrate::Narrator;
+
+/// Play a No Dice Conflict: hot-seat at one keyboard, against bots, or from a script.
+#[derive(clap::Args)]
+#[command(after_help = "\
+Seats are people at this keyboard unless --bot or --script says otherwise. Face-down choices \
+are typed without echo:
+  Commit Aspect:  ANTE-ATTRIBUTE [TARGET,...] [: intent]   e.g.  str bandit : I swing at him
+                  (the Aspect is the ante's; the target may be left out with one opponent),
+                  or `withdraw` (will not ante).
+  Commit Action:  ATTRIBUTE BID [wildcard] [open] [damage ASPECT]   e.g.  str 4 wildcard
+  Spread damage:  three numbers in serial order (e.g. `0 0 3`), ATTRIBUTE AMOUNT pairs
+                  (e.g. `int 3`), or `even`.
+The GM may type `end` at any of its prompts to end the Conflict (the fiction resolved it). See \
+docs/nodice-play.md for the conflict file and script formats.
+
+Exit status: 0 when the Conflict ends (or a --save game pauses); 2 on a bad file, flag or \
+rejected script command.")]
+pub struct Args {
+    /// The conflict file (.toml or .json): seats, Actors, initiator, Stakes.
+    #[arg(value_name = "CONFLICT_FILE", required_unless_present = "resume", conflicts_with = "resume")]
+    pub conflict: Option<PathBuf>,
+
+    /// Continue the game saved in FILE (written by --save).
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+
+    /// Save the game to FILE after every accepted command (pretty JSON, written to FILE.tmp
+    /// and renamed).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+
+    /// Let a bot play a seat: SEAT=random, where SEAT is a seat name or `all`. Repeatable.
+    /// Random bots choose uniformly among the legal commands but never withdraw while they
+    /// can ante.
+    #[arg(long = "bot", value_name = "SEAT=KIND")]
+    pub bots: Vec<String>,
+
+    /// Seed of the random bots: seat i (from 0) uses seed × 1000003 + i.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Take the commands of the seats without a bot from FILE (`-` for standard input): one
+    /// JSON object per line, {"seat": "gm", "command": {...}}.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+
+    /// Print each event as a JSON line (hidden values left out) and finish with the
+    /// spectator's view as one JSON line. Prompts go to standard error.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A random bot that does not withdraw while it can ante.
+struct SteadyBot(RandomBot);
+
+impl Bot<NoDice> for SteadyBot {
+    fn choose(&mut self, decision: &Decision<'_, NoDice>) -> usize {
+        let pick = self.0.choose(decision);
+        let legal = decision.legal;
+        if matches!(legal.get(pick), Some(Command::Withdraw { .. })) && legal.len() > 1 {
+            (pick + 1) % legal.len()
+        } else {
+            pick
+        }
+    }
+}
+
+fn make_bots(args: &Args, state: &Conflict) -> anyhow::Result<Vec<Option<SteadyBot>>> {
+    let seats = &state.seats;
+    let mut on = vec![false; seats.len()];
+    for spec in &args.bots {
+        let (seat, kind) = spec
+            .split_once('=')
+            .with_context(|| format!("--bot {spec:?}: write SEAT=random, e.g. gm=random"))?;
+        if !kind.trim().eq_ignore_ascii_case("random") {
+            bail!("--bot {spec:?}: unknown bot kind {kind:?}; No Dice has `random`");
+        }
+        if seat.trim() == "all" {
+            on.iter_mut().for_each(|b| *b = true);
+        } else {
+            let names: Vec<&str> = seats.iter().map(|(_, s)| s.name.as_str()).collect();
+            let id = seats
+                .find(seat.trim())
+                .with_context(|| format!("--bot {spec:?}: the seats are {}", names.join(", ")))?;
+            on[usize::from(id.0)] = true;
+        }
+    }
+    Ok(on
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| {
+            b.then(|| SteadyBot(RandomBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64))))
+        })
+        .collect())
+}
+
+/// Writes the save atomically.
+fn write_save(table: &Table<NoDice>, path: &Path) -> anyhow::Result<()> {
+    let json = serde_json::to_string_pretty(&table.save()).context("cannot encode the save")?;
+    let mut tmp = PathBuf::from(path);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    tmp.set_file_name(name);
+    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+}
+
+/// Reads a save and checks it against the rules.
+fn read_save(path: &Path) -> anyhow::Result<Table<NoDice>> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the save {name}"))?;
+    let saved: Saved<NoDice> =
+        serde_json::from_str(&text).with_context(|| format!("{name} is not a facedown No Dice save"))?;
+    nodice::load_checked(saved).with_context(|| format!("{name}: corrupt save"))
+}
+
+/// Turns a typed answer into a command for `actor`.
+fn parse_answer(state: &Conflict, actor: ActorId, answer: &str) -> Result<Command, String> {
+    let (main, intent) = match answer.split_once(':') {
+        Some((m, i)) => (m, Some(i.trim().to_owned()).filter(|i| !i.is_empty())),
+        None => (answer, None),
+    };
+    let words: Vec<&str> =
+        main.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).collect();
+    match state.phase {
+        Phase::CommitAspect => {
+            if words.first().is_some_and(|w| w.eq_ignore_ascii_case("withdraw")) {
+                return Ok(Command::Withdraw { actor });
+            }
+            let first = words.first().ok_or("type the ante's Attribute (it fixes the Aspect), e.g. `str`")?;
+            let ante: Attribute = first.parse().map_err(|e| format!("{e}"))?;
+            let mut targets = Targets::NONE;
+            for w in &words[1..] {
+                let t = state.find(w).ok_or_else(|| format!("there is no Actor named {w:?}"))?;
+                targets = targets.with(t);
+            }
+            if targets.is_empty() {
+                let opponents: Vec<ActorId> = (0..state.actors.len() as u8)
+                    .map(ActorId)
+                    .filter(|&t| state.may_target(actor, t))
+                    .collect();
+                match opponents.as_slice() {
+                    [only] => targets = Targets::one(*only),
+                    _ => return Err("name your target(s) after the Attribute, e.g. `str bandit`".into()),
+                }
+            }
+            Ok(Command::CommitAspect { actor, aspect: ante.aspect(), ante, targets, intent })
+        }
+        Phase::CommitAction => {
+            let [attr, bid, rest @ ..] = words.as_slice() else {
+                return Err("type the Attribute and the bid, e.g. `str 4`".into());
+            };
+            let attribute: Attribute = attr.parse().map_err(|e| format!("{e}"))?;
+            let bid: u16 = bid.parse().map_err(|_| format!("the bid {bid:?} is not a number"))?;
+            let (mut wildcard, mut open, mut damage_aspect) = (false, false, None);
+            let mut it = rest.iter();
+            while let Some(w) = it.next() {
+                match w.to_ascii_lowercase().as_str() {
+                    "wildcard" | "wc" | "w" => wildcard = true,
+                    "open" | "up" => open = true,
+                    "damage" => {
+                        let x = it.next().ok_or("`damage` needs an Aspect, e.g. `damage body`")?;
+                        damage_aspect = Some(x.parse::<Aspect>().map_err(|e| format!("{e}"))?);
+                    }
+                    other => return Err(format!("{other:?}: expected wildcard, open or damage ASPECT")),
+                }
+            }
+            Ok(Command::CommitAction { actor, attribute, bid, wildcard, open, damage_aspect })
+        }
+        Phase::SpreadDamage { damage } => {
+            let Some((_, aspect, _)) = state.spreading() else { return Err("nothing to spread".into()) };
+            let values = state.actors[actor.index()].aspect_values(aspect);
+            if words.first().is_some_and(|w| w.eq_ignore_ascii_case("even")) {
+                return Ok(Command::SpreadDamage { actor, spread: even_spread(values, damage) });
+            }
+            let mut spread = [0u16; 3];
+            if words.len() == 3 && words.iter().all(|w| w.parse::<u16>().is_ok()) {
+                for (s, w) in spread.iter_mut().zip(&words) {
+                    *s = w.parse().unwrap_or(0);
+                }
+            } else {
+                if !words.len().is_multiple_of(2) || words.is_empty() {
+                    return Err(format!(
+                        "spread {damage} {aspect} damage: three numbers, ATTRIBUTE AMOUNT pairs, or `even`"
+                    ));
+                }
+                for pair in words.chunks(2) {
+                    let a: Attribute = pair[0].parse().map_err(|e| format!("{e}"))?;
+                    if a.aspect() != aspect {
+                        return Err(format!("{a} is not a {aspect} Attribute"));
+                    }
+                    spread[a.slot()] +=
+                        pair[1].parse::<u16>().map_err(|_| format!("{:?} is not a number", pair[1]))?;
+                }
+            }
+            Ok(Command::SpreadDamage { actor, spread })
+        }
+        _ => Err("nothing to decide now".into()),
+    }
+}
+
+fn question(state: &Conflict, actor: ActorId) -> String {
+    let a = &state.actors[actor.index()];
+    let n = &a.sheet.name;
+    match state.phase {
+        Phase::CommitAspect => format!(
+            "{n}: ante {} chip(s) from one Attribute — it fixes your face-down Aspect card — and name your target(s): ATTRIBUTE [TARGETS] [: intent], or `withdraw`.",
+            state.ante_amount(actor)
+        ),
+        Phase::CommitAction => {
+            let aspect = a.aspect.value().map(|c| c.aspect).unwrap_or(Aspect::Mind);
+            format!(
+                "{n}: play an Action card of {aspect} ({}) and bid up to {} (your Trine Score; no more than the stack): ATTRIBUTE BID [wildcard] [open].",
+                aspect.attributes().map(|x| x.abbrev()).join(" "),
+                state.bid_cap(actor, aspect)
+            )
+        }
+        Phase::SpreadDamage { damage } => {
+            let aspect = state.spreading().map(|s| s.1).unwrap_or(Aspect::Mind);
+            format!(
+                "{n}: spread {damage} {aspect} damage over {}: three numbers, ATTRIBUTE AMOUNT pairs, or `even`.",
+                aspect.attributes().map(|x| x.abbrev()).join(" ")
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+/// A script line.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    seat: String,
+    command: Value,
+}
+
+/// Replaces Actor names by ids (keys `actor`, `targets`).
+fn resolve_names(value: &mut Value, state: &Conflict) -> anyhow::Result<()> {
+    let id = |v: &Value| -> anyhow::Result<Value> {
+        match v {
+            Value::String(name) => state
+                .find(name)
+                .map(|a| Value::from(a.0))
+                .with_context(|| format!("there is no Actor named {name:?}")),
+            other => Ok(other.clone()),
+        }
+    };
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match key.as_str() {
+                    "actor" => *v = id(v)?,
+                    "targets" => {
+                        if let Value::Array(items) = v {
+                            for item in items.iter_mut() {
+                                *item = id(item)?;
+                            }
+                        }
+                    }
+                    _ => resolve_names(v, state)?,
+                }
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                resolve_names(v, state)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+struct Script {
+    name: String,
+    lines: Vec<(usize, String)>,
+    next: usize,
+}
+
+impl Script {
+    fn open(path: &Path) -> anyhow::Result<Script> {
+        let (name, text) = if path.as_os_str() == "-" {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).context("cannot read the script from standard input")?;
+            ("(stdin)".to_owned(), s)
+        } else {
+            let s = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the script {}", path.display()))?;
+            (path.display().to_string(), s)
+        };
+        let lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.trim().to_owned()))
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
+            .collect();
+        Ok(Script { name, lines, next: 0 })
+    }
+
+    fn next(&mut self, state: &Conflict) -> anyhow::Result<Option<(usize, SeatId, Command)>> {
+        let Some((n, text)) = self.lines.get(self.next) else { return Ok(None) };
+        let n = *n;
+        self.next += 1;
+        let at = format!("{} line {n}", self.name);
+        let line: Line = serde_json::from_str(text)
+            .with_context(|| format!("{at}: not a script line {{\"seat\": …, \"command\": …}}"))?;
+        let seat = state.seats.find(&line.seat).with_context(|| format!("{at}: unknown seat"))?;
+        let mut command = line.command;
+        resolve_names(&mut command, state).with_context(|| format!("{at}: bad command"))?;
+        let command: Command =
+            serde_json::from_value(command).with_context(|| format!("{at}: not a command"))?;
+        Ok(Some((n, seat, command)))
+    }
+}
+
+enum Source {
+    Keyboard { tty: bool, stdin: std::io::StdinLock<'static> },
+    Script(Script),
+}
+
+enum Stop {
+    Over,
+    Paused(String),
+}
+
+struct Game {
+    table: Table<NoDice>,
+    narrator: Narrator,
+    bots: Vec<Option<SteadyBot>>,
+    source: Source,
+    save: Option<PathBuf>,
+    json: bool,
+}
+
+impl Game {
+    fn after_accept(&mut self) -> anyhow::Result<()> {
+        if let Some(path) = &self.save {
+            write_save(&self.table, path)?;
+        }
+        let mut out = std::io::stdout().lock();
+        self.narrator.catch_up(&self.table, &mut out)
+    }
+
+    fn run(&mut self) -> anyhow::Result<Stop> {
+        let mut legal = Vec::new();
+        self.after_accept()?;
+        loop {
+            if self.table.is_over() {
+                return Ok(Stop::Over);
+            }
+            let Some(&seat) = self.table.awaiting().first() else {
+                bail!("the engine waits for {} but no seat is asked", self.table.state().waiting_for());
+            };
+            if let Some(bot) = &mut self.bots[usize::from(seat.0)] {
+                let decision = self.table.decision(seat, &mut legal);
+                if decision.legal.is_empty() {
+                    bail!("seat {} has no legal command", self.table.state().seat_name(seat));
+                }
+                let pick = bot.choose(&decision).min(legal.len() - 1);
+                let command = legal[pick].clone();
+                self.table
+                    .submit(seat, &command)
+                    .map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
+                self.after_accept()?;
+                continue;
+            }
+            match &mut self.source {
+                Source::Script(script) => {
+                    let Some((line, who, command)) = script.next(self.table.state())? else {
+                        return Ok(Stop::Paused(format!(
+                            "the script {} ended before the Conflict did (waiting for {})",
+                            script.name,
+                            self.table.state().waiting_for()
+                        )));
+                    };
+                    let name = script.name.clone();
+                    if self.bots.get(usize::from(who.0)).is_some_and(Option::is_some) {
+                        bail!(
+                            "{name} line {line}: seat {} is played by a bot (--bot)",
+                            self.table.state().seat_name(who)
+                        );
+                    }
+                    if let Err(e) = self.table.submit(who, &command) {
+                        bail!("{name} line {line} (seat {}): {e}", self.table.state().seat_name(who));
+                    }
+                    self.after_accept()?;
+                }
+                Source::Keyboard { .. } => {
+                    if let Some(stop) = self.ask(seat)? {
+                        return Ok(stop);
+                    }
+                }
+            }
+        }
+    }
+
+    fn read(&mut self, prompt: &str, hidden: bool, out: &mut dyn Write) -> anyhow::Result<Option<String>> {
+        let Source::Keyboard { tty, stdin } = &mut self.source else { return Ok(None) };
+        if *tty && hidden {
+            out.flush()?;
+            return match rpassword::prompt_password(prompt) {
+                Ok(s) => Ok(Some(s)),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+                Err(e) => Err(e.into()),
+            };
+        }
+        write!(out, "{prompt}")?;
+        out.flush()?;
+        let mut line = String::new();
+        if stdin.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(None);
+        }
+        if !*tty {
+            writeln!(out)?;
+        }
+        Ok(Some(line.trim().to_owned()))
+    }
+
+    fn ask(&mut self, seat: SeatId) -> anyhow::Result<Option<Stop>> {
+        let tty = matches!(self.source, Source::Keyboard { tty: true, .. });
+        let state = self.table.state().clone();
+        let Some(actor) = state.committing().or(state.spreading().map(|s| s.0)) else {
+            bail!("the engine waits for seat {} but for no Actor", state.seat_name(seat));
+        };
+        let seat_name = state.seat_name(seat).to_owned();
+        let hidden = matches!(state.phase, Phase::CommitAspect | Phase::CommitAction);
+        let mut out: Box<dyn Write> =
+            if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
+        // A face-down choice, or the GM's screen (it shows the NPCs' stat blocks), is handed
+        // over privately at a terminal.
+        let private = tty && !self.json && (hidden || state.is_gm(seat));
+        writeln!(out)?;
+        if private {
+            let ready = format!(
+                "Pass the keyboard to seat {seat_name}. {seat_name}: press Enter when the others look away."
+            );
+            if self.read(&ready, false, &mut out)?.is_none() {
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended (waiting for {})",
+                    state.waiting_for()
+                ))));
+            }
+        }
+        writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
+        narrate::seat_view(&self.table.view(Viewer::Seat(seat)), &seat_name, &mut out)?;
+        writeln!(out, "{}", question(&state, actor))?;
+        loop {
+            let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended before the Conflict did (waiting for {})",
+                    state.waiting_for()
+                ))));
+            };
+            let command = if answer.trim().eq_ignore_ascii_case("end") {
+                Command::EndConflict
+            } else {
+                match parse_answer(&state, actor, &answer) {
+                    Ok(c) => c,
+                    Err(msg) => {
+                        writeln!(out, "Not accepted: {msg}. Try again.")?;
+                        continue;
+                    }
+                }
+            };
+            match self.table.submit(seat, &command) {
+                Ok(_) => break,
+                Err(e) => writeln!(out, "Not accepted: {e}. Try again.")?,
+            }
+        }
+        if private {
+            write!(out, "\x1b[2J\x1b[3J\x1b[H")?;
+        }
+        out.flush()?;
+        drop(out);
+        self.after_accept()?;
+        Ok(None)
+    }
+}
+
+/// Runs `facedown nodice play`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (table, scene, resumed) = match (&args.resume, &args.conflict) {
+        (Some(path), _) => (read_save(path)?, None, true),
+        (None, Some(path)) => {
+            let (conflict, scene, warnings) = setup_file::load(path)?;
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+            (Table::new(conflict), scene, false)
+        }
+        (None, None) => bail!("give a conflict file or --resume FILE"),
+    };
+    let bots = make_bots(&args, table.state())?;
+    let source = match &args.script {
+        Some(p) => Source::Script(Script::open(p)?),
+        None => {
+            let stdin = std::io::stdin();
+            Source::Keyboard { tty: stdin.is_terminal(), stdin: stdin.lock() }
+        }
+    };
+    let narrator =
+        if resumed { Narrator::from_now(&table, args.json) } else { Narrator::from_start(&table, args.json) };
+    if !args.json {
+        let mut out = std::io::stdout().lock();
+        if let Some(p) = &args.resume {
+            writeln!(out, "Resuming {} ({} events so far).", p.display(), table.log().len())?;
+        }
+        narrate::intro(&table.view(Viewer::Spectator), scene.as_deref(), &mut out)?;
+    }
+    let mut game = Game { table, narrator, bots, source, save: args.save.clone(), json: args.json };
+    let stop = match game.run() {
+        Ok(s) => s,
+        Err(e) => {
+            let mut out = std::io::stdout().lock();
+            let _ = game.narrator.catch_up(&game.table, &mut out);
+            return Err(e);
+        }
+    };
+    let view = game.table.view(Viewer::Spectator);
+    let mut out = std::io::stdout().lock();
+    match stop {
+        Stop::Over => {
+            if args.json {
+                writeln!(out, "{}", serde_json::to_string(&view)?)?;
+            } else {
+                narrate::summary(&view, &mut out)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Stop::Paused(why) => match &args.save {
+            Some(path) => {
+                let note = format!(
+                    "paused: {why}; the game is saved in {p}; continue with --resume {p}",
+                    p = path.display()
+                );
+                if args.json {
+                    writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
+                } else {
+                    writeln!(out, "\n{note}")?;
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            None => bail!("{why}; use --save FILE to pause a game and --resume FILE to go on"),
+        },
+    }
+}

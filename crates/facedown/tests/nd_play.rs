@@ -1,0 +1,177 @@
+//! End-to-end tests of `facedown nodice play`, running the built binary over the examples.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_facedown");
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/nodice")
+}
+
+fn example(name: &str) -> String {
+    examples().join(name).to_str().unwrap().to_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("facedown-nd-play-{}-{name}", std::process::id()))
+}
+
+fn play(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(["nodice", "play"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn bot_games_of_every_example_finish_and_the_same_seed_replays() {
+    for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml"] {
+        let run = |seed: &str| play(&[&example(file), "--bot", "all=random", "--seed", seed], "");
+        let (a, b) = (run("5"), run("5"));
+        assert!(a.status.success(), "{file}: {}", stderr(&a));
+        assert!(stdout(&a).contains("The Conflict is over"), "{file}: {}", stdout(&a));
+        assert_eq!(stdout(&a), stdout(&b), "{file}");
+    }
+}
+
+#[test]
+fn json_mode_prints_events_and_the_final_view() {
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=random", "--json"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.iter().any(|l| l.get("aspects_revealed").is_some()));
+    let last = lines.last().unwrap();
+    assert_eq!(last["phase"]["step"], "over");
+    // Face-down cards are never in the spectator's log.
+    for l in &lines {
+        if let Some(c) = l.get("aspect_committed") {
+            assert!(c["card"].is_null(), "{l}");
+        }
+        if let Some(c) = l.get("action_committed") {
+            assert!(c["card"].is_null(), "{l}");
+        }
+    }
+}
+
+#[test]
+fn scripted_hand_saves_and_resumes_to_the_end() {
+    let save = temp("save.json");
+    let o = play(
+        &[
+            &example("pc-vs-bandit.toml"),
+            "--script",
+            &example("pc-vs-bandit.script.jsonl"),
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Showdown Totals 8 – 3"), "{out}");
+    assert!(out.contains("Bandit takes it: STR −3, AGI −2."), "{out}");
+    assert!(out.contains("paused"), "{out}");
+    // A hand-edited save (Kara's bid raised over her cap) is refused.
+    let text = std::fs::read_to_string(&save).unwrap();
+    assert!(text.contains("\"bid\": 4"));
+    let edited = temp("edited.json");
+    std::fs::write(&edited, text.replacen("\"bid\": 4", "\"bid\": 9", 1)).unwrap();
+    let o = play(&["--resume", edited.to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("corrupt save"), "{}", stderr(&o));
+    let o = play(&["--resume", save.to_str().unwrap(), "--bot", "all=random"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Resuming"));
+    assert!(stdout(&o).contains("The Conflict is over"));
+    let _ = std::fs::remove_file(save);
+    let _ = std::fs::remove_file(edited);
+}
+
+#[test]
+fn hot_seat_hides_the_other_seats_cards_until_the_reveal() {
+    let input = "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\nint 3\nstr 3 agi 2\n";
+    let o = play(&[&example("pc-vs-bandit.toml")], input);
+    let out = stdout(&o);
+    // The GM's screen, before the reveal: Kara's card is face down, her intent is public.
+    let gm = out.find("===== Seat gm (others look away) =====").expect("the GM is asked");
+    let gm_screen = &out[gm..out[gm..].find("gm> ").map(|i| gm + i).unwrap()];
+    assert!(gm_screen.contains("Aspect card: face down"), "{gm_screen}");
+    assert!(gm_screen.contains("Intent: \"I charge\""), "{gm_screen}");
+    assert!(!gm_screen.contains("ante STR"), "{gm_screen}");
+    assert!(out.contains("Kara played Body (ante 1 STR)"), "{out}");
+    assert!(out.contains("Kara vs Bandit: TD Kara, AD Kara, Sweep for Kara; Showdown Totals 8 – 3"), "{out}");
+    // NPC stat blocks stay hidden from the player.
+    assert!(out.contains("Bandit: stat block hidden (GM only)"), "{out}");
+    // Input ran out: an error (status 2) asking for --save.
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--save"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_rejected_answer_is_asked_again_and_a_bad_script_line_stops_with_status_2() {
+    let o = play(&[&example("pc-vs-bandit.toml")], "rea nobody\nstr 9\nstr\n");
+    let out = stdout(&o);
+    assert!(out.contains("Not accepted: there is no Actor named \"nobody\""), "{out}");
+    let script = temp("bad.jsonl");
+    std::fs::write(
+        &script,
+        "{\"seat\": \"kara\", \"command\": {\"commit_aspect\": {\"actor\": \"Kara\", \"aspect\": \"mind\", \"ante\": \"STR\", \"targets\": [\"Bandit\"]}}}\n",
+    )
+    .unwrap();
+    let o = play(&[&example("pc-vs-bandit.toml"), "--script", script.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("STR is not a Mind Attribute"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(script);
+}
+
+#[test]
+fn bad_files_and_flags_are_clear_errors() {
+    let bad = temp("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[seats]]\nname = \"a\"\n[[actors]]\nseat = \"a\"\nname = \"X\"\nserial = \"M3(3/3)\"\n",
+    )
+    .unwrap();
+    let o = play(&[bad.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("lists 2 values"), "{}", stderr(&o));
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "gm=greedy"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown bot kind"), "{}", stderr(&o));
+    let corrupt = temp("corrupt.json");
+    std::fs::write(&corrupt, "{\"initial\": 1}").unwrap();
+    let o = play(&["--resume", corrupt.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a facedown No Dice save"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(bad);
+    let _ = std::fs::remove_file(corrupt);
+}
+
+#[test]
+fn hot_seat_brawl_with_several_targets_resolves_pairwise() {
+    // Kara (UTG) targets both; the GM plays the Thug, then the Bandit.
+    let input = "str thug,bandit : I flip the table onto both\nwil kara\nrea kara\nfit 2\npre 2\nkno 1\n";
+    let o = play(&[&example("brawl-3.toml")], input);
+    let out = stdout(&o);
+    assert!(out.contains("Kara antes and plays an Aspect card face down, targeting Thug, Bandit: \"I flip the table onto both\""), "{out}");
+    assert!(out.contains("Kara vs Thug: TD Kara"), "{out}");
+    assert!(out.contains("Kara vs Bandit: TD Bandit"), "{out}");
+    assert!(!out.contains("Thug vs Bandit"), "the Thug and the Bandit do not target each other: {out}");
+}

@@ -1,0 +1,135 @@
+//! End-to-end tests of `facedown nodice resolve`, running the built binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_facedown");
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/nodice")
+}
+
+fn resolve(args: &[&str]) -> Output {
+    Command::new(BIN).args(["nodice", "resolve"]).args(args).output().expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn worked_example_hand_1_from_a_file_in_text() {
+    let file = examples().join("resolve/hand-1.toml");
+    let o = resolve(&["--input", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Stakes 1 (Low Stakes)"), "{out}");
+    assert!(out.contains("Sweep: Kara"), "{out}");
+    assert!(out.contains("Showdown Totals: Kara 8, Bandit 3"), "{out}");
+    assert!(out.contains("1. Bandit → Kara (priority 3): 3 Spirit damage, first and unopposed"), "{out}");
+    assert!(out.contains("2. Kara → Bandit (priority 4): 5 Body damage"), "{out}");
+    assert!(out.contains("Next UTG: Kara"), "{out}");
+}
+
+#[test]
+fn worked_example_hand_2_from_flags_in_json() {
+    let o =
+        resolve(&["--actor", "Kara: kno 4 -> Bandit", "--actor", "Bandit: qui 3", "--stakes", "1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["pairs"][0]["totals"], serde_json::json!([5, 3]));
+    assert_eq!(v["pairs"][0]["trine"], serde_json::Value::Null);
+    assert_eq!(v["pot_leaders"], serde_json::json!([]));
+    assert_eq!(v["strikes"][0]["damage"], 3);
+    assert_eq!(v["strikes"][0]["unopposed"], true);
+    assert_eq!(v["strikes"][1]["damage"], 2);
+}
+
+#[test]
+fn three_actors_resolve_pairwise_with_partial_aspect_damage() {
+    let o = resolve(&[
+        "--actor",
+        "A: fit 4 -> B,C",
+        "--actor",
+        "B: pre 2 -> A",
+        "--actor",
+        "C: rea 1 -> B",
+        "--serial",
+        "B=M4(4/4/4)-B4(4/-/-)-S4(4/4/4)",
+        "--stakes",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 3);
+    let a_to_b =
+        v["strikes"].as_array().unwrap().iter().find(|s| s["attacker"] == "A" && s["target"] == "B").unwrap();
+    assert_eq!(a_to_b["damage"], 3);
+    assert_eq!(a_to_b["damage_through"], 1, "B has one Body Attribute: floor(3/3) = 1");
+}
+
+#[test]
+fn bad_input_is_a_clear_error_with_status_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--actor",
+                "Kara: str 9",
+                "--actor",
+                "Bandit: pre 3",
+                "--serial",
+                "Kara=M4(5/4/3)-B4(4/4/4)-S3(2/3/4)",
+                "--stakes",
+                "1",
+            ],
+            "over the cap of 4",
+        ),
+        (&["--actor", "Kara: strong 4", "--actor", "B: pre 1", "--stakes", "1"], "write NAME: ATTRIBUTE BID"),
+        (&["--actor", "Kara: str 4", "--actor", "B: pre 1"], "give the Stakes"),
+        (&["--actor", "Kara: str 4", "--actor", "B: pre 1", "--stakes", "7"], "Stakes 7 is out of range"),
+        (
+            &[
+                "--actor",
+                "A: str 1 -> B",
+                "--actor",
+                "B: pre 1 -> A",
+                "--actor",
+                "C: rea 1 -> D",
+                "--stakes",
+                "1",
+            ],
+            "\"D\" is not an Actor",
+        ),
+        (&["--actor", "A: str 1", "--serial", "A=M4(x/4/4)", "--actor", "B: pre 1"], "REA value"),
+    ];
+    for (args, message) in cases {
+        let o = resolve(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn worked_example_pot_of_7_between_two_tied_leaders_pays_4_and_3() {
+    // A (Mind) and B (Mind) both target C (Body); C targets A.
+    let o = resolve(&[
+        "--actor",
+        "A: rea 1 -> C",
+        "--actor",
+        "B: kno 1 -> C",
+        "--actor",
+        "C: str 1 -> A",
+        "--stakes",
+        "2",
+        "--pot",
+        "7",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("round-robin to A, B."), "{}", stdout(&o));
+    assert!(stdout(&o).contains("Tokens: A 4, B 3."), "{}", stdout(&o));
+}

@@ -1,0 +1,314 @@
+//! One Hand's pure resolution (seed: Steps 2–4; rules reference §5 and its Decision on the
+//! resolution order): Trine Dominance wins, Attribute Dominance, Sweep, Showdown Totals,
+//! Margin and Action Priority. Used by the engine, the referee calculator and the bench.
+
+use std::fmt;
+
+use arrayvec::ArrayVec;
+use serde::{Deserialize, Serialize};
+
+use crate::extension::{Extension, Extensions};
+use crate::stakes::Stakes;
+use crate::trine::{Aspect, Attribute, Dominance, attribute_dominance, trine_dominance};
+
+/// The most Actors in one Conflict (a bitset of targets holds them).
+pub const MAX_ACTORS: usize = 16;
+
+/// An Actor's index in its Conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ActorId(pub u8);
+
+impl ActorId {
+    /// The index as a `usize`.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+impl fmt::Display for ActorId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The target(s) of an Action (seed: Target), a set of Actors. Serialised as a list of ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(from = "Vec<ActorId>", into = "Vec<ActorId>")]
+pub struct Targets(u16);
+
+impl From<Vec<ActorId>> for Targets {
+    fn from(ids: Vec<ActorId>) -> Self {
+        ids.into_iter().filter(|a| a.index() < MAX_ACTORS).fold(Targets::NONE, Targets::with)
+    }
+}
+
+impl From<Targets> for Vec<ActorId> {
+    fn from(t: Targets) -> Self {
+        t.iter().collect()
+    }
+}
+
+impl Targets {
+    /// No target.
+    pub const NONE: Targets = Targets(0);
+
+    /// Just `actor`.
+    pub fn one(actor: ActorId) -> Targets {
+        Targets::NONE.with(actor)
+    }
+
+    /// These targets and `actor` (an id beyond [`MAX_ACTORS`] cannot be a target and is left
+    /// out).
+    pub fn with(self, actor: ActorId) -> Targets {
+        if actor.index() < MAX_ACTORS { Targets(self.0 | (1 << actor.0)) } else { self }
+    }
+
+    /// Whether `actor` is a target.
+    pub fn has(self, actor: ActorId) -> bool {
+        actor.index() < MAX_ACTORS && self.0 & (1 << actor.0) != 0
+    }
+
+    /// Whether there is no target.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// How many targets.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// The targets in id order.
+    pub fn iter(self) -> impl Iterator<Item = ActorId> {
+        (0..MAX_ACTORS as u8).filter(move |i| self.0 & (1 << i) != 0).map(ActorId)
+    }
+
+    /// The bits (bit `i` = Actor `i`).
+    pub fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// Targets from bits.
+    pub fn from_bits(bits: u16) -> Targets {
+        Targets(bits)
+    }
+}
+
+/// One Actor's revealed commitments in a Hand: what the Showdown needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Play {
+    /// Who.
+    pub actor: ActorId,
+    /// The Trine Aspect card played.
+    pub aspect: Aspect,
+    /// The Action card's Attribute.
+    pub attribute: Attribute,
+    /// Chips bid.
+    pub bid: u16,
+    /// Whether a Wildcard was spent (+1).
+    pub wildcard: bool,
+    /// The target(s).
+    pub targets: Targets,
+    /// The Aspect its damage hurts: the played Aspect, or any for abstract Actors (§6).
+    pub damage_aspect: Aspect,
+}
+
+/// One engaged pair's Showdown (seed: Step 3 Resolve AD, Step 4 Margin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairShowdown {
+    /// The Actors, in commit order.
+    pub actors: [ActorId; 2],
+    /// Trine Dominance for the first.
+    pub trine: Dominance,
+    /// Attribute Dominance for the first.
+    pub attribute: Dominance,
+    /// Whether each swept the other (won both TD and AD).
+    pub sweep: [bool; 2],
+    /// Each one's Showdown Total against the other.
+    pub totals: [u16; 2],
+}
+
+/// One Action resolved against one target, in Action Priority order (seed: Step 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Strike {
+    /// Who acts.
+    pub attacker: ActorId,
+    /// Its target.
+    pub target: ActorId,
+    /// The damaged Aspect.
+    pub aspect: Aspect,
+    /// Damage before the target's partial-Aspect reduction (§6).
+    pub damage: u16,
+    /// Whether it struck first in a mutual pair and dealt its whole total (unopposed).
+    pub unopposed: bool,
+    /// Its Action Priority value (the Bid, plus what extensions add).
+    pub priority: u32,
+}
+
+/// The Showdown of a Hand.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Showdown {
+    /// Every engaged pair.
+    pub pairs: Vec<PairShowdown>,
+    /// The Actions in the order they resolve.
+    pub strikes: Vec<Strike>,
+    /// Attribute Dominance wins per Actor id.
+    pub attribute_wins: [u8; MAX_ACTORS],
+}
+
+impl Showdown {
+    /// Empties it, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.pairs.clear();
+        self.strikes.clear();
+        self.attribute_wins = [0; MAX_ACTORS];
+    }
+}
+
+/// Whether two Actors are engaged: one targets the other (seed: "pairwise between each Actor
+/// and their Target(s)"; each engaged pair is evaluated once, Decision on Open question 5).
+pub fn engaged(a: (ActorId, Targets), b: (ActorId, Targets)) -> bool {
+    a.1.has(b.0) || b.1.has(a.0)
+}
+
+/// Trine Dominance of an engaged pair, after the extensions' Resolve TD hooks.
+pub fn pair_trine(a: ActorId, a_aspect: Aspect, b: ActorId, b_aspect: Aspect, ext: &Extensions) -> Dominance {
+    let mut d = trine_dominance(a_aspect, b_aspect);
+    ext.resolve_td(a, b, &mut d);
+    d
+}
+
+/// Trine Dominance wins (seed: Step 2, Resolve TD): each engaged pair once; the dominant side
+/// scores. `plays` are `(actor, Aspect played, targets)` in commit order.
+pub fn trine_wins(plays: &[(ActorId, Aspect, Targets)], ext: &Extensions) -> [u8; MAX_ACTORS] {
+    let mut wins = [0; MAX_ACTORS];
+    for (i, &(a, aa, at)) in plays.iter().enumerate() {
+        for &(b, ba, bt) in &plays[i + 1..] {
+            if !engaged((a, at), (b, bt)) {
+                continue;
+            }
+            match pair_trine(a, aa, b, ba, ext) {
+                Dominance::Win => wins[a.index()] += 1,
+                Dominance::Loss => wins[b.index()] += 1,
+                Dominance::Tie => {}
+            }
+        }
+    }
+    wins
+}
+
+/// Showdown Total (seed: Step 4): `Bid + Wildcard + Stakes·[TD win] + Stakes·[AD win] +
+/// Sweep bonus·[Sweep]`.
+pub fn showdown_total(
+    bid: u16,
+    wildcard: bool,
+    trine_win: bool,
+    attribute_win: bool,
+    stakes: u16,
+    sweep_bonus: u16,
+) -> u16 {
+    let sweep = trine_win && attribute_win;
+    bid + u16::from(wildcard)
+        + stakes * u16::from(trine_win)
+        + stakes * u16::from(attribute_win)
+        + sweep_bonus * u16::from(sweep)
+}
+
+/// The damage of one Action (Decision: resolution order, points 3–4): the lower bidder of a
+/// mutual pair deals its whole total unopposed; otherwise the Margin `own − opponent's`, at
+/// least 0. Returns the damage and whether it was unopposed.
+pub fn strike_damage(
+    own_total: u16,
+    their_total: u16,
+    mutual: bool,
+    own_priority: u32,
+    their_priority: u32,
+) -> (u16, bool) {
+    if mutual && own_priority < their_priority {
+        (own_total, true)
+    } else {
+        (own_total.saturating_sub(their_total), false)
+    }
+}
+
+/// Resolves the revealed Actions of a Hand (seed: Step 3 Resolve AD, Step 4 Outcome): every
+/// engaged pair's Dominance, Sweep and Showdown Totals once, then the Actions in Action
+/// Priority order (ascending Bid plus extension priority; ties keep the commit order) with
+/// their damage. `plays` are in commit order from UTG. Writes into `out` (cleared first).
+pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extensions, out: &mut Showdown) {
+    out.clear();
+    let n = plays.len().min(MAX_ACTORS);
+    let plays = &plays[..n];
+    let s = stakes.value();
+    for i in 0..n {
+        for j in i + 1..n {
+            let (p, q) = (&plays[i], &plays[j]);
+            if !engaged((p.actor, p.targets), (q.actor, q.targets)) {
+                continue;
+            }
+            let td = pair_trine(p.actor, p.aspect, q.actor, q.aspect, ext);
+            let mut ad = attribute_dominance(p.attribute, q.attribute);
+            ext.resolve_ad(p.actor, q.actor, &mut ad);
+            match ad {
+                Dominance::Win => out.attribute_wins[p.actor.index()] += 1,
+                Dominance::Loss => out.attribute_wins[q.actor.index()] += 1,
+                Dominance::Tie => {}
+            }
+            let mut tp = showdown_total(p.bid, p.wildcard, td.is_win(), ad.is_win(), s, sweep_bonus);
+            let mut tq =
+                showdown_total(q.bid, q.wildcard, td.flip().is_win(), ad.flip().is_win(), s, sweep_bonus);
+            ext.margin(p.actor, q.actor, &mut tp);
+            ext.margin(q.actor, p.actor, &mut tq);
+            out.pairs.push(PairShowdown {
+                actors: [p.actor, q.actor],
+                trine: td,
+                attribute: ad,
+                sweep: [td.is_win() && ad.is_win(), td.flip().is_win() && ad.flip().is_win()],
+                totals: [tp, tq],
+            });
+        }
+    }
+    // Each Actor's total against another, from the pair they are in.
+    let totals = |pairs: &[PairShowdown], x: ActorId, y: ActorId| -> (u16, u16) {
+        pairs
+            .iter()
+            .find_map(|p| match p.actors {
+                [a, b] if a == x && b == y => Some((p.totals[0], p.totals[1])),
+                [a, b] if a == y && b == x => Some((p.totals[1], p.totals[0])),
+                _ => None,
+            })
+            .unwrap_or((0, 0))
+    };
+    let mut priority = [0u32; MAX_ACTORS];
+    let mut order: ArrayVec<usize, MAX_ACTORS> = ArrayVec::new();
+    for (i, p) in plays.iter().enumerate() {
+        let mut pr = u32::from(p.bid);
+        ext.action_priority(p.actor, &mut pr);
+        priority[i] = pr;
+        // Insertion keeps equal priorities in commit order.
+        let at = order.iter().position(|&k| priority[k] > pr).unwrap_or(order.len());
+        order.insert(at, i);
+    }
+    for &i in &order {
+        let p = &plays[i];
+        for t in p.targets.iter() {
+            let Some(j) = plays.iter().position(|q| q.actor == t) else { continue };
+            if j == i {
+                continue;
+            }
+            let mutual = plays[j].targets.has(p.actor);
+            let (own, theirs) = totals(&out.pairs, p.actor, t);
+            let (mut damage, unopposed) = strike_damage(own, theirs, mutual, priority[i], priority[j]);
+            ext.apply_damage(p.actor, t, p.damage_aspect, &mut damage);
+            out.strikes.push(Strike {
+                attacker: p.actor,
+                target: t,
+                aspect: p.damage_aspect,
+                damage,
+                unopposed,
+                priority: priority[i],
+            });
+        }
+    }
+}
