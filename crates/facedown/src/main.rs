@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ii_play;
+mod ii_roll;
 mod it_play;
 mod it_resolve;
 
@@ -24,6 +26,20 @@ enum Command {
         #[command(subcommand)]
         command: IronTriangleCommand,
     },
+    /// Inciting Incident: combat and non-violent conflict (Flow of Battle, Crisis, Regions).
+    #[command(name = "inciting-incident", visible_alias = "ii")]
+    IncitingIncident {
+        #[command(subcommand)]
+        command: IncitingIncidentCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum IncitingIncidentCommand {
+    /// Play a scene in the terminal: hidden declarations, bots, scripts, save and resume.
+    Play(ii_play::Args),
+    /// Dice calculator for table play: Talent Rolls, Decisive Attacks, Ability Rolls.
+    Roll(ii_roll::Args),
 }
 
 #[derive(Subcommand)]
@@ -40,6 +56,10 @@ fn main() -> ExitCode {
         Command::IronTriangle { command } => match command {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
             IronTriangleCommand::Play(args) => it_play::run(args),
+        },
+        Command::IncitingIncident { command } => match command {
+            IncitingIncidentCommand::Play(args) => ii_play::run(args),
+            IncitingIncidentCommand::Roll(args) => ii_roll::run(args),
         },
     };
     match result {
