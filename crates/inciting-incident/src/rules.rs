@@ -739,29 +739,29 @@ impl Scene {
                 targets.push(Target::Minions(g as u8));
             }
         }
-        // One automatic Regular Attack per Duel reachable: the target only names the Duel.
+        // One automatic Regular Attack per Duel reachable (the target only names the Duel),
+        // then each Talent's Regular (Talent Roll) and Decisive Attacks.
         let mut duels_done: u64 = 0;
-        for talent in std::iter::once(None).chain((0..me.sheet.talents.len() as u8).map(Some)) {
+        let talents = me.sheet.talents.len() as u8;
+        for talent in std::iter::once(None).chain((0..talents).map(Some)) {
             for &target in &targets {
-                if let Ok(r) = self.reach(f, talent, target)
-                    && !r.decisive_only
+                let Ok(r) = self.reach(f, talent, target) else { continue };
+                if !r.decisive_only
                     && let Some(d) = r.duel
                     && duels_done & (1 << (d % 64)) == 0
                 {
                     duels_done |= 1 << (d % 64);
                     out.push(Action::Regular { talent, target, roll: false, defence: None });
                 }
-            }
-        }
-        for t in 0..me.sheet.talents.len() as u8 {
-            for &target in &targets {
-                if let Ok(r) = self.reach(f, Some(t), target) {
+                if let Some(t) = talent {
                     if !r.decisive_only {
                         out.push(Action::Regular { talent: Some(t), target, roll: true, defence: None });
                     }
                     out.push(Action::Decisive { talent: t, target, defence: None });
                 }
             }
+        }
+        for t in 0..talents {
             for (a, adv) in me.sheet.talents[usize::from(t)].advanced.iter().enumerate() {
                 let a = a as u8;
                 match adv.effect {
@@ -1102,14 +1102,35 @@ impl Scene {
         }
     }
 
-    /// Pushes the seats the scene waits for.
+    /// Pushes the seats the scene waits for (those with a legal command).
     pub fn awaiting(&self, out: &mut Vec<SeatId>) {
-        let mut legal = Vec::new();
-        for (seat, _) in self.seats.iter() {
-            legal.clear();
-            self.legal_commands(seat, &mut legal);
-            if !legal.is_empty() {
+        let mut push = |seat: SeatId| {
+            if !out.contains(&seat) {
                 out.push(seat);
+            }
+        };
+        if self.phase == Phase::Over {
+            return;
+        }
+        if let Some(&p) = self.pending.first() {
+            let (Pending::KeepFighting(c) | Pending::ExtraAction(c)) = p;
+            if let Some(f) = self.fighters.get(usize::from(c))
+                && (matches!(p, Pending::KeepFighting(_)) || f.status == Status::Fighting)
+            {
+                push(f.seat);
+            }
+            return;
+        }
+        for (i, f) in self.fighters.iter().enumerate() {
+            let waiting = match self.phase {
+                Phase::Declare => self.must_declare(i) && !f.declared.is_committed(),
+                Phase::Resolve { side } => {
+                    f.side == side && f.declared.is_committed() && !f.acted && f.status == Status::Fighting
+                }
+                _ => false,
+            };
+            if waiting {
+                push(f.seat);
             }
         }
     }
@@ -1259,7 +1280,7 @@ impl Scene {
                 }
             }
             Event::RegionChanged { region, effect } => {
-                if let Some(e) = self.effects.get_mut(usize::from(*region)) {
+                if let Some(e) = std::sync::Arc::make_mut(&mut self.effects).get_mut(usize::from(*region)) {
                     *e = effect.clone();
                 }
             }

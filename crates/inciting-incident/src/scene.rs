@@ -376,7 +376,7 @@ pub struct Scene {
     /// The map's links.
     pub links: Arc<Links>,
     /// Each Region's current effect.
-    pub effects: Vec<RegionEffect>,
+    pub effects: Arc<Vec<RegionEffect>>,
     /// The characters.
     pub fighters: Vec<Fighter>,
     /// The minion groups.
@@ -601,7 +601,7 @@ impl Scene {
         if setup.options.ability_dice > 20 {
             return Err(SetupError::Invalid("options.ability_dice: at most 20 d6".into()));
         }
-        let effects = setup.regions.iter().map(|r| r.effect.clone()).collect();
+        let effects = Arc::new(setup.regions.iter().map(|r| r.effect.clone()).collect());
         let fired = vec![0; setup.triggers.len()];
         let rng = table::seeded_rng(setup.seed);
         let mut scene = Scene {

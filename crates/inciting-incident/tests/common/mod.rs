@@ -136,3 +136,19 @@ pub fn ch(table: &Table<IncitingIncident>, name: &str) -> Target {
 pub fn crisis_in(events: &[Event]) -> u32 {
     events.iter().map(|e| if let Event::CrisisAdded { amount, .. } = e { *amount } else { 0 }).sum()
 }
+
+/// Resolves the rest of the round: each awaited seat's first legal command (which resolves
+/// the characters in list order), until a new round starts, a decision is pending, or the end.
+pub fn finish_round(table: &mut Table<IncitingIncident>) -> Vec<Event> {
+    let mut all = Vec::new();
+    let mut legal = Vec::new();
+    while !table.is_over()
+        && matches!(table.state().phase, inciting_incident::Phase::Resolve { .. })
+        && table.state().pending.is_empty()
+    {
+        let seat = table.awaiting()[0];
+        table.legal_commands(seat, &mut legal);
+        all.extend(table.submit(seat, &legal[0]).unwrap().iter().cloned());
+    }
+    all
+}
