@@ -54,9 +54,13 @@ pub fn reconcile(scene: &Scene, events: &mut Vec<Event>) {
         match active {
             Some(d) if a != 0 && b != 0 => {
                 let duel = &scene.duels[usize::from(d)];
+                let newcomers = (a | b) & !duel.members;
+                if newcomers == 0 {
+                    continue;
+                }
                 let mut merged = duel.merged_from.clone();
                 let mut flow = duel.flow;
-                for bit in bits((a | b) & !duel.members) {
+                for bit in bits(newcomers) {
                     // A newcomer. Is an enemy from its old Duel here already?
                     if let Some(old) = last_duel(scene, bit).filter(|&o| o != d && !merged.contains(&o)) {
                         let old_duel = &scene.duels[usize::from(old)];

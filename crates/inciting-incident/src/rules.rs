@@ -485,6 +485,50 @@ fn illegal(scene: &Scene, f: u8, reason: impl Into<String>) -> RuleError {
     RuleError::Illegal { character: scene.fighter_name(f).to_owned(), reason: reason.into() }
 }
 
+/// Why an attack cannot reach, before it is put in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    NoCharacter(u8),
+    NoGroup(u8),
+    NoTalent(u8),
+    SameSide,
+    NotInFight,
+    AllDead,
+    OffMap,
+    OutsideDuel,
+    NeedsRanged,
+    OutOfRange(RegionId),
+}
+
+impl Why {
+    fn error(self, scene: &Scene, f: u8, target: Target) -> RuleError {
+        let name = match target {
+            Target::Character(c) => scene.fighter_name(c).to_owned(),
+            Target::Minions(g) => scene.minions.get(usize::from(g)).map_or("?".into(), |m| format!("the {}", m.stats.name)),
+        };
+        let reason = match self {
+            Why::NoCharacter(c) => return RuleError::UnknownCharacter(c),
+            Why::NoGroup(g) => format!("there is no minion group number {g}"),
+            Why::NoTalent(t) => format!("has no Talent number {t}"),
+            Why::SameSide => format!("{name} is on the same side"),
+            Why::NotInFight => format!("{name} cannot be attacked: not in the fight"),
+            Why::AllDead => format!("{name} are all dead"),
+            Why::OffMap => "is not on the map".into(),
+            Why::OutsideDuel => {
+                "in a Duel you can only attack members of that Duel, even with a Ranged Skill (§7.3)".into()
+            }
+            Why::NeedsRanged => {
+                "is in no Duel with the target; attacking another Region needs a Talent with a Ranged Skill (§7.3)".into()
+            }
+            Why::OutOfRange(r) => format!(
+                "{} is out of range: a ranged attack reaches adjacent Regions with line of sight (§7.3)",
+                scene.region_name(r)
+            ),
+        };
+        illegal(scene, f, reason)
+    }
+}
+
 /// How an attack reaches its target (§7.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reach {
@@ -514,29 +558,26 @@ impl Scene {
     }
 
     /// The Region of a target and whether it can still be attacked.
-    fn target_region(&self, f: u8, target: Target) -> Result<RegionId, RuleError> {
+    fn target_region(&self, f: u8, target: Target) -> Result<RegionId, Why> {
         let side = self.fighters[usize::from(f)].side;
         match target {
             Target::Character(c) => {
-                let t = self.fighters.get(usize::from(c)).ok_or(RuleError::UnknownCharacter(c))?;
+                let t = self.fighters.get(usize::from(c)).ok_or(Why::NoCharacter(c))?;
                 if t.side == side {
-                    return Err(illegal(self, f, format!("{} is on the same side", t.sheet.name)));
+                    return Err(Why::SameSide);
                 }
                 match t.region {
                     Some(r) if t.engaged_capable() => Ok(r),
-                    _ => Err(illegal(self, f, format!("{} cannot be attacked: not in the fight", t.sheet.name))),
+                    _ => Err(Why::NotInFight),
                 }
             }
             Target::Minions(g) => {
-                let m = self
-                    .minions
-                    .get(usize::from(g))
-                    .ok_or_else(|| illegal(self, f, format!("there is no minion group number {g}")))?;
+                let m = self.minions.get(usize::from(g)).ok_or(Why::NoGroup(g))?;
                 if m.side == side {
-                    return Err(illegal(self, f, format!("the {} are on the same side", m.stats.name)));
+                    return Err(Why::SameSide);
                 }
                 if m.count == 0 {
-                    return Err(illegal(self, f, format!("the {} are all dead", m.stats.name)));
+                    return Err(Why::AllDead);
                 }
                 Ok(m.region)
             }
@@ -554,9 +595,15 @@ impl Scene {
 
     /// How `f`'s attack with `talent` reaches `target`, or why it cannot (§7.3).
     pub fn reach(&self, f: u8, talent: Option<u8>, target: Target) -> Result<Reach, RuleError> {
-        let me = self.fighter_checked(f)?;
+        self.fighter_checked(f)?;
+        self.reach_why(f, talent, target).map_err(|why| why.error(self, f, target))
+    }
+
+    /// [`Scene::reach`] without building a message (for the legal lists).
+    fn reach_why(&self, f: u8, talent: Option<u8>, target: Target) -> Result<Reach, Why> {
+        let me = self.fighters.get(usize::from(f)).ok_or(Why::NoCharacter(f))?;
         let ranged_skill = match talent {
-            Some(t) => self.talent(f, t)?.skills.ranged,
+            Some(t) => me.sheet.talents.get(usize::from(t)).ok_or(Why::NoTalent(t))?.skills.ranged,
             None => Ranged::None,
         };
         let tr = self.target_region(f, target)?;
@@ -571,18 +618,12 @@ impl Scene {
                 advantage: 0,
             });
         }
-        let Some(fr) = me.region else {
-            return Err(illegal(self, f, "is not on the map"));
-        };
+        let fr = me.region.ok_or(Why::OffMap)?;
         let effect = &self.effects[usize::from(fr)];
         let enemy = 1 - (me.side & 1);
         if let Some(d) = self.duel_in(fr) {
             if tr != fr {
-                return Err(illegal(
-                    self,
-                    f,
-                    "in a Duel you can only attack members of that Duel, even with a Ranged Skill (§7.3)",
-                ));
+                return Err(Why::OutsideDuel);
             }
             let ranged = ranged_skill == Ranged::Basic;
             let penalty = if ranged { self.count_side(fr, enemy) as i32 } else { 0 };
@@ -590,23 +631,12 @@ impl Scene {
             return Ok(Reach { ranged, decisive_only: false, duel: Some(d), uses_flow: true, advantage });
         }
         if ranged_skill == Ranged::None {
-            return Err(illegal(
-                self,
-                f,
-                "is in no Duel with the target; attacking another Region needs a Talent with a Ranged Skill (§7.3)",
-            ));
+            return Err(Why::NeedsRanged);
         }
         if !self.links.in_range(fr, tr) {
-            return Err(illegal(
-                self,
-                f,
-                format!(
-                    "{} is out of range: a ranged attack reaches adjacent Regions with line of sight (§7.3)",
-                    self.region_name(tr)
-                ),
-            ));
+            return Err(Why::OutOfRange(tr));
         }
-        let reduction = talent.map_or(0, |t| self.fighters[usize::from(f)].sheet.talents[usize::from(t)].skills.ally_penalty_reduction);
+        let reduction = talent.map_or(0, |t| me.sheet.talents[usize::from(t)].skills.ally_penalty_reduction);
         let allies = match target_duel {
             Some(_) => (self.count_side(tr, me.side) as i32 - i32::from(reduction)).max(0),
             None => 0,
@@ -745,7 +775,7 @@ impl Scene {
         let talents = me.sheet.talents.len() as u8;
         for talent in std::iter::once(None).chain((0..talents).map(Some)) {
             for &target in &targets {
-                let Ok(r) = self.reach(f, talent, target) else { continue };
+                let Ok(r) = self.reach_why(f, talent, target) else { continue };
                 if !r.decisive_only
                     && let Some(d) = r.duel
                     && duels_done & (1 << (d % 64)) == 0
@@ -754,10 +784,17 @@ impl Scene {
                     out.push(Action::Regular { talent, target, roll: false, defence: None });
                 }
                 if let Some(t) = talent {
-                    if !r.decisive_only {
-                        out.push(Action::Regular { talent: Some(t), target, roll: true, defence: None });
+                    // The Talent's usual defence, then the GM's other possible picks.
+                    let usual = me.sheet.talents[usize::from(t)].defence;
+                    let picks = std::iter::once(None).chain(
+                        DefenceKind::ALL.into_iter().filter(|&k| k != usual && matches!(target, Target::Character(_))).map(Some),
+                    );
+                    for defence in picks {
+                        if !r.decisive_only {
+                            out.push(Action::Regular { talent: Some(t), target, roll: true, defence });
+                        }
+                        out.push(Action::Decisive { talent: t, target, defence });
                     }
-                    out.push(Action::Decisive { talent: t, target, defence: None });
                 }
             }
         }
@@ -840,6 +877,38 @@ impl Scene {
         }
     }
 
+    /// The one form of an action the legal lists hold (so a checked replay finds it): an
+    /// automatic Regular Attack is named by the first listed one into the same Duel, and a
+    /// pick of the Talent's usual defence (or any pick against minions) is no pick.
+    pub fn normalize(&self, f: u8, action: Action) -> Action {
+        match action {
+            Action::Regular { talent, target, roll: false, .. } => {
+                let Ok(Reach { duel: Some(d), .. }) = self.reach(f, talent, target) else { return action };
+                let mut all = Vec::new();
+                self.actions(f, &mut all);
+                all.into_iter()
+                    .find(|a| match *a {
+                        Action::Regular { talent: t2, target: g2, roll: false, .. } => {
+                            self.reach_why(f, t2, g2).is_ok_and(|r| r.duel == Some(d))
+                        }
+                        _ => false,
+                    })
+                    .unwrap_or(action)
+            }
+            Action::Regular { talent: Some(t), target, roll: true, defence: Some(k) } => {
+                let usual = self.fighters[usize::from(f)].sheet.talents.get(usize::from(t)).map(|x| x.defence);
+                let defence = (Some(k) != usual && matches!(target, Target::Character(_))).then_some(k);
+                Action::Regular { talent: Some(t), target, roll: true, defence }
+            }
+            Action::Decisive { talent, target, defence: Some(k) } => {
+                let usual = self.fighters[usize::from(f)].sheet.talents.get(usize::from(talent)).map(|x| x.defence);
+                let defence = (Some(k) != usual && matches!(target, Target::Character(_))).then_some(k);
+                Action::Decisive { talent, target, defence }
+            }
+            a => a,
+        }
+    }
+
     /// Whether a fighter must declare this round.
     pub fn must_declare(&self, f: usize) -> bool {
         let x = &self.fighters[f];
@@ -893,6 +962,7 @@ impl Scene {
                     return Err(out_of_turn());
                 }
                 self.check_action(f, &action)?;
+                let action = self.normalize(f, action);
                 let mut em = Emit::new(self, events);
                 em.push(Event::ExtraActionTaken { character: f });
                 em.resolve(f, action);
@@ -907,6 +977,7 @@ impl Scene {
                     return Err(RuleError::AlreadyDeclared(me.sheet.name.clone()));
                 }
                 self.check_action(f, &action)?;
+                let action = self.normalize(f, action);
                 events.push(Event::Declared { character: f, action: Some(action) });
                 Ok(())
             }
@@ -1341,12 +1412,12 @@ pub fn initiative_order(nimbleness: &[Vec<u8>; 2], best_talent: [u8; 2]) -> Opti
 struct Emit<'a> {
     s: Scene,
     out: &'a mut Vec<Event>,
-    fired_now: Vec<bool>,
+    fired_now: u64,
 }
 
 impl<'a> Emit<'a> {
     fn new(scene: &Scene, out: &'a mut Vec<Event>) -> Emit<'a> {
-        Emit { s: scene.clone(), out, fired_now: vec![false; scene.fired.len()] }
+        Emit { s: scene.clone(), out, fired_now: 0 }
     }
 
     fn push(&mut self, e: Event) {
@@ -1400,7 +1471,7 @@ impl<'a> Emit<'a> {
                 .triggers
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| !self.fired_now[*i])
+                .filter(|(i, _)| self.fired_now & (1 << i) == 0)
                 .filter_map(|(i, t)| {
                     let n = self.s.fired[i];
                     let at = match t.every {
@@ -1412,7 +1483,7 @@ impl<'a> Emit<'a> {
                 })
                 .min();
             let Some((at, i)) = next else { return };
-            self.fired_now[i] = true;
+            self.fired_now |= 1 << i;
             self.push(Event::TriggerFired { trigger: i as u16, at });
             self.trigger_effect(&setup.triggers[i].effect, setup.triggers[i].note.clone());
         }
@@ -1552,7 +1623,7 @@ impl<'a> Emit<'a> {
             Action::Hold => {}
             Action::Move { path } => self.do_move(f, path),
             Action::Regular { talent, target, roll, defence } => {
-                let Ok(reach) = self.s.reach(f, talent, target) else { return };
+                let Ok(reach) = self.s.reach_why(f, talent, target) else { return };
                 let Some(duel) = reach.duel else { return };
                 let (out, reduction) = if roll {
                     let Some(t) = talent else { return };
@@ -1624,7 +1695,7 @@ impl<'a> Emit<'a> {
     }
 
     fn do_decisive(&mut self, f: u8, t: u8, target: Target, defence: Option<DefenceKind>) {
-        let Ok(reach) = self.s.reach(f, Some(t), target) else { return };
+        let Ok(reach) = self.s.reach_why(f, Some(t), target) else { return };
         let side = self.s.fighters[usize::from(f)].side;
         let level = i32::from(self.talent_of(f, t).level);
         let (pool, reduction) = self.attack_pool(f, t, target, defence);

@@ -578,6 +578,9 @@ impl Scene {
         if fighters.len() + minions.len() > 64 {
             return Err(SetupError::Invalid("a scene holds at most 64 characters and minion groups".into()));
         }
+        if setup.triggers.len() > 64 {
+            return Err(SetupError::Invalid("triggers: a scene holds at most 64 Crisis Triggers".into()));
+        }
         setup.check_triggers()?;
         let positive = match &setup.positive_side {
             Some(s) => side_id(sides, "positive_side", s)?,

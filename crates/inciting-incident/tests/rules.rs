@@ -740,3 +740,24 @@ fn max_rounds_ends_the_scene() {
     }
     assert!(t.is_over());
 }
+
+#[test]
+fn accepted_declarations_are_stored_in_their_listed_form_so_saves_check() {
+    let mut t = table(arena());
+    let (e1, p1) = (ch(&t, "E1"), ch(&t, "P1"));
+    declare(
+        &mut t,
+        &[
+            // An automatic attack naming a Talent it does not need, and a pick of the usual
+            // defence: both stored as the legal lists hold them.
+            (0, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None }),
+            (2, Action::Decisive { talent: 0, target: p1, defence: Some(inciting_incident::DefenceKind::Resilience) }),
+            (3, Action::Decisive { talent: 0, target: p1, defence: Some(inciting_incident::DefenceKind::Resolve) }),
+        ],
+    );
+    assert!(t.log().iter().any(|e| matches!(e, Event::Declared { character: 0, action: Some(Action::Regular { talent: None, .. }) })));
+    assert!(t.log().iter().any(|e| matches!(e, Event::Declared { character: 2, action: Some(Action::Decisive { defence: None, .. }) })));
+    assert!(t.log().iter().any(|e| matches!(e, Event::Declared { character: 3, action: Some(Action::Decisive { defence: Some(_), .. }) })));
+    finish_round(&mut t);
+    assert!(Table::<IncitingIncident>::load_checked(t.save()).is_ok());
+}
