@@ -90,8 +90,9 @@ pub fn load_scene(path: &Path, dice_seed: Option<u64>) -> anyhow::Result<Scene> 
 fn make_bots(args: &Args, scene: &Scene) -> anyhow::Result<Vec<Option<SeatBot>>> {
     let mut out: Vec<Option<SeatBot>> = (0..scene.seats.len()).map(|_| None).collect();
     for spec in &args.bots {
-        let (seat, kind) =
-            spec.split_once('=').with_context(|| format!("--bot {spec:?}: write SEAT=KIND, e.g. gm=random"))?;
+        let (seat, kind) = spec
+            .split_once('=')
+            .with_context(|| format!("--bot {spec:?}: write SEAT=KIND, e.g. gm=random"))?;
         let kind = kind.trim().to_ascii_lowercase();
         if kind != "random" {
             bail!("--bot {spec:?}: unknown bot kind {kind:?}; Inciting Incident has the random bot");
@@ -120,7 +121,8 @@ fn write_save(table: &Table<IncitingIncident>, path: &Path) -> anyhow::Result<()
     name.push(".tmp");
     let tmp = path.with_file_name(name);
     std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
 }
 
 /// Reads a save and checks it: its initial state must be the start of its scene file's scene,
@@ -128,9 +130,10 @@ fn write_save(table: &Table<IncitingIncident>, path: &Path) -> anyhow::Result<()
 fn read_save(path: &Path) -> anyhow::Result<Table<IncitingIncident>> {
     let name = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the save {name}"))?;
-    let saved: Saved<IncitingIncident> =
-        serde_json::from_str(&text).with_context(|| format!("{name} is not a facedown Inciting Incident save"))?;
-    let fresh = Scene::new((*saved.initial.setup).clone()).with_context(|| format!("{name}: corrupt save"))?;
+    let saved: Saved<IncitingIncident> = serde_json::from_str(&text)
+        .with_context(|| format!("{name} is not a facedown Inciting Incident save"))?;
+    let fresh =
+        Scene::new((*saved.initial.setup).clone()).with_context(|| format!("{name}: corrupt save"))?;
     if fresh != saved.initial {
         bail!("{name}: corrupt save: its initial state is not the start of its scene");
     }
@@ -175,7 +178,10 @@ impl Game {
             }
             let awaiting = self.table.awaiting();
             if awaiting.is_empty() {
-                bail!("the engine waits for {} but nobody has a legal command", self.table.state().waiting_for());
+                bail!(
+                    "the engine waits for {} but nobody has a legal command",
+                    self.table.state().waiting_for()
+                );
             }
             // A decision with one legal command reveals nothing: take it for any seat.
             let mut forced = None;
@@ -187,7 +193,9 @@ impl Game {
                 }
             }
             if let Some((seat, c)) = forced {
-                self.table.submit(seat, &c).map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
+                self.table
+                    .submit(seat, &c)
+                    .map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
                 self.after_accept()?;
                 continue;
             }
@@ -198,7 +206,9 @@ impl Game {
                     None => 0,
                 };
                 let c = legal[pick.min(legal.len() - 1)];
-                self.table.submit(seat, &c).map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
+                self.table
+                    .submit(seat, &c)
+                    .map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
                 self.after_accept()?;
                 continue;
             }
@@ -268,8 +278,9 @@ impl Game {
         let private = self.tty && !self.json && hidden;
         writeln!(out)?;
         if private {
-            let ready =
-                format!("Pass the keyboard to seat {seat_name}. {seat_name}: press Enter when the others look away.");
+            let ready = format!(
+                "Pass the keyboard to seat {seat_name}. {seat_name}: press Enter when the others look away."
+            );
             if self.read(&ready, false, &mut out)?.is_none() {
                 return Ok(Some(Stop::Paused(format!("the input ended ({})", state.waiting_for()))));
             }
@@ -281,7 +292,10 @@ impl Game {
         }
         let command = loop {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
-                return Ok(Some(Stop::Paused(format!("the input ended before the scene did ({})", state.waiting_for()))));
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended before the scene did ({})",
+                    state.waiting_for()
+                ))));
             };
             match answer.parse::<usize>() {
                 Ok(n) if (1..=legal.len()).contains(&n) => break legal[n - 1],
@@ -293,7 +307,9 @@ impl Game {
         }
         out.flush()?;
         drop(out);
-        self.table.submit(seat, &command).map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
+        self.table
+            .submit(seat, &command)
+            .map_err(|e| anyhow::anyhow!("the engine refused a legal command: {e}"))?;
         self.after_accept()?;
         Ok(None)
     }
@@ -311,7 +327,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(p) => Source::Script(Script::open(p)?),
         None => Source::Keyboard,
     };
-    let narrator = if resumed { Narrator::from_now(&table, args.json) } else { Narrator::from_start(args.json) };
+    let narrator =
+        if resumed { Narrator::from_now(&table, args.json) } else { Narrator::from_start(args.json) };
     if !args.json {
         let mut out = std::io::stdout().lock();
         if let Some(p) = &args.resume {
@@ -342,8 +359,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Stop::Paused(why) => match &args.save {
             Some(path) => {
-                let note =
-                    format!("paused: {why}; the scene is saved in {p}; continue with --resume {p}", p = path.display());
+                let note = format!(
+                    "paused: {why}; the scene is saved in {p}; continue with --resume {p}",
+                    p = path.display()
+                );
                 if args.json {
                     writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
                 } else {

@@ -10,8 +10,8 @@ use inciting_incident::attack::{
     ExtraHits, decisive_flow_shift, decisive_hits, defence_value, regular_automatic, regular_roll,
 };
 use inciting_incident::dice::{
-    self, AdvantageRule, Pool, Roll, TARGET, ability_pool, defence_pool, level_cost, level_dice, success_chance,
-    talent_pool,
+    self, AdvantageRule, Pool, Roll, TARGET, ability_pool, defence_pool, level_cost, level_dice,
+    success_chance, talent_pool,
 };
 use serde_json::json;
 
@@ -154,7 +154,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     writeln!(
                         out,
                         "{:>5}  {:>4}  {:>4}  {:>4.1}  {:.3}",
-                        r["level"], r["dice"].as_str().unwrap_or(""), r["cost"], r["mean"].as_f64().unwrap_or(0.0),
+                        r["level"],
+                        r["dice"].as_str().unwrap_or(""),
+                        r["cost"],
+                        r["mean"].as_f64().unwrap_or(0.0),
                         r["p_20"].as_f64().unwrap_or(0.0)
                     )?;
                 }
@@ -165,7 +168,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if automatic {
                 let o = regular_automatic();
                 if !args.json {
-                    writeln!(out, "Automatic Regular Attack: Flow +{} toward the attacker, Crisis +{}.", o.flow, o.crisis)?;
+                    writeln!(
+                        out,
+                        "Automatic Regular Attack: Flow +{} toward the attacker, Crisis +{}.",
+                        o.flow, o.crisis
+                    )?;
                 }
                 json!({"automatic": true, "flow": o.flow, "crisis": o.crisis})
             } else {
@@ -182,7 +189,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         writeln!(out, "Talent Roll total: {total}")?;
                     }
                     if total >= TARGET {
-                        writeln!(out, "Success: Flow +{} toward the attacker, Crisis +{}.", o.flow, o.crisis)?;
+                        writeln!(
+                            out,
+                            "Success: Flow +{} toward the attacker, Crisis +{}.",
+                            o.flow, o.crisis
+                        )?;
                     } else {
                         writeln!(out, "Failure: Flow unchanged, Crisis +{}.", o.crisis)?;
                     }
@@ -191,7 +202,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 json!({"roll": rolled, "total": total, "success": total >= TARGET, "flow": o.flow, "crisis": o.crisis, "p_success": p})
             }
         }
-        What::Decisive { level, rd, rv, ability, protection, flow, ranged, modifier, advantage, attack, defence, strict } => {
+        What::Decisive {
+            level,
+            rd,
+            rv,
+            ability,
+            protection,
+            flow,
+            ranged,
+            modifier,
+            advantage,
+            attack,
+            defence,
+            strict,
+        } => {
             check_level(level)?;
             if rv == 0 {
                 bail!("--rv 0: a Resistance Value is at least 1 (§4.3)");
@@ -229,7 +253,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if ranged {
                     writeln!(out, "Crisis +2; a ranged Decisive Attack leaves the Flow alone.")?;
                 } else {
-                    writeln!(out, "Crisis +2; the Flow moves {shift} away from the attacker: {flow:+} → {:+} (attacker's view).", flow - shift)?;
+                    writeln!(
+                        out,
+                        "Crisis +2; the Flow moves {shift} away from the attacker: {flow:+} → {:+} (attacker's view).",
+                        flow - shift
+                    )?;
                 }
             }
             json!({"attack": arolled, "attack_total": a, "defence": drolled, "defence_total": d,
@@ -241,7 +269,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let total = rolled.as_ref().map_or(result.unwrap_or(0), |r| r.total);
             if !args.json {
                 match &rolled {
-                    Some(r) => writeln!(out, "Ability Roll (level {level}, difficulty {difficulty}d6): {}", r.describe())?,
+                    Some(r) => writeln!(
+                        out,
+                        "Ability Roll (level {level}, difficulty {difficulty}d6): {}",
+                        r.describe()
+                    )?,
                     None => writeln!(out, "Ability Roll total: {total}")?,
                 }
                 writeln!(out, "{}", if total >= TARGET { "Success." } else { "Failure." })?;

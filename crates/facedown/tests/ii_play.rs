@@ -7,7 +7,11 @@ use std::process::{Command, Output, Stdio};
 const BIN: &str = env!("CARGO_BIN_EXE_facedown");
 
 fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/inciting-incident").join(name).display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/inciting-incident")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -47,7 +51,10 @@ fn bot_scenes_finish_show_every_die_and_replay_with_the_same_seeds() {
         let b = play(&[&example(name), "--bot", "all=random", "--seed", "4"], "");
         assert_eq!(stdout(&a), stdout(&b));
     }
-    let a = stdout(&play(&[&example("river-fight.toml"), "--bot", "all=random", "--seed", "4", "--dice-seed", "99"], ""));
+    let a = stdout(&play(
+        &[&example("river-fight.toml"), "--bot", "all=random", "--seed", "4", "--dice-seed", "99"],
+        "",
+    ));
     assert!(a.contains(" = "), "rolls list their dice and total: {a}");
 }
 
@@ -79,7 +86,16 @@ fn a_script_plays_a_round_with_names_and_the_save_resumes() {
     let script = temp("round1.jsonl");
     std::fs::write(&script, ROUND_ONE).unwrap();
     let save = temp("round1-save.json");
-    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string(), "--save", &save.display().to_string()], "");
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("Bren: Regular Attack (automatic) on Y'ras'byn"), "{text}");
@@ -135,7 +151,11 @@ fn hot_seat_players_pick_numbered_actions() {
 #[test]
 fn bad_scene_files_and_flags_get_clear_errors() {
     let bad = temp("bad.toml");
-    std::fs::write(&bad, "title = \"x\"\nsides = [\"a\", \"a\"]\nseats = []\nregions = []\ncharacters = []\n").unwrap();
+    std::fs::write(
+        &bad,
+        "title = \"x\"\nsides = [\"a\", \"a\"]\nseats = []\nregions = []\ncharacters = []\n",
+    )
+    .unwrap();
     let o = play(&[&bad.display().to_string()], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("two different"), "{}", stderr(&o));
@@ -152,7 +172,16 @@ fn a_tampered_save_is_refused() {
     let script = temp("tamper.jsonl");
     std::fs::write(&script, ROUND_ONE).unwrap();
     let save = temp("tamper-save.json");
-    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string(), "--save", &save.display().to_string()], "");
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
     assert!(o.status.success());
     let text = std::fs::read_to_string(&save).unwrap();
     let tampered = text.replacen("\"amount\": 4", "\"amount\": 1", 1);

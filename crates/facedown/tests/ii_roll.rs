@@ -27,17 +27,66 @@ fn worked_example_b_with_real_dice() {
 
 #[test]
 fn worked_example_c_decisive_with_real_dice() {
-    let v = json(&["decisive", "--level", "7", "--rd", "2", "--rv", "6", "--ability", "4", "--protection", "6", "--flow", "4", "--attack", "17", "--defence", "9"]);
+    let v = json(&[
+        "decisive",
+        "--level",
+        "7",
+        "--rd",
+        "2",
+        "--rv",
+        "6",
+        "--ability",
+        "4",
+        "--protection",
+        "6",
+        "--flow",
+        "4",
+        "--attack",
+        "17",
+        "--defence",
+        "9",
+    ]);
     assert_eq!(v["hits"], 2);
     assert_eq!(v["flow_shift"], 3);
-    let o = roll(&["decisive", "--level", "7", "--rd", "2", "--rv", "6", "--ability", "4", "--flow", "4", "--attack", "17", "--defence", "9"]);
+    let o = roll(&[
+        "decisive",
+        "--level",
+        "7",
+        "--rd",
+        "2",
+        "--rv",
+        "6",
+        "--ability",
+        "4",
+        "--flow",
+        "4",
+        "--attack",
+        "17",
+        "--defence",
+        "9",
+    ]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("needed 11") && text.contains("Hit: 2 hit(s)"), "{text}");
 }
 
 #[test]
 fn worked_example_f_ranged_decisive() {
-    let v = json(&["decisive", "--level", "5", "--rd", "2", "--rv", "7", "--ability", "3", "--ranged", "--attack", "18", "--defence", "5"]);
+    let v = json(&[
+        "decisive",
+        "--level",
+        "5",
+        "--rd",
+        "2",
+        "--rv",
+        "7",
+        "--ability",
+        "3",
+        "--ranged",
+        "--attack",
+        "18",
+        "--defence",
+        "5",
+    ]);
     assert_eq!(v["hits"], 2);
     assert_eq!(v["flow_shift"], 0);
 }

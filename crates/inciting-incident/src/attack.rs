@@ -65,7 +65,13 @@ pub fn defence_value(rv: i32, flow_or_level: i32) -> i32 {
 
 /// The hits a Decisive Attack deals (§7.2 step 5): none when `attack < defence_roll +
 /// defence_value`, else one plus one per further multiple of `divisor` (the RV) in the excess.
-pub fn decisive_hits(attack: i32, defence_roll: i32, defence_value: i32, divisor: u8, rule: ExtraHits) -> u32 {
+pub fn decisive_hits(
+    attack: i32,
+    defence_roll: i32,
+    defence_value: i32,
+    divisor: u8,
+    rule: ExtraHits,
+) -> u32 {
     let needed = defence_roll + defence_value;
     if attack < needed {
         return 0;

@@ -317,7 +317,9 @@ pub enum SheetError {
         parent: u8,
     },
     /// Too many Talents under one Ability.
-    #[error("{who}: {ability} {level} carries {count} Talents, but an Ability carries at most as many Talents as its level (§4.1)")]
+    #[error(
+        "{who}: {ability} {level} carries {count} Talents, but an Ability carries at most as many Talents as its level (§4.1)"
+    )]
     TooManyTalents {
         /// Whose.
         who: String,
@@ -516,7 +518,11 @@ impl MinionStats {
             });
         }
         if self.defence_level > MAX_LEVEL {
-            return Err(SheetError::AbilityLevel { who: who.into(), ability: "defence", level: self.defence_level });
+            return Err(SheetError::AbilityLevel {
+                who: who.into(),
+                ability: "defence",
+                level: self.defence_level,
+            });
         }
         if self.rv == 0 {
             return Err(SheetError::ZeroResistance { who: who.into(), defence: "the stat block" });

@@ -200,17 +200,18 @@ pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule
             // Drop the `extra` lowest (Advantage) or highest (Disadvantage); among equal values
             // the later die is dropped first.
             for _ in 0..extra {
-                let pick = dice
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, d)| d.counted == Counted::Added)
-                    .fold(None::<(usize, u8)>, |best, (i, d)| match best {
+                let pick = dice.iter().enumerate().filter(|(_, d)| d.counted == Counted::Added).fold(
+                    None::<(usize, u8)>,
+                    |best, (i, d)| match best {
                         None => Some((i, d.value)),
-                        Some((_, v)) if (advantage > 0 && d.value <= v) || (advantage < 0 && d.value >= v) => {
+                        Some((_, v))
+                            if (advantage > 0 && d.value <= v) || (advantage < 0 && d.value >= v) =>
+                        {
                             Some((i, d.value))
                         }
                         b => b,
-                    });
+                    },
+                );
                 if let Some((i, _)) = pick {
                     dice[i].counted = Counted::Dropped;
                 }

@@ -46,7 +46,12 @@ impl Ruleset for IncitingIncident {
     type View = SceneView;
     type Error = RuleError;
 
-    fn decide(state: &Scene, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+    fn decide(
+        state: &Scene,
+        seat: SeatId,
+        command: &Command,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
         state.decide(seat, command, events)
     }
 

@@ -6,7 +6,7 @@
 //! take by themselves (round starts, the reveal, skipping characters who cannot act, the end).
 
 use serde::{Deserialize, Serialize};
-use table::{SeatId, Sealed};
+use table::{Sealed, SeatId};
 use thiserror::Error;
 
 use crate::attack::{
@@ -504,7 +504,9 @@ impl Why {
     fn error(self, scene: &Scene, f: u8, target: Target) -> RuleError {
         let name = match target {
             Target::Character(c) => scene.fighter_name(c).to_owned(),
-            Target::Minions(g) => scene.minions.get(usize::from(g)).map_or("?".into(), |m| format!("the {}", m.stats.name)),
+            Target::Minions(g) => {
+                scene.minions.get(usize::from(g)).map_or("?".into(), |m| format!("the {}", m.stats.name))
+            }
         };
         let reason = match self {
             Why::NoCharacter(c) => return RuleError::UnknownCharacter(c),
@@ -586,8 +588,11 @@ impl Scene {
 
     /// Enemies (characters and single minions) of `side` in a Region.
     pub fn count_side(&self, region: RegionId, side: u8) -> u32 {
-        let fighters =
-            self.fighters.iter().filter(|x| x.engaged_capable() && x.region == Some(region) && x.side == side).count();
+        let fighters = self
+            .fighters
+            .iter()
+            .filter(|x| x.engaged_capable() && x.region == Some(region) && x.side == side)
+            .count();
         let minions: u32 =
             self.minions.iter().filter(|m| m.region == region && m.side == side).map(|m| m.count).sum();
         fighters as u32 + minions
@@ -627,7 +632,8 @@ impl Scene {
             }
             let ranged = ranged_skill == Ranged::Basic;
             let penalty = if ranged { self.count_side(fr, enemy) as i32 } else { 0 };
-            let advantage = effect.attack_advantage - penalty + if ranged { effect.ranged_advantage } else { 0 };
+            let advantage =
+                effect.attack_advantage - penalty + if ranged { effect.ranged_advantage } else { 0 };
             return Ok(Reach { ranged, decisive_only: false, duel: Some(d), uses_flow: true, advantage });
         }
         if ranged_skill == Ranged::None {
@@ -717,19 +723,26 @@ impl Scene {
             Action::Decisive { talent, target, .. } => self.reach(f, Some(talent), target).map(|_| ()),
             Action::Advanced { talent, action, target } => {
                 let t = self.talent(f, talent)?;
-                let adv = t
-                    .advanced
-                    .get(usize::from(action))
-                    .ok_or_else(|| illegal(self, f, format!("Talent {} has no Advanced Action number {action}", t.name)))?;
+                let adv = t.advanced.get(usize::from(action)).ok_or_else(|| {
+                    illegal(self, f, format!("Talent {} has no Advanced Action number {action}", t.name))
+                })?;
                 match &adv.effect {
                     AdvancedEffect::Heal { .. } => {
                         let c = target.unwrap_or(f);
                         let other = self.fighter_checked(c)?;
                         if other.side != me.side || other.region != me.region || other.absent {
-                            return Err(illegal(self, f, format!("{} is not an ally in the same Region", other.sheet.name)));
+                            return Err(illegal(
+                                self,
+                                f,
+                                format!("{} is not an ally in the same Region", other.sheet.name),
+                            ));
                         }
                         if other.hits == 0 {
-                            return Err(illegal(self, f, format!("{} has no hits to heal", other.sheet.name)));
+                            return Err(illegal(
+                                self,
+                                f,
+                                format!("{} has no hits to heal", other.sheet.name),
+                            ));
                         }
                         Ok(())
                     }
@@ -787,7 +800,10 @@ impl Scene {
                     // The Talent's usual defence, then the GM's other possible picks.
                     let usual = me.sheet.talents[usize::from(t)].defence;
                     let picks = std::iter::once(None).chain(
-                        DefenceKind::ALL.into_iter().filter(|&k| k != usual && matches!(target, Target::Character(_))).map(Some),
+                        DefenceKind::ALL
+                            .into_iter()
+                            .filter(|&k| k != usual && matches!(target, Target::Character(_)))
+                            .map(Some),
                     );
                     for defence in picks {
                         if !r.decisive_only {
@@ -821,7 +837,15 @@ impl Scene {
         }
     }
 
-    fn paths(&self, at: RegionId, seen: u16, stack: &mut [u8; 8], depth: usize, max: u8, out: &mut Vec<Action>) {
+    fn paths(
+        &self,
+        at: RegionId,
+        seen: u16,
+        stack: &mut [u8; 8],
+        depth: usize,
+        max: u8,
+        out: &mut Vec<Action>,
+    ) {
         if depth >= usize::from(max) {
             return;
         }
@@ -858,16 +882,19 @@ impl Scene {
                         talent == t2 && roll == r2
                     }
                     (Action::Decisive { talent, .. }, Action::Decisive { talent: t2, .. }) => talent == t2,
-                    (Action::Advanced { talent, action, .. }, Action::Advanced { talent: t2, action: a2, .. }) => {
-                        talent == t2 && action == a2
-                    }
+                    (
+                        Action::Advanced { talent, action, .. },
+                        Action::Advanced { talent: t2, action: a2, .. },
+                    ) => talent == t2 && action == a2,
                     _ => false,
                 };
                 all.into_iter().find(same_kind).map(|mut a| {
                     // Keep the GM's pick of defence.
                     match (&mut a, action) {
                         (Action::Regular { defence, .. }, Action::Regular { defence: d, .. })
-                        | (Action::Decisive { defence, .. }, Action::Decisive { defence: d, .. }) => *defence = *d,
+                        | (Action::Decisive { defence, .. }, Action::Decisive { defence: d, .. }) => {
+                            *defence = *d
+                        }
                         _ => {}
                     }
                     a
@@ -896,12 +923,14 @@ impl Scene {
                     .unwrap_or(action)
             }
             Action::Regular { talent: Some(t), target, roll: true, defence: Some(k) } => {
-                let usual = self.fighters[usize::from(f)].sheet.talents.get(usize::from(t)).map(|x| x.defence);
+                let usual =
+                    self.fighters[usize::from(f)].sheet.talents.get(usize::from(t)).map(|x| x.defence);
                 let defence = (Some(k) != usual && matches!(target, Target::Character(_))).then_some(k);
                 Action::Regular { talent: Some(t), target, roll: true, defence }
             }
             Action::Decisive { talent, target, defence: Some(k) } => {
-                let usual = self.fighters[usize::from(f)].sheet.talents.get(usize::from(talent)).map(|x| x.defence);
+                let usual =
+                    self.fighters[usize::from(f)].sheet.talents.get(usize::from(talent)).map(|x| x.defence);
                 let defence = (Some(k) != usual && matches!(target, Target::Character(_))).then_some(k);
                 Action::Decisive { talent, target, defence }
             }
@@ -1035,7 +1064,8 @@ impl Scene {
         let mut talent = [0u8; 2];
         for f in self.fighters.iter().filter(|f| f.engaged_capable()) {
             nimble[usize::from(f.side & 1)].push(f.sheet.abilities.nimbleness);
-            talent[usize::from(f.side & 1)] = talent[usize::from(f.side & 1)].max(f.sheet.best_nimbleness_talent());
+            talent[usize::from(f.side & 1)] =
+                talent[usize::from(f.side & 1)].max(f.sheet.best_nimbleness_talent());
         }
         initiative_order(&nimble, talent).unwrap_or_else(|| {
             let mut rng = self.rng.clone();
@@ -1113,8 +1143,11 @@ impl Scene {
                 })
             }
             Phase::Resolve { side } => {
-                let waiting =
-                    self.fighters.iter().enumerate().filter(|(_, f)| f.side == side && f.declared.is_committed() && !f.acted);
+                let waiting = self
+                    .fighters
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.side == side && f.declared.is_committed() && !f.acted);
                 for (i, f) in waiting.clone() {
                     if f.status != Status::Fighting || f.absent {
                         return Some(Event::Skipped { character: i as u8 });
@@ -1147,7 +1180,9 @@ impl Scene {
                 }
                 Pending::ExtraAction(c) if self.fighters[usize::from(c)].seat == seat => {
                     self.actions(c, &mut actions);
-                    out.extend(actions.into_iter().map(|action| Command::ExtraAction { character: c, action }));
+                    out.extend(
+                        actions.into_iter().map(|action| Command::ExtraAction { character: c, action }),
+                    );
                 }
                 _ => {}
             }
@@ -1164,7 +1199,10 @@ impl Scene {
                     out.extend(actions.iter().map(|&action| Command::Declare { character: i as u8, action }));
                 }
                 Phase::Resolve { side }
-                    if f.side == side && f.declared.is_committed() && !f.acted && f.status == Status::Fighting =>
+                    if f.side == side
+                        && f.declared.is_committed()
+                        && !f.acted
+                        && f.status == Status::Fighting =>
                 {
                     out.push(Command::Act { character: i as u8 });
                 }
@@ -1535,7 +1573,10 @@ impl<'a> Emit<'a> {
             }
             TriggerEffect::Note => {}
             TriggerEffect::EndScene { winner } => {
-                let winner = winner.as_ref().and_then(|w| self.s.setup.sides.iter().position(|s| s == w)).map(|s| s as u8);
+                let winner = winner
+                    .as_ref()
+                    .and_then(|w| self.s.setup.sides.iter().position(|s| s == w))
+                    .map(|s| s as u8);
                 let why = if note.is_empty() { "a Crisis Trigger ends the scene".to_owned() } else { note };
                 self.push(Event::SceneOver { outcome: Outcome { winner, why } });
             }
@@ -1650,7 +1691,9 @@ impl<'a> Emit<'a> {
                         self.reconcile();
                     }
                     AdvancedEffect::ShiftFlow { amount } => {
-                        if let Some(d) = self.s.fighters[usize::from(f)].region.and_then(|r| self.s.duel_in(r)) {
+                        if let Some(d) =
+                            self.s.fighters[usize::from(f)].region.and_then(|r| self.s.duel_in(r))
+                        {
                             self.move_flow(d, side, amount);
                         }
                     }
@@ -1680,12 +1723,12 @@ impl<'a> Emit<'a> {
             }
             Target::Minions(g) => self.s.minions[usize::from(g)].stats.rd,
         };
-        let applies = match (talent.skills.context, self.s.setup.kind) {
-            (Context::Any, _) | (Context::Combat, SceneKind::Combat) | (Context::NonViolent, SceneKind::NonViolent) => {
-                true
-            }
-            _ => false,
-        };
+        let applies = matches!(
+            (talent.skills.context, self.s.setup.kind),
+            (Context::Any, _)
+                | (Context::Combat, SceneKind::Combat)
+                | (Context::NonViolent, SceneKind::NonViolent)
+        );
         let pool = if applies {
             talent_pool(talent.level, &talent.skills.bonus_dice, talent.skills.modifier, rd)
         } else {
@@ -1716,7 +1759,8 @@ impl<'a> Emit<'a> {
                     protection.extend_from_slice(&self.s.effects[usize::from(r)].protection);
                 }
                 let (_, ability) = sheet.defence_ability(kind);
-                let def_roll = self.roll(Who::Character(c), Purpose::Defence, &defence_pool(ability, &protection), 0);
+                let def_roll =
+                    self.roll(Who::Character(c), Purpose::Defence, &defence_pool(ability, &protection), 0);
                 let dv = defence_value(i32::from(def.rv), flow_or_level);
                 let hits = decisive_hits(attack, def_roll, dv, def.rv, rule);
                 self.wound(c, hits);
@@ -1727,8 +1771,12 @@ impl<'a> Emit<'a> {
                 let (stats, count, region) = (m.stats.clone(), m.count, m.region);
                 let mut protection = stats.protection.clone();
                 protection.extend_from_slice(&self.s.effects[usize::from(region)].protection);
-                let def_roll =
-                    self.roll(Who::Minions(g), Purpose::Defence, &defence_pool(stats.defence_level, &protection), 0);
+                let def_roll = self.roll(
+                    Who::Minions(g),
+                    Purpose::Defence,
+                    &defence_pool(stats.defence_level, &protection),
+                    0,
+                );
                 // No Resistance Value when defending; excess carries over (§7.4).
                 let dv = defence_value(0, flow_or_level);
                 let kills = decisive_hits(attack, def_roll, dv, stats.rv, rule).min(count);

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use table::{Role, Seat, SeatError, SeatId, Seats, Sealed, SideId, TableRng};
+use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId, TableRng};
 use thiserror::Error;
 
 use crate::attack::ExtraHits;
@@ -441,7 +441,9 @@ impl Setup {
                 }
             };
             match &t.effect {
-                TriggerEffect::MinionsAttack { group: g } | TriggerEffect::Reinforce { group: g, .. } => group(g)?,
+                TriggerEffect::MinionsAttack { group: g } | TriggerEffect::Reinforce { group: g, .. } => {
+                    group(g)?
+                }
                 TriggerEffect::ExtraAction { character } => {
                     if !self.characters.iter().any(|c| &c.sheet.name == character) {
                         return Err(SetupError::Unknown {
@@ -469,7 +471,9 @@ impl Scene {
     pub fn new(setup: Setup) -> Result<Scene, SetupError> {
         let sides = &setup.sides;
         if sides[0].trim().is_empty() || sides[1].trim().is_empty() || sides[0] == sides[1] {
-            return Err(SetupError::Invalid("sides: two different, non-empty side names are needed (§6)".into()));
+            return Err(SetupError::Invalid(
+                "sides: two different, non-empty side names are needed (§6)".into(),
+            ));
         }
         let (kind, min) = match setup.kind {
             SceneKind::Combat => ("combat", 3),
@@ -486,7 +490,8 @@ impl Scene {
         }
         let mut links = Links { adjacent: vec![0; n], move_blocked: vec![0; n], sight: vec![0; n] };
         for [a, b] in &setup.adjacent {
-            let (a, b) = (region_id(&setup.regions, "adjacent", a)?, region_id(&setup.regions, "adjacent", b)?);
+            let (a, b) =
+                (region_id(&setup.regions, "adjacent", a)?, region_id(&setup.regions, "adjacent", b)?);
             if a == b {
                 return Err(SetupError::Invalid("adjacent: a Region is not adjacent to itself".into()));
             }
@@ -501,8 +506,10 @@ impl Scene {
             link(&mut links.move_blocked, a, b);
         }
         for [a, b] in &setup.sight_blocked {
-            let (a, b) =
-                (region_id(&setup.regions, "sight_blocked", a)?, region_id(&setup.regions, "sight_blocked", b)?);
+            let (a, b) = (
+                region_id(&setup.regions, "sight_blocked", a)?,
+                region_id(&setup.regions, "sight_blocked", b)?,
+            );
             unlink(&mut links.sight, a, b);
         }
         let seats = Seats::new(
@@ -591,13 +598,17 @@ impl Scene {
         }
         let strikes = match (setup.kind, setup.strikes) {
             (SceneKind::NonViolent, None) => {
-                return Err(SetupError::Invalid("strikes: a non-violent conflict needs Strikes per side (§10)".into()));
+                return Err(SetupError::Invalid(
+                    "strikes: a non-violent conflict needs Strikes per side (§10)".into(),
+                ));
             }
             (SceneKind::NonViolent, Some(s)) if s.contains(&0) => {
                 return Err(SetupError::Invalid("strikes: each side needs at least 1 Strike (§10)".into()));
             }
             (SceneKind::Combat, Some(_)) => {
-                return Err(SetupError::Invalid("strikes: only a non-violent conflict has Strikes (§10)".into()));
+                return Err(SetupError::Invalid(
+                    "strikes: only a non-violent conflict has Strikes (§10)".into(),
+                ));
             }
             (_, s) => s,
         };
@@ -701,14 +712,18 @@ impl Scene {
     pub fn waiting_for(&self) -> String {
         if let Some(p) = self.pending.first() {
             return match *p {
-                Pending::KeepFighting(f) => format!("{} decides whether to keep fighting", self.fighter_name(f)),
+                Pending::KeepFighting(f) => {
+                    format!("{} decides whether to keep fighting", self.fighter_name(f))
+                }
                 Pending::ExtraAction(f) => format!("{} takes an extra action", self.fighter_name(f)),
             };
         }
         match self.phase {
             Phase::Between => "the next round".into(),
             Phase::Declare => format!("round {}: the declarations", self.round),
-            Phase::Resolve { side } => format!("round {}: {} resolve their actions", self.round, self.side_name(side)),
+            Phase::Resolve { side } => {
+                format!("round {}: {} resolve their actions", self.round, self.side_name(side))
+            }
             Phase::Over => "nothing: the scene is over".into(),
         }
     }

@@ -145,7 +145,10 @@ impl Scene {
                     name: self.region_name(r).to_owned(),
                     description: self.setup.regions[usize::from(r)].description.clone(),
                     effect: self.effects[usize::from(r)].clone(),
-                    exits: (0..n).filter(|&o| self.links.can_move(r, o)).map(|o| self.region_name(o).to_owned()).collect(),
+                    exits: (0..n)
+                        .filter(|&o| self.links.can_move(r, o))
+                        .map(|o| self.region_name(o).to_owned())
+                        .collect(),
                 })
                 .collect(),
             fighters: self

@@ -1,8 +1,8 @@
 //! §5.1 and §7: attack arithmetic and the rules reference's worked examples B–G.
 
 use inciting_incident::attack::{
-    ExtraHits, decisive_flow_shift, decisive_hits, defence_value, flow_for, minion_advantage, regular_automatic,
-    regular_roll,
+    ExtraHits, decisive_flow_shift, decisive_hits, defence_value, flow_for, minion_advantage,
+    regular_automatic, regular_roll,
 };
 use inciting_incident::rules::{InitiativeWhy, initiative_order};
 

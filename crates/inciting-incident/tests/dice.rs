@@ -2,13 +2,24 @@
 //! that rolled dice follow the table's distributions.
 
 use inciting_incident::dice::{
-    AdvantageRule, Counted, Pool, TARGET, distribution, level_cost, level_dice, roll, success_chance, talent_pool,
+    AdvantageRule, Counted, Pool, TARGET, distribution, level_cost, level_dice, roll, success_chance,
+    talent_pool,
 };
 use table::seeded_rng;
 
 #[test]
 fn level_dice_table() {
-    let table = [(1, (1, 4)), (2, (1, 6)), (3, (1, 8)), (4, (1, 10)), (5, (2, 6)), (6, (2, 8)), (7, (2, 10)), (8, (3, 8)), (9, (3, 10))];
+    let table = [
+        (1, (1, 4)),
+        (2, (1, 6)),
+        (3, (1, 8)),
+        (4, (1, 10)),
+        (5, (2, 6)),
+        (6, (2, 8)),
+        (7, (2, 10)),
+        (8, (3, 8)),
+        (9, (3, 10)),
+    ];
     for (level, dice) in table {
         assert_eq!(level_dice(level), dice, "level {level}");
     }
@@ -35,7 +46,9 @@ fn chance_of_dice_alone_reaching_20_matches_the_table() {
 #[test]
 fn talent_roll_odds_worked_example_a() {
     // (Talent level, RD, P(success)) from the rules reference's table A.
-    for (level, rd, p) in [(5, 2, 0.054), (5, 3, 0.305), (6, 3, 0.500), (7, 2, 0.381), (9, 2, 0.758), (3, 4, 0.407)] {
+    for (level, rd, p) in
+        [(5, 2, 0.054), (5, 3, 0.305), (6, 3, 0.500), (7, 2, 0.381), (9, 2, 0.758), (3, 4, 0.407)]
+    {
         let got = success_chance(&talent_pool(level, &[], 0, rd));
         assert!((got - p).abs() < 0.0015, "L{level} + {rd}d6: {got}");
     }
@@ -62,7 +75,8 @@ fn advantage_rolls_extra_dice_of_the_largest_type_and_drops_the_lowest() {
         let r = roll(&mut rng, &pool, 2, AdvantageRule::ExtraDie);
         assert_eq!(r.dice.len(), 6);
         assert!(r.dice[4..].iter().all(|d| d.sides == 8), "extra dice are d8s");
-        let dropped: Vec<u8> = r.dice.iter().filter(|d| d.counted == Counted::Dropped).map(|d| d.value).collect();
+        let dropped: Vec<u8> =
+            r.dice.iter().filter(|d| d.counted == Counted::Dropped).map(|d| d.value).collect();
         let kept: Vec<u8> = r.dice.iter().filter(|d| d.counted == Counted::Added).map(|d| d.value).collect();
         assert_eq!(dropped.len(), 2);
         assert!(dropped.iter().all(|d| kept.iter().all(|k| d <= k)), "the lowest are dropped: {r:?}");
@@ -76,7 +90,8 @@ fn disadvantage_drops_the_highest() {
     let mut rng = seeded_rng(6);
     for _ in 0..200 {
         let r = roll(&mut rng, &pool, -1, AdvantageRule::ExtraDie);
-        let dropped: Vec<u8> = r.dice.iter().filter(|d| d.counted == Counted::Dropped).map(|d| d.value).collect();
+        let dropped: Vec<u8> =
+            r.dice.iter().filter(|d| d.counted == Counted::Dropped).map(|d| d.value).collect();
         let kept: Vec<u8> = r.dice.iter().filter(|d| d.counted == Counted::Added).map(|d| d.value).collect();
         assert_eq!(dropped.len(), 1);
         assert!(kept.iter().all(|k| *k <= dropped[0]));
@@ -98,8 +113,14 @@ fn advantage_rule_is_swappable_to_plus_minus_d6() {
 #[test]
 fn the_same_seed_gives_the_same_dice() {
     let pool = talent_pool(9, &[], 0, 3);
-    let a: Vec<_> = { let mut g = seeded_rng(42); (0..20).map(|_| roll(&mut g, &pool, 1, AdvantageRule::ExtraDie)).collect() };
-    let b: Vec<_> = { let mut g = seeded_rng(42); (0..20).map(|_| roll(&mut g, &pool, 1, AdvantageRule::ExtraDie)).collect() };
+    let a: Vec<_> = {
+        let mut g = seeded_rng(42);
+        (0..20).map(|_| roll(&mut g, &pool, 1, AdvantageRule::ExtraDie)).collect()
+    };
+    let b: Vec<_> = {
+        let mut g = seeded_rng(42);
+        (0..20).map(|_| roll(&mut g, &pool, 1, AdvantageRule::ExtraDie)).collect()
+    };
     assert_eq!(a, b);
 }
 

@@ -6,7 +6,8 @@ use common::*;
 use inciting_incident::rules::{FlowSource, InitiativeWhy};
 use inciting_incident::scene::{MinionSpec, Pending, TriggerEffect, TriggerSpec};
 use inciting_incident::{
-    Action, Command, Event, IncitingIncident, MinionStats, Phase, RuleError, Scene, SetupError, Status, Target,
+    Action, Command, Event, IncitingIncident, MinionStats, Phase, RuleError, Scene, SetupError, Status,
+    Target,
 };
 use table::{Face, Table, Viewer};
 
@@ -44,12 +45,17 @@ fn declarations_are_hidden_until_everyone_has_declared() {
     let p = seat_of(&t, 0);
     let gm = seat_of(&t, 2);
     let e1 = ch(&t, "E1");
-    t.submit(p, &Command::Declare { character: 0, action: Action::Decisive { talent: 0, target: e1, defence: None } })
-        .unwrap();
+    t.submit(
+        p,
+        &Command::Declare { character: 0, action: Action::Decisive { talent: 0, target: e1, defence: None } },
+    )
+    .unwrap();
     assert!(matches!(t.view(Viewer::Seat(gm)).fighters[0].declared, Face::FaceDown));
     assert!(matches!(t.view(Viewer::Spectator).fighters[0].declared, Face::FaceDown));
     assert!(matches!(t.view(Viewer::Seat(p)).fighters[0].declared, Face::Known(_)));
-    assert!(t.log_for(Viewer::Seat(gm)).iter().all(|e| !matches!(e, Event::Declared { action: Some(_), .. })));
+    assert!(
+        t.log_for(Viewer::Seat(gm)).iter().all(|e| !matches!(e, Event::Declared { action: Some(_), .. }))
+    );
     // A face-down declaration cannot be taken back.
     let again = t.submit(p, &Command::Declare { character: 0, action: Action::Hold });
     assert!(matches!(again, Err(RuleError::AlreadyDeclared(_))));
@@ -78,8 +84,14 @@ fn bad_input_leaves_the_state_unchanged() {
         Command::Declare { character: 9, action: Action::Hold },
         Command::Act { character: 0 },
         Command::KeepFighting { character: 0, roll: true },
-        Command::Declare { character: 0, action: Action::Decisive { talent: 7, target: Target::Character(2), defence: None } },
-        Command::Declare { character: 0, action: Action::Decisive { talent: 0, target: Target::Character(1), defence: None } },
+        Command::Declare {
+            character: 0,
+            action: Action::Decisive { talent: 7, target: Target::Character(2), defence: None },
+        },
+        Command::Declare {
+            character: 0,
+            action: Action::Decisive { talent: 0, target: Target::Character(1), defence: None },
+        },
     ];
     for c in bad {
         assert!(t.submit(p, &c).is_err(), "{c:?}");
@@ -134,7 +146,10 @@ fn later_rounds_go_to_the_side_with_least_crisis_ties_keep_it() {
         act(&mut t, f);
     }
     assert_eq!(t.state().initiative, 1);
-    assert!(matches!(t.log().iter().rev().find(|e| matches!(e, Event::RoundStarted { .. })), Some(Event::RoundStarted { why: InitiativeWhy::Kept, .. })));
+    assert!(matches!(
+        t.log().iter().rev().find(|e| matches!(e, Event::RoundStarted { .. })),
+        Some(Event::RoundStarted { why: InitiativeWhy::Kept, .. })
+    ));
 }
 
 #[test]
@@ -248,7 +263,10 @@ fn an_impossible_action_switches_to_the_closest_alternative() {
     let (e1, e2) = (ch(&t, "E1"), ch(&t, "E2"));
     // P1 means to attack E1, who moves away first: the attack switches to E2, still in C.
     let to_b = go(&t, &["B"]);
-    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None }), (2, to_b)]);
+    declare(
+        &mut t,
+        &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None }), (2, to_b)],
+    );
     act(&mut t, 2);
     act(&mut t, 3);
     let ev = act(&mut t, 0);
@@ -264,7 +282,10 @@ fn an_action_without_alternative_is_wasted_and_generates_no_crisis() {
     let mut t = table(enemies_first());
     let e1 = ch(&t, "E1");
     let (b1, b2) = (go(&t, &["B"]), go(&t, &["B"]));
-    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None }), (2, b1), (3, b2)]);
+    declare(
+        &mut t,
+        &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None }), (2, b1), (3, b2)],
+    );
     act(&mut t, 2);
     act(&mut t, 3);
     let crisis = t.state().crisis;
@@ -280,7 +301,8 @@ fn in_a_duel_only_its_members_can_be_attacked_even_with_a_ranged_skill() {
     place(&mut s, "E2", "B");
     let t = table(s);
     let e2 = ch(&t, "E2");
-    let err = t.state().check_action(1, &Action::Decisive { talent: 0, target: e2, defence: None }).unwrap_err();
+    let err =
+        t.state().check_action(1, &Action::Decisive { talent: 0, target: e2, defence: None }).unwrap_err();
     assert!(err.to_string().contains("§7.3"), "{err}");
 }
 
@@ -312,7 +334,10 @@ fn ranged_attacks_reach_adjacent_regions_with_line_of_sight_only() {
     let mut s = arena();
     place(&mut s, "P2", "C");
     let t = table(s);
-    assert!(t.state().check_action(1, &Action::Decisive { talent: 0, target: e1, defence: None }).is_err(), "A is not adjacent to C");
+    assert!(
+        t.state().check_action(1, &Action::Decisive { talent: 0, target: e1, defence: None }).is_err(),
+        "A is not adjacent to C"
+    );
 }
 
 #[test]
@@ -377,7 +402,10 @@ fn a_duel_that_breaks_up_saves_its_flow_and_the_same_opponents_restore_it() {
     for f in order {
         all.extend(act(&mut t, f));
     }
-    assert!(all.iter().any(|e| matches!(e, Event::DuelFormed { flow: 4, from: FlowSource::Restored, .. })), "{all:?}");
+    assert!(
+        all.iter().any(|e| matches!(e, Event::DuelFormed { flow: 4, from: FlowSource::Restored, .. })),
+        "{all:?}"
+    );
 }
 
 #[test]
@@ -416,7 +444,10 @@ fn part_of_a_duel_re_engaging_elsewhere_copies_its_flow() {
     for f in [2, 3, 0, 1] {
         all.extend(act(&mut t, f));
     }
-    assert!(all.iter().any(|e| matches!(e, Event::DuelFormed { flow: 4, from: FlowSource::Copied(0), .. })), "{all:?}");
+    assert!(
+        all.iter().any(|e| matches!(e, Event::DuelFormed { flow: 4, from: FlowSource::Copied(0), .. })),
+        "{all:?}"
+    );
     assert!(t.state().duels[0].active);
 }
 
@@ -461,7 +492,12 @@ fn minions_attack_once_per_trigger_with_advantage_for_outnumbering() {
     place(&mut s, "E1", "C");
     place(&mut s, "E2", "C");
     s.minions.push(cultists("A", 4));
-    s.triggers.push(TriggerSpec { at: 4, every: None, note: "press".into(), effect: TriggerEffect::MinionsAttack { group: "Cultists".into() } });
+    s.triggers.push(TriggerSpec {
+        at: 4,
+        every: None,
+        note: "press".into(),
+        effect: TriggerEffect::MinionsAttack { group: "Cultists".into() },
+    });
     let mut t = table(s);
     let g = Target::Minions(0);
     declare(&mut t, &[(0, Action::Regular { talent: None, target: g, roll: false, defence: None })]);
@@ -512,7 +548,10 @@ fn crisis_triggers_fire_in_threshold_order_and_are_logged() {
     let e1 = ch(&t, "E1");
     declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
     let ev = act(&mut t, 0);
-    let fired: Vec<u16> = ev.iter().filter_map(|e| if let Event::TriggerFired { trigger, .. } = e { Some(*trigger) } else { None }).collect();
+    let fired: Vec<u16> = ev
+        .iter()
+        .filter_map(|e| if let Event::TriggerFired { trigger, .. } = e { Some(*trigger) } else { None })
+        .collect();
     assert_eq!(fired, vec![1, 0]);
     assert_eq!(t.state().fired, vec![1, 1, 0]);
 }
@@ -542,14 +581,27 @@ fn repeating_triggers_fire_again_every_n_crisis() {
 fn trigger_effects_reinforce_change_regions_and_end_the_scene() {
     let mut s = arena();
     s.minions.push(cultists("C", 1));
-    s.triggers.push(TriggerSpec { at: 1, every: None, note: "".into(), effect: TriggerEffect::Reinforce { group: "Cultists".into(), count: 2 } });
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Reinforce { group: "Cultists".into(), count: 2 },
+    });
     s.triggers.push(TriggerSpec {
         at: 2,
         every: None,
         note: "".into(),
-        effect: TriggerEffect::ChangeRegion { region: "B".into(), effect: toml::from_str("name = \"Fire\"\nattack_advantage = -1").unwrap() },
+        effect: TriggerEffect::ChangeRegion {
+            region: "B".into(),
+            effect: toml::from_str("name = \"Fire\"\nattack_advantage = -1").unwrap(),
+        },
     });
-    s.triggers.push(TriggerSpec { at: 4, every: None, note: "the bridge falls".into(), effect: TriggerEffect::EndScene { winner: Some("enemies".into()) } });
+    s.triggers.push(TriggerSpec {
+        at: 4,
+        every: None,
+        note: "the bridge falls".into(),
+        effect: TriggerEffect::EndScene { winner: Some("enemies".into()) },
+    });
     let mut t = table(s);
     let e1 = ch(&t, "E1");
     declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
@@ -563,7 +615,12 @@ fn trigger_effects_reinforce_change_regions_and_end_the_scene() {
 #[test]
 fn hazards_wound_everyone_in_the_region_and_max_hits_incapacitate() {
     let mut s = arena();
-    s.triggers.push(TriggerSpec { at: 1, every: None, note: "fire".into(), effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 } });
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "fire".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
     let mut t = table(s);
     let e1 = ch(&t, "E1");
     declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
@@ -577,7 +634,12 @@ fn hazards_wound_everyone_in_the_region_and_max_hits_incapacitate() {
 #[test]
 fn keep_fighting_removes_a_hit_and_a_failure_dooms_declining_keeps_the_character_down() {
     let mut s = arena();
-    s.triggers.push(TriggerSpec { at: 1, every: None, note: "".into(), effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 } });
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
     s.options.ability_dice = 0; // Fortitude 5 (2d6) alone never reaches 20: the roll fails.
     let mut t = table(s);
     let e1 = ch(&t, "E1");
@@ -597,7 +659,12 @@ fn incapacitated_characters_are_skipped_and_a_side_without_fighters_loses() {
     let mut s = arena();
     place(&mut s, "P1", "B");
     place(&mut s, "P2", "B");
-    s.triggers.push(TriggerSpec { at: 1, every: None, note: "".into(), effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 } });
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
     let mut t = table(s);
     let to_c = go(&t, &["C"]);
     declare(&mut t, &[(0, to_c)]);
@@ -611,16 +678,28 @@ fn incapacitated_characters_are_skipped_and_a_side_without_fighters_loses() {
 
 #[test]
 fn healing_revives_an_incapacitated_ally_and_clears_death_hits() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/inciting-incident/river-fight.toml")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/inciting-incident/river-fight.toml"
+    ))
+    .unwrap();
     let mut s: inciting_incident::Setup = toml::from_str(&text).unwrap();
     s.triggers.clear();
-    s.triggers.push(TriggerSpec { at: 1, every: None, note: "".into(), effect: TriggerEffect::Hazard { region: "Shallows".into(), hits: 2 } });
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "Shallows".into(), hits: 2 },
+    });
     // Mira (the healer) joins Bren in the Shallows.
     s.characters[1].region = Some("Shallows".into());
     let mut t = table(s);
     let bren = t.state().find_fighter("Bren").unwrap();
     let mira = t.state().find_fighter("Mira").unwrap();
-    let hold_all: Vec<(u8, Action)> = vec![(bren, Action::Regular { talent: None, target: ch(&t, "Y'ras'byn"), roll: false, defence: None })];
+    let hold_all: Vec<(u8, Action)> = vec![(
+        bren,
+        Action::Regular { talent: None, target: ch(&t, "Y'ras'byn"), roll: false, defence: None },
+    )];
     declare(&mut t, &hold_all);
     act(&mut t, bren);
     // Everyone in the Shallows took 2 hits: Bren, Mira and Y'ras'byn.
@@ -654,7 +733,10 @@ fn non_violent_hits_remove_strikes_and_a_side_without_strikes_loses() {
     declare(&mut t, &[(sam, Action::Decisive { talent: 0, target: janitor, defence: None })]);
     let ev = finish_round(&mut t);
     assert!(ev.iter().any(|e| matches!(e, Event::StrikesLost { side: 1, .. })), "{ev:?}");
-    assert!(!ev.iter().any(|e| matches!(e, Event::Wounded { .. })), "no personal hits in a non-violent conflict");
+    assert!(
+        !ev.iter().any(|e| matches!(e, Event::Wounded { .. })),
+        "no personal hits in a non-violent conflict"
+    );
     assert_eq!(t.state().strikes.unwrap()[1], 0);
     assert!(t.is_over());
     assert_eq!(t.state().outcome.as_ref().unwrap().winner, Some(0));
@@ -670,7 +752,10 @@ fn absent_opponents_act_only_on_crisis_triggers() {
     let janitor = ch(&t, "The janitor");
     // Automatic Regular Attacks: Crisis 4 each; the trigger at 10 gives the fixer an action.
     for _ in 0..3 {
-        declare(&mut t, &[(sam, Action::Regular { talent: None, target: janitor, roll: false, defence: None })]);
+        declare(
+            &mut t,
+            &[(sam, Action::Regular { talent: None, target: janitor, roll: false, defence: None })],
+        );
         while matches!(t.state().phase, Phase::Resolve { .. }) && t.state().pending.is_empty() {
             let seat = t.awaiting()[0];
             let mut legal = Vec::new();
@@ -686,8 +771,18 @@ fn absent_opponents_act_only_on_crisis_triggers() {
     let mut legal = Vec::new();
     t.legal_commands(gm, &mut legal);
     let sam_t = Target::Character(sam);
-    assert!(legal.contains(&Command::ExtraAction { character: fixer, action: Action::Decisive { talent: 0, target: sam_t, defence: None } }));
-    t.submit(gm, &Command::ExtraAction { character: fixer, action: Action::Decisive { talent: 0, target: sam_t, defence: None } }).unwrap();
+    assert!(legal.contains(&Command::ExtraAction {
+        character: fixer,
+        action: Action::Decisive { talent: 0, target: sam_t, defence: None }
+    }));
+    t.submit(
+        gm,
+        &Command::ExtraAction {
+            character: fixer,
+            action: Action::Decisive { talent: 0, target: sam_t, defence: None },
+        },
+    )
+    .unwrap();
     assert!(t.state().pending.is_empty());
 }
 
@@ -708,7 +803,12 @@ fn setup_errors_name_the_field() {
     s.characters[0].sheet.defences.resolve.rv = 0;
     assert!(Scene::new(s).unwrap_err().to_string().contains("Resistance Value 0"));
     let mut s = arena();
-    s.triggers.push(TriggerSpec { at: 1, every: None, note: "".into(), effect: TriggerEffect::MinionsAttack { group: "Ghosts".into() } });
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::MinionsAttack { group: "Ghosts".into() },
+    });
     assert!(Scene::new(s).unwrap_err().to_string().contains("Ghosts"));
     let mut s = arena();
     s.strikes = Some([3, 3]);
@@ -751,13 +851,36 @@ fn accepted_declarations_are_stored_in_their_listed_form_so_saves_check() {
             // An automatic attack naming a Talent it does not need, and a pick of the usual
             // defence: both stored as the legal lists hold them.
             (0, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None }),
-            (2, Action::Decisive { talent: 0, target: p1, defence: Some(inciting_incident::DefenceKind::Resilience) }),
-            (3, Action::Decisive { talent: 0, target: p1, defence: Some(inciting_incident::DefenceKind::Resolve) }),
+            (
+                2,
+                Action::Decisive {
+                    talent: 0,
+                    target: p1,
+                    defence: Some(inciting_incident::DefenceKind::Resilience),
+                },
+            ),
+            (
+                3,
+                Action::Decisive {
+                    talent: 0,
+                    target: p1,
+                    defence: Some(inciting_incident::DefenceKind::Resolve),
+                },
+            ),
         ],
     );
-    assert!(t.log().iter().any(|e| matches!(e, Event::Declared { character: 0, action: Some(Action::Regular { talent: None, .. }) })));
-    assert!(t.log().iter().any(|e| matches!(e, Event::Declared { character: 2, action: Some(Action::Decisive { defence: None, .. }) })));
-    assert!(t.log().iter().any(|e| matches!(e, Event::Declared { character: 3, action: Some(Action::Decisive { defence: Some(_), .. }) })));
+    assert!(t.log().iter().any(|e| matches!(
+        e,
+        Event::Declared { character: 0, action: Some(Action::Regular { talent: None, .. }) }
+    )));
+    assert!(t.log().iter().any(|e| matches!(
+        e,
+        Event::Declared { character: 2, action: Some(Action::Decisive { defence: None, .. }) }
+    )));
+    assert!(t.log().iter().any(|e| matches!(
+        e,
+        Event::Declared { character: 3, action: Some(Action::Decisive { defence: Some(_), .. }) }
+    )));
     finish_round(&mut t);
     assert!(Table::<IncitingIncident>::load_checked(t.save()).is_ok());
 }

@@ -54,7 +54,9 @@ impl Narrator {
 fn target(scene: &Scene, t: Target) -> String {
     match t {
         Target::Character(c) => scene.fighter_name(c).to_owned(),
-        Target::Minions(g) => scene.minions.get(usize::from(g)).map_or("?".into(), |m| format!("the {}", m.stats.name)),
+        Target::Minions(g) => {
+            scene.minions.get(usize::from(g)).map_or("?".into(), |m| format!("the {}", m.stats.name))
+        }
     }
 }
 
@@ -101,7 +103,10 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         }
         Command::Act { character } => format!("resolve {}'s action now", scene.fighter_name(*character)),
         Command::KeepFighting { character, roll: true } => {
-            format!("{}: roll to keep fighting (a failure means death before the next scene)", scene.fighter_name(*character))
+            format!(
+                "{}: roll to keep fighting (a failure means death before the next scene)",
+                scene.fighter_name(*character)
+            )
         }
         Command::KeepFighting { character, roll: false } => {
             format!("{}: stay down (cannot act, survives)", scene.fighter_name(*character))
@@ -136,7 +141,9 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             let s = if *surprise { " (surprise round)" } else { "" };
             format!("\n== Round {round}{s} == initiative: {} ({why})", scene.side_name(*initiative))
         }
-        Event::Declared { character, action: None } => format!("{} has declared.", scene.fighter_name(*character)),
+        Event::Declared { character, action: None } => {
+            format!("{} has declared.", scene.fighter_name(*character))
+        }
         Event::Declared { character, action: Some(a) } => {
             format!("{} declares: {}", scene.fighter_name(*character), action(scene, *character, a))
         }
@@ -173,7 +180,11 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             format!("  {} {what}{adv}: {}", who(scene, *w), roll.describe())
         }
         Event::Moved { character, path } => {
-            format!("  {} moves to {}", scene.fighter_name(*character), path.last().map_or("?", |r| scene.region_name(r)))
+            format!(
+                "  {} moves to {}",
+                scene.fighter_name(*character),
+                path.last().map_or("?", |r| scene.region_name(r))
+            )
         }
         Event::CrisisAdded { amount, total, .. } => format!("  Crisis +{amount} → {total}"),
         Event::FlowMoved { duel, by, flow } => {
@@ -183,7 +194,9 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             let from = match from {
                 FlowSource::New => "a new Duel".to_owned(),
                 FlowSource::Restored => "the same opponents re-engage: Flow restored".to_owned(),
-                FlowSource::Copied(d) => format!("part of the Duel in {} re-engages: Flow copied", duel_region(scene, *d)),
+                FlowSource::Copied(d) => {
+                    format!("part of the Duel in {} re-engages: Flow copied", duel_region(scene, *d))
+                }
             };
             format!("  A Duel starts in {} at Flow {flow:+} ({from})", scene.region_name(*region))
         }
@@ -213,7 +226,9 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
         Event::StrikesLost { side, strikes, left } => {
             format!("  {} lose {strikes} Strike(s): {left} left", scene.side_name(*side))
         }
-        Event::Incapacitated { character } => format!("  {} is Incapacitated!", scene.fighter_name(*character)),
+        Event::Incapacitated { character } => {
+            format!("  {} is Incapacitated!", scene.fighter_name(*character))
+        }
         Event::KeptFighting { character, success: true } => {
             format!("  {} keeps fighting (one hit removed).", scene.fighter_name(*character))
         }
@@ -221,7 +236,9 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             "  {} keeps fighting (one hit removed) — but failed the roll and must die before the next scene.",
             scene.fighter_name(*character)
         ),
-        Event::Declined { character } => format!("  {} stays down and survives.", scene.fighter_name(*character)),
+        Event::Declined { character } => {
+            format!("  {} stays down and survives.", scene.fighter_name(*character))
+        }
         Event::Healed { character, hits, revived } => format!(
             "  {} heals {hits} hit(s){}",
             scene.fighter_name(*character),
@@ -233,17 +250,29 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
         Event::MinionsArrived { group, count } => {
             format!("  {count} more of {} arrive", target(scene, Target::Minions(*group)))
         }
-        Event::MinionsIdle { group } => format!("  {} have nobody to attack", target(scene, Target::Minions(*group))),
+        Event::MinionsIdle { group } => {
+            format!("  {} have nobody to attack", target(scene, Target::Minions(*group)))
+        }
         Event::RegionChanged { region, effect } => {
-            format!("  {} changes: {}", scene.region_name(*region), if effect.name.is_empty() { "no effect" } else { &effect.name })
+            format!(
+                "  {} changes: {}",
+                scene.region_name(*region),
+                if effect.name.is_empty() { "no effect" } else { &effect.name }
+            )
         }
         Event::TriggerFired { trigger, at } => {
             let note = scene.setup.triggers.get(usize::from(*trigger)).map_or("", |t| t.note.as_str());
             format!("  Crisis Trigger at {at}: {note}")
         }
-        Event::ExtraActionGranted { character } => format!("  {} gains an extra action", scene.fighter_name(*character)),
-        Event::ExtraActionTaken { character } => format!("{} takes an extra action:", scene.fighter_name(*character)),
-        Event::ExtraActionLost { character } => format!("  {} cannot take its extra action", scene.fighter_name(*character)),
+        Event::ExtraActionGranted { character } => {
+            format!("  {} gains an extra action", scene.fighter_name(*character))
+        }
+        Event::ExtraActionTaken { character } => {
+            format!("{} takes an extra action:", scene.fighter_name(*character))
+        }
+        Event::ExtraActionLost { character } => {
+            format!("  {} cannot take its extra action", scene.fighter_name(*character))
+        }
         Event::RoundEnded { crisis } => format!(
             "Round {} ends. Crisis generated: {} {}, {} {} (pool {}).",
             scene.round,
@@ -264,7 +293,12 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
 /// The scene's opening.
 pub fn intro(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "{}", scene.setup.title)?;
-    writeln!(out, "Sides: {} (positive Flow) against {}.", scene.side_name(scene.positive), scene.side_name(1 - scene.positive))?;
+    writeln!(
+        out,
+        "Sides: {} (positive Flow) against {}.",
+        scene.side_name(scene.positive),
+        scene.side_name(1 - scene.positive)
+    )?;
     map(scene, out)
 }
 
@@ -280,7 +314,13 @@ fn map(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
                     Status::Fighting => String::new(),
                     Status::Incapacitated => ", Incapacitated".into(),
                 };
-                format!("{} ({}, {}/{} hits{state})", f.sheet.name, scene.side_name(f.side), f.hits, f.sheet.max_hits)
+                format!(
+                    "{} ({}, {}/{} hits{state})",
+                    f.sheet.name,
+                    scene.side_name(f.side),
+                    f.hits,
+                    f.sheet.max_hits
+                )
             })
             .collect();
         here.extend(
@@ -290,11 +330,27 @@ fn map(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
                 .filter(|m| m.region == r && m.count > 0)
                 .map(|m| format!("{} {} ({})", m.count, m.stats.name, scene.side_name(m.side))),
         );
-        let duel = scene.duel_in(r).map(|d| format!(" — Duel, Flow {:+}", scene.duels[usize::from(d)].flow)).unwrap_or_default();
+        let duel = scene
+            .duel_in(r)
+            .map(|d| format!(" — Duel, Flow {:+}", scene.duels[usize::from(d)].flow))
+            .unwrap_or_default();
         let effect = if effect.name.is_empty() { String::new() } else { format!(" [{}]", effect.name) };
-        writeln!(out, "  {}{effect}{duel}: {}", scene.region_name(r), if here.is_empty() { "nobody".into() } else { here.join(", ") })?;
+        writeln!(
+            out,
+            "  {}{effect}{duel}: {}",
+            scene.region_name(r),
+            if here.is_empty() { "nobody".into() } else { here.join(", ") }
+        )?;
     }
-    writeln!(out, "  Crisis: {}{}", scene.crisis, scene.strikes.map(|s| format!("; Strikes: {} {}, {} {}", scene.side_name(0), s[0], scene.side_name(1), s[1])).unwrap_or_default())?;
+    writeln!(
+        out,
+        "  Crisis: {}{}",
+        scene.crisis,
+        scene
+            .strikes
+            .map(|s| format!("; Strikes: {} {}, {} {}", scene.side_name(0), s[0], scene.side_name(1), s[1]))
+            .unwrap_or_default()
+    )?;
     Ok(())
 }
 

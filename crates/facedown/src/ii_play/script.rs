@@ -42,7 +42,8 @@ impl Script {
             std::io::stdin().read_to_string(&mut s).context("cannot read the script from standard input")?;
             ("(stdin)".to_owned(), s)
         } else {
-            let s = std::fs::read_to_string(path).with_context(|| format!("cannot read the script {}", path.display()))?;
+            let s = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the script {}", path.display()))?;
             (path.display().to_string(), s)
         };
         let lines = text
@@ -70,7 +71,8 @@ impl Script {
         let seat = scene.seats.find(&line.seat).with_context(|| format!("{at}: unknown seat"))?;
         let mut command = line.command;
         resolve_names(&mut command, scene, None).with_context(|| format!("{at}: bad command"))?;
-        let command: Command = serde_json::from_value(command).with_context(|| format!("{at}: not a command"))?;
+        let command: Command =
+            serde_json::from_value(command).with_context(|| format!("{at}: not a command"))?;
         Ok(Some(Scripted { line: n, seat, command }))
     }
 }
@@ -101,7 +103,9 @@ fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow
     for (key, v) in map.iter_mut() {
         match (key.as_str(), &*v) {
             ("minions", Value::String(name)) => {
-                let id = scene.find_minions(name).with_context(|| format!("there is no minion group named {name:?}"))?;
+                let id = scene
+                    .find_minions(name)
+                    .with_context(|| format!("there is no minion group named {name:?}"))?;
                 *v = Value::from(id);
             }
             ("target", Value::String(name)) => *v = Value::from(fighter(scene, name)?),
@@ -120,7 +124,9 @@ fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow
                 for item in items {
                     ids.push(match item {
                         Value::String(name) => Value::from(
-                            scene.find_region(name).with_context(|| format!("there is no Region named {name:?}"))?,
+                            scene
+                                .find_region(name)
+                                .with_context(|| format!("there is no Region named {name:?}"))?,
                         ),
                         other => other.clone(),
                     });
