@@ -41,8 +41,14 @@ fn side_of(scene: &Scene, bit: usize) -> u8 {
     if bit < n { scene.fighters[bit].side } else { scene.minions.get(bit - n).map_or(0, |m| m.side) }
 }
 
-fn bits(mask: u64) -> impl Iterator<Item = usize> {
-    (0..64).filter(move |i| mask & (1 << i) != 0)
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
 }
 
 /// Pushes the events that bring the Duels in line with where everyone stands now.

@@ -771,15 +771,18 @@ impl Scene {
             let mut stack = [0u8; 8];
             self.paths(start, 1 << start, &mut stack, 0, max, out);
         }
-        let mut targets: Vec<Target> = Vec::new();
+        let mut targets = [Target::Character(0); 64];
+        let mut n = 0;
         for (c, x) in self.fighters.iter().enumerate() {
             if x.side != me.side && x.engaged_capable() {
-                targets.push(Target::Character(c as u8));
+                targets[n] = Target::Character(c as u8);
+                n += 1;
             }
         }
         for (g, m) in self.minions.iter().enumerate() {
             if m.side != me.side && m.count > 0 {
-                targets.push(Target::Minions(g as u8));
+                targets[n] = Target::Minions(g as u8);
+                n += 1;
             }
         }
         // One automatic Regular Attack per Duel reachable (the target only names the Duel),
@@ -787,7 +790,7 @@ impl Scene {
         let mut duels_done: u64 = 0;
         let talents = me.sheet.talents.len() as u8;
         for talent in std::iter::once(None).chain((0..talents).map(Some)) {
-            for &target in &targets {
+            for &target in &targets[..n] {
                 let Ok(r) = self.reach_why(f, talent, target) else { continue };
                 if !r.decisive_only
                     && let Some(d) = r.duel
@@ -910,17 +913,36 @@ impl Scene {
     pub fn normalize(&self, f: u8, action: Action) -> Action {
         match action {
             Action::Regular { talent, target, roll: false, .. } => {
-                let Ok(Reach { duel: Some(d), .. }) = self.reach(f, talent, target) else { return action };
-                let mut all = Vec::new();
-                self.actions(f, &mut all);
-                all.into_iter()
-                    .find(|a| match *a {
-                        Action::Regular { talent: t2, target: g2, roll: false, .. } => {
-                            self.reach_why(f, t2, g2).is_ok_and(|r| r.duel == Some(d))
+                let Ok(Reach { duel: Some(d), .. }) = self.reach_why(f, talent, target) else {
+                    return action;
+                };
+                // The first automatic attack `actions` lists into Duel `d`.
+                let me = &self.fighters[usize::from(f)];
+                let talents = me.sheet.talents.len() as u8;
+                let targets = self
+                    .fighters
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.side != me.side && x.engaged_capable())
+                    .map(|(c, _)| Target::Character(c as u8))
+                    .chain(
+                        self.minions
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, m)| m.side != me.side && m.count > 0)
+                            .map(|(g, _)| Target::Minions(g as u8)),
+                    );
+                for t in std::iter::once(None).chain((0..talents).map(Some)) {
+                    for g in targets.clone() {
+                        if let Ok(r) = self.reach_why(f, t, g)
+                            && !r.decisive_only
+                            && r.duel == Some(d)
+                        {
+                            return Action::Regular { talent: t, target: g, roll: false, defence: None };
                         }
-                        _ => false,
-                    })
-                    .unwrap_or(action)
+                    }
+                }
+                action
             }
             Action::Regular { talent: Some(t), target, roll: true, defence: Some(k) } => {
                 let usual =

@@ -372,7 +372,7 @@ pub struct Scene {
     /// The setup it started from.
     pub setup: Arc<Setup>,
     /// The seats.
-    pub seats: Seats,
+    pub seats: Arc<Seats>,
     /// The map's links.
     pub links: Arc<Links>,
     /// Each Region's current effect.
@@ -512,7 +512,7 @@ impl Scene {
             );
             unlink(&mut links.sight, a, b);
         }
-        let seats = Seats::new(
+        let seats = Arc::new(Seats::new(
             setup
                 .seats
                 .iter()
@@ -525,7 +525,7 @@ impl Scene {
                     })
                 })
                 .collect::<Result<Vec<_>, SetupError>>()?,
-        )?;
+        )?);
         let mut fighters = Vec::new();
         for (i, c) in setup.characters.iter().enumerate() {
             c.sheet.validate()?;
