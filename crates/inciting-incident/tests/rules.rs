@@ -884,3 +884,51 @@ fn accepted_declarations_are_stored_in_their_listed_form_so_saves_check() {
     finish_round(&mut t);
     assert!(Table::<IncitingIncident>::load_checked(t.save()).is_ok());
 }
+
+#[test]
+fn a_simple_obstacle_failed_stops_the_move_outside_the_region() {
+    let mut s = arena();
+    // Nimbleness 4 rolls 1d10; with no difficulty dice it can never reach 20.
+    s.regions[1].effect.obstacle = Some(0);
+    let mut t = table(s);
+    let m = go(&t, &["B"]);
+    declare(&mut t, &[(0, m)]);
+    let ev = act(&mut t, 0);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose: inciting_incident::rules::Purpose::Obstacle, .. }))
+    );
+    assert!(!ev.iter().any(|e| matches!(e, Event::Moved { .. })));
+    assert_eq!(t.state().fighters[0].region, Some(0));
+    assert_eq!(crisis_in(&ev), 0, "nobody left the Duel");
+}
+
+#[test]
+fn players_see_only_the_triggers_that_have_fired_the_gm_sees_all() {
+    let mut s = arena();
+    s.triggers.push(TriggerSpec { at: 4, every: None, note: "soon".into(), effect: TriggerEffect::Note });
+    s.triggers.push(TriggerSpec { at: 50, every: None, note: "secret".into(), effect: TriggerEffect::Note });
+    let mut t = table(s);
+    let (p, gm) = (seat_of(&t, 0), seat_of(&t, 2));
+    assert_eq!(t.view(Viewer::Seat(p)).triggers.len(), 0);
+    assert_eq!(t.view(Viewer::Seat(gm)).triggers.len(), 2);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    let seen = t.view(Viewer::Seat(p)).triggers;
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].note, "soon");
+}
+
+#[test]
+fn the_view_and_log_of_the_gm_never_show_a_players_declaration_before_the_reveal() {
+    let mut t = table(arena());
+    let p = seat_of(&t, 0);
+    let gm = seat_of(&t, 2);
+    let m = go(&t, &["B"]);
+    t.submit(p, &Command::Declare { character: 0, action: m }).unwrap();
+    let log = t.log_for(Viewer::Seat(gm));
+    assert!(log.iter().any(|e| matches!(e, Event::Declared { character: 0, action: None })));
+    let json = serde_json::to_string(&t.view(Viewer::Seat(gm))).unwrap();
+    assert!(!json.contains("\"move\""), "{json}");
+}
