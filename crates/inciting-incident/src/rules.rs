@@ -1090,7 +1090,7 @@ impl Scene {
                 talent[usize::from(f.side & 1)].max(f.sheet.best_nimbleness_talent());
         }
         initiative_order(&nimble, talent).unwrap_or_else(|| {
-            let mut rng = self.rng.clone();
+            let mut rng = self.dice();
             use rand::RngExt;
             (rng.random_range(0..2u8), InitiativeWhy::Coin)
         })
@@ -1299,9 +1299,7 @@ impl Scene {
                 }
             }
             Event::Rolled { rng_pos, .. } => {
-                if self.rng.get_word_pos() != *rng_pos {
-                    self.rng.set_word_pos(*rng_pos);
-                }
+                self.rng_pos = *rng_pos;
             }
             Event::Moved { character, path } => {
                 if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
@@ -1320,6 +1318,9 @@ impl Scene {
                 }
             }
             Event::DuelFormed { duel, region, flow, members, .. } => {
+                if let Some(slot) = self.duel_at.get_mut(usize::from(*region)) {
+                    *slot = Some(*duel);
+                }
                 let i = usize::from(*duel);
                 if i < self.duels.len() {
                     let d = &mut self.duels[i];
@@ -1337,10 +1338,11 @@ impl Scene {
                     });
                 }
                 let n = self.fighters.len();
-                for bit in 0..64usize {
-                    if members & (1 << bit) != 0 {
-                        self.set_duel(bit, n, *duel);
-                    }
+                let mut rest = *members;
+                while rest != 0 {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    self.set_duel(bit, n, *duel);
                 }
             }
             Event::DuelJoined { duel, combatant } => {
@@ -1353,6 +1355,12 @@ impl Scene {
             Event::DuelEnded { duel } => {
                 if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
                     d.active = false;
+                    let region = usize::from(d.region);
+                    if let Some(slot) = self.duel_at.get_mut(region)
+                        && *slot == Some(*duel)
+                    {
+                        *slot = None;
+                    }
                 }
             }
             Event::DuelsCombined { into, from, flow } => {
@@ -1473,11 +1481,12 @@ struct Emit<'a> {
     s: Scene,
     out: &'a mut Vec<Event>,
     fired_now: u64,
+    rng: Option<table::TableRng>,
 }
 
 impl<'a> Emit<'a> {
     fn new(scene: &Scene, out: &'a mut Vec<Event>) -> Emit<'a> {
-        Emit { s: scene.clone(), out, fired_now: 0 }
+        Emit { s: scene.clone(), out, fired_now: 0, rng: None }
     }
 
     fn push(&mut self, e: Event) {
@@ -1486,9 +1495,10 @@ impl<'a> Emit<'a> {
     }
 
     fn roll(&mut self, who: Who, purpose: Purpose, pool: &Pool, advantage: i32) -> i32 {
-        let roll = dice::roll(&mut self.s.rng, pool, advantage, self.s.setup.options.advantage);
+        let rng = self.rng.get_or_insert_with(|| self.s.dice());
+        let roll = dice::roll(rng, pool, advantage, self.s.setup.options.advantage);
         let total = roll.total;
-        let rng_pos = self.s.rng.get_word_pos();
+        let rng_pos = rng.get_word_pos();
         self.push(Event::Rolled { who, purpose, roll, rng_pos });
         total
     }

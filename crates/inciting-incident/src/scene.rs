@@ -403,8 +403,11 @@ pub struct Scene {
     pub positive: u8,
     /// Decisions the round waits for, oldest first.
     pub pending: Vec<Pending>,
-    /// The scene's dice.
-    pub rng: TableRng,
+    /// Where the scene's dice stand: the word position of a [`TableRng`] seeded with the
+    /// setup's `seed` (see [`Scene::dice`]).
+    pub rng_pos: u128,
+    /// The active Duel of each Region (an index into `duels`), kept by `apply`.
+    pub duel_at: [Option<u16>; 5],
     /// How the scene ended.
     pub outcome: Option<Outcome>,
 }
@@ -617,7 +620,6 @@ impl Scene {
         }
         let effects = Arc::new(setup.regions.iter().map(|r| r.effect.clone()).collect());
         let fired = vec![0; setup.triggers.len()];
-        let rng = table::seeded_rng(setup.seed);
         let mut scene = Scene {
             seats,
             links: Arc::new(links),
@@ -635,7 +637,8 @@ impl Scene {
             strikes,
             positive,
             pending: Vec::new(),
-            rng,
+            rng_pos: 0,
+            duel_at: [None; 5],
             outcome: None,
             setup: Arc::new(setup),
         };
@@ -690,7 +693,14 @@ impl Scene {
 
     /// The active Duel in a Region.
     pub fn duel_in(&self, r: RegionId) -> Option<u16> {
-        self.duels.iter().position(|d| d.active && d.region == r).map(|i| i as u16)
+        self.duel_at.get(usize::from(r)).copied().flatten()
+    }
+
+    /// The scene's dice where they stand now.
+    pub fn dice(&self) -> TableRng {
+        let mut rng = table::seeded_rng(self.setup.seed);
+        rng.set_word_pos(self.rng_pos);
+        rng
     }
 
     /// The combatant bit of a fighter.

@@ -522,7 +522,7 @@ fn decisive_attacks_on_minions_ignore_rv_and_carry_kills_over() {
     let mut killed_more_than_one = false;
     for seed in 0..40 {
         let mut s2 = t.state().clone();
-        s2.rng = table::seeded_rng(seed);
+        std::sync::Arc::make_mut(&mut s2.setup).seed = seed;
         let mut t2 = Table::<IncitingIncident>::new(s2);
         declare(&mut t2, &[(0, Action::Decisive { talent: 0, target: Target::Minions(0), defence: None })]);
         let ev = act(&mut t2, 0);
