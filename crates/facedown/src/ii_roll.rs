@@ -13,6 +13,7 @@ use inciting_incident::dice::{
     self, AdvantageRule, Pool, Roll, TARGET, ability_pool, defence_pool, level_cost, level_dice,
     success_chance, talent_pool,
 };
+use inciting_incident::wounds::{RestOutcome, Wounds};
 use serde_json::json;
 
 /// Roll dice and apply the attack rules, for a table playing with real dice or none.
@@ -98,6 +99,34 @@ enum What {
         /// Count extra hits strictly (an excess must exceed each multiple of RV).
         #[arg(long)]
         strict: bool,
+    },
+    /// A Rest Scene for one character (§9): a roll removes a hit on a success; an
+    /// Incapacitated character rolls daily and marks a Death Hit on a failure.
+    Rest {
+        /// The level rolled (Fortitude, Perseverance, or a relevant Talent).
+        #[arg(long)]
+        level: u8,
+        /// The difficulty in d6 (4 by default).
+        #[arg(long, default_value_t = 4)]
+        difficulty: u8,
+        /// Hits taken now.
+        #[arg(long)]
+        hits: u8,
+        /// Max Hits Taken.
+        #[arg(long)]
+        max_hits: u8,
+        /// Death Hits marked so far.
+        #[arg(long, default_value_t = 0)]
+        death_hits: u8,
+        /// The character is Incapacitated and nobody revived it.
+        #[arg(long)]
+        incapacitated: bool,
+        /// A whole day of rest instead of a roll (removes every hit of a conscious character).
+        #[arg(long)]
+        full_day: bool,
+        /// The total rolled with real dice.
+        #[arg(long)]
+        result: Option<i32>,
     },
     /// An Ability Roll (rest, keep fighting, obstacles): Ability dice + difficulty d6 vs 20.
     Ability {
@@ -262,6 +291,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             json!({"attack": arolled, "attack_total": a, "defence": drolled, "defence_total": d,
                    "defence_value": dv, "needed": d + dv, "hits": hits, "flow_shift": shift, "crisis": 2})
+        }
+        What::Rest { level, difficulty, hits, max_hits, death_hits, incapacitated, full_day, result } => {
+            if max_hits == 0 || hits > max_hits || death_hits > max_hits {
+                bail!("--hits and --death-hits go from 0 to --max-hits, which is at least 1 (§9)");
+            }
+            let mut w = Wounds { hits, max_hits, death_hits, incapacitated, doomed: false };
+            let (rolled, total, outcome) = if full_day {
+                (None, None, w.full_day())
+            } else {
+                let pool = ability_pool(level, difficulty);
+                let rolled = roll_or(result, &pool, 0);
+                let total = rolled.as_ref().map_or(result.unwrap_or(0), |r| r.total);
+                (rolled, Some(total), w.rest(total >= TARGET))
+            };
+            if !args.json {
+                match (&rolled, total) {
+                    (Some(r), _) => writeln!(
+                        out,
+                        "Rest roll (level {level}, difficulty {difficulty}d6): {}",
+                        r.describe()
+                    )?,
+                    (None, Some(t)) => writeln!(out, "Rest roll total: {t}")?,
+                    (None, None) => writeln!(out, "A whole day of rest.")?,
+                }
+                let what = match outcome {
+                    RestOutcome::Healed => "one hit removed",
+                    RestOutcome::FullyHealed => "every hit removed",
+                    RestOutcome::Recovered => "one hit removed; no longer Incapacitated",
+                    RestOutcome::Nothing => "nothing further happens",
+                    RestOutcome::DeathHit => "still Incapacitated; a Death Hit is marked",
+                    RestOutcome::Dies => {
+                        "Death Hits reached Max Hits: the character dies before the next scene"
+                    }
+                };
+                writeln!(out, "{what}. Hits {}/{}, Death Hits {}.", w.hits, w.max_hits, w.death_hits)?;
+            }
+            json!({"roll": rolled, "total": total, "outcome": outcome, "wounds": w})
         }
         What::Ability { level, difficulty, result } => {
             let pool = ability_pool(level, difficulty);

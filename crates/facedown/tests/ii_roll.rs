@@ -117,3 +117,29 @@ fn bad_input_exits_2_with_the_rule() {
     let o = roll(&["talent", "--level", "5", "--rule", "coin"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn rest_scenes_heal_and_the_incapacitated_mark_death_hits() {
+    let v = json(&["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--result", "20"]);
+    assert_eq!(v["outcome"], "healed");
+    assert_eq!(v["wounds"]["hits"], 1);
+    let v = json(&[
+        "rest",
+        "--level",
+        "5",
+        "--hits",
+        "2",
+        "--max-hits",
+        "2",
+        "--incapacitated",
+        "--death-hits",
+        "1",
+        "--result",
+        "12",
+    ]);
+    assert_eq!(v["outcome"], "dies");
+    let v = json(&["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--full-day"]);
+    assert_eq!(v["wounds"]["hits"], 0);
+    let o = roll(&["rest", "--level", "5", "--hits", "3", "--max-hits", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+}
