@@ -160,11 +160,13 @@ fn a_surprise_round_is_played_by_the_surprising_side_alone() {
     assert!(t.state().surprise_round);
     assert_eq!(t.state().initiative, 1);
     assert!(!t.state().must_declare(0));
-    declare(&mut t, &[]);
+    let p1 = ch(&t, "P1");
+    declare(&mut t, &[(2, Action::Regular { talent: None, target: p1, roll: false, defence: None })]);
     act(&mut t, 2);
     act(&mut t, 3);
     // Round 2: the surprised side generated no Crisis and so has the initiative.
     assert_eq!(t.state().round, 2);
+    assert_eq!(t.state().initiative, 0);
     assert!(!t.state().surprise_round);
     assert!(t.state().must_declare(0));
 }
@@ -931,4 +933,26 @@ fn the_view_and_log_of_the_gm_never_show_a_players_declaration_before_the_reveal
     assert!(log.iter().any(|e| matches!(e, Event::Declared { character: 0, action: None })));
     let json = serde_json::to_string(&t.view(Viewer::Seat(gm))).unwrap();
     assert!(!json.contains("\"move\""), "{json}");
+}
+
+#[test]
+fn a_ranged_regular_attack_into_a_duel_moves_that_duels_flow_toward_the_shooter() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(1, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None })]);
+    act(&mut t, 1);
+    assert_eq!(t.state().duels[0].flow, 4);
+}
+
+#[test]
+fn the_gm_may_make_the_other_side_positive() {
+    let mut s = arena();
+    s.positive_side = Some("enemies".into());
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    assert_eq!(t.state().duels[0].flow, -4, "a player's Regular Attack now subtracts");
 }
