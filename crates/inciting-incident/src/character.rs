@@ -223,6 +223,10 @@ pub struct AdvancedAction {
     pub crisis: u32,
     /// What it does.
     pub effect: AdvancedEffect,
+    /// The Skill lets it be used outside round order: at any point of the resolution, at
+    /// most one such action per character per round, besides the declared action (§5 step 7).
+    #[serde(default)]
+    pub out_of_order: bool,
 }
 
 /// A Talent (§4.1): a specialism under one Ability, level 1–9.

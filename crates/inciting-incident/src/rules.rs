@@ -141,6 +141,14 @@ pub enum Command {
         /// Roll (true) or decline (false).
         roll: bool,
     },
+    /// An Advanced Action a Skill allows outside round order, resolved at once during the
+    /// resolution (at most one per character per round, §5 step 7).
+    OutOfOrder {
+        /// The character.
+        character: u8,
+        /// The Advanced Action (`Action::Advanced` of an out-of-order Advanced Action).
+        action: Action,
+    },
     /// The extra action a Crisis Trigger gave a character, resolved at once (§8).
     ExtraAction {
         /// The character.
@@ -418,6 +426,11 @@ pub enum Event {
     },
     /// A Crisis Trigger gave a character an extra action.
     ExtraActionGranted {
+        /// The character.
+        character: u8,
+    },
+    /// A character uses an Advanced Action outside round order.
+    OutOfOrderTaken {
         /// The character.
         character: u8,
     },
@@ -960,6 +973,34 @@ impl Scene {
         }
     }
 
+    /// Whether `action` is an Advanced Action whose Skill allows it outside round order.
+    fn out_of_order_allowed(&self, f: u8, action: &Action) -> bool {
+        let Action::Advanced { talent, action: a, .. } = *action else { return false };
+        self.fighters
+            .get(usize::from(f))
+            .and_then(|x| x.sheet.talents.get(usize::from(talent)))
+            .and_then(|t| t.advanced.get(usize::from(a)))
+            .is_some_and(|adv| adv.out_of_order)
+    }
+
+    /// Pushes the out-of-order Advanced Actions `f` may use now (§5 step 7).
+    fn out_of_order_actions(&self, f: u8, out: &mut Vec<Command>) {
+        let me = &self.fighters[usize::from(f)];
+        if me.out_of_order_used || me.status != Status::Fighting || me.absent {
+            return;
+        }
+        if !me.sheet.talents.iter().any(|t| t.advanced.iter().any(|a| a.out_of_order)) {
+            return;
+        }
+        let mut all = Vec::new();
+        self.actions(f, &mut all);
+        out.extend(
+            all.into_iter()
+                .filter(|a| self.out_of_order_allowed(f, a))
+                .map(|action| Command::OutOfOrder { character: f, action }),
+        );
+    }
+
     /// Whether a fighter must declare this round.
     pub fn must_declare(&self, f: usize) -> bool {
         let x = &self.fighters[f];
@@ -975,7 +1016,8 @@ impl Scene {
             Command::Declare { character, .. }
             | Command::Act { character }
             | Command::KeepFighting { character, .. }
-            | Command::ExtraAction { character, .. } => character,
+            | Command::ExtraAction { character, .. }
+            | Command::OutOfOrder { character, .. } => character,
         };
         let me = self.fighter_checked(f)?;
         if me.seat != seat {
@@ -1020,6 +1062,30 @@ impl Scene {
                 Ok(())
             }
             _ if pending.is_some() => Err(out_of_turn()),
+            Command::OutOfOrder { action, .. } => {
+                if !matches!(self.phase, Phase::Resolve { .. }) {
+                    return Err(out_of_turn());
+                }
+                if me.out_of_order_used {
+                    return Err(illegal(
+                        self,
+                        f,
+                        "has already used an Advanced Action outside round order this round (§5 step 7)",
+                    ));
+                }
+                if !self.out_of_order_allowed(f, &action) {
+                    return Err(illegal(
+                        self,
+                        f,
+                        "only an Advanced Action whose Skill allows it can be used outside round order (§5 step 7)",
+                    ));
+                }
+                self.check_action(f, &action)?;
+                let mut em = Emit::new(self, events);
+                em.push(Event::OutOfOrderTaken { character: f });
+                em.resolve(f, action);
+                Ok(())
+            }
             Command::Declare { action, .. } => {
                 if self.phase != Phase::Declare || !self.must_declare(usize::from(f)) {
                     return Err(out_of_turn());
@@ -1220,13 +1286,12 @@ impl Scene {
                     self.actions(i as u8, &mut actions);
                     out.extend(actions.iter().map(|&action| Command::Declare { character: i as u8, action }));
                 }
-                Phase::Resolve { side }
-                    if f.side == side
-                        && f.declared.is_committed()
-                        && !f.acted
-                        && f.status == Status::Fighting =>
-                {
-                    out.push(Command::Act { character: i as u8 });
+                Phase::Resolve { side } => {
+                    if f.side == side && f.declared.is_committed() && !f.acted && f.status == Status::Fighting
+                    {
+                        out.push(Command::Act { character: i as u8 });
+                    }
+                    self.out_of_order_actions(i as u8, out);
                 }
                 _ => {}
             }
@@ -1278,6 +1343,7 @@ impl Scene {
                 for f in &mut self.fighters {
                     f.declared = Sealed::Empty;
                     f.acted = false;
+                    f.out_of_order_used = false;
                 }
             }
             Event::Declared { character, action } => {
@@ -1429,6 +1495,11 @@ impl Scene {
                 }
             }
             Event::ExtraActionGranted { character } => self.pending.push(Pending::ExtraAction(*character)),
+            Event::OutOfOrderTaken { character } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.out_of_order_used = true;
+                }
+            }
             Event::ExtraActionLost { character } | Event::ExtraActionTaken { character } => {
                 self.pending.retain(|p| *p != Pending::ExtraAction(*character));
             }

@@ -291,6 +291,8 @@ pub struct Fighter {
     pub acted: bool,
     /// Its current Duel, or the last one it was in.
     pub duel: Option<u16>,
+    /// Whether it has used an Advanced Action outside round order this round.
+    pub out_of_order_used: bool,
 }
 
 impl Fighter {
@@ -566,6 +568,7 @@ impl Scene {
                 declared: Sealed::Empty,
                 acted: false,
                 duel: None,
+                out_of_order_used: false,
             });
         }
         if fighters.is_empty() {

@@ -956,3 +956,54 @@ fn the_gm_may_make_the_other_side_positive() {
     act(&mut t, 0);
     assert_eq!(t.state().duels[0].flow, -4, "a player's Regular Attack now subtracts");
 }
+
+#[test]
+fn an_out_of_order_advanced_action_is_used_once_a_round_during_the_resolution() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/inciting-incident/river-fight.toml"
+    ))
+    .unwrap();
+    let mut s: inciting_incident::Setup = toml::from_str(&text).unwrap();
+    s.triggers.clear();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "Shallows".into(), hits: 1 },
+    });
+    let mut t = table(s);
+    let bren = t.state().find_fighter("Bren").unwrap();
+    let mira = t.state().find_fighter("Mira").unwrap();
+    let yras = ch(&t, "Y'ras'byn");
+    let mira_seat = seat_of(&t, mira);
+    let heal = Action::Advanced { talent: 1, action: 0, target: Some(mira) };
+    // Not while declaring.
+    assert!(t.submit(mira_seat, &Command::OutOfOrder { character: mira, action: heal }).is_err());
+    // Bren's automatic attack sets off the hazard (1 hit to everyone in the Shallows)...
+    declare(&mut t, &[(bren, Action::Regular { talent: None, target: yras, roll: false, defence: None })]);
+    act(&mut t, bren);
+    // ... but Mira, on the Rocks, is unhurt and alone: nobody in her Region to heal.
+    let mut legal = Vec::new();
+    t.legal_commands(mira_seat, &mut legal);
+    assert!(legal.iter().all(|c| !matches!(c, Command::OutOfOrder { .. })), "nobody wounded in her Region");
+    // A non-out-of-order Advanced Action is refused outside round order.
+    let mut s2 = t.state().clone();
+    let sheet = std::sync::Arc::make_mut(&mut s2.fighters[usize::from(mira)].sheet);
+    sheet.talents[1].advanced[0].out_of_order = false;
+    s2.fighters[usize::from(mira)].hits = 1;
+    let mut t2 = Table::<IncitingIncident>::new(s2);
+    let e = t2.submit(mira_seat, &Command::OutOfOrder { character: mira, action: heal }).unwrap_err();
+    assert!(e.to_string().contains("outside round order"), "{e}");
+    // With the Skill, and a wound to heal: once this round, not twice.
+    let mut s3 = t.state().clone();
+    s3.fighters[usize::from(mira)].hits = 1;
+    let mut t3 = Table::<IncitingIncident>::new(s3);
+    t3.legal_commands(mira_seat, &mut legal);
+    assert!(legal.contains(&Command::OutOfOrder { character: mira, action: heal }));
+    t3.submit(mira_seat, &Command::OutOfOrder { character: mira, action: heal }).unwrap();
+    assert_eq!(t3.state().fighters[usize::from(mira)].hits, 0);
+    assert!(t3.state().fighters[usize::from(mira)].out_of_order_used);
+    t3.legal_commands(mira_seat, &mut legal);
+    assert!(legal.iter().all(|c| !matches!(c, Command::OutOfOrder { .. })));
+}

@@ -101,6 +101,13 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::Declare { character, action: a } | Command::ExtraAction { character, action: a } => {
             format!("{}: {}", scene.fighter_name(*character), action(scene, *character, a))
         }
+        Command::OutOfOrder { character, action: a } => {
+            format!(
+                "{}: outside round order, {}",
+                scene.fighter_name(*character),
+                action(scene, *character, a)
+            )
+        }
         Command::Act { character } => format!("resolve {}'s action now", scene.fighter_name(*character)),
         Command::KeepFighting { character, roll: true } => {
             format!(
@@ -266,6 +273,9 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
         }
         Event::ExtraActionGranted { character } => {
             format!("  {} gains an extra action", scene.fighter_name(*character))
+        }
+        Event::OutOfOrderTaken { character } => {
+            format!("{} acts outside round order:", scene.fighter_name(*character))
         }
         Event::ExtraActionTaken { character } => {
             format!("{} takes an extra action:", scene.fighter_name(*character))
