@@ -10,11 +10,11 @@ use inciting_incident::{IncitingIncident, Scene, Setup};
 use rand::RngExt;
 use table::{SeatId, Table, seeded_rng};
 
-fn fight() -> Scene {
+fn fight() -> Result<Scene, String> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/inciting-incident/river-fight.toml");
-    let text = std::fs::read_to_string(path).expect("the example fight");
-    let setup: Setup = toml::from_str(&text).expect("a scene file");
-    Scene::new(setup).expect("a valid scene")
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let setup: Setup = toml::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    Scene::new(setup).map_err(|e| format!("{path}: {e}"))
 }
 
 /// Plays each scene to its end with random legal commands; returns the rounds played.
@@ -41,7 +41,10 @@ fn play(scenes: &[Scene], table: &mut Table<IncitingIncident>) -> u64 {
 
 fn rounds(c: &mut Criterion) {
     // 100 games, each with its own dice.
-    let initial = fight();
+    let initial = match fight() {
+        Ok(scene) => scene,
+        Err(e) => panic!("the example fight cannot start: {e}"),
+    };
     let scenes: Vec<Scene> = (0..100)
         .map(|g| {
             let mut scene = initial.clone();
