@@ -7,21 +7,22 @@ use inciting_incident::view::SceneView;
 use inciting_incident::{Action, Command, Event, IncitingIncident, Scene, Status, Target};
 use table::{Face, Table, Viewer};
 
-/// Prints the log as it grows.
+/// Prints the log as it grows, keeping the state the next event applies to.
 pub struct Narrator {
     printed: usize,
     json: bool,
+    state: Option<Scene>,
 }
 
 impl Narrator {
     /// From the first event.
     pub fn from_start(json: bool) -> Self {
-        Narrator { printed: 0, json }
+        Narrator { printed: 0, json, state: None }
     }
 
     /// From now on (a resumed scene).
     pub fn from_now(table: &Table<IncitingIncident>, json: bool) -> Self {
-        Narrator { printed: table.log().len(), json }
+        Narrator { printed: table.log().len(), json, state: Some(table.state().clone()) }
     }
 
     /// Prints the events not printed yet, redacted for a spectator.
@@ -31,16 +32,12 @@ impl Narrator {
             return Ok(());
         }
         // Redaction and names look at the state each event was applied to.
-        let mut state = table.initial().clone();
-        for e in &log[..self.printed] {
-            state.apply(e);
-        }
+        let state = self.state.get_or_insert_with(|| table.initial().clone());
         for e in &log[self.printed..] {
-            let shown = state.redact(e, Viewer::Spectator);
-            if let Some(shown) = shown {
+            if let Some(shown) = state.redact(e, Viewer::Spectator) {
                 if self.json {
                     writeln!(out, "{}", serde_json::to_string(&shown)?)?;
-                } else if let Some(text) = event(&state, &shown) {
+                } else if let Some(text) = event(state, &shown) {
                     writeln!(out, "{text}")?;
                 }
             }
