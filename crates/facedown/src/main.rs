@@ -38,7 +38,7 @@ enum Command {
 enum IncitingIncidentCommand {
     /// Play a scene in the terminal: hidden declarations, bots, scripts, save and resume.
     Play(ii_play::Args),
-    /// Dice calculator for table play: Talent Rolls, Decisive Attacks, Ability Rolls.
+    /// Dice calculator for table play: Talent Rolls, Decisive Attacks, Ability Rolls, Rest Scenes.
     Roll(ii_roll::Args),
 }
 
