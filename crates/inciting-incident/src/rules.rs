@@ -830,22 +830,39 @@ impl Scene {
                 }
             }
         }
-        for t in 0..talents {
-            for (a, adv) in me.sheet.talents[usize::from(t)].advanced.iter().enumerate() {
-                let a = a as u8;
+        self.advanced_actions(f, false, out);
+    }
+
+    /// Pushes the Advanced Actions `f` may use now (only those usable outside round order
+    /// when `out_of_order`), without building error messages.
+    fn advanced_actions(&self, f: u8, out_of_order: bool, out: &mut Vec<Action>) {
+        let me = &self.fighters[usize::from(f)];
+        for (t, talent) in me.sheet.talents.iter().enumerate() {
+            for (a, adv) in talent.advanced.iter().enumerate() {
+                if out_of_order && !adv.out_of_order {
+                    continue;
+                }
+                let (t, a) = (t as u8, a as u8);
                 match adv.effect {
                     AdvancedEffect::Heal { .. } => {
-                        for c in 0..self.fighters.len() as u8 {
-                            let action = Action::Advanced { talent: t, action: a, target: Some(c) };
-                            if self.check_action(f, &action).is_ok() {
-                                out.push(action);
+                        for (c, other) in self.fighters.iter().enumerate() {
+                            if other.side == me.side
+                                && other.region == me.region
+                                && !other.absent
+                                && other.hits > 0
+                            {
+                                out.push(Action::Advanced { talent: t, action: a, target: Some(c as u8) });
                             }
                         }
                     }
-                    _ => {
-                        let action = Action::Advanced { talent: t, action: a, target: None };
-                        if self.check_action(f, &action).is_ok() {
-                            out.push(action);
+                    AdvancedEffect::ShiftFlow { .. } => {
+                        if me.region.and_then(|r| self.duel_in(r)).is_some() {
+                            out.push(Action::Advanced { talent: t, action: a, target: None });
+                        }
+                    }
+                    AdvancedEffect::ChangeRegion { .. } => {
+                        if me.region.is_some() {
+                            out.push(Action::Advanced { talent: t, action: a, target: None });
                         }
                     }
                 }
@@ -993,12 +1010,8 @@ impl Scene {
             return;
         }
         let mut all = Vec::new();
-        self.actions(f, &mut all);
-        out.extend(
-            all.into_iter()
-                .filter(|a| self.out_of_order_allowed(f, a))
-                .map(|action| Command::OutOfOrder { character: f, action }),
-        );
+        self.advanced_actions(f, true, &mut all);
+        out.extend(all.into_iter().map(|action| Command::OutOfOrder { character: f, action }));
     }
 
     /// Whether a fighter must declare this round.

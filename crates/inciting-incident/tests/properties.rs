@@ -27,6 +27,13 @@ fn play(initial: Scene, bot_seed: u64, max_steps: usize) -> Table<IncitingIncide
         }
         let seat = awaiting[rng.random_range(0..awaiting.len())];
         table.legal_commands(seat, &mut legal);
+        // Every listed command is accepted.
+        let mut scratch = Vec::new();
+        for c in &legal {
+            scratch.clear();
+            let ok = <IncitingIncident as table::Ruleset>::decide(table.state(), seat, c, &mut scratch);
+            assert!(ok.is_ok(), "{c:?}: {ok:?}");
+        }
         let c = legal[rng.random_range(0..legal.len())];
         table.submit(seat, &c).unwrap();
         // Hidden declarations stay hidden from every other seat.
