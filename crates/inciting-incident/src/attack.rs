@@ -95,8 +95,13 @@ pub fn flow_for(flow: i32, side_is_positive: bool) -> i32 {
     if side_is_positive { flow } else { -flow }
 }
 
+/// The most Advantage or Disadvantage a roll takes (Decision: a bound that no real table
+/// reaches, so a huge minion group cannot make a roll of millions of dice).
+pub const MAX_ADVANTAGE: i32 = 20;
+
 /// Minion Advantage (§7.4): `minions − opponents`; positive is Advantage, negative
 /// Disadvantage.
 pub fn minion_advantage(minions: u32, opponents: u32) -> i32 {
-    minions as i32 - opponents as i32
+    (i64::from(minions) - i64::from(opponents)).clamp(-i64::from(MAX_ADVANTAGE), i64::from(MAX_ADVANTAGE))
+        as i32
 }

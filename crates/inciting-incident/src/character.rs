@@ -366,6 +366,24 @@ pub enum SheetError {
         /// The size given.
         sides: u8,
     },
+    /// An unreasonable number of dice.
+    #[error("{who}: {what} has more than {MAX_DICE} dice (Resistance Difficulty, Protection or bonus dice)")]
+    TooManyDice {
+        /// Whose.
+        who: String,
+        /// Where.
+        what: String,
+    },
+    /// A Region effect with bad numbers.
+    #[error("{who}: {what}: {why}")]
+    BadEffect {
+        /// Whose.
+        who: String,
+        /// Where.
+        what: String,
+        /// What is wrong.
+        why: String,
+    },
     /// A move distance of 0.
     #[error("{who}: max_move must be at least 1 (§5.2)")]
     ZeroMove {
@@ -373,6 +391,9 @@ pub enum SheetError {
         who: String,
     },
 }
+
+/// The most dice a Resistance Difficulty, a Protection or a Talent's bonus dice may have.
+pub const MAX_DICE: u8 = 20;
 
 fn check_dice(who: &str, what: &str, dice: &[u8]) -> Result<(), SheetError> {
     match dice.iter().find(|&&s| !valid_sides(s)) {
@@ -416,11 +437,26 @@ impl Sheet {
                 });
             }
             check_dice(who, &format!("Talent {}", t.name), &t.skills.bonus_dice)?;
+            if t.skills.bonus_dice.len() > usize::from(MAX_DICE) {
+                return Err(SheetError::TooManyDice { who: who.into(), what: format!("Talent {}", t.name) });
+            }
+            for a in &t.advanced {
+                if let AdvancedEffect::ChangeRegion { effect } = &a.effect {
+                    effect.check().map_err(|why| SheetError::BadEffect {
+                        who: who.into(),
+                        what: format!("Advanced Action {}", a.name),
+                        why,
+                    })?;
+                }
+            }
         }
         for kind in DefenceKind::ALL {
             let d = self.defences.get(kind);
             if d.rv == 0 {
                 return Err(SheetError::ZeroResistance { who: who.into(), defence: kind.name() });
+            }
+            if d.rd > MAX_DICE || d.protection.len() > usize::from(MAX_DICE) {
+                return Err(SheetError::TooManyDice { who: who.into(), what: kind.name().into() });
             }
             check_dice(who, kind.protection_name(), &d.protection)?;
         }
@@ -530,6 +566,9 @@ impl MinionStats {
         }
         if self.rv == 0 {
             return Err(SheetError::ZeroResistance { who: who.into(), defence: "the stat block" });
+        }
+        if self.rd > MAX_DICE || self.protection.len() > usize::from(MAX_DICE) {
+            return Err(SheetError::TooManyDice { who: who.into(), what: "the stat block".into() });
         }
         check_dice(who, "protection", &self.protection)
     }

@@ -184,6 +184,7 @@ fn die(rng: &mut TableRng, sides: u8) -> u8 {
 
 /// Rolls `pool` with `advantage` net points (negative for Disadvantage) under `rule` (§3.3).
 pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule) -> Roll {
+    let advantage = advantage.clamp(-crate::attack::MAX_ADVANTAGE, crate::attack::MAX_ADVANTAGE);
     let mut dice = Vec::with_capacity(pool.len() + advantage.unsigned_abs() as usize);
     for &(n, sides) in &pool.groups {
         for _ in 0..n {

@@ -74,7 +74,7 @@ pub fn reconcile(scene: &Scene, events: &mut Vec<Event>) {
                         let enemy_followed = bits(duel.members & (a | b))
                             .any(|x| side_of(scene, x) != side && old_duel.members & (1 << x) != 0);
                         if enemy_followed {
-                            flow += old_duel.flow;
+                            flow = flow.saturating_add(old_duel.flow);
                             merged.push(old);
                             events.push(Event::DuelsCombined { into: d, from: old, flow });
                         }

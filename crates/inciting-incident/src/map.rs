@@ -35,6 +35,25 @@ pub struct RegionEffect {
     pub obstacle: Option<u8>,
 }
 
+impl RegionEffect {
+    /// Checks the effect's numbers: dice sizes d4–d12, at most 20 obstacle or Protection dice,
+    /// Advantage within ±20.
+    pub fn check(&self) -> Result<(), String> {
+        let max = crate::character::MAX_DICE;
+        if self.obstacle.is_some_and(|d| d > max) || self.protection.len() > usize::from(max) {
+            return Err(format!("at most {max} obstacle or Protection dice"));
+        }
+        if let Some(s) = self.protection.iter().find(|s| !crate::dice::valid_sides(**s)) {
+            return Err(format!("protection has a d{s}; dice are d4, d6, d8, d10 or d12"));
+        }
+        let adv = crate::attack::MAX_ADVANTAGE;
+        if self.ranged_advantage.abs() > adv || self.attack_advantage.abs() > adv {
+            return Err(format!("Advantage goes from -{adv} to {adv}"));
+        }
+        Ok(())
+    }
+}
+
 fn is_zero(n: &i32) -> bool {
     *n == 0
 }

@@ -1494,7 +1494,7 @@ impl Scene {
             }
             Event::MinionsArrived { group, count } => {
                 if let Some(m) = self.minions.get_mut(usize::from(*group)) {
-                    m.count += count;
+                    m.count = m.count.saturating_add(*count).min(crate::scene::MAX_MINIONS);
                 }
             }
             Event::RegionChanged { region, effect } => {
@@ -1600,7 +1600,7 @@ impl<'a> Emit<'a> {
             return;
         }
         let by = if toward == self.s.positive { amount } else { -amount };
-        let flow = self.s.duels[usize::from(duel)].flow + by;
+        let flow = self.s.duels[usize::from(duel)].flow.saturating_add(by);
         self.push(Event::FlowMoved { duel, by, flow });
     }
 
@@ -1608,7 +1608,7 @@ impl<'a> Emit<'a> {
         if amount == 0 || self.s.phase == Phase::Over {
             return;
         }
-        let total = self.s.crisis + amount;
+        let total = self.s.crisis.saturating_add(amount);
         self.push(Event::CrisisAdded { amount, side, total });
         self.fire_triggers();
     }

@@ -13,6 +13,9 @@ use crate::dice::AdvantageRule;
 use crate::map::{Links, Region, RegionEffect, RegionId, link, unlink};
 use crate::rules::Action;
 
+/// The largest a minion group can grow (reinforcements stop there).
+pub const MAX_MINIONS: u32 = 1000;
+
 /// A combat or a non-violent conflict (§10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -458,7 +461,11 @@ impl Setup {
                         });
                     }
                 }
-                TriggerEffect::ChangeRegion { region, .. } | TriggerEffect::Hazard { region, .. } => {
+                TriggerEffect::ChangeRegion { region, effect } => {
+                    region_id(&self.regions, &field, region)?;
+                    effect.check().map_err(|e| SetupError::Invalid(format!("{field}.effect: {e}")))?;
+                }
+                TriggerEffect::Hazard { region, .. } => {
                     region_id(&self.regions, &field, region)?;
                 }
                 TriggerEffect::EndScene { winner: Some(w) } => {
@@ -492,6 +499,7 @@ impl Scene {
             if setup.regions[..i].iter().any(|o| o.name == r.name) {
                 return Err(SetupError::Duplicate { what: "Regions", name: r.name.clone() });
             }
+            r.effect.check().map_err(|e| SetupError::Invalid(format!("regions[{i}].effect: {e}")))?;
         }
         let mut links = Links { adjacent: vec![0; n], move_blocked: vec![0; n], sight: vec![0; n] };
         for [a, b] in &setup.adjacent {
@@ -577,6 +585,11 @@ impl Scene {
         let mut minions = Vec::new();
         for (i, m) in setup.minions.iter().enumerate() {
             m.stats.validate()?;
+            if m.count > MAX_MINIONS {
+                return Err(SetupError::Invalid(format!(
+                    "minions[{i}].count: at most {MAX_MINIONS} minions in a group"
+                )));
+            }
             if setup.minions[..i].iter().any(|o| o.stats.name == m.stats.name) {
                 return Err(SetupError::Duplicate { what: "minion groups", name: m.stats.name.clone() });
             }

@@ -1007,3 +1007,26 @@ fn an_out_of_order_advanced_action_is_used_once_a_round_during_the_resolution() 
     t3.legal_commands(mira_seat, &mut legal);
     assert!(legal.iter().all(|c| !matches!(c, Command::OutOfOrder { .. })));
 }
+
+#[test]
+fn absurd_numbers_are_refused_or_bounded() {
+    let mut s = arena();
+    s.minions.push(cultists("C", 5000));
+    assert!(Scene::new(s).unwrap_err().to_string().contains("at most 1000"));
+    let mut s = arena();
+    s.characters[0].sheet.defences.resilience.rd = 200;
+    assert!(Scene::new(s).unwrap_err().to_string().contains("more than 20 dice"));
+    let mut s = arena();
+    s.regions[0].effect.protection = vec![7];
+    assert!(Scene::new(s).unwrap_err().to_string().contains("d7"));
+    // A roll takes at most 20 points of Advantage.
+    let mut rng = table::seeded_rng(1);
+    let r = inciting_incident::dice::roll(
+        &mut rng,
+        &inciting_incident::dice::Pool::level(3),
+        1_000_000,
+        inciting_incident::dice::AdvantageRule::ExtraDie,
+    );
+    assert_eq!(r.dice.len(), 21);
+    assert_eq!(r.advantage, 20);
+}
