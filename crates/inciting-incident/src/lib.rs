@@ -11,18 +11,23 @@
 //! - §5.1, §7 attack arithmetic: [`attack`]
 //! - §5.2 the map: [`map`]
 //! - §6 Duels and Flow of Battle: [`duel`]
-//! - §5, §7–§10 rounds, actions, triggers, wounds, Strikes: [`scene`] and [`rules`]
+//! - §5, §8–§10 rounds, initiative, commands and events: [`scene`] and [`rules`]
+//! - §5, §7.3 what a character may do, reach of attacks: [`actions`]
+//! - §5 steps 6–8, §7–§10 resolving an action (moves, attacks, minions, triggers, wounds,
+//!   Strikes): `resolve`
 //! - §9 rest scenes and Death Hits after the scene: [`wounds`]
 //! - hidden information: [`view`]
 //!
 //! **Decisions** beyond the rules reference are in `docs/inciting-incident.md` and on the
 //! items that implement them.
 
+pub mod actions;
 pub mod attack;
 pub mod character;
 pub mod dice;
 pub mod duel;
 pub mod map;
+mod resolve;
 pub mod rules;
 pub mod scene;
 pub mod view;
