@@ -47,7 +47,7 @@ pub fn regular_roll(result: i32) -> RegularOutcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExtraHits {
-    /// [proposed, the default] `1 + ⌊excess / RV⌋`: an excess equal to the RV is "over it
+    /// (Proposed; the default.) `1 + ⌊excess / RV⌋`: an excess equal to the RV is "over it
     /// again".
     #[default]
     AtLeast,

@@ -15,8 +15,8 @@ pub const TARGET: i32 = 20;
 /// The highest level of an Ability or Talent (§3.1).
 pub const MAX_LEVEL: u8 = 9;
 
-/// The dice a level rolls (§3.1 table): `(count, sides)`. Level 0 rolls nothing (Decision
-/// [proposed]: it contributes 0, and a level-0 Talent cannot be used for a roll).
+/// The dice a level rolls (§3.1 table): `(count, sides)`. Level 0 rolls nothing (the rules
+/// reference's proposal: it contributes 0, and a level-0 Talent cannot be used for a roll).
 pub fn level_dice(level: u8) -> (u8, u8) {
     match level {
         1 => (1, 4),
@@ -118,7 +118,7 @@ impl Pool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdvantageRule {
-    /// [proposed, the default] Net Advantage against Disadvantage; each point of the net
+    /// (Proposed; the default.) Net Advantage against Disadvantage; each point of the net
     /// rolls one extra die of the pool's largest type, then drops that many lowest dice
     /// (Advantage) or highest dice (Disadvantage). The Resistance Difficulty d6 are part of
     /// the pool.

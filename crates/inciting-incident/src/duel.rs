@@ -1,7 +1,7 @@
 //! Duel bookkeeping (rules reference §6): which Duels stand after people move, and where
 //! their Flow of Battle comes from.
 //!
-//! - Exactly one active Duel per Region with both sides in it (Decision [proposed]).
+//! - Exactly one active Duel per Region with both sides in it (the reference's proposal).
 //! - A Duel nobody fights in any more is saved with its Flow; when the same opponents
 //!   re-engage (everyone now facing each other was in it) it is restored.
 //! - When only part of an active Duel re-engages elsewhere, the new Duel starts with a copy
