@@ -193,3 +193,16 @@ fn a_tampered_save_is_refused() {
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_file(&save);
 }
+
+#[test]
+fn json_scene_files_work_like_toml_ones() {
+    let text = std::fs::read_to_string(example("river-fight.toml")).unwrap();
+    let value: serde_json::Value = toml::from_str(&text).unwrap();
+    let json = temp("river-fight.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let a = play(&[&json.display().to_string(), "--bot", "all=random", "--seed", "3"], "");
+    let b = play(&[&example("river-fight.toml"), "--bot", "all=random", "--seed", "3"], "");
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(stdout(&a), stdout(&b));
+    let _ = std::fs::remove_file(&json);
+}
