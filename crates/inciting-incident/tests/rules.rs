@@ -1030,3 +1030,57 @@ fn absurd_numbers_are_refused_or_bounded() {
     assert_eq!(r.dice.len(), 21);
     assert_eq!(r.advantage, 20);
 }
+
+fn totals(events: &[Event], purpose: inciting_incident::rules::Purpose) -> Vec<i32> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled { purpose: p, roll, .. } if *p == purpose => Some(roll.total),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_engine_applies_the_decisive_formula_to_the_logged_dice() {
+    use inciting_incident::attack::{ExtraHits, decisive_hits};
+    use inciting_incident::rules::Purpose;
+    let mut hit_seen = false;
+    for seed in 0..60 {
+        let mut s = arena();
+        s.seed = seed;
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: e1, defence: None })]);
+        let ev = act(&mut t, 0);
+        let (a, d) = (totals(&ev, Purpose::Decisive)[0], totals(&ev, Purpose::Defence)[0]);
+        // Flow 0 before the attack; E1's Resilience RV 6.
+        let expected = decisive_hits(a, d, 6, 6, ExtraHits::AtLeast).min(2) as u8;
+        let dealt: u8 = ev.iter().map(|e| if let Event::Wounded { hits, .. } = e { *hits } else { 0 }).sum();
+        assert_eq!(dealt, expected, "seed {seed}: attack {a} vs {d} + 6");
+        hit_seen |= dealt > 0;
+        assert_eq!(t.state().duels[0].flow, -3);
+    }
+    assert!(hit_seen);
+}
+
+#[test]
+fn the_engine_applies_the_regular_formula_to_the_logged_dice() {
+    use inciting_incident::attack::regular_roll;
+    use inciting_incident::rules::Purpose;
+    let (mut successes, mut failures) = (0, 0);
+    for seed in 0..60 {
+        let mut s = arena();
+        s.seed = seed;
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Regular { talent: Some(0), target: e1, roll: true, defence: None })]);
+        let ev = act(&mut t, 0);
+        let total = totals(&ev, Purpose::Regular)[0];
+        let o = regular_roll(total);
+        assert_eq!(t.state().duels[0].flow, o.flow, "seed {seed}");
+        assert_eq!(crisis_in(&ev), o.crisis, "seed {seed}");
+        if o.flow > 0 { successes += 1 } else { failures += 1 }
+    }
+    assert!(successes > 0 && failures > 0, "{successes} / {failures}");
+}
