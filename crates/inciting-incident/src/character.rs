@@ -513,6 +513,10 @@ pub struct MinionAttack {
     /// The defence it targets.
     #[serde(default = "default_defence")]
     pub defence: DefenceKind,
+    /// A ranged attack: outside a Duel, the group attacks the first Duel in range (adjacent,
+    /// line of sight), its Advantage counted against that Duel.
+    #[serde(default)]
+    pub ranged: bool,
 }
 
 /// A minion stat block (§7.4; the GM guide is missing, so these fields are Decisions).

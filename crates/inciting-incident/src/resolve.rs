@@ -157,29 +157,44 @@ impl<'a> Emit<'a> {
         let m = &self.s.minions[usize::from(g)];
         let (region, side, count) = (m.region, m.side, m.count);
         let stats = m.stats.clone();
-        let Some(duel) = self.s.duel_in(region).filter(|_| count > 0) else {
+        let enemy = 1 - side;
+        // Its own Duel; for ranged minions outside a Duel, the first Duel in range (§7.3).
+        let ranged = self.s.duel_in(region).is_none();
+        let target_region = if !ranged {
+            Some(region)
+        } else if stats.attack.ranged {
+            (0..self.s.effects.len() as u8)
+                .find(|&r| self.s.links.in_range(region, r) && self.s.duel_in(r).is_some())
+        } else {
+            None
+        };
+        let Some((tr, duel)) =
+            target_region.and_then(|r| Some((r, self.s.duel_in(r)?))).filter(|_| count > 0)
+        else {
             self.push(Event::MinionsIdle { group: g });
             return;
         };
-        let enemy = 1 - side;
         let rd = self
             .s
             .fighters
             .iter()
-            .filter(|f| f.engaged_capable() && f.region == Some(region) && f.side == enemy)
+            .filter(|f| f.engaged_capable() && f.region == Some(tr) && f.side == enemy)
             .map(|f| f.sheet.defences.get(stats.attack.defence).rd)
             .chain(
                 self.s
                     .minions
                     .iter()
-                    .filter(|o| o.region == region && o.side == enemy && o.count > 0)
+                    .filter(|o| o.region == tr && o.side == enemy && o.count > 0)
                     .map(|o| o.stats.rd),
             )
             .max()
             .unwrap_or(0);
-        let opponents = self.s.count_side(region, enemy);
-        let advantage =
-            minion_advantage(count, opponents) + self.s.effects[usize::from(region)].attack_advantage;
+        // Outnumbering counts the Duel attacked (for ranged minions, the target Duel).
+        let opponents = self.s.count_side(tr, enemy);
+        let effect = &self.s.effects[usize::from(region)];
+        let advantage = minion_advantage(count, opponents)
+            + effect.attack_advantage
+            + if ranged { effect.ranged_advantage } else { 0 };
         let pool = talent_pool(stats.attack.level, &[], stats.attack.modifier, rd);
         let total = self.roll(Who::Minions(g), Purpose::Regular, &pool, advantage);
         let out = regular_roll(total);

@@ -1084,3 +1084,37 @@ fn the_engine_applies_the_regular_formula_to_the_logged_dice() {
     }
     assert!(successes > 0 && failures > 0, "{successes} / {failures}");
 }
+
+#[test]
+fn ranged_minions_outside_a_duel_attack_the_duel_in_range_counting_its_opponents() {
+    for ranged in [true, false] {
+        let mut s = arena();
+        let mut group = cultists("B", 5);
+        group.stats.attack.ranged = ranged;
+        s.minions.push(group);
+        s.triggers.push(TriggerSpec {
+            at: 4,
+            every: None,
+            note: "".into(),
+            effect: TriggerEffect::MinionsAttack { group: "Cultists".into() },
+        });
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+        let ev = act(&mut t, 0);
+        let roll = ev.iter().find_map(|e| match e {
+            Event::Rolled { who: inciting_incident::rules::Who::Minions(0), roll, .. } => Some(roll.clone()),
+            _ => None,
+        });
+        if ranged {
+            assert_eq!(
+                roll.expect("the ranged cultists shoot into A").advantage,
+                3,
+                "5 minions against the 2 players in A"
+            );
+        } else {
+            assert!(roll.is_none());
+            assert!(ev.iter().any(|e| matches!(e, Event::MinionsIdle { group: 0 })));
+        }
+    }
+}
