@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod campaign_cli;
+mod ii_play;
+mod ii_roll;
 mod it_play;
 mod it_resolve;
 mod nd;
@@ -37,6 +39,20 @@ enum Command {
         #[command(subcommand)]
         command: nd::NodiceCommand,
     },
+    /// Inciting Incident: combat and non-violent conflict (Flow of Battle, Crisis, Regions).
+    #[command(name = "inciting-incident", visible_alias = "ii")]
+    IncitingIncident {
+        #[command(subcommand)]
+        command: IncitingIncidentCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum IncitingIncidentCommand {
+    /// Play a scene in the terminal: hidden declarations, bots, scripts, save and resume.
+    Play(ii_play::Args),
+    /// Dice calculator for table play: Talent Rolls, Decisive Attacks, Ability Rolls, Rest Scenes.
+    Roll(ii_roll::Args),
 }
 
 #[derive(Subcommand)]
@@ -56,6 +72,10 @@ fn main() -> ExitCode {
         },
         Command::Campaign(args) => campaign_cli::run(args),
         Command::Nodice { command } => command.run(),
+        Command::IncitingIncident { command } => match command {
+            IncitingIncidentCommand::Play(args) => ii_play::run(args),
+            IncitingIncidentCommand::Roll(args) => ii_roll::run(args),
+        },
     };
     match result {
         Ok(code) => code,

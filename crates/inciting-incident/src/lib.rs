@@ -1,2 +1,96 @@
-//! Inciting Incident combat (seed 003; rules reference `shared/rules/inciting-incident.md`): a
-//! pure rule system on the `table` core. Work in progress (issue 6).
+//! Inciting Incident combat and non-violent conflict (seed 003; rules reference
+//! `shared/rules/inciting-incident.md`): a pure rule system on the `table` core.
+//!
+//! Start with [`Scene::new`] from a [`Setup`] (a scene file), then drive it through a
+//! [`table::Table<IncitingIncident>`]: every character declares face down, the sides resolve
+//! in initiative order, and every die is an event.
+//!
+//! Where each rule lives (sections of the rules reference):
+//! - §3 dice, Talent and Ability Rolls, Advantage: [`dice`]
+//! - §4 sheets, defences, minion stat blocks: [`character`]
+//! - §5.1, §7 attack arithmetic: [`attack`]
+//! - §5.2 the map: [`map`]
+//! - §6 Duels and Flow of Battle: [`duel`]
+//! - §5, §8–§10 rounds, initiative, commands and events: [`scene`] and [`rules`]
+//! - §5, §7.3 what a character may do, reach of attacks: [`actions`]
+//! - §5 steps 6–8, §7–§10 resolving an action (moves, attacks, minions, triggers, wounds,
+//!   Strikes): `resolve`
+//! - §9 rest scenes and Death Hits after the scene: [`wounds`]
+//! - hidden information: [`view`]
+//!
+//! **Decisions** beyond the rules reference are in `docs/inciting-incident.md` and on the
+//! items that implement them.
+
+pub mod actions;
+pub mod attack;
+pub mod character;
+pub mod dice;
+pub mod duel;
+pub mod map;
+mod resolve;
+pub mod rules;
+pub mod scene;
+pub mod view;
+pub mod wounds;
+
+pub use character::{Abilities, Ability, Defence, DefenceKind, Defences, MinionStats, Sheet, Talent};
+pub use rules::{Action, Command, Event, Path, RuleError, Target};
+pub use scene::{Options, Phase, Scene, SceneKind, Setup, SetupError, Status};
+pub use view::SceneView;
+
+use table::{HasSeats, Ruleset, SeatId, Viewer};
+
+/// The Inciting Incident ruleset, for [`table::Table`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IncitingIncident;
+
+impl Ruleset for IncitingIncident {
+    type State = Scene;
+    type Command = Command;
+    type Event = Event;
+    type View = SceneView;
+    type Error = RuleError;
+
+    fn decide(
+        state: &Scene,
+        seat: SeatId,
+        command: &Command,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        state.decide(seat, command, events)
+    }
+
+    fn apply(state: &mut Scene, event: &Event) {
+        state.apply(event)
+    }
+
+    fn automatic(state: &Scene) -> Option<Event> {
+        state.automatic()
+    }
+
+    fn view(state: &Scene, viewer: Viewer) -> SceneView {
+        state.view(viewer)
+    }
+
+    fn redact(state: &Scene, event: &Event, viewer: Viewer) -> Option<Event> {
+        state.redact(event, viewer)
+    }
+
+    fn legal_commands(state: &Scene, seat: SeatId, out: &mut Vec<Command>) {
+        state.legal_commands(seat, out)
+    }
+
+    fn awaiting(state: &Scene, out: &mut Vec<SeatId>) {
+        state.awaiting(out)
+    }
+
+    fn is_over(state: &Scene) -> bool {
+        state.is_over()
+    }
+}
+
+impl HasSeats for Scene {
+    fn seat_ids(&self) -> Vec<SeatId> {
+        self.seats.iter().map(|(id, _)| id).collect()
+    }
+}

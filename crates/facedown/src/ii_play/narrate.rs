@@ -1,0 +1,387 @@
+//! The round log in words: every event as a spectator may see it, with every die.
+
+use std::io::Write;
+
+use inciting_incident::rules::{FlowSource, InitiativeWhy, Purpose, Who};
+use inciting_incident::view::SceneView;
+use inciting_incident::{Action, Command, Event, IncitingIncident, Scene, Status, Target};
+use table::{Face, Table, Viewer};
+
+/// Prints the log as it grows, keeping the state the next event applies to.
+pub struct Narrator {
+    printed: usize,
+    json: bool,
+    state: Option<Scene>,
+}
+
+impl Narrator {
+    /// From the first event.
+    pub fn from_start(json: bool) -> Self {
+        Narrator { printed: 0, json, state: None }
+    }
+
+    /// From now on (a resumed scene).
+    pub fn from_now(table: &Table<IncitingIncident>, json: bool) -> Self {
+        Narrator { printed: table.log().len(), json, state: Some(table.state().clone()) }
+    }
+
+    /// Prints the events not printed yet, redacted for a spectator.
+    pub fn catch_up(&mut self, table: &Table<IncitingIncident>, out: &mut dyn Write) -> anyhow::Result<()> {
+        let log = table.log();
+        if self.printed >= log.len() {
+            return Ok(());
+        }
+        // Redaction and names look at the state each event was applied to.
+        let state = self.state.get_or_insert_with(|| table.initial().clone());
+        for e in &log[self.printed..] {
+            if let Some(shown) = state.redact(e, Viewer::Spectator) {
+                if self.json {
+                    writeln!(out, "{}", serde_json::to_string(&shown)?)?;
+                } else if let Some(text) = event(state, &shown) {
+                    writeln!(out, "{text}")?;
+                }
+            }
+            state.apply(e);
+        }
+        self.printed = log.len();
+        Ok(())
+    }
+}
+
+fn target(scene: &Scene, t: Target) -> String {
+    match t {
+        Target::Character(c) => scene.fighter_name(c).to_owned(),
+        Target::Minions(g) => {
+            scene.minions.get(usize::from(g)).map_or("?".into(), |m| format!("the {}", m.stats.name))
+        }
+    }
+}
+
+fn talent(scene: &Scene, f: u8, t: u8) -> String {
+    scene.fighters[usize::from(f)].sheet.talents.get(usize::from(t)).map_or("?".into(), |t| t.name.clone())
+}
+
+/// An action in words.
+pub fn action(scene: &Scene, f: u8, a: &Action) -> String {
+    match *a {
+        Action::Hold => "hold (no action)".into(),
+        Action::Move { path } => {
+            let names: Vec<&str> = path.regions().iter().map(|&r| scene.region_name(r)).collect();
+            format!("move to {}", names.join(" → "))
+        }
+        Action::Regular { talent: t, target: tg, roll, defence } => {
+            let with = t.map(|t| format!(" with {}", talent(scene, f, t))).unwrap_or_default();
+            let how = if roll { "Talent Roll" } else { "automatic" };
+            let def = defence.map(|d| format!(" vs {}", d.name())).unwrap_or_default();
+            format!("Regular Attack ({how}){with} on {}{def}", target(scene, tg))
+        }
+        Action::Decisive { talent: t, target: tg, defence } => {
+            let def = defence.map(|d| format!(" vs {}", d.name())).unwrap_or_default();
+            format!("Decisive Attack with {} on {}{def}", talent(scene, f, t), target(scene, tg))
+        }
+        Action::Advanced { talent: t, action: i, target: tg } => {
+            let name = scene.fighters[usize::from(f)]
+                .sheet
+                .talents
+                .get(usize::from(t))
+                .and_then(|t| t.advanced.get(usize::from(i)))
+                .map_or("?".into(), |a| a.name.clone());
+            let on = tg.map(|c| format!(" on {}", scene.fighter_name(c))).unwrap_or_default();
+            format!("Advanced Action {name}{on}")
+        }
+    }
+}
+
+/// A legal command in words (for the numbered menus).
+pub fn command(scene: &Scene, c: &Command) -> String {
+    match c {
+        Command::Declare { character, action: a } | Command::ExtraAction { character, action: a } => {
+            format!("{}: {}", scene.fighter_name(*character), action(scene, *character, a))
+        }
+        Command::OutOfOrder { character, action: a } => {
+            format!(
+                "{}: outside round order, {}",
+                scene.fighter_name(*character),
+                action(scene, *character, a)
+            )
+        }
+        Command::Act { character } => format!("resolve {}'s action now", scene.fighter_name(*character)),
+        Command::KeepFighting { character, roll: true } => {
+            format!(
+                "{}: roll to keep fighting (a failure means death before the next scene)",
+                scene.fighter_name(*character)
+            )
+        }
+        Command::KeepFighting { character, roll: false } => {
+            format!("{}: stay down (cannot act, survives)", scene.fighter_name(*character))
+        }
+    }
+}
+
+fn who(scene: &Scene, w: Who) -> String {
+    match w {
+        Who::Character(c) => scene.fighter_name(c).to_owned(),
+        Who::Minions(g) => target(scene, Target::Minions(g)),
+    }
+}
+
+fn duel_region(scene: &Scene, d: u16) -> &str {
+    scene.duels.get(usize::from(d)).map_or("?", |d| scene.region_name(d.region))
+}
+
+/// One event in words; `None` for events that say nothing new.
+pub fn event(scene: &Scene, e: &Event) -> Option<String> {
+    Some(match e {
+        Event::RoundStarted { round, initiative, surprise, why } => {
+            let why = match why {
+                InitiativeWhy::Surprise => "surprise: they play this round alone",
+                InitiativeWhy::Nimbleness => "highest Nimbleness",
+                InitiativeWhy::Headcount => "tied on Nimbleness, more characters",
+                InitiativeWhy::Talent => "tied, best Nimbleness Talent",
+                InitiativeWhy::Coin => "tied on everything, by lot",
+                InitiativeWhy::LeastCrisis => "least Crisis last round",
+                InitiativeWhy::Kept => "equal Crisis last round, initiative kept",
+            };
+            let s = if *surprise { " (surprise round)" } else { "" };
+            format!("\n== Round {round}{s} == initiative: {} ({why})", scene.side_name(*initiative))
+        }
+        Event::Declared { character, action: None } => {
+            format!("{} has declared.", scene.fighter_name(*character))
+        }
+        Event::Declared { character, action: Some(a) } => {
+            format!("{} declares: {}", scene.fighter_name(*character), action(scene, *character, a))
+        }
+        Event::Revealed { actions } => {
+            let mut s = String::from("Declarations revealed:");
+            for (c, a) in actions {
+                s.push_str(&format!("\n  {}: {}", scene.fighter_name(*c), action(scene, *c, a)));
+            }
+            s
+        }
+        Event::SideDone { next } => format!("-- {} resolve their actions --", scene.side_name(*next)),
+        Event::Started { character, action: a, substituted } => format!(
+            "{}: {}{}",
+            scene.fighter_name(*character),
+            action(scene, *character, a),
+            if *substituted { " (the closest alternative to the declared action)" } else { "" }
+        ),
+        Event::Wasted { why, .. } => format!("Action wasted, no Crisis: {why}"),
+        Event::Acted { .. } => return None,
+        Event::Skipped { character } => format!("{} cannot act this round.", scene.fighter_name(*character)),
+        Event::Rolled { who: w, purpose, roll, .. } => {
+            let what = match purpose {
+                Purpose::Regular => "Talent Roll",
+                Purpose::Decisive => "attack roll",
+                Purpose::Defence => "defence roll",
+                Purpose::KeepFighting => "keep-fighting roll",
+                Purpose::Obstacle => "Simple Obstacle roll",
+            };
+            let adv = match roll.advantage {
+                0 => String::new(),
+                n if n > 0 => format!(" [{n} Advantage]"),
+                n => format!(" [{} Disadvantage]", -n),
+            };
+            format!("  {} {what}{adv}: {}", who(scene, *w), roll.describe())
+        }
+        Event::Moved { character, path } => {
+            format!(
+                "  {} moves to {}",
+                scene.fighter_name(*character),
+                path.last().map_or("?", |r| scene.region_name(r))
+            )
+        }
+        Event::CrisisAdded { amount, total, .. } => format!("  Crisis +{amount} → {total}"),
+        Event::FlowMoved { duel, by, flow } => {
+            format!("  Flow of Battle in {}: {by:+} → {flow:+}", duel_region(scene, *duel))
+        }
+        Event::DuelFormed { region, flow, from, .. } => {
+            let from = match from {
+                FlowSource::New => "a new Duel".to_owned(),
+                FlowSource::Restored => "the same opponents re-engage: Flow restored".to_owned(),
+                FlowSource::Copied(d) => {
+                    format!("part of the Duel in {} re-engages: Flow copied", duel_region(scene, *d))
+                }
+            };
+            format!("  A Duel starts in {} at Flow {flow:+} ({from})", scene.region_name(*region))
+        }
+        Event::DuelJoined { duel, combatant } => {
+            let n = scene.fighters.len();
+            let name = if usize::from(*combatant) < n {
+                scene.fighter_name(*combatant).to_owned()
+            } else {
+                target(scene, Target::Minions(*combatant - n as u8))
+            };
+            format!("  {name} joins the Duel in {}", duel_region(scene, *duel))
+        }
+        Event::DuelEnded { duel } => format!(
+            "  The Duel in {} breaks up (Flow {:+} saved)",
+            duel_region(scene, *duel),
+            scene.duels.get(usize::from(*duel)).map_or(0, |d| d.flow)
+        ),
+        Event::DuelsCombined { into, from, flow } => format!(
+            "  The Duels of {} and {} combine: Flow {flow:+}",
+            duel_region(scene, *into),
+            duel_region(scene, *from)
+        ),
+        Event::Wounded { character, hits, total } => {
+            let max = scene.fighters[usize::from(*character)].sheet.max_hits;
+            format!("  {} takes {hits} hit(s) ({total}/{max})", scene.fighter_name(*character))
+        }
+        Event::StrikesLost { side, strikes, left } => {
+            format!("  {} lose {strikes} Strike(s): {left} left", scene.side_name(*side))
+        }
+        Event::Incapacitated { character } => {
+            format!("  {} is Incapacitated!", scene.fighter_name(*character))
+        }
+        Event::KeptFighting { character, success: true } => {
+            format!("  {} keeps fighting (one hit removed).", scene.fighter_name(*character))
+        }
+        Event::KeptFighting { character, success: false } => format!(
+            "  {} keeps fighting (one hit removed) — but failed the roll and must die before the next scene.",
+            scene.fighter_name(*character)
+        ),
+        Event::Declined { character } => {
+            format!("  {} stays down and survives.", scene.fighter_name(*character))
+        }
+        Event::Healed { character, hits, revived } => format!(
+            "  {} heals {hits} hit(s){}",
+            scene.fighter_name(*character),
+            if *revived { " and is revived" } else { "" }
+        ),
+        Event::MinionsKilled { group, killed, left } => {
+            format!("  {killed} of {} die ({left} left)", target(scene, Target::Minions(*group)))
+        }
+        Event::MinionsArrived { group, count } => {
+            format!("  {count} more of {} arrive", target(scene, Target::Minions(*group)))
+        }
+        Event::MinionsIdle { group } => {
+            format!("  {} have nobody to attack", target(scene, Target::Minions(*group)))
+        }
+        Event::RegionChanged { region, effect } => {
+            format!(
+                "  {} changes: {}",
+                scene.region_name(*region),
+                if effect.name.is_empty() { "no effect" } else { &effect.name }
+            )
+        }
+        Event::TriggerFired { trigger, at } => {
+            let note = scene.setup.triggers.get(usize::from(*trigger)).map_or("", |t| t.note.as_str());
+            format!("  Crisis Trigger at {at}: {note}")
+        }
+        Event::ExtraActionGranted { character } => {
+            format!("  {} gains an extra action", scene.fighter_name(*character))
+        }
+        Event::OutOfOrderTaken { character } => {
+            format!("{} acts outside round order:", scene.fighter_name(*character))
+        }
+        Event::ExtraActionTaken { character } => {
+            format!("{} takes an extra action:", scene.fighter_name(*character))
+        }
+        Event::ExtraActionLost { character } => {
+            format!("  {} cannot take its extra action", scene.fighter_name(*character))
+        }
+        Event::RoundEnded { crisis } => format!(
+            "Round {} ends. Crisis generated: {} {}, {} {} (pool {}).",
+            scene.round,
+            scene.side_name(0),
+            crisis[0],
+            scene.side_name(1),
+            crisis[1],
+            scene.crisis
+        ),
+        Event::SceneOver { outcome } => format!(
+            "\nThe scene is over: {}{}.",
+            outcome.why,
+            outcome.winner.map(|w| format!(" — {} win", scene.side_name(w))).unwrap_or_default()
+        ),
+    })
+}
+
+/// The scene's opening.
+pub fn intro(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
+    writeln!(out, "{}", scene.setup.title)?;
+    writeln!(
+        out,
+        "Sides: {} (positive Flow) against {}.",
+        scene.side_name(scene.positive),
+        scene.side_name(1 - scene.positive)
+    )?;
+    map(scene, out)
+}
+
+fn map(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
+    for r in 0..scene.effects.len() as u8 {
+        let effect = &scene.effects[usize::from(r)];
+        let mut here: Vec<String> = scene
+            .fighters
+            .iter()
+            .filter(|f| f.region == Some(r))
+            .map(|f| {
+                let state = match f.status {
+                    Status::Fighting => String::new(),
+                    Status::Incapacitated => ", Incapacitated".into(),
+                };
+                format!(
+                    "{} ({}, {}/{} hits{state})",
+                    f.sheet.name,
+                    scene.side_name(f.side),
+                    f.hits,
+                    f.sheet.max_hits
+                )
+            })
+            .collect();
+        here.extend(
+            scene
+                .minions
+                .iter()
+                .filter(|m| m.region == r && m.count > 0)
+                .map(|m| format!("{} {} ({})", m.count, m.stats.name, scene.side_name(m.side))),
+        );
+        let duel = scene
+            .duel_in(r)
+            .map(|d| format!(" — Duel, Flow {:+}", scene.duels[usize::from(d)].flow))
+            .unwrap_or_default();
+        let effect = if effect.name.is_empty() { String::new() } else { format!(" [{}]", effect.name) };
+        writeln!(
+            out,
+            "  {}{effect}{duel}: {}",
+            scene.region_name(r),
+            if here.is_empty() { "nobody".into() } else { here.join(", ") }
+        )?;
+    }
+    writeln!(
+        out,
+        "  Crisis: {}{}",
+        scene.crisis,
+        scene
+            .strikes
+            .map(|s| format!("; Strikes: {} {}, {} {}", scene.side_name(0), s[0], scene.side_name(1), s[1]))
+            .unwrap_or_default()
+    )?;
+    Ok(())
+}
+
+/// What a seat sees before deciding.
+pub fn seat_view(scene: &Scene, view: &SceneView, out: &mut dyn Write) -> anyhow::Result<()> {
+    map(scene, out)?;
+    for f in &view.fighters {
+        if let Face::Known(a) = &f.declared
+            && !f.acted
+        {
+            writeln!(out, "  {} declared: {}", f.name, action(scene, f.id, a))?;
+        }
+    }
+    Ok(())
+}
+
+/// The end of the scene.
+pub fn summary(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
+    writeln!(out, "\nAfter {} round(s):", scene.round)?;
+    map(scene, out)?;
+    for f in &scene.fighters {
+        if f.doomed {
+            writeln!(out, "  {} must die before the next Action or Conflict scene.", f.sheet.name)?;
+        }
+    }
+    Ok(())
+}

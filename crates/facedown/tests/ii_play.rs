@@ -1,0 +1,208 @@
+//! End-to-end tests of `facedown inciting-incident play`, running the built binary.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_facedown");
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/inciting-incident")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("facedown-ii-play-{}-{name}", std::process::id()))
+}
+
+fn play(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(["inciting-incident", "play"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn bot_scenes_finish_show_every_die_and_replay_with_the_same_seeds() {
+    for name in ["river-fight.toml", "cover-up.toml"] {
+        let a = play(&[&example(name), "--bot", "all=random", "--seed", "4"], "");
+        assert!(a.status.success(), "{name}: {}", stderr(&a));
+        let text = stdout(&a);
+        assert!(text.contains("== Round 1 =="), "{text}");
+        assert!(text.contains("The scene is over"), "{text}");
+        assert!(text.contains("has declared."), "declarations are shown face down first");
+        let b = play(&[&example(name), "--bot", "all=random", "--seed", "4"], "");
+        assert_eq!(stdout(&a), stdout(&b));
+    }
+    let a = stdout(&play(
+        &[&example("river-fight.toml"), "--bot", "all=random", "--seed", "4", "--dice-seed", "99"],
+        "",
+    ));
+    assert!(a.contains(" = "), "rolls list their dice and total: {a}");
+}
+
+#[test]
+fn json_mode_prints_events_and_the_final_view() {
+    let o = play(&[&example("river-fight.toml"), "--bot", "all=random", "--json"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    for l in &lines {
+        let _: serde_json::Value = serde_json::from_str(l).expect("every line is JSON");
+    }
+    let view: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert_eq!(view["phase"], "over");
+    // Declarations are face down in the event stream.
+    assert!(lines.iter().any(|l| l.contains("\"event\":\"declared\"") && l.contains("\"action\":null")));
+    assert!(lines.iter().any(|l| l.contains("\"event\":\"rolled\"")));
+}
+
+const ROUND_ONE: &str = r#"{"seat": "bren", "command": {"declare": {"character": "Bren", "action": {"regular": {"target": {"character": "Y'ras'byn"}}}}}}
+{"seat": "mira", "command": {"declare": {"character": "Mira", "action": "hold"}}}
+{"seat": "gm", "command": {"declare": {"character": "Y'ras'byn", "action": {"regular": {"talent": "Fire magic", "target": {"character": "Bren"}}}}}}
+{"seat": "gm", "command": {"declare": {"character": "Cult captain", "action": {"move": {"path": ["Shallows"]}}}}}
+{"seat": "gm", "command": {"act": {"character": "Cult captain"}}}
+"#;
+
+#[test]
+fn a_script_plays_a_round_with_names_and_the_save_resumes() {
+    let script = temp("round1.jsonl");
+    std::fs::write(&script, ROUND_ONE).unwrap();
+    let save = temp("round1-save.json");
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Bren: Regular Attack (automatic) on Y'ras'byn"), "{text}");
+    assert!(text.contains("Cult captain moves to Shallows"), "{text}");
+    assert!(text.contains("Cult captain joins the Duel in Shallows"), "{text}");
+    assert!(text.contains("== Round 2 =="), "{text}");
+    assert!(text.contains("Crisis +4"), "{text}");
+    assert!(text.contains("paused"), "{text}");
+    let o = play(&["--resume", &save.display().to_string(), "--bot", "all=random"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Resuming"));
+    assert!(stdout(&o).contains("The scene is over"));
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&save);
+}
+
+#[test]
+fn a_rejected_script_line_names_the_line_and_the_rule_and_exits_2() {
+    let script = temp("bad.jsonl");
+    std::fs::write(
+        &script,
+        r#"{"seat": "mira", "command": {"declare": {"character": "Bren", "action": "hold"}}}
+"#,
+    )
+    .unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 1") && stderr(&o).contains("does not play Bren"), "{}", stderr(&o));
+    std::fs::write(
+        &script,
+        r#"{"seat": "bren", "command": {"declare": {"character": "Bren", "action": {"move": {"path": ["Rocks"]}}}}}
+"#,
+    )
+    .unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("§5.2"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(&script);
+}
+
+#[test]
+fn hot_seat_players_pick_numbered_actions() {
+    // Seats at the keyboard answer with numbers; option 1 is always "hold".
+    let o = play(&[&example("river-fight.toml"), "--bot", "gm=random"], "1\n1\n");
+    let text = stdout(&o);
+    assert!(text.contains("===== Seat bren (others look away) ====="), "{text}");
+    assert!(text.contains("1. Bren: hold (no action)"), "{text}");
+    assert!(text.contains("Bren: hold (no action)"));
+    // The input ends before the scene: exit 2 without --save.
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn bad_scene_files_and_flags_get_clear_errors() {
+    let bad = temp("bad.toml");
+    std::fs::write(
+        &bad,
+        "title = \"x\"\nsides = [\"a\", \"a\"]\nseats = []\nregions = []\ncharacters = []\n",
+    )
+    .unwrap();
+    let o = play(&[&bad.display().to_string()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("two different"), "{}", stderr(&o));
+    let o = play(&[&example("river-fight.toml"), "--bot", "gm=greedy"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("random"));
+    let o = play(&["--resume", "/nonexistent/save.json"], "");
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_file(&bad);
+}
+
+#[test]
+fn a_tampered_save_is_refused() {
+    let script = temp("tamper.jsonl");
+    std::fs::write(&script, ROUND_ONE).unwrap();
+    let save = temp("tamper-save.json");
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
+    assert!(o.status.success());
+    let text = std::fs::read_to_string(&save).unwrap();
+    let tampered = text.replacen("\"amount\": 4", "\"amount\": 1", 1);
+    assert_ne!(text, tampered);
+    std::fs::write(&save, tampered).unwrap();
+    let o = play(&["--resume", &save.display().to_string(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("corrupt save"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&save);
+}
+
+#[test]
+fn json_scene_files_work_like_toml_ones() {
+    let text = std::fs::read_to_string(example("river-fight.toml")).unwrap();
+    let value: serde_json::Value = toml::from_str(&text).unwrap();
+    let json = temp("river-fight.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let a = play(&[&json.display().to_string(), "--bot", "all=random", "--seed", "3"], "");
+    let b = play(&[&example("river-fight.toml"), "--bot", "all=random", "--seed", "3"], "");
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(stdout(&a), stdout(&b));
+    let _ = std::fs::remove_file(&json);
+}

@@ -1,0 +1,145 @@
+//! End-to-end tests of `facedown inciting-incident roll`, the dice calculator.
+
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_facedown");
+
+fn roll(args: &[&str]) -> Output {
+    Command::new(BIN).args(["inciting-incident", "roll"]).args(args).output().expect("the binary runs")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let o = roll(&a);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn worked_example_b_with_real_dice() {
+    let v = json(&["talent", "--level", "6", "--rd", "3", "--result", "25"]);
+    assert_eq!((v["flow"].as_i64(), v["crisis"].as_i64()), (Some(5), Some(2)));
+    let v = json(&["talent", "--level", "6", "--rd", "3", "--result", "13"]);
+    assert_eq!((v["flow"].as_i64(), v["crisis"].as_i64()), (Some(0), Some(7)));
+    assert!((v["p_success"].as_f64().unwrap() - 0.5).abs() < 0.002);
+}
+
+#[test]
+fn worked_example_c_decisive_with_real_dice() {
+    let v = json(&[
+        "decisive",
+        "--level",
+        "7",
+        "--rd",
+        "2",
+        "--rv",
+        "6",
+        "--ability",
+        "4",
+        "--protection",
+        "6",
+        "--flow",
+        "4",
+        "--attack",
+        "17",
+        "--defence",
+        "9",
+    ]);
+    assert_eq!(v["hits"], 2);
+    assert_eq!(v["flow_shift"], 3);
+    let o = roll(&[
+        "decisive",
+        "--level",
+        "7",
+        "--rd",
+        "2",
+        "--rv",
+        "6",
+        "--ability",
+        "4",
+        "--flow",
+        "4",
+        "--attack",
+        "17",
+        "--defence",
+        "9",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("needed 11") && text.contains("Hit: 2 hit(s)"), "{text}");
+}
+
+#[test]
+fn worked_example_f_ranged_decisive() {
+    let v = json(&[
+        "decisive",
+        "--level",
+        "5",
+        "--rd",
+        "2",
+        "--rv",
+        "7",
+        "--ability",
+        "3",
+        "--ranged",
+        "--attack",
+        "18",
+        "--defence",
+        "5",
+    ]);
+    assert_eq!(v["hits"], 2);
+    assert_eq!(v["flow_shift"], 0);
+}
+
+#[test]
+fn seeded_rolls_repeat_and_show_each_die() {
+    let a = roll(&["talent", "--level", "9", "--rd", "2", "--seed", "5", "--advantage", "1"]);
+    let b = roll(&["talent", "--level", "9", "--rd", "2", "--seed", "5", "--advantage", "1"]);
+    assert_eq!(a.stdout, b.stdout);
+    let text = String::from_utf8_lossy(&a.stdout);
+    assert!(text.contains("d10:") && text.contains("dropped"), "{text}");
+}
+
+#[test]
+fn the_level_table() {
+    let v = json(&["levels"]);
+    assert_eq!(v["levels"][8]["dice"], "3d10");
+    assert_eq!(v["levels"][8]["cost"], 45);
+}
+
+#[test]
+fn bad_input_exits_2_with_the_rule() {
+    let o = roll(&["talent", "--level", "12"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("§3.1"));
+    let o = roll(&["decisive", "--level", "5", "--rd", "2", "--rv", "0", "--ability", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = roll(&["talent", "--level", "5", "--rule", "coin"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn rest_scenes_heal_and_the_incapacitated_mark_death_hits() {
+    let v = json(&["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--result", "20"]);
+    assert_eq!(v["outcome"], "healed");
+    assert_eq!(v["wounds"]["hits"], 1);
+    let v = json(&[
+        "rest",
+        "--level",
+        "5",
+        "--hits",
+        "2",
+        "--max-hits",
+        "2",
+        "--incapacitated",
+        "--death-hits",
+        "1",
+        "--result",
+        "12",
+    ]);
+    assert_eq!(v["outcome"], "dies");
+    let v = json(&["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--full-day"]);
+    assert_eq!(v["wounds"]["hits"], 0);
+    let o = roll(&["rest", "--level", "5", "--hits", "3", "--max-hits", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+}

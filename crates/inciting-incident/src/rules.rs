@@ -1,0 +1,1043 @@
+//! Commands, events and the rules that connect them (rules reference §5–§10).
+//!
+//! `decide` checks a command and names the events it causes (resolving an action on a
+//! scratch copy of the scene, so dice, Crisis Triggers and wounds follow each other in
+//! order); `apply` changes the state for one event; `automatic` takes the steps the rules
+//! take by themselves (round starts, the reveal, skipping characters who cannot act, the end).
+
+use serde::{Deserialize, Serialize};
+use table::{Sealed, SeatId};
+use thiserror::Error;
+
+use crate::actions::illegal;
+use crate::attack;
+use crate::character::DefenceKind;
+use crate::dice::{self, Roll, ability_pool};
+use crate::map::{RegionEffect, RegionId};
+use crate::resolve::Emit;
+use crate::scene::{Outcome, Pending, Phase, Scene, Status};
+
+/// A Move's Regions, in order (at most 8), stored inline so actions stay `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(try_from = "Vec<RegionId>", into = "Vec<RegionId>")]
+pub struct Path {
+    len: u8,
+    regions: [RegionId; 8],
+}
+
+impl Path {
+    /// The Regions.
+    pub fn regions(&self) -> &[RegionId] {
+        &self.regions[..usize::from(self.len)]
+    }
+
+    /// A path through these Regions (`None` for more than 8).
+    pub fn new(regions: &[RegionId]) -> Option<Path> {
+        if regions.len() > 8 {
+            return None;
+        }
+        let mut p = Path { len: regions.len() as u8, regions: [0; 8] };
+        p.regions[..regions.len()].copy_from_slice(regions);
+        Some(p)
+    }
+
+    /// The last Region.
+    pub fn last(&self) -> Option<RegionId> {
+        self.regions().last().copied()
+    }
+}
+
+impl TryFrom<Vec<RegionId>> for Path {
+    type Error = String;
+    fn try_from(v: Vec<RegionId>) -> Result<Self, String> {
+        Path::new(&v).ok_or_else(|| "a move crosses at most 8 Regions".to_owned())
+    }
+}
+
+impl From<Path> for Vec<RegionId> {
+    fn from(p: Path) -> Self {
+        p.regions().to_vec()
+    }
+}
+
+/// Whom an attack is aimed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// A character (by number).
+    Character(u8),
+    /// A minion group, as one block (§7.4).
+    Minions(u8),
+}
+
+/// The one action a character declares each round (§5 step 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Do nothing this round (no Crisis; Decision: a character may hold).
+    Hold,
+    /// Move through up to three adjacent, unblocked Regions (§5.2).
+    Move {
+        /// The Regions entered, in order.
+        path: Path,
+    },
+    /// A Regular Attack: move the Flow of Battle (§7.1).
+    Regular {
+        /// The Talent used; `None` for an automatic success without a Talent.
+        #[serde(default)]
+        talent: Option<u8>,
+        /// The enemy aimed at (its Duel's Flow moves).
+        target: Target,
+        /// Make a Talent Roll (true) or take the automatic success (false).
+        #[serde(default)]
+        roll: bool,
+        /// The GM's pick of defence, when not the Talent's usual one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        defence: Option<DefenceKind>,
+    },
+    /// A Decisive Attack: turn the Flow into wounds (§7.2).
+    Decisive {
+        /// The Talent used.
+        talent: u8,
+        /// The enemy aimed at.
+        target: Target,
+        /// The GM's pick of defence, when not the Talent's usual one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        defence: Option<DefenceKind>,
+    },
+    /// An Advanced Action one of the Talent's Skills allows (§5, §11).
+    Advanced {
+        /// The Talent.
+        talent: u8,
+        /// Which of its Advanced Actions.
+        action: u8,
+        /// The character it is used on (healing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<u8>,
+    },
+}
+
+/// What a seat asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    /// Declare a character's action for the round, face down (§5 step 5).
+    Declare {
+        /// The character.
+        character: u8,
+        /// Its action.
+        action: Action,
+    },
+    /// Resolve a character's declared action now: its side chooses the order (§5 step 6).
+    Act {
+        /// The character.
+        character: u8,
+    },
+    /// An Incapacitated character rolls to keep fighting, or declines (§9).
+    KeepFighting {
+        /// The character.
+        character: u8,
+        /// Roll (true) or decline (false).
+        roll: bool,
+    },
+    /// An Advanced Action a Skill allows outside round order, resolved at once during the
+    /// resolution (at most one per character per round, §5 step 7).
+    OutOfOrder {
+        /// The character.
+        character: u8,
+        /// The Advanced Action (`Action::Advanced` of an out-of-order Advanced Action).
+        action: Action,
+    },
+    /// The extra action a Crisis Trigger gave a character, resolved at once (§8).
+    ExtraAction {
+        /// The character.
+        character: u8,
+        /// Its action.
+        action: Action,
+    },
+}
+
+/// Where a new Duel's Flow came from (§6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowSource {
+    /// A new Duel: Flow 0.
+    New,
+    /// The same opponents re-engaged: the saved Duel is fought again with its Flow.
+    Restored,
+    /// Part of a Duel re-engaged elsewhere: a copy of its Flow.
+    Copied(u16),
+}
+
+/// Who rolled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Who {
+    /// A character.
+    Character(u8),
+    /// A minion group.
+    Minions(u8),
+}
+
+/// What a roll was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// A Regular Attack's Talent Roll.
+    Regular,
+    /// A Decisive Attack's attack roll.
+    Decisive,
+    /// A defence roll against a Decisive Attack.
+    Defence,
+    /// The roll to keep fighting (§9).
+    KeepFighting,
+    /// A Simple Obstacle on entering a Region.
+    Obstacle,
+}
+
+/// Why a side has the initiative (§5 steps 2–4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InitiativeWhy {
+    /// It surprised the other side: it plays this round alone.
+    Surprise,
+    /// Highest Nimbleness (ties broken by the next highest).
+    Nimbleness,
+    /// Tied on Nimbleness and the other side ran out of characters: more characters.
+    Headcount,
+    /// Tied on everything else: the highest Nimbleness-based Talent.
+    Talent,
+    /// Tied on everything: a seeded coin (Decision).
+    Coin,
+    /// It generated the least Crisis last round.
+    LeastCrisis,
+    /// Both sides generated the same Crisis: the initiative stays (Decision).
+    Kept,
+}
+
+/// Everything that can happen in a scene. Applying the log rebuilds the state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "event")]
+pub enum Event {
+    /// A round starts.
+    RoundStarted {
+        /// Its number, from 1.
+        round: u32,
+        /// The side with the initiative.
+        initiative: u8,
+        /// Whether only that side plays (a surprise round).
+        surprise: bool,
+        /// Why it has the initiative.
+        why: InitiativeWhy,
+    },
+    /// A character declared its action (hidden from other seats until the reveal).
+    Declared {
+        /// The character.
+        character: u8,
+        /// The action (`None` in another seat's view).
+        action: Option<Action>,
+    },
+    /// Everyone has declared: all actions face up.
+    Revealed {
+        /// The declarations.
+        actions: Vec<(u8, Action)>,
+    },
+    /// The initiative side is done; the other side resolves.
+    SideDone {
+        /// The side that resolves next.
+        next: u8,
+    },
+    /// An action is resolved (possibly switched to the closest alternative, §5 step 6).
+    Started {
+        /// The character.
+        character: u8,
+        /// The action as resolved.
+        action: Action,
+        /// Whether it replaced the declared one.
+        substituted: bool,
+    },
+    /// An action became impossible and is wasted: no Crisis (§5 step 6).
+    Wasted {
+        /// The character.
+        character: u8,
+        /// Why.
+        why: String,
+    },
+    /// A character's action for the round is done.
+    Acted {
+        /// The character.
+        character: u8,
+    },
+    /// A character who cannot act any more is skipped for the round.
+    Skipped {
+        /// The character.
+        character: u8,
+    },
+    /// Dice rolled.
+    Rolled {
+        /// Who rolled.
+        who: Who,
+        /// What for.
+        purpose: Purpose,
+        /// Every die.
+        roll: Roll,
+        /// Where the scene's dice stand afterwards.
+        rng_pos: u128,
+    },
+    /// A character moved.
+    Moved {
+        /// The character.
+        character: u8,
+        /// The Regions entered.
+        path: Path,
+    },
+    /// Crisis was generated (§8).
+    CrisisAdded {
+        /// How much.
+        amount: u32,
+        /// The side that generated it (`None` for effects).
+        side: Option<u8>,
+        /// The pool afterwards.
+        total: u32,
+    },
+    /// A Duel's Flow of Battle moved (in the positive side's frame).
+    FlowMoved {
+        /// The Duel.
+        duel: u16,
+        /// By how much.
+        by: i32,
+        /// The Flow afterwards.
+        flow: i32,
+    },
+    /// A Duel starts (or a saved one is fought again).
+    DuelFormed {
+        /// Its number.
+        duel: u16,
+        /// Its Region.
+        region: RegionId,
+        /// Its Flow.
+        flow: i32,
+        /// Where the Flow came from.
+        from: FlowSource,
+        /// Who is in it.
+        members: u64,
+    },
+    /// Someone joins an active Duel.
+    DuelJoined {
+        /// The Duel.
+        duel: u16,
+        /// The combatant (fighter number, or fighters + minion group number).
+        combatant: u8,
+    },
+    /// A Duel is no longer fought; its Flow is saved.
+    DuelEnded {
+        /// The Duel.
+        duel: u16,
+    },
+    /// Two Duels' Flows are combined (§6).
+    DuelsCombined {
+        /// The Duel fought on.
+        into: u16,
+        /// The Duel added in.
+        from: u16,
+        /// The Flow afterwards.
+        flow: i32,
+    },
+    /// A character took hits.
+    Wounded {
+        /// The character.
+        character: u8,
+        /// Hits taken.
+        hits: u8,
+        /// Its hits afterwards.
+        total: u8,
+    },
+    /// A side lost Strikes (non-violent conflict, §10).
+    StrikesLost {
+        /// The side.
+        side: u8,
+        /// How many.
+        strikes: u32,
+        /// Left.
+        left: u32,
+    },
+    /// A character reached Max Hits (§9).
+    Incapacitated {
+        /// The character.
+        character: u8,
+    },
+    /// An Incapacitated character rolled to keep fighting: one hit removed; on a failure it
+    /// must die before the next Action or Conflict scene.
+    KeptFighting {
+        /// The character.
+        character: u8,
+        /// Whether the roll succeeded.
+        success: bool,
+    },
+    /// An Incapacitated character declined the roll: it survives but cannot act.
+    Declined {
+        /// The character.
+        character: u8,
+    },
+    /// Hits healed; an Incapacitated character is revived and its Death Hits cleared.
+    Healed {
+        /// The character.
+        character: u8,
+        /// Hits removed.
+        hits: u8,
+        /// Whether it was revived.
+        revived: bool,
+    },
+    /// Minions died.
+    MinionsKilled {
+        /// The group.
+        group: u8,
+        /// How many died.
+        killed: u32,
+        /// How many are left.
+        left: u32,
+    },
+    /// Reinforcements joined a minion group.
+    MinionsArrived {
+        /// The group.
+        group: u8,
+        /// How many arrived.
+        count: u32,
+    },
+    /// A minion group could not act.
+    MinionsIdle {
+        /// The group.
+        group: u8,
+    },
+    /// A Region's effect changed.
+    RegionChanged {
+        /// The Region.
+        region: RegionId,
+        /// The new effect.
+        effect: RegionEffect,
+    },
+    /// A Crisis Trigger fired (§8).
+    TriggerFired {
+        /// The trigger (its place in the scene file).
+        trigger: u16,
+        /// The threshold crossed.
+        at: u32,
+    },
+    /// A Crisis Trigger gave a character an extra action.
+    ExtraActionGranted {
+        /// The character.
+        character: u8,
+    },
+    /// A character uses an Advanced Action outside round order.
+    OutOfOrderTaken {
+        /// The character.
+        character: u8,
+    },
+    /// A character takes the extra action it was given.
+    ExtraActionTaken {
+        /// The character.
+        character: u8,
+    },
+    /// An extra action was lost: the character cannot act any more.
+    ExtraActionLost {
+        /// The character.
+        character: u8,
+    },
+    /// A round ends.
+    RoundEnded {
+        /// The Crisis each side generated in it.
+        crisis: [u32; 2],
+    },
+    /// The scene is over.
+    SceneOver {
+        /// How it ended.
+        outcome: Outcome,
+    },
+}
+
+/// Why a command was refused. The state is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RuleError {
+    /// The scene is over.
+    #[error("the scene is over")]
+    Over,
+    /// No such character.
+    #[error("there is no character number {0} in this scene")]
+    UnknownCharacter(u8),
+    /// A seat acting for another's character.
+    #[error("seat {seat} does not play {character}")]
+    NotYours {
+        /// The seat.
+        seat: String,
+        /// The character.
+        character: String,
+    },
+    /// Out of turn.
+    #[error("{character} cannot do that now: the scene waits for {waiting}")]
+    OutOfTurn {
+        /// The character.
+        character: String,
+        /// What the scene waits for.
+        waiting: String,
+    },
+    /// A second declaration.
+    #[error("{0} has already declared this round; a face-down declaration cannot be taken back (§5 step 5)")]
+    AlreadyDeclared(String),
+    /// An illegal action.
+    #[error("{character}: {reason}")]
+    Illegal {
+        /// The character.
+        character: String,
+        /// Why, naming the rule.
+        reason: String,
+    },
+}
+
+impl Scene {
+    /// Whether a fighter must declare this round.
+    pub fn must_declare(&self, f: usize) -> bool {
+        let x = &self.fighters[f];
+        x.engaged_capable() && (!self.surprise_round || x.side == self.initiative)
+    }
+
+    /// Validates `command` from `seat` and pushes its events.
+    pub fn decide(&self, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if self.phase == Phase::Over {
+            return Err(RuleError::Over);
+        }
+        let f = match *command {
+            Command::Declare { character, .. }
+            | Command::Act { character }
+            | Command::KeepFighting { character, .. }
+            | Command::ExtraAction { character, .. }
+            | Command::OutOfOrder { character, .. } => character,
+        };
+        let me = self.fighter_checked(f)?;
+        if me.seat != seat {
+            return Err(RuleError::NotYours {
+                seat: self.seat_name(seat).to_owned(),
+                character: me.sheet.name.clone(),
+            });
+        }
+        let out_of_turn =
+            || RuleError::OutOfTurn { character: me.sheet.name.clone(), waiting: self.waiting_for() };
+        let pending = self.pending.first().copied();
+        match *command {
+            Command::KeepFighting { roll, .. } => {
+                if pending != Some(Pending::KeepFighting(f)) {
+                    return Err(out_of_turn());
+                }
+                if !roll {
+                    events.push(Event::Declined { character: f });
+                    return Ok(());
+                }
+                let mut em = Emit::new(self, events);
+                let (_, level) = me.sheet.recovery_ability();
+                let total = em.roll(
+                    Who::Character(f),
+                    Purpose::KeepFighting,
+                    &ability_pool(level, self.setup.options.ability_dice),
+                    0,
+                );
+                em.push(Event::KeptFighting { character: f, success: total >= dice::TARGET });
+                em.reconcile();
+                Ok(())
+            }
+            Command::ExtraAction { action, .. } => {
+                if pending != Some(Pending::ExtraAction(f)) {
+                    return Err(out_of_turn());
+                }
+                self.check_action(f, &action)?;
+                let action = self.normalize(f, action);
+                let mut em = Emit::new(self, events);
+                em.push(Event::ExtraActionTaken { character: f });
+                em.resolve(f, action);
+                Ok(())
+            }
+            _ if pending.is_some() => Err(out_of_turn()),
+            Command::OutOfOrder { action, .. } => {
+                if !matches!(self.phase, Phase::Resolve { .. }) {
+                    return Err(out_of_turn());
+                }
+                if me.out_of_order_used {
+                    return Err(illegal(
+                        self,
+                        f,
+                        "has already used an Advanced Action outside round order this round (§5 step 7)",
+                    ));
+                }
+                if !self.out_of_order_allowed(f, &action) {
+                    return Err(illegal(
+                        self,
+                        f,
+                        "only an Advanced Action whose Skill allows it can be used outside round order (§5 step 7)",
+                    ));
+                }
+                self.check_action(f, &action)?;
+                let mut em = Emit::new(self, events);
+                em.push(Event::OutOfOrderTaken { character: f });
+                em.resolve(f, action);
+                Ok(())
+            }
+            Command::Declare { action, .. } => {
+                if self.phase != Phase::Declare || !self.must_declare(usize::from(f)) {
+                    return Err(out_of_turn());
+                }
+                if me.declared.is_committed() {
+                    return Err(RuleError::AlreadyDeclared(me.sheet.name.clone()));
+                }
+                self.check_action(f, &action)?;
+                let action = self.normalize(f, action);
+                events.push(Event::Declared { character: f, action: Some(action) });
+                Ok(())
+            }
+            Command::Act { .. } => {
+                let Phase::Resolve { side } = self.phase else {
+                    return Err(out_of_turn());
+                };
+                let Some(action) = me.declared.value() else {
+                    return Err(out_of_turn());
+                };
+                if me.side != side || me.acted || me.status != Status::Fighting {
+                    return Err(out_of_turn());
+                }
+                let mut em = Emit::new(self, events);
+                em.resolve(f, action);
+                em.push(Event::Acted { character: f });
+                Ok(())
+            }
+        }
+    }
+
+    fn able(&self, side: u8) -> bool {
+        self.fighters.iter().any(|f| f.side == side && f.status == Status::Fighting)
+            || self.minions.iter().any(|m| m.side == side && m.count > 0)
+    }
+
+    fn over_check(&self) -> Option<Outcome> {
+        if let Some(s) = self.strikes {
+            for side in 0..2u8 {
+                if s[usize::from(side)] == 0 {
+                    return Some(Outcome {
+                        winner: Some(1 - side),
+                        why: format!("{} have no Strikes left (§10)", self.side_name(side)),
+                    });
+                }
+            }
+        }
+        let (a, b) = (self.able(0), self.able(1));
+        match (a, b) {
+            (false, false) => Some(Outcome { winner: None, why: "nobody is left able to fight".into() }),
+            (true, false) | (false, true) => {
+                let loser = if a { 1 } else { 0 };
+                Some(Outcome {
+                    winner: Some(1 - loser),
+                    why: format!("{} have nobody left able to fight", self.side_name(loser)),
+                })
+            }
+            (true, true) => None,
+        }
+    }
+
+    /// Round-one initiative (§5 step 3).
+    fn first_initiative(&self) -> (u8, InitiativeWhy) {
+        let mut nimble: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+        let mut talent = [0u8; 2];
+        for f in self.fighters.iter().filter(|f| f.engaged_capable()) {
+            nimble[usize::from(f.side & 1)].push(f.sheet.abilities.nimbleness);
+            talent[usize::from(f.side & 1)] =
+                talent[usize::from(f.side & 1)].max(f.sheet.best_nimbleness_talent());
+        }
+        initiative_order(&nimble, talent).unwrap_or_else(|| {
+            let mut rng = self.dice();
+            use rand::RngExt;
+            (rng.random_range(0..2u8), InitiativeWhy::Coin)
+        })
+    }
+
+    /// The next step the rules take by themselves.
+    pub fn automatic(&self) -> Option<Event> {
+        if self.phase == Phase::Over {
+            return None;
+        }
+        if let Some(&p) = self.pending.first() {
+            return match p {
+                Pending::ExtraAction(c) if self.fighters[usize::from(c)].status != Status::Fighting => {
+                    Some(Event::ExtraActionLost { character: c })
+                }
+                _ => None,
+            };
+        }
+        if let Some(outcome) = self.over_check() {
+            return Some(Event::SceneOver { outcome });
+        }
+        match self.phase {
+            Phase::Between => {
+                if let Some(max) = self.setup.options.max_rounds
+                    && self.round >= max
+                {
+                    return Some(Event::SceneOver {
+                        outcome: Outcome { winner: None, why: format!("the scene ends after {max} rounds") },
+                    });
+                }
+                let round = self.round + 1;
+                let surprise = if round == 1 {
+                    self.setup.surprise.as_ref().and_then(|s| self.setup.sides.iter().position(|x| x == s))
+                } else {
+                    None
+                };
+                let (initiative, why) = match surprise {
+                    Some(s) => (s as u8, InitiativeWhy::Surprise),
+                    None if round == 1 => self.first_initiative(),
+                    None => {
+                        let [a, b] = self.round_crisis;
+                        if a < b {
+                            (0, InitiativeWhy::LeastCrisis)
+                        } else if b < a {
+                            (1, InitiativeWhy::LeastCrisis)
+                        } else {
+                            (self.initiative, InitiativeWhy::Kept)
+                        }
+                    }
+                };
+                let anyone = self
+                    .fighters
+                    .iter()
+                    .any(|f| f.engaged_capable() && (surprise.is_none() || f.side == initiative));
+                if !anyone && surprise.is_none() {
+                    return Some(Event::SceneOver {
+                        outcome: Outcome { winner: None, why: "nobody on the map can act".into() },
+                    });
+                }
+                Some(Event::RoundStarted { round, initiative, surprise: surprise.is_some(), why })
+            }
+            Phase::Declare => {
+                let done = (0..self.fighters.len())
+                    .all(|f| !self.must_declare(f) || self.fighters[f].declared.is_committed());
+                done.then(|| Event::Revealed {
+                    actions: self
+                        .fighters
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, f)| f.declared.value().map(|a| (i as u8, a)))
+                        .collect(),
+                })
+            }
+            Phase::Resolve { side } => {
+                let waiting = self
+                    .fighters
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.side == side && f.declared.is_committed() && !f.acted);
+                for (i, f) in waiting.clone() {
+                    if f.status != Status::Fighting || f.absent {
+                        return Some(Event::Skipped { character: i as u8 });
+                    }
+                }
+                if waiting.count() > 0 {
+                    return None;
+                }
+                if side == self.initiative && !self.surprise_round {
+                    Some(Event::SideDone { next: 1 - side })
+                } else {
+                    Some(Event::RoundEnded { crisis: self.round_crisis })
+                }
+            }
+            Phase::Over => None,
+        }
+    }
+
+    /// Pushes the legal commands of `seat`.
+    pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
+        if self.phase == Phase::Over {
+            return;
+        }
+        let mut actions = Vec::new();
+        if let Some(&p) = self.pending.first() {
+            match p {
+                Pending::KeepFighting(c) if self.fighters[usize::from(c)].seat == seat => {
+                    out.push(Command::KeepFighting { character: c, roll: true });
+                    out.push(Command::KeepFighting { character: c, roll: false });
+                }
+                Pending::ExtraAction(c) if self.fighters[usize::from(c)].seat == seat => {
+                    self.actions(c, &mut actions);
+                    out.extend(
+                        actions.into_iter().map(|action| Command::ExtraAction { character: c, action }),
+                    );
+                }
+                _ => {}
+            }
+            return;
+        }
+        for (i, f) in self.fighters.iter().enumerate() {
+            if f.seat != seat {
+                continue;
+            }
+            match self.phase {
+                Phase::Declare if self.must_declare(i) && !f.declared.is_committed() => {
+                    actions.clear();
+                    self.actions(i as u8, &mut actions);
+                    out.extend(actions.iter().map(|&action| Command::Declare { character: i as u8, action }));
+                }
+                Phase::Resolve { side } => {
+                    if f.side == side && f.declared.is_committed() && !f.acted && f.status == Status::Fighting
+                    {
+                        out.push(Command::Act { character: i as u8 });
+                    }
+                    self.out_of_order_actions(i as u8, out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Pushes the seats the scene waits for (those with a legal command).
+    pub fn awaiting(&self, out: &mut Vec<SeatId>) {
+        let mut push = |seat: SeatId| {
+            if !out.contains(&seat) {
+                out.push(seat);
+            }
+        };
+        if self.phase == Phase::Over {
+            return;
+        }
+        if let Some(&p) = self.pending.first() {
+            let (Pending::KeepFighting(c) | Pending::ExtraAction(c)) = p;
+            if let Some(f) = self.fighters.get(usize::from(c))
+                && (matches!(p, Pending::KeepFighting(_)) || f.status == Status::Fighting)
+            {
+                push(f.seat);
+            }
+            return;
+        }
+        for (i, f) in self.fighters.iter().enumerate() {
+            let waiting = match self.phase {
+                Phase::Declare => self.must_declare(i) && !f.declared.is_committed(),
+                Phase::Resolve { side } => {
+                    f.side == side && f.declared.is_committed() && !f.acted && f.status == Status::Fighting
+                }
+                _ => false,
+            };
+            if waiting {
+                push(f.seat);
+            }
+        }
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, event: &Event) {
+        match event {
+            Event::RoundStarted { round, initiative, surprise, .. } => {
+                self.round = *round;
+                self.initiative = *initiative;
+                self.surprise_round = *surprise;
+                self.round_crisis = [0; 2];
+                self.phase = Phase::Declare;
+                for f in &mut self.fighters {
+                    f.declared = Sealed::Empty;
+                    f.acted = false;
+                    f.out_of_order_used = false;
+                }
+            }
+            Event::Declared { character, action } => {
+                if let (Some(f), Some(a)) = (self.fighters.get_mut(usize::from(*character)), action) {
+                    f.declared = Sealed::FaceDown(*a);
+                }
+            }
+            Event::Revealed { .. } => {
+                for f in &mut self.fighters {
+                    f.declared.reveal();
+                }
+                self.phase = Phase::Resolve { side: self.initiative };
+            }
+            Event::SideDone { next } => self.phase = Phase::Resolve { side: *next },
+            Event::Started { .. } | Event::Wasted { .. } | Event::MinionsIdle { .. } => {}
+            Event::Acted { character } | Event::Skipped { character } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.acted = true;
+                }
+            }
+            Event::Rolled { rng_pos, .. } => {
+                self.rng_pos = *rng_pos;
+            }
+            Event::Moved { character, path } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.region = path.last().or(f.region);
+                }
+            }
+            Event::CrisisAdded { amount, side, total } => {
+                self.crisis = *total;
+                if let Some(s) = side {
+                    self.round_crisis[usize::from(s & 1)] += amount;
+                }
+            }
+            Event::FlowMoved { duel, flow, .. } => {
+                if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
+                    d.flow = *flow;
+                }
+            }
+            Event::DuelFormed { duel, region, flow, members, .. } => {
+                if let Some(slot) = self.duel_at.get_mut(usize::from(*region)) {
+                    *slot = Some(*duel);
+                }
+                let i = usize::from(*duel);
+                if i < self.duels.len() {
+                    let d = &mut self.duels[i];
+                    d.region = *region;
+                    d.flow = *flow;
+                    d.active = true;
+                    d.members |= members;
+                } else {
+                    self.duels.push(crate::scene::Duel {
+                        region: *region,
+                        flow: *flow,
+                        active: true,
+                        members: *members,
+                        merged_from: Vec::new(),
+                    });
+                }
+                let n = self.fighters.len();
+                let mut rest = *members;
+                while rest != 0 {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    self.set_duel(bit, n, *duel);
+                }
+            }
+            Event::DuelJoined { duel, combatant } => {
+                if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
+                    d.members |= 1 << combatant;
+                }
+                let n = self.fighters.len();
+                self.set_duel(usize::from(*combatant), n, *duel);
+            }
+            Event::DuelEnded { duel } => {
+                if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
+                    d.active = false;
+                    let region = usize::from(d.region);
+                    if let Some(slot) = self.duel_at.get_mut(region)
+                        && *slot == Some(*duel)
+                    {
+                        *slot = None;
+                    }
+                }
+            }
+            Event::DuelsCombined { into, from, flow } => {
+                if let Some(d) = self.duels.get_mut(usize::from(*into)) {
+                    d.flow = *flow;
+                    d.merged_from.push(*from);
+                }
+            }
+            Event::Wounded { character, total, .. } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.hits = *total;
+                }
+            }
+            Event::StrikesLost { side, left, .. } => {
+                if let Some(s) = &mut self.strikes {
+                    s[usize::from(side & 1)] = *left;
+                }
+            }
+            Event::Incapacitated { character } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.status = Status::Incapacitated;
+                }
+                self.pending.push(Pending::KeepFighting(*character));
+            }
+            Event::KeptFighting { character, success } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.hits = f.hits.saturating_sub(1);
+                    f.status = Status::Fighting;
+                    f.doomed |= !success;
+                }
+                self.pending.retain(|p| *p != Pending::KeepFighting(*character));
+            }
+            Event::Declined { character } => {
+                self.pending.retain(|p| *p != Pending::KeepFighting(*character));
+            }
+            Event::Healed { character, hits, revived } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.hits = f.hits.saturating_sub(*hits);
+                    if *revived {
+                        f.status = Status::Fighting;
+                        f.death_hits = 0;
+                    }
+                }
+                if *revived {
+                    self.pending.retain(|p| *p != Pending::KeepFighting(*character));
+                }
+            }
+            Event::MinionsKilled { group, left, .. } => {
+                if let Some(m) = self.minions.get_mut(usize::from(*group)) {
+                    m.count = *left;
+                }
+            }
+            Event::MinionsArrived { group, count } => {
+                if let Some(m) = self.minions.get_mut(usize::from(*group)) {
+                    m.count = m.count.saturating_add(*count).min(crate::scene::MAX_MINIONS);
+                }
+            }
+            Event::RegionChanged { region, effect } => {
+                if let Some(e) = std::sync::Arc::make_mut(&mut self.effects).get_mut(usize::from(*region)) {
+                    *e = effect.clone();
+                }
+            }
+            Event::TriggerFired { trigger, .. } => {
+                if let Some(n) = self.fired.get_mut(usize::from(*trigger)) {
+                    *n += 1;
+                }
+            }
+            Event::ExtraActionGranted { character } => self.pending.push(Pending::ExtraAction(*character)),
+            Event::OutOfOrderTaken { character } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.out_of_order_used = true;
+                }
+            }
+            Event::ExtraActionLost { character } | Event::ExtraActionTaken { character } => {
+                self.pending.retain(|p| *p != Pending::ExtraAction(*character));
+            }
+            Event::RoundEnded { .. } => {
+                self.phase = Phase::Between;
+            }
+            Event::SceneOver { outcome } => {
+                self.phase = Phase::Over;
+                self.pending.clear();
+                self.outcome = Some(outcome.clone());
+            }
+        }
+    }
+
+    fn set_duel(&mut self, bit: usize, fighters: usize, duel: u16) {
+        if bit < fighters {
+            self.fighters[bit].duel = Some(duel);
+        } else if let Some(m) = self.minions.get_mut(bit - fighters) {
+            m.duel = Some(duel);
+        }
+    }
+}
+
+/// Round-one initiative from each side's Nimbleness levels and best Nimbleness-based Talent
+/// (§5 step 3): highest single Nimbleness, ties broken by the next highest; a side that runs
+/// out of characters to compare loses to the side with more; equal headcount and still tied:
+/// the highest Nimbleness-based Talent. `None` when everything ties.
+pub fn initiative_order(nimbleness: &[Vec<u8>; 2], best_talent: [u8; 2]) -> Option<(u8, InitiativeWhy)> {
+    let mut a = nimbleness[0].clone();
+    let mut b = nimbleness[1].clone();
+    a.sort_unstable_by(|x, y| y.cmp(x));
+    b.sort_unstable_by(|x, y| y.cmp(x));
+    for (x, y) in a.iter().zip(&b) {
+        if x != y {
+            return Some((if x > y { 0 } else { 1 }, InitiativeWhy::Nimbleness));
+        }
+    }
+    if a.len() != b.len() {
+        return Some((if a.len() > b.len() { 0 } else { 1 }, InitiativeWhy::Headcount));
+    }
+    if best_talent[0] != best_talent[1] {
+        return Some((if best_talent[0] > best_talent[1] { 0 } else { 1 }, InitiativeWhy::Talent));
+    }
+    None
+}
+
+/// Re-exported for the calculator: the arithmetic lives in [`attack`].
+pub use attack::RegularOutcome;

@@ -1,0 +1,756 @@
+//! The scene (rules reference §5, §6, §8, §10): its setup file, and the state the rules
+//! work on — fighters, minion groups, Regions, Duels, the Crisis pool, triggers, rounds.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId, TableRng};
+use thiserror::Error;
+
+use crate::attack::ExtraHits;
+use crate::character::{MinionStats, Sheet, SheetError};
+use crate::dice::AdvantageRule;
+use crate::map::{Links, Region, RegionEffect, RegionId, link, unlink};
+use crate::rules::Action;
+
+/// The largest a minion group can grow (reinforcements stop there).
+pub const MAX_MINIONS: u32 = 1000;
+
+/// A combat or a non-violent conflict (§10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SceneKind {
+    /// A Combat scene: each character has Max Hits; a side with nobody able to fight loses.
+    #[default]
+    Combat,
+    /// A non-violent conflict: hits remove the side's Strikes; a side with none left loses.
+    NonViolent,
+}
+
+/// Rules options: every Decision that has a live alternative is switchable here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// How Advantage and Disadvantage work (§3.3).
+    #[serde(default)]
+    pub advantage: AdvantageRule,
+    /// How extra hits are counted (rules reference Q4).
+    #[serde(default)]
+    pub extra_hits: ExtraHits,
+    /// The difficulty, in d6, of Ability Rolls whose target the core rules do not give: keep
+    /// fighting, Simple Obstacles without their own number (§3.2; default 4).
+    #[serde(default = "default_ability_dice")]
+    pub ability_dice: u8,
+    /// End the scene after this many rounds (the end is otherwise a narrative decision).
+    #[serde(default)]
+    pub max_rounds: Option<u32>,
+}
+
+fn default_ability_dice() -> u8 {
+    4
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            advantage: AdvantageRule::default(),
+            extra_hits: ExtraHits::default(),
+            ability_dice: default_ability_dice(),
+            max_rounds: None,
+        }
+    }
+}
+
+/// A seat in the scene file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatSpec {
+    /// Its name.
+    pub name: String,
+    /// The side it plays for (one of the scene's two side names).
+    pub side: String,
+    /// Whether it is the GM's seat.
+    #[serde(default)]
+    pub gm: bool,
+}
+
+/// A character in the scene file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CharacterSpec {
+    /// The seat that plays it; its side is the seat's.
+    pub seat: String,
+    /// Where it starts (required unless absent).
+    #[serde(default)]
+    pub region: Option<String>,
+    /// Not physically present: no place in the rounds; acts on Crisis Triggers (§10).
+    #[serde(default)]
+    pub absent: bool,
+    /// Its sheet.
+    pub sheet: Sheet,
+}
+
+/// A group of minions in the scene file (§7.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinionSpec {
+    /// The side it fights for.
+    pub side: String,
+    /// Where it stands.
+    pub region: String,
+    /// How many.
+    pub count: u32,
+    /// The stat block (its name names the group).
+    pub stats: MinionStats,
+}
+
+/// What a Crisis Trigger does (§8). Names refer to the scene file's groups, characters and
+/// Regions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerEffect {
+    /// A minion group makes its one Regular Attack (§7.4).
+    MinionsAttack {
+        /// The group.
+        group: String,
+    },
+    /// A major NPC (or an absent opponent) takes an extra action at once (§5 step 7, §10).
+    ExtraAction {
+        /// The character.
+        character: String,
+    },
+    /// Reinforcements join a minion group.
+    Reinforce {
+        /// The group.
+        group: String,
+        /// How many arrive.
+        count: u32,
+    },
+    /// A Region's effect changes (the tavern bar catches fire).
+    ChangeRegion {
+        /// The Region.
+        region: String,
+        /// Its new effect.
+        effect: RegionEffect,
+    },
+    /// A hazard wounds everyone in a Region (minions there die).
+    Hazard {
+        /// The Region.
+        region: String,
+        /// Hits dealt to each character.
+        hits: u8,
+    },
+    /// Only the trigger's note (a timer ticking, a clue found).
+    Note,
+    /// A narrative timer runs out and ends the scene (the escape opens, the laser fires).
+    EndScene {
+        /// The side that wins, if any.
+        #[serde(default)]
+        winner: Option<String>,
+    },
+}
+
+/// A Crisis Trigger in the scene file (§8).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerSpec {
+    /// The Crisis at which it first fires.
+    pub at: u32,
+    /// Fires again every this much Crisis after `at` (at least 1).
+    #[serde(default)]
+    pub every: Option<u32>,
+    /// What it means, for the log.
+    #[serde(default)]
+    pub note: String,
+    /// What it does.
+    pub effect: TriggerEffect,
+}
+
+/// A scene file: everything needed to start a Combat scene or a non-violent conflict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// The scene's title.
+    pub title: String,
+    /// Combat or non-violent.
+    #[serde(default)]
+    pub kind: SceneKind,
+    /// The seed of the scene's dice.
+    #[serde(default)]
+    pub seed: u64,
+    /// The names of the two sides (a Duel has exactly two, §6).
+    pub sides: [String; 2],
+    /// The side whose Regular Attacks add to the Flow (default: the first side, §6).
+    #[serde(default)]
+    pub positive_side: Option<String>,
+    /// A side that surprised the other plays one whole round alone first (§5 step 2).
+    #[serde(default)]
+    pub surprise: Option<String>,
+    /// The seats.
+    pub seats: Vec<SeatSpec>,
+    /// The Regions, 3–5 for a combat (1–5 for a non-violent conflict).
+    pub regions: Vec<Region>,
+    /// Adjacent pairs.
+    #[serde(default)]
+    pub adjacent: Vec<[String; 2]>,
+    /// Adjacent pairs nobody can move between.
+    #[serde(default)]
+    pub movement_blocked: Vec<[String; 2]>,
+    /// Adjacent pairs without line of sight (adjacent Regions see each other otherwise).
+    #[serde(default)]
+    pub sight_blocked: Vec<[String; 2]>,
+    /// The characters: player characters and major NPCs.
+    pub characters: Vec<CharacterSpec>,
+    /// Minion groups.
+    #[serde(default)]
+    pub minions: Vec<MinionSpec>,
+    /// Crisis Triggers.
+    #[serde(default)]
+    pub triggers: Vec<TriggerSpec>,
+    /// Strikes per side, in side order (required for a non-violent conflict, §10).
+    #[serde(default)]
+    pub strikes: Option<[u32; 2]>,
+    /// Rules options.
+    #[serde(default)]
+    pub options: Options,
+}
+
+/// Why a scene cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SetupError {
+    /// A bad sheet.
+    #[error(transparent)]
+    Sheet(#[from] SheetError),
+    /// Bad seats.
+    #[error(transparent)]
+    Seat(#[from] SeatError),
+    /// A name that is not in the scene.
+    #[error("{field}: there is no {what} named {name:?}")]
+    Unknown {
+        /// The field.
+        field: String,
+        /// What kind of thing.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A wrong number of Regions.
+    #[error("a {kind} has {min} to 5 Regions; this one has {count} (§5.2)")]
+    RegionCount {
+        /// Combat or non-violent.
+        kind: &'static str,
+        /// The least allowed.
+        min: usize,
+        /// How many there are.
+        count: usize,
+    },
+    /// Two things share a name.
+    #[error("two {what} are named {name:?}")]
+    Duplicate {
+        /// What kind of thing.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// Anything else, in words.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A character's state in the fight (§9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Able to act.
+    Fighting,
+    /// At Max Hits: conscious but cannot meaningfully act.
+    Incapacitated,
+}
+
+/// A player character or major NPC in the scene.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fighter {
+    /// The sheet.
+    pub sheet: Arc<Sheet>,
+    /// The seat that plays it.
+    pub seat: SeatId,
+    /// Its side (0 or 1).
+    pub side: u8,
+    /// Where it is (`None` when absent).
+    pub region: Option<RegionId>,
+    /// Not physically present (§10).
+    pub absent: bool,
+    /// Hits taken.
+    pub hits: u8,
+    /// Death Hits marked (§9).
+    pub death_hits: u8,
+    /// Fighting or Incapacitated.
+    pub status: Status,
+    /// Failed the keep-fighting roll: must die before the next Action or Conflict scene (§9).
+    pub doomed: bool,
+    /// This round's declaration, face down until all have declared.
+    pub declared: Sealed<Action>,
+    /// Whether its declared action has been resolved this round.
+    pub acted: bool,
+    /// Its current Duel, or the last one it was in.
+    pub duel: Option<u16>,
+    /// Whether it has used an Advanced Action outside round order this round.
+    pub out_of_order_used: bool,
+}
+
+impl Fighter {
+    /// Whether it can act and be fought: fighting and present.
+    pub fn engaged_capable(&self) -> bool {
+        self.status == Status::Fighting && !self.absent && self.region.is_some()
+    }
+}
+
+/// A minion group in the scene (§7.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Minions {
+    /// The stat block.
+    pub stats: Arc<MinionStats>,
+    /// Its side.
+    pub side: u8,
+    /// Where it stands.
+    pub region: RegionId,
+    /// How many are left.
+    pub count: u32,
+    /// Its current or last Duel.
+    pub duel: Option<u16>,
+}
+
+/// A Duel (§6): everyone of both sides in one Region, with its Flow of Battle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Duel {
+    /// Its Region.
+    pub region: RegionId,
+    /// The Flow of Battle, in the positive side's frame.
+    pub flow: i32,
+    /// Whether it is being fought now; an inactive Duel keeps its Flow for a re-engagement.
+    pub active: bool,
+    /// Every combatant ever in it (bit `i`: fighter `i`; bit `fighters + j`: minion group `j`).
+    pub members: u64,
+    /// The Duels already combined into this one (each only once, §6).
+    pub merged_from: Vec<u16>,
+}
+
+/// A decision the scene waits for in the middle of a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pending {
+    /// An Incapacitated character chooses whether to roll to keep fighting (§9).
+    KeepFighting(u8),
+    /// A character takes an extra action a Crisis Trigger gave it (§8).
+    ExtraAction(u8),
+}
+
+/// Where the scene is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Before a round starts.
+    Between,
+    /// Everyone declares face down (§5 step 5).
+    Declare,
+    /// A side resolves its actions in the order it chooses (§5 step 6).
+    Resolve {
+        /// The side resolving.
+        side: u8,
+    },
+    /// The scene is over.
+    Over,
+}
+
+/// How the scene ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winning side, if any.
+    pub winner: Option<u8>,
+    /// Why, in words.
+    pub why: String,
+}
+
+/// The whole state of a scene, hidden declarations included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scene {
+    /// The setup it started from.
+    pub setup: Arc<Setup>,
+    /// The seats.
+    pub seats: Arc<Seats>,
+    /// The map's links.
+    pub links: Arc<Links>,
+    /// Each Region's current effect.
+    pub effects: Arc<Vec<RegionEffect>>,
+    /// The characters.
+    pub fighters: Vec<Fighter>,
+    /// The minion groups.
+    pub minions: Vec<Minions>,
+    /// Every Duel, active or saved.
+    pub duels: Vec<Duel>,
+    /// The scene's Crisis pool (§8).
+    pub crisis: u32,
+    /// Crisis each side generated this round (for initiative, §5 step 4).
+    pub round_crisis: [u32; 2],
+    /// How often each trigger has fired.
+    pub fired: Vec<u32>,
+    /// The round number (0 is a surprise round).
+    pub round: u32,
+    /// Whether this round is a surprise round.
+    pub surprise_round: bool,
+    /// The side with the initiative this round.
+    pub initiative: u8,
+    /// Where the scene is.
+    pub phase: Phase,
+    /// Strikes left per side (non-violent conflict).
+    pub strikes: Option<[u32; 2]>,
+    /// The positive side of every Flow (§6).
+    pub positive: u8,
+    /// Decisions the round waits for, oldest first.
+    pub pending: Vec<Pending>,
+    /// Where the scene's dice stand: the word position of a [`TableRng`] seeded with the
+    /// setup's `seed` (see [`Scene::dice`]).
+    pub rng_pos: u128,
+    /// The active Duel of each Region (an index into `duels`), kept by `apply`.
+    pub duel_at: [Option<u16>; 5],
+    /// How the scene ended.
+    pub outcome: Option<Outcome>,
+}
+
+fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, SetupError> {
+    regions.iter().position(|r| r.name == name).map(|i| i as RegionId).ok_or_else(|| SetupError::Unknown {
+        field: field.into(),
+        what: "Region",
+        name: name.into(),
+    })
+}
+
+fn side_id(sides: &[String; 2], field: &str, name: &str) -> Result<u8, SetupError> {
+    sides.iter().position(|s| s == name).map(|i| i as u8).ok_or_else(|| SetupError::Unknown {
+        field: field.into(),
+        what: "side",
+        name: name.into(),
+    })
+}
+
+impl Setup {
+    /// Checks every name the triggers use.
+    fn check_triggers(&self) -> Result<(), SetupError> {
+        for (i, t) in self.triggers.iter().enumerate() {
+            let field = format!("triggers[{i}]");
+            if t.every == Some(0) {
+                return Err(SetupError::Invalid(format!("{field}: every must be at least 1")));
+            }
+            let group = |g: &str| {
+                if self.minions.iter().any(|m| m.stats.name == g) {
+                    Ok(())
+                } else {
+                    Err(SetupError::Unknown { field: field.clone(), what: "minion group", name: g.into() })
+                }
+            };
+            match &t.effect {
+                TriggerEffect::MinionsAttack { group: g } | TriggerEffect::Reinforce { group: g, .. } => {
+                    group(g)?
+                }
+                TriggerEffect::ExtraAction { character } => {
+                    if !self.characters.iter().any(|c| &c.sheet.name == character) {
+                        return Err(SetupError::Unknown {
+                            field,
+                            what: "character",
+                            name: character.clone(),
+                        });
+                    }
+                }
+                TriggerEffect::ChangeRegion { region, effect } => {
+                    region_id(&self.regions, &field, region)?;
+                    effect.check().map_err(|e| SetupError::Invalid(format!("{field}.effect: {e}")))?;
+                }
+                TriggerEffect::Hazard { region, .. } => {
+                    region_id(&self.regions, &field, region)?;
+                }
+                TriggerEffect::EndScene { winner: Some(w) } => {
+                    side_id(&self.sides, &field, w)?;
+                }
+                TriggerEffect::Note | TriggerEffect::EndScene { winner: None } => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Scene {
+    /// Starts a scene from its setup, checking every rule of the setup (§4, §5.2, §7.4, §10).
+    pub fn new(setup: Setup) -> Result<Scene, SetupError> {
+        let sides = &setup.sides;
+        if sides[0].trim().is_empty() || sides[1].trim().is_empty() || sides[0] == sides[1] {
+            return Err(SetupError::Invalid(
+                "sides: two different, non-empty side names are needed (§6)".into(),
+            ));
+        }
+        let (kind, min) = match setup.kind {
+            SceneKind::Combat => ("combat", 3),
+            SceneKind::NonViolent => ("non-violent conflict", 1),
+        };
+        let n = setup.regions.len();
+        if n < min || n > 5 {
+            return Err(SetupError::RegionCount { kind, min, count: n });
+        }
+        for (i, r) in setup.regions.iter().enumerate() {
+            if setup.regions[..i].iter().any(|o| o.name == r.name) {
+                return Err(SetupError::Duplicate { what: "Regions", name: r.name.clone() });
+            }
+            r.effect.check().map_err(|e| SetupError::Invalid(format!("regions[{i}].effect: {e}")))?;
+        }
+        let mut links = Links { adjacent: vec![0; n], move_blocked: vec![0; n], sight: vec![0; n] };
+        for [a, b] in &setup.adjacent {
+            let (a, b) =
+                (region_id(&setup.regions, "adjacent", a)?, region_id(&setup.regions, "adjacent", b)?);
+            if a == b {
+                return Err(SetupError::Invalid("adjacent: a Region is not adjacent to itself".into()));
+            }
+            link(&mut links.adjacent, a, b);
+            link(&mut links.sight, a, b);
+        }
+        for [a, b] in &setup.movement_blocked {
+            let (a, b) = (
+                region_id(&setup.regions, "movement_blocked", a)?,
+                region_id(&setup.regions, "movement_blocked", b)?,
+            );
+            link(&mut links.move_blocked, a, b);
+        }
+        for [a, b] in &setup.sight_blocked {
+            let (a, b) = (
+                region_id(&setup.regions, "sight_blocked", a)?,
+                region_id(&setup.regions, "sight_blocked", b)?,
+            );
+            unlink(&mut links.sight, a, b);
+        }
+        let seats = Arc::new(Seats::new(
+            setup
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    Ok(Seat {
+                        name: s.name.clone(),
+                        side: SideId(side_id(sides, &format!("seats[{i}].side"), &s.side)?),
+                        role: if s.gm { Role::Gm } else { Role::Player },
+                    })
+                })
+                .collect::<Result<Vec<_>, SetupError>>()?,
+        )?);
+        let mut fighters = Vec::new();
+        for (i, c) in setup.characters.iter().enumerate() {
+            c.sheet.validate()?;
+            if setup.characters[..i].iter().any(|o| o.sheet.name == c.sheet.name) {
+                return Err(SetupError::Duplicate { what: "characters", name: c.sheet.name.clone() });
+            }
+            let seat = seats.find(&c.seat)?;
+            let side = seats.get(seat)?.side.0;
+            let region = match (&c.region, c.absent) {
+                (Some(r), false) => Some(region_id(&setup.regions, &format!("characters[{i}].region"), r)?),
+                (None, true) => None,
+                (Some(_), true) => {
+                    return Err(SetupError::Invalid(format!(
+                        "characters[{i}] ({}): an absent character has no Region (§10)",
+                        c.sheet.name
+                    )));
+                }
+                (None, false) => {
+                    return Err(SetupError::Invalid(format!(
+                        "characters[{i}] ({}): a present character needs a region",
+                        c.sheet.name
+                    )));
+                }
+            };
+            fighters.push(Fighter {
+                sheet: Arc::new(c.sheet.clone()),
+                seat,
+                side,
+                region,
+                absent: c.absent,
+                hits: 0,
+                death_hits: 0,
+                status: Status::Fighting,
+                doomed: false,
+                declared: Sealed::Empty,
+                acted: false,
+                duel: None,
+                out_of_order_used: false,
+            });
+        }
+        if fighters.is_empty() {
+            return Err(SetupError::Invalid("characters: a scene needs at least one character".into()));
+        }
+        let mut minions = Vec::new();
+        for (i, m) in setup.minions.iter().enumerate() {
+            m.stats.validate()?;
+            if m.count > MAX_MINIONS {
+                return Err(SetupError::Invalid(format!(
+                    "minions[{i}].count: at most {MAX_MINIONS} minions in a group"
+                )));
+            }
+            if setup.minions[..i].iter().any(|o| o.stats.name == m.stats.name) {
+                return Err(SetupError::Duplicate { what: "minion groups", name: m.stats.name.clone() });
+            }
+            minions.push(Minions {
+                stats: Arc::new(m.stats.clone()),
+                side: side_id(sides, &format!("minions[{i}].side"), &m.side)?,
+                region: region_id(&setup.regions, &format!("minions[{i}].region"), &m.region)?,
+                count: m.count,
+                duel: None,
+            });
+        }
+        if fighters.len() + minions.len() > 64 {
+            return Err(SetupError::Invalid("a scene holds at most 64 characters and minion groups".into()));
+        }
+        if setup.triggers.len() > 64 {
+            return Err(SetupError::Invalid("triggers: a scene holds at most 64 Crisis Triggers".into()));
+        }
+        setup.check_triggers()?;
+        let positive = match &setup.positive_side {
+            Some(s) => side_id(sides, "positive_side", s)?,
+            None => 0,
+        };
+        if let Some(s) = &setup.surprise {
+            side_id(sides, "surprise", s)?;
+        }
+        let strikes = match (setup.kind, setup.strikes) {
+            (SceneKind::NonViolent, None) => {
+                return Err(SetupError::Invalid(
+                    "strikes: a non-violent conflict needs Strikes per side (§10)".into(),
+                ));
+            }
+            (SceneKind::NonViolent, Some(s)) if s.contains(&0) => {
+                return Err(SetupError::Invalid("strikes: each side needs at least 1 Strike (§10)".into()));
+            }
+            (SceneKind::Combat, Some(_)) => {
+                return Err(SetupError::Invalid(
+                    "strikes: only a non-violent conflict has Strikes (§10)".into(),
+                ));
+            }
+            (_, s) => s,
+        };
+        if setup.options.ability_dice > 20 {
+            return Err(SetupError::Invalid("options.ability_dice: at most 20 d6".into()));
+        }
+        let effects = Arc::new(setup.regions.iter().map(|r| r.effect.clone()).collect());
+        let fired = vec![0; setup.triggers.len()];
+        let mut scene = Scene {
+            seats,
+            links: Arc::new(links),
+            effects,
+            fighters,
+            minions,
+            duels: Vec::new(),
+            crisis: 0,
+            round_crisis: [0; 2],
+            fired,
+            round: 0,
+            surprise_round: false,
+            initiative: 0,
+            phase: Phase::Between,
+            strikes,
+            positive,
+            pending: Vec::new(),
+            rng_pos: 0,
+            duel_at: [None; 5],
+            outcome: None,
+            setup: Arc::new(setup),
+        };
+        // The Duels standing at the start (§6: every Duel starts at Flow 0).
+        let mut events = Vec::new();
+        crate::duel::reconcile(&scene, &mut events);
+        for e in &events {
+            scene.apply(e);
+        }
+        Ok(scene)
+    }
+
+    /// The seat's name.
+    pub fn seat_name(&self, seat: SeatId) -> &str {
+        self.seats.get(seat).map(|s| s.name.as_str()).unwrap_or("?")
+    }
+
+    /// A side's name.
+    pub fn side_name(&self, side: u8) -> &str {
+        &self.setup.sides[usize::from(side & 1)]
+    }
+
+    /// A Region's name.
+    pub fn region_name(&self, r: RegionId) -> &str {
+        self.setup.regions.get(usize::from(r)).map(|r| r.name.as_str()).unwrap_or("?")
+    }
+
+    /// A character's name.
+    pub fn fighter_name(&self, f: u8) -> &str {
+        self.fighters.get(usize::from(f)).map(|f| f.sheet.name.as_str()).unwrap_or("?")
+    }
+
+    /// The character with this name.
+    pub fn find_fighter(&self, name: &str) -> Option<u8> {
+        self.fighters.iter().position(|f| f.sheet.name == name).map(|i| i as u8)
+    }
+
+    /// The minion group with this name.
+    pub fn find_minions(&self, name: &str) -> Option<u8> {
+        self.minions.iter().position(|m| m.stats.name == name).map(|i| i as u8)
+    }
+
+    /// The Region with this name.
+    pub fn find_region(&self, name: &str) -> Option<RegionId> {
+        self.setup.regions.iter().position(|r| r.name == name).map(|i| i as RegionId)
+    }
+
+    /// Whether the seat is the GM's.
+    pub fn is_gm(&self, seat: SeatId) -> bool {
+        self.seats.get(seat).is_ok_and(|s| s.role == Role::Gm)
+    }
+
+    /// The active Duel in a Region.
+    pub fn duel_in(&self, r: RegionId) -> Option<u16> {
+        self.duel_at.get(usize::from(r)).copied().flatten()
+    }
+
+    /// The scene's dice where they stand now.
+    pub fn dice(&self) -> TableRng {
+        let mut rng = table::seeded_rng(self.setup.seed);
+        rng.set_word_pos(self.rng_pos);
+        rng
+    }
+
+    /// The combatant bit of a fighter.
+    pub fn fighter_bit(&self, f: usize) -> u64 {
+        1 << f
+    }
+
+    /// The combatant bit of a minion group.
+    pub fn minion_bit(&self, g: usize) -> u64 {
+        1 << (self.fighters.len() + g)
+    }
+
+    /// Whether the scene is over.
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    /// What the scene waits for, in words.
+    pub fn waiting_for(&self) -> String {
+        if let Some(p) = self.pending.first() {
+            return match *p {
+                Pending::KeepFighting(f) => {
+                    format!("{} decides whether to keep fighting", self.fighter_name(f))
+                }
+                Pending::ExtraAction(f) => format!("{} takes an extra action", self.fighter_name(f)),
+            };
+        }
+        match self.phase {
+            Phase::Between => "the next round".into(),
+            Phase::Declare => format!("round {}: the declarations", self.round),
+            Phase::Resolve { side } => {
+                format!("round {}: {} resolve their actions", self.round, self.side_name(side))
+            }
+            Phase::Over => "nothing: the scene is over".into(),
+        }
+    }
+}

@@ -1,0 +1,1120 @@
+//! The scene rules, one test per rule or Decision (§5–§10).
+
+mod common;
+
+use common::*;
+use inciting_incident::rules::{FlowSource, InitiativeWhy};
+use inciting_incident::scene::{MinionSpec, Pending, TriggerEffect, TriggerSpec};
+use inciting_incident::{
+    Action, Command, Event, IncitingIncident, MinionStats, Phase, RuleError, Scene, SetupError, Status,
+    Target,
+};
+use table::{Face, Table, Viewer};
+
+fn table(setup: inciting_incident::Setup) -> Table<IncitingIncident> {
+    Table::new(Scene::new(setup).unwrap())
+}
+
+fn cultists(region: &str, count: u32) -> MinionSpec {
+    MinionSpec {
+        side: "enemies".into(),
+        region: region.into(),
+        count,
+        stats: toml::from_str(
+            r#"name = "Cultists"
+attack = { level = 3 }
+rd = 4
+defence_level = 2
+rv = 4"#,
+        )
+        .unwrap(),
+    }
+}
+
+#[test]
+fn every_duel_starts_at_flow_0() {
+    let t = table(arena());
+    assert_eq!(t.state().duels.len(), 1);
+    assert_eq!(t.state().duels[0].flow, 0);
+    assert!(t.state().duels[0].active);
+}
+
+#[test]
+fn declarations_are_hidden_until_everyone_has_declared() {
+    let mut t = table(arena());
+    let p = seat_of(&t, 0);
+    let gm = seat_of(&t, 2);
+    let e1 = ch(&t, "E1");
+    t.submit(
+        p,
+        &Command::Declare { character: 0, action: Action::Decisive { talent: 0, target: e1, defence: None } },
+    )
+    .unwrap();
+    assert!(matches!(t.view(Viewer::Seat(gm)).fighters[0].declared, Face::FaceDown));
+    assert!(matches!(t.view(Viewer::Spectator).fighters[0].declared, Face::FaceDown));
+    assert!(matches!(t.view(Viewer::Seat(p)).fighters[0].declared, Face::Known(_)));
+    assert!(
+        t.log_for(Viewer::Seat(gm)).iter().all(|e| !matches!(e, Event::Declared { action: Some(_), .. }))
+    );
+    // A face-down declaration cannot be taken back.
+    let again = t.submit(p, &Command::Declare { character: 0, action: Action::Hold });
+    assert!(matches!(again, Err(RuleError::AlreadyDeclared(_))));
+    declare(&mut t, &[]);
+    assert!(matches!(t.state().phase, Phase::Resolve { .. }));
+    assert!(matches!(t.view(Viewer::Seat(gm)).fighters[0].declared, Face::Known(_)));
+}
+
+#[test]
+fn a_seat_cannot_declare_for_another_seats_character() {
+    let mut t = table(arena());
+    let gm = seat_of(&t, 2);
+    let before = t.state().clone();
+    let r = t.submit(gm, &Command::Declare { character: 0, action: Action::Hold });
+    assert!(matches!(r, Err(RuleError::NotYours { .. })));
+    assert_eq!(t.state(), &before);
+}
+
+#[test]
+fn bad_input_leaves_the_state_unchanged() {
+    let mut t = table(arena());
+    let p = seat_of(&t, 0);
+    let before = t.state().clone();
+    let log = t.log().len();
+    let bad = [
+        Command::Declare { character: 9, action: Action::Hold },
+        Command::Act { character: 0 },
+        Command::KeepFighting { character: 0, roll: true },
+        Command::Declare {
+            character: 0,
+            action: Action::Decisive { talent: 7, target: Target::Character(2), defence: None },
+        },
+        Command::Declare {
+            character: 0,
+            action: Action::Decisive { talent: 0, target: Target::Character(1), defence: None },
+        },
+    ];
+    for c in bad {
+        assert!(t.submit(p, &c).is_err(), "{c:?}");
+        assert_eq!(t.state(), &before);
+        assert_eq!(t.log().len(), log);
+    }
+}
+
+#[test]
+fn first_round_initiative_goes_to_the_highest_nimbleness() {
+    // P1 has Nimbleness 4, everyone else 3.
+    let t = table(arena());
+    assert_eq!(t.state().initiative, 0);
+    assert!(t.log().iter().any(|e| matches!(e, Event::RoundStarted { why: InitiativeWhy::Nimbleness, .. })));
+}
+
+#[test]
+fn sides_resolve_in_initiative_order_each_in_its_own_order() {
+    let mut t = table(arena());
+    declare(&mut t, &[]);
+    assert_eq!(t.state().phase, Phase::Resolve { side: 0 });
+    // The players choose P2 before P1; enemies cannot act yet.
+    let gm = seat_of(&t, 2);
+    assert!(t.submit(gm, &Command::Act { character: 2 }).is_err());
+    act(&mut t, 1);
+    act(&mut t, 0);
+    assert_eq!(t.state().phase, Phase::Resolve { side: 1 });
+}
+
+#[test]
+fn later_rounds_go_to_the_side_with_least_crisis_ties_keep_it() {
+    let mut t = table(arena());
+    let e1 = ch(&t, "E1");
+    let p1 = ch(&t, "P1");
+    // Round 1: players attack automatically (Crisis 4), enemies hold (0).
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    act(&mut t, 1);
+    act(&mut t, 2);
+    act(&mut t, 3);
+    assert_eq!(t.state().round, 2);
+    assert_eq!(t.state().initiative, 1, "enemies generated less Crisis");
+    // Round 2: each side 4 Crisis: the enemies keep the initiative.
+    declare(
+        &mut t,
+        &[
+            (0, Action::Regular { talent: None, target: e1, roll: false, defence: None }),
+            (2, Action::Regular { talent: None, target: p1, roll: false, defence: None }),
+        ],
+    );
+    for f in [2, 3, 0, 1] {
+        act(&mut t, f);
+    }
+    assert_eq!(t.state().initiative, 1);
+    assert!(matches!(
+        t.log().iter().rev().find(|e| matches!(e, Event::RoundStarted { .. })),
+        Some(Event::RoundStarted { why: InitiativeWhy::Kept, .. })
+    ));
+}
+
+#[test]
+fn a_surprise_round_is_played_by_the_surprising_side_alone() {
+    let mut s = arena();
+    s.surprise = Some("enemies".into());
+    let mut t = table(s);
+    assert!(t.state().surprise_round);
+    assert_eq!(t.state().initiative, 1);
+    assert!(!t.state().must_declare(0));
+    let p1 = ch(&t, "P1");
+    declare(&mut t, &[(2, Action::Regular { talent: None, target: p1, roll: false, defence: None })]);
+    act(&mut t, 2);
+    act(&mut t, 3);
+    // Round 2: the surprised side generated no Crisis and so has the initiative.
+    assert_eq!(t.state().round, 2);
+    assert_eq!(t.state().initiative, 0);
+    assert!(!t.state().surprise_round);
+    assert!(t.state().must_declare(0));
+}
+
+#[test]
+fn regular_attack_automatic_in_the_engine() {
+    let mut t = table(arena());
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    let ev = act(&mut t, 0);
+    assert_eq!(crisis_in(&ev), 4);
+    assert_eq!(t.state().duels[0].flow, 4);
+}
+
+#[test]
+fn enemy_regular_attacks_subtract_from_the_flow() {
+    let mut t = table(arena());
+    let p1 = ch(&t, "P1");
+    declare(&mut t, &[(2, Action::Regular { talent: None, target: p1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    act(&mut t, 1);
+    act(&mut t, 2);
+    assert_eq!(t.state().duels[0].flow, -4);
+}
+
+#[test]
+fn decisive_attack_crisis_2_and_flow_half_rv_away_from_the_attacker() {
+    let mut t = table(arena());
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Decisive { talent: 0, target: e1, defence: None })]);
+    let ev = act(&mut t, 0);
+    assert_eq!(crisis_in(&ev), 2);
+    assert_eq!(t.state().duels[0].flow, -3, "RV 6: the Flow moves 3 against the players");
+    let rolls = ev.iter().filter(|e| matches!(e, Event::Rolled { .. })).count();
+    assert_eq!(rolls, 2, "an attack roll and a defence roll");
+}
+
+#[test]
+fn move_costs_2_crisis_per_region_and_4_more_for_leaving_a_duel() {
+    let mut t = table(arena());
+    let m = go(&t, &["B", "C"]);
+    declare(&mut t, &[(0, m)]);
+    let ev = act(&mut t, 0);
+    assert_eq!(crisis_in(&ev), 2 + 2 + 4);
+    assert_eq!(t.state().fighters[0].region, t.state().find_region("C"));
+}
+
+#[test]
+fn move_stays_within_three_adjacent_unblocked_regions() {
+    let mut s = arena();
+    s.regions.push(toml::from_str("name = \"D\"").unwrap());
+    s.regions.push(toml::from_str("name = \"E\"").unwrap());
+    s.adjacent.push(["C".into(), "D".into()]);
+    s.adjacent.push(["D".into(), "E".into()]);
+    s.movement_blocked.push(["D".into(), "E".into()]);
+    let t = table(s);
+    let p = seat_of(&t, 0);
+    let mut legal = Vec::new();
+    t.legal_commands(p, &mut legal);
+    let far = go(&t, &["B", "C", "D"]);
+    assert!(legal.contains(&Command::Declare { character: 0, action: far }));
+    for bad in [go(&t, &["B", "C", "D", "E"]), go(&t, &["C"]), go(&t, &["B", "A"])] {
+        assert!(t.state().check_action(0, &bad).is_err(), "{bad:?}");
+    }
+    let mut s = arena();
+    s.movement_blocked.push(["A".into(), "B".into()]);
+    let t = table(s);
+    let err = t.state().check_action(0, &go(&t, &["B"])).unwrap_err();
+    assert!(err.to_string().contains("blocked"), "{err}");
+}
+
+#[test]
+fn region_effects_change_move_crisis() {
+    let mut s = arena();
+    s.regions[1].effect.move_crisis = Some(5);
+    let mut t = table(s);
+    let m = go(&t, &["B"]);
+    declare(&mut t, &[(0, m)]);
+    assert_eq!(crisis_in(&act(&mut t, 0)), 5 + 4);
+}
+
+/// E1 is the quickest (Nimbleness 5): the enemies resolve first in round 1.
+fn enemies_first() -> inciting_incident::Setup {
+    let mut s = arena();
+    place(&mut s, "P1", "C");
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    s.characters[2].sheet.abilities.nimbleness = 5;
+    s
+}
+
+#[test]
+fn an_impossible_action_switches_to_the_closest_alternative() {
+    let mut t = table(enemies_first());
+    assert_eq!(t.state().initiative, 1);
+    let (e1, e2) = (ch(&t, "E1"), ch(&t, "E2"));
+    // P1 means to attack E1, who moves away first: the attack switches to E2, still in C.
+    let to_b = go(&t, &["B"]);
+    declare(
+        &mut t,
+        &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None }), (2, to_b)],
+    );
+    act(&mut t, 2);
+    act(&mut t, 3);
+    let ev = act(&mut t, 0);
+    assert!(
+        ev.iter().any(|e| matches!(e, Event::Started { action: Action::Regular { target, .. }, substituted: true, .. } if *target == e2)),
+        "{ev:?}"
+    );
+    assert_eq!(crisis_in(&ev), 4);
+}
+
+#[test]
+fn an_action_without_alternative_is_wasted_and_generates_no_crisis() {
+    let mut t = table(enemies_first());
+    let e1 = ch(&t, "E1");
+    let (b1, b2) = (go(&t, &["B"]), go(&t, &["B"]));
+    declare(
+        &mut t,
+        &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None }), (2, b1), (3, b2)],
+    );
+    act(&mut t, 2);
+    act(&mut t, 3);
+    let crisis = t.state().crisis;
+    let ev = act(&mut t, 0);
+    assert!(ev.iter().any(|e| matches!(e, Event::Wasted { character: 0, .. })), "{ev:?}");
+    assert_eq!(crisis_in(&ev), 0);
+    assert_eq!(t.state().crisis, crisis);
+}
+
+#[test]
+fn in_a_duel_only_its_members_can_be_attacked_even_with_a_ranged_skill() {
+    let mut s = arena();
+    place(&mut s, "E2", "B");
+    let t = table(s);
+    let e2 = ch(&t, "E2");
+    let err =
+        t.state().check_action(1, &Action::Decisive { talent: 0, target: e2, defence: None }).unwrap_err();
+    assert!(err.to_string().contains("§7.3"), "{err}");
+}
+
+#[test]
+fn targets_not_in_a_duel_can_take_only_decisive_attacks() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    place(&mut s, "E2", "C");
+    let t = table(s);
+    let e2 = ch(&t, "E2");
+    assert!(t.state().check_action(1, &Action::Decisive { talent: 0, target: e2, defence: None }).is_ok());
+    let err = t
+        .state()
+        .check_action(1, &Action::Regular { talent: Some(0), target: e2, roll: true, defence: None })
+        .unwrap_err();
+    assert!(err.to_string().contains("only Decisive"), "{err}");
+    let r = t.state().reach(1, Some(0), e2).unwrap();
+    assert!(r.ranged && !r.uses_flow, "a ranged Decisive Attack uses the Talent level, not the Flow");
+}
+
+#[test]
+fn ranged_attacks_reach_adjacent_regions_with_line_of_sight_only() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    s.sight_blocked.push(["B".into(), "A".into()]);
+    let t = table(s);
+    let e1 = ch(&t, "E1");
+    assert!(t.state().check_action(1, &Action::Decisive { talent: 0, target: e1, defence: None }).is_err());
+    let mut s = arena();
+    place(&mut s, "P2", "C");
+    let t = table(s);
+    assert!(
+        t.state().check_action(1, &Action::Decisive { talent: 0, target: e1, defence: None }).is_err(),
+        "A is not adjacent to C"
+    );
+}
+
+#[test]
+fn shooting_into_a_duel_has_1_disadvantage_per_ally_in_it() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    let t = table(s);
+    let e1 = ch(&t, "E1");
+    let r = t.state().reach(1, Some(0), e1).unwrap();
+    assert_eq!(r.advantage, -1, "P1 is in the Duel in A");
+    assert!(!r.decisive_only);
+}
+
+#[test]
+fn basic_ranged_in_a_duel_has_1_disadvantage_per_enemy_versatile_none() {
+    let t = table(arena());
+    let e1 = ch(&t, "E1");
+    let p1 = ch(&t, "P1");
+    assert_eq!(t.state().reach(1, Some(0), e1).unwrap().advantage, -2, "P2's bow: two enemies in the Duel");
+    assert_eq!(t.state().reach(3, Some(0), p1).unwrap().advantage, 0, "E2's sling is Versatile");
+    assert_eq!(t.state().reach(0, Some(0), e1).unwrap().advantage, 0, "melee");
+}
+
+#[test]
+fn high_ground_gives_advantage_to_ranged_attacks() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    s.regions[1].effect.ranged_advantage = 1;
+    let t = table(s);
+    let e1 = ch(&t, "E1");
+    assert_eq!(t.state().reach(1, Some(0), e1).unwrap().advantage, 0, "+1 High Ground −1 ally");
+}
+
+#[test]
+fn a_duel_that_breaks_up_saves_its_flow_and_the_same_opponents_restore_it() {
+    let mut s = arena();
+    place(&mut s, "P2", "C");
+    place(&mut s, "E2", "C");
+    let mut t = table(s);
+    // A: P1 vs E1; C: P2 vs E2. P1 pushes the Flow in A to +4, then P1 leaves for B.
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    for f in [0, 1, 2, 3] {
+        act(&mut t, f);
+    }
+    let a = t.state().duel_in(0).unwrap();
+    assert_eq!(t.state().duels[usize::from(a)].flow, 4);
+    let to_b = go(&t, &["B"]);
+    declare(&mut t, &[(0, to_b)]);
+    // Enemies have the initiative now (0 Crisis last round).
+    act(&mut t, 2);
+    act(&mut t, 3);
+    act(&mut t, 0);
+    assert!(!t.state().duels[usize::from(a)].active, "saved");
+    // E1 follows into B: the same opponents re-engage: Flow +4 restored.
+    act(&mut t, 1);
+    let to_b = go(&t, &["B"]);
+    declare(&mut t, &[(2, to_b)]);
+    let first = t.state().initiative;
+    let order: [u8; 4] = if first == 1 { [2, 3, 0, 1] } else { [0, 1, 2, 3] };
+    let mut all = Vec::new();
+    for f in order {
+        all.extend(act(&mut t, f));
+    }
+    assert!(
+        all.iter().any(|e| matches!(e, Event::DuelFormed { flow: 4, from: FlowSource::Restored, .. })),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn engaging_different_enemies_starts_a_new_duel_at_0() {
+    let mut s = arena();
+    place(&mut s, "P2", "C");
+    place(&mut s, "E2", "B");
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    for f in [0, 1, 2, 3] {
+        act(&mut t, f);
+    }
+    // P2 moves from C into B, where E2 stands alone: a new Duel at 0.
+    let to_b = go(&t, &["B"]);
+    declare(&mut t, &[(1, to_b)]);
+    let mut all = Vec::new();
+    for f in [2, 3, 0, 1] {
+        all.extend(act(&mut t, f));
+    }
+    assert!(all.iter().any(|e| matches!(e, Event::DuelFormed { flow: 0, from: FlowSource::New, .. })));
+}
+
+#[test]
+fn part_of_a_duel_re_engaging_elsewhere_copies_its_flow() {
+    let mut t = table(arena());
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    for f in [0, 1, 2, 3] {
+        act(&mut t, f);
+    }
+    // P1 and E1 leave the Duel in A (P2 and E2 stay) and meet again in B.
+    let (to_b1, to_b2) = (go(&t, &["B"]), go(&t, &["B"]));
+    declare(&mut t, &[(0, to_b1), (2, to_b2)]);
+    let mut all = Vec::new();
+    for f in [2, 3, 0, 1] {
+        all.extend(act(&mut t, f));
+    }
+    assert!(
+        all.iter().any(|e| matches!(e, Event::DuelFormed { flow: 4, from: FlowSource::Copied(0), .. })),
+        "{all:?}"
+    );
+    assert!(t.state().duels[0].active);
+}
+
+#[test]
+fn following_an_enemy_into_another_duel_combines_the_flows_once() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    place(&mut s, "E2", "B");
+    let mut t = table(s);
+    // A: P1 vs E1 (pushed to +4); B: P2 vs E2 (pushed to −4 → with P1's +4 we get 0... use +4 too).
+    let (e1, e2) = (ch(&t, "E1"), ch(&t, "E2"));
+    declare(
+        &mut t,
+        &[
+            (0, Action::Regular { talent: None, target: e1, roll: false, defence: None }),
+            (1, Action::Regular { talent: None, target: e2, roll: false, defence: None }),
+        ],
+    );
+    for f in [0, 1, 2, 3] {
+        act(&mut t, f);
+    }
+    let (a, b) = (t.state().duel_in(0).unwrap(), t.state().duel_in(1).unwrap());
+    assert_eq!((t.state().duels[usize::from(a)].flow, t.state().duels[usize::from(b)].flow), (4, 4));
+    // P1 moves into B (Flows unchanged), then E1 follows: the Flows combine, +8.
+    let (p1_to_b, e1_to_b) = (go(&t, &["B"]), go(&t, &["B"]));
+    declare(&mut t, &[(0, p1_to_b), (2, e1_to_b)]);
+    act(&mut t, 2);
+    // Enemies first: E1 moved first; A empties of... E1 left A (P1 still there alone).
+    act(&mut t, 3);
+    act(&mut t, 0);
+    act(&mut t, 1);
+    let b = t.state().duel_in(1).unwrap();
+    // E1 arrived in B before P1: P1's arrival finds its old enemy E1 there: combined.
+    assert_eq!(t.state().duels[usize::from(b)].flow, 8);
+    assert!(t.log().iter().any(|e| matches!(e, Event::DuelsCombined { .. })));
+}
+
+#[test]
+fn minions_attack_once_per_trigger_with_advantage_for_outnumbering() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    s.minions.push(cultists("A", 4));
+    s.triggers.push(TriggerSpec {
+        at: 4,
+        every: None,
+        note: "press".into(),
+        effect: TriggerEffect::MinionsAttack { group: "Cultists".into() },
+    });
+    let mut t = table(s);
+    let g = Target::Minions(0);
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: g, roll: false, defence: None })]);
+    let ev = act(&mut t, 0);
+    let roll = ev.iter().find_map(|e| match e {
+        Event::Rolled { who: inciting_incident::rules::Who::Minions(0), roll, .. } => Some(roll.clone()),
+        _ => None,
+    });
+    let roll = roll.expect("the cultists attack when Crisis reaches 4");
+    assert_eq!(roll.advantage, 3, "4 minions against 1");
+    assert!(ev.iter().any(|e| matches!(e, Event::TriggerFired { trigger: 0, at: 4 })));
+}
+
+#[test]
+fn decisive_attacks_on_minions_ignore_rv_and_carry_kills_over() {
+    let mut s = arena();
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    place(&mut s, "P2", "C");
+    s.minions.push(cultists("A", 6));
+    let mut t = table(s);
+    let mut killed_more_than_one = false;
+    for seed in 0..40 {
+        let mut s2 = t.state().clone();
+        std::sync::Arc::make_mut(&mut s2.setup).seed = seed;
+        let mut t2 = Table::<IncitingIncident>::new(s2);
+        declare(&mut t2, &[(0, Action::Decisive { talent: 0, target: Target::Minions(0), defence: None })]);
+        let ev = act(&mut t2, 0);
+        for e in &ev {
+            if let Event::MinionsKilled { killed, .. } = e {
+                killed_more_than_one |= *killed > 1;
+            }
+        }
+        // Never a Wounded event for a block.
+        assert!(!ev.iter().any(|e| matches!(e, Event::Wounded { .. })));
+    }
+    assert!(killed_more_than_one, "excess wounds carry over to further minions");
+    let _ = &mut t;
+}
+
+#[test]
+fn crisis_triggers_fire_in_threshold_order_and_are_logged() {
+    let mut s = arena();
+    s.triggers.push(TriggerSpec { at: 3, every: None, note: "second".into(), effect: TriggerEffect::Note });
+    s.triggers.push(TriggerSpec { at: 2, every: None, note: "first".into(), effect: TriggerEffect::Note });
+    s.triggers.push(TriggerSpec { at: 9, every: None, note: "later".into(), effect: TriggerEffect::Note });
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    let ev = act(&mut t, 0);
+    let fired: Vec<u16> = ev
+        .iter()
+        .filter_map(|e| if let Event::TriggerFired { trigger, .. } = e { Some(*trigger) } else { None })
+        .collect();
+    assert_eq!(fired, vec![1, 0]);
+    assert_eq!(t.state().fired, vec![1, 1, 0]);
+}
+
+#[test]
+fn repeating_triggers_fire_again_every_n_crisis() {
+    let mut s = arena();
+    s.triggers.push(TriggerSpec { at: 4, every: Some(4), note: "tick".into(), effect: TriggerEffect::Note });
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    let p1 = ch(&t, "P1");
+    declare(
+        &mut t,
+        &[
+            (0, Action::Regular { talent: None, target: e1, roll: false, defence: None }),
+            (2, Action::Regular { talent: None, target: p1, roll: false, defence: None }),
+        ],
+    );
+    for f in [0, 1, 2, 3] {
+        act(&mut t, f);
+    }
+    assert_eq!(t.state().crisis, 8);
+    assert_eq!(t.state().fired, vec![2]);
+}
+
+#[test]
+fn trigger_effects_reinforce_change_regions_and_end_the_scene() {
+    let mut s = arena();
+    s.minions.push(cultists("C", 1));
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Reinforce { group: "Cultists".into(), count: 2 },
+    });
+    s.triggers.push(TriggerSpec {
+        at: 2,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::ChangeRegion {
+            region: "B".into(),
+            effect: toml::from_str("name = \"Fire\"\nattack_advantage = -1").unwrap(),
+        },
+    });
+    s.triggers.push(TriggerSpec {
+        at: 4,
+        every: None,
+        note: "the bridge falls".into(),
+        effect: TriggerEffect::EndScene { winner: Some("enemies".into()) },
+    });
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    assert_eq!(t.state().minions[0].count, 3);
+    assert_eq!(t.state().effects[1].name, "Fire");
+    assert!(t.is_over());
+    assert_eq!(t.state().outcome.as_ref().unwrap().winner, Some(1));
+}
+
+#[test]
+fn hazards_wound_everyone_in_the_region_and_max_hits_incapacitate() {
+    let mut s = arena();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "fire".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    let st = t.state();
+    assert!(st.fighters.iter().all(|f| f.hits == 2 && f.status == Status::Incapacitated));
+    assert_eq!(st.pending.len(), 4);
+    assert!(matches!(st.pending[0], Pending::KeepFighting(_)));
+}
+
+#[test]
+fn keep_fighting_removes_a_hit_and_a_failure_dooms_declining_keeps_the_character_down() {
+    let mut s = arena();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
+    s.options.ability_dice = 0; // Fortitude 5 (2d6) alone never reaches 20: the roll fails.
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    let p = seat_of(&t, 0);
+    t.submit(p, &Command::KeepFighting { character: 0, roll: true }).unwrap();
+    let f = &t.state().fighters[0];
+    assert_eq!((f.hits, f.status, f.doomed), (1, Status::Fighting, true));
+    t.submit(p, &Command::KeepFighting { character: 1, roll: false }).unwrap();
+    let f = &t.state().fighters[1];
+    assert_eq!((f.hits, f.status, f.doomed), (2, Status::Incapacitated, false));
+}
+
+#[test]
+fn incapacitated_characters_are_skipped_and_a_side_without_fighters_loses() {
+    let mut s = arena();
+    place(&mut s, "P1", "B");
+    place(&mut s, "P2", "B");
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
+    let mut t = table(s);
+    let to_c = go(&t, &["C"]);
+    declare(&mut t, &[(0, to_c)]);
+    act(&mut t, 0);
+    let gm = seat_of(&t, 2);
+    t.submit(gm, &Command::KeepFighting { character: 2, roll: false }).unwrap();
+    t.submit(gm, &Command::KeepFighting { character: 3, roll: false }).unwrap();
+    assert!(t.is_over());
+    assert_eq!(t.state().outcome.as_ref().unwrap().winner, Some(0));
+}
+
+#[test]
+fn healing_revives_an_incapacitated_ally_and_clears_death_hits() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/inciting-incident/river-fight.toml"
+    ))
+    .unwrap();
+    let mut s: inciting_incident::Setup = toml::from_str(&text).unwrap();
+    s.triggers.clear();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "Shallows".into(), hits: 2 },
+    });
+    // Mira (the healer) joins Bren in the Shallows.
+    s.characters[1].region = Some("Shallows".into());
+    let mut t = table(s);
+    let bren = t.state().find_fighter("Bren").unwrap();
+    let mira = t.state().find_fighter("Mira").unwrap();
+    let hold_all: Vec<(u8, Action)> = vec![(
+        bren,
+        Action::Regular { talent: None, target: ch(&t, "Y'ras'byn"), roll: false, defence: None },
+    )];
+    declare(&mut t, &hold_all);
+    act(&mut t, bren);
+    // Everyone in the Shallows took 2 hits: Bren, Mira and Y'ras'byn.
+    for f in [bren, mira, t.state().find_fighter("Y'ras'byn").unwrap()] {
+        let seat = seat_of(&t, f);
+        let roll = f == mira;
+        t.submit(seat, &Command::KeepFighting { character: f, roll }).unwrap();
+    }
+    assert_eq!(t.state().fighters[usize::from(mira)].status, Status::Fighting);
+    assert_eq!(t.state().fighters[usize::from(bren)].status, Status::Incapacitated);
+    // Mira binds Bren's wounds (an Advanced Action) next round.
+    let heal = Action::Advanced { talent: 1, action: 0, target: Some(bren) };
+    assert!(t.state().check_action(mira, &heal).is_ok());
+    finish_round(&mut t);
+    declare(&mut t, &[(mira, heal)]);
+    let ev = finish_round(&mut t);
+    assert!(ev.iter().any(|e| matches!(e, Event::Healed { revived: true, .. })), "{ev:?}");
+    let b = &t.state().fighters[usize::from(bren)];
+    assert_eq!((b.status, b.hits, b.death_hits), (Status::Fighting, 1, 0));
+}
+
+#[test]
+fn non_violent_hits_remove_strikes_and_a_side_without_strikes_loses() {
+    let mut s = common::example("cover-up.toml");
+    // A janitor who cannot resist: Resolve RV 1, RD 9 — Sam's Decisive Attack always hits hard.
+    s.characters[1].sheet.defences.resolve.rv = 1;
+    s.characters[1].sheet.defences.resolve.rd = 9;
+    let mut t = table(s);
+    let sam = t.state().find_fighter("Sam Vale").unwrap();
+    let janitor = ch(&t, "The janitor");
+    declare(&mut t, &[(sam, Action::Decisive { talent: 0, target: janitor, defence: None })]);
+    let ev = finish_round(&mut t);
+    assert!(ev.iter().any(|e| matches!(e, Event::StrikesLost { side: 1, .. })), "{ev:?}");
+    assert!(
+        !ev.iter().any(|e| matches!(e, Event::Wounded { .. })),
+        "no personal hits in a non-violent conflict"
+    );
+    assert_eq!(t.state().strikes.unwrap()[1], 0);
+    assert!(t.is_over());
+    assert_eq!(t.state().outcome.as_ref().unwrap().winner, Some(0));
+}
+
+#[test]
+fn absent_opponents_act_only_on_crisis_triggers() {
+    let s = common::example("cover-up.toml");
+    let mut t = table(s);
+    let fixer = t.state().find_fighter("The fixer").unwrap();
+    assert!(!t.state().must_declare(usize::from(fixer)));
+    let sam = t.state().find_fighter("Sam Vale").unwrap();
+    let janitor = ch(&t, "The janitor");
+    // Automatic Regular Attacks: Crisis 4 each; the trigger at 10 gives the fixer an action.
+    for _ in 0..3 {
+        declare(
+            &mut t,
+            &[(sam, Action::Regular { talent: None, target: janitor, roll: false, defence: None })],
+        );
+        while matches!(t.state().phase, Phase::Resolve { .. }) && t.state().pending.is_empty() {
+            let seat = t.awaiting()[0];
+            let mut legal = Vec::new();
+            t.legal_commands(seat, &mut legal);
+            t.submit(seat, &legal[0]).unwrap();
+        }
+        if !t.state().pending.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(t.state().pending.first(), Some(&Pending::ExtraAction(fixer)));
+    let gm = seat_of(&t, fixer);
+    let mut legal = Vec::new();
+    t.legal_commands(gm, &mut legal);
+    let sam_t = Target::Character(sam);
+    assert!(legal.contains(&Command::ExtraAction {
+        character: fixer,
+        action: Action::Decisive { talent: 0, target: sam_t, defence: None }
+    }));
+    t.submit(
+        gm,
+        &Command::ExtraAction {
+            character: fixer,
+            action: Action::Decisive { talent: 0, target: sam_t, defence: None },
+        },
+    )
+    .unwrap();
+    assert!(t.state().pending.is_empty());
+}
+
+#[test]
+fn setup_errors_name_the_field() {
+    let mut s = arena();
+    s.regions.truncate(2);
+    assert!(matches!(Scene::new(s), Err(SetupError::RegionCount { count: 2, .. })));
+    let mut s = arena();
+    place(&mut s, "P1", "Nowhere");
+    let e = Scene::new(s).unwrap_err();
+    assert!(e.to_string().contains("characters[0].region") && e.to_string().contains("Nowhere"), "{e}");
+    let mut s = arena();
+    s.characters[0].sheet.talents[0].level = 6;
+    let e = Scene::new(s).unwrap_err();
+    assert!(e.to_string().contains("§4.1"), "{e}");
+    let mut s = arena();
+    s.characters[0].sheet.defences.resolve.rv = 0;
+    assert!(Scene::new(s).unwrap_err().to_string().contains("Resistance Value 0"));
+    let mut s = arena();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::MinionsAttack { group: "Ghosts".into() },
+    });
+    assert!(Scene::new(s).unwrap_err().to_string().contains("Ghosts"));
+    let mut s = arena();
+    s.strikes = Some([3, 3]);
+    assert!(Scene::new(s).unwrap_err().to_string().contains("non-violent"));
+}
+
+#[test]
+fn sheet_rules_talents_per_ability_and_level_limits() {
+    let mut s = arena();
+    let mut t2 = s.characters[0].sheet.talents[0].clone();
+    t2.name = "Second".into();
+    s.characters[0].sheet.abilities.fortitude = 1;
+    s.characters[0].sheet.talents[0].level = 1;
+    t2.level = 1;
+    s.characters[0].sheet.talents.push(t2);
+    let e = Scene::new(s).unwrap_err();
+    assert!(e.to_string().contains("at most as many Talents as its level"), "{e}");
+    let _: MinionStats = toml::from_str("name = \"x\"\nattack = { level = 1 }\nrd = 2").unwrap();
+}
+
+#[test]
+fn max_rounds_ends_the_scene() {
+    let mut s = arena();
+    s.options.max_rounds = Some(1);
+    let mut t = table(s);
+    declare(&mut t, &[]);
+    for f in [0, 1, 2, 3] {
+        act(&mut t, f);
+    }
+    assert!(t.is_over());
+}
+
+#[test]
+fn accepted_declarations_are_stored_in_their_listed_form_so_saves_check() {
+    let mut t = table(arena());
+    let (e1, p1) = (ch(&t, "E1"), ch(&t, "P1"));
+    declare(
+        &mut t,
+        &[
+            // An automatic attack naming a Talent it does not need, and a pick of the usual
+            // defence: both stored as the legal lists hold them.
+            (0, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None }),
+            (
+                2,
+                Action::Decisive {
+                    talent: 0,
+                    target: p1,
+                    defence: Some(inciting_incident::DefenceKind::Resilience),
+                },
+            ),
+            (
+                3,
+                Action::Decisive {
+                    talent: 0,
+                    target: p1,
+                    defence: Some(inciting_incident::DefenceKind::Resolve),
+                },
+            ),
+        ],
+    );
+    assert!(t.log().iter().any(|e| matches!(
+        e,
+        Event::Declared { character: 0, action: Some(Action::Regular { talent: None, .. }) }
+    )));
+    assert!(t.log().iter().any(|e| matches!(
+        e,
+        Event::Declared { character: 2, action: Some(Action::Decisive { defence: None, .. }) }
+    )));
+    assert!(t.log().iter().any(|e| matches!(
+        e,
+        Event::Declared { character: 3, action: Some(Action::Decisive { defence: Some(_), .. }) }
+    )));
+    finish_round(&mut t);
+    assert!(Table::<IncitingIncident>::load_checked(t.save()).is_ok());
+}
+
+#[test]
+fn a_simple_obstacle_failed_stops_the_move_outside_the_region() {
+    let mut s = arena();
+    // Nimbleness 4 rolls 1d10; with no difficulty dice it can never reach 20.
+    s.regions[1].effect.obstacle = Some(0);
+    let mut t = table(s);
+    let m = go(&t, &["B"]);
+    declare(&mut t, &[(0, m)]);
+    let ev = act(&mut t, 0);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Rolled { purpose: inciting_incident::rules::Purpose::Obstacle, .. }))
+    );
+    assert!(!ev.iter().any(|e| matches!(e, Event::Moved { .. })));
+    assert_eq!(t.state().fighters[0].region, Some(0));
+    assert_eq!(crisis_in(&ev), 0, "nobody left the Duel");
+}
+
+#[test]
+fn players_see_only_the_triggers_that_have_fired_the_gm_sees_all() {
+    let mut s = arena();
+    s.triggers.push(TriggerSpec { at: 4, every: None, note: "soon".into(), effect: TriggerEffect::Note });
+    s.triggers.push(TriggerSpec { at: 50, every: None, note: "secret".into(), effect: TriggerEffect::Note });
+    let mut t = table(s);
+    let (p, gm) = (seat_of(&t, 0), seat_of(&t, 2));
+    assert_eq!(t.view(Viewer::Seat(p)).triggers.len(), 0);
+    assert_eq!(t.view(Viewer::Seat(gm)).triggers.len(), 2);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    let seen = t.view(Viewer::Seat(p)).triggers;
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].note, "soon");
+}
+
+#[test]
+fn the_view_and_log_of_the_gm_never_show_a_players_declaration_before_the_reveal() {
+    let mut t = table(arena());
+    let p = seat_of(&t, 0);
+    let gm = seat_of(&t, 2);
+    let m = go(&t, &["B"]);
+    t.submit(p, &Command::Declare { character: 0, action: m }).unwrap();
+    let log = t.log_for(Viewer::Seat(gm));
+    assert!(log.iter().any(|e| matches!(e, Event::Declared { character: 0, action: None })));
+    let json = serde_json::to_string(&t.view(Viewer::Seat(gm))).unwrap();
+    assert!(!json.contains("\"move\""), "{json}");
+}
+
+#[test]
+fn a_ranged_regular_attack_into_a_duel_moves_that_duels_flow_toward_the_shooter() {
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(1, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None })]);
+    act(&mut t, 1);
+    assert_eq!(t.state().duels[0].flow, 4);
+}
+
+#[test]
+fn the_gm_may_make_the_other_side_positive() {
+    let mut s = arena();
+    s.positive_side = Some("enemies".into());
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+    act(&mut t, 0);
+    assert_eq!(t.state().duels[0].flow, -4, "a player's Regular Attack now subtracts");
+}
+
+#[test]
+fn an_out_of_order_advanced_action_is_used_once_a_round_during_the_resolution() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/inciting-incident/river-fight.toml"
+    ))
+    .unwrap();
+    let mut s: inciting_incident::Setup = toml::from_str(&text).unwrap();
+    s.triggers.clear();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "".into(),
+        effect: TriggerEffect::Hazard { region: "Shallows".into(), hits: 1 },
+    });
+    let mut t = table(s);
+    let bren = t.state().find_fighter("Bren").unwrap();
+    let mira = t.state().find_fighter("Mira").unwrap();
+    let yras = ch(&t, "Y'ras'byn");
+    let mira_seat = seat_of(&t, mira);
+    let heal = Action::Advanced { talent: 1, action: 0, target: Some(mira) };
+    // Not while declaring.
+    assert!(t.submit(mira_seat, &Command::OutOfOrder { character: mira, action: heal }).is_err());
+    // Bren's automatic attack sets off the hazard (1 hit to everyone in the Shallows)...
+    declare(&mut t, &[(bren, Action::Regular { talent: None, target: yras, roll: false, defence: None })]);
+    act(&mut t, bren);
+    // ... but Mira, on the Rocks, is unhurt and alone: nobody in her Region to heal.
+    let mut legal = Vec::new();
+    t.legal_commands(mira_seat, &mut legal);
+    assert!(legal.iter().all(|c| !matches!(c, Command::OutOfOrder { .. })), "nobody wounded in her Region");
+    // A non-out-of-order Advanced Action is refused outside round order.
+    let mut s2 = t.state().clone();
+    let sheet = std::sync::Arc::make_mut(&mut s2.fighters[usize::from(mira)].sheet);
+    sheet.talents[1].advanced[0].out_of_order = false;
+    s2.fighters[usize::from(mira)].hits = 1;
+    let mut t2 = Table::<IncitingIncident>::new(s2);
+    let e = t2.submit(mira_seat, &Command::OutOfOrder { character: mira, action: heal }).unwrap_err();
+    assert!(e.to_string().contains("outside round order"), "{e}");
+    // With the Skill, and a wound to heal: once this round, not twice.
+    let mut s3 = t.state().clone();
+    s3.fighters[usize::from(mira)].hits = 1;
+    let mut t3 = Table::<IncitingIncident>::new(s3);
+    t3.legal_commands(mira_seat, &mut legal);
+    assert!(legal.contains(&Command::OutOfOrder { character: mira, action: heal }));
+    t3.submit(mira_seat, &Command::OutOfOrder { character: mira, action: heal }).unwrap();
+    assert_eq!(t3.state().fighters[usize::from(mira)].hits, 0);
+    assert!(t3.state().fighters[usize::from(mira)].out_of_order_used);
+    t3.legal_commands(mira_seat, &mut legal);
+    assert!(legal.iter().all(|c| !matches!(c, Command::OutOfOrder { .. })));
+}
+
+#[test]
+fn absurd_numbers_are_refused_or_bounded() {
+    let mut s = arena();
+    s.minions.push(cultists("C", 5000));
+    assert!(Scene::new(s).unwrap_err().to_string().contains("at most 1000"));
+    let mut s = arena();
+    s.characters[0].sheet.defences.resilience.rd = 200;
+    assert!(Scene::new(s).unwrap_err().to_string().contains("more than 20 dice"));
+    let mut s = arena();
+    s.regions[0].effect.protection = vec![7];
+    assert!(Scene::new(s).unwrap_err().to_string().contains("d7"));
+    // A roll takes at most 20 points of Advantage.
+    let mut rng = table::seeded_rng(1);
+    let r = inciting_incident::dice::roll(
+        &mut rng,
+        &inciting_incident::dice::Pool::level(3),
+        1_000_000,
+        inciting_incident::dice::AdvantageRule::ExtraDie,
+    );
+    assert_eq!(r.dice.len(), 21);
+    assert_eq!(r.advantage, 20);
+}
+
+fn totals(events: &[Event], purpose: inciting_incident::rules::Purpose) -> Vec<i32> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled { purpose: p, roll, .. } if *p == purpose => Some(roll.total),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_engine_applies_the_decisive_formula_to_the_logged_dice() {
+    use inciting_incident::attack::{ExtraHits, decisive_hits};
+    use inciting_incident::rules::Purpose;
+    let mut hit_seen = false;
+    for seed in 0..60 {
+        let mut s = arena();
+        s.seed = seed;
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: e1, defence: None })]);
+        let ev = act(&mut t, 0);
+        let (a, d) = (totals(&ev, Purpose::Decisive)[0], totals(&ev, Purpose::Defence)[0]);
+        // Flow 0 before the attack; E1's Resilience RV 6.
+        let expected = decisive_hits(a, d, 6, 6, ExtraHits::AtLeast).min(2) as u8;
+        let dealt: u8 = ev.iter().map(|e| if let Event::Wounded { hits, .. } = e { *hits } else { 0 }).sum();
+        assert_eq!(dealt, expected, "seed {seed}: attack {a} vs {d} + 6");
+        hit_seen |= dealt > 0;
+        assert_eq!(t.state().duels[0].flow, -3);
+    }
+    assert!(hit_seen);
+}
+
+#[test]
+fn the_engine_applies_the_regular_formula_to_the_logged_dice() {
+    use inciting_incident::attack::regular_roll;
+    use inciting_incident::rules::Purpose;
+    let (mut successes, mut failures) = (0, 0);
+    for seed in 0..60 {
+        let mut s = arena();
+        s.seed = seed;
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Regular { talent: Some(0), target: e1, roll: true, defence: None })]);
+        let ev = act(&mut t, 0);
+        let total = totals(&ev, Purpose::Regular)[0];
+        let o = regular_roll(total);
+        assert_eq!(t.state().duels[0].flow, o.flow, "seed {seed}");
+        assert_eq!(crisis_in(&ev), o.crisis, "seed {seed}");
+        if o.flow > 0 { successes += 1 } else { failures += 1 }
+    }
+    assert!(successes > 0 && failures > 0, "{successes} / {failures}");
+}
+
+#[test]
+fn ranged_minions_outside_a_duel_attack_the_duel_in_range_counting_its_opponents() {
+    for ranged in [true, false] {
+        let mut s = arena();
+        let mut group = cultists("B", 5);
+        group.stats.attack.ranged = ranged;
+        s.minions.push(group);
+        s.triggers.push(TriggerSpec {
+            at: 4,
+            every: None,
+            note: "".into(),
+            effect: TriggerEffect::MinionsAttack { group: "Cultists".into() },
+        });
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Regular { talent: None, target: e1, roll: false, defence: None })]);
+        let ev = act(&mut t, 0);
+        let roll = ev.iter().find_map(|e| match e {
+            Event::Rolled { who: inciting_incident::rules::Who::Minions(0), roll, .. } => Some(roll.clone()),
+            _ => None,
+        });
+        if ranged {
+            assert_eq!(
+                roll.expect("the ranged cultists shoot into A").advantage,
+                3,
+                "5 minions against the 2 players in A"
+            );
+        } else {
+            assert!(roll.is_none());
+            assert!(ev.iter().any(|e| matches!(e, Event::MinionsIdle { group: 0 })));
+        }
+    }
+}
