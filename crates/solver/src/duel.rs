@@ -740,3 +740,123 @@ pub fn combo_of(holder: usize, cards: &[Move]) -> ComboChain {
         cards: cards.iter().map(|&card| ComboCard { by: FIGHTERS[holder], card }).collect(),
     }
 }
+
+/// A solved move stage of a duel, and whether the combo's holder ends its chain first.
+#[derive(Debug, Clone)]
+pub struct DuelMoveStage {
+    /// The stage (payoffs: A's winning probability).
+    pub stage: crate::one_turn::MoveStage,
+    /// Whether the holder ends the combo chain before choosing its move (§5.5).
+    pub end_combo: bool,
+}
+
+impl DuelSolution {
+    /// The configuration and energy numbers of a position.
+    pub fn locate(&self, p: &Position) -> Option<(usize, usize, usize)> {
+        let c = self.duel.config_of(&p.chains)?;
+        let (ia, ib) = self.indices(p.energy).ok()?;
+        Some((ia, ib, c))
+    }
+
+    /// The two fighters as a turn in configuration `c` sees them.
+    pub fn turn_sides(&self, energy: [Energy; 2], c: usize) -> [crate::one_turn::TurnSide; 2] {
+        let cfg = &self.duel.configs[c];
+        std::array::from_fn(|s| crate::one_turn::TurnSide {
+            energy: energy[s],
+            available: cfg.available[s],
+            disadvantage: (cfg.chains.disadvantage[s].newest(), cfg.chains.disadvantage[s].len()),
+            combo_len: cfg.combo_len[s],
+        })
+    }
+
+    /// The turn at a position, with A's winning probability as the payoff: the stance
+    /// stage's game and equilibrium (its value is the position's value).
+    pub fn turn(&self, p: &Position) -> Result<Option<crate::one_turn::TurnSolution>, DuelError> {
+        let Some((ia, ib, c)) = self.locate(p) else { return Ok(None) };
+        let mut s = Scratch::default();
+        let sides = self.turn_sides(p.energy, c);
+        crate::one_turn::stance_stage(&sides, |st| self.move_stage(ia, ib, c, st, &mut s)).map(Some)
+    }
+
+    /// The move stage at a position under revealed stances, the holder of a combo ending it
+    /// when that is better for it. `None` when the position is outside the solution or a
+    /// fighter has no available move.
+    pub fn move_stage_at(&self, p: &Position, st: [Stance; 2]) -> Result<Option<DuelMoveStage>, DuelError> {
+        let Some((ia, ib, c)) = self.locate(p) else { return Ok(None) };
+        let keep = self.stage_in(ia, ib, c, st)?;
+        let cfg = &self.duel.configs[c];
+        if let (Some(ce), Some(h)) = (cfg.ended, cfg.chains.holder()) {
+            let ended = self.stage_in(ia, ib, ce as usize, st)?;
+            let value = |x: &Option<crate::one_turn::MoveStage>| x.as_ref().map(|m| m.equilibrium.value);
+            if let (Some(v), Some(w)) = (value(&ended), value(&keep)) {
+                if (h == 0 && v > w) || (h == 1 && v < w) {
+                    return Ok(ended.map(|stage| DuelMoveStage { stage, end_combo: true }));
+                }
+            }
+        }
+        Ok(keep.map(|stage| DuelMoveStage { stage, end_combo: false }))
+    }
+
+    fn stage_in(
+        &self,
+        ia: usize,
+        ib: usize,
+        c: usize,
+        st: [Stance; 2],
+    ) -> Result<Option<crate::one_turn::MoveStage>, DuelError> {
+        let mut s = Scratch::default();
+        if self.move_matrix(ia, ib, c, st, &mut s)?.is_some() {
+            return Ok(None);
+        }
+        let game = crate::matrix::MatrixGame::new(s.moves[0].len(), s.moves[1].len(), s.cells)?;
+        let equilibrium = game.solve()?;
+        Ok(Some(crate::one_turn::MoveStage { stances: st, moves: s.moves, game, equilibrium }))
+    }
+
+    /// The loser's best way to be left with `left` energy out of `e1` (§5.3: it spreads its
+    /// loss as it likes), given the position after the turn (`after`: the winner's energy and
+    /// the new chains; the loser's entry is ignored). `None` outside the solution.
+    pub fn best_spread(&self, after: &Position, loser: usize, e1: Energy, left: u32) -> Option<Energy> {
+        let c = self.duel.config_of(&after.chains)?;
+        let mut options = Vec::new();
+        spreads_to(e1, left, &mut options);
+        let mut best: Option<(Energy, f64)> = None;
+        for e in options {
+            let mut energy = after.energy;
+            energy[loser] = e;
+            let (ia, ib) = self.indices(energy).ok()?;
+            let v = self.value_at(ia, ib, c);
+            let better = best.is_none_or(|(_, b)| if loser == 0 { v > b } else { v < b });
+            if better {
+                best = Some((e, v));
+            }
+        }
+        best.map(|(e, _)| e)
+    }
+
+    /// A tie's spreads (§5.3) as the simultaneous game they are: the energies A and B may be
+    /// left with, and the equilibrium. `e` is the energy before the tie, `x` each one's loss,
+    /// `after` the chains after it.
+    pub fn tie_stage(
+        &self,
+        e: [Energy; 2],
+        x: [u32; 2],
+        after: &Chains,
+    ) -> Result<Option<([Vec<Energy>; 2], crate::matrix::Equilibrium)>, DuelError> {
+        let Some(c) = self.duel.config_of(after) else { return Ok(None) };
+        let mut opts = [Vec::new(), Vec::new()];
+        for s in 0..2 {
+            spreads_to(e[s], e[s].total().saturating_sub(x[s]), &mut opts[s]);
+        }
+        let mut cells = Vec::new();
+        for &ea in &opts[0] {
+            for &eb in &opts[1] {
+                let Ok((ia, ib)) = self.indices([ea, eb]) else { return Ok(None) };
+                cells.push(self.value_at(ia, ib, c));
+            }
+        }
+        let game = crate::matrix::MatrixGame::new(opts[0].len(), opts[1].len(), cells)?;
+        let eq = game.solve()?;
+        Ok(Some((opts, eq)))
+    }
+}

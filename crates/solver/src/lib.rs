@@ -6,3 +6,4 @@
 pub mod bots;
 pub mod duel;
 pub mod matrix;
+pub mod one_turn;
