@@ -741,6 +741,9 @@ pub fn combo_of(holder: usize, cards: &[Move]) -> ComboChain {
     }
 }
 
+/// A tie's spreads: the energies A and B may be left with, and the equilibrium of choosing.
+pub type TieStage = ([Vec<Energy>; 2], crate::matrix::Equilibrium);
+
 /// A solved move stage of a duel, and whether the combo's holder ends its chain first.
 #[derive(Debug, Clone)]
 pub struct DuelMoveStage {
@@ -788,10 +791,10 @@ impl DuelSolution {
         if let (Some(ce), Some(h)) = (cfg.ended, cfg.chains.holder()) {
             let ended = self.stage_in(ia, ib, ce as usize, st)?;
             let value = |x: &Option<crate::one_turn::MoveStage>| x.as_ref().map(|m| m.equilibrium.value);
-            if let (Some(v), Some(w)) = (value(&ended), value(&keep)) {
-                if (h == 0 && v > w) || (h == 1 && v < w) {
-                    return Ok(ended.map(|stage| DuelMoveStage { stage, end_combo: true }));
-                }
+            if let (Some(v), Some(w)) = (value(&ended), value(&keep))
+                && ((h == 0 && v > w) || (h == 1 && v < w))
+            {
+                return Ok(ended.map(|stage| DuelMoveStage { stage, end_combo: true }));
             }
         }
         Ok(keep.map(|stage| DuelMoveStage { stage, end_combo: false }))
@@ -842,7 +845,7 @@ impl DuelSolution {
         e: [Energy; 2],
         x: [u32; 2],
         after: &Chains,
-    ) -> Result<Option<([Vec<Energy>; 2], crate::matrix::Equilibrium)>, DuelError> {
+    ) -> Result<Option<TieStage>, DuelError> {
         let Some(c) = self.duel.config_of(after) else { return Ok(None) };
         let mut opts = [Vec::new(), Vec::new()];
         for s in 0..2 {

@@ -5,5 +5,6 @@
 
 pub mod bots;
 pub mod duel;
+pub mod equilibrium;
 pub mod matrix;
 pub mod one_turn;
