@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyze;
 mod it_play;
 mod it_resolve;
 
@@ -24,6 +25,11 @@ enum Command {
         #[command(subcommand)]
         command: IronTriangleCommand,
     },
+    /// Equilibria and balance reports: matrix games, Iron Triangle turns, whole conflicts.
+    Analyze {
+        #[command(subcommand)]
+        command: analyze::AnalyzeCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -41,6 +47,7 @@ fn main() -> ExitCode {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
             IronTriangleCommand::Play(args) => it_play::run(args),
         },
+        Command::Analyze { command } => analyze::run(command),
     };
     match result {
         Ok(code) => code,
