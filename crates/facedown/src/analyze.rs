@@ -62,7 +62,13 @@ pub struct TurnArgs {
     /// The moves both know: `starting` (○☵ ▨☷ ◆☲), `nine` (the three-element moves) or `all`.
     #[arg(long, value_name = "SET", default_value = "starting")]
     pub moves: String,
-    /// Print JSON.
+    /// A's revealed stance for the move-stage report, e.g. `2 grapple` (default: none).
+    #[arg(long, value_name = "STANCE", default_value = "0")]
+    pub a_stance: Stance,
+    /// B's revealed stance for the move-stage report.
+    #[arg(long, value_name = "STANCE", default_value = "0")]
+    pub b_stance: Stance,
+    /// Print JSON (with the move stage's payoff matrix, `move_game`).
     #[arg(long)]
     pub json: bool,
 }
@@ -268,6 +274,10 @@ struct TurnReport {
     a_stances: Vec<StanceShare>,
     b_stances: Vec<StanceShare>,
     stance_worths: Vec<StanceWorth>,
+    /// The stances of the move-stage report.
+    move_stances: [Stance; 2],
+    /// The move stage under those stances: A's moves (rows), B's (columns), payoffs to A.
+    move_game: MatrixGame,
     neutral_value: f64,
     neutral_moves: Vec<MoveWorth>,
     under_disadvantage: Vec<DisadvantageReport>,
@@ -286,7 +296,13 @@ fn turn(args: TurnArgs) -> anyhow::Result<()> {
     let moves = move_set(&args.moves)?;
     let sides = [TurnSide::plain(args.a, moves), TurnSide::plain(args.b, moves)];
     let t = solve_turn(&sides)?;
-    let neutral = move_stage(&sides, [Stance::NONE; 2])?;
+    for (who, e, st) in [("A", args.a, args.a_stance), ("B", args.b, args.b_stance)] {
+        if st.amount > e.get(st.action) {
+            bail!("{who}'s stance {st} is above its {} energy {} (§5.2 step 2)", st.action, e.get(st.action));
+        }
+    }
+    let move_stances = [args.a_stance, args.b_stance];
+    let neutral = move_stage(&sides, move_stances)?;
     let mut under = Vec::new();
     for newest in moves.iter() {
         // A lost last turn with `newest`: a chain of one card, unavailable to it (§5.4).
@@ -296,7 +312,7 @@ fn turn(args: TurnArgs) -> anyhow::Result<()> {
         if a.available.is_empty() {
             continue;
         }
-        let s = move_stage(&[a, sides[1]], [Stance::NONE; 2])?;
+        let s = move_stage(&[a, sides[1]], move_stances)?;
         under.push(DisadvantageReport { newest, value: s.equilibrium.value, moves: move_worths(&s) });
     }
     let report = TurnReport {
@@ -310,6 +326,8 @@ fn turn(args: TurnArgs) -> anyhow::Result<()> {
             .into_iter()
             .map(|(stance, worth)| StanceWorth { stance, worth })
             .collect(),
+        move_stances,
+        move_game: neutral.game.clone(),
         neutral_value: neutral.equilibrium.value,
         neutral_moves: move_worths(&neutral),
         under_disadvantage: under,
@@ -336,7 +354,12 @@ fn turn(args: TurnArgs) -> anyhow::Result<()> {
             println!("  {}  worth {:+.4}  played {:.4}{}", m.card, m.value, m.weight, dominated);
         }
     };
-    print_moves("Moves at neutral, no stances".into(), report.neutral_value, &report.neutral_moves);
+    let [sa, sb] = report.move_stances;
+    print_moves(
+        format!("Moves at neutral, stances A {sa}, B {sb}"),
+        report.neutral_value,
+        &report.neutral_moves,
+    );
     for d in &report.under_disadvantage {
         print_moves(format!("A's moves under disadvantage, newest card {}", d.newest), d.value, &d.moves);
     }

@@ -224,72 +224,77 @@ impl Solver {
         })
     }
 
-    /// The simplex on `max Σw, A'·w ≤ 1, w ≥ 0` with `A' = A − min + 1 > 0`.
+    /// The simplex on `max Σw, A'·w ≤ 1, w ≥ 0` with `A' = A − min + 1 > 0`, on a condensed
+    /// (Tucker) tableau: only the nonbasic columns are stored, each row and column labelled
+    /// with its variable (`j < cols`: w_j; `cols + i`: the slack of row i).
     fn simplex(&mut self, rows: usize, cols: usize, payoffs: &[f64]) -> Result<f64, MatrixError> {
         let min = payoffs.iter().copied().fold(f64::INFINITY, f64::min);
         let shift = 1.0 - min;
-        // Tableau: `rows` constraint rows then the objective row; columns: the `cols`
-        // variables w, the `rows` slacks, the right-hand side.
-        let width = cols + rows + 1;
-        let rhs = width - 1;
+        let width = cols + 1;
+        let rhs = cols;
+        let obj = rows * width;
         let t = &mut self.tableau;
         t.clear();
         t.resize((rows + 1) * width, 0.0);
         for i in 0..rows {
-            let r = &mut t[i * width..(i + 1) * width];
             for j in 0..cols {
-                r[j] = payoffs[i * cols + j] + shift;
+                t[i * width + j] = payoffs[i * cols + j] + shift;
             }
-            r[cols + i] = 1.0;
-            r[rhs] = 1.0;
+            t[i * width + rhs] = 1.0;
         }
-        let obj = rows * width;
         for j in 0..cols {
             t[obj + j] = -1.0;
         }
+        // basis[i]: the variable of row i; the column labels follow it.
         self.basis.clear();
         self.basis.extend(cols..cols + rows);
+        self.basis.extend(0..cols);
+        let (row_label, col_label) = self.basis.split_at_mut(rows);
 
         let dantzig_limit = DANTZIG_PIVOTS_PER_DIM * (rows + cols);
         let limit = 50 * (rows + cols) + 100;
         let mut pivots = 0;
         loop {
-            // Entering column: most negative reduced cost, or (Bland) the first negative one.
+            // Entering column: most negative reduced cost, or (Bland) the smallest label.
             let bland = pivots >= dantzig_limit;
-            let mut enter = None;
+            let mut enter: Option<usize> = None;
             let mut best = -EPS;
-            for j in 0..rhs {
+            for j in 0..cols {
                 let c = t[obj + j];
-                if c < best {
-                    enter = Some(j);
-                    if bland {
-                        break;
+                if c < -EPS {
+                    let take = match enter {
+                        None => true,
+                        Some(e) if bland => col_label[j] < col_label[e],
+                        Some(_) => c < best,
+                    };
+                    if take {
+                        enter = Some(j);
+                        best = c;
                     }
-                    best = c;
                 }
             }
-            let Some(e) = enter else { break };
-            // Leaving row: the minimum ratio; ties to the smallest basic index (Bland).
+            let Some(q) = enter else { break };
+            // Leaving row: the minimum ratio; ties to the smallest label (Bland).
             let mut leave: Option<usize> = None;
             let mut ratio = f64::INFINITY;
             for i in 0..rows {
-                let a = t[i * width + e];
+                let a = t[i * width + q];
                 if a > EPS {
-                    let q = t[i * width + rhs] / a;
+                    let r = t[i * width + rhs] / a;
                     let better = match leave {
                         None => true,
-                        Some(l) => q < ratio - EPS || (q <= ratio + EPS && self.basis[i] < self.basis[l]),
+                        Some(l) => r < ratio - EPS || (r <= ratio + EPS && row_label[i] < row_label[l]),
                     };
                     if better {
                         leave = Some(i);
-                        ratio = q;
+                        ratio = r;
                     }
                 }
             }
             // A positive matrix keeps the problem bounded: every column has a positive entry.
             let Some(p) = leave else { return Err(MatrixError::NoConvergence { rows, cols }) };
-            pivot(t, width, rows + 1, p, e);
-            self.basis[p] = e;
+            tucker_pivot(t, width, rows + 1, p, q);
+            std::mem::swap(&mut row_label[p], &mut col_label[q]);
             pivots += 1;
             if pivots > limit {
                 return Err(MatrixError::NoConvergence { rows, cols });
@@ -299,13 +304,15 @@ impl Solver {
         if z <= EPS {
             return Err(MatrixError::NoConvergence { rows, cols });
         }
-        for (i, &b) in self.basis.iter().enumerate() {
-            if b < cols {
-                self.col[b] = t[i * width + rhs] / z;
+        for (i, &v) in row_label.iter().enumerate() {
+            if v < cols {
+                self.col[v] = t[i * width + rhs] / z;
             }
         }
-        for i in 0..rows {
-            self.row[i] = t[obj + cols + i].max(0.0) / z;
+        for (j, &v) in col_label.iter().enumerate() {
+            if v >= cols {
+                self.row[v - cols] = t[obj + j].max(0.0) / z;
+            }
         }
         normalise(&mut self.row);
         normalise(&mut self.col);
@@ -313,26 +320,26 @@ impl Solver {
     }
 }
 
-/// Pivots the tableau on (`p`, `e`).
-fn pivot(t: &mut [f64], width: usize, height: usize, p: usize, e: usize) {
-    let inv = 1.0 / t[p * width + e];
-    for x in &mut t[p * width..(p + 1) * width] {
-        *x *= inv;
-    }
-    t[p * width + e] = 1.0;
+/// A pivot of the condensed tableau on (`p`, `q`): the row and column swap their variables.
+fn tucker_pivot(t: &mut [f64], width: usize, height: usize, p: usize, q: usize) {
+    let inv = 1.0 / t[p * width + q];
     let (before, rest) = t.split_at_mut(p * width);
     let (prow, after) = rest.split_at_mut(width);
-    let mut eliminate = |r: &mut [f64]| {
-        let f = r[e];
+    for x in prow.iter_mut() {
+        *x *= inv;
+    }
+    prow[q] = inv;
+    let eliminate = |r: &mut [f64]| {
+        let f = r[q];
         if f != 0.0 {
             for (x, y) in r.iter_mut().zip(prow.iter()) {
                 *x -= f * y;
             }
-            r[e] = 0.0;
+            r[q] = -f * inv;
         }
     };
-    before.chunks_exact_mut(width).for_each(&mut eliminate);
-    after.chunks_exact_mut(width).take(height - p - 1).for_each(&mut eliminate);
+    before.chunks_exact_mut(width).for_each(eliminate);
+    after.chunks_exact_mut(width).take(height - p - 1).for_each(eliminate);
 }
 
 /// Clears rounding noise: negatives to zero, then rescales to sum 1.
