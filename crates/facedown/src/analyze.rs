@@ -62,6 +62,10 @@ pub struct TurnArgs {
     /// The moves both know: `starting` (○☵ ▨☷ ◆☲), `nine` (the three-element moves) or `all`.
     #[arg(long, value_name = "SET", default_value = "starting")]
     pub moves: String,
+    /// The payoff: `energy` (B's loss minus A's this turn, the author's measure) or `win`
+    /// (A's probability of winning the whole conflict after the turn, from its exact solve).
+    #[arg(long, value_enum, default_value = "energy")]
+    pub payoff: PayoffArg,
     /// A's revealed stance for the move-stage report, e.g. `2 grapple` (default: none).
     #[arg(long, value_name = "STANCE", default_value = "0")]
     pub a_stance: Stance,
@@ -71,6 +75,15 @@ pub struct TurnArgs {
     /// Print JSON (with the move stage's payoff matrix, `move_game`).
     #[arg(long)]
     pub json: bool,
+}
+
+/// The payoff of `analyze turn`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PayoffArg {
+    /// Energy differential.
+    Energy,
+    /// Winning probability of the whole conflict.
+    Win,
 }
 
 /// Arguments of `analyze conflict`.
@@ -253,7 +266,7 @@ struct StanceShare {
 #[derive(Serialize)]
 struct StanceWorth {
     stance: Stance,
-    /// A's expected energy differential with this stance against B's optimal stance mix.
+    /// A's expected payoff with this stance against B's optimal stance mix.
     worth: f64,
 }
 
@@ -270,6 +283,9 @@ struct TurnReport {
     a: Energy,
     b: Energy,
     payoff: &'static str,
+    /// With the win-probability payoff: the states of the whole-conflict solve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    states: Option<u64>,
     value: f64,
     a_stances: Vec<StanceShare>,
     b_stances: Vec<StanceShare>,
@@ -302,6 +318,9 @@ fn turn(args: TurnArgs) -> anyhow::Result<()> {
         }
     }
     let move_stances = [args.a_stance, args.b_stance];
+    if args.payoff == PayoffArg::Win {
+        return turn_win(&args, moves, move_stances);
+    }
     let neutral = move_stage(&sides, move_stances)?;
     let mut under = Vec::new();
     for newest in moves.iter() {
@@ -319,6 +338,7 @@ fn turn(args: TurnArgs) -> anyhow::Result<()> {
         a: args.a,
         b: args.b,
         payoff: "energy differential (B's loss minus A's)",
+        states: None,
         value: t.equilibrium.value,
         a_stances: shares(&t.stances[0], &t.equilibrium.row),
         b_stances: shares(&t.stances[1], &t.equilibrium.col),
@@ -332,8 +352,48 @@ fn turn(args: TurnArgs) -> anyhow::Result<()> {
         neutral_moves: move_worths(&neutral),
         under_disadvantage: under,
     };
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+    print_turn(&report, args.json)
+}
+
+/// The turn with A's winning probability of the whole conflict as the payoff (the conflict is
+/// solved first; the disadvantage part of the report needs a reachable position, so it is
+/// left out).
+fn turn_win(args: &TurnArgs, moves: MoveSet, move_stances: [Stance; 2]) -> anyhow::Result<()> {
+    let sheet = |name: &str, energy: Energy| Sheet {
+        name: name.into(),
+        known: moves,
+        follow_ups: [MoveSet::EMPTY; 13],
+        energy,
+    };
+    let (a, b) = (sheet("A", args.a), sheet("B", args.b));
+    let sol = DuelSolution::solve(Duel::new(a, b)?, [Space::boxed(args.a), Space::boxed(args.b)])?;
+    let p = solver::duel::Position { energy: [args.a, args.b], chains: Default::default() };
+    let t = sol.turn(&p)?.context("the start is outside the solved states")?;
+    let stage = sol.move_stage_at(&p, move_stances)?.context("a fighter has no available move")?;
+    let report = TurnReport {
+        a: args.a,
+        b: args.b,
+        payoff: "A's probability of winning the whole conflict after the turn",
+        states: Some(sol.stats.states),
+        value: t.equilibrium.value,
+        a_stances: shares(&t.stances[0], &t.equilibrium.row),
+        b_stances: shares(&t.stances[1], &t.equilibrium.col),
+        stance_worths: stance_worths(&t)
+            .into_iter()
+            .map(|(stance, worth)| StanceWorth { stance, worth })
+            .collect(),
+        move_stances,
+        move_game: stage.stage.game.clone(),
+        neutral_value: stage.stage.equilibrium.value,
+        neutral_moves: move_worths(&stage.stage),
+        under_disadvantage: Vec::new(),
+    };
+    print_turn(&report, args.json)
+}
+
+fn print_turn(report: &TurnReport, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(report)?);
         return Ok(());
     }
     println!("One turn, A {} against B {}; payoff: {}.", report.a, report.b, report.payoff);

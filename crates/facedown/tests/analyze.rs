@@ -59,6 +59,15 @@ fn the_neutral_turn_is_fair() {
 }
 
 #[test]
+fn the_win_probability_turn_is_worth_the_conflicts_value() {
+    let turn = json(&run(&["analyze", "turn", "--payoff", "win", "--a", "1,2,1", "--b", "2,1,1", "--json"]));
+    let whole = json(&run(&["analyze", "conflict", "--a", "1,2,1", "--b", "2,1,1", "--json"]));
+    let (t, w) = (turn["value"].as_f64().unwrap(), whole["value"].as_f64().unwrap());
+    assert!((t - w).abs() < 1e-12, "{t} {w}");
+    assert_eq!(turn["states"], whole["stats"]["states"]);
+}
+
+#[test]
 fn a_small_conflict_is_solved_with_its_statistics() {
     let v = json(&run(&["analyze", "conflict", "--a", "1,1,2", "--b", "2,1,1", "--json"]));
     let p = v["value"].as_f64().unwrap();
