@@ -142,7 +142,7 @@ fn tiny_whole_conflicts_match_a_brute_force_over_the_engine() {
 fn more_energy_never_lowers_the_win_probability() {
     let max = Energy::new(3, 3, 3);
     let duel = Duel::new(Sheet::starting("A", max), Sheet::starting("B", max)).unwrap();
-    let space = Space::new(max, 5);
+    let space = Space::new(max, 4);
     let sol = DuelSolution::solve(duel, [space.clone(), space.clone()]).unwrap();
     for ia in 0..space.len() {
         for ib in 0..space.len() {

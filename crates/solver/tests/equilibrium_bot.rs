@@ -36,14 +36,14 @@ fn the_same_seed_replays_the_same_conflict() {
 
 #[test]
 fn the_equilibrium_gm_beats_a_random_player_more_often_than_not() {
-    let wins = (0..40).filter(|&s| play(s, true).1 == Some(GM)).count();
-    assert!(wins >= 28, "won {wins} of 40");
+    let wins = (0..20).filter(|&s| play(s, true).1 == Some(GM)).count();
+    assert!(wins >= 14, "won {wins} of 20");
 }
 
 /// The players' bot cannot see the NPC's moves: it falls back to the one-turn equilibrium
 /// (assuming all thirteen moves) and still finishes, and beats a random GM.
 #[test]
 fn hidden_opponents_fall_back_to_the_one_turn_equilibrium() {
-    let wins = (0..30).filter(|&s| play(s, false).1 == Some(PLAYERS)).count();
-    assert!(wins >= 18, "won {wins} of 30");
+    let wins = (0..20).filter(|&s| play(s, false).1 == Some(PLAYERS)).count();
+    assert!(wins >= 12, "won {wins} of 20");
 }
