@@ -605,7 +605,7 @@ fn csv(r: &DistributionReport) -> String {
 }
 
 /// The heatmap: rows are A's distributions, columns B's; blue where A is likely to win,
-/// red where B is.
+/// red where B is, on a scale stretched to the data (the legend gives its ends).
 fn heatmap(r: &DistributionReport, path: &Path) -> anyhow::Result<()> {
     use plotters::prelude::*;
     let n = r.distributions.len();
@@ -620,9 +620,12 @@ fn heatmap(r: &DistributionReport, path: &Path) -> anyhow::Result<()> {
         r.total
     );
     root.draw(&Text::new(title, (10, 10), ("sans-serif", 14).into_font())).map_err(draw)?;
+    // A diverging scale around ½, stretched to the data: the strongest blue is A's best
+    // pairing, the strongest red B's best (the values are close to ½ for the book's 10).
+    let (lo, hi) = r.win.iter().flatten().fold((0.5f64, 0.5f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    let reach = (hi - 0.5).max(0.5 - lo).max(1e-12);
     let color = |v: f64| {
-        // 0 → red, ½ → white, 1 → blue.
-        let t = (v.clamp(0.0, 1.0) - 0.5) * 2.0;
+        let t = ((v - 0.5) / reach).clamp(-1.0, 1.0);
         let fade = |x: f64| (255.0 * (1.0 - x.abs())) as u8;
         if t >= 0.0 { RGBColor(fade(t), fade(t), 255) } else { RGBColor(255, fade(t), fade(t)) }
     };
@@ -641,7 +644,9 @@ fn heatmap(r: &DistributionReport, path: &Path) -> anyhow::Result<()> {
         let style = small.clone().transform(FontTransform::Rotate270);
         root.draw(&Text::new(l, (x0 + k as i32 * c + c / 2 - 4, y0 - 6), style)).map_err(draw)?;
     }
-    let legend = "blue: A wins · white: even · red: B wins (B, the GM side, wins double knockouts, §5.7)";
+    let legend = format!(
+        "P(A wins): white 1/2 · deepest blue {hi:.4} · deepest red {lo:.4} (the GM side B wins double knockouts, §5.7)"
+    );
     root.draw(&Text::new(legend, (10, size.1 as i32 - 24), ("sans-serif", 12).into_font())).map_err(draw)?;
     root.present().map_err(draw)?;
     Ok(())
