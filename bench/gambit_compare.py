@@ -44,7 +44,7 @@ def equilibria(result):
 
 def gambit_time(solve, game, repeat):
     eqs = equilibria(solve(game))
-    value = float(eqs[0].payoff(game.players[0]))
+    value = float(eqs[0].payoff(next(iter(game.players))))
     start = time.perf_counter()
     for _ in range(repeat):
         solve(game)
@@ -70,7 +70,7 @@ def main():
     lcp = lambda g: gbt.nash.lcp_solve(g, rational=False)
     print(f"pygambit {getattr(gbt, '__version__', '?')}; facedown: {args.facedown_repeat} solves per game, "
           f"pygambit: {args.repeat} calls per solver per game")
-    print(f"{'game':<34} {'size':>6} {'facedown':>11} {'gambit lp':>11} {'gambit lcp':>11} {'ratio':>8}  values")
+    print(f"{'game':<40} {'size':>6} {'facedown':>11} {'gambit lp':>11} {'gambit lcp':>11} {'ratio':>8}  values")
     ok = True
     ratios = {}
     for case, rows, r in zip(CASES, games, fd):
@@ -86,8 +86,9 @@ def main():
         ratio = fastest / t_fd
         size = f"{r['rows']}x{r['cols']}"
         ratios.setdefault(size, []).append(ratio)
-        name = f"{case[0]} A{case[1]}:{case[3]} B{case[2]}:{case[4]}"
-        print(f"{name:<34} {size:>6} {t_fd*1e6:>8.2f} µs {t_lp*1e3:>8.3f} ms {t_lcp*1e3:>8.3f} ms {ratio:>7.0f}×  "
+        stance = lambda s: "no stance" if s == "0" else s
+        name = f"{case[0]} A {case[1]} {stance(case[3])}, B {case[2]} {stance(case[4])}"
+        print(f"{name:<40} {size:>6} {t_fd*1e6:>8.2f} µs {t_lp*1e3:>8.3f} ms {t_lcp*1e3:>8.3f} ms {ratio:>7.0f}×  "
               f"{r['value']:.12f} {'agree' if agree else 'DIFFER'} (lp {v_lp:.12f}, lcp {v_lcp:.12f})")
     for size, rs in ratios.items():
         print(f"{size}: facedown is {min(rs):.0f}× to {max(rs):.0f}× faster than pygambit's fastest solver")
