@@ -137,6 +137,26 @@ fn tiny_whole_conflicts_match_a_brute_force_over_the_engine() {
     }
 }
 
+/// The same with a combo and a longer disadvantage chain: the book's ninja (four moves, ▨☷
+/// followed by ◆☰; ◆☲ and ◆☰ share ◆) as the GM's side.
+#[test]
+fn a_combo_character_matches_the_brute_force_too() {
+    let ninja: Character =
+        toml::from_str(include_str!("../../../examples/iron-triangle/characters/ninja.toml")).unwrap();
+    for (a, b) in [(Energy::new(1, 1, 2), Energy::new(2, 1, 1)), (Energy::new(2, 1, 2), Energy::new(1, 2, 1))]
+    {
+        let pc = Character { current: Some(a), ..Character::with_starting_moves("A", Energy::new(3, 3, 4)) };
+        let npc = Character { current: Some(b), ..ninja.clone() };
+        let conflict = Conflict::new(Setup::one_on_one(pc.clone(), npc.clone())).unwrap();
+        let e = brute_force(&Table::unlogged(conflict), &mut HashMap::new());
+        let (sa, sb) = (Sheet::from_character(&pc).unwrap(), Sheet::from_character(&npc).unwrap());
+        let duel = Duel::new(sa, sb).unwrap();
+        assert!(duel.configs.len() > 13, "the combo and the ◆ chain add configurations");
+        let s = DuelSolution::solve(duel, [Space::boxed(a), Space::boxed(b)]).unwrap().value([a, b]).unwrap();
+        assert!((s - e).abs() < 1e-9, "{a} against the ninja {b}: solver {s}, brute force {e}");
+    }
+}
+
 /// More energy never lowers the winning probability, in any type, for either side.
 #[test]
 fn more_energy_never_lowers_the_win_probability() {
