@@ -6,6 +6,9 @@
 //! losses spread to the best energy left, a tie's spread drawn from that game's mix. The solve
 //! happens once, at its first decision, and is kept for the rest of the conflict.
 //!
+//! A minor conflict is one turn whose winner wins (§5.1): there the bot plays the one-turn
+//! equilibrium with winning the turn as the payoff.
+//!
 //! Where the whole conflict is too large to solve (more than [`STATE_BUDGET`] states, an
 //! opponent whose moves are hidden so that all thirteen must be assumed, specials, more than
 //! two fighters, energy above what it had at its first decision), it falls back to the one-turn equilibrium
@@ -25,10 +28,12 @@ use table::{Decision, Face, TableRng, seeded_rng};
 
 use crate::bots::{Bot, GreedyBot};
 use crate::duel::{Chains, Duel, DuelSolution, Position, SIDES, Sheet, Space};
-use crate::one_turn::{TurnSide, move_stage, solve_turn};
+use crate::one_turn::{TurnSide, energy_differential, move_stage_with, stance_stage, turn_won};
 
-/// The most states the bot solves a whole conflict over before falling back to one turn.
-pub const STATE_BUDGET: usize = 3_000_000;
+/// The most states the bot solves a whole conflict over before falling back to one turn
+/// (about 10 s at its first decision in a release build; the book's Ada against the ninja
+/// is 166,000 states, 3.5 s).
+pub const STATE_BUDGET: usize = 500_000;
 
 /// Plays the equilibrium of the whole conflict where it can solve it, of one turn otherwise.
 #[derive(Debug, Clone)]
@@ -167,6 +172,9 @@ impl EquilibriumBot {
         view: &ConflictView,
         me: FighterId,
     ) -> Option<(Arc<DuelSolution>, [FighterId; 2], usize)> {
+        if view.stakes.minor {
+            return None;
+        }
         let pair = duel_pair(view)?;
         let sheets = sheet_of(fighter(view, pair[0])).zip(sheet_of(fighter(view, pair[1])));
         let sol = self.solution(sheets.map(|(a, b)| [a, b]))?;
@@ -188,7 +196,13 @@ impl EquilibriumBot {
         let (stances, mix) = match whole {
             Some(x) => x,
             None => {
-                let t = solve_turn(&[turn_side(view, me, opp), turn_side(view, opp, me)]).ok()?;
+                let sides = [turn_side(view, me, opp), turn_side(view, opp, me)];
+                let minor = view.stakes.minor;
+                let t = stance_stage(&sides, |st| {
+                    let payoff = |r: &_| if minor { turn_won(r) } else { energy_differential(&sides, r) };
+                    move_stage_with(&sides, st, payoff).map(|m| m.equilibrium.value)
+                })
+                .ok()?;
                 (t.stances[0].clone(), t.equilibrium.row)
             }
         };
@@ -217,7 +231,10 @@ impl EquilibriumBot {
             Some((true, ..)) => return legal.iter().position(|c| *c == Command::EndCombo),
             Some((false, moves, mix)) => (moves, mix),
             None => {
-                let s = move_stage(&[turn_side(view, me, opp), turn_side(view, opp, me)], st).ok()?;
+                let sides = [turn_side(view, me, opp), turn_side(view, opp, me)];
+                let minor = view.stakes.minor;
+                let payoff = |r: &_| if minor { turn_won(r) } else { energy_differential(&sides, r) };
+                let s = move_stage_with(&sides, st, payoff).ok()?;
                 (s.moves[0].clone(), s.equilibrium.row)
             }
         };

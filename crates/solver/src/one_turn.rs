@@ -58,6 +58,16 @@ impl TurnSide {
     }
 }
 
+/// Who won the turn: 1 when A won, −1 when B won, 0 on a tie — the payoff of a minor
+/// conflict, which the turn's winner wins (§5.1, §5.7).
+pub fn turn_won(r: &TurnResult) -> f64 {
+    match r.outcome.winner() {
+        Some(0) => 1.0,
+        Some(_) => -1.0,
+        None => 0.0,
+    }
+}
+
 /// The energy differential of a resolved turn: B's loss minus A's, each at most what is left.
 pub fn energy_differential(sides: &[TurnSide; 2], r: &TurnResult) -> f64 {
     let taken = |s: usize| f64::from(r.losses[s].total().min(sides[s].energy.total()));

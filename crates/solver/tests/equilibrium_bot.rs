@@ -47,3 +47,17 @@ fn hidden_opponents_fall_back_to_the_one_turn_equilibrium() {
     let wins = (0..20).filter(|&s| play(s, false).1 == Some(PLAYERS)).count();
     assert!(wins >= 12, "won {wins} of 20");
 }
+
+/// A minor conflict is one turn (§5.1): the bot plays that turn's equilibrium, winning the
+/// turn as the payoff, and never solves the whole conflict.
+#[test]
+fn minor_conflicts_are_played_as_one_turn() {
+    let sheet = |name: &str| Character::with_starting_moves(name, Energy::new(3, 3, 4));
+    let mut setup = Setup::one_on_one(sheet("A"), sheet("B"));
+    setup.stakes.minor = true;
+    let mut t = Table::<IronTriangle>::new(Conflict::new(setup).unwrap());
+    let (mut a, mut b) = (RandomBot::new(1), EquilibriumBot::new(2));
+    play_out(&mut t, &mut [&mut a, &mut b], 1_000).unwrap();
+    assert!(t.is_over());
+    assert!(!b.solved_whole());
+}
