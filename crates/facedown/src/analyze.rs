@@ -101,6 +101,9 @@ pub struct ConflictArgs {
     /// B's character sheet (TOML or JSON), instead of --b.
     #[arg(long, value_name = "FILE")]
     pub b_sheet: Option<PathBuf>,
+    /// Threads to solve on (default: every core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -119,6 +122,9 @@ pub struct DistributionArgs {
     /// Write the matrix as an SVG heatmap to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Threads to solve on (default: every core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -448,6 +454,7 @@ struct ConflictReport {
     value: f64,
     stats: solver::duel::SolveStats,
     seconds: f64,
+    threads: usize,
     peak_memory_bytes: Option<u64>,
 }
 
@@ -463,7 +470,7 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let spaces = [Space::boxed(a.energy), Space::boxed(b.energy)];
     let energy = [a.energy, b.energy];
-    let sol = DuelSolution::solve(Duel::new(a.clone(), b.clone())?, spaces)?;
+    let sol = DuelSolution::solve_on(Duel::new(a.clone(), b.clone())?, spaces, threads(args.threads))?;
     let value = sol.value(energy)?;
     let elapsed = start.elapsed();
     let report = ConflictReport {
@@ -472,6 +479,7 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
         value,
         stats: sol.stats,
         seconds: elapsed.as_secs_f64(),
+        threads: threads(args.threads),
         peak_memory_bytes: peak_memory(),
     };
     if args.json {
@@ -480,14 +488,24 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
     }
     println!("{} {} against {} {}:", report.a.name, energy[0], report.b.name, energy[1]);
     println!("  {}'s probability of winning under optimal play: {:.6}", report.a.name, value);
-    print_stats(&report.stats, elapsed, report.peak_memory_bytes);
+    print_stats(&report.stats, elapsed, report.threads, report.peak_memory_bytes);
     Ok(())
 }
 
-fn print_stats(stats: &solver::duel::SolveStats, elapsed: Duration, peak: Option<u64>) {
+/// The threads asked for, else one per core.
+fn threads(asked: Option<usize>) -> usize {
+    asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1)
+}
+
+fn print_stats(stats: &solver::duel::SolveStats, elapsed: Duration, threads: usize, peak: Option<u64>) {
     println!(
-        "  {} states ({} chain configurations), {} matrix games, {:.2?}",
-        stats.states, stats.configs, stats.games, elapsed
+        "  {} states ({} chain configurations), {} matrix games, {:.2?} on {} thread{}",
+        stats.states,
+        stats.configs,
+        stats.games,
+        elapsed,
+        threads,
+        if threads == 1 { "" } else { "s" }
     );
     println!(
         "  tables {:.1} MiB; peak memory {}",
@@ -507,6 +525,7 @@ struct DistributionReport {
     win: Vec<Vec<f64>>,
     stats: solver::duel::SolveStats,
     seconds: f64,
+    threads: usize,
     peak_memory_bytes: Option<u64>,
 }
 
@@ -531,7 +550,7 @@ fn distributions(args: DistributionArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let duel = Duel::new(Sheet::starting("A", max), Sheet::starting("B", max))?;
     let space = Space::new(max, u32::from(total));
-    let sol = DuelSolution::solve(duel, [space.clone(), space])?;
+    let sol = DuelSolution::solve_on(duel, [space.clone(), space], threads(args.threads))?;
     let dists = distributions_of(total);
     let win = dists
         .iter()
@@ -544,6 +563,7 @@ fn distributions(args: DistributionArgs) -> anyhow::Result<()> {
         win,
         stats: sol.stats,
         seconds: elapsed.as_secs_f64(),
+        threads: threads(args.threads),
         peak_memory_bytes: peak_memory(),
     };
     if let Some(path) = &args.csv {
@@ -560,7 +580,7 @@ fn distributions(args: DistributionArgs) -> anyhow::Result<()> {
     println!(
         "Every {total}-point distribution (at least 1 per type, three starting moves) against every other: {n}×{n} conflicts."
     );
-    print_stats(&report.stats, elapsed, report.peak_memory_bytes);
+    print_stats(&report.stats, elapsed, report.threads, report.peak_memory_bytes);
     // Mean winning probability as A against all B, and as B against all A (1 − A's).
     let mut rank: Vec<(f64, &Energy)> = (0..n)
         .map(|i| {

@@ -74,6 +74,9 @@ pub enum DuelError {
         /// Total maximum.
         total: u32,
     },
+    /// A solving thread stopped without a result.
+    #[error("a solving thread stopped unexpectedly")]
+    Thread,
     /// A matrix game failed (numerical trouble).
     #[error(transparent)]
     Matrix(#[from] MatrixError),
@@ -461,6 +464,14 @@ struct Scratch {
 impl DuelSolution {
     /// Solves the duel over every energy of `spaces[0]` for A and `spaces[1]` for B.
     pub fn solve(duel: Duel, spaces: [Space; 2]) -> Result<DuelSolution, DuelError> {
+        DuelSolution::solve_on(duel, spaces, 1)
+    }
+
+    /// [`DuelSolution::solve`] on `threads` threads: the states of one level (one total of
+    /// both energies) depend only on lower levels, so each level is split between threads.
+    /// The values are the same whatever the number of threads.
+    pub fn solve_on(duel: Duel, spaces: [Space; 2], threads: usize) -> Result<DuelSolution, DuelError> {
+        let threads = threads.max(1);
         let n = [spaces[0].len(), spaces[1].len()];
         let configs = duel.configs.len();
         let values = vec![0.0; configs * n[0] * n[1]];
@@ -480,27 +491,54 @@ impl DuelSolution {
             best_spread,
             stats: SolveStats { states: (configs * n[0] * n[1]) as u64, configs, games: 0, table_bytes },
         };
-        let mut scratch = Scratch::default();
+        let mut scratch: Vec<Scratch> = (0..threads).map(|_| Scratch::default()).collect();
+        let mut level_states: Vec<(usize, usize)> = Vec::new();
+        let mut level_values: Vec<f64> = Vec::new();
         let top = sol.spaces[0].total + sol.spaces[1].total;
         for level in 0..=top {
+            level_states.clear();
             for ta in 0..=level.min(sol.spaces[0].total) {
                 let tb = level - ta;
-                if tb > sol.spaces[1].total {
-                    continue;
-                }
-                for ia in sol.spaces[0].range(ta) {
-                    for ib in sol.spaces[1].range(tb) {
-                        for c in 0..configs {
-                            let v = sol.state_value(ia, ib, c, &mut scratch)?;
-                            let k = sol.at(ia, ib, c);
-                            sol.values[k] = v;
-                        }
+                if tb <= sol.spaces[1].total {
+                    for ia in sol.spaces[0].range(ta) {
+                        level_states.extend(sol.spaces[1].range(tb).map(|ib| (ia, ib)));
                     }
+                }
+            }
+            level_values.clear();
+            level_values.resize(level_states.len() * configs, 0.0);
+            let chunk = level_states.len().div_ceil(threads).max(1);
+            let this = &sol;
+            let solve_chunk = |states: &[(usize, usize)], out: &mut [f64], s: &mut Scratch| {
+                for (k, &(ia, ib)) in states.iter().enumerate() {
+                    for c in 0..configs {
+                        out[k * configs + c] = this.state_value(ia, ib, c, s)?;
+                    }
+                }
+                Ok::<(), DuelError>(())
+            };
+            if threads == 1 || level_states.len() < 64 {
+                solve_chunk(&level_states, &mut level_values, &mut scratch[0])?;
+            } else {
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = level_states
+                        .chunks(chunk)
+                        .zip(level_values.chunks_mut(chunk * configs))
+                        .zip(scratch.iter_mut())
+                        .map(|((states, out), s)| scope.spawn(move || solve_chunk(states, out, s)))
+                        .collect();
+                    handles.into_iter().try_for_each(|h| h.join().unwrap_or(Err(DuelError::Thread)))
+                })?;
+            }
+            for (k, &(ia, ib)) in level_states.iter().enumerate() {
+                for c in 0..configs {
+                    let i = sol.at(ia, ib, c);
+                    sol.values[i] = level_values[k * configs + c];
                 }
             }
             sol.fill_best_spread(level);
         }
-        sol.stats.games = scratch.games;
+        sol.stats.games = scratch.iter().map(|s| s.games).sum();
         Ok(sol)
     }
 

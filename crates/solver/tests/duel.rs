@@ -185,6 +185,26 @@ fn more_energy_never_lowers_the_win_probability() {
     }
 }
 
+/// Splitting each level between threads gives the same values, bit for bit.
+#[test]
+fn threads_give_the_same_values() {
+    let max = Energy::new(3, 3, 3);
+    let space = Space::new(max, 4);
+    let solve = |threads| {
+        let duel = Duel::new(Sheet::starting("A", max), Sheet::starting("B", max)).unwrap();
+        DuelSolution::solve_on(duel, [space.clone(), space.clone()], threads).unwrap()
+    };
+    let (one, two) = (solve(1), solve(2));
+    for ia in 0..space.len() {
+        for ib in 0..space.len() {
+            for c in 0..one.duel.configs.len() {
+                assert_eq!(one.value_at(ia, ib, c).to_bits(), two.value_at(ia, ib, c).to_bits());
+            }
+        }
+    }
+    assert_eq!(one.stats, two.stats);
+}
+
 /// With equal sheets the duel is fair but for §5.7: when both go out at once the GM wins,
 /// so A's chance is at most one half, and out of reach of a side with no energy.
 #[test]
