@@ -222,3 +222,33 @@ fn sheets_with_specials_are_refused() {
     let e = Sheet::from_character(&c).unwrap_err();
     assert!(e.to_string().contains("specials"), "{e}");
 }
+
+/// The book's full case: every 10-point distribution of the starting moves, one solve over
+/// all energies with total ≤ 10 (about 30 s of CPU in release, far longer unoptimised):
+/// `cargo test -p solver --release --test duel -- --ignored`. Checks monotonicity over the
+/// whole space and the mirror matches' §5.7 edge for the GM.
+#[test]
+#[ignore = "heavy: about 30 s of CPU in release"]
+fn every_ten_point_distribution_is_solved_and_monotone() {
+    let max = Energy::new(10, 10, 10);
+    let space = Space::new(max, 10);
+    let duel = Duel::new(Sheet::starting("A", max), Sheet::starting("B", max)).unwrap();
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let sol = DuelSolution::solve_on(duel, [space.clone(), space.clone()], threads).unwrap();
+    assert_eq!(sol.stats.states, 286 * 286 * 13);
+    for ia in 0..space.len() {
+        for ib in 0..space.len() {
+            let v = sol.value_at(ia, ib, 0);
+            for t in iron_triangle::Action::ALL {
+                let mut more = space.energy(ia);
+                *more.get_mut(t) += 1;
+                if let Some(j) = space.find(more) {
+                    assert!(sol.value_at(j, ib, 0) >= v - 1e-12);
+                }
+            }
+        }
+    }
+    let e = Energy::new(3, 3, 4);
+    let mirror = sol.value([e, e]).unwrap();
+    assert!(mirror < 0.5 && mirror > 0.4, "{mirror}");
+}
