@@ -157,6 +157,38 @@ fn a_combo_character_matches_the_brute_force_too() {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Random NPCs — any two to four of the thirteen moves, one random combo — against the
+    /// starting moves from small energies: the solver equals the brute force over the engine.
+    #[test]
+    fn random_npcs_match_the_brute_force(
+        moves in proptest::sample::subsequence(iron_triangle::Move::ALL.to_vec(), 2..=4),
+        combo in (0usize..4, 0usize..4),
+        a in (1u8..=2, 0u8..=1, 1u8..=2),
+        b in (0u8..=2, 1u8..=2, 0u8..=1),
+    ) {
+        let (a, b) = (Energy::new(a.0, a.1, a.2), Energy::new(b.0, b.1, b.2));
+        let (from, to) = (moves[combo.0 % moves.len()], moves[combo.1 % moves.len()]);
+        let npc = Character {
+            name: "B".into(),
+            level: 3,
+            energy: Energy::new(3, 3, 4),
+            current: Some(b),
+            moves: moves.iter().map(|&card| iron_triangle::KnownMove { name: card.to_string(), card }).collect(),
+            combos: if from == to { vec![] } else { vec![iron_triangle::Combo { from, follow_ups: vec![to] }] },
+            ..Character::default()
+        };
+        let pc = Character { current: Some(a), ..Character::with_starting_moves("A", Energy::new(3, 3, 4)) };
+        let conflict = Conflict::new(Setup::one_on_one(pc.clone(), npc.clone())).unwrap();
+        let e = brute_force(&Table::unlogged(conflict), &mut HashMap::new());
+        let duel = Duel::new(Sheet::from_character(&pc).unwrap(), Sheet::from_character(&npc).unwrap()).unwrap();
+        let s = DuelSolution::solve(duel, [Space::boxed(a), Space::boxed(b)]).unwrap().value([a, b]).unwrap();
+        proptest::prop_assert!((s - e).abs() < 1e-9, "{} against {:?} {}: solver {}, brute force {}", a, moves, b, s, e);
+    }
+}
+
 /// More energy never lowers the winning probability, in any type, for either side.
 #[test]
 fn more_energy_never_lowers_the_win_probability() {
