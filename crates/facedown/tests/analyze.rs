@@ -43,6 +43,9 @@ fn bad_matrices_are_refused_with_status_two() {
     let o = run(&["analyze", "matrix", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("game 1"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["analyze", "conflict", "--a", "20,20,20", "--b", "20,20,20"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("GiB of tables"));
     let o = run(&["analyze", "conflict", "--a", "3,x,4"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not an energy"));

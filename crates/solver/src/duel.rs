@@ -74,6 +74,17 @@ pub enum DuelError {
         /// Total maximum.
         total: u32,
     },
+    /// The tables would not fit in memory.
+    #[error(
+        "{states} states would need {:.1} GiB of tables (the limit is 8 GiB): use smaller energies",
+        *bytes as f64 / (1u64 << 30) as f64
+    )]
+    TooManyStates {
+        /// States.
+        states: u64,
+        /// Bytes of the value and best-spread tables.
+        bytes: u64,
+    },
     /// A solving thread stopped without a result.
     #[error("a solving thread stopped unexpectedly")]
     Thread,
@@ -281,6 +292,9 @@ pub struct Duel {
     ids: HashMap<ChainKey, u32>,
 }
 
+/// The most bytes of tables a solve may allocate (8 GiB).
+pub const TABLE_LIMIT: u64 = 8 << 30;
+
 /// The default limit on chain configurations.
 pub const CONFIG_LIMIT: usize = 20_000;
 
@@ -474,6 +488,20 @@ impl DuelSolution {
         let threads = threads.max(1);
         let n = [spaces[0].len(), spaces[1].len()];
         let configs = duel.configs.len();
+        // Refuse before allocating what would not fit.
+        let cells = (configs * n[0] * n[1]) as u64
+            + duel
+                .configs
+                .iter()
+                .filter_map(|c| c.chains.holder())
+                .map(|h| (n[h] * n[1 - h] * (spaces[1 - h].total as usize + 1)) as u64)
+                .sum::<u64>();
+        if cells * 8 > TABLE_LIMIT {
+            return Err(DuelError::TooManyStates {
+                states: (configs * n[0] * n[1]) as u64,
+                bytes: cells * 8,
+            });
+        }
         let values = vec![0.0; configs * n[0] * n[1]];
         let best_spread: Vec<Vec<f64>> = duel
             .configs
