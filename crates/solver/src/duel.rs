@@ -852,34 +852,34 @@ impl DuelSolution {
     /// fighter has no available move.
     pub fn move_stage_at(&self, p: &Position, st: [Stance; 2]) -> Result<Option<DuelMoveStage>, DuelError> {
         let Some((ia, ib, c)) = self.locate(p) else { return Ok(None) };
-        let keep = self.stage_in(ia, ib, c, st)?;
+        let (keep, keep_value) = self.stage_in(ia, ib, c, st)?;
         let cfg = &self.duel.configs[c];
         if let (Some(ce), Some(h)) = (cfg.ended, cfg.chains.holder()) {
-            let ended = self.stage_in(ia, ib, ce as usize, st)?;
-            let value = |x: &Option<crate::one_turn::MoveStage>| x.as_ref().map(|m| m.equilibrium.value);
-            if let (Some(v), Some(w)) = (value(&ended), value(&keep))
-                && ((h == 0 && v > w) || (h == 1 && v < w))
-            {
+            let (ended, v) = self.stage_in(ia, ib, ce as usize, st)?;
+            if ended.is_some() && ((h == 0 && v > keep_value) || (h == 1 && v < keep_value)) {
                 return Ok(ended.map(|stage| DuelMoveStage { stage, end_combo: true }));
             }
         }
         Ok(keep.map(|stage| DuelMoveStage { stage, end_combo: false }))
     }
 
+    /// The move stage in configuration `c` and its value; no stage when a fighter has no
+    /// available move (the value is then the forced surrender's).
     fn stage_in(
         &self,
         ia: usize,
         ib: usize,
         c: usize,
         st: [Stance; 2],
-    ) -> Result<Option<crate::one_turn::MoveStage>, DuelError> {
+    ) -> Result<(Option<crate::one_turn::MoveStage>, f64), DuelError> {
         let mut s = Scratch::default();
-        if self.move_matrix(ia, ib, c, st, &mut s)?.is_some() {
-            return Ok(None);
+        if let Some(v) = self.move_matrix(ia, ib, c, st, &mut s)? {
+            return Ok((None, v));
         }
         let game = crate::matrix::MatrixGame::new(s.moves[0].len(), s.moves[1].len(), s.cells)?;
         let equilibrium = game.solve()?;
-        Ok(Some(crate::one_turn::MoveStage { stances: st, moves: s.moves, game, equilibrium }))
+        let v = equilibrium.value;
+        Ok((Some(crate::one_turn::MoveStage { stances: st, moves: s.moves, game, equilibrium }), v))
     }
 
     /// The loser's best way to be left with `left` energy out of `e1` (§5.3: it spreads its

@@ -76,3 +76,25 @@ fn the_win_probability_turn_is_worth_the_positions_value() {
     assert!(!stage.end_combo);
     assert_eq!(stage.stage.moves[0].len(), 3);
 }
+
+/// A combo's holder whose every move is face up in its chain must end the chain to play
+/// (§5.5, §5.2 step 3): the solved move stage says so.
+#[test]
+fn a_holder_without_moves_ends_its_combo() {
+    use iron_triangle::chain::DisadvantageChain;
+    use solver::duel::combo_of;
+    let (a, b) = (Energy::new(1, 1, 1), Energy::new(1, 1, 1));
+    let chains = Chains {
+        disadvantage: [DisadvantageChain::default(), DisadvantageChain::from_cards(vec![Move::STARTING[0]])],
+        combo: Some(combo_of(0, &Move::STARTING)),
+    };
+    let duel =
+        Duel::from_chains(Sheet::starting("A", a), Sheet::starting("B", b), chains.clone(), 100).unwrap();
+    let sol = DuelSolution::solve(duel, [Space::boxed(a), Space::boxed(b)]).unwrap();
+    let p = Position { energy: [a, b], chains };
+    let stage = sol.move_stage_at(&p, [Stance::NONE; 2]).unwrap().unwrap();
+    assert!(stage.end_combo);
+    assert_eq!(stage.stage.moves[0].len(), 3);
+    let v = sol.position_value(&p).unwrap();
+    assert!(v > 0.0, "ending the chain keeps A in the fight: {v}");
+}
