@@ -20,6 +20,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use iron_triangle::{Command, IronTriangle};
 use solver::bots::{Bot, GreedyBot, RandomBot};
+use solver::equilibrium::EquilibriumBot;
 use table::{SeatId, Table, Viewer};
 
 use input::{Keyboard, Kind};
@@ -52,11 +53,13 @@ pub struct Args {
     pub save: Option<PathBuf>,
 
     /// Let a bot play a seat: SEAT=KIND, where SEAT is a seat name or `all` and KIND is
-    /// `random` or `greedy`. Repeatable; later flags override earlier ones.
+    /// `random`, `greedy` or `equilibrium` (plays the solved mixed strategies of the whole
+    /// 1v1 conflict, or of one turn where that is too large). Repeatable; later flags
+    /// override earlier ones.
     #[arg(long = "bot", value_name = "SEAT=KIND")]
     pub bots: Vec<String>,
 
-    /// Seed of the random bots: the bot of seat number i (from 0) uses seed × 1000003 + i, so
+    /// Seed of the random and equilibrium bots: the bot of seat number i (from 0) uses seed × 1000003 + i, so
     /// the same seed replays the same game.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
@@ -87,8 +90,8 @@ fn make_bots(args: &Args, table: &Table<IronTriangle>) -> anyhow::Result<Vec<Opt
             .split_once('=')
             .with_context(|| format!("--bot {spec:?}: write SEAT=KIND, e.g. gm=greedy"))?;
         let kind = kind.trim().to_ascii_lowercase();
-        if kind != "random" && kind != "greedy" {
-            bail!("--bot {spec:?}: unknown bot kind {kind:?}; use random or greedy");
+        if !["random", "greedy", "equilibrium"].contains(&kind.as_str()) {
+            bail!("--bot {spec:?}: unknown bot kind {kind:?}; use random, greedy or equilibrium");
         }
         if seat.trim() == "all" {
             kinds.iter_mut().for_each(|k| *k = Some(kind.clone()));
@@ -107,6 +110,8 @@ fn make_bots(args: &Args, table: &Table<IronTriangle>) -> anyhow::Result<Vec<Opt
             k.map(|k| -> SeatBot {
                 if k == "greedy" {
                     Box::new(GreedyBot::new())
+                } else if k == "equilibrium" {
+                    Box::new(EquilibriumBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64)))
                 } else {
                     Box::new(RandomBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64)))
                 }

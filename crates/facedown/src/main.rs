@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyze;
 mod campaign_cli;
 mod ii_play;
 mod ii_roll;
@@ -45,6 +46,11 @@ enum Command {
         #[command(subcommand)]
         command: IncitingIncidentCommand,
     },
+    /// Equilibria and balance reports: matrix games, Iron Triangle turns, whole conflicts.
+    Analyze {
+        #[command(subcommand)]
+        command: analyze::AnalyzeCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
             IncitingIncidentCommand::Play(args) => ii_play::run(args),
             IncitingIncidentCommand::Roll(args) => ii_roll::run(args),
         },
+        Command::Analyze { command } => analyze::run(command),
     };
     match result {
         Ok(code) => code,

@@ -1,4 +1,10 @@
-//! Analysis for facedown (layer 3): bots that play any seat, and — later — equilibria,
-//! whole-conflict solving and simulation.
+//! Analysis for facedown (layer 3): exact equilibria of matrix games ([`matrix`]), whole 1v1
+//! Iron Triangle conflicts solved by backward induction ([`duel`]), single turns solved as
+//! the two-stage games they are ([`one_turn`]), and bots that play any seat ([`bots`]),
+//! among them the equilibrium bot ([`equilibrium`]).
 
 pub mod bots;
+pub mod duel;
+pub mod equilibrium;
+pub mod matrix;
+pub mod one_turn;

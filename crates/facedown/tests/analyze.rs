@@ -1,0 +1,148 @@
+//! End-to-end tests of `facedown analyze` and of the equilibrium bot in `play`, running the
+//! built binary.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_facedown");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("the binary runs")
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("facedown-analyze-{}-{name}", std::process::id()))
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("JSON output")
+}
+
+#[test]
+fn matrix_solves_rock_paper_scissors_and_times_it() {
+    let f = temp("rps.json");
+    std::fs::write(&f, "[[0,-1,1],[1,0,-1],[-1,1,0]]").unwrap();
+    let v = json(&run(&["analyze", "matrix", f.to_str().unwrap(), "--repeat", "10", "--json"]));
+    let g = &v[0];
+    assert!(g["value"].as_f64().unwrap().abs() < 1e-12);
+    assert!((g["row"][0].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    assert!(g["exploitability"].as_f64().unwrap() <= 1e-9);
+    assert!(g["micros_per_solve"].as_f64().unwrap() > 0.0);
+    // A list of games, in text.
+    std::fs::write(&f, "[[[1,-1],[-1,1]], [[4]]]").unwrap();
+    let o = run(&["analyze", "matrix", f.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("game 2 (1×1): value 4"), "{out}");
+}
+
+#[test]
+fn bad_matrices_are_refused_with_status_two() {
+    let f = temp("bad.json");
+    std::fs::write(&f, "[[1,2],[3]]").unwrap();
+    let o = run(&["analyze", "matrix", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("game 1"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["analyze", "conflict", "--a", "20,20,20", "--b", "20,20,20"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("GiB of tables"));
+    let o = run(&["analyze", "conflict", "--a", "3,x,4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not an energy"));
+}
+
+#[test]
+fn the_neutral_turn_is_fair() {
+    let v = json(&run(&["analyze", "turn", "--json"]));
+    assert!(v["value"].as_f64().unwrap().abs() < 1e-9);
+    assert!(v["neutral_value"].as_f64().unwrap().abs() < 1e-9);
+    assert_eq!(v["neutral_moves"].as_array().unwrap().len(), 3);
+    assert_eq!(v["under_disadvantage"].as_array().unwrap().len(), 3);
+    assert_eq!(v["stance_worths"].as_array().unwrap().len(), 11);
+}
+
+#[test]
+fn the_win_probability_turn_is_worth_the_conflicts_value() {
+    let turn = json(&run(&["analyze", "turn", "--payoff", "win", "--a", "1,2,1", "--b", "2,1,1", "--json"]));
+    let whole = json(&run(&["analyze", "conflict", "--a", "1,2,1", "--b", "2,1,1", "--json"]));
+    let (t, w) = (turn["value"].as_f64().unwrap(), whole["value"].as_f64().unwrap());
+    assert!((t - w).abs() < 1e-12, "{t} {w}");
+    assert_eq!(turn["states"], whole["stats"]["states"]);
+}
+
+#[test]
+fn a_small_conflict_is_solved_with_its_statistics() {
+    let v = json(&run(&["analyze", "conflict", "--a", "1,1,2", "--b", "2,1,1", "--json"]));
+    let p = v["value"].as_f64().unwrap();
+    assert!(p > 0.0 && p < 1.0, "{p}");
+    assert_eq!(v["stats"]["configs"], 13);
+    assert_eq!(v["stats"]["states"], 12 * 12 * 13);
+}
+
+#[test]
+fn distributions_write_a_csv_and_an_svg_heatmap() {
+    let (csv, svg) = (temp("d.csv"), temp("d.svg"));
+    let o = run(&[
+        "analyze",
+        "distributions",
+        "--total",
+        "4",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0], "a\\b,1-1-2,1-2-1,2-1-1");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() >= 9);
+}
+
+#[test]
+fn equilibrium_bots_play_a_conflict_to_the_end() {
+    let f = temp("small.toml");
+    std::fs::write(
+        &f,
+        r#"
+[stakes]
+want = "a quick test"
+
+[[seats]]
+name = "pc"
+
+[[seats]]
+name = "gm"
+role = "gm"
+
+[[characters]]
+seat = "pc"
+[characters.sheet]
+name = "Ada"
+energy = { defend = 3, grapple = 3, attack = 4 }
+current = { defend = 1, grapple = 2, attack = 1 }
+moves = [{ name = "a", move = "○☵" }, { name = "b", move = "▨☷" }, { name = "c", move = "◆☲" }]
+
+[[characters]]
+seat = "gm"
+[characters.sheet]
+name = "Bandit"
+energy = { defend = 3, grapple = 3, attack = 4 }
+current = { defend = 2, grapple = 1, attack = 1 }
+moves = [{ name = "a", move = "○☵" }, { name = "b", move = "▨☷" }, { name = "c", move = "◆☲" }]
+"#,
+    )
+    .unwrap();
+    let play = |seed: &str| {
+        run(&["iron-triangle", "play", f.to_str().unwrap(), "--bot", "all=equilibrium", "--seed", seed])
+    };
+    let o = play("5");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("The conflict is over"));
+    assert_eq!(o.stdout, play("5").stdout, "the same seed replays the same conflict");
+    let o = run(&["iron-triangle", "play", "--bot", "gm=genius"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("equilibrium"));
+}
