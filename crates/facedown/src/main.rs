@@ -69,7 +69,23 @@ enum IronTriangleCommand {
     Play(it_play::Args),
 }
 
+/// Restores the default action of SIGPIPE, which Rust programs ignore, so that output cut
+/// short by a closed pipe (`facedown … | head`) ends the program quietly, as with any other
+/// command-line tool, instead of failing on the next write.
+#[cfg(unix)]
+fn quiet_on_closed_pipe() {
+    // SAFETY: called first thing in `main`, before any other thread exists; setting a signal's
+    // disposition to its default has no other effect on this program.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn quiet_on_closed_pipe() {}
+
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::IronTriangle { command } => match command {
