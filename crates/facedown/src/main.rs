@@ -14,6 +14,7 @@ mod it_resolve;
 mod nd;
 mod nd_play;
 mod nd_resolve;
+mod script_lines;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]

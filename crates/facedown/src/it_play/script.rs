@@ -1,33 +1,19 @@
 //! Scripted play: JSON lines `{"seat": "gm", "command": <Command>}`.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, bail};
 use iron_triangle::view::ConflictView;
 use iron_triangle::{Command, Conflict, Play};
-use serde::Deserialize;
 use serde_json::Value;
 use table::{SeatId, Viewer};
 
 use super::input::seat_member;
-
-/// One line of a script.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Line {
-    /// The seat giving the command.
-    seat: String,
-    /// The command, in the serde form of [`Command`], with names allowed for characters and
-    /// moves.
-    command: Value,
-}
+use crate::script_lines::{ScriptLine, ScriptLines};
 
 /// A script read into memory.
 pub struct Script {
-    name: String,
-    lines: Vec<(usize, String)>,
-    next: usize,
+    lines: ScriptLines,
 }
 
 /// One scripted command, ready to submit.
@@ -43,47 +29,26 @@ pub struct Scripted {
 impl Script {
     /// Reads a script file, or standard input for `-`.
     pub fn open(path: &Path) -> anyhow::Result<Script> {
-        let (name, text) = if path.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("cannot read the script from standard input")?;
-            ("(stdin)".to_owned(), s)
-        } else {
-            let s = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the script {}", path.display()))?;
-            (path.display().to_string(), s)
-        };
-        let lines = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l.trim().to_owned()))
-            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
-            .collect();
-        Ok(Script { name, lines, next: 0 })
+        Ok(Script { lines: ScriptLines::open(path)? })
     }
 
     /// The script's name, for messages.
     pub fn name(&self) -> &str {
-        &self.name
+        self.lines.name()
     }
 
     /// The next command, or `None` at the end of the script.
     pub fn next(&mut self, conflict: &Conflict) -> anyhow::Result<Option<Scripted>> {
-        let Some((n, text)) = self.lines.get(self.next) else {
+        let Some(ScriptLine { number, at, seat: seat_name, mut command }) = self.lines.next_line()? else {
             return Ok(None);
         };
-        let n = *n;
-        self.next += 1;
-        let at = || format!("{} line {n}", self.name);
-        let line: Line = serde_json::from_str(text)
-            .with_context(|| format!("{}: not a script line {{\"seat\": …, \"command\": …}}", at()))?;
-        let seat = conflict.seats.find(&line.seat).with_context(|| format!("{}: unknown seat", at()))?;
+        let seat = conflict.seats.find(&seat_name).with_context(|| format!("{at}: unknown seat"))?;
         let view = conflict.view(Viewer::Seat(seat));
-        let mut command = line.command;
-        resolve_names(&mut command, conflict, &view, &line.seat)
-            .with_context(|| format!("{}: bad command", at()))?;
+        resolve_names(&mut command, conflict, &view, &seat_name)
+            .with_context(|| format!("{at}: bad command"))?;
         let command: Command =
-            serde_json::from_value(command).with_context(|| format!("{}: not a command", at()))?;
-        Ok(Some(Scripted { line: n, seat, command }))
+            serde_json::from_value(command).with_context(|| format!("{at}: not a command"))?;
+        Ok(Some(Scripted { line: number, seat, command }))
     }
 }
 
