@@ -142,6 +142,35 @@ fn a_rejected_answer_is_asked_again_and_a_bad_script_line_stops_with_status_2() 
 }
 
 #[test]
+fn thing_shortened_notation_in_conflict_and_actor_files() {
+    // The door example's actor file says FIT-4; an inline F1 works the same way.
+    let file = temp("thing.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[[seats]]\nname = \"kara\"\n[[seats]]\nname = \"gm\"\nrole = \"gm\"\n\
+             [[actors]]\nseat = \"kara\"\nsheet = {:?}\n\
+             [[actors]]\nseat = \"gm\"\nname = \"Pot\"\nkind = \"abstract\"\nserial = \"F1\"\n",
+            example("actors/kara.toml")
+        ),
+    )
+    .unwrap();
+    let o = play(&[file.to_str().unwrap(), "--bot", "all=random", "--json"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"Pot\""), "{}", stdout(&o));
+    std::fs::write(
+        &file,
+        "[[seats]]\nname = \"a\"\n[[actors]]\nseat = \"a\"\nname = \"X\"\nserial = \"FIT-1 STR\"\n",
+    )
+    .unwrap();
+    let o = play(&[file.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("X's serial \"FIT-1 STR\""), "{}", stderr(&o));
+    assert!(stderr(&o).contains("e.g. FIT-1 or F1"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
 fn bad_files_and_flags_are_clear_errors() {
     let bad = temp("bad.toml");
     std::fs::write(
