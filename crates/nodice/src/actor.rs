@@ -34,6 +34,21 @@ impl Kind {
     pub fn is_gm_secret(self) -> bool {
         !matches!(self, Kind::Pc)
     }
+
+    /// Whether an Actor of this kind may inherit other sheets (§3.4: "Inherits" fields are
+    /// the abstract Actors'; Decision 30). Any kind of sheet may be inherited from.
+    pub fn may_inherit(self) -> bool {
+        self == Kind::Abstract
+    }
+}
+
+/// A stat block merged with the sheets it inherits ([`Statblock::inherit`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inheritance {
+    /// The merged stat block.
+    pub statblock: Statblock,
+    /// Each Aspect taken from an inherited sheet, with that sheet's place in the list.
+    pub taken: Vec<(Aspect, usize)>,
 }
 
 /// An Actor's built stat block: the nine Attribute values (`None` = the Actor does not possess
@@ -132,6 +147,36 @@ impl Statblock {
     /// Total Trine Score: the sum of the three Trine Scores (§3.2).
     pub fn total_trine_score(&self) -> u16 {
         Aspect::ALL.iter().filter_map(|&a| self.trine_score(a)).sum()
+    }
+
+    /// Merges the sheets this abstract Actor inherits (§3.4: "a ruin inherits its swamp and
+    /// its ghost"; Decision 30): every Aspect this stat block lacks entirely (all three
+    /// Attributes `-`) is taken whole — its three values — from the first sheet in `sheets`
+    /// that has it. Aspects it has stay its own, so its Trine Scores never mix two sheets.
+    /// The Build Budget grows by the values taken (a stated one too); a stated Rank, which
+    /// described the sheet alone, is dropped once something is taken; ability points and
+    /// Wildcards are not inherited.
+    pub fn inherit(&self, sheets: &[Statblock]) -> Inheritance {
+        let mut merged = *self;
+        let mut taken = Vec::new();
+        let mut added: u16 = 0;
+        for aspect in Aspect::ALL {
+            if self.has_aspect(aspect) {
+                continue;
+            }
+            if let Some(i) = sheets.iter().position(|s| s.has_aspect(aspect)) {
+                for a in aspect.attributes() {
+                    merged.attributes[a.index()] = sheets[i].value(a);
+                    added += u16::from(sheets[i].value(a).unwrap_or(0));
+                }
+                taken.push((aspect, i));
+            }
+        }
+        if !taken.is_empty() {
+            merged.stated_budget = self.stated_budget.map(|b| b.saturating_add(added));
+            merged.stated_rank = None;
+        }
+        Inheritance { statblock: merged, taken }
     }
 
     /// Parses a serial, also returning the inconsistencies it tolerates (Decision 10).

@@ -28,7 +28,7 @@ pub mod stakes;
 pub mod trine;
 pub mod view;
 
-pub use actor::{Kind, SerialError, SerialWarning, Statblock};
+pub use actor::{Inheritance, Kind, SerialError, SerialWarning, Statblock};
 pub use conflict::{
     ActionCard, Actor, ActorSheet, AspectCard, Conflict, Ending, Options, Phase, Setup, SetupError, Status,
 };
