@@ -51,6 +51,20 @@ fn bot_games_of_every_example_finish_and_the_same_seed_replays() {
 }
 
 #[test]
+fn greedy_bots_play_every_example_to_the_end() {
+    for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml", "ruin.toml"] {
+        let run = || play(&[&example(file), "--bot", "all=random", "--bot", "gm=greedy", "--seed", "2"], "");
+        let (a, b) = (run(), run());
+        assert!(a.status.success(), "{file}: {}", stderr(&a));
+        assert!(stdout(&a).contains("The Conflict is over"), "{file}: {}", stdout(&a));
+        assert_eq!(stdout(&a), stdout(&b), "{file}");
+    }
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=greedy"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("The Conflict is over"), "{}", stdout(&o));
+}
+
+#[test]
 fn json_mode_prints_events_and_the_final_view() {
     let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=random", "--json"], "");
     assert!(o.status.success(), "{}", stderr(&o));
@@ -238,7 +252,7 @@ fn bad_files_and_flags_are_clear_errors() {
     let o = play(&[bad.to_str().unwrap()], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("lists 2 values"), "{}", stderr(&o));
-    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "gm=greedy"], "");
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "gm=clever"], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown bot kind"), "{}", stderr(&o));
     let corrupt = temp("corrupt.json");

@@ -15,10 +15,12 @@
 //! - seed Steps 1–4 as a state machine (ante, pot, bids, refresh, elimination, UTG): [`conflict`],
 //!   [`rules`]
 //! - hidden information: [`view`]
+//! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
 //! Every Decision beyond the seed and the reference is documented in `docs/nodice.md`.
 
 pub mod actor;
+pub mod bot;
 pub mod conflict;
 pub mod damage;
 pub mod extension;
