@@ -150,3 +150,26 @@ fn greedy_bids_its_cap_when_it_wins_the_showdown_and_when_it_strikes_first_anywa
         }
     }
 }
+
+#[test]
+fn greedy_bots_finish_brawls_and_games_against_things() {
+    // Three Actors whose stat blocks are hidden from each other (estimates only), and an
+    // abstract Actor that chooses its damage Aspect.
+    for seed in 0..10 {
+        let mut setup = brawl(1 + (seed % 3) as u8);
+        setup.seed = seed;
+        let mut t = start(setup);
+        let (mut a, mut b, mut c) =
+            (Greedy(GreedyBot::new(seed)), Greedy(GreedyBot::new(seed + 50)), Steady(RandomBot::new(seed)));
+        play_out(&mut t, &mut [&mut a, &mut b, &mut c], 20_000).unwrap();
+        assert!(t.is_over());
+        let mut setup = kara_vs_bandit();
+        setup.actors[1] =
+            ActorSheet::new("Door", Kind::Abstract, block("FIT-9"), SeatId(1), table::SideId(1));
+        setup.seed = seed;
+        let mut t = start(setup);
+        let (mut a, mut b) = (Greedy(GreedyBot::new(seed)), Greedy(GreedyBot::new(seed + 1)));
+        play_out(&mut t, &mut [&mut a, &mut b], 20_000).unwrap();
+        assert!(t.is_over());
+    }
+}

@@ -295,3 +295,26 @@ fn damage_spreads_place_everything_or_all_that_is_left() {
     assert_eq!(forced_spread(avs, 4), None);
     assert_eq!(even_spread([Some(3), Some(3), Some(3)], 5), [2, 2, 1]);
 }
+
+mod short_notation_properties {
+    use nodice::Statblock;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Decision 29: every stat block the shortened notation can print parses back to
+        /// itself, and any text at all is read without a panic.
+        #[test]
+        fn thing_shortened_notation_prints_and_parses_back(
+            values in proptest::array::uniform9(proptest::option::of(0u8..=100)),
+            text in "([A-Za-z0-9@ ,+()/-]|\\PC){0,16}",
+        ) {
+            let block = Statblock::new(values);
+            if let Some(short) = block.short_serial() {
+                prop_assert_eq!(short.parse::<Statblock>(), Ok(block));
+            }
+            let _ = text.parse::<Statblock>();
+        }
+    }
+}

@@ -79,3 +79,41 @@ fn inherits_a_merged_ruin_plays_a_conflict_with_its_inherited_spirit() {
     assert_eq!(commit_action(&mut t, "Ruin", "PRE", 6, false), Err(RuleError::OverCap { bid: 6, cap: 5 }));
     commit_action(&mut t, "Ruin", "PRE", 5, false).unwrap();
 }
+
+mod properties {
+    use nodice::{Aspect, Statblock};
+    use proptest::prelude::*;
+
+    fn statblock() -> impl Strategy<Value = Statblock> {
+        proptest::array::uniform9(proptest::option::of(0u8..=100)).prop_map(Statblock::new)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Decision 30: own Aspects never change; the merged sheet has every Aspect any of
+        /// the sheets has; each Aspect taken is exactly the first inheriting sheet's.
+        #[test]
+        fn inherits_keeps_own_aspects_and_takes_whole_ones(
+            own in statblock(),
+            sheets in proptest::collection::vec(statblock(), 0..4),
+        ) {
+            let merged = own.inherit(&sheets);
+            for aspect in Aspect::ALL {
+                let values = |b: &Statblock| aspect.attributes().map(|a| b.value(a));
+                if own.has_aspect(aspect) {
+                    prop_assert_eq!(values(&merged.statblock), values(&own));
+                } else if let Some(i) = sheets.iter().position(|s| s.has_aspect(aspect)) {
+                    prop_assert_eq!(values(&merged.statblock), values(&sheets[i]));
+                    prop_assert!(merged.taken.contains(&(aspect, i)));
+                } else {
+                    prop_assert!(!merged.statblock.has_aspect(aspect));
+                }
+            }
+            prop_assert_eq!(
+                merged.statblock.build_budget(),
+                merged.statblock.value_total() + own.ability_points
+            );
+        }
+    }
+}
