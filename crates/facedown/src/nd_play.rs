@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use nodice::bot::GreedyBot;
 use nodice::damage::even_spread;
 use nodice::{ActorId, Aspect, Attribute, Command, Conflict, NoDice, Phase, Targets};
 use serde_json::Value;
@@ -52,13 +53,14 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
 
-    /// Let a bot play a seat: SEAT=random, where SEAT is a seat name or `all`. Repeatable.
-    /// Random bots choose uniformly among the legal commands but never withdraw while they
-    /// can ante.
+    /// Let a bot play a seat: SEAT=random or SEAT=greedy, where SEAT is a seat name or `all`.
+    /// Repeatable; a later one wins. Random bots choose uniformly among the legal commands but
+    /// never withdraw while they can ante; greedy bots play the Aspect, Action and bid with
+    /// the best expected damage this Hand (docs/nodice-play.md).
     #[arg(long = "bot", value_name = "SEAT=KIND")]
     pub bots: Vec<String>,
 
-    /// Seed of the random bots: seat i (from 0) uses seed × 1000003 + i.
+    /// Seed of the bots: seat i (from 0) uses seed × 1000003 + i.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
 
@@ -88,31 +90,60 @@ impl Bot<NoDice> for SteadyBot {
     }
 }
 
-fn make_bots(args: &Args, state: &Conflict) -> anyhow::Result<Vec<Option<SteadyBot>>> {
+/// The bots of `--bot`.
+enum NdBot {
+    /// `random`.
+    Random(SteadyBot),
+    /// `greedy`: [`nodice::bot::GreedyBot`] on the seat's own view.
+    Greedy(GreedyBot),
+}
+
+impl Bot<NoDice> for NdBot {
+    fn choose(&mut self, decision: &Decision<'_, NoDice>) -> usize {
+        match self {
+            NdBot::Random(bot) => bot.choose(decision),
+            NdBot::Greedy(bot) => bot.choose(&decision.view(), decision.legal),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum BotKind {
+    Random,
+    Greedy,
+}
+
+fn make_bots(args: &Args, state: &Conflict) -> anyhow::Result<Vec<Option<NdBot>>> {
     let seats = &state.seats;
-    let mut on = vec![false; seats.len()];
+    let mut on: Vec<Option<BotKind>> = vec![None; seats.len()];
     for spec in &args.bots {
         let (seat, kind) = spec
             .split_once('=')
-            .with_context(|| format!("--bot {spec:?}: write SEAT=random, e.g. gm=random"))?;
-        if !kind.trim().eq_ignore_ascii_case("random") {
-            bail!("--bot {spec:?}: unknown bot kind {kind:?}; No Dice has `random`");
-        }
+            .with_context(|| format!("--bot {spec:?}: write SEAT=random or SEAT=greedy, e.g. gm=greedy"))?;
+        let kind = match kind.trim().to_ascii_lowercase().as_str() {
+            "random" => BotKind::Random,
+            "greedy" => BotKind::Greedy,
+            _ => bail!("--bot {spec:?}: unknown bot kind {kind:?}; No Dice has `random` and `greedy`"),
+        };
         if seat.trim() == "all" {
-            on.iter_mut().for_each(|b| *b = true);
+            on.iter_mut().for_each(|b| *b = Some(kind));
         } else {
             let names: Vec<&str> = seats.iter().map(|(_, s)| s.name.as_str()).collect();
             let id = seats
                 .find(seat.trim())
                 .with_context(|| format!("--bot {spec:?}: the seats are {}", names.join(", ")))?;
-            on[usize::from(id.0)] = true;
+            on[usize::from(id.0)] = Some(kind);
         }
     }
     Ok(on
         .into_iter()
         .enumerate()
         .map(|(i, b)| {
-            b.then(|| SteadyBot(RandomBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64))))
+            let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64);
+            b.map(|kind| match kind {
+                BotKind::Random => NdBot::Random(SteadyBot(RandomBot::new(seed))),
+                BotKind::Greedy => NdBot::Greedy(GreedyBot::new(seed)),
+            })
         })
         .collect())
 }
@@ -350,7 +381,7 @@ enum Stop {
 struct Game {
     table: Table<NoDice>,
     narrator: Narrator,
-    bots: Vec<Option<SteadyBot>>,
+    bots: Vec<Option<NdBot>>,
     source: Source,
     save: Option<PathBuf>,
     json: bool,

@@ -37,8 +37,8 @@ pub struct Args {
     /// One Actor's revealed play (repeatable, in commit order from UTG).
     #[arg(long = "actor", value_name = "SPEC")]
     actors: Vec<String>,
-    /// An Actor's serial: NAME=SERIAL (repeatable). Checks the bid cap and applies the
-    /// partial-Aspect damage table.
+    /// An Actor's serial: NAME=SERIAL (repeatable), full or a Thing's shortened form
+    /// (`Door=FIT-1`). Checks the bid cap and applies the partial-Aspect damage table.
     #[arg(long = "serial", value_name = "NAME=SERIAL")]
     serials: Vec<String>,
     /// The Conflict's Stakes, 1–5 (default: from the highest Rank of the serials).

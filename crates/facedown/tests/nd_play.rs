@@ -41,13 +41,27 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn bot_games_of_every_example_finish_and_the_same_seed_replays() {
-    for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml"] {
+    for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml", "ruin.toml"] {
         let run = |seed: &str| play(&[&example(file), "--bot", "all=random", "--seed", seed], "");
         let (a, b) = (run("5"), run("5"));
         assert!(a.status.success(), "{file}: {}", stderr(&a));
         assert!(stdout(&a).contains("The Conflict is over"), "{file}: {}", stdout(&a));
         assert_eq!(stdout(&a), stdout(&b), "{file}");
     }
+}
+
+#[test]
+fn greedy_bots_play_every_example_to_the_end() {
+    for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml", "ruin.toml"] {
+        let run = || play(&[&example(file), "--bot", "all=random", "--bot", "gm=greedy", "--seed", "2"], "");
+        let (a, b) = (run(), run());
+        assert!(a.status.success(), "{file}: {}", stderr(&a));
+        assert!(stdout(&a).contains("The Conflict is over"), "{file}: {}", stdout(&a));
+        assert_eq!(stdout(&a), stdout(&b), "{file}");
+    }
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=greedy"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("The Conflict is over"), "{}", stdout(&o));
 }
 
 #[test]
@@ -142,6 +156,92 @@ fn a_rejected_answer_is_asked_again_and_a_bad_script_line_stops_with_status_2() 
 }
 
 #[test]
+fn thing_shortened_notation_in_conflict_and_actor_files() {
+    // The door example's actor file says FIT-4; an inline F1 works the same way.
+    let file = temp("thing.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[[seats]]\nname = \"kara\"\n[[seats]]\nname = \"gm\"\nrole = \"gm\"\n\
+             [[actors]]\nseat = \"kara\"\nsheet = {:?}\n\
+             [[actors]]\nseat = \"gm\"\nname = \"Pot\"\nkind = \"abstract\"\nserial = \"F1\"\n",
+            example("actors/kara.toml")
+        ),
+    )
+    .unwrap();
+    let o = play(&[file.to_str().unwrap(), "--bot", "all=random", "--json"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"Pot\""), "{}", stdout(&o));
+    std::fs::write(
+        &file,
+        "[[seats]]\nname = \"a\"\n[[actors]]\nseat = \"a\"\nname = \"X\"\nserial = \"FIT-1 STR\"\n",
+    )
+    .unwrap();
+    let o = play(&[file.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("X's serial \"FIT-1 STR\""), "{}", stderr(&o));
+    assert!(stderr(&o).contains("e.g. FIT-1 or F1"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
+fn inherits_the_ruin_example_merges_its_swamp_and_its_ghost() {
+    // §3.4: the haunted ruin inherits its swamp and its ghost (Decision 30): the save's
+    // initial state holds the merged stat block.
+    let save = temp("ruin-save.json");
+    let o = play(&[&example("ruin.toml"), "--bot", "all=random", "--save", save.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "no warnings: {}", stderr(&o));
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    let ruin = &saved["initial"]["actors"][1]["sheet"];
+    assert_eq!(ruin["name"], "Haunted ruin");
+    // M1(-/-/5) from the swamp, B5(8/7/-) its own, S5(6/7/4) from the ghost.
+    assert_eq!(ruin["statblock"]["attributes"], serde_json::json!([null, null, 5, 8, 7, null, 6, 7, 4]));
+    let _ = std::fs::remove_file(save);
+}
+
+#[test]
+fn inherits_errors_and_warnings_are_clear() {
+    let dir = temp("inherits");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    let conflict = |inherits: &str, kind: &str| {
+        format!(
+            "[[seats]]\nname = \"kara\"\n[[seats]]\nname = \"gm\"\nrole = \"gm\"\n\
+             [[actors]]\nseat = \"kara\"\nsheet = {:?}\n\
+             [[actors]]\nseat = \"gm\"\nname = \"Ruin\"\nkind = {kind:?}\nserial = \"B5(8/7/-)\"\n\
+             inherits = [{inherits}]\n",
+            example("actors/kara.toml")
+        )
+    };
+    let run = |text: String| {
+        write("c.toml", &text);
+        play(&[dir.join("c.toml").to_str().unwrap(), "--bot", "all=random"], "")
+    };
+    // Only abstract Actors inherit.
+    let o = run(conflict(&format!("{:?}", example("actors/ghost.toml")), "npc"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Ruin inherits sheets but is not an abstract Actor"), "{}", stderr(&o));
+    // A missing sheet names the file.
+    let o = run(conflict("\"nowhere.toml\"", "abstract"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Ruin inherits"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nowhere.toml"), "{}", stderr(&o));
+    // A sheet that inherits itself, through another.
+    write("a.toml", "name = \"A\"\nkind = \"abstract\"\nserial = \"F1\"\ninherits = [\"b.toml\"]\n");
+    write("b.toml", "name = \"B\"\nkind = \"abstract\"\nserial = \"S1\"\ninherits = [\"a.toml\"]\n");
+    let o = run(conflict("\"a.toml\"", "abstract"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("inherits itself"), "{}", stderr(&o));
+    // A sheet that gives nothing is a warning, not an error.
+    write("c2.toml", "name = \"Mud\"\nkind = \"abstract\"\nserial = \"FIT-3\"\n");
+    let o = run(conflict("\"c2.toml\"", "abstract"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: Ruin takes nothing from Mud"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn bad_files_and_flags_are_clear_errors() {
     let bad = temp("bad.toml");
     std::fs::write(
@@ -152,7 +252,7 @@ fn bad_files_and_flags_are_clear_errors() {
     let o = play(&[bad.to_str().unwrap()], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("lists 2 values"), "{}", stderr(&o));
-    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "gm=greedy"], "");
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "gm=clever"], "");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown bot kind"), "{}", stderr(&o));
     let corrupt = temp("corrupt.json");

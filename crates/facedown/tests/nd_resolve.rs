@@ -74,6 +74,47 @@ fn three_actors_resolve_pairwise_with_partial_aspect_damage() {
 }
 
 #[test]
+fn thing_shortened_notation_in_serials() {
+    // §3.3: F1 is an object that just has FIT, B1(-/1/-): its bid cap is 1 and Body damage
+    // reaches it through its single Attribute (floor(4/3) = 1).
+    let o = resolve(&[
+        "--actor",
+        "Kara: str 4 -> Door",
+        "--actor",
+        "Door: fit 1 damage spirit -> Kara",
+        "--serial",
+        "Door=F1",
+        "--stakes",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let kara = v["strikes"].as_array().unwrap().iter().find(|s| s["attacker"] == "Kara").unwrap();
+    assert_eq!(kara["damage"], 4);
+    assert_eq!(kara["damage_through"], 1);
+    let o = resolve(&[
+        "--actor",
+        "Kara: str 4",
+        "--actor",
+        "Door: fit 2 damage spirit",
+        "--serial",
+        "Door=FIT-1",
+        "--stakes",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("over the cap of 1"), "{}", stderr(&o));
+    let o = resolve(&["--actor", "A: str 1", "--actor", "B: fit 1", "--serial", "B=FOO-1", "--stakes", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("\"FOO\" in the shortened Thing notation is not an Attribute"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn bad_input_is_a_clear_error_with_status_2() {
     let cases: &[(&[&str], &str)] = &[
         (

@@ -34,6 +34,21 @@ impl Kind {
     pub fn is_gm_secret(self) -> bool {
         !matches!(self, Kind::Pc)
     }
+
+    /// Whether an Actor of this kind may inherit other sheets (§3.4: "Inherits" fields are
+    /// the abstract Actors'; Decision 30). Any kind of sheet may be inherited from.
+    pub fn may_inherit(self) -> bool {
+        self == Kind::Abstract
+    }
+}
+
+/// A stat block merged with the sheets it inherits ([`Statblock::inherit`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inheritance {
+    /// The merged stat block.
+    pub statblock: Statblock,
+    /// Each Aspect taken from an inherited sheet, with that sheet's place in the list.
+    pub taken: Vec<(Aspect, usize)>,
 }
 
 /// An Actor's built stat block: the nine Attribute values (`None` = the Actor does not possess
@@ -134,6 +149,36 @@ impl Statblock {
         Aspect::ALL.iter().filter_map(|&a| self.trine_score(a)).sum()
     }
 
+    /// Merges the sheets this abstract Actor inherits (§3.4: "a ruin inherits its swamp and
+    /// its ghost"; Decision 30): every Aspect this stat block lacks entirely (all three
+    /// Attributes `-`) is taken whole — its three values — from the first sheet in `sheets`
+    /// that has it. Aspects it has stay its own, so its Trine Scores never mix two sheets.
+    /// The Build Budget grows by the values taken (a stated one too); a stated Rank, which
+    /// described the sheet alone, is dropped once something is taken; ability points and
+    /// Wildcards are not inherited.
+    pub fn inherit(&self, sheets: &[Statblock]) -> Inheritance {
+        let mut merged = *self;
+        let mut taken = Vec::new();
+        let mut added: u16 = 0;
+        for aspect in Aspect::ALL {
+            if self.has_aspect(aspect) {
+                continue;
+            }
+            if let Some(i) = sheets.iter().position(|s| s.has_aspect(aspect)) {
+                for a in aspect.attributes() {
+                    merged.attributes[a.index()] = sheets[i].value(a);
+                    added += u16::from(sheets[i].value(a).unwrap_or(0));
+                }
+                taken.push((aspect, i));
+            }
+        }
+        if !taken.is_empty() {
+            merged.stated_budget = self.stated_budget.map(|b| b.saturating_add(added));
+            merged.stated_rank = None;
+        }
+        Inheritance { statblock: merged, taken }
+    }
+
     /// Parses a serial, also returning the inconsistencies it tolerates (Decision 10).
     pub fn parse_with_warnings(serial: &str) -> Result<(Statblock, Vec<SerialWarning>), SerialError> {
         parse(serial)
@@ -177,6 +222,19 @@ pub enum SerialError {
     /// Something after the last Aspect.
     #[error("unexpected {0:?} in the serial; Aspects are separated by -")]
     Trailing(String),
+    /// A term of the shortened Thing notation without an Attribute name or a value.
+    #[error(
+        "{0:?} is not an Attribute and its value; the shortened Thing notation (§3.3) is ATTRIBUTE-VALUE, e.g. FIT-1 or F1 (for B1(-/1/-))"
+    )]
+    ShortTerm(String),
+    /// A name in the shortened Thing notation that is not an Attribute.
+    #[error(
+        "{0:?} in the shortened Thing notation is not an Attribute; use REA KNO QUI, STR FIT AGI, WIL PRE INT or their first letters, e.g. FIT-1 or F1"
+    )]
+    ShortAttribute(String),
+    /// The same Attribute twice in the shortened Thing notation.
+    #[error("the serial gives {0} twice")]
+    DuplicateAttribute(Attribute),
     /// No Aspect at all.
     #[error("the serial names no Aspect; write at least one, e.g. B3(3/3/3)")]
     NoAspect,
@@ -244,11 +302,27 @@ fn parse_header(h: &str) -> Result<Header, SerialError> {
     Ok((r, wr, bb, ab))
 }
 
+/// Splits a leading `R…(…)` header off a serial, if there is one.
+fn split_header(s: &str) -> (Option<&str>, &str) {
+    if s.starts_with('R')
+        && let Some(close) = s.find(')')
+        && s[..close].contains('(')
+    {
+        return (Some(&s[..=close]), &s[close + 1..]);
+    }
+    (None, s)
+}
+
 fn parse(serial: &str) -> Result<(Statblock, Vec<SerialWarning>), SerialError> {
-    let s: String = serial.chars().filter(|c| !c.is_whitespace()).collect();
-    if s.is_empty() {
+    let trimmed = serial.trim();
+    if trimmed.is_empty() {
         return Err(SerialError::Empty);
     }
+    let (header, rest) = split_header(trimmed);
+    if !rest.contains('(') {
+        return parse_short(header, rest);
+    }
+    let s: String = serial.chars().filter(|c| !c.is_whitespace()).collect();
     let mut block = Statblock::default();
     let mut rest = s.as_str();
     if rest.starts_with('R') {
@@ -314,6 +388,13 @@ fn parse(serial: &str) -> Result<(Statblock, Vec<SerialWarning>), SerialError> {
     if !seen.iter().any(|&x| x) {
         return Err(SerialError::NoAspect);
     }
+    let warnings = warnings(&block, printed);
+    Ok((block, warnings))
+}
+
+/// The inconsistencies a parsed serial carries (Decisions 9 and 10): printed Trine Scores,
+/// stated Build Budget and Rank that the values do not give.
+fn warnings(block: &Statblock, printed: [Option<u16>; 3]) -> Vec<SerialWarning> {
     let mut warnings = Vec::new();
     for aspect in Aspect::ALL {
         if let (Some(p), Some(c)) = (printed[aspect.index()], block.trine_score(aspect))
@@ -333,6 +414,72 @@ fn parse(serial: &str) -> Result<(Statblock, Vec<SerialWarning>), SerialError> {
     {
         warnings.push(SerialWarning::Rank { stated, computed: block.rank() });
     }
+    warnings
+}
+
+/// Characters between the terms of a shortened Thing serial.
+fn is_term_separator(c: char) -> bool {
+    c.is_whitespace() || matches!(c, ',' | ';' | '+' | '-')
+}
+
+/// Parses the shortened Thing notation (§3.3: an object that "just has FIT", `B1(-/1/-)`, is
+/// written `FIT-1` or `F1`): one or more `ATTRIBUTE-VALUE` terms (the Attribute by its
+/// three-letter, one-letter or long name, the `-` optional, the value 0–100 or `@`), separated
+/// by spaces, commas or `-`, after an optional `R…(…)` header. Unnamed Attributes are absent;
+/// nothing is stated unless a header is given, so the Build Budget is the sum of the values and
+/// the Rank follows from it (Decision 29 in `docs/nodice.md`).
+fn parse_short(header: Option<&str>, rest: &str) -> Result<(Statblock, Vec<SerialWarning>), SerialError> {
+    let mut block = Statblock::default();
+    if let Some(h) = header {
+        let h: String = h.chars().filter(|c| !c.is_whitespace()).collect();
+        let (r, wr, bb, ab) = parse_header(&h)?;
+        block.stated_rank = r;
+        block.stated_wildcards = wr;
+        block.stated_budget = bb;
+        block.ability_points = ab;
+    }
+    let mut seen = false;
+    let mut text = rest;
+    loop {
+        text = text.trim_start_matches(is_term_separator);
+        if text.is_empty() {
+            break;
+        }
+        let term_end =
+            text.find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '+')).unwrap_or(text.len());
+        let name_end = text.find(|c: char| !c.is_alphabetic()).unwrap_or(text.len());
+        let name = &text[..name_end];
+        let after = text[name_end..].trim_start_matches(|c: char| c.is_whitespace() || c == '-');
+        let value_end = after.find(|c: char| !(c.is_ascii_digit() || c == '@')).unwrap_or(after.len());
+        let value = &after[..value_end];
+        if name.is_empty() || value.is_empty() {
+            return Err(SerialError::ShortTerm(text[..term_end.max(1)].to_owned()));
+        }
+        let attribute = match name.parse::<Attribute>() {
+            Ok(a) => a,
+            Err(_) if name.eq_ignore_ascii_case("m") || name.eq_ignore_ascii_case("b") => {
+                let aspect = if name.eq_ignore_ascii_case("m") { Aspect::Mind } else { Aspect::Body };
+                return Err(SerialError::Triplet(aspect, aspect.letter()));
+            }
+            Err(_) => return Err(SerialError::ShortAttribute(name.to_owned())),
+        };
+        if block.possesses(attribute) {
+            return Err(SerialError::DuplicateAttribute(attribute));
+        }
+        block.attributes[attribute.index()] = Some(match value {
+            "@" => MAX_AV,
+            v => match number(v) {
+                Some(v) if v <= u16::from(MAX_AV) => v as u8,
+                _ => return Err(SerialError::Value { attribute, text: v.to_owned() }),
+            },
+        });
+        seen = true;
+        text = &after[value_end..];
+    }
+    if !seen {
+        return Err(SerialError::NoAspect);
+    }
+    let warnings = warnings(&block, [None; 3]);
     Ok((block, warnings))
 }
 
@@ -345,18 +492,72 @@ impl FromStr for Statblock {
     }
 }
 
+impl Statblock {
+    /// The shortened Thing notation (§3.3): `FIT-1` for `B1(-/1/-)`, `STR-5 FIT-8` for two
+    /// Attributes, in serial order with three-letter names and `@` for 100. `None` when it
+    /// would lose something the full serial says: ability points, or a stated Build Budget
+    /// other than the sum of the values.
+    pub fn short_serial(&self) -> Option<String> {
+        if self.ability_points != 0 || self.build_budget() != self.value_total() {
+            return None;
+        }
+        let terms: Vec<String> = Attribute::ALL
+            .into_iter()
+            .filter_map(|a| {
+                self.value(a).map(|v| match v {
+                    MAX_AV => format!("{a}-@"),
+                    v => format!("{a}-{v}"),
+                })
+            })
+            .collect();
+        (!terms.is_empty()).then(|| terms.join(" "))
+    }
+
+    /// The serial to print for an Actor of `kind` that brings `wildcards` to the Conflict: the
+    /// shortened Thing notation for an abstract Actor that has a single Attribute and no
+    /// Wildcards (a Thing that "just has FIT", §3.3; Decision 29), else the full serial whose
+    /// header shows the Wildcards an NPC or abstract Actor really has (the formula's Wildcard
+    /// Rank is a PC's).
+    pub fn serial_for(&self, kind: Kind, wildcards: u16) -> String {
+        let single = self.attributes.iter().filter(|v| v.is_some()).count() == 1;
+        if kind == Kind::Abstract
+            && single
+            && wildcards == 0
+            && let Some(short) = self.short_serial()
+        {
+            return short;
+        }
+        let wr = match (kind, self.stated_wildcards) {
+            (_, Some(stated)) => stated,
+            (Kind::Pc, None) => self.wildcard_rank(),
+            (Kind::Npc | Kind::Abstract, None) => wildcards,
+        };
+        FullSerial(self, wr).to_string()
+    }
+}
+
+/// The full serial with a given Wildcard Rank in its header.
+struct FullSerial<'a>(&'a Statblock, u16);
+
+impl fmt::Display for FullSerial<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let FullSerial(block, wr) = *self;
+        write!(f, "R{}/{}({}/{})", block.rank(), wr, block.build_budget(), block.ability_points)?;
+        for aspect in Aspect::ALL {
+            f.write_str("-")?;
+            write_aspect(block, aspect, f)?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for Statblock {
     /// The canonical serial (§3.3): `R{R}/{WR}({BB}/{ability points})-M{TS}(…)-B{TS}(…)-S{TS}(…)`,
     /// with the computed Rank and the stated Wildcard Rank (or the formula's), `@` for 100 and
     /// `-` for absent.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let wr = self.stated_wildcards.unwrap_or_else(|| self.wildcard_rank());
-        write!(f, "R{}/{}({}/{})", self.rank(), wr, self.build_budget(), self.ability_points)?;
-        for aspect in Aspect::ALL {
-            f.write_str("-")?;
-            write_aspect(self, aspect, f)?;
-        }
-        Ok(())
+        FullSerial(self, wr).fmt(f)
     }
 }
 

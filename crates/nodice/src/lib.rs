@@ -15,10 +15,12 @@
 //! - seed Steps 1–4 as a state machine (ante, pot, bids, refresh, elimination, UTG): [`conflict`],
 //!   [`rules`]
 //! - hidden information: [`view`]
+//! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
 //! Every Decision beyond the seed and the reference is documented in `docs/nodice.md`.
 
 pub mod actor;
+pub mod bot;
 pub mod conflict;
 pub mod damage;
 pub mod extension;
@@ -28,7 +30,7 @@ pub mod stakes;
 pub mod trine;
 pub mod view;
 
-pub use actor::{Kind, SerialError, SerialWarning, Statblock};
+pub use actor::{Inheritance, Kind, SerialError, SerialWarning, Statblock};
 pub use conflict::{
     ActionCard, Actor, ActorSheet, AspectCard, Conflict, Ending, Options, Phase, Setup, SetupError, Status,
 };

@@ -116,15 +116,7 @@ impl Conflict {
                 let own = owns(viewer, a);
                 let sheet = sees_sheet(self, viewer, a);
                 let block = &a.sheet.statblock;
-                let mut serial = block.to_string();
-                if a.sheet.kind != Kind::Pc && block.stated_wildcards.is_none() {
-                    // The formula's Wildcard Rank is a PC's; print what this Actor has.
-                    serial = serial.replacen(
-                        &format!("/{}(", block.wildcard_rank()),
-                        &format!("/{}(", a.sheet.wildcards),
-                        1,
-                    );
-                }
+                let serial = block.serial_for(a.sheet.kind, a.sheet.wildcards);
                 ActorView {
                     id: ActorId(i as u8),
                     name: a.sheet.name.clone(),

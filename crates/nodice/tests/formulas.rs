@@ -139,6 +139,91 @@ fn malformed_serials_get_clear_errors() {
 }
 
 #[test]
+fn thing_shortened_notation_fit_1_and_f1() {
+    // §3.3: an object that "just has FIT", B1(-/1/-), is shortened to FIT-1 or F1.
+    let long = block("B1(-/1/-)");
+    for short in ["FIT-1", "F1", "fit-1", "f1", "FIT1", "Fitness-1", " FIT - 1 "] {
+        let (b, warnings) = Statblock::parse_with_warnings(short).unwrap();
+        assert_eq!(b, long, "{short}");
+        assert!(warnings.is_empty(), "{short}: {warnings:?}");
+    }
+    // The wiki's own long form R0/0(1/0)-B1(-/1/-) has the same values; its stated R0 is
+    // Open question 9: the short form states nothing, so Rank is computed with its minimum 1.
+    let wiki = block("R0/0(1/0)-B1(-/1/-)");
+    assert_eq!(wiki.attributes, long.attributes);
+    let f1 = block("F1");
+    assert_eq!((f1.build_budget(), f1.rank(), f1.stated_rank), (1, 1, None));
+    // The minimum-1 rule gives the object a Body Trine Score (bid cap) of 1.
+    assert_eq!(f1.trine_score(Aspect::Body), Some(1));
+    assert!(!f1.has_aspect(Aspect::Mind) && !f1.has_aspect(Aspect::Spirit));
+}
+
+#[test]
+fn thing_shortened_notation_several_attributes_at_and_a_header() {
+    // Decision 29: several terms, in any order, separated by spaces, commas or -.
+    let wall = block("R1/0(13/0)-B4(5/8/-)");
+    for short in ["STR-5 FIT-8", "FIT-8, STR-5", "S5 F8", "STR-5-FIT-8", "str5+fit8"] {
+        assert_eq!(block(short).attributes, wall.attributes, "{short}");
+    }
+    assert_eq!(block("INT-@").value(Attribute::Int), Some(100));
+    // S alone is Strength (an Attribute), never the Spirit Aspect: Aspects need a triplet.
+    assert_eq!(block("S2").value(Attribute::Str), Some(2));
+    // An optional header states Rank, Wildcards, Build Budget and ability points as usual.
+    let (sword, warnings) = Statblock::parse_with_warnings("R1/0(3/2) FIT-1").unwrap();
+    assert_eq!((sword.ability_points, sword.build_budget()), (2, 3));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (_, warnings) = Statblock::parse_with_warnings("R0/0(1/0)-FIT-1").unwrap();
+    assert_eq!(warnings, vec![SerialWarning::Rank { stated: 0, computed: 1 }]);
+}
+
+#[test]
+fn thing_shortened_notation_malformed_gets_clear_errors() {
+    let err = |s: &str| s.parse::<Statblock>().unwrap_err();
+    assert_eq!(err("FIT"), SerialError::ShortTerm("FIT".into()));
+    assert_eq!(err("FIT-"), SerialError::ShortTerm("FIT-".into()));
+    assert_eq!(err("1"), SerialError::ShortTerm("1".into()));
+    assert_eq!(err("FIT-1 STR"), SerialError::ShortTerm("STR".into()));
+    assert_eq!(err("FOO-1"), SerialError::ShortAttribute("FOO".into()));
+    assert_eq!(err("Mind-3"), SerialError::ShortAttribute("Mind".into()));
+    assert_eq!(err("FIT-101"), SerialError::Value { attribute: Attribute::Fit, text: "101".into() });
+    assert_eq!(err("FIT-1 F2"), SerialError::DuplicateAttribute(Attribute::Fit));
+    assert_eq!(err("B1"), SerialError::Triplet(Aspect::Body, 'B'));
+    assert_eq!(err("R1/0(1/0)"), SerialError::NoAspect);
+    assert_eq!(err("R1/x(1/0) FIT-1"), SerialError::Header("R1/x(1/0)".into()));
+    // Messages show the notation to write.
+    assert!(err("FIT").to_string().contains("FIT-1 or F1"));
+    assert!(err("FOO-1").to_string().contains("not an Attribute"));
+}
+
+#[test]
+fn thing_shortened_notation_is_printed_for_single_attribute_abstract_actors() {
+    // Decision 29: the natural serial of an abstract Actor with one Attribute is FIT-1.
+    assert_eq!(block("R0/0(1/0)-B1(-/1/-)").serial_for(Kind::Abstract, 0), "FIT-1");
+    assert_eq!(block("F@").serial_for(Kind::Abstract, 0), "FIT-@");
+    assert_eq!(block("F@").short_serial().as_deref(), Some("FIT-@"));
+    assert_eq!(block("FIT-8 STR-5").short_serial().as_deref(), Some("STR-5 FIT-8"));
+    // Anything else keeps the full serial, which shows the Trine Scores (bid caps).
+    assert_eq!(
+        block("STR-5 FIT-8").serial_for(Kind::Abstract, 0),
+        "R1/0(13/0)-M-(-/-/-)-B4(5/8/-)-S-(-/-/-)"
+    );
+    assert_eq!(block("F1").serial_for(Kind::Npc, 0), "R1/0(1/0)-M-(-/-/-)-B1(-/1/-)-S-(-/-/-)");
+    assert_eq!(block("F1").serial_for(Kind::Pc, 1), "R1/1(1/0)-M-(-/-/-)-B1(-/1/-)-S-(-/-/-)");
+    assert_eq!(block("F1").serial_for(Kind::Abstract, 2), "R1/2(1/0)-M-(-/-/-)-B1(-/1/-)-S-(-/-/-)");
+    // A short form would lose ability points or a stated Build Budget: the full serial stays.
+    assert_eq!(block("R1/0(3/2) FIT-1").short_serial(), None);
+    assert_eq!(block("R1/0(27/0)-B1(-/1/-)").short_serial(), None);
+    // NPCs without stated Wildcards print what they have, not the PC formula.
+    assert_eq!(block(BANDIT).serial_for(Kind::Npc, 0), BANDIT);
+    assert_eq!(block(KARA).serial_for(Kind::Pc, 1), KARA);
+    // Printed short serials parse back to the same stat block.
+    for s in ["F1", "STR-5 FIT-8", "REA-@ INT-2"] {
+        let b = block(s);
+        assert_eq!(block(&b.short_serial().unwrap()), b, "{s}");
+    }
+}
+
+#[test]
 fn stakes_seed_formula_table() {
     // §5: R_max 1–4 → 1, 5 → 1, 6–9 → 1, 10 → 2, 11–14 → 2, 15 → 3, 16–19 → 3, 20 → 4,
     // 21–24 → 4, 25+ → 5.
@@ -209,4 +294,27 @@ fn damage_spreads_place_everything_or_all_that_is_left() {
     assert_eq!(forced_spread(avs, 5), Some([2, 0, 3]));
     assert_eq!(forced_spread(avs, 4), None);
     assert_eq!(even_spread([Some(3), Some(3), Some(3)], 5), [2, 2, 1]);
+}
+
+mod short_notation_properties {
+    use nodice::Statblock;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Decision 29: every stat block the shortened notation can print parses back to
+        /// itself, and any text at all is read without a panic.
+        #[test]
+        fn thing_shortened_notation_prints_and_parses_back(
+            values in proptest::array::uniform9(proptest::option::of(0u8..=100)),
+            text in "([A-Za-z0-9@ ,+()/-]|\\PC){0,16}",
+        ) {
+            let block = Statblock::new(values);
+            if let Some(short) = block.short_serial() {
+                prop_assert_eq!(short.parse::<Statblock>(), Ok(block));
+            }
+            let _ = text.parse::<Statblock>();
+        }
+    }
 }

@@ -326,9 +326,12 @@ fn showdown_tie_deals_no_damage() {
 fn damage_to_a_partial_aspect_and_an_object_destroyed() {
     // §7: 2 Body damage to an object B1(-/1/-): floor(2/3) = 0 → 1; FIT 1 → 0: destroyed.
     let mut setup = kara_vs_bandit();
-    setup.actors[1] =
-        ActorSheet::new("Pot", Kind::Abstract, block("R0/0(1/0)-B1(-/1/-)"), SeatId(1), table::SideId(1));
+    // The object written in the shortened Thing notation (§3.3): F1 = B1(-/1/-).
+    setup.actors[1] = ActorSheet::new("Pot", Kind::Abstract, block("F1"), SeatId(1), table::SideId(1));
     let mut t = start(setup);
+    // The GM sees it by its natural serial, the shortened one.
+    let gm_view = t.view(table::Viewer::Seat(SeatId(1)));
+    assert_eq!(gm_view.actors[1].serial.as_deref(), Some("FIT-1"));
     commit_aspect(&mut t, "Kara", "REA", &["Pot"]).unwrap();
     commit_aspect(&mut t, "Pot", "FIT", &["Kara"]).unwrap();
     // Kara wins TD and takes the FIT token; the Pot's Body is at 0 before any damage.
