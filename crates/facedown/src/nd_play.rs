@@ -9,7 +9,7 @@
 mod narrate;
 mod setup_file;
 
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -22,6 +22,8 @@ use solver::bots::{Bot, RandomBot};
 use table::{Decision, Saved, SeatId, Table, Viewer};
 
 use narrate::Narrator;
+
+use crate::script_lines::{ScriptLine, ScriptLines};
 
 /// Play a No Dice Conflict: hot-seat at one keyboard, against bots, or from a script.
 #[derive(clap::Args)]
@@ -281,14 +283,6 @@ fn question(state: &Conflict, actor: ActorId) -> String {
     }
 }
 
-/// A script line.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Line {
-    seat: String,
-    command: Value,
-}
-
 /// Replaces Actor names by ids (keys `actor`, `targets`).
 fn resolve_names(value: &mut Value, state: &Conflict) -> anyhow::Result<()> {
     let id = |v: &Value| -> anyhow::Result<Value> {
@@ -326,45 +320,27 @@ fn resolve_names(value: &mut Value, state: &Conflict) -> anyhow::Result<()> {
     Ok(())
 }
 
-struct Script {
-    name: String,
-    lines: Vec<(usize, String)>,
-    next: usize,
-}
+/// A No Dice script: the shared line reader, with Actor names resolved to ids.
+struct Script(ScriptLines);
 
 impl Script {
     fn open(path: &Path) -> anyhow::Result<Script> {
-        let (name, text) = if path.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("cannot read the script from standard input")?;
-            ("(stdin)".to_owned(), s)
-        } else {
-            let s = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the script {}", path.display()))?;
-            (path.display().to_string(), s)
-        };
-        let lines = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l.trim().to_owned()))
-            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
-            .collect();
-        Ok(Script { name, lines, next: 0 })
+        Ok(Script(ScriptLines::open(path)?))
+    }
+
+    fn name(&self) -> &str {
+        self.0.name()
     }
 
     fn next(&mut self, state: &Conflict) -> anyhow::Result<Option<(usize, SeatId, Command)>> {
-        let Some((n, text)) = self.lines.get(self.next) else { return Ok(None) };
-        let n = *n;
-        self.next += 1;
-        let at = format!("{} line {n}", self.name);
-        let line: Line = serde_json::from_str(text)
-            .with_context(|| format!("{at}: not a script line {{\"seat\": …, \"command\": …}}"))?;
-        let seat = state.seats.find(&line.seat).with_context(|| format!("{at}: unknown seat"))?;
-        let mut command = line.command;
+        let Some(ScriptLine { number, at, seat, mut command }) = self.0.next_line()? else {
+            return Ok(None);
+        };
+        let seat = state.seats.find(&seat).with_context(|| format!("{at}: unknown seat"))?;
         resolve_names(&mut command, state).with_context(|| format!("{at}: bad command"))?;
         let command: Command =
             serde_json::from_value(command).with_context(|| format!("{at}: not a command"))?;
-        Ok(Some((n, seat, command)))
+        Ok(Some((number, seat, command)))
     }
 }
 
@@ -424,11 +400,11 @@ impl Game {
                     let Some((line, who, command)) = script.next(self.table.state())? else {
                         return Ok(Stop::Paused(format!(
                             "the script {} ended before the Conflict did (waiting for {})",
-                            script.name,
+                            script.name(),
                             self.table.state().waiting_for()
                         )));
                     };
-                    let name = script.name.clone();
+                    let name = script.name().to_owned();
                     if self.bots.get(usize::from(who.0)).is_some_and(Option::is_some) {
                         bail!(
                             "{name} line {line}: seat {} is played by a bot (--bot)",
