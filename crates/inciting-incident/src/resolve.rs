@@ -145,7 +145,7 @@ impl<'a> Emit<'a> {
                     .and_then(|w| self.s.setup.sides.iter().position(|s| s == w))
                     .map(|s| s as u8);
                 let why = if note.is_empty() { "a Crisis Trigger ends the scene".to_owned() } else { note };
-                self.push(Event::SceneOver { outcome: Outcome { winner, why } });
+                self.push(Event::SceneOver { outcome: Outcome::new(winner, why) });
             }
         }
     }

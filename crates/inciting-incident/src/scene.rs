@@ -369,6 +369,16 @@ pub struct Outcome {
     pub winner: Option<u8>,
     /// Why, in words.
     pub why: String,
+    /// Whether the GM ended the scene by [`crate::Command::EndScene`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_gm: bool,
+}
+
+impl Outcome {
+    /// An end the rules reach by themselves (not the GM's call).
+    pub fn new(winner: Option<u8>, why: impl Into<String>) -> Outcome {
+        Outcome { winner, why: why.into(), by_gm: false }
+    }
 }
 
 /// The whole state of a scene, hidden declarations included.

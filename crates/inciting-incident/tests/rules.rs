@@ -1118,3 +1118,71 @@ fn ranged_minions_outside_a_duel_attack_the_duel_in_range_counting_its_opponents
         }
     }
 }
+
+#[test]
+fn the_gm_ends_the_scene_at_once_a_player_cannot() {
+    let mut t = table(arena());
+    let p = seat_of(&t, 0);
+    let gm = seat_of(&t, 2);
+    // Mid-round: P1 has declared face down.
+    t.submit(p, &Command::Declare { character: 0, action: Action::Hold }).unwrap();
+    let before = t.state().clone();
+    let log = t.log().len();
+    // A player's seat is refused, with the rule named, and nothing changes.
+    let mut legal = Vec::new();
+    t.legal_commands(p, &mut legal);
+    assert!(legal.iter().all(|c| !c.is_gm_ruling()));
+    let e = t.submit(p, &Command::EndScene { winner: Some(0) }).unwrap_err();
+    assert_eq!(e, RuleError::GmOnly { seat: "p".into() });
+    assert!(e.to_string().contains("only the GM may end the scene"), "{e}");
+    assert_eq!(t.state(), &before);
+    assert_eq!(t.log().len(), log);
+    // A side that does not exist is refused too.
+    assert_eq!(t.submit(gm, &Command::EndScene { winner: Some(2) }).unwrap_err(), RuleError::UnknownSide(2));
+    assert_eq!(t.state(), &before);
+    // The GM's list offers the three endings; the scene never waits for them.
+    t.legal_commands(gm, &mut legal);
+    let endings: Vec<_> = legal.iter().filter(|c| c.is_gm_ruling()).copied().collect();
+    assert_eq!(endings, [None, Some(0), Some(1)].map(|winner| Command::EndScene { winner }).to_vec());
+    // The GM ends it: one logged event, the outcome marked as the GM's call.
+    let events = t.submit(gm, &Command::EndScene { winner: Some(1) }).unwrap().to_vec();
+    assert_eq!(events.len(), 1);
+    let Event::SceneOver { outcome } = &events[0] else { panic!("{events:?}") };
+    assert_eq!(outcome.winner, Some(1));
+    assert!(outcome.by_gm);
+    assert!(outcome.why.contains("the GM ends the scene in favour of enemies"), "{}", outcome.why);
+    assert!(t.is_over());
+    assert!(t.awaiting().is_empty());
+    assert_eq!(t.submit(gm, &Command::EndScene { winner: None }).unwrap_err(), RuleError::Over);
+    // The log replays exactly, and a checked load accepts it.
+    let replayed = Table::<IncitingIncident>::replay(t.initial().clone(), t.log().to_vec());
+    assert_eq!(replayed.state(), t.state());
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}
+
+#[test]
+fn the_gm_may_end_the_scene_while_a_decision_is_pending() {
+    // An Incapacitated character's keep-fighting choice does not stop the GM's call.
+    let mut s = arena();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "the bridge collapses".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
+    let mut t = table(s);
+    declare(
+        &mut t,
+        &[(0, Action::Regular { talent: None, target: Target::Character(2), roll: false, defence: None })],
+    );
+    act(&mut t, 0);
+    assert!(!t.state().pending.is_empty(), "{:?}", t.state().pending);
+    let gm = seat_of(&t, 2);
+    t.submit(gm, &Command::EndScene { winner: None }).unwrap();
+    assert!(t.is_over());
+    assert!(t.state().pending.is_empty());
+    assert_eq!(t.state().outcome.as_ref().map(|o| (o.winner, o.by_gm)), Some((None, true)));
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}

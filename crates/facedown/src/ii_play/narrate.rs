@@ -115,6 +115,10 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::KeepFighting { character, roll: false } => {
             format!("{}: stay down (cannot act, survives)", scene.fighter_name(*character))
         }
+        Command::EndScene { winner: None } => "GM: end the scene now, without a winner".into(),
+        Command::EndScene { winner: Some(w) } => {
+            format!("GM: end the scene now, {} win", scene.side_name(*w))
+        }
     }
 }
 
