@@ -1186,3 +1186,101 @@ fn the_gm_may_end_the_scene_while_a_decision_is_pending() {
     let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
     assert_eq!(checked.state(), t.state());
 }
+
+fn sheet_of<'a>(s: &'a mut inciting_incident::Setup, name: &str) -> &'a mut inciting_incident::Sheet {
+    &mut s.characters.iter_mut().find(|c| c.sheet.name == name).unwrap().sheet
+}
+
+#[test]
+fn a_movement_skill_skips_intermediate_regions() {
+    // A – B – C: without the Skill, A to C needs B on the way.
+    let t = table(arena());
+    let err = t.state().check_action(0, &go(&t, &["C"])).unwrap_err();
+    assert!(err.to_string().contains("§5.2"), "{err}");
+    // A leap over one Region, with a Simple Obstacle in B that nobody could pass.
+    let mut s = arena();
+    sheet_of(&mut s, "P1").movement.skip = 1;
+    sheet_of(&mut s, "P1").max_move = 1;
+    s.regions[1].effect.obstacle = Some(20);
+    let mut t = table(s);
+    let leap = go(&t, &["C"]);
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 0), &mut legal);
+    assert!(
+        legal.contains(&Command::Declare { character: 0, action: leap }),
+        "the legal list offers the leap"
+    );
+    declare(&mut t, &[(0, leap)]);
+    let ev = act(&mut t, 0);
+    // B is not entered: no obstacle roll, no Crisis for it, not counted toward max_move 1;
+    // C costs 2 and leaving the Duel 4.
+    assert!(!ev.iter().any(|e| matches!(e, Event::Rolled { .. })), "{ev:?}");
+    assert_eq!(crisis_in(&ev), 2 + 4);
+    let Action::Move { path } = leap else { unreachable!() };
+    assert!(ev.contains(&Event::Moved { character: 0, path }));
+    assert_eq!(t.state().fighters[0].region, t.state().find_region("C"));
+    // The leap follows the map: a movement blocker on its way stops it without pass_blockers.
+    let mut s = arena();
+    sheet_of(&mut s, "P1").movement.skip = 1;
+    s.movement_blocked.push(["A".into(), "B".into()]);
+    let t = table(s);
+    let err = t.state().check_action(0, &go(&t, &["C"])).unwrap_err();
+    assert!(err.to_string().contains("even leaping over 1 Region"), "{err}");
+    // A sheet asking for more than a map can hold is refused, naming the field.
+    let mut s = arena();
+    sheet_of(&mut s, "P1").movement.skip = 4;
+    let err = Scene::new(s).unwrap_err();
+    assert!(err.to_string().contains("movement.skip"), "{err}");
+}
+
+#[test]
+fn a_movement_skill_passes_movement_blockers() {
+    let mut s = arena();
+    s.movement_blocked.push(["A".into(), "B".into()]);
+    sheet_of(&mut s, "P1").movement.pass_blockers = true;
+    let mut t = table(s);
+    let to_b = go(&t, &["B"]);
+    // P2 has no such Skill: the wall stops it; P1 passes.
+    assert!(t.state().check_action(1, &to_b).unwrap_err().to_string().contains("blocked"));
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 0), &mut legal);
+    assert!(legal.contains(&Command::Declare { character: 0, action: to_b }));
+    assert!(!legal.contains(&Command::Declare { character: 1, action: to_b }));
+    let far = go(&t, &["B", "C"]);
+    declare(&mut t, &[(0, far)]);
+    let ev = act(&mut t, 0);
+    assert_eq!(crisis_in(&ev), 2 + 2 + 4);
+    assert_eq!(t.state().fighters[0].region, t.state().find_region("C"));
+    // Both movement Skills together: a leap over the blocked border.
+    let mut s = arena();
+    s.movement_blocked.push(["A".into(), "B".into()]);
+    sheet_of(&mut s, "P1").movement = toml::from_str("skip = 1\npass_blockers = true").unwrap();
+    let t = table(s);
+    assert!(t.state().check_action(0, &go(&t, &["C"])).is_ok());
+}
+
+#[test]
+fn a_ranged_skill_passes_line_of_sight_blockers() {
+    let setup = |skill: bool| {
+        let mut s = arena();
+        place(&mut s, "P2", "B");
+        s.sight_blocked.push(["B".into(), "A".into()]);
+        sheet_of(&mut s, "P2").talents[0].skills.ignore_sight_blockers = skill;
+        s
+    };
+    let shot =
+        |t: &Table<IncitingIncident>| Action::Decisive { talent: 0, target: ch(t, "E1"), defence: None };
+    let t = table(setup(false));
+    let err = t.state().check_action(1, &shot(&t)).unwrap_err();
+    assert!(err.to_string().contains("line of sight"), "{err}");
+    let t = table(setup(true));
+    assert!(t.state().check_action(1, &shot(&t)).is_ok());
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 1), &mut legal);
+    assert!(legal.contains(&Command::Declare { character: 1, action: shot(&t) }));
+    // Range is unchanged: still adjacent Regions only.
+    let mut s = setup(true);
+    place(&mut s, "P2", "C");
+    let t = table(s);
+    assert!(t.state().check_action(1, &shot(&t)).is_err(), "A is not adjacent to C");
+}
