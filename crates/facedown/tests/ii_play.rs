@@ -275,3 +275,34 @@ fn hot_seat_gm_menu_offers_ending_the_scene_bots_never_take_it() {
         assert!(!stdout(&o).contains("by_gm"), "{}", stdout(&o));
     }
 }
+
+#[test]
+fn a_skill_adds_its_own_crisis_trigger_and_a_climber_passes_the_blocker() {
+    let script = temp("skills.jsonl");
+    let save = temp("skills-save.json");
+    std::fs::write(
+        &script,
+        r#"{"seat": "bren", "command": {"declare": {"character": "Bren", "action": {"advanced": {"talent": "Icy blade", "action": 0}}}}}
+{"seat": "mira", "command": {"declare": {"character": "Mira", "action": {"move": {"path": ["Shallows"]}}}}}
+{"seat": "gm", "command": {"declare": {"character": "Y'ras'byn", "action": "hold"}}}
+{"seat": "gm", "command": {"declare": {"character": "Cult captain", "action": "hold"}}}
+"#,
+    )
+    .unwrap();
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Bren adds a Crisis Trigger at 6: Bren's battle fury: an extra action"), "{text}");
+    assert!(text.contains("Mira moves to Shallows"), "{text}");
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&save);
+}

@@ -5,7 +5,7 @@
 use crate::character::{AdvancedEffect, DefenceKind, Ranged, Talent};
 use crate::map::RegionId;
 use crate::rules::{Action, Command, Path, RuleError, Target};
-use crate::scene::{Scene, Status};
+use crate::scene::{MAX_TRIGGERS, Scene, Status};
 
 pub(crate) fn illegal(scene: &Scene, f: u8, reason: impl Into<String>) -> RuleError {
     RuleError::Illegal { character: scene.fighter_name(f).to_owned(), reason: reason.into() }
@@ -293,6 +293,18 @@ impl Scene {
                         Some(_) => Ok(()),
                         None => Err(illegal(self, f, "is not in a Region")),
                     },
+                    AdvancedEffect::AddTrigger { .. } => {
+                        if self.added_triggers.len() >= MAX_TRIGGERS {
+                            return Err(illegal(
+                                self,
+                                f,
+                                format!(
+                                    "a scene holds at most {MAX_TRIGGERS} Crisis Triggers added by Skills"
+                                ),
+                            ));
+                        }
+                        Ok(())
+                    }
                 }
             }
         }
@@ -388,6 +400,11 @@ impl Scene {
                     }
                     AdvancedEffect::ChangeRegion { .. } => {
                         if me.region.is_some() {
+                            out.push(Action::Advanced { talent: t, action: a, target: None });
+                        }
+                    }
+                    AdvancedEffect::AddTrigger { .. } => {
+                        if self.added_triggers.len() < MAX_TRIGGERS {
                             out.push(Action::Advanced { talent: t, action: a, target: None });
                         }
                     }

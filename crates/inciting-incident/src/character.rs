@@ -234,6 +234,14 @@ pub enum AdvancedEffect {
         /// The new effect.
         effect: crate::map::RegionEffect,
     },
+    /// Add the character's own Crisis Trigger to the scene (§8: characters who "thrive in
+    /// chaos" add their own Triggers — hazards for their enemies or everyone, lasting or
+    /// repeating effects, or extra actions for themselves, their use of Crisis). Its `at`
+    /// counts from the Crisis when the action is used; its names are the scene file's.
+    AddTrigger {
+        /// The trigger.
+        trigger: crate::scene::TriggerSpec,
+    },
 }
 
 /// An Advanced Action a Talent's Skills allow.

@@ -433,6 +433,13 @@ pub enum Event {
         /// The new effect.
         effect: RegionEffect,
     },
+    /// A character's Skill added its own Crisis Trigger (§8), with its threshold from now on.
+    TriggerAdded {
+        /// The character.
+        character: u8,
+        /// The trigger (its `at` absolute), number `setup.triggers.len()` + those added before.
+        trigger: crate::scene::TriggerSpec,
+    },
     /// A Crisis Trigger fired (§8).
     TriggerFired {
         /// The trigger (its place in the scene file).
@@ -1035,6 +1042,10 @@ impl Scene {
                 if let Some(e) = std::sync::Arc::make_mut(&mut self.effects).get_mut(usize::from(*region)) {
                     *e = effect.clone();
                 }
+            }
+            Event::TriggerAdded { trigger, .. } => {
+                self.added_triggers.push(trigger.clone());
+                self.fired.push(0);
             }
             Event::TriggerFired { trigger, .. } => {
                 if let Some(n) = self.fired.get_mut(usize::from(*trigger)) {

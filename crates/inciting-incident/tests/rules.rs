@@ -1284,3 +1284,101 @@ fn a_ranged_skill_passes_line_of_sight_blockers() {
     let t = table(s);
     assert!(t.state().check_action(1, &shot(&t)).is_err(), "A is not adjacent to C");
 }
+
+fn own_trigger(s: &mut inciting_incident::Setup, who: &str, toml_text: &str) {
+    sheet_of(s, who).talents[0].advanced.push(toml::from_str(toml_text).unwrap());
+}
+
+#[test]
+fn a_skill_lets_a_character_use_crisis_for_its_own_extra_action() {
+    let mut s = arena();
+    own_trigger(
+        &mut s,
+        "P1",
+        r#"name = "Battle frenzy"
+crisis = 2
+effect = { add_trigger = { trigger = { at = 2, note = "Frenzy", effect = { extra_action = { character = "P1" } } } } }"#,
+    );
+    let mut t = table(s);
+    let frenzy = Action::Advanced { talent: 0, action: 0, target: None };
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 0), &mut legal);
+    assert!(legal.contains(&Command::Declare { character: 0, action: frenzy }));
+    declare(&mut t, &[(0, frenzy)]);
+    let ev = act(&mut t, 0);
+    // The trigger is added at Crisis 0 + 2; the action's own 2 Crisis fires it at once.
+    let added = ev.iter().find_map(|e| match e {
+        Event::TriggerAdded { character: 0, trigger } => Some(trigger.clone()),
+        _ => None,
+    });
+    assert_eq!(added.map(|t| (t.at, t.note)), Some((2, "Frenzy".to_owned())));
+    assert!(ev.contains(&Event::TriggerFired { trigger: 0, at: 2 }), "{ev:?}");
+    assert!(ev.contains(&Event::ExtraActionGranted { character: 0 }));
+    assert_eq!(t.state().pending.first(), Some(&Pending::ExtraAction(0)));
+    // P1 takes its extra action now; the trigger does not fire again.
+    let e1 = ch(&t, "E1");
+    let attack = Action::Regular { talent: None, target: e1, roll: false, defence: None };
+    let ev =
+        t.submit(seat_of(&t, 0), &Command::ExtraAction { character: 0, action: attack }).unwrap().to_vec();
+    assert_eq!(crisis_in(&ev), 4);
+    assert!(!ev.iter().any(|e| matches!(e, Event::TriggerFired { .. })));
+    assert_eq!(t.state().duels[0].flow, 4);
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}
+
+#[test]
+fn a_skill_adds_a_repeating_hazard_trigger_that_everyone_sees() {
+    let mut s = arena();
+    place(&mut s, "E1", "B");
+    own_trigger(
+        &mut s,
+        "P2",
+        r#"name = "Rig the bridge"
+effect = { add_trigger = { trigger = { at = 3, every = 4, note = "The rigged bridge", effect = { hazard = { region = "B", hits = 1 } } } } }"#,
+    );
+    let mut t = table(s);
+    let e2 = ch(&t, "E2");
+    let p1 = ch(&t, "P1");
+    declare(
+        &mut t,
+        &[
+            (1, Action::Advanced { talent: 0, action: 0, target: None }),
+            (0, Action::Regular { talent: None, target: e2, roll: false, defence: None }),
+            (3, Action::Regular { talent: None, target: p1, roll: false, defence: None }),
+        ],
+    );
+    let ev = act(&mut t, 1);
+    assert!(ev.iter().any(|e| matches!(e, Event::TriggerAdded { character: 1, trigger } if trigger.at == 3)));
+    assert_eq!(crisis_in(&ev), 0);
+    // Everyone sees the announced trigger, though it has not fired.
+    let view = t.view(Viewer::Seat(seat_of(&t, 2)));
+    assert!(view.triggers.iter().any(|v| v.note == "The rigged bridge" && v.fired == 0));
+    // Crisis 4 fires it at 3 (E1 in B takes a hit); Crisis 8 fires it again at 7.
+    let ev = act(&mut t, 0);
+    assert!(ev.contains(&Event::TriggerFired { trigger: 0, at: 3 }), "{ev:?}");
+    assert!(ev.contains(&Event::Wounded { character: 2, hits: 1, total: 1 }), "{ev:?}");
+    let ev = finish_round(&mut t);
+    assert!(ev.contains(&Event::TriggerFired { trigger: 0, at: 7 }), "{ev:?}");
+    assert!(ev.contains(&Event::Wounded { character: 2, hits: 1, total: 2 }), "{ev:?}");
+    let replayed = Table::<IncitingIncident>::replay(t.initial().clone(), t.log().to_vec());
+    assert_eq!(replayed.state(), t.state());
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}
+
+#[test]
+fn a_skills_own_trigger_names_what_is_in_the_scene() {
+    let mut s = arena();
+    own_trigger(
+        &mut s,
+        "P1",
+        r#"name = "Collapse"
+effect = { add_trigger = { trigger = { at = 1, effect = { hazard = { region = "Nowhere", hits = 1 } } } } }"#,
+    );
+    let err = Scene::new(s).unwrap_err();
+    assert!(
+        err.to_string().contains("Advanced Action Collapse") && err.to_string().contains("Nowhere"),
+        "{err}"
+    );
+}
