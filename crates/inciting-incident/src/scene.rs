@@ -409,6 +409,7 @@ pub struct Scene {
     pub fired: Vec<u32>,
     /// Crisis Triggers characters added with their Skills (§8), thresholds made absolute;
     /// trigger number `setup.triggers.len() + i`.
+    #[serde(default)]
     pub added_triggers: Vec<TriggerSpec>,
     /// The round number (0 is a surprise round).
     pub round: u32,
