@@ -28,8 +28,10 @@ use script::Script;
 Seats are people at this keyboard unless --bot or --script says otherwise. Declarations are \
 typed without echo and stay face down until every character has declared; then the side with \
 the initiative resolves its actions in the order it chooses, then the other side. A decision \
-with a single legal command is taken automatically. See docs/inciting-incident-play.md for the \
-scene file and script formats.
+with a single legal command is taken automatically. The GM's seat may end the scene at once \
+(its menu's last choices, or the script line {\"seat\": \"gm\", \"command\": {\"end_scene\": \
+{\"winner\": SIDE}}}); bots never do. See docs/inciting-incident-play.md for the scene file and \
+script formats.
 
 Exit status: 0 when the scene ends (or a --save game pauses); 2 on a bad file, flag or \
 rejected script command.")]
@@ -183,10 +185,12 @@ impl Game {
                     self.table.state().waiting_for()
                 );
             }
-            // A decision with one legal command reveals nothing: take it for any seat.
+            // A decision with one legal command reveals nothing: take it for any seat (the
+            // GM's standing offer to end the scene is no choice of play).
             let mut forced = None;
             for &seat in &awaiting {
                 self.table.legal_commands(seat, &mut legal);
+                legal.retain(|c| !c.is_gm_ruling());
                 if legal.len() == 1 {
                     forced = Some((seat, legal[0]));
                     break;
@@ -200,7 +204,10 @@ impl Game {
                 continue;
             }
             if let Some(&seat) = awaiting.iter().find(|s| self.bots[usize::from(s.0)].is_some()) {
-                let decision = self.table.decision(seat, &mut legal);
+                // Bots never end the scene by the GM's ruling.
+                self.table.legal_commands(seat, &mut legal);
+                legal.retain(|c| !c.is_gm_ruling());
+                let decision = table::Decision::new(self.table.state(), seat, &legal);
                 let pick = match &mut self.bots[usize::from(seat.0)] {
                     Some(bot) => bot.choose(&decision),
                     None => 0,

@@ -206,3 +206,103 @@ fn json_scene_files_work_like_toml_ones() {
     assert_eq!(stdout(&a), stdout(&b));
     let _ = std::fs::remove_file(&json);
 }
+
+#[test]
+fn the_gm_ends_the_scene_from_a_script_a_player_seat_cannot() {
+    let script = temp("end.jsonl");
+    let save = temp("end-save.json");
+    // A player's seat is refused with the rule; exit 2.
+    std::fs::write(
+        &script,
+        r#"{"seat": "bren", "command": {"end_scene": {"winner": "players"}}}
+"#,
+    )
+    .unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("line 1") && stderr(&o).contains("only the GM may end the scene"),
+        "{}",
+        stderr(&o)
+    );
+    // The GM ends it mid-round, after one face-down declaration; the save replays.
+    std::fs::write(
+        &script,
+        r#"{"seat": "mira", "command": {"declare": {"character": "Mira", "action": "hold"}}}
+{"seat": "gm", "command": {"end_scene": {"winner": "players"}}}
+"#,
+    )
+    .unwrap();
+    let args = [
+        &example("river-fight.toml"),
+        "--script",
+        &script.display().to_string(),
+        "--save",
+        &save.display().to_string(),
+    ];
+    let o = play(&args, "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("The scene is over: the GM ends the scene in favour of players — players win."),
+        "{text}"
+    );
+    let o = play(&["--resume", &save.display().to_string(), "--json"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(r#""by_gm":true"#), "{}", stdout(&o));
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&save);
+}
+
+#[test]
+fn hot_seat_gm_menu_offers_ending_the_scene_bots_never_take_it() {
+    // Bren and Mira hold; the GM's menu ends with the three endings.
+    let o = play(&[&example("river-fight.toml")], "1\n1\n");
+    let text = stdout(&o);
+    let players = text.split("===== Seat gm").next().unwrap_or_default();
+    assert!(players.contains("===== Seat mira"), "{text}");
+    assert!(!players.contains("end the scene now"), "players' menus have no ending: {text}");
+    let o = play(&[&example("river-fight.toml"), "--bot", "bren=random", "--bot", "mira=random"], "");
+    let text = stdout(&o);
+    assert!(text.contains("===== Seat gm"), "{text}");
+    assert!(text.contains("GM: end the scene now, without a winner"), "{text}");
+    assert!(text.contains("GM: end the scene now, enemies win"), "{text}");
+    // Bots (GM included) play many scenes to the rules' end, never the GM's call.
+    for seed in 0..8 {
+        let seed = seed.to_string();
+        let o = play(&[&example("river-fight.toml"), "--bot", "all=random", "--seed", &seed, "--json"], "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(!stdout(&o).contains("by_gm"), "{}", stdout(&o));
+    }
+}
+
+#[test]
+fn a_skill_adds_its_own_crisis_trigger_and_a_climber_passes_the_blocker() {
+    let script = temp("skills.jsonl");
+    let save = temp("skills-save.json");
+    std::fs::write(
+        &script,
+        r#"{"seat": "bren", "command": {"declare": {"character": "Bren", "action": {"advanced": {"talent": "Icy blade", "action": 0}}}}}
+{"seat": "mira", "command": {"declare": {"character": "Mira", "action": {"move": {"path": ["Shallows"]}}}}}
+{"seat": "gm", "command": {"declare": {"character": "Y'ras'byn", "action": "hold"}}}
+{"seat": "gm", "command": {"declare": {"character": "Cult captain", "action": "hold"}}}
+"#,
+    )
+    .unwrap();
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Bren adds a Crisis Trigger at 6: Bren's battle fury: an extra action"), "{text}");
+    assert!(text.contains("Mira moves to Shallows"), "{text}");
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&save);
+}

@@ -29,6 +29,7 @@ fn play(scenes: &[Scene], table: &mut Table<IncitingIncident>) -> u64 {
             table.awaiting_into(&mut awaiting);
             let seat = awaiting[rng.random_range(0..awaiting.len())];
             table.legal_commands(seat, &mut legal);
+            legal.retain(|c| !c.is_gm_ruling());
             let c = legal[rng.random_range(0..legal.len())];
             if table.submit(seat, &c).is_err() {
                 break;

@@ -5,7 +5,7 @@
 use crate::character::{AdvancedEffect, DefenceKind, Ranged, Talent};
 use crate::map::RegionId;
 use crate::rules::{Action, Command, Path, RuleError, Target};
-use crate::scene::{Scene, Status};
+use crate::scene::{MAX_TRIGGERS, Scene, Status};
 
 pub(crate) fn illegal(scene: &Scene, f: u8, reason: impl Into<String>) -> RuleError {
     RuleError::Illegal { character: scene.fighter_name(f).to_owned(), reason: reason.into() }
@@ -165,7 +165,9 @@ impl Scene {
         if ranged_skill == Ranged::None {
             return Err(Why::NeedsRanged);
         }
-        if !self.links.in_range(fr, tr) {
+        let through_cover =
+            talent.is_some_and(|t| me.sheet.talents[usize::from(t)].skills.ignore_sight_blockers);
+        if !(self.links.in_range(fr, tr) || through_cover && self.links.adjacent(fr, tr)) {
             return Err(Why::OutOfRange(tr));
         }
         let reduction = talent.map_or(0, |t| me.sheet.talents[usize::from(t)].skills.ally_penalty_reduction);
@@ -180,6 +182,13 @@ impl Scene {
             uses_flow: false,
             advantage: effect.attack_advantage + effect.ranged_advantage - allies,
         })
+    }
+
+    /// The Regions one step of `f`'s Move from `at` may enter (bit `r`): adjacent and
+    /// unblocked, or as its movement Skills allow (§5.2).
+    pub fn steps(&self, f: u8, at: RegionId) -> u16 {
+        let m = self.fighters.get(usize::from(f)).map(|x| x.sheet.movement).unwrap_or_default();
+        self.links.steps(at, m.skip, m.pass_blockers)
     }
 
     /// The furthest a Move of `f` may go now (§5.2; a Region effect may limit it).
@@ -213,14 +222,18 @@ impl Scene {
                     if usize::from(r) >= self.effects.len() {
                         return Err(illegal(self, f, format!("there is no Region number {r}")));
                     }
-                    if !self.links.can_move(at, r) {
+                    if self.steps(f, at) & (1 << r) == 0 {
                         return Err(illegal(
                             self,
                             f,
                             format!(
-                                "cannot move from {} to {}: not adjacent, or movement is blocked (§5.2)",
+                                "cannot move from {} to {}: not adjacent, or movement is blocked (§5.2){}",
                                 self.region_name(at),
-                                self.region_name(r)
+                                self.region_name(r),
+                                match me.sheet.movement.skip {
+                                    0 => String::new(),
+                                    n => format!(", even leaping over {n} Region(s)"),
+                                }
                             ),
                         ));
                     }
@@ -280,6 +293,18 @@ impl Scene {
                         Some(_) => Ok(()),
                         None => Err(illegal(self, f, "is not in a Region")),
                     },
+                    AdvancedEffect::AddTrigger { .. } => {
+                        if self.added_triggers.len() >= MAX_TRIGGERS {
+                            return Err(illegal(
+                                self,
+                                f,
+                                format!(
+                                    "a scene holds at most {MAX_TRIGGERS} Crisis Triggers added by Skills"
+                                ),
+                            ));
+                        }
+                        Ok(())
+                    }
                 }
             }
         }
@@ -295,7 +320,7 @@ impl Scene {
         if let Some(start) = me.region {
             let max = self.max_move(f);
             let mut stack = [0u8; 8];
-            self.paths(start, 1 << start, &mut stack, 0, max, out);
+            self.paths(f, start, 1 << start, &mut stack, 0, max, out);
         }
         let mut targets = [Target::Character(0); 64];
         let mut n = 0;
@@ -378,13 +403,20 @@ impl Scene {
                             out.push(Action::Advanced { talent: t, action: a, target: None });
                         }
                     }
+                    AdvancedEffect::AddTrigger { .. } => {
+                        if self.added_triggers.len() < MAX_TRIGGERS {
+                            out.push(Action::Advanced { talent: t, action: a, target: None });
+                        }
+                    }
                 }
             }
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn paths(
         &self,
+        f: u8,
         at: RegionId,
         seen: u16,
         stack: &mut [u8; 8],
@@ -395,13 +427,14 @@ impl Scene {
         if depth >= usize::from(max) {
             return;
         }
+        let steps = self.steps(f, at);
         for r in 0..self.effects.len() as u8 {
-            if seen & (1 << r) == 0 && self.links.can_move(at, r) {
+            if seen & (1 << r) == 0 && steps & (1 << r) != 0 {
                 stack[depth] = r;
                 if let Some(path) = Path::new(&stack[..=depth]) {
                     out.push(Action::Move { path });
                 }
-                self.paths(r, seen | (1 << r), stack, depth + 1, max, out);
+                self.paths(f, r, seen | (1 << r), stack, depth + 1, max, out);
             }
         }
     }

@@ -188,7 +188,31 @@ pub struct Skills {
     /// Where the modifiers and bonus dice apply.
     #[serde(default)]
     pub context: Context,
+    /// A Ranged upgrade: ranged attacks with this Talent pass line-of-sight blockers, so they
+    /// reach every adjacent Region (§5.2, §7.3: "Skills that can improve range, and change
+    /// limitations").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_sight_blockers: bool,
 }
+
+/// The movement Skills of a sheet (§5.2: "skipping intervening Regions, passing blocking
+/// elements"; a longer Move is [`Sheet::max_move`]). The numbers are the Skill's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Movement {
+    /// Each step of a Move may leap over up to this many intervening Regions, entering only
+    /// the Region it lands in: the Regions leapt over are not entered (no Crisis, no Simple
+    /// Obstacle, not counted toward `max_move`). The leap follows adjacent Regions, and a
+    /// movement blocker on its way stops it unless `pass_blockers` (Decision). At most 3.
+    #[serde(default)]
+    pub skip: u8,
+    /// Moves pass movement blockers between adjacent Regions.
+    #[serde(default)]
+    pub pass_blockers: bool,
+}
+
+/// The most intervening Regions a step may leap over (a map has at most 5 Regions).
+pub const MAX_SKIP: u8 = 3;
 
 /// What an Advanced Action does (§5, §11; the Skills are missing, so these are data).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +233,14 @@ pub enum AdvancedEffect {
     ChangeRegion {
         /// The new effect.
         effect: crate::map::RegionEffect,
+    },
+    /// Add the character's own Crisis Trigger to the scene (§8: characters who "thrive in
+    /// chaos" add their own Triggers — hazards for their enemies or everyone, lasting or
+    /// repeating effects, or extra actions for themselves, their use of Crisis). Its `at`
+    /// counts from the Crisis when the action is used; its names are the scene file's.
+    AddTrigger {
+        /// The trigger.
+        trigger: crate::scene::TriggerSpec,
     },
 }
 
@@ -279,6 +311,9 @@ pub struct Sheet {
     /// The most Regions a Move may cross (3 unless a movement Skill says more, §5.2).
     #[serde(default = "default_move")]
     pub max_move: u8,
+    /// Movement Skills beyond distance: leaping over Regions, passing movement blockers.
+    #[serde(default)]
+    pub movement: Movement,
     /// Other Skills, in words (for the sheet; no mechanical hook).
     #[serde(default)]
     pub skills: Vec<String>,
@@ -390,6 +425,16 @@ pub enum SheetError {
         /// Whose.
         who: String,
     },
+    /// A movement Skill leaping over too many Regions.
+    #[error(
+        "{who}: movement.skip is {skip}; a step leaps over at most {MAX_SKIP} Regions (a map has 3 to 5, §5.2)"
+    )]
+    TooFarSkip {
+        /// Whose.
+        who: String,
+        /// The number given.
+        skip: u8,
+    },
 }
 
 /// The most dice a Resistance Difficulty, a Protection or a Talent's bonus dice may have.
@@ -465,6 +510,9 @@ impl Sheet {
         }
         if self.max_move == 0 {
             return Err(SheetError::ZeroMove { who: who.into() });
+        }
+        if self.movement.skip > MAX_SKIP {
+            return Err(SheetError::TooFarSkip { who: who.into(), skip: self.movement.skip });
         }
         Ok(())
     }

@@ -95,6 +95,35 @@ impl Links {
         self.adjacent(a, b) && !bit(&self.move_blocked, a, b)
     }
 
+    /// Whether one may move from `a` into `b`, passing movement blockers when `pass_blockers`
+    /// (a movement Skill).
+    pub fn passable(&self, a: RegionId, b: RegionId, pass_blockers: bool) -> bool {
+        self.adjacent(a, b) && (pass_blockers || !bit(&self.move_blocked, a, b))
+    }
+
+    /// The Regions one step of a Move from `a` may enter (bit `r`), passing up to `skip`
+    /// intervening Regions on the way without entering them (movement Skills, §5.2).
+    pub fn steps(&self, a: RegionId, skip: u8, pass_blockers: bool) -> u16 {
+        let n = self.adjacent.len() as u8;
+        let mut reached: u16 = 1 << a;
+        let mut frontier: u16 = 1 << a;
+        let mut out: u16 = 0;
+        for _ in 0..=skip {
+            let mut next: u16 = 0;
+            for from in (0..n).filter(|&r| frontier & (1 << r) != 0) {
+                for to in (0..n).filter(|&r| reached & (1 << r) == 0) {
+                    if self.passable(from, to, pass_blockers) {
+                        next |= 1 << to;
+                    }
+                }
+            }
+            reached |= next;
+            out |= next;
+            frontier = next;
+        }
+        out
+    }
+
     /// Whether `a` sees `b`.
     pub fn sees(&self, a: RegionId, b: RegionId) -> bool {
         a == b || bit(&self.sight, a, b)

@@ -15,7 +15,7 @@ use crate::scene::{Outcome, Phase, Scene, SceneKind, Status, TriggerEffect};
 pub(crate) struct Emit<'a> {
     s: Scene,
     out: &'a mut Vec<Event>,
-    fired_now: u64,
+    fired_now: u128,
     rng: Option<table::TableRng>,
 }
 
@@ -71,13 +71,10 @@ impl<'a> Emit<'a> {
             if self.s.phase == Phase::Over {
                 return;
             }
-            let setup = self.s.setup.clone();
-            let next = setup
-                .triggers
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| self.fired_now & (1 << i) == 0)
-                .filter_map(|(i, t)| {
+            let next = (0..self.s.trigger_count().min(128))
+                .filter(|i| self.fired_now & (1 << i) == 0)
+                .filter_map(|i| {
+                    let t = self.s.trigger(i)?;
                     let n = self.s.fired[i];
                     let at = match t.every {
                         Some(e) => t.at.checked_add(n.checked_mul(e)?)?,
@@ -90,7 +87,8 @@ impl<'a> Emit<'a> {
             let Some((at, i)) = next else { return };
             self.fired_now |= 1 << i;
             self.push(Event::TriggerFired { trigger: i as u16, at });
-            self.trigger_effect(&setup.triggers[i].effect, setup.triggers[i].note.clone());
+            let Some(t) = self.s.trigger(i).cloned() else { return };
+            self.trigger_effect(&t.effect, t.note);
         }
     }
 
@@ -145,7 +143,7 @@ impl<'a> Emit<'a> {
                     .and_then(|w| self.s.setup.sides.iter().position(|s| s == w))
                     .map(|s| s as u8);
                 let why = if note.is_empty() { "a Crisis Trigger ends the scene".to_owned() } else { note };
-                self.push(Event::SceneOver { outcome: Outcome { winner, why } });
+                self.push(Event::SceneOver { outcome: Outcome::new(winner, why) });
             }
         }
     }
@@ -283,6 +281,10 @@ impl<'a> Emit<'a> {
                         if let Some(r) = self.s.fighters[usize::from(f)].region {
                             self.push(Event::RegionChanged { region: r, effect });
                         }
+                    }
+                    AdvancedEffect::AddTrigger { mut trigger } => {
+                        trigger.at = self.s.crisis.saturating_add(trigger.at);
+                        self.push(Event::TriggerAdded { character: f, trigger });
                     }
                 }
                 self.add_crisis(adv.crisis, Some(side));

@@ -155,6 +155,23 @@ pub enum Command {
         /// Its action.
         action: Action,
     },
+    /// The GM ends the scene at once: the fiction resolves it, or the GM calls it (§5 step 9:
+    /// the end is a narrative decision). Only a GM seat may give it, at any moment; it is a
+    /// ruling, not a move of the game, so bots never give it ([`Command::is_gm_ruling`]).
+    EndScene {
+        /// The side that wins (0 or 1), if any.
+        #[serde(default)]
+        winner: Option<u8>,
+    },
+}
+
+impl Command {
+    /// Whether this is a GM's ruling outside the choices of play ([`Command::EndScene`]). The
+    /// GM seat's legal list holds these at every moment; bots and random players skip them,
+    /// and the engine never waits for them.
+    pub fn is_gm_ruling(&self) -> bool {
+        matches!(self, Command::EndScene { .. })
+    }
 }
 
 /// Where a new Duel's Flow came from (§6).
@@ -416,6 +433,13 @@ pub enum Event {
         /// The new effect.
         effect: RegionEffect,
     },
+    /// A character's Skill added its own Crisis Trigger (§8), with its threshold from now on.
+    TriggerAdded {
+        /// The character.
+        character: u8,
+        /// The trigger (its `at` absolute), number `setup.triggers.len()` + those added before.
+        trigger: crate::scene::TriggerSpec,
+    },
     /// A Crisis Trigger fired (§8).
     TriggerFired {
         /// The trigger (its place in the scene file).
@@ -483,6 +507,15 @@ pub enum RuleError {
     /// A second declaration.
     #[error("{0} has already declared this round; a face-down declaration cannot be taken back (§5 step 5)")]
     AlreadyDeclared(String),
+    /// A command only the GM may give (ending the scene), from a player's seat.
+    #[error("only the GM may end the scene; seat {seat} is a player's (§5 step 9)")]
+    GmOnly {
+        /// The seat.
+        seat: String,
+    },
+    /// A side number that is not 0 or 1.
+    #[error("there is no side number {0}; the sides are 0 and 1")]
+    UnknownSide(u8),
     /// An illegal action.
     #[error("{character}: {reason}")]
     Illegal {
@@ -506,6 +539,7 @@ impl Scene {
             return Err(RuleError::Over);
         }
         let f = match *command {
+            Command::EndScene { winner } => return self.end_scene(seat, winner, events),
             Command::Declare { character, .. }
             | Command::Act { character }
             | Command::KeepFighting { character, .. }
@@ -554,6 +588,7 @@ impl Scene {
                 em.resolve(f, action);
                 Ok(())
             }
+            Command::EndScene { winner } => self.end_scene(seat, winner, events),
             _ if pending.is_some() => Err(out_of_turn()),
             Command::OutOfOrder { action, .. } => {
                 if !matches!(self.phase, Phase::Resolve { .. }) {
@@ -609,6 +644,23 @@ impl Scene {
         }
     }
 
+    /// The GM ends the scene now, with the winner it names (§5 step 9: the scene ends by a
+    /// narrative decision). Refused from a player's seat.
+    fn end_scene(&self, seat: SeatId, winner: Option<u8>, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if !self.is_gm(seat) {
+            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+        }
+        if let Some(w) = winner.filter(|&w| w > 1) {
+            return Err(RuleError::UnknownSide(w));
+        }
+        let why = match winner {
+            Some(w) => format!("the GM ends the scene in favour of {}", self.side_name(w)),
+            None => "the GM ends the scene".to_owned(),
+        };
+        events.push(Event::SceneOver { outcome: Outcome { winner, why, by_gm: true } });
+        Ok(())
+    }
+
     fn able(&self, side: u8) -> bool {
         self.fighters.iter().any(|f| f.side == side && f.status == Status::Fighting)
             || self.minions.iter().any(|m| m.side == side && m.count > 0)
@@ -618,22 +670,22 @@ impl Scene {
         if let Some(s) = self.strikes {
             for side in 0..2u8 {
                 if s[usize::from(side)] == 0 {
-                    return Some(Outcome {
-                        winner: Some(1 - side),
-                        why: format!("{} have no Strikes left (§10)", self.side_name(side)),
-                    });
+                    return Some(Outcome::new(
+                        Some(1 - side),
+                        format!("{} have no Strikes left (§10)", self.side_name(side)),
+                    ));
                 }
             }
         }
         let (a, b) = (self.able(0), self.able(1));
         match (a, b) {
-            (false, false) => Some(Outcome { winner: None, why: "nobody is left able to fight".into() }),
+            (false, false) => Some(Outcome::new(None, "nobody is left able to fight")),
             (true, false) | (false, true) => {
                 let loser = if a { 1 } else { 0 };
-                Some(Outcome {
-                    winner: Some(1 - loser),
-                    why: format!("{} have nobody left able to fight", self.side_name(loser)),
-                })
+                Some(Outcome::new(
+                    Some(1 - loser),
+                    format!("{} have nobody left able to fight", self.side_name(loser)),
+                ))
             }
             (true, true) => None,
         }
@@ -677,7 +729,7 @@ impl Scene {
                     && self.round >= max
                 {
                     return Some(Event::SceneOver {
-                        outcome: Outcome { winner: None, why: format!("the scene ends after {max} rounds") },
+                        outcome: Outcome::new(None, format!("the scene ends after {max} rounds")),
                     });
                 }
                 let round = self.round + 1;
@@ -706,7 +758,7 @@ impl Scene {
                     .any(|f| f.engaged_capable() && (surprise.is_none() || f.side == initiative));
                 if !anyone && surprise.is_none() {
                     return Some(Event::SceneOver {
-                        outcome: Outcome { winner: None, why: "nobody on the map can act".into() },
+                        outcome: Outcome::new(None, "nobody on the map can act"),
                     });
                 }
                 Some(Event::RoundStarted { round, initiative, surprise: surprise.is_some(), why })
@@ -747,11 +799,20 @@ impl Scene {
         }
     }
 
-    /// Pushes the legal commands of `seat`.
+    /// Pushes the legal commands of `seat`. A GM seat's list ends with the three ways to end
+    /// the scene at once ([`Command::EndScene`]: no winner, either side), at every moment
+    /// until the end; bots skip them ([`Command::is_gm_ruling`]).
     pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
         if self.phase == Phase::Over {
             return;
         }
+        self.play_commands(seat, out);
+        if self.is_gm(seat) {
+            out.extend([None, Some(0), Some(1)].map(|winner| Command::EndScene { winner }));
+        }
+    }
+
+    fn play_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
         let mut actions = Vec::new();
         if let Some(&p) = self.pending.first() {
             match p {
@@ -981,6 +1042,10 @@ impl Scene {
                 if let Some(e) = std::sync::Arc::make_mut(&mut self.effects).get_mut(usize::from(*region)) {
                     *e = effect.clone();
                 }
+            }
+            Event::TriggerAdded { trigger, .. } => {
+                self.added_triggers.push(trigger.clone());
+                self.fired.push(0);
             }
             Event::TriggerFired { trigger, .. } => {
                 if let Some(n) = self.fired.get_mut(usize::from(*trigger)) {

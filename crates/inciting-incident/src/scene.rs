@@ -8,13 +8,16 @@ use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId, TableRng};
 use thiserror::Error;
 
 use crate::attack::ExtraHits;
-use crate::character::{MinionStats, Sheet, SheetError};
+use crate::character::{AdvancedEffect, MinionStats, Sheet, SheetError};
 use crate::dice::AdvantageRule;
 use crate::map::{Links, Region, RegionEffect, RegionId, link, unlink};
 use crate::rules::Action;
 
 /// The largest a minion group can grow (reinforcements stop there).
 pub const MAX_MINIONS: u32 = 1000;
+
+/// The most Crisis Triggers a scene file may set, and the most Skills may add in a scene.
+pub const MAX_TRIGGERS: usize = 64;
 
 /// A combat or a non-violent conflict (§10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -369,6 +372,16 @@ pub struct Outcome {
     pub winner: Option<u8>,
     /// Why, in words.
     pub why: String,
+    /// Whether the GM ended the scene by [`crate::Command::EndScene`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_gm: bool,
+}
+
+impl Outcome {
+    /// An end the rules reach by themselves (not the GM's call).
+    pub fn new(winner: Option<u8>, why: impl Into<String>) -> Outcome {
+        Outcome { winner, why: why.into(), by_gm: false }
+    }
 }
 
 /// The whole state of a scene, hidden declarations included.
@@ -392,8 +405,12 @@ pub struct Scene {
     pub crisis: u32,
     /// Crisis each side generated this round (for initiative, §5 step 4).
     pub round_crisis: [u32; 2],
-    /// How often each trigger has fired.
+    /// How often each trigger has fired: the scene file's, then those added in the scene.
     pub fired: Vec<u32>,
+    /// Crisis Triggers characters added with their Skills (§8), thresholds made absolute;
+    /// trigger number `setup.triggers.len() + i`.
+    #[serde(default)]
+    pub added_triggers: Vec<TriggerSpec>,
     /// The round number (0 is a surprise round).
     pub round: u32,
     /// Whether this round is a surprise round.
@@ -434,10 +451,22 @@ fn side_id(sides: &[String; 2], field: &str, name: &str) -> Result<u8, SetupErro
 }
 
 impl Setup {
-    /// Checks every name the triggers use.
+    /// Checks every name the triggers use: the scene's, and those the characters' Skills add
+    /// (Advanced Actions with an `add_trigger` effect).
     fn check_triggers(&self) -> Result<(), SetupError> {
-        for (i, t) in self.triggers.iter().enumerate() {
-            let field = format!("triggers[{i}]");
+        let own = self.characters.iter().enumerate().flat_map(|(c, spec)| {
+            spec.sheet.talents.iter().flat_map(move |t| {
+                t.advanced.iter().filter_map(move |a| match &a.effect {
+                    AdvancedEffect::AddTrigger { trigger } => Some((
+                        format!("characters[{c}] ({}): Advanced Action {}", spec.sheet.name, a.name),
+                        trigger,
+                    )),
+                    _ => None,
+                })
+            })
+        });
+        let scene = self.triggers.iter().enumerate().map(|(i, t)| (format!("triggers[{i}]"), t));
+        for (field, t) in scene.chain(own) {
             if t.every == Some(0) {
                 return Err(SetupError::Invalid(format!("{field}: every must be at least 1")));
             }
@@ -604,7 +633,7 @@ impl Scene {
         if fighters.len() + minions.len() > 64 {
             return Err(SetupError::Invalid("a scene holds at most 64 characters and minion groups".into()));
         }
-        if setup.triggers.len() > 64 {
+        if setup.triggers.len() > MAX_TRIGGERS {
             return Err(SetupError::Invalid("triggers: a scene holds at most 64 Crisis Triggers".into()));
         }
         setup.check_triggers()?;
@@ -646,6 +675,7 @@ impl Scene {
             crisis: 0,
             round_crisis: [0; 2],
             fired,
+            added_triggers: Vec::new(),
             round: 0,
             surprise_round: false,
             initiative: 0,
@@ -665,6 +695,17 @@ impl Scene {
             scene.apply(e);
         }
         Ok(scene)
+    }
+
+    /// Crisis Trigger number `i`: the scene file's, then those added by Skills (§8).
+    pub fn trigger(&self, i: usize) -> Option<&TriggerSpec> {
+        let n = self.setup.triggers.len();
+        if i < n { self.setup.triggers.get(i) } else { self.added_triggers.get(i - n) }
+    }
+
+    /// How many Crisis Triggers the scene has now.
+    pub fn trigger_count(&self) -> usize {
+        self.setup.triggers.len() + self.added_triggers.len()
     }
 
     /// The seat's name.

@@ -200,12 +200,14 @@ impl Scene {
             phase: self.phase,
             strikes: self.strikes,
             pending: self.pending.clone(),
+            // A trigger a character's Skill added was announced: everyone knows it.
             triggers: self
                 .setup
                 .triggers
                 .iter()
                 .zip(&self.fired)
                 .filter(|(_, fired)| gm || **fired > 0)
+                .chain(self.added_triggers.iter().zip(self.fired.iter().skip(self.setup.triggers.len())))
                 .map(|(t, &fired)| TriggerView { at: t.at, every: t.every, note: t.note.clone(), fired })
                 .collect(),
             outcome: self.outcome.clone(),

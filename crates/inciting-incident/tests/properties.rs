@@ -22,7 +22,8 @@ fn play(initial: Scene, bot_seed: u64, max_steps: usize) -> Table<IncitingIncide
         // Action outside round order is optional).
         for (seat, _) in table.state().seats.iter() {
             table.legal_commands(seat, &mut legal);
-            let required = legal.iter().any(|c| !matches!(c, Command::OutOfOrder { .. }));
+            let required =
+                legal.iter().any(|c| !matches!(c, Command::OutOfOrder { .. }) && !c.is_gm_ruling());
             assert_eq!(awaiting.contains(&seat), required, "{}", table.state().waiting_for());
         }
         let seat = awaiting[rng.random_range(0..awaiting.len())];
@@ -34,6 +35,10 @@ fn play(initial: Scene, bot_seed: u64, max_steps: usize) -> Table<IncitingIncide
             let ok = <IncitingIncident as table::Ruleset>::decide(table.state(), seat, c, &mut scratch);
             assert!(ok.is_ok(), "{c:?}: {ok:?}");
         }
+        // Only GM seats may end the scene, at every moment; random players never do.
+        let gm = table.state().is_gm(seat);
+        assert_eq!(legal.iter().filter(|c| c.is_gm_ruling()).count(), if gm { 3 } else { 0 });
+        legal.retain(|c| !c.is_gm_ruling());
         let c = legal[rng.random_range(0..legal.len())];
         table.submit(seat, &c).unwrap();
         // Hidden declarations stay hidden from every other seat.
@@ -82,5 +87,28 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn the_gm_ending_the_scene_at_any_moment_replays(which in 0u8..2, dice in any::<u64>(), bots in any::<u64>(), steps in 0usize..60, winner in proptest::option::of(0u8..2)) {
+        let mut t = play(scene(which, dice), bots, steps);
+        let over = t.is_over();
+        let gm = t.state().seats.iter().find(|(_, s)| s.role == table::Role::Gm).map(|(id, _)| id).unwrap();
+        let r = t.submit(gm, &Command::EndScene { winner });
+        if over {
+            prop_assert!(r.is_err());
+        } else {
+            prop_assert!(r.is_ok());
+            prop_assert!(t.is_over());
+            let outcome = t.state().outcome.clone().unwrap();
+            prop_assert!(outcome.by_gm);
+            prop_assert_eq!(outcome.winner, winner);
+        }
+        let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+        prop_assert_eq!(checked.state(), t.state());
     }
 }

@@ -1118,3 +1118,267 @@ fn ranged_minions_outside_a_duel_attack_the_duel_in_range_counting_its_opponents
         }
     }
 }
+
+#[test]
+fn the_gm_ends_the_scene_at_once_a_player_cannot() {
+    let mut t = table(arena());
+    let p = seat_of(&t, 0);
+    let gm = seat_of(&t, 2);
+    // Mid-round: P1 has declared face down.
+    t.submit(p, &Command::Declare { character: 0, action: Action::Hold }).unwrap();
+    let before = t.state().clone();
+    let log = t.log().len();
+    // A player's seat is refused, with the rule named, and nothing changes.
+    let mut legal = Vec::new();
+    t.legal_commands(p, &mut legal);
+    assert!(legal.iter().all(|c| !c.is_gm_ruling()));
+    let e = t.submit(p, &Command::EndScene { winner: Some(0) }).unwrap_err();
+    assert_eq!(e, RuleError::GmOnly { seat: "p".into() });
+    assert!(e.to_string().contains("only the GM may end the scene"), "{e}");
+    assert_eq!(t.state(), &before);
+    assert_eq!(t.log().len(), log);
+    // A side that does not exist is refused too.
+    assert_eq!(t.submit(gm, &Command::EndScene { winner: Some(2) }).unwrap_err(), RuleError::UnknownSide(2));
+    assert_eq!(t.state(), &before);
+    // The GM's list offers the three endings; the scene never waits for them.
+    t.legal_commands(gm, &mut legal);
+    let endings: Vec<_> = legal.iter().filter(|c| c.is_gm_ruling()).copied().collect();
+    assert_eq!(endings, [None, Some(0), Some(1)].map(|winner| Command::EndScene { winner }).to_vec());
+    // The GM ends it: one logged event, the outcome marked as the GM's call.
+    let events = t.submit(gm, &Command::EndScene { winner: Some(1) }).unwrap().to_vec();
+    assert_eq!(events.len(), 1);
+    let Event::SceneOver { outcome } = &events[0] else { panic!("{events:?}") };
+    assert_eq!(outcome.winner, Some(1));
+    assert!(outcome.by_gm);
+    assert!(outcome.why.contains("the GM ends the scene in favour of enemies"), "{}", outcome.why);
+    assert!(t.is_over());
+    assert!(t.awaiting().is_empty());
+    assert_eq!(t.submit(gm, &Command::EndScene { winner: None }).unwrap_err(), RuleError::Over);
+    // The log replays exactly, and a checked load accepts it.
+    let replayed = Table::<IncitingIncident>::replay(t.initial().clone(), t.log().to_vec());
+    assert_eq!(replayed.state(), t.state());
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}
+
+#[test]
+fn the_gm_may_end_the_scene_while_a_decision_is_pending() {
+    // An Incapacitated character's keep-fighting choice does not stop the GM's call.
+    let mut s = arena();
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: None,
+        note: "the bridge collapses".into(),
+        effect: TriggerEffect::Hazard { region: "A".into(), hits: 2 },
+    });
+    let mut t = table(s);
+    declare(
+        &mut t,
+        &[(0, Action::Regular { talent: None, target: Target::Character(2), roll: false, defence: None })],
+    );
+    act(&mut t, 0);
+    assert!(!t.state().pending.is_empty(), "{:?}", t.state().pending);
+    let gm = seat_of(&t, 2);
+    t.submit(gm, &Command::EndScene { winner: None }).unwrap();
+    assert!(t.is_over());
+    assert!(t.state().pending.is_empty());
+    assert_eq!(t.state().outcome.as_ref().map(|o| (o.winner, o.by_gm)), Some((None, true)));
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}
+
+fn sheet_of<'a>(s: &'a mut inciting_incident::Setup, name: &str) -> &'a mut inciting_incident::Sheet {
+    &mut s.characters.iter_mut().find(|c| c.sheet.name == name).unwrap().sheet
+}
+
+#[test]
+fn a_movement_skill_skips_intermediate_regions() {
+    // A – B – C: without the Skill, A to C needs B on the way.
+    let t = table(arena());
+    let err = t.state().check_action(0, &go(&t, &["C"])).unwrap_err();
+    assert!(err.to_string().contains("§5.2"), "{err}");
+    // A leap over one Region, with a Simple Obstacle in B that nobody could pass.
+    let mut s = arena();
+    sheet_of(&mut s, "P1").movement.skip = 1;
+    sheet_of(&mut s, "P1").max_move = 1;
+    s.regions[1].effect.obstacle = Some(20);
+    let mut t = table(s);
+    let leap = go(&t, &["C"]);
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 0), &mut legal);
+    assert!(
+        legal.contains(&Command::Declare { character: 0, action: leap }),
+        "the legal list offers the leap"
+    );
+    declare(&mut t, &[(0, leap)]);
+    let ev = act(&mut t, 0);
+    // B is not entered: no obstacle roll, no Crisis for it, not counted toward max_move 1;
+    // C costs 2 and leaving the Duel 4.
+    assert!(!ev.iter().any(|e| matches!(e, Event::Rolled { .. })), "{ev:?}");
+    assert_eq!(crisis_in(&ev), 2 + 4);
+    let Action::Move { path } = leap else { unreachable!() };
+    assert!(ev.contains(&Event::Moved { character: 0, path }));
+    assert_eq!(t.state().fighters[0].region, t.state().find_region("C"));
+    // The leap follows the map: a movement blocker on its way stops it without pass_blockers.
+    let mut s = arena();
+    sheet_of(&mut s, "P1").movement.skip = 1;
+    s.movement_blocked.push(["A".into(), "B".into()]);
+    let t = table(s);
+    let err = t.state().check_action(0, &go(&t, &["C"])).unwrap_err();
+    assert!(err.to_string().contains("even leaping over 1 Region"), "{err}");
+    // A sheet asking for more than a map can hold is refused, naming the field.
+    let mut s = arena();
+    sheet_of(&mut s, "P1").movement.skip = 4;
+    let err = Scene::new(s).unwrap_err();
+    assert!(err.to_string().contains("movement.skip"), "{err}");
+}
+
+#[test]
+fn a_movement_skill_passes_movement_blockers() {
+    let mut s = arena();
+    s.movement_blocked.push(["A".into(), "B".into()]);
+    sheet_of(&mut s, "P1").movement.pass_blockers = true;
+    let mut t = table(s);
+    let to_b = go(&t, &["B"]);
+    // P2 has no such Skill: the wall stops it; P1 passes.
+    assert!(t.state().check_action(1, &to_b).unwrap_err().to_string().contains("blocked"));
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 0), &mut legal);
+    assert!(legal.contains(&Command::Declare { character: 0, action: to_b }));
+    assert!(!legal.contains(&Command::Declare { character: 1, action: to_b }));
+    let far = go(&t, &["B", "C"]);
+    declare(&mut t, &[(0, far)]);
+    let ev = act(&mut t, 0);
+    assert_eq!(crisis_in(&ev), 2 + 2 + 4);
+    assert_eq!(t.state().fighters[0].region, t.state().find_region("C"));
+    // Both movement Skills together: a leap over the blocked border.
+    let mut s = arena();
+    s.movement_blocked.push(["A".into(), "B".into()]);
+    sheet_of(&mut s, "P1").movement = toml::from_str("skip = 1\npass_blockers = true").unwrap();
+    let t = table(s);
+    assert!(t.state().check_action(0, &go(&t, &["C"])).is_ok());
+}
+
+#[test]
+fn a_ranged_skill_passes_line_of_sight_blockers() {
+    let setup = |skill: bool| {
+        let mut s = arena();
+        place(&mut s, "P2", "B");
+        s.sight_blocked.push(["B".into(), "A".into()]);
+        sheet_of(&mut s, "P2").talents[0].skills.ignore_sight_blockers = skill;
+        s
+    };
+    let shot =
+        |t: &Table<IncitingIncident>| Action::Decisive { talent: 0, target: ch(t, "E1"), defence: None };
+    let t = table(setup(false));
+    let err = t.state().check_action(1, &shot(&t)).unwrap_err();
+    assert!(err.to_string().contains("line of sight"), "{err}");
+    let t = table(setup(true));
+    assert!(t.state().check_action(1, &shot(&t)).is_ok());
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 1), &mut legal);
+    assert!(legal.contains(&Command::Declare { character: 1, action: shot(&t) }));
+    // Range is unchanged: still adjacent Regions only.
+    let mut s = setup(true);
+    place(&mut s, "P2", "C");
+    let t = table(s);
+    assert!(t.state().check_action(1, &shot(&t)).is_err(), "A is not adjacent to C");
+}
+
+fn own_trigger(s: &mut inciting_incident::Setup, who: &str, toml_text: &str) {
+    sheet_of(s, who).talents[0].advanced.push(toml::from_str(toml_text).unwrap());
+}
+
+#[test]
+fn a_skill_lets_a_character_use_crisis_for_its_own_extra_action() {
+    let mut s = arena();
+    own_trigger(
+        &mut s,
+        "P1",
+        r#"name = "Battle frenzy"
+crisis = 2
+effect = { add_trigger = { trigger = { at = 2, note = "Frenzy", effect = { extra_action = { character = "P1" } } } } }"#,
+    );
+    let mut t = table(s);
+    let frenzy = Action::Advanced { talent: 0, action: 0, target: None };
+    let mut legal = Vec::new();
+    t.legal_commands(seat_of(&t, 0), &mut legal);
+    assert!(legal.contains(&Command::Declare { character: 0, action: frenzy }));
+    declare(&mut t, &[(0, frenzy)]);
+    let ev = act(&mut t, 0);
+    // The trigger is added at Crisis 0 + 2; the action's own 2 Crisis fires it at once.
+    let added = ev.iter().find_map(|e| match e {
+        Event::TriggerAdded { character: 0, trigger } => Some(trigger.clone()),
+        _ => None,
+    });
+    assert_eq!(added.map(|t| (t.at, t.note)), Some((2, "Frenzy".to_owned())));
+    assert!(ev.contains(&Event::TriggerFired { trigger: 0, at: 2 }), "{ev:?}");
+    assert!(ev.contains(&Event::ExtraActionGranted { character: 0 }));
+    assert_eq!(t.state().pending.first(), Some(&Pending::ExtraAction(0)));
+    // P1 takes its extra action now; the trigger does not fire again.
+    let e1 = ch(&t, "E1");
+    let attack = Action::Regular { talent: None, target: e1, roll: false, defence: None };
+    let ev =
+        t.submit(seat_of(&t, 0), &Command::ExtraAction { character: 0, action: attack }).unwrap().to_vec();
+    assert_eq!(crisis_in(&ev), 4);
+    assert!(!ev.iter().any(|e| matches!(e, Event::TriggerFired { .. })));
+    assert_eq!(t.state().duels[0].flow, 4);
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}
+
+#[test]
+fn a_skill_adds_a_repeating_hazard_trigger_that_everyone_sees() {
+    let mut s = arena();
+    place(&mut s, "E1", "B");
+    own_trigger(
+        &mut s,
+        "P2",
+        r#"name = "Rig the bridge"
+effect = { add_trigger = { trigger = { at = 3, every = 4, note = "The rigged bridge", effect = { hazard = { region = "B", hits = 1 } } } } }"#,
+    );
+    let mut t = table(s);
+    let e2 = ch(&t, "E2");
+    let p1 = ch(&t, "P1");
+    declare(
+        &mut t,
+        &[
+            (1, Action::Advanced { talent: 0, action: 0, target: None }),
+            (0, Action::Regular { talent: None, target: e2, roll: false, defence: None }),
+            (3, Action::Regular { talent: None, target: p1, roll: false, defence: None }),
+        ],
+    );
+    let ev = act(&mut t, 1);
+    assert!(ev.iter().any(|e| matches!(e, Event::TriggerAdded { character: 1, trigger } if trigger.at == 3)));
+    assert_eq!(crisis_in(&ev), 0);
+    // Everyone sees the announced trigger, though it has not fired.
+    let view = t.view(Viewer::Seat(seat_of(&t, 2)));
+    assert!(view.triggers.iter().any(|v| v.note == "The rigged bridge" && v.fired == 0));
+    // Crisis 4 fires it at 3 (E1 in B takes a hit); Crisis 8 fires it again at 7.
+    let ev = act(&mut t, 0);
+    assert!(ev.contains(&Event::TriggerFired { trigger: 0, at: 3 }), "{ev:?}");
+    assert!(ev.contains(&Event::Wounded { character: 2, hits: 1, total: 1 }), "{ev:?}");
+    let ev = finish_round(&mut t);
+    assert!(ev.contains(&Event::TriggerFired { trigger: 0, at: 7 }), "{ev:?}");
+    assert!(ev.contains(&Event::Wounded { character: 2, hits: 1, total: 2 }), "{ev:?}");
+    let replayed = Table::<IncitingIncident>::replay(t.initial().clone(), t.log().to_vec());
+    assert_eq!(replayed.state(), t.state());
+    let checked = Table::<IncitingIncident>::load_checked(t.save()).unwrap();
+    assert_eq!(checked.state(), t.state());
+}
+
+#[test]
+fn a_skills_own_trigger_names_what_is_in_the_scene() {
+    let mut s = arena();
+    own_trigger(
+        &mut s,
+        "P1",
+        r#"name = "Collapse"
+effect = { add_trigger = { trigger = { at = 1, effect = { hazard = { region = "Nowhere", hits = 1 } } } } }"#,
+    );
+    let err = Scene::new(s).unwrap_err();
+    assert!(
+        err.to_string().contains("Advanced Action Collapse") && err.to_string().contains("Nowhere"),
+        "{err}"
+    );
+}

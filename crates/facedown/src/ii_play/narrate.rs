@@ -115,6 +115,10 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::KeepFighting { character, roll: false } => {
             format!("{}: stay down (cannot act, survives)", scene.fighter_name(*character))
         }
+        Command::EndScene { winner: None } => "GM: end the scene now, without a winner".into(),
+        Command::EndScene { winner: Some(w) } => {
+            format!("GM: end the scene now, {} win", scene.side_name(*w))
+        }
     }
 }
 
@@ -265,8 +269,17 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             )
         }
         Event::TriggerFired { trigger, at } => {
-            let note = scene.setup.triggers.get(usize::from(*trigger)).map_or("", |t| t.note.as_str());
+            let note = scene.trigger(usize::from(*trigger)).map_or("", |t| t.note.as_str());
             format!("  Crisis Trigger at {at}: {note}")
+        }
+        Event::TriggerAdded { character, trigger } => {
+            let every = trigger.every.map(|e| format!(", then every {e}")).unwrap_or_default();
+            format!(
+                "  {} adds a Crisis Trigger at {}{every}: {}",
+                scene.fighter_name(*character),
+                trigger.at,
+                trigger.note
+            )
         }
         Event::ExtraActionGranted { character } => {
             format!("  {} gains an extra action", scene.fighter_name(*character))

@@ -82,7 +82,8 @@ fn fighter(scene: &Scene, name: &str) -> anyhow::Result<u8> {
 }
 
 /// Replaces names by numbers: `character` (and a healing `target`), `{"character": …}` and
-/// `{"minions": …}` targets, `talent` (of the acting character), and the Regions of `path`.
+/// `{"minions": …}` targets, `talent` (of the acting character), the Regions of `path`, and
+/// the side of an ending's `winner`.
 fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow::Result<()> {
     let Value::Object(map) = value else {
         if let Value::Array(items) = value {
@@ -109,6 +110,15 @@ fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow
                 *v = Value::from(id);
             }
             ("target", Value::String(name)) => *v = Value::from(fighter(scene, name)?),
+            ("winner", Value::String(name)) => {
+                let side = scene
+                    .setup
+                    .sides
+                    .iter()
+                    .position(|s| s == name)
+                    .with_context(|| format!("there is no side named {name:?}"))?;
+                *v = Value::from(side);
+            }
             ("talent", Value::String(name)) => {
                 let Some(f) = acting else { bail!("name the character before its Talent {name:?}") };
                 let i = scene.fighters[usize::from(f)]

@@ -27,6 +27,8 @@ pub fn play_random(table: &mut Table<IncitingIncident>, seed: u64, max_steps: us
         assert!(!awaiting.is_empty(), "nobody to act: {}", table.state().waiting_for());
         let seat = awaiting[rng.random_range(0..awaiting.len())];
         table.legal_commands(seat, &mut legal);
+        // Random players never end the scene by the GM's ruling.
+        legal.retain(|c| !c.is_gm_ruling());
         let c = legal[rng.random_range(0..legal.len())];
         table.submit(seat, &c).unwrap();
         steps += 1;
