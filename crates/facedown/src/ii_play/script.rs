@@ -1,27 +1,18 @@
 //! Scripted play: JSON lines `{"seat": "gm", "command": <Command>}`, with names allowed for
 //! characters, minion groups, Talents and Regions.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, bail};
 use inciting_incident::{Command, Scene};
-use serde::Deserialize;
 use serde_json::Value;
 use table::SeatId;
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Line {
-    seat: String,
-    command: Value,
-}
+use crate::script_lines::{ScriptLine, ScriptLines};
 
-/// A script read into memory.
+/// A script read into memory: the shared line reader, with names resolved to numbers.
 pub struct Script {
-    name: String,
-    lines: Vec<(usize, String)>,
-    next: usize,
+    lines: ScriptLines,
 }
 
 /// One scripted command.
@@ -37,43 +28,24 @@ pub struct Scripted {
 impl Script {
     /// Reads a script file, or standard input for `-`.
     pub fn open(path: &Path) -> anyhow::Result<Script> {
-        let (name, text) = if path.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("cannot read the script from standard input")?;
-            ("(stdin)".to_owned(), s)
-        } else {
-            let s = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the script {}", path.display()))?;
-            (path.display().to_string(), s)
-        };
-        let lines = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l.trim().to_owned()))
-            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
-            .collect();
-        Ok(Script { name, lines, next: 0 })
+        Ok(Script { lines: ScriptLines::open(path)? })
     }
 
     /// The script's name.
     pub fn name(&self) -> &str {
-        &self.name
+        self.lines.name()
     }
 
     /// The next command, or `None` at the end.
     pub fn next(&mut self, scene: &Scene) -> anyhow::Result<Option<Scripted>> {
-        let Some((n, text)) = self.lines.get(self.next) else { return Ok(None) };
-        let n = *n;
-        self.next += 1;
-        let at = format!("{} line {n}", self.name);
-        let line: Line = serde_json::from_str(text)
-            .with_context(|| format!("{at}: not a script line {{\"seat\": …, \"command\": …}}"))?;
-        let seat = scene.seats.find(&line.seat).with_context(|| format!("{at}: unknown seat"))?;
-        let mut command = line.command;
+        let Some(ScriptLine { number, at, seat, mut command }) = self.lines.next_line()? else {
+            return Ok(None);
+        };
+        let seat = scene.seats.find(&seat).with_context(|| format!("{at}: unknown seat"))?;
         resolve_names(&mut command, scene, None).with_context(|| format!("{at}: bad command"))?;
         let command: Command =
             serde_json::from_value(command).with_context(|| format!("{at}: not a command"))?;
-        Ok(Some(Scripted { line: n, seat, command }))
+        Ok(Some(Scripted { line: number, seat, command }))
     }
 }
 
