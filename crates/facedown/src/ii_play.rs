@@ -14,6 +14,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::bot_flags::{bot_seed, seat_bots};
 use anyhow::{Context, bail};
 use inciting_incident::{Command, IncitingIncident, Scene, Setup};
 use solver::bots::{Bot, RandomBot};
@@ -90,30 +91,12 @@ pub fn load_scene(path: &Path, dice_seed: Option<u64>) -> anyhow::Result<Scene> 
 }
 
 fn make_bots(args: &Args, scene: &Scene) -> anyhow::Result<Vec<Option<SeatBot>>> {
-    let mut out: Vec<Option<SeatBot>> = (0..scene.seats.len()).map(|_| None).collect();
-    for spec in &args.bots {
-        let (seat, kind) = spec
-            .split_once('=')
-            .with_context(|| format!("--bot {spec:?}: write SEAT=KIND, e.g. gm=random"))?;
-        let kind = kind.trim().to_ascii_lowercase();
-        if kind != "random" {
-            bail!("--bot {spec:?}: unknown bot kind {kind:?}; Inciting Incident has the random bot");
-        }
-        let seats: Vec<usize> = if seat.trim() == "all" {
-            (0..out.len()).collect()
-        } else {
-            let names: Vec<&str> = scene.seats.iter().map(|(_, s)| s.name.as_str()).collect();
-            let id = scene
-                .seats
-                .find(seat.trim())
-                .with_context(|| format!("--bot {spec:?}: the seats are {}", names.join(", ")))?;
-            vec![usize::from(id.0)]
-        };
-        for i in seats {
-            out[i] = Some(Box::new(RandomBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64))));
-        }
-    }
-    Ok(out)
+    let kinds = seat_bots(&args.bots, &scene.seats, &["random"], "Inciting Incident")?;
+    Ok(kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| k.map(|_| -> SeatBot { Box::new(RandomBot::new(bot_seed(args.seed, i))) }))
+        .collect())
 }
 
 /// Writes the save through `path.tmp` and a rename.

@@ -17,7 +17,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use crate::bot_flags::{bot_seed, seat_bots};
+use anyhow::bail;
 use iron_triangle::{Command, IronTriangle};
 use solver::bots::{Bot, GreedyBot, RandomBot};
 use solver::equilibrium::EquilibriumBot;
@@ -83,37 +84,17 @@ pub(crate) type Hook = Box<dyn FnMut(&Table<IronTriangle>) -> anyhow::Result<()>
 type SeatBot = Box<dyn Bot<IronTriangle>>;
 
 fn make_bots(args: &Args, table: &Table<IronTriangle>) -> anyhow::Result<Vec<Option<SeatBot>>> {
-    let seats = &table.state().seats;
-    let mut kinds: Vec<Option<String>> = vec![None; seats.len()];
-    for spec in &args.bots {
-        let (seat, kind) = spec
-            .split_once('=')
-            .with_context(|| format!("--bot {spec:?}: write SEAT=KIND, e.g. gm=greedy"))?;
-        let kind = kind.trim().to_ascii_lowercase();
-        if !["random", "greedy", "equilibrium"].contains(&kind.as_str()) {
-            bail!("--bot {spec:?}: unknown bot kind {kind:?}; use random, greedy or equilibrium");
-        }
-        if seat.trim() == "all" {
-            kinds.iter_mut().for_each(|k| *k = Some(kind.clone()));
-        } else {
-            let names: Vec<&str> = seats.iter().map(|(_, s)| s.name.as_str()).collect();
-            let id = seats
-                .find(seat.trim())
-                .with_context(|| format!("--bot {spec:?}: the seats are {}", names.join(", ")))?;
-            kinds[usize::from(id.0)] = Some(kind);
-        }
-    }
+    let kinds =
+        seat_bots(&args.bots, &table.state().seats, &["random", "greedy", "equilibrium"], "Iron Triangle")?;
     Ok(kinds
         .into_iter()
         .enumerate()
         .map(|(i, k)| {
             k.map(|k| -> SeatBot {
-                if k == "greedy" {
-                    Box::new(GreedyBot::new())
-                } else if k == "equilibrium" {
-                    Box::new(EquilibriumBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64)))
-                } else {
-                    Box::new(RandomBot::new(args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64)))
+                match k {
+                    "greedy" => Box::new(GreedyBot::new()),
+                    "equilibrium" => Box::new(EquilibriumBot::new(bot_seed(args.seed, i))),
+                    _ => Box::new(RandomBot::new(bot_seed(args.seed, i))),
                 }
             })
         })

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyze;
+mod bot_flags;
 mod campaign_cli;
 mod ii_play;
 mod ii_roll;

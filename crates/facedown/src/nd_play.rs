@@ -23,6 +23,7 @@ use table::{Decision, Saved, SeatId, Table, Viewer};
 
 use narrate::Narrator;
 
+use crate::bot_flags::{bot_seed, seat_bots};
 use crate::script_lines::{ScriptLine, ScriptLines};
 
 /// Play a No Dice Conflict: hot-seat at one keyboard, against bots, or from a script.
@@ -109,42 +110,16 @@ impl Bot<NoDice> for NdBot {
     }
 }
 
-#[derive(Clone, Copy)]
-enum BotKind {
-    Random,
-    Greedy,
-}
-
 fn make_bots(args: &Args, state: &Conflict) -> anyhow::Result<Vec<Option<NdBot>>> {
-    let seats = &state.seats;
-    let mut on: Vec<Option<BotKind>> = vec![None; seats.len()];
-    for spec in &args.bots {
-        let (seat, kind) = spec
-            .split_once('=')
-            .with_context(|| format!("--bot {spec:?}: write SEAT=random or SEAT=greedy, e.g. gm=greedy"))?;
-        let kind = match kind.trim().to_ascii_lowercase().as_str() {
-            "random" => BotKind::Random,
-            "greedy" => BotKind::Greedy,
-            _ => bail!("--bot {spec:?}: unknown bot kind {kind:?}; No Dice has `random` and `greedy`"),
-        };
-        if seat.trim() == "all" {
-            on.iter_mut().for_each(|b| *b = Some(kind));
-        } else {
-            let names: Vec<&str> = seats.iter().map(|(_, s)| s.name.as_str()).collect();
-            let id = seats
-                .find(seat.trim())
-                .with_context(|| format!("--bot {spec:?}: the seats are {}", names.join(", ")))?;
-            on[usize::from(id.0)] = Some(kind);
-        }
-    }
+    let on = seat_bots(&args.bots, &state.seats, &["random", "greedy"], "No Dice")?;
     Ok(on
         .into_iter()
         .enumerate()
         .map(|(i, b)| {
-            let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64);
+            let seed = bot_seed(args.seed, i);
             b.map(|kind| match kind {
-                BotKind::Random => NdBot::Random(SteadyBot(RandomBot::new(seed))),
-                BotKind::Greedy => NdBot::Greedy(GreedyBot::new(seed)),
+                "greedy" => NdBot::Greedy(GreedyBot::new(seed)),
+                _ => NdBot::Random(SteadyBot(RandomBot::new(seed))),
             })
         })
         .collect())

@@ -51,3 +51,41 @@ fn every_subcommand_has_help() {
         );
     }
 }
+
+/// Every `play` command reads `--bot SEAT=KIND` the same way: an unknown kind names the
+/// ruleset's kinds, an unknown seat lists the seats, and both exit with status 2.
+#[test]
+fn bot_flags_are_checked_alike_in_every_play_command() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["iron-triangle", "play", "--bot", "gm=clever"],
+            "Iron Triangle has `random`, `greedy`, `equilibrium`",
+        ),
+        (
+            &["nodice", "play", "examples/nodice/pc-vs-bandit.toml", "--bot", "gm=clever"],
+            "No Dice has `random`, `greedy`",
+        ),
+        (
+            &[
+                "inciting-incident",
+                "play",
+                "examples/inciting-incident/river-fight.toml",
+                "--bot",
+                "gm=greedy",
+            ],
+            "Inciting Incident has `random`",
+        ),
+        (&["iron-triangle", "play", "--bot", "nobody=random"], "the seats are"),
+    ];
+    for (args, message) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_facedown"))
+            .args(args)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .stdin(Stdio::null())
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "facedown {args:?}: {stderr}");
+        assert!(stderr.contains(message), "facedown {args:?} should say {message:?}: {stderr}");
+    }
+}
