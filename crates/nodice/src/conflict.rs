@@ -337,7 +337,8 @@ impl Conflict {
             if a.name.trim().is_empty() {
                 return Err(SetupError::EmptyName);
             }
-            if setup.actors[..i].iter().any(|b| b.name == a.name) {
+            // Names are found case-insensitively (`Conflict::find`): compare them that way.
+            if setup.actors[..i].iter().any(|b| b.name.trim().eq_ignore_ascii_case(a.name.trim())) {
                 return Err(SetupError::DuplicateName(a.name.clone()));
             }
             if setup.seats.get(a.seat).is_err() {

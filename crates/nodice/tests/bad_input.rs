@@ -75,3 +75,12 @@ fn an_attribute_value_over_100_is_a_setup_error() {
     assert_eq!(err, SetupError::Value("Bandit".into(), Attribute::Str, 101));
     assert!(err.to_string().contains("0–100"), "{err}");
 }
+
+#[test]
+fn names_differing_only_in_case_are_duplicates() {
+    // Actors are found by name case-insensitively (`Conflict::find`, the CLI's targets), so
+    // "kara" next to "Kara" could never be named.
+    let mut setup = kara_vs_bandit();
+    setup.actors[1].name = "kara ".into();
+    assert_eq!(Conflict::new(setup).unwrap_err(), SetupError::DuplicateName("kara ".into()));
+}
