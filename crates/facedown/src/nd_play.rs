@@ -221,8 +221,10 @@ fn parse_answer(state: &Conflict, actor: ActorId, answer: &str) -> Result<Comman
                     if a.aspect() != aspect {
                         return Err(format!("{a} is not a {aspect} Attribute"));
                     }
-                    spread[a.slot()] +=
-                        pair[1].parse::<u16>().map_err(|_| format!("{:?} is not a number", pair[1]))?;
+                    let n = pair[1].parse::<u16>().map_err(|_| format!("{:?} is not a number", pair[1]))?;
+                    spread[a.slot()] = spread[a.slot()].checked_add(n).ok_or_else(|| {
+                        format!("the spread is too large: {damage} {aspect} damage to place")
+                    })?;
                 }
             }
             Ok(Command::SpreadDamage { actor, spread })

@@ -214,6 +214,13 @@ fn compute(file: HandFile) -> anyhow::Result<Report> {
             .as_deref()
             .map(|s| s.parse::<Statblock>().with_context(|| format!("{}'s serial {s:?}", a.name)))
             .transpose()?;
+        if a.bid > u16::from(nodice::actor::MAX_AV) {
+            bail!(
+                "{}'s bid of {} is over 100: a bid never exceeds the Trine Score, and no Trine Score is over 100 (seed: Step 3, Bid Cap; §3.2)",
+                a.name,
+                a.bid
+            );
+        }
         if let Some(b) = &block {
             if !b.possesses(a.attribute) {
                 bail!("{} does not possess {} (-)", a.name, a.attribute);

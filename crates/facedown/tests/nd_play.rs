@@ -275,3 +275,13 @@ fn hot_seat_brawl_with_several_targets_resolves_pairwise() {
     assert!(out.contains("Kara vs Bandit: TD Bandit"), "{out}");
     assert!(!out.contains("Thug vs Bandit"), "the Thug and the Bandit do not target each other: {out}");
 }
+
+#[test]
+fn a_spread_answer_too_large_to_add_up_is_asked_again_not_a_panic() {
+    // Kara spreads the Bandit's 3 Spirit damage: two huge amounts on INT would overflow.
+    let input = "str bandit\nwil\nstr 4 wildcard\npre 3\nint 40000 int 40000\n";
+    let o = play(&[&example("pc-vs-bandit.toml")], input);
+    let out = stdout(&o);
+    assert!(out.contains("Not accepted: the spread is too large"), "{out}\n{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -174,3 +174,11 @@ fn worked_example_pot_of_7_between_two_tied_leaders_pays_4_and_3() {
     assert!(stdout(&o).contains("round-robin to A, B."), "{}", stdout(&o));
     assert!(stdout(&o).contains("Tokens: A 4, B 3."), "{}", stdout(&o));
 }
+
+#[test]
+fn a_bid_over_100_is_a_clear_error_not_a_panic() {
+    // Seed Step 3, Bid Cap: a bid never exceeds a Trine Score, and no Trine Score is over 100.
+    let o = resolve(&["--actor", "A: STR 65535", "--actor", "B: PRE 3", "--stakes", "5"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("over 100"), "{}", stderr(&o));
+}

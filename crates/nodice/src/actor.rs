@@ -126,7 +126,7 @@ impl Statblock {
 
     /// Build Budget (§3.2): the stated one, else the values plus ability points.
     pub fn build_budget(&self) -> u16 {
-        self.stated_budget.unwrap_or(self.value_total() + self.ability_points)
+        self.stated_budget.unwrap_or(self.value_total().saturating_add(self.ability_points))
     }
 
     /// Rank (§3.2), from the Build Budget.
@@ -404,7 +404,7 @@ fn warnings(block: &Statblock, printed: [Option<u16>; 3]) -> Vec<SerialWarning> 
         }
     }
     if let Some(stated) = block.stated_budget {
-        let sum = block.value_total() + block.ability_points;
+        let sum = block.value_total().saturating_add(block.ability_points);
         if stated != sum {
             warnings.push(SerialWarning::Budget { stated, sum });
         }

@@ -99,6 +99,9 @@ pub enum SetupError {
     /// An Actor with no Aspect at all.
     #[error("Actor {0:?} has no Attribute at all")]
     NoAspect(String),
+    /// An Attribute value outside 0–100 (§3.2).
+    #[error("Actor {0:?} has {1} {2}; an Attribute value is 0–100 (§3.2)")]
+    Value(String, Attribute, u8),
     /// An Actor starting with an exhausted Aspect.
     #[error(
         "Actor {0:?} has every {1} Attribute at 0: it is eliminated before the Conflict starts (seed: Elimination Check)"
@@ -334,11 +337,18 @@ impl Conflict {
             if a.name.trim().is_empty() {
                 return Err(SetupError::EmptyName);
             }
-            if setup.actors[..i].iter().any(|b| b.name == a.name) {
+            // Names are found case-insensitively (`Conflict::find`): compare them that way.
+            if setup.actors[..i].iter().any(|b| b.name.trim().eq_ignore_ascii_case(a.name.trim())) {
                 return Err(SetupError::DuplicateName(a.name.clone()));
             }
             if setup.seats.get(a.seat).is_err() {
                 return Err(SetupError::Seat(a.name.clone()));
+            }
+            if let Some((attribute, v)) = Attribute::ALL
+                .into_iter()
+                .find_map(|x| a.statblock.value(x).filter(|&v| v > crate::actor::MAX_AV).map(|v| (x, v)))
+            {
+                return Err(SetupError::Value(a.name.clone(), attribute, v));
             }
             if !Aspect::ALL.iter().any(|&x| a.statblock.has_aspect(x)) {
                 return Err(SetupError::NoAspect(a.name.clone()));

@@ -13,7 +13,8 @@ pub fn through_partial_aspect(damage: u16, possessed: usize) -> u16 {
     match possessed {
         0 => 0,
         1 => (damage / 3).max(1),
-        2 => (damage * 2 / 3).max(1),
+        // 2D in u32: D may be as large as its type.
+        2 => ((u32::from(damage) * 2 / 3) as u16).max(1),
         _ => damage,
     }
 }

@@ -62,13 +62,13 @@ pub struct DamageAbility {
 impl Extension for DamageAbility {
     fn action_priority(&self, actor: ActorId, priority: &mut u32) {
         if actor == self.actor {
-            *priority += u32::from(self.points);
+            *priority = priority.saturating_add(u32::from(self.points));
         }
     }
 
     fn apply_damage(&self, attacker: ActorId, _target: ActorId, aspect: Aspect, damage: &mut u16) {
         if attacker == self.actor && *damage > 0 && self.aspect.is_none_or(|a| a == aspect) {
-            *damage += self.points;
+            *damage = damage.saturating_add(self.points);
         }
     }
 }

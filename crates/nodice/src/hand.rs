@@ -199,7 +199,8 @@ pub fn trine_wins(plays: &[(ActorId, Aspect, Targets)], ext: &Extensions) -> [u8
 }
 
 /// Showdown Total (seed: Step 4): `Bid + Wildcard + Stakes·[TD win] + Stakes·[AD win] +
-/// Sweep bonus·[Sweep]`.
+/// Sweep bonus·[Sweep]`. Stops at `u16::MAX` rather than overflow (a Sweep bonus from a file
+/// may be as large as its type).
 pub fn showdown_total(
     bid: u16,
     wildcard: bool,
@@ -209,10 +210,10 @@ pub fn showdown_total(
     sweep_bonus: u16,
 ) -> u16 {
     let sweep = trine_win && attribute_win;
-    bid + u16::from(wildcard)
-        + stakes * u16::from(trine_win)
-        + stakes * u16::from(attribute_win)
-        + sweep_bonus * u16::from(sweep)
+    bid.saturating_add(u16::from(wildcard))
+        .saturating_add(stakes.saturating_mul(u16::from(trine_win)))
+        .saturating_add(stakes.saturating_mul(u16::from(attribute_win)))
+        .saturating_add(sweep_bonus.saturating_mul(u16::from(sweep)))
 }
 
 /// The damage of one Action (Decision: resolution order, points 3–4): the lower bidder of a

@@ -537,3 +537,37 @@ fn decision_the_old_stakes_formula_is_an_option() {
     setup.options.stakes_formula = StakesFormula::Old;
     assert_eq!(Conflict::new(setup).unwrap().stakes.value(), 2, "R7: old formula 2");
 }
+
+#[test]
+fn utg_stays_on_a_tie_of_one_win_each_even_when_the_other_is_first_in_table_order() {
+    // Seed Step 1: a tie for most wins keeps UTG with the preceding Hand's UTG. The Bandit
+    // initiated (UTG), Kara wins TD (Body beats Spirit), the Bandit AD (WIL beats FIT).
+    let mut setup = kara_vs_bandit();
+    setup.initiator = ActorId(1);
+    let mut t = start(setup);
+    commit_aspect(&mut t, "Bandit", "WIL", &["Kara"]).unwrap();
+    commit_aspect(&mut t, "Kara", "STR", &["Bandit"]).unwrap();
+    commit_action(&mut t, "Bandit", "WIL", 0, false).unwrap();
+    commit_action(&mut t, "Kara", "FIT", 0, false).unwrap();
+    assert_eq!(t.state().hand, 2);
+    let wins: Vec<_> = t.state().actors.iter().map(|a| (a.trine_wins, a.attribute_wins)).collect();
+    assert_eq!(wins, [(0, 0), (0, 0)], "the new Hand starts with no wins");
+    assert_eq!(t.state().utg, ActorId(1), "1–1: the Bandit stays UTG");
+}
+
+#[test]
+fn utg_stays_when_others_tie_for_most_wins() {
+    // Ring, Stakes 2: 1 TD win each; AD: AGI beats REA (B over A), INT beats REA (C over A),
+    // AGI ties INT. A (UTG) 1 win, B 2, C 2: a tie for most wins, so A stays UTG.
+    let mut t = ring();
+    commit_action(&mut t, "A", "REA", 0, false).unwrap();
+    commit_action(&mut t, "B", "AGI", 0, false).unwrap();
+    commit_action(&mut t, "C", "INT", 0, false).unwrap();
+    let s = t.state();
+    let wins: Vec<_> =
+        s.order.iter().map(|a| s.actors[a.index()].trine_wins + s.actors[a.index()].attribute_wins).collect();
+    assert_eq!(wins, [1, 2, 2]);
+    finish_hand(&mut t);
+    assert!(t.state().actors.iter().all(|a| a.is_in()));
+    assert_eq!(t.state().utg, ActorId(0));
+}
