@@ -34,12 +34,19 @@ impl fmt::Display for ActorId {
 
 /// The target(s) of an Action (seed: Target), a set of Actors. Serialised as a list of ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(from = "Vec<ActorId>", into = "Vec<ActorId>")]
+#[serde(try_from = "Vec<ActorId>", into = "Vec<ActorId>")]
 pub struct Targets(u16);
 
-impl From<Vec<ActorId>> for Targets {
-    fn from(ids: Vec<ActorId>) -> Self {
-        ids.into_iter().filter(|a| a.index() < MAX_ACTORS).fold(Targets::NONE, Targets::with)
+/// A list of ids read from a file, a script or a save: an id no Conflict can have is refused,
+/// never silently dropped.
+impl TryFrom<Vec<ActorId>> for Targets {
+    type Error = String;
+
+    fn try_from(ids: Vec<ActorId>) -> Result<Self, String> {
+        match ids.iter().find(|a| a.index() >= MAX_ACTORS) {
+            Some(a) => Err(format!("there is no Actor {}: a Conflict has at most {MAX_ACTORS} Actors", a.0)),
+            None => Ok(ids.into_iter().fold(Targets::NONE, Targets::with)),
+        }
     }
 }
 

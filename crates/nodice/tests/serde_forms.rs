@@ -108,3 +108,13 @@ fn commands_and_events_stay_small() {
     assert!(std::mem::size_of::<Command>() <= 32, "{}", std::mem::size_of::<Command>());
     assert!(std::mem::size_of::<Event>() <= 32, "{}", std::mem::size_of::<Event>());
 }
+
+#[test]
+fn a_target_no_conflict_can_have_is_refused_not_dropped() {
+    let ok: Targets = serde_json::from_value(json!([1, 15])).expect("ids below 16 are targets");
+    assert!(ok.has(ActorId(1)) && ok.has(ActorId(15)));
+    let err = serde_json::from_value::<Targets>(json!([1, 16])).expect_err("id 16 cannot be an Actor");
+    assert!(err.to_string().contains("there is no Actor 16"), "{err}");
+    let command = json!({"commit_aspect": {"actor": 0, "aspect": "body", "ante": "str", "targets": [40]}});
+    assert!(serde_json::from_value::<Command>(command).is_err(), "a command naming Actor 40 is refused");
+}
