@@ -425,6 +425,16 @@ pub enum SheetError {
         /// Whose.
         who: String,
     },
+    /// A flat modifier or a Flow shift out of bounds.
+    #[error("{who}: {what} is {value}; a Skill's modifier or Flow shift goes from -{MAX_MODIFIER} to {MAX_MODIFIER}")]
+    Modifier {
+        /// Whose.
+        who: String,
+        /// Where.
+        what: String,
+        /// The number given.
+        value: i32,
+    },
     /// A movement Skill leaping over too many Regions.
     #[error(
         "{who}: movement.skip is {skip}; a step leaps over at most {MAX_SKIP} Regions (a map has 3 to 5, §5.2)"
@@ -439,6 +449,17 @@ pub enum SheetError {
 
 /// The most dice a Resistance Difficulty, a Protection or a Talent's bonus dice may have.
 pub const MAX_DICE: u8 = 20;
+
+/// The largest flat modifier (and Flow shift of an Advanced Action) a Skill may give: far
+/// beyond any real table, and small enough that no total or Flow can overflow.
+pub const MAX_MODIFIER: i32 = 100;
+
+fn check_modifier(who: &str, what: String, value: i32) -> Result<(), SheetError> {
+    if value.unsigned_abs() > MAX_MODIFIER.unsigned_abs() {
+        return Err(SheetError::Modifier { who: who.into(), what, value });
+    }
+    Ok(())
+}
 
 fn check_dice(who: &str, what: &str, dice: &[u8]) -> Result<(), SheetError> {
     match dice.iter().find(|&&s| !valid_sides(s)) {
@@ -485,7 +506,11 @@ impl Sheet {
             if t.skills.bonus_dice.len() > usize::from(MAX_DICE) {
                 return Err(SheetError::TooManyDice { who: who.into(), what: format!("Talent {}", t.name) });
             }
+            check_modifier(who, format!("Talent {}: skills.modifier", t.name), t.skills.modifier)?;
             for a in &t.advanced {
+                if let AdvancedEffect::ShiftFlow { amount } = a.effect {
+                    check_modifier(who, format!("Advanced Action {}: the Flow shift", a.name), amount)?;
+                }
                 if let AdvancedEffect::ChangeRegion { effect } = &a.effect {
                     effect.check().map_err(|why| SheetError::BadEffect {
                         who: who.into(),
@@ -616,6 +641,7 @@ impl MinionStats {
                 level: self.defence_level,
             });
         }
+        check_modifier(who, "attack.modifier".into(), self.attack.modifier)?;
         if self.rv == 0 {
             return Err(SheetError::ZeroResistance { who: who.into(), defence: "the stat block" });
         }

@@ -226,6 +226,7 @@ pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule
         }
         _ => {}
     }
+    // At most a few hundred dice: their sum fits; the modifier is added saturating.
     let total = dice
         .iter()
         .map(|d| match d.counted {
@@ -234,7 +235,7 @@ pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule
             Counted::Subtracted => -i32::from(d.value),
         })
         .sum::<i32>()
-        + pool.modifier;
+        .saturating_add(pool.modifier);
     Roll { dice, modifier: pool.modifier, advantage, total }
 }
 
@@ -291,7 +292,7 @@ pub fn success_chance(pool: &Pool) -> f64 {
     distribution(pool)
         .iter()
         .enumerate()
-        .filter(|(t, _)| *t as i32 + pool.modifier >= TARGET)
+        .filter(|(t, _)| *t as i64 + i64::from(pool.modifier) >= i64::from(TARGET))
         .map(|(_, p)| p)
         .sum()
 }

@@ -47,7 +47,9 @@ impl RegionEffect {
             return Err(format!("protection has a d{s}; dice are d4, d6, d8, d10 or d12"));
         }
         let adv = crate::attack::MAX_ADVANTAGE;
-        if self.ranged_advantage.abs() > adv || self.attack_advantage.abs() > adv {
+        if self.ranged_advantage.unsigned_abs() > adv.unsigned_abs()
+            || self.attack_advantage.unsigned_abs() > adv.unsigned_abs()
+        {
             return Err(format!("Advantage goes from -{adv} to {adv}"));
         }
         Ok(())

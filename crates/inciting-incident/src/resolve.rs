@@ -395,7 +395,7 @@ impl<'a> Emit<'a> {
         let leaving_duel = self.s.duel_in(start).is_some();
         let mut entered = [0u8; 8];
         let mut n = 0;
-        let mut crisis = 0;
+        let mut crisis: u32 = 0;
         for &r in path.regions() {
             let effect = &self.s.effects[usize::from(r)];
             let per = effect.move_crisis.unwrap_or(MOVE_CRISIS);
@@ -408,7 +408,7 @@ impl<'a> Emit<'a> {
             }
             entered[n] = r;
             n += 1;
-            crisis += per;
+            crisis = crisis.saturating_add(per);
         }
         let Some(moved) = Path::new(&entered[..n]).filter(|p| !p.regions().is_empty()) else {
             return;
@@ -416,7 +416,7 @@ impl<'a> Emit<'a> {
         self.push(Event::Moved { character: f, path: moved });
         self.reconcile();
         if leaving_duel {
-            crisis += LEAVE_DUEL_CRISIS;
+            crisis = crisis.saturating_add(LEAVE_DUEL_CRISIS);
         }
         self.add_crisis(crisis, Some(side));
     }

@@ -929,7 +929,8 @@ impl Scene {
             Event::CrisisAdded { amount, side, total } => {
                 self.crisis = *total;
                 if let Some(s) = side {
-                    self.round_crisis[usize::from(s & 1)] += amount;
+                    let r = &mut self.round_crisis[usize::from(s & 1)];
+                    *r = r.saturating_add(*amount);
                 }
             }
             Event::FlowMoved { duel, flow, .. } => {
