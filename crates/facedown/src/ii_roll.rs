@@ -260,6 +260,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let d = drolled.as_ref().map_or(defence.unwrap_or(0), |r| r.total);
             let subtract = if ranged { i32::from(level) } else { flow };
             let dv = defence_value(i32::from(rv), subtract);
+            let needed = d.saturating_add(dv);
             let rule = if strict { ExtraHits::StrictlyMore } else { ExtraHits::AtLeast };
             let hits = decisive_hits(a, d, dv, rv, rule);
             let shift = if ranged { 0 } else { decisive_flow_shift(rv) };
@@ -273,7 +274,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     None => writeln!(out, "Defence roll: {d}")?,
                 }
                 let what = if ranged { "Talent level" } else { "Flow" };
-                writeln!(out, "Defence value: RV {rv} − {what} {subtract} = {dv}; needed {}", d + dv)?;
+                writeln!(out, "Defence value: RV {rv} − {what} {subtract} = {dv}; needed {needed}")?;
                 if hits > 0 {
                     writeln!(out, "Hit: {hits} hit(s).")?;
                 } else {
@@ -285,12 +286,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     writeln!(
                         out,
                         "Crisis +2; the Flow moves {shift} away from the attacker: {flow:+} → {:+} (attacker's view).",
-                        flow - shift
+                        flow.saturating_sub(shift)
                     )?;
                 }
             }
             json!({"attack": arolled, "attack_total": a, "defence": drolled, "defence_total": d,
-                   "defence_value": dv, "needed": d + dv, "hits": hits, "flow_shift": shift, "crisis": 2})
+                   "defence_value": dv, "needed": needed, "hits": hits, "flow_shift": shift, "crisis": 2})
         }
         What::Rest { level, difficulty, hits, max_hits, death_hits, incapacitated, full_day, result } => {
             if max_hits == 0 || hits > max_hits || death_hits > max_hits {
