@@ -426,7 +426,9 @@ pub enum SheetError {
         who: String,
     },
     /// A flat modifier or a Flow shift out of bounds.
-    #[error("{who}: {what} is {value}; a Skill's modifier or Flow shift goes from -{MAX_MODIFIER} to {MAX_MODIFIER}")]
+    #[error(
+        "{who}: {what} is {value}; a Skill's modifier or Flow shift goes from -{MAX_MODIFIER} to {MAX_MODIFIER}"
+    )]
     Modifier {
         /// Whose.
         who: String,

@@ -101,10 +101,7 @@ fn huge_move_crisis_from_a_region_effect_saturates_the_crisis_pool() {
     let path = go(&t, &["B", "C"]);
     declare(
         &mut t,
-        &[
-            (0, path),
-            (1, Action::Regular { talent: None, target: e1, roll: false, defence: None }),
-        ],
+        &[(0, path), (1, Action::Regular { talent: None, target: e1, roll: false, defence: None })],
     );
     act(&mut t, 0);
     assert_eq!(t.state().crisis, u32::MAX);
