@@ -150,7 +150,8 @@ impl<'a> Emit<'a> {
 
     /// A minion group's one Regular Attack (§7.4): the best attack it has, against the enemy
     /// in its Duel whose defence is easiest (the highest Resistance Difficulty), with 1
-    /// Advantage per minion outnumbering the opponents (Disadvantage when outnumbered).
+    /// Advantage per minion outnumbering the opponents (Disadvantage when outnumbered); a
+    /// ranged group shooting into a Duel also takes 1 Disadvantage per ally in it (§7.3).
     pub(crate) fn minion_attack(&mut self, g: u8) {
         let m = &self.s.minions[usize::from(g)];
         let (region, side, count) = (m.region, m.side, m.count);
@@ -190,7 +191,10 @@ impl<'a> Emit<'a> {
         // Outnumbering counts the Duel attacked (for ranged minions, the target Duel).
         let opponents = self.s.count_side(tr, enemy);
         let effect = &self.s.effects[usize::from(region)];
-        let advantage = minion_advantage(count, opponents)
+        // Shooting into a Duel from another Region: 1 Disadvantage per ally there (§7.3).
+        let allies =
+            if ranged { self.s.count_side(tr, side).min(crate::attack::MAX_ADVANTAGE as u32) } else { 0 };
+        let advantage = minion_advantage(count, opponents) - allies as i32
             + effect.attack_advantage
             + if ranged { effect.ranged_advantage } else { 0 };
         let pool = talent_pool(stats.attack.level, &[], stats.attack.modifier, rd);

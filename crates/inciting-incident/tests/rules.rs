@@ -1107,10 +1107,12 @@ fn ranged_minions_outside_a_duel_attack_the_duel_in_range_counting_its_opponents
             _ => None,
         });
         if ranged {
+            // §7.3: a ranged attacker shooting into a Duel takes 1 Disadvantage per ally it
+            // has there — minions too: E1 and E2 fight in A.
             assert_eq!(
                 roll.expect("the ranged cultists shoot into A").advantage,
-                3,
-                "5 minions against the 2 players in A"
+                3 - 2,
+                "5 minions against the 2 players in A, less 1 per ally (E1, E2) in that Duel"
             );
         } else {
             assert!(roll.is_none());
