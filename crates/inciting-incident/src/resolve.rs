@@ -154,11 +154,26 @@ impl<'a> Emit<'a> {
     /// ranged group shooting into a Duel also takes 1 Disadvantage per ally in it (§7.3).
     pub(crate) fn minion_attack(&mut self, g: u8) {
         let m = &self.s.minions[usize::from(g)];
-        let (region, side, count) = (m.region, m.side, m.count);
-        let stats = m.stats.clone();
+        let (region, side) = (m.region, m.side);
         let enemy = 1 - side;
         // Its own Duel; for ranged minions outside a Duel, the first Duel in range (§7.3).
         let ranged = self.s.duel_in(region).is_none();
+        // "Minions may only make one Regular Attack between them": every minion of the side
+        // standing with the group (those that can shoot, outside a Duel) joins the attack,
+        // which uses the strongest attack among them (§7.4).
+        let band = || {
+            self.s.minions.iter().filter(move |o| {
+                o.side == side && o.region == region && o.count > 0 && (!ranged || o.stats.attack.ranged)
+            })
+        };
+        let able = m.count > 0 && (!ranged || m.stats.attack.ranged);
+        let count = band().fold(0u32, |n, o| n.saturating_add(o.count));
+        // `rev` so that among equally strong attacks the first group listed is taken.
+        let best = band().rev().map(|o| o.stats.clone()).max_by_key(|st| attack_strength(&st.attack));
+        let Some(stats) = best.filter(|_| able) else {
+            self.push(Event::MinionsIdle { group: g });
+            return;
+        };
         let target_region = if !ranged {
             Some(region)
         } else if stats.attack.ranged {
@@ -424,4 +439,11 @@ impl<'a> Emit<'a> {
         }
         self.add_crisis(crisis, Some(side));
     }
+}
+
+/// How strong a minion attack is, to pick the band's strongest (§7.4): twice the mean of its
+/// level dice plus twice its modifier (whole numbers; ties keep the first group listed).
+fn attack_strength(a: &crate::character::MinionAttack) -> i32 {
+    let (n, sides) = dice::level_dice(a.level);
+    i32::from(n) * (i32::from(sides) + 1) + 2 * a.modifier
 }

@@ -514,6 +514,45 @@ fn minions_attack_once_per_trigger_with_advantage_for_outnumbering() {
 }
 
 #[test]
+fn minions_of_different_kinds_in_a_duel_make_one_attack_with_their_strongest_and_full_count() {
+    // §7.4: "Minions may only make one Regular Attack between them … If there are different
+    // types of Minion then they may always use the strongest attack they have available";
+    // the rules reference: k = minions in the Duel − opponents in the Duel.
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    s.minions.push(cultists("A", 2));
+    let mut hounds = cultists("A", 2);
+    hounds.stats.name = "Hounds".into();
+    hounds.stats.attack.level = 5; // 2d6, stronger than the cultists' 1d8
+    s.minions.push(hounds);
+    s.triggers.push(TriggerSpec {
+        at: 4,
+        every: None,
+        note: "press".into(),
+        effect: TriggerEffect::MinionsAttack { group: "Cultists".into() },
+    });
+    let mut t = table(s);
+    let p2 = Target::Minions(0);
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: p2, roll: false, defence: None })]);
+    let ev = act(&mut t, 0);
+    let rolls: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled { who: inciting_incident::rules::Who::Minions(_), roll, .. } => Some(roll.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rolls.len(), 1, "one Regular Attack between them");
+    let roll = &rolls[0];
+    assert_eq!(roll.advantage, 4 - 1, "2 cultists + 2 hounds against P1 alone");
+    // The hounds' 2d6, P1's RD 3 in d6, and 3 extra d6 of Advantage.
+    assert_eq!(roll.dice.len(), 2 + 3 + 3, "{roll:?}");
+    assert!(roll.dice.iter().all(|d| d.sides == 6), "{roll:?}");
+}
+
+#[test]
 fn decisive_attacks_on_minions_ignore_rv_and_carry_kills_over() {
     let mut s = arena();
     place(&mut s, "E1", "C");
