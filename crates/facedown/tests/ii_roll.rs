@@ -177,3 +177,20 @@ fn numbers_at_the_ends_of_their_range_answer_instead_of_panicking() {
         }
     }
 }
+
+#[test]
+fn ability_levels_above_9_are_refused_not_rolled_as_no_dice() {
+    // §3.1: levels go from 0 to 9; a level 12 is a typo, not "no dice".
+    for args in [
+        &["ability", "--level", "12"][..],
+        &["rest", "--level", "10", "--hits", "1", "--max-hits", "2"][..],
+        &["decisive", "--level", "5", "--rd", "2", "--rv", "6", "--ability", "10"][..],
+    ] {
+        let o = roll(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("§3.1") && err.contains("0 to 9"), "{args:?}: {err}");
+    }
+    // Level 0 is a level: no dice, only the difficulty.
+    assert!(roll(&["ability", "--level", "0", "--seed", "1"]).status.success());
+}
