@@ -112,6 +112,30 @@ impl Scene {
         }
     }
 
+    /// The minion block group `g` belongs to (§7.4: "always targetted as a whole block … the
+    /// best defence they have available"): every group of its side in its Region with minions
+    /// left, `g` first, then in list order; and the group whose stat block is the block's best
+    /// defence — the fewest Resistance Difficulty d6 for the attacker, then the higher defence
+    /// level, then the most Protection dice, then the first in that order.
+    pub fn minion_block(&self, g: u8) -> (Vec<u8>, u8) {
+        let Some(m) = self.minions.get(usize::from(g)) else { return (Vec::new(), g) };
+        let block: Vec<u8> = std::iter::once(g)
+            .chain((0..self.minions.len() as u8).filter(|&j| {
+                let o = &self.minions[usize::from(j)];
+                j != g && o.side == m.side && o.region == m.region && o.count > 0
+            }))
+            .collect();
+        let best = block
+            .iter()
+            .copied()
+            .min_by_key(|&j| {
+                let st = &self.minions[usize::from(j)].stats;
+                (st.rd, std::cmp::Reverse(st.defence_level), std::cmp::Reverse(st.protection.len()))
+            })
+            .unwrap_or(g);
+        (block, best)
+    }
+
     /// Enemies (characters and single minions) of `side` in a Region.
     pub fn count_side(&self, region: RegionId, side: u8) -> u32 {
         let fighters = self

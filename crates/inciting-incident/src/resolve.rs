@@ -330,7 +330,10 @@ impl<'a> Emit<'a> {
             Target::Character(c) => {
                 self.s.fighters[usize::from(c)].sheet.defences.get(defence.unwrap_or(talent.defence)).rd
             }
-            Target::Minions(g) => self.s.minions[usize::from(g)].stats.rd,
+            Target::Minions(g) => {
+                let (_, best) = self.s.minion_block(g);
+                self.s.minions[usize::from(best)].stats.rd
+            }
         };
         let applies = matches!(
             (talent.skills.context, self.s.setup.kind),
@@ -376,8 +379,12 @@ impl<'a> Emit<'a> {
                 def.rv
             }
             Target::Minions(g) => {
-                let m = &self.s.minions[usize::from(g)];
-                let (stats, count, region) = (m.stats.clone(), m.count, m.region);
+                // The whole block defends with its best defence (§7.4).
+                let (block, best) = self.s.minion_block(g);
+                let count =
+                    block.iter().fold(0u32, |n, &j| n.saturating_add(self.s.minions[usize::from(j)].count));
+                let m = &self.s.minions[usize::from(best)];
+                let (stats, region) = (m.stats.clone(), m.region);
                 let mut protection = stats.protection.clone();
                 protection.extend_from_slice(&self.s.effects[usize::from(region)].protection);
                 let def_roll = self.roll(
@@ -388,9 +395,15 @@ impl<'a> Emit<'a> {
                 );
                 // No Resistance Value when defending; excess carries over (§7.4).
                 let dv = defence_value(0, flow_or_level);
-                let kills = decisive_hits(attack, def_roll, dv, stats.rv, rule).min(count);
-                if kills > 0 {
-                    self.push(Event::MinionsKilled { group: g, killed: kills, left: count - kills });
+                let mut kills = decisive_hits(attack, def_roll, dv, stats.rv, rule).min(count);
+                // The targeted group first, the excess carried over to the rest of the block.
+                for j in block {
+                    let here = self.s.minions[usize::from(j)].count;
+                    let killed = kills.min(here);
+                    if killed > 0 {
+                        self.push(Event::MinionsKilled { group: j, killed, left: here - killed });
+                    }
+                    kills -= killed;
                 }
                 stats.rv
             }

@@ -580,6 +580,51 @@ fn decisive_attacks_on_minions_ignore_rv_and_carry_kills_over() {
 }
 
 #[test]
+fn minions_of_different_kinds_defend_as_one_block_with_its_best_defence_and_kills_carry_over() {
+    // §7.4: "When defending, Minions are always targetted as a whole block, and they always
+    // use the best defence they have available … excess wounds are carried over to other
+    // Minions". A block of 2 cultists (RD 4) and 3 hounds (RD 2: the better defence).
+    use inciting_incident::attack::{ExtraHits, decisive_hits};
+    use inciting_incident::rules::Purpose;
+    let mut s = arena();
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    place(&mut s, "P2", "C");
+    s.minions.push(cultists("A", 2));
+    let mut hounds = cultists("A", 3);
+    hounds.stats.name = "Hounds".into();
+    hounds.stats.rd = 2;
+    s.minions.push(hounds);
+    let mut spilled = false;
+    for seed in 0..40 {
+        let mut s2 = s.clone();
+        s2.seed = seed;
+        let mut t = table(s2);
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: Target::Minions(0), defence: None })]);
+        let ev = act(&mut t, 0);
+        let attack = ev
+            .iter()
+            .find_map(|e| match e {
+                Event::Rolled { purpose: Purpose::Decisive, roll, .. } => Some(roll.clone()),
+                _ => None,
+            })
+            .unwrap();
+        // P1's Sword (level 5: 2d6) and the block's best RD, 2 d6.
+        assert_eq!(attack.dice.len(), 2 + 2, "seed {seed}: {attack:?}");
+        let a = attack.total;
+        let d = totals(&ev, Purpose::Defence)[0];
+        let expected = decisive_hits(a, d, 0, 4, ExtraHits::AtLeast).min(5);
+        let killed: u32 =
+            ev.iter().map(|e| if let Event::MinionsKilled { killed, .. } = e { *killed } else { 0 }).sum();
+        assert_eq!(killed, expected, "seed {seed}: attack {a} vs defence {d}");
+        let left: u32 = t.state().minions.iter().map(|m| m.count).sum();
+        assert_eq!(left, 5 - killed);
+        spilled |= killed > 2;
+    }
+    assert!(spilled, "kills beyond the cultists carry over to the hounds");
+}
+
+#[test]
 fn crisis_triggers_fire_in_threshold_order_and_are_logged() {
     let mut s = arena();
     s.triggers.push(TriggerSpec { at: 3, every: None, note: "second".into(), effect: TriggerEffect::Note });
