@@ -271,8 +271,9 @@ impl<'a> Emit<'a> {
                     let total = self.roll(Who::Character(f), Purpose::Regular, &pool, reach.advantage);
                     (regular_roll(total), reduction)
                 } else {
-                    let reduction = talent.map_or(0, |t| self.talent_of(f, t).skills.crisis_reduction);
-                    (regular_automatic(), reduction)
+                    // The automatic success is no Talent Roll: no Talent's Skill applies (the
+                    // Talent only says how a ranged attacker reaches the Duel, §7.1).
+                    (regular_automatic(), 0)
                 };
                 self.move_flow(duel, side, out.flow);
                 self.add_crisis(out.crisis.saturating_sub(reduction), Some(side));
@@ -317,7 +318,7 @@ impl<'a> Emit<'a> {
 
     /// A Talent Roll's pool against a target (§3.2): level dice, Skill modifiers where their
     /// context applies, and the target defence's Resistance Difficulty in d6. Returns the
-    /// Crisis reduction of the Talent's Skills too.
+    /// Crisis reduction of the Talent's Skills too (0 outside their context).
     pub(crate) fn attack_pool(
         &self,
         f: u8,
@@ -341,12 +342,16 @@ impl<'a> Emit<'a> {
                 | (Context::Combat, SceneKind::Combat)
                 | (Context::NonViolent, SceneKind::NonViolent)
         );
-        let pool = if applies {
-            talent_pool(talent.level, &talent.skills.bonus_dice, talent.skills.modifier, rd)
+        // Skills only affect attacks in their own context (§10): modifiers, bonus dice and
+        // Crisis reduction alike.
+        if applies {
+            (
+                talent_pool(talent.level, &talent.skills.bonus_dice, talent.skills.modifier, rd),
+                talent.skills.crisis_reduction,
+            )
         } else {
-            talent_pool(talent.level, &[], 0, rd)
-        };
-        (pool, talent.skills.crisis_reduction)
+            (talent_pool(talent.level, &[], 0, rd), 0)
+        }
     }
 
     pub(crate) fn do_decisive(&mut self, f: u8, t: u8, target: Target, defence: Option<DefenceKind>) {

@@ -1468,3 +1468,54 @@ effect = { add_trigger = { trigger = { at = 1, effect = { hazard = { region = "N
         "{err}"
     );
 }
+
+#[test]
+fn a_skills_crisis_reduction_applies_only_in_its_own_context() {
+    // §10: "Some Skills only apply in the context of either Combat or specific forms of
+    // non-violent Conflict, those Skills only effect attacks in their relevent context."
+    use inciting_incident::SceneKind;
+    use inciting_incident::character::Context;
+    for (kind, context, crisis) in [
+        (SceneKind::NonViolent, Context::Combat, 2),
+        (SceneKind::NonViolent, Context::Any, 1),
+        (SceneKind::NonViolent, Context::NonViolent, 1),
+        (SceneKind::Combat, Context::Combat, 1),
+        (SceneKind::Combat, Context::NonViolent, 2),
+    ] {
+        let mut s = arena();
+        s.kind = kind;
+        if kind == SceneKind::NonViolent {
+            s.strikes = Some([3, 3]);
+        }
+        let skills = &mut s.characters[0].sheet.talents[0].skills;
+        skills.crisis_reduction = 1;
+        skills.context = context;
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: e1, defence: None })]);
+        let ev = act(&mut t, 0);
+        assert_eq!(crisis_in(&ev), crisis, "{kind:?} scene, a {context:?} Skill");
+    }
+}
+
+#[test]
+fn an_automatic_regular_attack_uses_no_talent_so_no_skill_lowers_its_crisis() {
+    // §7.1: the automatic success is no Talent Roll; the Talent only says how a ranged
+    // attacker reaches the Duel. Melee and ranged alike: Crisis 4.
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    for c in 0..2 {
+        s.characters[c].sheet.talents[0].skills.crisis_reduction = 3;
+    }
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(
+        &mut t,
+        &[
+            (0, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None }),
+            (1, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None }),
+        ],
+    );
+    assert_eq!(crisis_in(&act(&mut t, 0)), 4, "melee");
+    assert_eq!(crisis_in(&act(&mut t, 1)), 4, "ranged from B into A");
+}
