@@ -269,8 +269,9 @@ pub fn ability_pool(level: u8, difficulty: u8) -> Pool {
     p
 }
 
-/// The exact distribution of the sum of a pool without Advantage: `dist[t]` is the
-/// probability of total `t − offset` where `offset` is returned too (for tests and analysis).
+/// The exact distribution of the sum of a pool's dice without Advantage: `dist[t]` is the
+/// probability that the dice sum to `t` (the modifier is not included; for tests and
+/// analysis).
 pub fn distribution(pool: &Pool) -> Vec<f64> {
     let mut dist = vec![1.0];
     for &(n, sides) in &pool.groups {
