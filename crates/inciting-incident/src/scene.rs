@@ -411,7 +411,7 @@ pub struct Scene {
     /// trigger number `setup.triggers.len() + i`.
     #[serde(default)]
     pub added_triggers: Vec<TriggerSpec>,
-    /// The round number (0 is a surprise round).
+    /// The round number: 0 before the first round; a surprise round is round 1.
     pub round: u32,
     /// Whether this round is a surprise round.
     pub surprise_round: bool,
