@@ -215,9 +215,10 @@ impl Scene {
         self.links.steps(at, m.skip, m.pass_blockers)
     }
 
-    /// The furthest a Move of `f` may go now (§5.2; a Region effect may limit it).
+    /// The furthest a Move of `f` may go now (§5.2; a Region effect may limit it); 0 for a
+    /// character number the scene does not have.
     pub fn max_move(&self, f: u8) -> u8 {
-        let me = &self.fighters[usize::from(f)];
+        let Some(me) = self.fighters.get(usize::from(f)) else { return 0 };
         let limit = me.region.and_then(|r| self.effects[usize::from(r)].max_move).unwrap_or(u8::MAX);
         me.sheet.max_move.min(limit).min(8)
     }
@@ -509,8 +510,12 @@ impl Scene {
 
     /// The one form of an action the legal lists hold (so a checked replay finds it): an
     /// automatic Regular Attack is named by the first listed one into the same Duel, and a
-    /// pick of the Talent's usual defence (or any pick against minions) is no pick.
+    /// pick of the Talent's usual defence (or any pick against minions) is no pick. An
+    /// action of a character number the scene does not have comes back as it is.
     pub fn normalize(&self, f: u8, action: Action) -> Action {
+        if self.fighters.get(usize::from(f)).is_none() {
+            return action;
+        }
         match action {
             Action::Regular { talent, target, roll: false, .. } => {
                 let Ok(Reach { duel: Some(d), .. }) = self.reach_why(f, talent, target) else {

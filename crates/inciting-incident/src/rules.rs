@@ -529,8 +529,9 @@ pub enum RuleError {
 impl Scene {
     /// Whether a fighter must declare this round.
     pub fn must_declare(&self, f: usize) -> bool {
-        let x = &self.fighters[f];
-        x.engaged_capable() && (!self.surprise_round || x.side == self.initiative)
+        self.fighters
+            .get(f)
+            .is_some_and(|x| x.engaged_capable() && (!self.surprise_round || x.side == self.initiative))
     }
 
     /// Validates `command` from `seat` and pushes its events.

@@ -109,3 +109,26 @@ fn huge_move_crisis_from_a_region_effect_saturates_the_crisis_pool() {
     assert_eq!(t.state().crisis, u32::MAX);
     assert_eq!(t.state().round_crisis[0], u32::MAX);
 }
+
+#[test]
+fn the_public_queries_answer_for_numbers_that_name_nothing() {
+    use inciting_incident::rules::{Action, Target};
+    let scene = Scene::new(arena()).unwrap();
+    // A character, Region or combatant number beyond the scene: an empty answer, no panic.
+    assert_eq!(scene.max_move(200), 0);
+    assert!(!scene.must_declare(200));
+    let a = Action::Decisive {
+        talent: 0,
+        target: Target::Character(2),
+        defence: Some(inciting_incident::DefenceKind::Resolve),
+    };
+    assert_eq!(scene.normalize(200, a), a);
+    let a = Action::Regular { talent: Some(0), target: Target::Character(2), roll: true, defence: None };
+    assert_eq!(scene.normalize(200, a), a);
+    assert_eq!(scene.steps(0, 200), 0);
+    assert_eq!(scene.steps(200, 40), 0);
+    assert_eq!(scene.fighter_bit(100), 0);
+    assert_eq!(scene.minion_bit(100), 0);
+    assert!(scene.minion_block(9).0.is_empty());
+    assert!(!scene.links.adjacent(0, 200) && !scene.links.in_range(200, 0));
+}
