@@ -186,7 +186,8 @@ fn die(rng: &mut TableRng, sides: u8) -> u8 {
 pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule) -> Roll {
     let advantage = advantage.clamp(-crate::attack::MAX_ADVANTAGE, crate::attack::MAX_ADVANTAGE);
     let mut dice = Vec::with_capacity(pool.len() + advantage.unsigned_abs() as usize);
-    for &(n, sides) in &pool.groups {
+    // A 0-sided die is no die (`Pool::add` skips them; a pool built field by field may not).
+    for &(n, sides) in pool.groups.iter().filter(|g| g.1 > 0) {
         for _ in 0..n {
             dice.push(Die { sides, value: die(rng, sides), counted: Counted::Added });
         }
@@ -274,7 +275,7 @@ pub fn ability_pool(level: u8, difficulty: u8) -> Pool {
 /// analysis).
 pub fn distribution(pool: &Pool) -> Vec<f64> {
     let mut dist = vec![1.0];
-    for &(n, sides) in &pool.groups {
+    for &(n, sides) in pool.groups.iter().filter(|g| g.1 > 0) {
         for _ in 0..n {
             let mut next = vec![0.0; dist.len() + usize::from(sides)];
             for (t, p) in dist.iter().enumerate() {

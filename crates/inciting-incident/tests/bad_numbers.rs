@@ -132,3 +132,15 @@ fn the_public_queries_answer_for_numbers_that_name_nothing() {
     assert!(scene.minion_block(9).0.is_empty());
     assert!(!scene.links.adjacent(0, 200) && !scene.links.in_range(200, 0));
 }
+
+#[test]
+fn a_pool_built_by_hand_with_0_sided_dice_rolls_them_as_nothing() {
+    // `Pool::add` skips them; a pool written field by field must not panic either.
+    let pool = Pool { groups: vec![(2, 0), (1, 6)], modifier: 3 };
+    let mut rng = table::seeded_rng(1);
+    let r = roll(&mut rng, &pool, 2, AdvantageRule::ExtraDie);
+    assert!(r.dice.iter().all(|d| d.sides == 6));
+    assert_eq!(r.dice.len(), 3);
+    let dist = inciting_incident::dice::distribution(&pool);
+    assert!((dist.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+}
