@@ -1519,3 +1519,26 @@ fn an_automatic_regular_attack_uses_no_talent_so_no_skill_lowers_its_crisis() {
     assert_eq!(crisis_in(&act(&mut t, 0)), 4, "melee");
     assert_eq!(crisis_in(&act(&mut t, 1)), 4, "ranged from B into A");
 }
+
+#[test]
+fn the_initiative_lot_moves_the_dice_on_so_no_die_repeats_it() {
+    // Everything ties (Nimbleness 3 against 3 and 3 against 3, no Nimbleness Talent): a seeded
+    // lot decides (Decision 8). It draws from the scene's dice, so they must move on: else the
+    // first die of the scene reuses the lot's draw and whoever won tells its parity.
+    let mut s = arena();
+    s.characters[0].sheet.abilities.nimbleness = 3;
+    for seed in 0..8 {
+        s.seed = seed;
+        let t = table(s.clone());
+        assert!(
+            t.log().iter().any(|e| matches!(e, Event::RoundStarted { why: InitiativeWhy::Coin, .. })),
+            "{:?}",
+            t.log()
+        );
+        assert_ne!(t.state().rng_pos, 0, "seed {seed}: the lot's draw is spent");
+        // The log replays into the same dice position.
+        let saved = t.save();
+        let back = Table::<IncitingIncident>::load_checked(saved).unwrap();
+        assert_eq!(back.state().rng_pos, t.state().rng_pos);
+    }
+}
