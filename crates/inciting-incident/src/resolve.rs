@@ -219,17 +219,24 @@ impl<'a> Emit<'a> {
         self.add_crisis(out.crisis, Some(side));
     }
 
+    /// Hits in a non-violent conflict: each removes one of the side's Strikes (§10).
+    pub(crate) fn strikes_lost(&mut self, side: u8, hits: u32) {
+        if hits == 0 {
+            return;
+        }
+        if let Some(s) = self.s.strikes {
+            let left = s[usize::from(side & 1)].saturating_sub(hits);
+            self.push(Event::StrikesLost { side, strikes: hits, left });
+        }
+    }
+
     pub(crate) fn wound(&mut self, c: u8, hits: u32) {
         if hits == 0 {
             return;
         }
         let f = &self.s.fighters[usize::from(c)];
         if self.s.setup.kind == SceneKind::NonViolent {
-            let side = f.side;
-            if let Some(s) = self.s.strikes {
-                let left = s[usize::from(side & 1)].saturating_sub(hits);
-                self.push(Event::StrikesLost { side, strikes: hits, left });
-            }
+            self.strikes_lost(f.side, hits);
             return;
         }
         let max = f.sheet.max_hits;
@@ -401,6 +408,12 @@ impl<'a> Emit<'a> {
                 // No Resistance Value when defending; excess carries over (§7.4).
                 let dv = defence_value(0, flow_or_level);
                 let mut kills = decisive_hits(attack, def_roll, dv, stats.rv, rule).min(count);
+                // A non-violent conflict: the hits remove the side's Strikes instead (§10).
+                if self.s.setup.kind == SceneKind::NonViolent {
+                    let side = self.s.minions[usize::from(g)].side;
+                    self.strikes_lost(side, kills);
+                    kills = 0;
+                }
                 // The targeted group first, the excess carried over to the rest of the block.
                 for j in block {
                     let here = self.s.minions[usize::from(j)].count;

@@ -1542,3 +1542,34 @@ fn the_initiative_lot_moves_the_dice_on_so_no_die_repeats_it() {
         assert_eq!(back.state().rng_pos, t.state().rng_pos);
     }
 }
+
+#[test]
+fn in_a_non_violent_conflict_hits_on_minions_remove_strikes_too() {
+    // §10 (Decision 15): each side has Strikes "instead of each character having their own
+    // max hits"; a Decisive hit removes one Strike per hit from the target's side instead of
+    // wounding — a minion block's hits included.
+    use inciting_incident::SceneKind;
+    let mut s = arena();
+    s.kind = SceneKind::NonViolent;
+    s.strikes = Some([20, 20]);
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    place(&mut s, "P2", "C");
+    s.minions.push(cultists("A", 6));
+    let mut hit = false;
+    for seed in 0..30 {
+        s.seed = seed;
+        let mut t = table(s.clone());
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: Target::Minions(0), defence: None })]);
+        let ev = act(&mut t, 0);
+        assert!(!ev.iter().any(|e| matches!(e, Event::MinionsKilled { .. })), "seed {seed}: {ev:?}");
+        let lost: u32 = ev
+            .iter()
+            .map(|e| if let Event::StrikesLost { side: 1, strikes, .. } = e { *strikes } else { 0 })
+            .sum();
+        assert_eq!(t.state().strikes, Some([20, 20 - lost]));
+        assert_eq!(t.state().minions[0].count, 6);
+        hit |= lost > 0;
+    }
+    assert!(hit, "some seed hits");
+}
