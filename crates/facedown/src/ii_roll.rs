@@ -149,6 +149,13 @@ fn check_level(level: u8) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn check_ability(flag: &str, level: u8) -> anyhow::Result<()> {
+    if level > dice::MAX_LEVEL {
+        bail!("{flag} {level}: Ability levels go from 0 to 9 (§3.1)");
+    }
+    Ok(())
+}
+
 /// Runs `facedown inciting-incident roll`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let rule = match args.rule.as_str() {
@@ -246,6 +253,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             strict,
         } => {
             check_level(level)?;
+            check_ability("--ability", ability)?;
             if rv == 0 {
                 bail!("--rv 0: a Resistance Value is at least 1 (§4.3)");
             }
@@ -260,6 +268,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let d = drolled.as_ref().map_or(defence.unwrap_or(0), |r| r.total);
             let subtract = if ranged { i32::from(level) } else { flow };
             let dv = defence_value(i32::from(rv), subtract);
+            let needed = d.saturating_add(dv);
             let rule = if strict { ExtraHits::StrictlyMore } else { ExtraHits::AtLeast };
             let hits = decisive_hits(a, d, dv, rv, rule);
             let shift = if ranged { 0 } else { decisive_flow_shift(rv) };
@@ -273,7 +282,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     None => writeln!(out, "Defence roll: {d}")?,
                 }
                 let what = if ranged { "Talent level" } else { "Flow" };
-                writeln!(out, "Defence value: RV {rv} − {what} {subtract} = {dv}; needed {}", d + dv)?;
+                writeln!(out, "Defence value: RV {rv} − {what} {subtract} = {dv}; needed {needed}")?;
                 if hits > 0 {
                     writeln!(out, "Hit: {hits} hit(s).")?;
                 } else {
@@ -285,14 +294,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     writeln!(
                         out,
                         "Crisis +2; the Flow moves {shift} away from the attacker: {flow:+} → {:+} (attacker's view).",
-                        flow - shift
+                        flow.saturating_sub(shift)
                     )?;
                 }
             }
             json!({"attack": arolled, "attack_total": a, "defence": drolled, "defence_total": d,
-                   "defence_value": dv, "needed": d + dv, "hits": hits, "flow_shift": shift, "crisis": 2})
+                   "defence_value": dv, "needed": needed, "hits": hits, "flow_shift": shift, "crisis": 2})
         }
         What::Rest { level, difficulty, hits, max_hits, death_hits, incapacitated, full_day, result } => {
+            check_ability("--level", level)?;
             if max_hits == 0 || hits > max_hits || death_hits > max_hits {
                 bail!("--hits and --death-hits go from 0 to --max-hits, which is at least 1 (§9)");
             }
@@ -330,6 +340,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             json!({"roll": rolled, "total": total, "outcome": outcome, "wounds": w})
         }
         What::Ability { level, difficulty, result } => {
+            check_ability("--level", level)?;
             let pool = ability_pool(level, difficulty);
             let rolled = roll_or(result, &pool, 0);
             let total = rolled.as_ref().map_or(result.unwrap_or(0), |r| r.total);

@@ -306,3 +306,22 @@ fn a_skill_adds_its_own_crisis_trigger_and_a_climber_passes_the_blocker() {
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_file(&save);
 }
+
+#[test]
+fn a_script_naming_a_talent_of_a_character_number_that_does_not_exist_exits_2() {
+    let script = temp("nochar.jsonl");
+    for character in ["9", "300"] {
+        std::fs::write(
+            &script,
+            format!(
+                r#"{{"seat": "gm", "command": {{"declare": {{"character": {character}, "action": {{"decisive": {{"talent": "Fire magic", "target": {{"character": "Bren"}}}}}}}}}}}}
+"#
+            ),
+        )
+        .unwrap();
+        let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+        assert_eq!(o.status.code(), Some(2), "character {character}: {}", stderr(&o));
+        assert!(stderr(&o).contains("line 1") && stderr(&o).contains(character), "{}", stderr(&o));
+    }
+    let _ = std::fs::remove_file(&script);
+}

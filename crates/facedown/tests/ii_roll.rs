@@ -143,3 +143,54 @@ fn rest_scenes_heal_and_the_incapacitated_mark_death_hits() {
     let o = roll(&["rest", "--level", "5", "--hits", "3", "--max-hits", "2"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn numbers_at_the_ends_of_their_range_answer_instead_of_panicking() {
+    // A failed Talent Roll far below 20: Crisis 20 − result.
+    let v = json(&["talent", "--level", "5", "--result=-2147483648"]);
+    assert_eq!(v["crisis"], 2_147_483_668u64);
+    let v = json(&["talent", "--level", "5", "--modifier", "2147483647", "--seed", "1"]);
+    assert_eq!(v["total"], i64::from(i32::MAX));
+    for flow in ["-2147483648", "2147483647"] {
+        for json_flag in [true, false] {
+            let flow = format!("--flow={flow}");
+            let mut args = vec![
+                "decisive",
+                "--level",
+                "5",
+                "--rd",
+                "2",
+                "--rv",
+                "7",
+                "--ability",
+                "3",
+                "--attack",
+                "2147483647",
+                "--defence=-2147483648",
+            ];
+            args.push(&flow);
+            if json_flag {
+                args.push("--json");
+            }
+            let o = roll(&args);
+            assert!(o.status.success(), "--flow {flow}: {}", String::from_utf8_lossy(&o.stderr));
+        }
+    }
+}
+
+#[test]
+fn ability_levels_above_9_are_refused_not_rolled_as_no_dice() {
+    // §3.1: levels go from 0 to 9; a level 12 is a typo, not "no dice".
+    for args in [
+        &["ability", "--level", "12"][..],
+        &["rest", "--level", "10", "--hits", "1", "--max-hits", "2"][..],
+        &["decisive", "--level", "5", "--rd", "2", "--rv", "6", "--ability", "10"][..],
+    ] {
+        let o = roll(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("§3.1") && err.contains("0 to 9"), "{args:?}: {err}");
+    }
+    // Level 0 is a level: no dice, only the difficulty.
+    assert!(roll(&["ability", "--level", "0", "--seed", "1"]).status.success());
+}

@@ -112,6 +112,30 @@ impl Scene {
         }
     }
 
+    /// The minion block group `g` belongs to (§7.4: "always targetted as a whole block … the
+    /// best defence they have available"): every group of its side in its Region with minions
+    /// left, `g` first, then in list order; and the group whose stat block is the block's best
+    /// defence — the fewest Resistance Difficulty d6 for the attacker, then the higher defence
+    /// level, then the most Protection dice, then the first in that order.
+    pub fn minion_block(&self, g: u8) -> (Vec<u8>, u8) {
+        let Some(m) = self.minions.get(usize::from(g)) else { return (Vec::new(), g) };
+        let block: Vec<u8> = std::iter::once(g)
+            .chain((0..self.minions.len() as u8).filter(|&j| {
+                let o = &self.minions[usize::from(j)];
+                j != g && o.side == m.side && o.region == m.region && o.count > 0
+            }))
+            .collect();
+        let best = block
+            .iter()
+            .copied()
+            .min_by_key(|&j| {
+                let st = &self.minions[usize::from(j)].stats;
+                (st.rd, std::cmp::Reverse(st.defence_level), std::cmp::Reverse(st.protection.len()))
+            })
+            .unwrap_or(g);
+        (block, best)
+    }
+
     /// Enemies (characters and single minions) of `side` in a Region.
     pub fn count_side(&self, region: RegionId, side: u8) -> u32 {
         let fighters = self
@@ -191,9 +215,10 @@ impl Scene {
         self.links.steps(at, m.skip, m.pass_blockers)
     }
 
-    /// The furthest a Move of `f` may go now (§5.2; a Region effect may limit it).
+    /// The furthest a Move of `f` may go now (§5.2; a Region effect may limit it); 0 for a
+    /// character number the scene does not have.
     pub fn max_move(&self, f: u8) -> u8 {
-        let me = &self.fighters[usize::from(f)];
+        let Some(me) = self.fighters.get(usize::from(f)) else { return 0 };
         let limit = me.region.and_then(|r| self.effects[usize::from(r)].max_move).unwrap_or(u8::MAX);
         me.sheet.max_move.min(limit).min(8)
     }
@@ -485,8 +510,12 @@ impl Scene {
 
     /// The one form of an action the legal lists hold (so a checked replay finds it): an
     /// automatic Regular Attack is named by the first listed one into the same Duel, and a
-    /// pick of the Talent's usual defence (or any pick against minions) is no pick.
+    /// pick of the Talent's usual defence (or any pick against minions) is no pick. An
+    /// action of a character number the scene does not have comes back as it is.
     pub fn normalize(&self, f: u8, action: Action) -> Action {
+        if self.fighters.get(usize::from(f)).is_none() {
+            return action;
+        }
         match action {
             Action::Regular { talent, target, roll: false, .. } => {
                 let Ok(Reach { duel: Some(d), .. }) = self.reach_why(f, talent, target) else {

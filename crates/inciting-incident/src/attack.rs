@@ -34,12 +34,13 @@ pub fn regular_automatic() -> RegularOutcome {
 
 /// A Regular Attack by Talent Roll with this `result` (§7.1): at 20 or more the Flow moves by
 /// the excess, at least 4, for 2 Crisis; below 20 the Flow stays and Crisis rises by
-/// `20 − result`.
+/// `20 − result` (saturating, so a calculator's absurd `--result` cannot overflow).
 pub fn regular_roll(result: i32) -> RegularOutcome {
     if result >= TARGET {
-        RegularOutcome { flow: (result - TARGET).max(MIN_FLOW), crisis: REGULAR_SUCCESS_CRISIS }
+        RegularOutcome { flow: result.saturating_sub(TARGET).max(MIN_FLOW), crisis: REGULAR_SUCCESS_CRISIS }
     } else {
-        RegularOutcome { flow: 0, crisis: (TARGET - result) as u32 }
+        let crisis = i64::from(TARGET) - i64::from(result);
+        RegularOutcome { flow: 0, crisis: u32::try_from(crisis).unwrap_or(u32::MAX) }
     }
 }
 
@@ -58,9 +59,9 @@ pub enum ExtraHits {
 
 /// The defence value of a Decisive Attack (§7.2 step 4): `RV − Flow` in the attacker's
 /// frame; for a ranged Decisive Attack `RV − Talent level` (§7.3); for a minion block the RV
-/// is 0 (§7.4).
+/// is 0 (§7.4). Saturating: a Flow at the edge of `i32` cannot overflow it.
 pub fn defence_value(rv: i32, flow_or_level: i32) -> i32 {
-    rv - flow_or_level
+    rv.saturating_sub(flow_or_level)
 }
 
 /// The hits a Decisive Attack deals (§7.2 step 5): none when `attack < defence_roll +
@@ -72,16 +73,19 @@ pub fn decisive_hits(
     divisor: u8,
     rule: ExtraHits,
 ) -> u32 {
-    let needed = defence_roll + defence_value;
+    // In i64: the sum and the excess of two i32 cannot overflow there.
+    let needed = i64::from(defence_roll) + i64::from(defence_value);
+    let attack = i64::from(attack);
     if attack < needed {
         return 0;
     }
-    let excess = (attack - needed) as u32;
-    let d = u32::from(divisor.max(1));
-    match rule {
+    let excess = attack - needed;
+    let d = i64::from(divisor.max(1));
+    let hits = match rule {
         ExtraHits::AtLeast => 1 + excess / d,
-        ExtraHits::StrictlyMore => 1 + excess.saturating_sub(1) / d,
-    }
+        ExtraHits::StrictlyMore => 1 + (excess - 1).max(0) / d,
+    };
+    u32::try_from(hits).unwrap_or(u32::MAX)
 }
 
 /// How far a Decisive Attack moves the Flow away from the attacker afterwards (§7.2 step 6):
@@ -92,7 +96,7 @@ pub fn decisive_flow_shift(rv: u8) -> i32 {
 
 /// A Flow value seen by one side: the stored Flow is in the positive side's frame (§6).
 pub fn flow_for(flow: i32, side_is_positive: bool) -> i32 {
-    if side_is_positive { flow } else { -flow }
+    if side_is_positive { flow } else { flow.saturating_neg() }
 }
 
 /// The most Advantage or Disadvantage a roll takes (Decision: a bound that no real table

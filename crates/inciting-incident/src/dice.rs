@@ -186,7 +186,8 @@ fn die(rng: &mut TableRng, sides: u8) -> u8 {
 pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule) -> Roll {
     let advantage = advantage.clamp(-crate::attack::MAX_ADVANTAGE, crate::attack::MAX_ADVANTAGE);
     let mut dice = Vec::with_capacity(pool.len() + advantage.unsigned_abs() as usize);
-    for &(n, sides) in &pool.groups {
+    // A 0-sided die is no die (`Pool::add` skips them; a pool built field by field may not).
+    for &(n, sides) in pool.groups.iter().filter(|g| g.1 > 0) {
         for _ in 0..n {
             dice.push(Die { sides, value: die(rng, sides), counted: Counted::Added });
         }
@@ -226,6 +227,7 @@ pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule
         }
         _ => {}
     }
+    // At most a few hundred dice: their sum fits; the modifier is added saturating.
     let total = dice
         .iter()
         .map(|d| match d.counted {
@@ -234,7 +236,7 @@ pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule
             Counted::Subtracted => -i32::from(d.value),
         })
         .sum::<i32>()
-        + pool.modifier;
+        .saturating_add(pool.modifier);
     Roll { dice, modifier: pool.modifier, advantage, total }
 }
 
@@ -268,11 +270,12 @@ pub fn ability_pool(level: u8, difficulty: u8) -> Pool {
     p
 }
 
-/// The exact distribution of the sum of a pool without Advantage: `dist[t]` is the
-/// probability of total `t − offset` where `offset` is returned too (for tests and analysis).
+/// The exact distribution of the sum of a pool's dice without Advantage: `dist[t]` is the
+/// probability that the dice sum to `t` (the modifier is not included; for tests and
+/// analysis).
 pub fn distribution(pool: &Pool) -> Vec<f64> {
     let mut dist = vec![1.0];
-    for &(n, sides) in &pool.groups {
+    for &(n, sides) in pool.groups.iter().filter(|g| g.1 > 0) {
         for _ in 0..n {
             let mut next = vec![0.0; dist.len() + usize::from(sides)];
             for (t, p) in dist.iter().enumerate() {
@@ -291,7 +294,7 @@ pub fn success_chance(pool: &Pool) -> f64 {
     distribution(pool)
         .iter()
         .enumerate()
-        .filter(|(t, _)| *t as i32 + pool.modifier >= TARGET)
+        .filter(|(t, _)| *t as i64 + i64::from(pool.modifier) >= i64::from(TARGET))
         .map(|(_, p)| p)
         .sum()
 }

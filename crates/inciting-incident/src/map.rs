@@ -47,7 +47,9 @@ impl RegionEffect {
             return Err(format!("protection has a d{s}; dice are d4, d6, d8, d10 or d12"));
         }
         let adv = crate::attack::MAX_ADVANTAGE;
-        if self.ranged_advantage.abs() > adv || self.attack_advantage.abs() > adv {
+        if self.ranged_advantage.unsigned_abs() > adv.unsigned_abs()
+            || self.attack_advantage.unsigned_abs() > adv.unsigned_abs()
+        {
             return Err(format!("Advantage goes from -{adv} to {adv}"));
         }
         Ok(())
@@ -105,6 +107,9 @@ impl Links {
     /// intervening Regions on the way without entering them (movement Skills, §5.2).
     pub fn steps(&self, a: RegionId, skip: u8, pass_blockers: bool) -> u16 {
         let n = self.adjacent.len() as u8;
+        if a >= n {
+            return 0;
+        }
         let mut reached: u16 = 1 << a;
         let mut frontier: u16 = 1 << a;
         let mut out: u16 = 0;
@@ -137,7 +142,7 @@ impl Links {
 }
 
 fn bit(masks: &[u8], a: RegionId, b: RegionId) -> bool {
-    masks.get(usize::from(a)).is_some_and(|m| m & (1 << b) != 0)
+    masks.get(usize::from(a)).is_some_and(|m| m.checked_shr(u32::from(b)).is_some_and(|m| m & 1 != 0))
 }
 
 /// Sets both directions of a pair.

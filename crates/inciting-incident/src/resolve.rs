@@ -150,14 +150,30 @@ impl<'a> Emit<'a> {
 
     /// A minion group's one Regular Attack (§7.4): the best attack it has, against the enemy
     /// in its Duel whose defence is easiest (the highest Resistance Difficulty), with 1
-    /// Advantage per minion outnumbering the opponents (Disadvantage when outnumbered).
+    /// Advantage per minion outnumbering the opponents (Disadvantage when outnumbered); a
+    /// ranged group shooting into a Duel also takes 1 Disadvantage per ally in it (§7.3).
     pub(crate) fn minion_attack(&mut self, g: u8) {
         let m = &self.s.minions[usize::from(g)];
-        let (region, side, count) = (m.region, m.side, m.count);
-        let stats = m.stats.clone();
+        let (region, side) = (m.region, m.side);
         let enemy = 1 - side;
         // Its own Duel; for ranged minions outside a Duel, the first Duel in range (§7.3).
         let ranged = self.s.duel_in(region).is_none();
+        // "Minions may only make one Regular Attack between them": every minion of the side
+        // standing with the group (those that can shoot, outside a Duel) joins the attack,
+        // which uses the strongest attack among them (§7.4).
+        let band = || {
+            self.s.minions.iter().filter(move |o| {
+                o.side == side && o.region == region && o.count > 0 && (!ranged || o.stats.attack.ranged)
+            })
+        };
+        let able = m.count > 0 && (!ranged || m.stats.attack.ranged);
+        let count = band().fold(0u32, |n, o| n.saturating_add(o.count));
+        // `rev` so that among equally strong attacks the first group listed is taken.
+        let best = band().rev().map(|o| o.stats.clone()).max_by_key(|st| attack_strength(&st.attack));
+        let Some(stats) = best.filter(|_| able) else {
+            self.push(Event::MinionsIdle { group: g });
+            return;
+        };
         let target_region = if !ranged {
             Some(region)
         } else if stats.attack.ranged {
@@ -190,7 +206,10 @@ impl<'a> Emit<'a> {
         // Outnumbering counts the Duel attacked (for ranged minions, the target Duel).
         let opponents = self.s.count_side(tr, enemy);
         let effect = &self.s.effects[usize::from(region)];
-        let advantage = minion_advantage(count, opponents)
+        // Shooting into a Duel from another Region: 1 Disadvantage per ally there (§7.3).
+        let allies =
+            if ranged { self.s.count_side(tr, side).min(crate::attack::MAX_ADVANTAGE as u32) } else { 0 };
+        let advantage = minion_advantage(count, opponents) - allies as i32
             + effect.attack_advantage
             + if ranged { effect.ranged_advantage } else { 0 };
         let pool = talent_pool(stats.attack.level, &[], stats.attack.modifier, rd);
@@ -200,17 +219,24 @@ impl<'a> Emit<'a> {
         self.add_crisis(out.crisis, Some(side));
     }
 
+    /// Hits in a non-violent conflict: each removes one of the side's Strikes (§10).
+    pub(crate) fn strikes_lost(&mut self, side: u8, hits: u32) {
+        if hits == 0 {
+            return;
+        }
+        if let Some(s) = self.s.strikes {
+            let left = s[usize::from(side & 1)].saturating_sub(hits);
+            self.push(Event::StrikesLost { side, strikes: hits, left });
+        }
+    }
+
     pub(crate) fn wound(&mut self, c: u8, hits: u32) {
         if hits == 0 {
             return;
         }
         let f = &self.s.fighters[usize::from(c)];
         if self.s.setup.kind == SceneKind::NonViolent {
-            let side = f.side;
-            if let Some(s) = self.s.strikes {
-                let left = s[usize::from(side & 1)].saturating_sub(hits);
-                self.push(Event::StrikesLost { side, strikes: hits, left });
-            }
+            self.strikes_lost(f.side, hits);
             return;
         }
         let max = f.sheet.max_hits;
@@ -252,8 +278,9 @@ impl<'a> Emit<'a> {
                     let total = self.roll(Who::Character(f), Purpose::Regular, &pool, reach.advantage);
                     (regular_roll(total), reduction)
                 } else {
-                    let reduction = talent.map_or(0, |t| self.talent_of(f, t).skills.crisis_reduction);
-                    (regular_automatic(), reduction)
+                    // The automatic success is no Talent Roll: no Talent's Skill applies (the
+                    // Talent only says how a ranged attacker reaches the Duel, §7.1).
+                    (regular_automatic(), 0)
                 };
                 self.move_flow(duel, side, out.flow);
                 self.add_crisis(out.crisis.saturating_sub(reduction), Some(side));
@@ -298,7 +325,7 @@ impl<'a> Emit<'a> {
 
     /// A Talent Roll's pool against a target (§3.2): level dice, Skill modifiers where their
     /// context applies, and the target defence's Resistance Difficulty in d6. Returns the
-    /// Crisis reduction of the Talent's Skills too.
+    /// Crisis reduction of the Talent's Skills too (0 outside their context).
     pub(crate) fn attack_pool(
         &self,
         f: u8,
@@ -311,7 +338,10 @@ impl<'a> Emit<'a> {
             Target::Character(c) => {
                 self.s.fighters[usize::from(c)].sheet.defences.get(defence.unwrap_or(talent.defence)).rd
             }
-            Target::Minions(g) => self.s.minions[usize::from(g)].stats.rd,
+            Target::Minions(g) => {
+                let (_, best) = self.s.minion_block(g);
+                self.s.minions[usize::from(best)].stats.rd
+            }
         };
         let applies = matches!(
             (talent.skills.context, self.s.setup.kind),
@@ -319,12 +349,16 @@ impl<'a> Emit<'a> {
                 | (Context::Combat, SceneKind::Combat)
                 | (Context::NonViolent, SceneKind::NonViolent)
         );
-        let pool = if applies {
-            talent_pool(talent.level, &talent.skills.bonus_dice, talent.skills.modifier, rd)
+        // Skills only affect attacks in their own context (§10): modifiers, bonus dice and
+        // Crisis reduction alike.
+        if applies {
+            (
+                talent_pool(talent.level, &talent.skills.bonus_dice, talent.skills.modifier, rd),
+                talent.skills.crisis_reduction,
+            )
         } else {
-            talent_pool(talent.level, &[], 0, rd)
-        };
-        (pool, talent.skills.crisis_reduction)
+            (talent_pool(talent.level, &[], 0, rd), 0)
+        }
     }
 
     pub(crate) fn do_decisive(&mut self, f: u8, t: u8, target: Target, defence: Option<DefenceKind>) {
@@ -357,8 +391,12 @@ impl<'a> Emit<'a> {
                 def.rv
             }
             Target::Minions(g) => {
-                let m = &self.s.minions[usize::from(g)];
-                let (stats, count, region) = (m.stats.clone(), m.count, m.region);
+                // The whole block defends with its best defence (§7.4).
+                let (block, best) = self.s.minion_block(g);
+                let count =
+                    block.iter().fold(0u32, |n, &j| n.saturating_add(self.s.minions[usize::from(j)].count));
+                let m = &self.s.minions[usize::from(best)];
+                let (stats, region) = (m.stats.clone(), m.region);
                 let mut protection = stats.protection.clone();
                 protection.extend_from_slice(&self.s.effects[usize::from(region)].protection);
                 let def_roll = self.roll(
@@ -369,9 +407,21 @@ impl<'a> Emit<'a> {
                 );
                 // No Resistance Value when defending; excess carries over (§7.4).
                 let dv = defence_value(0, flow_or_level);
-                let kills = decisive_hits(attack, def_roll, dv, stats.rv, rule).min(count);
-                if kills > 0 {
-                    self.push(Event::MinionsKilled { group: g, killed: kills, left: count - kills });
+                let mut kills = decisive_hits(attack, def_roll, dv, stats.rv, rule).min(count);
+                // A non-violent conflict: the hits remove the side's Strikes instead (§10).
+                if self.s.setup.kind == SceneKind::NonViolent {
+                    let side = self.s.minions[usize::from(g)].side;
+                    self.strikes_lost(side, kills);
+                    kills = 0;
+                }
+                // The targeted group first, the excess carried over to the rest of the block.
+                for j in block {
+                    let here = self.s.minions[usize::from(j)].count;
+                    let killed = kills.min(here);
+                    if killed > 0 {
+                        self.push(Event::MinionsKilled { group: j, killed, left: here - killed });
+                    }
+                    kills -= killed;
                 }
                 stats.rv
             }
@@ -395,7 +445,7 @@ impl<'a> Emit<'a> {
         let leaving_duel = self.s.duel_in(start).is_some();
         let mut entered = [0u8; 8];
         let mut n = 0;
-        let mut crisis = 0;
+        let mut crisis: u32 = 0;
         for &r in path.regions() {
             let effect = &self.s.effects[usize::from(r)];
             let per = effect.move_crisis.unwrap_or(MOVE_CRISIS);
@@ -408,7 +458,7 @@ impl<'a> Emit<'a> {
             }
             entered[n] = r;
             n += 1;
-            crisis += per;
+            crisis = crisis.saturating_add(per);
         }
         let Some(moved) = Path::new(&entered[..n]).filter(|p| !p.regions().is_empty()) else {
             return;
@@ -416,8 +466,15 @@ impl<'a> Emit<'a> {
         self.push(Event::Moved { character: f, path: moved });
         self.reconcile();
         if leaving_duel {
-            crisis += LEAVE_DUEL_CRISIS;
+            crisis = crisis.saturating_add(LEAVE_DUEL_CRISIS);
         }
         self.add_crisis(crisis, Some(side));
     }
+}
+
+/// How strong a minion attack is, to pick the band's strongest (§7.4): twice the mean of its
+/// level dice plus twice its modifier (whole numbers; ties keep the first group listed).
+fn attack_strength(a: &crate::character::MinionAttack) -> i32 {
+    let (n, sides) = dice::level_dice(a.level);
+    i32::from(n) * (i32::from(sides) + 1) + 2 * a.modifier
 }

@@ -246,6 +246,10 @@ pub enum Event {
         surprise: bool,
         /// Why it has the initiative.
         why: InitiativeWhy,
+        /// Where the scene's dice stand after a seeded lot drew from them (Decision 8), so no
+        /// die reuses the lot's draw; absent when no lot was drawn (and in older saves).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rng_pos: Option<u128>,
     },
     /// A character declared its action (hidden from other seats until the reveal).
     Declared {
@@ -529,8 +533,9 @@ pub enum RuleError {
 impl Scene {
     /// Whether a fighter must declare this round.
     pub fn must_declare(&self, f: usize) -> bool {
-        let x = &self.fighters[f];
-        x.engaged_capable() && (!self.surprise_round || x.side == self.initiative)
+        self.fighters
+            .get(f)
+            .is_some_and(|x| x.engaged_capable() && (!self.surprise_round || x.side == self.initiative))
     }
 
     /// Validates `command` from `seat` and pushes its events.
@@ -691,8 +696,8 @@ impl Scene {
         }
     }
 
-    /// Round-one initiative (§5 step 3).
-    fn first_initiative(&self) -> (u8, InitiativeWhy) {
+    /// Round-one initiative (§5 step 3), and where the dice stand if a lot was drawn.
+    fn first_initiative(&self) -> (u8, InitiativeWhy, Option<u128>) {
         let mut nimble: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
         let mut talent = [0u8; 2];
         for f in self.fighters.iter().filter(|f| f.engaged_capable()) {
@@ -700,11 +705,15 @@ impl Scene {
             talent[usize::from(f.side & 1)] =
                 talent[usize::from(f.side & 1)].max(f.sheet.best_nimbleness_talent());
         }
-        initiative_order(&nimble, talent).unwrap_or_else(|| {
-            let mut rng = self.dice();
-            use rand::RngExt;
-            (rng.random_range(0..2u8), InitiativeWhy::Coin)
-        })
+        match initiative_order(&nimble, talent) {
+            Some((side, why)) => (side, why, None),
+            None => {
+                let mut rng = self.dice();
+                use rand::RngExt;
+                let side = rng.random_range(0..2u8);
+                (side, InitiativeWhy::Coin, Some(rng.get_word_pos()))
+            }
+        }
     }
 
     /// The next step the rules take by themselves.
@@ -738,17 +747,17 @@ impl Scene {
                 } else {
                     None
                 };
-                let (initiative, why) = match surprise {
-                    Some(s) => (s as u8, InitiativeWhy::Surprise),
+                let (initiative, why, rng_pos) = match surprise {
+                    Some(s) => (s as u8, InitiativeWhy::Surprise, None),
                     None if round == 1 => self.first_initiative(),
                     None => {
                         let [a, b] = self.round_crisis;
                         if a < b {
-                            (0, InitiativeWhy::LeastCrisis)
+                            (0, InitiativeWhy::LeastCrisis, None)
                         } else if b < a {
-                            (1, InitiativeWhy::LeastCrisis)
+                            (1, InitiativeWhy::LeastCrisis, None)
                         } else {
-                            (self.initiative, InitiativeWhy::Kept)
+                            (self.initiative, InitiativeWhy::Kept, None)
                         }
                     }
                 };
@@ -761,7 +770,7 @@ impl Scene {
                         outcome: Outcome::new(None, "nobody on the map can act"),
                     });
                 }
-                Some(Event::RoundStarted { round, initiative, surprise: surprise.is_some(), why })
+                Some(Event::RoundStarted { round, initiative, surprise: surprise.is_some(), why, rng_pos })
             }
             Phase::Declare => {
                 let done = (0..self.fighters.len())
@@ -888,7 +897,10 @@ impl Scene {
     /// Applies one event.
     pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::RoundStarted { round, initiative, surprise, .. } => {
+            Event::RoundStarted { round, initiative, surprise, rng_pos, .. } => {
+                if let Some(pos) = rng_pos {
+                    self.rng_pos = *pos;
+                }
                 self.round = *round;
                 self.initiative = *initiative;
                 self.surprise_round = *surprise;
@@ -929,7 +941,8 @@ impl Scene {
             Event::CrisisAdded { amount, side, total } => {
                 self.crisis = *total;
                 if let Some(s) = side {
-                    self.round_crisis[usize::from(s & 1)] += amount;
+                    let r = &mut self.round_crisis[usize::from(s & 1)];
+                    *r = r.saturating_add(*amount);
                 }
             }
             Event::FlowMoved { duel, flow, .. } => {

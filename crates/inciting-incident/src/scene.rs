@@ -411,7 +411,7 @@ pub struct Scene {
     /// trigger number `setup.triggers.len() + i`.
     #[serde(default)]
     pub added_triggers: Vec<TriggerSpec>,
-    /// The round number (0 is a surprise round).
+    /// The round number: 0 before the first round; a surprise round is round 1.
     pub round: u32,
     /// Whether this round is a surprise round.
     pub surprise_round: bool,
@@ -760,14 +760,14 @@ impl Scene {
         rng
     }
 
-    /// The combatant bit of a fighter.
+    /// The combatant bit of a fighter (0 beyond the 64 a scene holds).
     pub fn fighter_bit(&self, f: usize) -> u64 {
-        1 << f
+        u32::try_from(f).ok().and_then(|f| 1u64.checked_shl(f)).unwrap_or(0)
     }
 
-    /// The combatant bit of a minion group.
+    /// The combatant bit of a minion group (0 beyond the 64 a scene holds).
     pub fn minion_bit(&self, g: usize) -> u64 {
-        1 << (self.fighters.len() + g)
+        self.fighter_bit(self.fighters.len().saturating_add(g))
     }
 
     /// Whether the scene is over.

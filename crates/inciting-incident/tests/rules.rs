@@ -514,6 +514,45 @@ fn minions_attack_once_per_trigger_with_advantage_for_outnumbering() {
 }
 
 #[test]
+fn minions_of_different_kinds_in_a_duel_make_one_attack_with_their_strongest_and_full_count() {
+    // §7.4: "Minions may only make one Regular Attack between them … If there are different
+    // types of Minion then they may always use the strongest attack they have available";
+    // the rules reference: k = minions in the Duel − opponents in the Duel.
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    s.minions.push(cultists("A", 2));
+    let mut hounds = cultists("A", 2);
+    hounds.stats.name = "Hounds".into();
+    hounds.stats.attack.level = 5; // 2d6, stronger than the cultists' 1d8
+    s.minions.push(hounds);
+    s.triggers.push(TriggerSpec {
+        at: 4,
+        every: None,
+        note: "press".into(),
+        effect: TriggerEffect::MinionsAttack { group: "Cultists".into() },
+    });
+    let mut t = table(s);
+    let p2 = Target::Minions(0);
+    declare(&mut t, &[(0, Action::Regular { talent: None, target: p2, roll: false, defence: None })]);
+    let ev = act(&mut t, 0);
+    let rolls: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled { who: inciting_incident::rules::Who::Minions(_), roll, .. } => Some(roll.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rolls.len(), 1, "one Regular Attack between them");
+    let roll = &rolls[0];
+    assert_eq!(roll.advantage, 4 - 1, "2 cultists + 2 hounds against P1 alone");
+    // The hounds' 2d6, P1's RD 3 in d6, and 3 extra d6 of Advantage.
+    assert_eq!(roll.dice.len(), 2 + 3 + 3, "{roll:?}");
+    assert!(roll.dice.iter().all(|d| d.sides == 6), "{roll:?}");
+}
+
+#[test]
 fn decisive_attacks_on_minions_ignore_rv_and_carry_kills_over() {
     let mut s = arena();
     place(&mut s, "E1", "C");
@@ -538,6 +577,51 @@ fn decisive_attacks_on_minions_ignore_rv_and_carry_kills_over() {
     }
     assert!(killed_more_than_one, "excess wounds carry over to further minions");
     let _ = &mut t;
+}
+
+#[test]
+fn minions_of_different_kinds_defend_as_one_block_with_its_best_defence_and_kills_carry_over() {
+    // §7.4: "When defending, Minions are always targetted as a whole block, and they always
+    // use the best defence they have available … excess wounds are carried over to other
+    // Minions". A block of 2 cultists (RD 4) and 3 hounds (RD 2: the better defence).
+    use inciting_incident::attack::{ExtraHits, decisive_hits};
+    use inciting_incident::rules::Purpose;
+    let mut s = arena();
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    place(&mut s, "P2", "C");
+    s.minions.push(cultists("A", 2));
+    let mut hounds = cultists("A", 3);
+    hounds.stats.name = "Hounds".into();
+    hounds.stats.rd = 2;
+    s.minions.push(hounds);
+    let mut spilled = false;
+    for seed in 0..40 {
+        let mut s2 = s.clone();
+        s2.seed = seed;
+        let mut t = table(s2);
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: Target::Minions(0), defence: None })]);
+        let ev = act(&mut t, 0);
+        let attack = ev
+            .iter()
+            .find_map(|e| match e {
+                Event::Rolled { purpose: Purpose::Decisive, roll, .. } => Some(roll.clone()),
+                _ => None,
+            })
+            .unwrap();
+        // P1's Sword (level 5: 2d6) and the block's best RD, 2 d6.
+        assert_eq!(attack.dice.len(), 2 + 2, "seed {seed}: {attack:?}");
+        let a = attack.total;
+        let d = totals(&ev, Purpose::Defence)[0];
+        let expected = decisive_hits(a, d, 0, 4, ExtraHits::AtLeast).min(5);
+        let killed: u32 =
+            ev.iter().map(|e| if let Event::MinionsKilled { killed, .. } = e { *killed } else { 0 }).sum();
+        assert_eq!(killed, expected, "seed {seed}: attack {a} vs defence {d}");
+        let left: u32 = t.state().minions.iter().map(|m| m.count).sum();
+        assert_eq!(left, 5 - killed);
+        spilled |= killed > 2;
+    }
+    assert!(spilled, "kills beyond the cultists carry over to the hounds");
 }
 
 #[test]
@@ -1107,10 +1191,12 @@ fn ranged_minions_outside_a_duel_attack_the_duel_in_range_counting_its_opponents
             _ => None,
         });
         if ranged {
+            // §7.3: a ranged attacker shooting into a Duel takes 1 Disadvantage per ally it
+            // has there — minions too: E1 and E2 fight in A.
             assert_eq!(
                 roll.expect("the ranged cultists shoot into A").advantage,
-                3,
-                "5 minions against the 2 players in A"
+                3 - 2,
+                "5 minions against the 2 players in A, less 1 per ally (E1, E2) in that Duel"
             );
         } else {
             assert!(roll.is_none());
@@ -1381,4 +1467,109 @@ effect = { add_trigger = { trigger = { at = 1, effect = { hazard = { region = "N
         err.to_string().contains("Advanced Action Collapse") && err.to_string().contains("Nowhere"),
         "{err}"
     );
+}
+
+#[test]
+fn a_skills_crisis_reduction_applies_only_in_its_own_context() {
+    // §10: "Some Skills only apply in the context of either Combat or specific forms of
+    // non-violent Conflict, those Skills only effect attacks in their relevent context."
+    use inciting_incident::SceneKind;
+    use inciting_incident::character::Context;
+    for (kind, context, crisis) in [
+        (SceneKind::NonViolent, Context::Combat, 2),
+        (SceneKind::NonViolent, Context::Any, 1),
+        (SceneKind::NonViolent, Context::NonViolent, 1),
+        (SceneKind::Combat, Context::Combat, 1),
+        (SceneKind::Combat, Context::NonViolent, 2),
+    ] {
+        let mut s = arena();
+        s.kind = kind;
+        if kind == SceneKind::NonViolent {
+            s.strikes = Some([3, 3]);
+        }
+        let skills = &mut s.characters[0].sheet.talents[0].skills;
+        skills.crisis_reduction = 1;
+        skills.context = context;
+        let mut t = table(s);
+        let e1 = ch(&t, "E1");
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: e1, defence: None })]);
+        let ev = act(&mut t, 0);
+        assert_eq!(crisis_in(&ev), crisis, "{kind:?} scene, a {context:?} Skill");
+    }
+}
+
+#[test]
+fn an_automatic_regular_attack_uses_no_talent_so_no_skill_lowers_its_crisis() {
+    // §7.1: the automatic success is no Talent Roll; the Talent only says how a ranged
+    // attacker reaches the Duel. Melee and ranged alike: Crisis 4.
+    let mut s = arena();
+    place(&mut s, "P2", "B");
+    for c in 0..2 {
+        s.characters[c].sheet.talents[0].skills.crisis_reduction = 3;
+    }
+    let mut t = table(s);
+    let e1 = ch(&t, "E1");
+    declare(
+        &mut t,
+        &[
+            (0, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None }),
+            (1, Action::Regular { talent: Some(0), target: e1, roll: false, defence: None }),
+        ],
+    );
+    assert_eq!(crisis_in(&act(&mut t, 0)), 4, "melee");
+    assert_eq!(crisis_in(&act(&mut t, 1)), 4, "ranged from B into A");
+}
+
+#[test]
+fn the_initiative_lot_moves_the_dice_on_so_no_die_repeats_it() {
+    // Everything ties (Nimbleness 3 against 3 and 3 against 3, no Nimbleness Talent): a seeded
+    // lot decides (Decision 8). It draws from the scene's dice, so they must move on: else the
+    // first die of the scene reuses the lot's draw and whoever won tells its parity.
+    let mut s = arena();
+    s.characters[0].sheet.abilities.nimbleness = 3;
+    for seed in 0..8 {
+        s.seed = seed;
+        let t = table(s.clone());
+        assert!(
+            t.log().iter().any(|e| matches!(e, Event::RoundStarted { why: InitiativeWhy::Coin, .. })),
+            "{:?}",
+            t.log()
+        );
+        assert_ne!(t.state().rng_pos, 0, "seed {seed}: the lot's draw is spent");
+        // The log replays into the same dice position.
+        let saved = t.save();
+        let back = Table::<IncitingIncident>::load_checked(saved).unwrap();
+        assert_eq!(back.state().rng_pos, t.state().rng_pos);
+    }
+}
+
+#[test]
+fn in_a_non_violent_conflict_hits_on_minions_remove_strikes_too() {
+    // §10 (Decision 15): each side has Strikes "instead of each character having their own
+    // max hits"; a Decisive hit removes one Strike per hit from the target's side instead of
+    // wounding — a minion block's hits included.
+    use inciting_incident::SceneKind;
+    let mut s = arena();
+    s.kind = SceneKind::NonViolent;
+    s.strikes = Some([20, 20]);
+    place(&mut s, "E1", "C");
+    place(&mut s, "E2", "C");
+    place(&mut s, "P2", "C");
+    s.minions.push(cultists("A", 6));
+    let mut hit = false;
+    for seed in 0..30 {
+        s.seed = seed;
+        let mut t = table(s.clone());
+        declare(&mut t, &[(0, Action::Decisive { talent: 0, target: Target::Minions(0), defence: None })]);
+        let ev = act(&mut t, 0);
+        assert!(!ev.iter().any(|e| matches!(e, Event::MinionsKilled { .. })), "seed {seed}: {ev:?}");
+        let lost: u32 = ev
+            .iter()
+            .map(|e| if let Event::StrikesLost { side: 1, strikes, .. } = e { *strikes } else { 0 })
+            .sum();
+        assert_eq!(t.state().strikes, Some([20, 20 - lost]));
+        assert_eq!(t.state().minions[0].count, 6);
+        hit |= lost > 0;
+    }
+    assert!(hit, "some seed hits");
 }

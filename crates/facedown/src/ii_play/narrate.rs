@@ -136,7 +136,7 @@ fn duel_region(scene: &Scene, d: u16) -> &str {
 /// One event in words; `None` for events that say nothing new.
 pub fn event(scene: &Scene, e: &Event) -> Option<String> {
     Some(match e {
-        Event::RoundStarted { round, initiative, surprise, why } => {
+        Event::RoundStarted { round, initiative, surprise, why, .. } => {
             let why = match why {
                 InitiativeWhy::Surprise => "surprise: they play this round alone",
                 InitiativeWhy::Nimbleness => "highest Nimbleness",

@@ -71,7 +71,13 @@ fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow
         map.insert("character".into(), Value::from(id));
         acting = acting.or(Some(id));
     } else if let Some(Value::Number(id)) = map.get("character") {
-        acting = acting.or(id.as_u64().map(|i| i as u8));
+        // A number is checked where a name needs it (a Talent's name); the engine checks the rest.
+        acting = acting.or(Some(
+            id.as_u64()
+                .and_then(|i| u8::try_from(i).ok())
+                .filter(|&i| usize::from(i) < scene.fighters.len())
+                .with_context(|| format!("there is no character number {id}"))?,
+        ));
     }
     for (key, v) in map.iter_mut() {
         match (key.as_str(), &*v) {
@@ -93,7 +99,10 @@ fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow
             }
             ("talent", Value::String(name)) => {
                 let Some(f) = acting else { bail!("name the character before its Talent {name:?}") };
-                let i = scene.fighters[usize::from(f)]
+                let i = scene
+                    .fighters
+                    .get(usize::from(f))
+                    .with_context(|| format!("there is no character number {f}"))?
                     .sheet
                     .talents
                     .iter()
