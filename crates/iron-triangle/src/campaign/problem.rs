@@ -196,6 +196,10 @@ pub enum Stage {
     GmTie {
         /// The tied characters.
         tied: Vec<String>,
+        /// Characters already passed over because they could not narrate within the rules:
+        /// they stay passed over after the GM names a narrator.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        passed: Vec<String>,
     },
     /// A character narrates the outcome; the others may veto until it is settled.
     Narrating {
@@ -364,13 +368,16 @@ impl Problem {
                 passed: passed.to_vec(),
                 vetoed: None,
             },
-            _ => Stage::GmTie { tied: tied.iter().map(|e| e.character.clone()).collect() },
+            _ => Stage::GmTie {
+                tied: tied.iter().map(|e| e.character.clone()).collect(),
+                passed: passed.to_vec(),
+            },
         }
     }
 
     /// The GM breaks a tie the least-recently-decided rule could not (§7).
     pub fn gm_breaks_tie(&self, name: &str) -> Result<Problem, CampaignError> {
-        let Stage::GmTie { tied } = &self.stage else {
+        let Stage::GmTie { tied, passed } = &self.stage else {
             return Err(err(format!("problem {} has no tie for the GM to break", self.id)));
         };
         let Some(who) = tied.iter().find(|t| t.eq_ignore_ascii_case(name)) else {
@@ -379,20 +386,12 @@ impl Problem {
         let i = self.entry(who)?;
         let mut p = self.clone();
         let choice = self.entries[i].choice.clone().ok_or_else(|| err("the tied player has no choice"))?;
-        let passed = self.passed();
         p.stage = Stage::Narrating {
             decider: Decider::Character { name: who.clone(), choice },
-            passed,
+            passed: passed.clone(),
             vetoed: None,
         };
         Ok(p)
-    }
-
-    fn passed(&self) -> Vec<String> {
-        match &self.stage {
-            Stage::Narrating { passed, .. } => passed.clone(),
-            _ => Vec::new(),
-        }
     }
 
     /// The narrator cannot describe the outcome within the rules: the next-highest choice
