@@ -43,8 +43,9 @@ pub enum Advance {
         /// The changes, one or two.
         changes: Vec<FollowUp>,
     },
-    /// +1 maximum energy in a type that reached zero in a conflict (earlier edition: any
-    /// type). **Decision:** current energy of that type rises by 1 with it.
+    /// +1 maximum energy in a type that reached zero in a conflict since the last level-up
+    /// (its zero-energy mark; earlier edition: any type). **Decision:** current energy of
+    /// that type rises by 1 with it.
     MaxEnergy {
         /// The type.
         action: Action,
@@ -195,9 +196,11 @@ fn apply_advance(
         }
         Advance::MaxEnergy { action } => {
             let any_type = edition == Edition::Earlier || matches!(building, Building::Replacement(_));
-            if !any_type && !s.ever_zero[action.index()] {
+            // §10: the zero-energy marks are erased at every level-up ("you can't save the
+            // type you didn't use"), so only a type marked since the last level-up qualifies.
+            if !any_type && !s.zero_marks[action.index()] {
                 return Err(fail(format!(
-                    "+1 maximum goes to a type that reached zero in a conflict, and {} never did",
+                    "+1 maximum goes to a type that reached zero in a conflict since the last level-up, and {} did not",
                     action.name()
                 )));
             }
