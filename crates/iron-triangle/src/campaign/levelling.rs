@@ -271,7 +271,8 @@ pub fn level_up(sheet: &Sheet, decision: &LevelUp, edition: Edition) -> Result<S
 
 /// Builds a replacement for a dead character (§10): `base` is a new level 0 character
 /// (every creation rule checked), then one level-up decision per level, `levels.len()` of
-/// them, at most min(5, the dead character's level). The level-ups need no marks and may
+/// them, at most min(5, the dead character's level) — and none unless the replacement
+/// continues the dead character's fighting style (an empty style takes it). The level-ups need no marks and may
 /// take the dead character's moves (keeping their names when none is given) and combos;
 /// **Decision:** no specials, +1 maximum may go to any type, and refills are ignored (a new
 /// character's backgrounds and veto are full).
@@ -287,7 +288,11 @@ pub fn replacement(
             detail: "is not dead; a replacement character replaces a dead one".into(),
         });
     }
-    let max = dead.character.level.min(5);
+    // §10: only a replacement that continues the deceased's fighting tradition starts above
+    // level 0 (an empty style on the new sheet takes the dead one's).
+    let style = base.character.fighting_style.trim();
+    let continues = style.is_empty() || style.eq_ignore_ascii_case(dead.character.fighting_style.trim());
+    let max = if continues { dead.character.level.min(5) } else { 0 };
     let level = u32::try_from(levels.len()).unwrap_or(u32::MAX);
     if level > max {
         return Err(CampaignError::ReplacementLevel { dead: dead.name().to_owned(), max, level });
