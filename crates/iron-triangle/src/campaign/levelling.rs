@@ -205,8 +205,15 @@ fn apply_advance(
                 )));
             }
             let mut cur = s.current();
-            *s.character.energy.get_mut(*action) += 1;
-            *cur.get_mut(*action) += 1;
+            let Some(raised) = s.character.energy.get(*action).checked_add(1) else {
+                return Err(fail(format!(
+                    "{} maximum energy is already {}, the most a sheet holds",
+                    action.name(),
+                    u8::MAX
+                )));
+            };
+            *s.character.energy.get_mut(*action) = raised;
+            *cur.get_mut(*action) = cur.get(*action).saturating_add(1);
             s.set_current(cur);
         }
         Advance::LearnSpecial { special } => {
@@ -255,7 +262,10 @@ pub fn level_up(sheet: &Sheet, decision: &LevelUp, edition: Edition) -> Result<S
     }
     check_marks(sheet, edition, &decision.advance)?;
     let mut s = sheet.clone();
-    s.character.level += 1;
+    s.character.level = sheet.character.level.checked_add(1).ok_or_else(|| CampaignError::LevelUp {
+        name: sheet.name().to_owned(),
+        detail: format!("level {} is the highest a sheet holds", sheet.character.level),
+    })?;
     apply_advance(&mut s, &decision.advance, edition, Building::InPlay)?;
     apply_refill(&mut s, decision.refill, edition)?;
     s.goal.clear();
