@@ -702,3 +702,16 @@ fn a_sheet_with_an_absurd_level_or_energy_is_refused_not_a_panic() {
     let e = LevelUp { advance: Advance::MaxEnergy { action: Action::Grapple }, refill: Some(Refill::Veto) };
     assert!(matches!(levelling::level_up(&s, &e, Edition::Current), Err(CampaignError::LevelUp { .. })));
 }
+
+#[test]
+fn paying_a_mark_checks_again_that_it_is_unmarked() {
+    // §7: options 3 and 4 need an unmarked belief or flaw; docs/campaign.md Decision 2 says
+    // the requirement is checked when choosing and again when paying (another problem may
+    // have marked it in between).
+    let mut b = pc("Bao", Energy::new(4, 3, 3));
+    let p = problem(&["Bao"]).choose(&b, &Choice::of(ProblemOption::Complication)).unwrap();
+    let (_, costs) = p.reveal(&never).unwrap().settle().unwrap();
+    assert_eq!(costs, vec![("Bao".to_string(), Cost::Mark(Mark::Belief))]);
+    b.belief_marked = true; // marked by another problem settled meanwhile
+    assert!(matches!(problem::pay(&b, &costs[0].1), Err(CampaignError::AlreadyMarked { .. })));
+}

@@ -244,16 +244,24 @@ pub enum Cost {
     Veto,
 }
 
-/// Applies a cost to a sheet (checked again: a background spent since the choice is refused).
+/// Applies a cost to a sheet, checked again: a background spent, a belief or flaw marked, or
+/// a veto used since the choice is refused (§7).
 pub fn pay(sheet: &Sheet, cost: &Cost) -> Result<Sheet, CampaignError> {
     match cost {
         Cost::BackgroundPoint(b) => sheet.spend_background(b.as_deref()),
         Cost::Mark(m) => {
             let mut s = sheet.clone();
-            match m {
-                Mark::Belief => s.belief_marked = true,
-                Mark::Flaw => s.flaw_marked = true,
+            let mark = match m {
+                Mark::Belief => &mut s.belief_marked,
+                Mark::Flaw => &mut s.flaw_marked,
+            };
+            if *mark {
+                return Err(CampaignError::AlreadyMarked {
+                    name: sheet.name().to_owned(),
+                    what: format!("{} is", m.word()),
+                });
             }
+            *mark = true;
             s.played_belief_or_flaw = true;
             Ok(s)
         }
