@@ -215,7 +215,7 @@ impl Solver {
         // anywhere fails it (NaN compares false).
         let (best_row, best_col) = best_replies(rows, cols, payoffs, &self.row, &self.col);
         let e = best_row - best_col;
-        if !(e <= TOLERANCE) {
+        if e.is_nan() || e > TOLERANCE {
             return Err(MatrixError::Inexact { exploitability: e });
         }
         Ok(0.5 * (best_row + best_col))
