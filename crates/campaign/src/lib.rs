@@ -452,7 +452,7 @@ impl Store {
             }
             if let Some(Decider::Character { name, .. }) = p.decider() {
                 let name = name.clone();
-                tx.set_last_decided(&name, id)?;
+                tx.set_last_decided(&name)?;
             }
             tx.put_problem(&p)?;
             tx.log(

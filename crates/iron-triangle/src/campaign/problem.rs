@@ -164,8 +164,9 @@ pub struct Entry {
     pub character: String,
     /// The choice, face down until the reveal; `None` until made.
     pub choice: Option<Choice>,
-    /// When the character last decided a problem's outcome (a problem number), for the
-    /// tie-break; `None` if never. Taken at the reveal.
+    /// When the character last decided a problem's outcome (a number growing with each
+    /// problem settled: larger is more recent), for the tie-break; `None` if never. Taken at
+    /// the reveal.
     #[serde(default)]
     pub last_decided: Option<u64>,
 }
