@@ -145,8 +145,13 @@ fn check_input(rows: usize, cols: usize, payoffs: &[f64]) -> Result<(), MatrixEr
 }
 
 /// The best row reply to `col` minus the best column reply to `row` (both ≥ the value at
-/// an equilibrium, so the difference is never negative up to rounding).
+/// an equilibrium, so the difference is never negative up to rounding). Infinite when the
+/// payoffs are not `rows × cols` or a strategy has the wrong length: such strategies exploit
+/// nothing and pass no check.
 pub fn exploitability(rows: usize, cols: usize, payoffs: &[f64], row: &[f64], col: &[f64]) -> f64 {
+    if payoffs.len() != rows.saturating_mul(cols) || row.len() != rows || col.len() != cols {
+        return f64::INFINITY;
+    }
     let (best_row, best_col) = best_replies(rows, cols, payoffs, row, col);
     best_row - best_col
 }

@@ -206,3 +206,16 @@ fn payoffs_too_large_for_the_simplex_are_refused_not_passed_as_nan() {
         &[-f64::MAX, f64::MAX, 0.0],
     ]));
 }
+
+#[test]
+fn exploitability_of_strategies_of_the_wrong_length_is_infinite_not_a_panic() {
+    let g = game(&[&[1.0, -1.0], &[-1.0, 1.0]]);
+    let e = solver::matrix::exploitability(2, 2, &g.payoffs, &[1.0], &[0.5, 0.5]);
+    assert_eq!(e, f64::INFINITY);
+    assert_eq!(
+        solver::matrix::exploitability(3, 2, &g.payoffs, &[0.5, 0.5, 0.0], &[0.5, 0.5]),
+        f64::INFINITY
+    );
+    let eq = solver::matrix::Equilibrium { value: 0.0, row: vec![1.0, 0.0, 0.0], col: vec![0.5, 0.5] };
+    assert_eq!(eq.exploitability(&g), f64::INFINITY);
+}
