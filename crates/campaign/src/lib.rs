@@ -452,7 +452,7 @@ impl Store {
             }
             if let Some(Decider::Character { name, .. }) = p.decider() {
                 let name = name.clone();
-                tx.set_last_decided(&name, id)?;
+                tx.set_last_decided(&name)?;
             }
             tx.put_problem(&p)?;
             tx.log(
@@ -769,7 +769,7 @@ pub fn stage_words(p: &Problem) -> String {
                 format!("choosing, face down; waiting for {}", waiting.join(", "))
             }
         }
-        Stage::GmTie { tied } => format!("tie between {}: the GM names the narrator", tied.join(", ")),
+        Stage::GmTie { tied, .. } => format!("tie between {}: the GM names the narrator", tied.join(", ")),
         Stage::Narrating { decider: Decider::Gm, .. } => "the GM decides the outcome".into(),
         Stage::Narrating { decider: Decider::Character { name, choice }, vetoed, .. } => format!(
             "{name} narrates: {} ({}){}",

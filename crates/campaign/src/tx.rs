@@ -180,7 +180,8 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The problem whose outcome the character last decided.
+    /// When the character last decided a problem's outcome: a number that grows with each
+    /// problem settled (§7 tie-break); `None` if never.
     pub fn last_decided(&mut self, name: &str) -> Result<Option<u64>, StoreError> {
         let row: Option<(Option<i64>,)> = self.rt.block_on(
             sqlx::query_as("SELECT last_decided FROM characters WHERE name = ?")
@@ -190,13 +191,17 @@ impl Tx<'_> {
         Ok(row.and_then(|(v,)| v).and_then(|v| u64::try_from(v).ok()))
     }
 
-    /// Records that the character decided problem `id`'s outcome.
-    pub fn set_last_decided(&mut self, name: &str, id: u64) -> Result<(), StoreError> {
+    /// Records that the character has just decided a problem's outcome: it becomes the most
+    /// recent decider. The number is one more than any given so far, so it follows the order
+    /// problems were settled in, not their numbers (two problems may be open at once).
+    pub fn set_last_decided(&mut self, name: &str) -> Result<(), StoreError> {
         self.rt.block_on(
-            sqlx::query("UPDATE characters SET last_decided = ? WHERE name = ?")
-                .bind(i64::try_from(id).unwrap_or(i64::MAX))
-                .bind(name)
-                .execute(&mut *self.tx),
+            sqlx::query(
+                "UPDATE characters SET last_decided = \
+                 (SELECT COALESCE(MAX(last_decided), 0) + 1 FROM characters) WHERE name = ?",
+            )
+            .bind(name)
+            .execute(&mut *self.tx),
         )?;
         Ok(())
     }

@@ -322,3 +322,29 @@ fn two_processes_writing_the_same_campaign_wait_for_each_other() {
     assert_eq!(all.len(), 30);
     assert!(all.iter().all(|c| c.marked == 1));
 }
+
+#[test]
+fn least_recently_decided_follows_the_order_problems_were_settled_not_their_numbers() {
+    // §7: two problems open at once; the later-numbered one is settled first. Ada decided it
+    // (problem 2) before Bao decided problem 1, so Ada decided less recently.
+    let dir = tempfile::tempdir().unwrap();
+    let s = party(&db(&dir));
+    let names = vec!["Ada".to_string(), "Bao".to_string()];
+    let first = s.start_problem("the door", &names).unwrap();
+    let second = s.start_problem("the guard", &names).unwrap();
+    s.choose(second.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).unwrap();
+    s.reveal(second.id).unwrap();
+    s.settle(second.id, "").unwrap();
+    s.choose(first.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).unwrap();
+    s.reveal(first.id).unwrap();
+    s.settle(first.id, "").unwrap();
+    let third = s.start_problem("the roof", &names).unwrap();
+    s.choose(third.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).unwrap();
+    s.choose(third.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).unwrap();
+    let r = s.reveal(third.id).unwrap();
+    assert!(
+        matches!(r.decider(), Some(Decider::Character { name, .. }) if name == "Ada"),
+        "Ada decided less recently: {:?}",
+        r.stage
+    );
+}

@@ -94,7 +94,7 @@ pub enum SheetError {
         total: u32,
     },
     /// Maximum energy outside what levels allow.
-    #[error("{name}: at level {level} maximum energy totals 10 to {}, this sheet has {total} (§4, §10)", 10 + level)]
+    #[error("{name}: at level {level} maximum energy totals 10 to {}, this sheet has {total} (§4, §10)", level.saturating_add(10))]
     EnergyTotal {
         /// The character.
         name: String,
@@ -400,7 +400,7 @@ impl Character {
         if self.level == 0 && total != 10 {
             return Err(SheetError::CreationEnergyTotal { name: name(), total });
         }
-        if !(10..=10 + self.level).contains(&total) {
+        if !(10..=self.level.saturating_add(10)).contains(&total) {
             return Err(SheetError::EnergyTotal { name: name(), level: self.level, total });
         }
         // The earlier edition spreads its 10 points without the minimum of 1 (§11).

@@ -199,7 +199,7 @@ fn ties_go_to_the_player_who_least_recently_decided_else_the_gm() {
     assert!(matches!(p.decider(), Some(Decider::Character { name, .. }) if name == "Ada"));
     // Neither ever decided: the GM breaks the tie.
     let p = both(problem(&["Ada", "Bao"])).reveal(&never).unwrap();
-    assert!(matches!(&p.stage, Stage::GmTie { tied } if tied.len() == 2));
+    assert!(matches!(&p.stage, Stage::GmTie { tied, .. } if tied.len() == 2));
     assert!(p.gm_breaks_tie("Nobody").is_err());
     let p = p.gm_breaks_tie("bao").unwrap();
     assert!(matches!(p.decider(), Some(Decider::Character { name, .. }) if name == "Bao"));
@@ -592,7 +592,7 @@ proptest! {
         let best = *opts.iter().max().unwrap();
         match &p.stage {
             Stage::Narrating { decider: Decider::Character { choice, .. }, .. } => prop_assert_eq!(choice.option.number(), best),
-            Stage::GmTie { tied } => prop_assert!(tied.len() >= 2),
+            Stage::GmTie { tied, .. } => prop_assert!(tied.len() >= 2),
             other => prop_assert!(false, "unexpected {:?}", other),
         }
         if let Ok((_, costs)) = p.settle() {
@@ -610,4 +610,108 @@ proptest! {
         prop_assert!(r.current().total() >= s.current().total());
         if k == Rest::Full { prop_assert_eq!(r.current(), r.character.energy); }
     }
+}
+
+// ----- review (audit) of the campaign rules -----
+
+#[test]
+fn a_player_passed_over_stays_passed_over_after_the_gm_breaks_a_tie() {
+    // §7: Ada (4) cannot narrate; Bao and Cy tie on 3 and never decided: the GM names Bao;
+    // Bao cannot narrate either: the next-highest is Cy, never Ada again.
+    let (a, b, c) = (ada(), pc("Bao", Energy::new(4, 3, 3)), pc("Cy", Energy::new(2, 4, 4)));
+    let p = problem(&["Ada", "Bao", "Cy"])
+        .choose(&a, &Choice::of(ProblemOption::Failure))
+        .unwrap()
+        .choose(&b, &Choice::of(ProblemOption::Complication))
+        .unwrap()
+        .choose(&c, &Choice::of(ProblemOption::Complication))
+        .unwrap()
+        .reveal(&never)
+        .unwrap();
+    assert!(matches!(p.decider(), Some(Decider::Character { name, .. }) if name == "Ada"));
+    let p = p.cannot_narrate().unwrap();
+    assert!(matches!(&p.stage, Stage::GmTie { tied, .. } if tied.len() == 2));
+    let p = p.gm_breaks_tie("Bao").unwrap();
+    let p = p.cannot_narrate().unwrap();
+    assert!(
+        matches!(p.decider(), Some(Decider::Character { name, .. }) if name == "Cy"),
+        "Ada was passed over and may not narrate again: {:?}",
+        p.stage
+    );
+    let p = p.cannot_narrate().unwrap();
+    assert_eq!(p.decider(), Some(&Decider::Gm), "everyone passed over: the GM decides");
+}
+
+#[test]
+fn plus_one_maximum_goes_only_to_a_type_marked_zero_since_the_last_level_up() {
+    // §10: "Erase all marks for reaching zero energy. This means you can't save the type you
+    // didn't use." A type that reached zero before the last level-up no longer qualifies.
+    let mut s = all_marked(ada()); // grapple reached zero this time
+    s.ever_zero[Action::Attack.index()] = true; // attack reached zero before an earlier level-up
+    let e = |a| LevelUp { advance: Advance::MaxEnergy { action: a }, refill: Some(Refill::Veto) };
+    assert!(matches!(
+        levelling::level_up(&s, &e(Action::Attack), Edition::Current),
+        Err(CampaignError::LevelUp { .. })
+    ));
+    assert!(levelling::level_up(&s, &e(Action::Grapple), Edition::Current).is_ok());
+    // After a level-up, the marks are erased: grapple no longer qualifies either.
+    let up = levelling::level_up(&s, &learn("◆☵"), Edition::Current).unwrap();
+    let mut again = up.clone();
+    again.played_belief_or_flaw = true;
+    again.goal_achieved = true;
+    again.mark_zero(Action::Defend);
+    assert!(levelling::level_up(&again, &e(Action::Grapple), Edition::Current).is_err());
+    assert!(levelling::level_up(&again, &e(Action::Defend), Edition::Current).is_ok());
+}
+
+#[test]
+fn only_a_replacement_continuing_the_dead_fighting_style_starts_above_level_zero() {
+    // §10: "If the replacement for a dead character continues the deceased's fighting
+    // tradition, they can start at a level up to 5 or the deceased's level."
+    let mut dead = ada();
+    dead.character.fighting_style = "Dirty Boxing".into();
+    dead.character.level = 2;
+    dead.character.energy = Energy::new(3, 3, 6);
+    let dead = dead.record_death();
+    let learn = |c: &str| Advance::LearnMove { card: mv(c), name: String::new() };
+    let mut other = pc("Cy", Energy::new(2, 4, 4));
+    other.character.fighting_style = "Drunken Fist".into();
+    assert!(matches!(
+        levelling::replacement(&dead, &other, &[learn("◆☵")], Edition::Current),
+        Err(CampaignError::ReplacementLevel { max: 0, level: 1, .. })
+    ));
+    assert_eq!(levelling::replacement(&dead, &other, &[], Edition::Current).unwrap().character.level, 0);
+    other.character.fighting_style = "dirty boxing".into();
+    assert!(levelling::replacement(&dead, &other, &[learn("◆☵")], Edition::Current).is_ok());
+}
+
+#[test]
+fn a_sheet_with_an_absurd_level_or_energy_is_refused_not_a_panic() {
+    // Values from a file or the database: a level near u32::MAX, a type at 255.
+    let mut s = all_marked(ada());
+    s.character.level = u32::MAX;
+    s.validate(Edition::Current).unwrap(); // no rule caps the level: 10 to 10 + level, saturated
+    assert!(matches!(
+        levelling::level_up(&s, &learn("◆☵"), Edition::Current),
+        Err(CampaignError::LevelUp { .. })
+    ));
+    let mut s = all_marked(ada());
+    s.character.level = 300;
+    s.character.energy = Energy::new(3, 255, 5);
+    s.validate(Edition::Current).unwrap();
+    let e = LevelUp { advance: Advance::MaxEnergy { action: Action::Grapple }, refill: Some(Refill::Veto) };
+    assert!(matches!(levelling::level_up(&s, &e, Edition::Current), Err(CampaignError::LevelUp { .. })));
+}
+
+#[test]
+fn paying_a_mark_checks_again_that_it_is_unmarked() {
+    // §7: options 3 and 4 need an unmarked belief or flaw; docs/campaign.md Decision 2 says
+    // the requirement is checked when choosing and again when paying (another problem may
+    // have marked it in between).
+    let mut b = pc("Bao", Energy::new(4, 3, 3));
+    let p = problem(&["Bao"]).choose(&b, &Choice::of(ProblemOption::Complication)).unwrap();
+    let (_, costs) = p.reveal(&never).unwrap().settle().unwrap();
+    assert_eq!(costs, vec![("Bao".to_string(), Cost::Mark(Mark::Belief))]);
+    b.belief_marked = true; // marked by another problem settled meanwhile
+    assert!(matches!(problem::pay(&b, &costs[0].1), Err(CampaignError::AlreadyMarked { .. })));
 }

@@ -3,10 +3,12 @@
 //! The row player maximises, the column player minimises the payoff. [`Solver`] shifts the
 //! payoffs to be positive and runs a dense tableau simplex on
 //! `max Σw  subject to  A·w ≤ 1, w ≥ 0`: at the optimum `w / Σw` is the column player's
-//! strategy, the slack columns' reduced costs give the row player's, and `1 / Σw` (shifted
-//! back) is the value. A pure saddle point, common in the games the conflict solver meets, is
-//! found first without any pivoting. Every result is checked: its exploitability (what the
-//! best replies to both strategies gain over each other) must not exceed [`TOLERANCE`].
+//! strategy and the slack columns' reduced costs give the row player's. A pure saddle point,
+//! common in the games the conflict solver meets, is found first without any pivoting. Every
+//! result is checked: both strategies are probability vectors and their exploitability (what
+//! the best replies to both strategies gain over each other) must not exceed [`TOLERANCE`],
+//! NaN failing; the value returned is the midpoint of the two best replies, so it is what the
+//! checked strategies guarantee (`1 / Σw` shifted back loses digits they keep).
 //!
 //! A hand-written dense simplex is used rather than an LP crate: on 3×3 to 13×13 games it
 //! needs no model building, no allocation per solve (the [`Solver`] keeps its buffers) and
@@ -143,15 +145,29 @@ fn check_input(rows: usize, cols: usize, payoffs: &[f64]) -> Result<(), MatrixEr
 }
 
 /// The best row reply to `col` minus the best column reply to `row` (both ≥ the value at
-/// an equilibrium, so the difference is never negative up to rounding).
+/// an equilibrium, so the difference is never negative up to rounding). Infinite when the
+/// payoffs are not `rows × cols` or a strategy has the wrong length: such strategies exploit
+/// nothing and pass no check.
 pub fn exploitability(rows: usize, cols: usize, payoffs: &[f64], row: &[f64], col: &[f64]) -> f64 {
+    if payoffs.len() != rows.saturating_mul(cols) || row.len() != rows || col.len() != cols {
+        return f64::INFINITY;
+    }
+    let (best_row, best_col) = best_replies(rows, cols, payoffs, row, col);
+    best_row - best_col
+}
+
+/// The best row reply's payoff against `col` and the best column reply's against `row`. A
+/// NaN payoff of any reply makes the result NaN (so no check can pass on it).
+fn best_replies(rows: usize, cols: usize, payoffs: &[f64], row: &[f64], col: &[f64]) -> (f64, f64) {
+    let nan_max = |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) };
+    let nan_min = |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) };
     let best_row = (0..rows)
         .map(|i| (0..cols).map(|j| payoffs[i * cols + j] * col[j]).sum::<f64>())
-        .fold(f64::NEG_INFINITY, f64::max);
+        .fold(f64::NEG_INFINITY, nan_max);
     let best_col = (0..cols)
         .map(|j| (0..rows).map(|i| payoffs[i * cols + j] * row[i]).sum::<f64>())
-        .fold(f64::INFINITY, f64::min);
-    best_row - best_col
+        .fold(f64::INFINITY, nan_min);
+    (best_row, best_col)
 }
 
 /// A reusable matrix-game solver: keeps its tableau and strategy buffers between solves, so
@@ -192,12 +208,22 @@ impl Solver {
         if let Some(value) = self.saddle_point(rows, cols, payoffs) {
             return Ok(value);
         }
-        let value = self.simplex(rows, cols, payoffs)?;
-        let e = exploitability(rows, cols, payoffs, &self.row, &self.col);
-        if e > TOLERANCE {
+        self.simplex(rows, cols, payoffs)?;
+        // normalise() leaves an all-zero strategy as it is: that is no mixed strategy.
+        let mixed = |p: &[f64]| (p.iter().sum::<f64>() - 1.0).abs() <= TOLERANCE;
+        if !mixed(&self.row) || !mixed(&self.col) {
+            return Err(MatrixError::NoConvergence { rows, cols });
+        }
+        // The check covers what is returned: the value is taken from the strategies (the
+        // simplex's `1/z − shift` can lose digits the strategies keep), lying between what
+        // the row strategy guarantees and what the column strategy concedes; and a NaN
+        // anywhere fails it (NaN compares false).
+        let (best_row, best_col) = best_replies(rows, cols, payoffs, &self.row, &self.col);
+        let e = best_row - best_col;
+        if e.is_nan() || e > TOLERANCE {
             return Err(MatrixError::Inexact { exploitability: e });
         }
-        Ok(value)
+        Ok(0.5 * (best_row + best_col))
     }
 
     /// A pure saddle point: a cell that is the least of its row and the greatest of its

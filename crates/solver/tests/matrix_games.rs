@@ -98,3 +98,124 @@ proptest! {
         prop_assert!((v + w).abs() < 1e-9, "{} {}", v, w);
     }
 }
+
+/// Whatever `solve` returns as `Ok` must pass the check the docs promise: a finite value,
+/// probability vectors, and exploitability within the tolerance.
+fn checked_or_refused(g: &MatrixGame) {
+    match g.solve() {
+        Ok(eq) => {
+            assert!(eq.value.is_finite(), "a non-finite value passed the check: {eq:?}");
+            for p in [&eq.row, &eq.col] {
+                assert!(p.iter().all(|x| x.is_finite() && *x >= 0.0), "{eq:?}");
+                assert!((p.iter().sum::<f64>() - 1.0).abs() <= 1e-9, "not a mixed strategy: {eq:?}");
+            }
+            assert!(eq.exploitability(g) <= TOLERANCE, "{eq:?}");
+        }
+        Err(e) => {
+            assert!(matches!(e, MatrixError::NoConvergence { .. } | MatrixError::Inexact { .. }), "{e}")
+        }
+    }
+}
+
+#[test]
+fn the_value_returned_is_the_value_the_strategies_guarantee() {
+    // Found by a random search: the simplex's `1/z − shift` lost precision (6e-6 here) while
+    // the strategies were exact, and the check looked at the strategies only.
+    let cases: [(usize, usize, Vec<f64>); 3] = [
+        (
+            2,
+            3,
+            vec![
+                -96999999999.99997,
+                3.0999999999999923e77,
+                5.830000000000001e132,
+                18.399999999999995,
+                -978000000.0,
+                -6850000.000000001,
+            ],
+        ),
+        (
+            3,
+            4,
+            vec![
+                207999999.99999997,
+                -693000000.0000001,
+                59.80000000000001,
+                3890.0,
+                -198999.99999999994,
+                -7140000.0,
+                62400000.00000001,
+                0.607,
+                5049999.999999999,
+                1.0499999999999998,
+                -23.599999999999998,
+                28800000.000000004,
+            ],
+        ),
+        (
+            4,
+            5,
+            vec![
+                -7.7700000000000005,
+                334.99999999999994,
+                0.30200000000000005,
+                -9399.999999999996,
+                -4.82,
+                88.00000000000009,
+                -718.0,
+                0.5820000000000001,
+                999000.0000000001,
+                -736.0,
+                -101999.99999999999,
+                7330.000000000001,
+                -0.02300000000000002,
+                -8240000.000000001,
+                -77.0,
+                0.07600000000000007,
+                -94100.0,
+                0.5600000000000005,
+                -89.1,
+                280.99999999999994,
+            ],
+        ),
+    ];
+    for (r, c, p) in cases {
+        let g = MatrixGame::new(r, c, p.clone()).unwrap();
+        let Ok(eq) = g.solve() else { continue };
+        let best_row =
+            (0..r).map(|i| (0..c).map(|j| p[i * c + j] * eq.col[j]).sum::<f64>()).fold(f64::MIN, f64::max);
+        let best_col =
+            (0..c).map(|j| (0..r).map(|i| p[i * c + j] * eq.row[i]).sum::<f64>()).fold(f64::MAX, f64::min);
+        assert!(
+            eq.value >= best_col - TOLERANCE && eq.value <= best_row + TOLERANCE,
+            "value {} outside what the strategies guarantee [{best_col}, {best_row}]",
+            eq.value
+        );
+        checked_or_refused(&g);
+    }
+}
+
+#[test]
+fn payoffs_too_large_for_the_simplex_are_refused_not_passed_as_nan() {
+    // Finite payoffs whose shift overflows to infinity inside the tableau: the check must not
+    // let NaN strategies or a NaN value through (NaN > TOLERANCE is false).
+    checked_or_refused(&game(&[&[1e308, -1e308], &[-1e308, 1e308]]));
+    checked_or_refused(&game(&[
+        &[f64::MAX, 0.0, -f64::MAX],
+        &[0.0, -f64::MAX, f64::MAX],
+        &[-f64::MAX, f64::MAX, 0.0],
+    ]));
+}
+
+#[test]
+fn exploitability_of_strategies_of_the_wrong_length_is_infinite_not_a_panic() {
+    let g = game(&[&[1.0, -1.0], &[-1.0, 1.0]]);
+    let e = solver::matrix::exploitability(2, 2, &g.payoffs, &[1.0], &[0.5, 0.5]);
+    assert_eq!(e, f64::INFINITY);
+    assert_eq!(
+        solver::matrix::exploitability(3, 2, &g.payoffs, &[0.5, 0.5, 0.0], &[0.5, 0.5]),
+        f64::INFINITY
+    );
+    let eq = solver::matrix::Equilibrium { value: 0.0, row: vec![1.0, 0.0, 0.0], col: vec![0.5, 0.5] };
+    assert_eq!(eq.exploitability(&g), f64::INFINITY);
+}

@@ -43,8 +43,9 @@ pub enum Advance {
         /// The changes, one or two.
         changes: Vec<FollowUp>,
     },
-    /// +1 maximum energy in a type that reached zero in a conflict (earlier edition: any
-    /// type). **Decision:** current energy of that type rises by 1 with it.
+    /// +1 maximum energy in a type that reached zero in a conflict since the last level-up
+    /// (its zero-energy mark; earlier edition: any type). **Decision:** current energy of
+    /// that type rises by 1 with it.
     MaxEnergy {
         /// The type.
         action: Action,
@@ -195,15 +196,24 @@ fn apply_advance(
         }
         Advance::MaxEnergy { action } => {
             let any_type = edition == Edition::Earlier || matches!(building, Building::Replacement(_));
-            if !any_type && !s.ever_zero[action.index()] {
+            // §10: the zero-energy marks are erased at every level-up ("you can't save the
+            // type you didn't use"), so only a type marked since the last level-up qualifies.
+            if !any_type && !s.zero_marks[action.index()] {
                 return Err(fail(format!(
-                    "+1 maximum goes to a type that reached zero in a conflict, and {} never did",
+                    "+1 maximum goes to a type that reached zero in a conflict since the last level-up, and {} did not",
                     action.name()
                 )));
             }
             let mut cur = s.current();
-            *s.character.energy.get_mut(*action) += 1;
-            *cur.get_mut(*action) += 1;
+            let Some(raised) = s.character.energy.get(*action).checked_add(1) else {
+                return Err(fail(format!(
+                    "{} maximum energy is already {}, the most a sheet holds",
+                    action.name(),
+                    u8::MAX
+                )));
+            };
+            *s.character.energy.get_mut(*action) = raised;
+            *cur.get_mut(*action) = cur.get(*action).saturating_add(1);
             s.set_current(cur);
         }
         Advance::LearnSpecial { special } => {
@@ -252,7 +262,10 @@ pub fn level_up(sheet: &Sheet, decision: &LevelUp, edition: Edition) -> Result<S
     }
     check_marks(sheet, edition, &decision.advance)?;
     let mut s = sheet.clone();
-    s.character.level += 1;
+    s.character.level = sheet.character.level.checked_add(1).ok_or_else(|| CampaignError::LevelUp {
+        name: sheet.name().to_owned(),
+        detail: format!("level {} is the highest a sheet holds", sheet.character.level),
+    })?;
     apply_advance(&mut s, &decision.advance, edition, Building::InPlay)?;
     apply_refill(&mut s, decision.refill, edition)?;
     s.goal.clear();
@@ -268,7 +281,8 @@ pub fn level_up(sheet: &Sheet, decision: &LevelUp, edition: Edition) -> Result<S
 
 /// Builds a replacement for a dead character (§10): `base` is a new level 0 character
 /// (every creation rule checked), then one level-up decision per level, `levels.len()` of
-/// them, at most min(5, the dead character's level). The level-ups need no marks and may
+/// them, at most min(5, the dead character's level) — and none unless the replacement
+/// continues the dead character's fighting style (an empty style takes it). The level-ups need no marks and may
 /// take the dead character's moves (keeping their names when none is given) and combos;
 /// **Decision:** no specials, +1 maximum may go to any type, and refills are ignored (a new
 /// character's backgrounds and veto are full).
@@ -284,7 +298,11 @@ pub fn replacement(
             detail: "is not dead; a replacement character replaces a dead one".into(),
         });
     }
-    let max = dead.character.level.min(5);
+    // §10: only a replacement that continues the deceased's fighting tradition starts above
+    // level 0 (an empty style on the new sheet takes the dead one's).
+    let style = base.character.fighting_style.trim();
+    let continues = style.is_empty() || style.eq_ignore_ascii_case(dead.character.fighting_style.trim());
+    let max = if continues { dead.character.level.min(5) } else { 0 };
     let level = u32::try_from(levels.len()).unwrap_or(u32::MAX);
     if level > max {
         return Err(CampaignError::ReplacementLevel { dead: dead.name().to_owned(), max, level });

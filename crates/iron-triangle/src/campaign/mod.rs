@@ -138,7 +138,7 @@ pub enum CampaignError {
     },
     /// A replacement character's starting level.
     #[error(
-        "a replacement for {dead} starts at level 0 to {max}, not {level} (§10: min(5, the dead character's level))"
+        "a replacement for {dead} starts at level 0 to {max}, not {level} (§10: min(5, the dead character's level), and level 0 unless it continues the dead character's fighting style)"
     )]
     ReplacementLevel {
         /// The dead character.

@@ -164,8 +164,9 @@ pub struct Entry {
     pub character: String,
     /// The choice, face down until the reveal; `None` until made.
     pub choice: Option<Choice>,
-    /// When the character last decided a problem's outcome (a problem number), for the
-    /// tie-break; `None` if never. Taken at the reveal.
+    /// When the character last decided a problem's outcome (a number growing with each
+    /// problem settled: larger is more recent), for the tie-break; `None` if never. Taken at
+    /// the reveal.
     #[serde(default)]
     pub last_decided: Option<u64>,
 }
@@ -196,6 +197,10 @@ pub enum Stage {
     GmTie {
         /// The tied characters.
         tied: Vec<String>,
+        /// Characters already passed over because they could not narrate within the rules:
+        /// they stay passed over after the GM names a narrator.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        passed: Vec<String>,
     },
     /// A character narrates the outcome; the others may veto until it is settled.
     Narrating {
@@ -240,16 +245,24 @@ pub enum Cost {
     Veto,
 }
 
-/// Applies a cost to a sheet (checked again: a background spent since the choice is refused).
+/// Applies a cost to a sheet, checked again: a background spent, a belief or flaw marked, or
+/// a veto used since the choice is refused (§7).
 pub fn pay(sheet: &Sheet, cost: &Cost) -> Result<Sheet, CampaignError> {
     match cost {
         Cost::BackgroundPoint(b) => sheet.spend_background(b.as_deref()),
         Cost::Mark(m) => {
             let mut s = sheet.clone();
-            match m {
-                Mark::Belief => s.belief_marked = true,
-                Mark::Flaw => s.flaw_marked = true,
+            let mark = match m {
+                Mark::Belief => &mut s.belief_marked,
+                Mark::Flaw => &mut s.flaw_marked,
+            };
+            if *mark {
+                return Err(CampaignError::AlreadyMarked {
+                    name: sheet.name().to_owned(),
+                    what: format!("{} is", m.word()),
+                });
             }
+            *mark = true;
             s.played_belief_or_flaw = true;
             Ok(s)
         }
@@ -364,13 +377,16 @@ impl Problem {
                 passed: passed.to_vec(),
                 vetoed: None,
             },
-            _ => Stage::GmTie { tied: tied.iter().map(|e| e.character.clone()).collect() },
+            _ => Stage::GmTie {
+                tied: tied.iter().map(|e| e.character.clone()).collect(),
+                passed: passed.to_vec(),
+            },
         }
     }
 
     /// The GM breaks a tie the least-recently-decided rule could not (§7).
     pub fn gm_breaks_tie(&self, name: &str) -> Result<Problem, CampaignError> {
-        let Stage::GmTie { tied } = &self.stage else {
+        let Stage::GmTie { tied, passed } = &self.stage else {
             return Err(err(format!("problem {} has no tie for the GM to break", self.id)));
         };
         let Some(who) = tied.iter().find(|t| t.eq_ignore_ascii_case(name)) else {
@@ -379,20 +395,12 @@ impl Problem {
         let i = self.entry(who)?;
         let mut p = self.clone();
         let choice = self.entries[i].choice.clone().ok_or_else(|| err("the tied player has no choice"))?;
-        let passed = self.passed();
         p.stage = Stage::Narrating {
             decider: Decider::Character { name: who.clone(), choice },
-            passed,
+            passed: passed.clone(),
             vetoed: None,
         };
         Ok(p)
-    }
-
-    fn passed(&self) -> Vec<String> {
-        match &self.stage {
-            Stage::Narrating { passed, .. } => passed.clone(),
-            _ => Vec::new(),
-        }
     }
 
     /// The narrator cannot describe the outcome within the rules: the next-highest choice

@@ -72,7 +72,8 @@ pub struct Sheet {
     /// question), indexed ○ ▨ ◆.
     #[serde(default)]
     pub zero_marks: [bool; 3],
-    /// Types that ever reached zero in a conflict: what a +1 maximum may raise (§10).
+    /// Types that ever reached zero in a conflict (a record only: a +1 maximum goes to a type
+    /// of `zero_marks`, since §10 erases those marks at every level-up).
     #[serde(default)]
     pub ever_zero: [bool; 3],
     /// A breather was taken since the last full rest (§9).
