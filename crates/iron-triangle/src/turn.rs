@@ -255,8 +255,11 @@ pub fn resolve(pair: &[Contender; 2]) -> TurnResult {
             let l = 1 - w;
             let (win, lose) = (&pair[w], &pair[l]);
             let (wm, lm) = if w == 0 { (a, b) } else { (b, a) };
-            let winner_stance =
-                if win.stance.counts_for(wm.action()) { win.stance.amount * wm.multiplier() } else { 0 };
+            let winner_stance = if win.stance.counts_for(wm.action()) {
+                win.stance.amount.saturating_mul(wm.multiplier())
+            } else {
+                0
+            };
             let own_counts = lose.stance.counts_for(lm.action());
             let loss = Loss {
                 winner_stance,
