@@ -285,3 +285,20 @@ fn a_spread_answer_too_large_to_add_up_is_asked_again_not_a_panic() {
     assert!(out.contains("Not accepted: the spread is too large"), "{out}\n{}", stderr(&o));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+fn repro(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nd_repro").join(name).to_str().unwrap().to_owned()
+}
+
+/// Seed 002, Step 1 (UTG Assignment): "If there is a tie for most wins, UTG remains with
+/// whoever was UTG in the preceding Hand" — also when one of the tied Actors was eliminated
+/// during the Hand (the audit's reproduction: B and C tie with 2 wins, C is eliminated, UTG
+/// must stay with A).
+#[test]
+fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
+    let o = play(&[&repro("nd_utg_tie.toml"), "--script", &repro("nd_utg_tie.jsonl")], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("C has no Mind left: eliminated"), "{out}");
+    assert!(out.contains("=== Hand 2 — Stakes 1 (Low Stakes) — UTG: A ==="), "{out}");
+}

@@ -320,3 +320,25 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
         }
     }
 }
+
+/// UTG of the next Hand (seed: Step 1, UTG Assignment): the Actor with the most Dominance
+/// wins (TD + AD) this Hand; on a tie for most wins UTG stays with `utg`. The tie is among
+/// every Actor that played the Hand, including one eliminated during it (an eliminated
+/// Actor's wins still make a tie). When the Actor so named has left (`eligible` is false for
+/// it), UTG passes to the next eligible Actor after it in table order (Decision 21).
+/// `wins[i]` are Actor `i`'s Dominance wins; `eligible(i)` says whether it can be UTG (still
+/// in the Conflict, and in the cluster).
+pub fn next_utg(wins: &[u16], utg: ActorId, eligible: impl Fn(usize) -> bool) -> ActorId {
+    let n = wins.len();
+    let best = wins.iter().copied().max().unwrap_or(0);
+    let mut leaders = (0..n).filter(|&i| wins[i] == best);
+    let named = match (leaders.next(), leaders.next()) {
+        (Some(only), None) => only,
+        _ => utg.index(),
+    };
+    (0..n.max(1))
+        .map(|k| (named + k) % n.max(1))
+        .find(|&i| i < n && eligible(i))
+        .map(|i| ActorId(i as u8))
+        .unwrap_or(utg)
+}

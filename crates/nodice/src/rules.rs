@@ -490,27 +490,14 @@ impl Conflict {
         self.order.iter().copied().filter(move |a| best > 0 && wins(a) == best)
     }
 
-    /// UTG of the next Hand (seed: Step 1, UTG Assignment): the Actor with the most Dominance
-    /// wins (TD + AD) this Hand; on a tie UTG stays. When the staying UTG has left the
-    /// Conflict, the next Actor still in, in table order (Decision).
+    /// UTG of the next Hand (seed: Step 1, UTG Assignment), by [`hand::next_utg`]: the
+    /// Actor with the most Dominance wins (TD + AD) this Hand; on a tie (counting Actors
+    /// eliminated during the Hand) UTG stays. When the Actor so named has left the Conflict,
+    /// the next Actor still in, in table order (Decision 21).
     pub fn next_utg(&self) -> ActorId {
-        let wins = |i: usize| {
-            let a = &self.actors[i];
-            u16::from(a.trine_wins) + u16::from(a.attribute_wins)
-        };
-        let ins: ArrayVec<usize, MAX_ACTORS> =
-            (0..self.actors.len()).filter(|&i| self.actors[i].is_in()).collect();
-        let best = ins.iter().map(|&i| wins(i)).max().unwrap_or(0);
-        let leaders: ArrayVec<usize, MAX_ACTORS> = ins.iter().copied().filter(|&i| wins(i) == best).collect();
-        if leaders.len() == 1 {
-            return ActorId(leaders[0] as u8);
-        }
-        let n = self.actors.len();
-        (0..n)
-            .map(|k| (self.utg.index() + k) % n)
-            .find(|&i| self.actors[i].is_in())
-            .map(|i| ActorId(i as u8))
-            .unwrap_or(self.utg)
+        let wins: ArrayVec<u16, MAX_ACTORS> =
+            self.actors.iter().map(|a| u16::from(a.trine_wins) + u16::from(a.attribute_wins)).collect();
+        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in())
     }
 
     fn one_side_left(&self) -> Option<Event> {

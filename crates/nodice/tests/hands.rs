@@ -571,3 +571,27 @@ fn utg_stays_when_others_tie_for_most_wins() {
     assert!(t.state().actors.iter().all(|a| a.is_in()));
     assert_eq!(t.state().utg, ActorId(0));
 }
+
+/// Seed 002, Step 1 (UTG Assignment): a tie for most Dominance wins keeps UTG where it was,
+/// even when one of the tied Actors was eliminated during the Hand (audit reproduction
+/// `nd_utg_tie`: B and C tie with 2 wins each, C is eliminated, UTG stays with A).
+#[test]
+fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
+    let mut setup = brawl(1);
+    setup.actors[2].statblock = block("M1(1/0/0)-B3(3/3/3)-S5(5/5/5)");
+    let mut t = start(setup);
+    commit_aspect(&mut t, "A", "STR", &["B"]).unwrap();
+    commit_aspect(&mut t, "B", "KNO", &["C"]).unwrap();
+    commit_aspect(&mut t, "C", "PRE", &["B"]).unwrap();
+    commit_action(&mut t, "A", "STR", 1, false).unwrap();
+    commit_action(&mut t, "B", "REA", 3, false).unwrap();
+    commit_action(&mut t, "C", "WIL", 5, false).unwrap();
+    while t.state().hand == 1 {
+        let seat = t.awaiting()[0];
+        let mut legal = Vec::new();
+        t.legal_commands(seat, &mut legal);
+        t.submit(seat, &legal[0]).unwrap();
+    }
+    assert!(!t.state().actors[2].is_in(), "C is eliminated");
+    assert_eq!(t.state().utg, ActorId(0), "UTG stays with A");
+}
