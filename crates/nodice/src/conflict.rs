@@ -36,11 +36,20 @@ impl ActorSheet {
     /// An Actor of `kind` with the default Wildcards: the Wildcard Rank for a PC (or the one
     /// its serial states), none for NPCs and abstract Actors.
     pub fn new(name: &str, kind: Kind, statblock: Statblock, seat: SeatId, side: SideId) -> Self {
-        let wildcards = match kind {
+        let wildcards = Self::wildcard_pool(kind, &statblock);
+        ActorSheet { name: name.to_owned(), kind, statblock, seat, side, wildcards }
+    }
+}
+
+impl ActorSheet {
+    /// The Wildcards an Actor of `kind` brings to a Conflict by default (§3.2; Decision 11):
+    /// a PC its Wildcard Rank (or the one its serial states), NPCs and abstract Actors none
+    /// (a setup's `wildcards = N` overrides it: the Featured NPC's Extension).
+    pub fn wildcard_pool(kind: Kind, statblock: &Statblock) -> u16 {
+        match kind {
             Kind::Pc => statblock.stated_wildcards.unwrap_or_else(|| statblock.wildcard_rank()),
             Kind::Npc | Kind::Abstract => 0,
-        };
-        ActorSheet { name: name.to_owned(), kind, statblock, seat, side, wildcards }
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 //! - seed The Contract, §8 the Damage ability: [`extension`]
 //! - seed Steps 1–4 as a state machine (ante, pot, bids, refresh, elimination, UTG): [`conflict`],
 //!   [`rules`]
+//! - the referee calculator (`nodice resolve`), on the engine's own functions: [`referee`]
 //! - hidden information: [`view`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
@@ -25,6 +26,7 @@ pub mod conflict;
 pub mod damage;
 pub mod extension;
 pub mod hand;
+pub mod referee;
 pub mod rules;
 pub mod stakes;
 pub mod trine;

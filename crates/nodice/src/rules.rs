@@ -12,9 +12,9 @@ use thiserror::Error;
 
 use crate::actor::Kind;
 use crate::conflict::{ActionCard, AspectCard, Conflict, Ending, Phase, Status};
-use crate::damage::{SpreadError, check_spread, forced_spread, spreads, through_partial_aspect};
+use crate::damage::{SpreadError, check_spread, forced_spread, spreads};
 use crate::extension::Extension;
-use crate::hand::{self, ActorId, MAX_ACTORS, Play, Targets};
+use crate::hand::{self, ActorId, MAX_ACTORS, Play, StrikeFate, Targets};
 use crate::trine::{Aspect, Attribute};
 
 /// The longest intent a Command may state, in characters.
@@ -85,15 +85,7 @@ pub enum TokenFate {
     ToJackpot,
 }
 
-/// Why an Action dealt nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Void {
-    /// The attacker was eliminated before its turn (Decision: resolution order, point 5).
-    AttackerOut,
-    /// The target already left the Conflict.
-    TargetOut,
-}
+pub use crate::hand::Void;
 
 /// What happened. Applying events is the only way a Conflict changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -296,6 +288,11 @@ pub enum RuleError {
     /// No Wildcard left.
     #[error("no Wildcard left this Conflict (they refresh once per Conflict)")]
     NoWildcard,
+    /// A Wildcard from an Actor whose Wildcard pool is empty (§3.2).
+    #[error(
+        "{0} has no Wildcards: its Wildcard pool (`wildcards`) is empty — NPCs and abstract Actors have none unless the setup grants some with `wildcards = N` (an Extension, §3.2)"
+    )]
+    NoWildcardPool(String),
     /// A damage Aspect for an Actor that is not abstract.
     #[error("only abstract Actors choose the Aspect their damage hurts; others hurt the Aspect they played")]
     DamageAspect,
@@ -396,6 +393,9 @@ impl Conflict {
         if bid > has {
             return Err(RuleError::OverStack { bid, has, attribute });
         }
+        if wildcard && a.sheet.wildcards == 0 {
+            return Err(RuleError::NoWildcardPool(name(self, actor)));
+        }
         if wildcard && a.wildcards == 0 {
             return Err(RuleError::NoWildcard);
         }
@@ -484,10 +484,9 @@ impl Conflict {
 
     /// The pot's leaders (seed: Pay the Ante Pot): the Actors with the most TD wins, at least
     /// one, in commit order from UTG. None when nobody won Trine Dominance.
-    pub fn pot_leaders(&self) -> impl Iterator<Item = ActorId> + Clone + '_ {
-        let wins = |a: &ActorId| self.actors[a.index()].trine_wins;
-        let best = self.order.iter().map(wins).max().unwrap_or(0);
-        self.order.iter().copied().filter(move |a| best > 0 && wins(a) == best)
+    pub fn pot_leaders(&self) -> ArrayVec<ActorId, MAX_ACTORS> {
+        let wins: ArrayVec<u8, MAX_ACTORS> = self.actors.iter().map(|a| a.trine_wins).collect();
+        hand::pot_leaders(&wins, &self.order)
     }
 
     /// UTG of the next Hand (seed: Step 1, UTG Assignment), by [`hand::next_utg`]: the
@@ -532,15 +531,12 @@ impl Conflict {
                     return Some(Event::TokensRefreshed);
                 };
                 let (att, tgt) = (&self.actors[s.attacker.index()], &self.actors[s.target.index()]);
-                if !att.is_in() {
-                    return Some(Event::StrikeVoid { strike: i, why: Void::AttackerOut });
-                }
-                if !tgt.is_in() {
-                    return Some(Event::StrikeVoid { strike: i, why: Void::TargetOut });
-                }
                 let possessed =
                     s.aspect.attributes().iter().filter(|&&a| tgt.sheet.statblock.possesses(a)).count();
-                Some(Event::Struck { strike: i, damage: through_partial_aspect(s.damage, possessed) })
+                Some(match hand::strike_fate(s, att.is_in(), tgt.is_in(), possessed) {
+                    StrikeFate::Void(why) => Event::StrikeVoid { strike: i, why },
+                    StrikeFate::Damage(damage) => Event::Struck { strike: i, damage },
+                })
             }
             Phase::SpreadDamage { damage } => {
                 let (actor, aspect, _) = self.spreading()?;
@@ -586,11 +582,10 @@ impl Conflict {
     /// to it, so the draw order cannot matter and no draw is made.
     fn pay_token(&self) -> Event {
         let leaders = self.pot_leaders();
-        let count = leaders.clone().count();
-        let Some(to) = leaders.clone().nth(usize::from(self.paid) % count.max(1)) else {
+        let Some(to) = hand::pot_recipient(&leaders, self.paid) else {
             return Event::PotToJackpot;
         };
-        let single = count == 1;
+        let single = leaders.len() == 1;
         let mut rng_pos = self.rng_pos;
         let attribute = if single {
             Attribute::ALL.into_iter().find(|a| self.pot[a.index()] > 0)

@@ -251,7 +251,62 @@ fn bid_cap_is_the_trine_score_and_the_chips_in_the_stack() {
         Err(RuleError::OutsideAspect { attribute: Attribute::Str, aspect: Aspect::Mind, step: 3 })
     );
     commit_action(&mut t, "Kara", "REA", 4, true).unwrap();
-    assert_eq!(commit_action(&mut t, "Bandit", "STR", 1, true), Err(RuleError::NoWildcard));
+    assert_eq!(
+        commit_action(&mut t, "Bandit", "STR", 1, true),
+        Err(RuleError::NoWildcardPool("Bandit".into()))
+    );
+}
+
+/// §3.2: NPCs (and abstract Actors) have no Wildcards unless the setup grants some; a
+/// Wildcard from an empty pool is refused with an error naming the field.
+#[test]
+fn a_wildcard_from_an_empty_wildcard_pool_is_refused_naming_the_field() {
+    let mut t = start(kara_vs_bandit());
+    commit_aspect(&mut t, "Kara", "STR", &["Bandit"]).unwrap();
+    commit_aspect(&mut t, "Bandit", "STR", &["Kara"]).unwrap();
+    commit_action(&mut t, "Kara", "STR", 1, false).unwrap();
+    let e = commit_action(&mut t, "Bandit", "STR", 1, true).unwrap_err();
+    assert_eq!(e, RuleError::NoWildcardPool("Bandit".into()));
+    let msg = e.to_string();
+    assert!(msg.contains("Bandit") && msg.contains("`wildcards`"), "{msg}");
+    // The same Hand through the referee calculator: refused the same way.
+    let sheet = |kind: Option<Kind>, wildcards: Option<u16>| referee::HandSheet {
+        stakes: Some(1),
+        actors: vec![
+            referee::ActorPlay {
+                name: "Bandit".into(),
+                attribute: Attribute::Str,
+                bid: 1,
+                wildcard: true,
+                targets: vec![],
+                serial: Some(BANDIT.into()),
+                kind,
+                wildcards,
+                values: None,
+                damage_aspect: None,
+                damage: None,
+            },
+            referee::ActorPlay {
+                name: "Kara".into(),
+                attribute: Attribute::Str,
+                bid: 1,
+                wildcard: false,
+                targets: vec![],
+                serial: Some(KARA.into()),
+                kind: Some(Kind::Pc),
+                wildcards: None,
+                values: None,
+                damage_aspect: None,
+                damage: None,
+            },
+        ],
+        ..Default::default()
+    };
+    let e = referee::compute(&sheet(Some(Kind::Npc), None)).unwrap_err();
+    assert_eq!(e, referee::RefereeError::NoWildcardPool("Bandit".into()));
+    assert!(e.to_string().contains("`wildcards`"));
+    assert!(referee::compute(&sheet(Some(Kind::Npc), Some(1))).is_ok(), "a Featured NPC's Wildcard");
+    assert!(referee::compute(&sheet(None, None)).is_ok(), "unknown pool: not refused");
 }
 
 #[test]
