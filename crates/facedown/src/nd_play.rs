@@ -42,12 +42,15 @@ docs/nodice-play.md for the conflict file and script formats.
 
 Exit status: 0 when the Conflict ends (or a --save game pauses); 2 on a bad file, flag or \
 rejected script command.")]
+#[command(group(clap::ArgGroup::new("start").required(true).args(["conflict", "resume"])))]
 pub struct Args {
-    /// The conflict file (.toml or .json): seats, Actors, initiator, Stakes.
-    #[arg(value_name = "CONFLICT_FILE", required_unless_present = "resume", conflicts_with = "resume")]
+    /// The conflict file (.toml or .json): seats, Actors, initiator, Stakes. Required unless
+    /// --resume is given.
+    #[arg(value_name = "CONFLICT_FILE")]
     pub conflict: Option<PathBuf>,
 
-    /// Continue the game saved in FILE (written by --save).
+    /// Continue the game saved in FILE (written by --save) instead of starting from a
+    /// conflict file.
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 

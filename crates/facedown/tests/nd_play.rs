@@ -302,3 +302,19 @@ fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
     assert!(out.contains("C has no Mind left: eliminated"), "{out}");
     assert!(out.contains("=== Hand 2 — Stakes 1 (Low Stakes) — UTG: A ==="), "{out}");
 }
+
+/// `nodice play --help` shows the conflict file as required unless `--resume` is given.
+#[test]
+fn play_help_shows_the_conflict_file_as_required_unless_resume() {
+    let o = play(&["--help"], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let usage = out.lines().find(|l| l.starts_with("Usage:")).unwrap();
+    assert!(usage.contains("<CONFLICT_FILE|--resume <FILE>>"), "{usage}");
+    assert!(out.contains("Required unless --resume is given"), "{out}");
+    let o = play(&[], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("CONFLICT_FILE"), "{}", stderr(&o));
+    let o = play(&[&example("pc-vs-bandit.toml"), "--resume", "x.json"], "");
+    assert_eq!(o.status.code(), Some(2), "a file and --resume conflict");
+}
