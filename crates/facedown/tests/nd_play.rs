@@ -318,3 +318,43 @@ fn play_help_shows_the_conflict_file_as_required_unless_resume() {
     let o = play(&[&example("pc-vs-bandit.toml"), "--resume", "x.json"], "");
     assert_eq!(o.status.code(), Some(2), "a file and --resume conflict");
 }
+
+/// Player-facing text is prose: no Debug formatting (`["Bandit"]`, `Exhausted(Mind)`, `Some(`)
+/// and articles that fit the word ("an AGI", "an Agility token", never "a AGI").
+fn assert_prose(out: &str) {
+    for bad in ["[\"", "\"]", "[out:", "Exhausted(", "Some(", "None", "ActorId", "Targets("] {
+        assert!(!out.contains(bad), "Debug text {bad:?} in:\n{out}");
+    }
+    let words: Vec<&str> = out.split_whitespace().collect();
+    for w in words.windows(2) {
+        let next = w[1].trim_start_matches(['"', '(']);
+        if w[0] == "a" {
+            assert!(
+                !next.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']),
+                "\"{} {}\" in:\n{out}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+}
+
+#[test]
+fn narration_has_no_debug_formatting_and_articles_fit_the_word() {
+    // Hot seat: the seat views show targets, and after C is eliminated, C's status.
+    let input = "str b\nkno c\npre b\nstr 1\nrea 3\nwil 5\n";
+    let o = play(&[&repro("nd_utg_tie.toml")], input);
+    let out = stdout(&o);
+    assert!(out.contains("Aspect card: Body (ante STR), targets B"), "{out}");
+    assert!(out.contains("C (out: eliminated, Mind exhausted)"), "{out}");
+    assert_prose(&out);
+    let input = "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\nint 3\nstr 3 agi 2\n";
+    assert_prose(&stdout(&play(&[&example("pc-vs-bandit.toml")], input)));
+    // Bot games over every example: pot tokens of every Attribute, eliminations, the summary.
+    for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml", "ruin.toml"] {
+        for seed in ["1", "2", "3"] {
+            let o = play(&[&example(file), "--bot", "all=random", "--seed", seed], "");
+            assert_prose(&stdout(&o));
+        }
+    }
+}
