@@ -75,6 +75,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
 
+    /// Stop after N Hands if the Conflict has not ended (the rules also end it as a
+    /// stalemate after 10 Hands in a row without damage or elimination; docs/nodice.md,
+    /// Decision 31). The game is saved with --save and can be resumed.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_hands: u32,
+
     /// Print each event as a JSON line (hidden values left out) and finish with the
     /// spectator's view as one JSON line. Prompts go to standard error.
     #[arg(long)]
@@ -332,6 +338,8 @@ enum Source {
 enum Stop {
     Over,
     Paused(String),
+    /// `--max-hands` Hands were played and the Conflict goes on.
+    MaxHands,
 }
 
 struct Game {
@@ -341,6 +349,7 @@ struct Game {
     source: Source,
     save: Option<PathBuf>,
     json: bool,
+    max_hands: u32,
 }
 
 impl Game {
@@ -358,6 +367,9 @@ impl Game {
         loop {
             if self.table.is_over() {
                 return Ok(Stop::Over);
+            }
+            if self.table.state().hand > self.max_hands {
+                return Ok(Stop::MaxHands);
             }
             let Some(&seat) = self.table.awaiting().first() else {
                 bail!("the engine waits for {} but no seat is asked", self.table.state().waiting_for());
@@ -519,7 +531,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         narrate::intro(&table.view(Viewer::Spectator), scene.as_deref(), &mut out)?;
     }
-    let mut game = Game { table, narrator, bots, source, save: args.save.clone(), json: args.json };
+    let mut game = Game {
+        table,
+        narrator,
+        bots,
+        source,
+        save: args.save.clone(),
+        json: args.json,
+        max_hands: args.max_hands,
+    };
     let stop = match game.run() {
         Ok(s) => s,
         Err(e) => {
@@ -536,6 +556,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 writeln!(out, "{}", serde_json::to_string(&view)?)?;
             } else {
                 narrate::summary(&view, &mut out)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Stop::MaxHands => {
+            let note = format!(
+                "stopped after {n} Hand(s) (--max-hands {n}); the Conflict goes on{}",
+                args.save
+                    .as_ref()
+                    .map(|p| format!(": continue with --resume {}", p.display()))
+                    .unwrap_or_default(),
+                n = args.max_hands,
+            );
+            if args.json {
+                writeln!(out, "{}", serde_json::json!({ "stopped": note, "view": view }))?;
+            } else {
+                writeln!(out, "\n{note}")?;
             }
             Ok(ExitCode::SUCCESS)
         }

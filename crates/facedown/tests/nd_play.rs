@@ -358,3 +358,16 @@ fn narration_has_no_debug_formatting_and_articles_fit_the_word() {
         }
     }
 }
+
+/// A Conflict between bots must end: `--max-hands N` (default 200) stops the game after N
+/// Hands; the rules end it as a stalemate after 10 quiet Hands (`nodice` tests).
+#[test]
+fn max_hands_stops_a_bot_game_after_n_hands() {
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=random", "--max-hands", "1"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stopped after 1 Hand(s) (--max-hands 1); the Conflict goes on"), "{out}");
+    assert!(!out.contains("=== Hand 3"), "{out}");
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=random", "--max-hands", "x"], "");
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -54,7 +54,7 @@ impl ActorSheet {
 }
 
 /// Ruleset options: each open question of the rules reference answered by one switch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// Seed formula (default) or the old one (Open question 1).
@@ -63,6 +63,27 @@ pub struct Options {
     /// The Sweep bonus; `None` = the Stakes (Open question 2).
     #[serde(default)]
     pub sweep_bonus: Option<u16>,
+    /// Stalemate (Decision 31): this many Hands in a row without damage or elimination end
+    /// the Conflict ([`Ending::Stalemate`]); 0 = never. Default [`DEFAULT_STALEMATE_HANDS`].
+    #[serde(default = "default_stalemate_hands")]
+    pub stalemate_hands: u32,
+}
+
+/// The default of [`Options::stalemate_hands`].
+pub const DEFAULT_STALEMATE_HANDS: u32 = 10;
+
+fn default_stalemate_hands() -> u32 {
+    DEFAULT_STALEMATE_HANDS
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            stakes_formula: StakesFormula::default(),
+            sweep_bonus: None,
+            stalemate_hands: DEFAULT_STALEMATE_HANDS,
+        }
+    }
 }
 
 /// Everything a Conflict starts from.
@@ -283,6 +304,8 @@ pub enum Ending {
     Fiction,
     /// An extension ended it at End Conflict / Next Hand.
     Extension,
+    /// A stalemate (Decision 31): this many Hands in a row without damage or elimination.
+    Stalemate(u32),
 }
 
 /// A Conflict in progress: the state of the No Dice ruleset.
@@ -329,6 +352,12 @@ pub struct Conflict {
     pub next_strike: u16,
     /// How it ended.
     pub ending: Option<Ending>,
+    /// Hands in a row, before this one, without damage or elimination (Decision 31).
+    #[serde(default)]
+    pub quiet_hands: u32,
+    /// Whether this Hand dealt damage or eliminated someone so far.
+    #[serde(default)]
+    pub progress: bool,
 }
 
 impl Conflict {
@@ -401,6 +430,8 @@ impl Conflict {
             showdown: Showdown::default(),
             next_strike: 0,
             ending: None,
+            quiet_hands: 0,
+            progress: false,
         })
     }
 

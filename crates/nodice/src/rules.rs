@@ -499,6 +499,18 @@ impl Conflict {
         hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in())
     }
 
+    /// Decision 31, a stalemate: when this Hand, and the `stalemate_hands − 1` before it,
+    /// dealt no damage and eliminated nobody, the Conflict ends (`Ending::Stalemate`). Chips
+    /// only moved between stacks, the pot and the Jackpot; damage is what cannot go on forever
+    /// (every damaging Hand destroys a chip), so counting Hands without it bounds every
+    /// Conflict.
+    fn stalemate(&self) -> Option<Event> {
+        let limit = self.options.stalemate_hands;
+        let quiet = self.quiet_hands + u32::from(!self.progress);
+        (limit > 0 && !self.progress && quiet >= limit)
+            .then_some(Event::ConflictEnded { ending: Ending::Stalemate(quiet) })
+    }
+
     fn one_side_left(&self) -> Option<Event> {
         let sides = self.sides_in();
         (sides.len() <= 1)
@@ -557,6 +569,9 @@ impl Conflict {
                     }
                 }
                 if let Some(end) = self.one_side_left() {
+                    return Some(end);
+                }
+                if let Some(end) = self.stalemate() {
                     return Some(end);
                 }
                 let mut go_on = true;
@@ -662,6 +677,7 @@ impl Conflict {
                 self.turn += 1;
             }
             Event::Withdrew { actor } | Event::CouldNotAnte { actor } => {
+                self.progress = true;
                 self.actors[actor.index()].status = if matches!(event, Event::Withdrew { .. }) {
                     Status::Withdrew
                 } else {
@@ -707,6 +723,7 @@ impl Conflict {
             }
             Event::StrikeVoid { .. } => self.next_strike += 1,
             Event::DamageTaken { actor, aspect, spread, exhausted } => {
+                self.progress |= spread.iter().any(|&d| d > 0) || exhausted.is_some();
                 let a = &mut self.actors[actor.index()];
                 take_damage(a, *aspect, *spread);
                 if let Some(x) = exhausted {
@@ -728,8 +745,15 @@ impl Conflict {
                 }
                 self.phase = Phase::EliminationCheck;
             }
-            Event::Eliminated { actor, status } => self.actors[actor.index()].status = *status,
-            Event::HandEnded { next_utg } => self.start_hand(self.hand + 1, *next_utg),
+            Event::Eliminated { actor, status } => {
+                self.progress = true;
+                self.actors[actor.index()].status = *status
+            }
+            Event::HandEnded { next_utg } => {
+                self.quiet_hands = if self.progress { 0 } else { self.quiet_hands + 1 };
+                self.progress = false;
+                self.start_hand(self.hand + 1, *next_utg)
+            }
             Event::ConflictEnded { ending } => {
                 self.ending = Some(*ending);
                 self.phase = Phase::Over;

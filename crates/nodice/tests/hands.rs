@@ -650,3 +650,42 @@ fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
     assert!(!t.state().actors[2].is_in(), "C is eliminated");
     assert_eq!(t.state().utg, ActorId(0), "UTG stays with A");
 }
+
+/// Decision 31 (a stalemate ends a Conflict between bots): 10 Hands in a row without damage
+/// or elimination end the Conflict as a stalemate, with the count in its event; the option
+/// `stalemate_hands` sets the count (0: never).
+#[test]
+fn stalemate_after_ten_hands_without_damage_or_elimination() {
+    let quiet_hand = |t: &mut Table<NoDice>, k: usize| {
+        let ante = Attribute::ALL[k % 9];
+        let utg = t.state().utg;
+        let (first, second) = if utg == ActorId(0) { ("Kara", "Bandit") } else { ("Bandit", "Kara") };
+        commit_aspect(t, first, ante.abbrev(), &[second]).unwrap();
+        commit_aspect(t, second, ante.abbrev(), &[first]).unwrap();
+        commit_action(t, first, ante.abbrev(), 0, false).unwrap();
+        commit_action(t, second, ante.abbrev(), 0, false).unwrap();
+    };
+    let setup = || {
+        let mut s = kara_vs_bandit();
+        s.actors[0].statblock = Statblock::even(4);
+        s.actors[1].statblock = Statblock::even(4);
+        s
+    };
+    let mut t = start(setup());
+    for k in 0..9 {
+        quiet_hand(&mut t, k);
+        assert!(!t.is_over(), "hand {k}");
+    }
+    quiet_hand(&mut t, 9);
+    assert!(t.is_over());
+    assert_eq!(t.state().ending, Some(Ending::Stalemate(10)));
+    assert!(matches!(t.log().last(), Some(Event::ConflictEnded { ending: Ending::Stalemate(10) })));
+    // Switched off: the Conflict goes on.
+    let mut s = setup();
+    s.options.stalemate_hands = 0;
+    let mut t = start(s);
+    for k in 0..12 {
+        quiet_hand(&mut t, k);
+    }
+    assert!(!t.is_over());
+}

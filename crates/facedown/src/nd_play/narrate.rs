@@ -266,6 +266,9 @@ impl Narrator {
                     Ending::OneSideLeft(None) => "nobody remains".to_owned(),
                     Ending::Fiction => "the GM ends it: the fiction has resolved the objective".to_owned(),
                     Ending::Extension => "an extension ends it".to_owned(),
+                    Ending::Stalemate(n) => {
+                        format!("a stalemate: {n} Hands in a row without damage or elimination")
+                    }
                 };
                 writeln!(out, "\n=== The Conflict is over: {how}. ===")?;
             }
