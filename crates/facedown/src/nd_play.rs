@@ -37,7 +37,9 @@ are typed without echo:
   Commit Action:  ATTRIBUTE BID [wildcard] [open] [damage ASPECT]   e.g.  str 4 wildcard
   Spread damage:  three numbers in serial order (e.g. `0 0 3`), ATTRIBUTE AMOUNT pairs
                   (e.g. `int 3`), or `even`.
-The GM may type `end` at any of its prompts to end the Conflict (the fiction resolved it). See \
+After a reveal, `justify: LINE` (or `justify ACTOR: LINE`) at a prompt adds a justification \
+line, shown to everyone. The GM may type `end` at any of its prompts to end the Conflict (the \
+fiction resolved it). See \
 docs/nodice-play.md for the conflict file and script formats.
 
 Exit status: 0 when the Conflict ends (or a --save game pauses); 2 on a bad file, flag or \
@@ -240,6 +242,27 @@ fn parse_answer(state: &Conflict, actor: ActorId, answer: &str) -> Result<Comman
         }
         _ => Err("nothing to decide now".into()),
     }
+}
+
+/// `justify [ACTOR]: line` — a justification line after the reveal (seed: Step 3, Bluff
+/// Space Rule); `None` when the answer is something else.
+fn parse_justify(state: &Conflict, actor: ActorId, answer: &str) -> Option<Result<Command, String>> {
+    let rest = answer.trim_start();
+    let head = rest.get(..7).filter(|h| h.eq_ignore_ascii_case("justify"))?;
+    let rest = &rest[head.len()..];
+    let Some((who, line)) = rest.split_once(':') else {
+        return Some(Err("write `justify: your line` (or `justify ACTOR: your line`)".into()));
+    };
+    let who = who.trim();
+    let actor = if who.is_empty() {
+        actor
+    } else {
+        match state.find(who) {
+            Some(a) => a,
+            None => return Some(Err(format!("there is no Actor named {who:?}"))),
+        }
+    };
+    Some(Ok(Command::Justify { actor, line: line.trim().to_owned() }))
 }
 
 fn question(state: &Conflict, actor: ActorId) -> String {
@@ -477,6 +500,14 @@ impl Game {
             };
             let command = if answer.trim().eq_ignore_ascii_case("end") {
                 Command::EndConflict
+            } else if let Some(j) = parse_justify(&state, actor, &answer) {
+                match j {
+                    Ok(c) => c,
+                    Err(msg) => {
+                        writeln!(out, "Not accepted: {msg}. Try again.")?;
+                        continue;
+                    }
+                }
             } else {
                 match parse_answer(&state, actor, &answer) {
                     Ok(c) => c,
@@ -487,6 +518,12 @@ impl Game {
                 }
             };
             match self.table.submit(seat, &command) {
+                Ok(_) if matches!(command, Command::Justify { .. }) => {
+                    // Table talk: shown to everyone, then the same question again.
+                    out.flush()?;
+                    self.after_accept()?;
+                    writeln!(out, "{}", question(&state, actor))?;
+                }
                 Ok(_) => break,
                 Err(e) => writeln!(out, "Not accepted: {e}. Try again.")?,
             }

@@ -371,3 +371,32 @@ fn max_hands_stops_a_bot_game_after_n_hands() {
     let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=random", "--max-hands", "x"], "");
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Seed Step 3, Bluff Space Rule: after the reveal a player may add one justification line
+/// (`justify: …` at a prompt, `{"justify": …}` in a script); everyone sees it.
+#[test]
+fn justification_line_after_the_reveal_is_shown_to_everyone() {
+    // Hand 1 of the worked example; at the next prompt Kara justifies, then spreads.
+    let input =
+        "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\njustify: I only wanted his map case\nint 3\n";
+    let o = play(&[&example("pc-vs-bandit.toml")], input);
+    let out = stdout(&o);
+    assert!(out.contains("Kara justifies: \"I only wanted his map case\""), "{out}");
+    // Before the reveal it is refused and asked again.
+    let o = play(&[&example("pc-vs-bandit.toml")], "justify: too early\n");
+    assert!(stdout(&o).contains("Not accepted: not now"), "{}", stdout(&o));
+    // In a script, and refused with control characters.
+    let script = temp("justify.jsonl");
+    let mut lines = std::fs::read_to_string(examples().join("pc-vs-bandit.script.jsonl")).unwrap();
+    lines.push_str("{\"seat\": \"gm\", \"command\": {\"justify\": {\"actor\": \"Bandit\", \"line\": \"bad\\u001b[2J\"}}}\n");
+    std::fs::write(&script, lines).unwrap();
+    let o = play(&[&example("pc-vs-bandit.toml"), "--script", script.to_str().unwrap()], "");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).contains("Kara justifies: \"The map case hangs from his sword belt\""),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stderr(&o).contains("control character"), "{}", stderr(&o));
+}

@@ -212,6 +212,12 @@ pub struct Actor {
     pub attribute_wins: u8,
     /// Damage taken this Conflict (chips removed).
     pub damage_taken: u32,
+    /// The Hand in which its Action card was last revealed (0: never).
+    #[serde(default)]
+    pub revealed_in: u32,
+    /// The Hand it last added a justification line for (0: never).
+    #[serde(default)]
+    pub justified_in: u32,
 }
 
 impl Actor {
@@ -230,6 +236,8 @@ impl Actor {
             trine_wins: 0,
             attribute_wins: 0,
             damage_taken: 0,
+            revealed_in: 0,
+            justified_in: 0,
         }
     }
 

@@ -127,6 +127,9 @@ fn command_of(state: &Conflict, event: &Event) -> Option<(SeatId, Command)> {
                 damage_aspect: (card.damage_aspect != card.attribute.aspect()).then_some(card.damage_aspect),
             },
         )),
+        Event::Justified { actor, line, .. } => {
+            Some((seat(*actor)?, Command::Justify { actor: *actor, line: line.clone() }))
+        }
         Event::DamageTaken { actor, spread, .. } => {
             Some((seat(*actor)?, Command::SpreadDamage { actor: *actor, spread: *spread }))
         }

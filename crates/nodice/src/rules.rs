@@ -20,6 +20,9 @@ use crate::trine::{Aspect, Attribute};
 /// The longest intent a Command may state, in characters.
 pub const MAX_INTENT: usize = 500;
 
+/// The longest justification line, in characters (seed: "one brief justification line").
+pub const MAX_JUSTIFICATION: usize = 200;
+
 /// What a seat asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -73,6 +76,16 @@ pub enum Command {
     /// The GM ends the Conflict: the fiction resolved the objective (seed: Step 1 and End
     /// Conflict). Not offered to bots.
     EndConflict,
+    /// Seed Step 3 and the Bluff Space Rule: after the reveal, one brief justification line
+    /// aligning the revealed Action with the stated intent (narrative only; public). One per
+    /// Actor per Hand, from its Reveal AT until the next Hand's; also after the Conflict ended.
+    /// Not offered to bots.
+    Justify {
+        /// The Actor whose Action it justifies.
+        actor: ActorId,
+        /// The line (at most [`MAX_JUSTIFICATION`] characters, no control characters).
+        line: String,
+    },
 }
 
 /// Why a pot token went where it went.
@@ -193,6 +206,15 @@ pub enum Event {
         /// How.
         ending: Ending,
     },
+    /// A justification line (seed: Step 3, Bluff Space Rule), public.
+    Justified {
+        /// The Actor.
+        actor: ActorId,
+        /// The Hand whose Action it justifies.
+        hand: u32,
+        /// The line.
+        line: String,
+    },
 }
 
 /// Why a command was refused.
@@ -302,6 +324,21 @@ pub enum RuleError {
     /// A bad damage spread.
     #[error("{0}")]
     Spread(SpreadError),
+    /// A justification line refused (seed: Step 3, Bluff Space Rule).
+    #[error("justification line: {0}")]
+    Justification(String),
+}
+
+/// Checks table talk said aloud (an intent, a justification line): at most `max` characters,
+/// no control characters (they could rewrite other players' screens). Returns it trimmed.
+pub fn check_table_talk(text: &str, max: usize) -> Result<String, String> {
+    if text.chars().count() > max {
+        return Err(format!("over {max} characters"));
+    }
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return Err(format!("control character {:?} (U+{:04X}) not allowed", c, u32::from(c)));
+    }
+    Ok(text.trim().to_owned())
 }
 
 fn name(c: &Conflict, id: ActorId) -> String {
@@ -407,10 +444,14 @@ impl Conflict {
 
     /// Validates `command` from `seat` and pushes its events.
     pub fn decide(&self, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if let Command::Justify { actor, line } = command {
+            return self.justify(seat, *actor, line, events);
+        }
         if self.phase == Phase::Over {
             return Err(RuleError::Over);
         }
         match command {
+            Command::Justify { .. } => {}
             Command::EndConflict => {
                 if !self.is_gm(seat) {
                     return Err(RuleError::NotGm);
@@ -469,6 +510,38 @@ impl Conflict {
                 events.push(self.damage_taken(*actor, aspect, *spread));
             }
         }
+        Ok(())
+    }
+
+    /// Seed Step 3, Bluff Space Rule: a justification line for `actor`'s Action revealed in
+    /// the latest Reveal AT, once per Hand.
+    fn justify(
+        &self,
+        seat: SeatId,
+        actor: ActorId,
+        line: &str,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        self.check_actor(seat, actor)?;
+        let a = &self.actors[actor.index()];
+        let latest = self.actors.iter().map(|a| a.revealed_in).max().unwrap_or(0);
+        if a.revealed_in == 0 || a.revealed_in != latest {
+            return Err(RuleError::NotNow(format!(
+                "a justification line comes after the reveal of {}'s Action card",
+                a.sheet.name
+            )));
+        }
+        if a.justified_in == a.revealed_in {
+            return Err(RuleError::Justification(format!(
+                "{} already justified its Action of Hand {}",
+                a.sheet.name, a.revealed_in
+            )));
+        }
+        let line = check_table_talk(line, MAX_JUSTIFICATION).map_err(RuleError::Justification)?;
+        if line.is_empty() {
+            return Err(RuleError::Justification("it is empty".into()));
+        }
+        events.push(Event::Justified { actor, hand: a.revealed_in, line });
         Ok(())
     }
 
@@ -758,6 +831,7 @@ impl Conflict {
                 self.ending = Some(*ending);
                 self.phase = Phase::Over;
             }
+            Event::Justified { actor, hand, .. } => self.actors[actor.index()].justified_in = *hand,
         }
     }
 
@@ -805,6 +879,7 @@ impl Conflict {
             let a = &mut self.actors[id.index()];
             let (Some(card), Some(aspect)) = (a.action.value(), a.aspect.value()) else { continue };
             a.action.reveal();
+            a.revealed_in = self.hand;
             let k = card.attribute.index();
             let bid = card.bid.min(a.stacks[k]);
             a.stacks[k] -= bid;

@@ -689,3 +689,50 @@ fn stalemate_after_ten_hands_without_damage_or_elimination() {
     }
     assert!(!t.is_over());
 }
+
+/// Seed Step 3 and the Bluff Space Rule: after the reveal each player may add one short
+/// "justification line" for its Actor's Action; it is kept in the log and shown to everyone.
+/// One per Actor per Hand, only after its Action was revealed, length-limited, no control
+/// characters.
+#[test]
+fn justification_line_after_the_reveal_is_logged_and_public() {
+    let mut t = start(kara_vs_bandit());
+    let justify = |t: &mut Table<NoDice>, actor: &str, line: &str| {
+        let a = id(t, actor);
+        let seat = seat_of(t, actor);
+        t.submit(seat, &Command::Justify { actor: a, line: line.into() }).map(|_| ())
+    };
+    // Before any reveal: refused.
+    assert!(matches!(justify(&mut t, "Kara", "I meant it"), Err(RuleError::NotNow(_))));
+    commit_aspect(&mut t, "Kara", "WIL", &["Bandit"]).unwrap();
+    commit_aspect(&mut t, "Bandit", "STR", &["Kara"]).unwrap();
+    commit_action(&mut t, "Kara", "PRE", 0, false).unwrap();
+    commit_action(&mut t, "Bandit", "STR", 0, false).unwrap();
+    // Hand 1 is revealed (and resolved: no damage at bids of 0 with a tie).
+    let line = "but first I must take a sip of my tea";
+    justify(&mut t, "Kara", line).unwrap();
+    assert!(matches!(
+        t.log().last(),
+        Some(Event::Justified { actor: ActorId(0), hand: 1, line: l }) if l == line
+    ));
+    // Public: the GM's and everyone's redacted log keep it.
+    let gm = t.state().redact(t.log().last().unwrap(), table::Viewer::Seat(SeatId(1)));
+    assert_eq!(gm.as_ref(), t.log().last());
+    // One per Actor per Hand; a seat justifies only its own Actors.
+    assert!(matches!(justify(&mut t, "Kara", "again"), Err(RuleError::Justification(_))));
+    assert!(matches!(
+        t.submit(SeatId(0), &Command::Justify { actor: ActorId(1), line: "x".into() }),
+        Err(RuleError::NotYourActor { .. })
+    ));
+    // Length and control characters.
+    assert!(matches!(
+        justify(&mut t, "Bandit", &"x".repeat(nodice::rules::MAX_JUSTIFICATION + 1)),
+        Err(RuleError::Justification(_))
+    ));
+    assert!(matches!(justify(&mut t, "Bandit", "sneaky\u{1b}[2J"), Err(RuleError::Justification(_))));
+    assert!(matches!(justify(&mut t, "Bandit", "   "), Err(RuleError::Justification(_))));
+    justify(&mut t, "Bandit", "I was only stretching").unwrap();
+    // The save replays through the checked load.
+    let saved = t.save();
+    assert!(load_checked(saved).is_ok());
+}

@@ -252,6 +252,9 @@ impl Narrator {
                 };
                 writeln!(out, "{} is eliminated: {why}.", name(c, *actor))?;
             }
+            Event::Justified { actor, line, .. } => {
+                writeln!(out, "  {} justifies: \"{line}\"", name(c, *actor))?
+            }
             Event::ConflictEnded { ending } => {
                 let how = match ending {
                     Ending::OneSideLeft(Some(side)) => {
