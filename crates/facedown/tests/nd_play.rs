@@ -400,3 +400,54 @@ fn justification_line_after_the_reveal_is_shown_to_everyone() {
     );
     assert!(stderr(&o).contains("control character"), "{}", stderr(&o));
 }
+
+/// §3.4 "Inherits": chains are bounded — a cycle, a chain deeper than 8 sheets, or more than
+/// 64 sheets named in all (a small file that would expand exponentially) are clear errors.
+#[test]
+fn inherits_chains_refuse_cycles_and_are_bounded_in_depth_and_size() {
+    let dir = temp("inherits-bounds");
+    std::fs::create_dir_all(&dir).unwrap();
+    let conflict = |root: &str| {
+        format!(
+            "[[seats]]\nname = \"p\"\n[[seats]]\nname = \"gm\"\nrole = \"gm\"\n\
+             [[actors]]\nseat = \"p\"\nname = \"Kara\"\nkind = \"pc\"\nserial = \"M3(3/3/3)-B3(3/3/3)-S3(3/3/3)\"\n\
+             [[actors]]\nseat = \"gm\"\nsheet = \"{root}\"\n"
+        )
+    };
+    let sheet = |name: &str, inherits: &[String]| {
+        let list: Vec<String> = inherits.iter().map(|i| format!("{i:?}")).collect();
+        format!(
+            "name = \"{name}\"\nkind = \"abstract\"\nserial = \"B1(1/1/1)\"\ninherits = [{}]\n",
+            list.join(", ")
+        )
+    };
+    // Exponential: w0 inherits w1 three times, w1 inherits w2 three times, … (3^6 sheets).
+    for i in 0..7 {
+        let next = format!("wide{}.toml", i + 1);
+        let inherits = if i < 6 { vec![next.clone(), next.clone(), next] } else { vec![] };
+        std::fs::write(dir.join(format!("wide{i}.toml")), sheet(&format!("W{i}"), &inherits)).unwrap();
+    }
+    std::fs::write(dir.join("wide.toml"), conflict("wide0.toml")).unwrap();
+    let started = std::time::Instant::now();
+    let o = play(&[dir.join("wide.toml").to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("more than 64 sheets"), "{}", stderr(&o));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // Deep: a chain of 12 sheets, each inheriting the next once.
+    for i in 0..12 {
+        let inherits = if i < 11 { vec![format!("deep{}.toml", i + 1)] } else { vec![] };
+        std::fs::write(dir.join(format!("deep{i}.toml")), sheet(&format!("D{i}"), &inherits)).unwrap();
+    }
+    std::fs::write(dir.join("deep.toml"), conflict("deep0.toml")).unwrap();
+    let o = play(&[dir.join("deep.toml").to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("deeper than 8 sheets"), "{}", stderr(&o));
+    // A cycle through two sheets.
+    std::fs::write(dir.join("ping.toml"), sheet("Ping", &["pong.toml".into()])).unwrap();
+    std::fs::write(dir.join("pong.toml"), sheet("Pong", &["ping.toml".into()])).unwrap();
+    std::fs::write(dir.join("cycle.toml"), conflict("ping.toml")).unwrap();
+    let o = play(&[dir.join("cycle.toml").to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("inherits itself"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,7 @@
 //! - seed Steps 1–4 as a state machine (ante, pot, bids, refresh, elimination, UTG): [`conflict`],
 //!   [`rules`]
 //! - the referee calculator (`nodice resolve`), on the engine's own functions: [`referee`]
+//! - actor files and their "Inherits" chains, bounded: [`sheets`]
 //! - hidden information: [`view`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
@@ -28,6 +29,7 @@ pub mod extension;
 pub mod hand;
 pub mod referee;
 pub mod rules;
+pub mod sheets;
 pub mod stakes;
 pub mod trine;
 pub mod view;

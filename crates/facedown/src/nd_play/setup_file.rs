@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use nodice::sheets::{ActorFile, Loaded, merge_inherited};
 use nodice::{
     ActorId, ActorSheet, Aspect, Conflict, DamageAbility, Ext, Kind, Options, Setup, Stakes, Statblock,
 };
@@ -95,85 +96,24 @@ pub struct DamageEntry {
     pub aspect: Option<Aspect>,
 }
 
-/// An actor file.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ActorFile {
-    name: String,
-    #[serde(default)]
-    kind: Kind,
-    serial: String,
-    #[serde(default)]
-    wildcards: Option<u16>,
-    /// Free text for the GM (ignored by the engine).
-    #[serde(default)]
-    #[allow(dead_code)]
-    notes: Option<String>,
-    /// Actor files this (abstract) Actor inherits, relative to this file (§3.4; Decision 30).
-    #[serde(default)]
-    inherits: Vec<String>,
+/// An actor file's path, as the `nodice` Inherits walk names it.
+#[derive(Clone, PartialEq)]
+struct SheetPath(PathBuf);
+
+impl std::fmt::Display for SheetPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
 }
 
-/// Merges the sheets an Actor inherits into its stat block (§3.4 "Inherits"; the rule is
-/// [`Statblock::inherit`], Decision 30). `chain` holds the actor files being read, to refuse
-/// a sheet that inherits itself.
-fn merge_inherited(
-    name: &str,
-    kind: Kind,
-    block: Statblock,
-    inherits: &[PathBuf],
-    chain: &mut Vec<PathBuf>,
-    warnings: &mut Vec<String>,
-) -> anyhow::Result<Statblock> {
-    if inherits.is_empty() {
-        return Ok(block);
-    }
-    if !kind.may_inherit() {
-        bail!(
-            "{name} inherits sheets but is not an abstract Actor: only abstract Actors (Places and Things) \
-             inherit (§3.4 \"Inherits\"); set kind = \"abstract\" or remove inherits"
-        );
-    }
-    let mut parents = Vec::new();
-    let mut names = Vec::new();
-    for path in inherits {
-        let (parent_name, parent) = read_sheet(path, chain, warnings)
-            .with_context(|| format!("{name} inherits {}", path.display()))?;
-        parents.push(parent);
-        names.push(parent_name);
-    }
-    let merged = block.inherit(&parents);
-    for (i, parent_name) in names.iter().enumerate() {
-        if !merged.taken.iter().any(|&(_, j)| j == i) {
-            warnings.push(format!(
-                "{name} takes nothing from {parent_name}: every Aspect {parent_name} has is {name}'s own or \
-                 an earlier inherited sheet's (Decision 30)"
-            ));
-        }
-    }
-    Ok(merged.statblock)
-}
-
-/// Reads an actor file and merges the sheets it inherits; returns its name and stat block.
-fn read_sheet(
-    path: &Path,
-    chain: &mut Vec<PathBuf>,
-    warnings: &mut Vec<String>,
-) -> anyhow::Result<(String, Statblock)> {
-    let f: ActorFile = read(path)?;
-    let canonical = path.canonicalize().with_context(|| format!("cannot read {}", path.display()))?;
-    if chain.contains(&canonical) {
-        bail!("{} inherits itself (an actor file in its own Inherits chain)", path.display());
-    }
-    let (block, warns) = Statblock::parse_with_warnings(&f.serial)
-        .with_context(|| format!("{}: {}'s serial {:?}", path.display(), f.name, f.serial))?;
-    warnings.extend(warns.into_iter().map(|w| format!("{}: {w}", f.name)));
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let inherits: Vec<PathBuf> = f.inherits.iter().map(|p| dir.join(p)).collect();
-    chain.push(canonical);
-    let block = merge_inherited(&f.name, f.kind, block, &inherits, chain, warnings);
-    chain.pop();
-    Ok((f.name, block?))
+/// Reads an actor file for the Inherits walk: its canonical path (to find cycles), its content
+/// and the paths of the sheets it inherits, relative to it.
+fn load_sheet(path: &SheetPath) -> Result<Loaded<SheetPath>, String> {
+    let file: ActorFile = read(&path.0).map_err(|e| format!("{e:#}"))?;
+    let id = path.0.canonicalize().map_err(|e| format!("cannot read {}: {e}", path.0.display()))?;
+    let dir = path.0.parent().unwrap_or(Path::new("."));
+    let inherits = file.inherits.iter().map(|p| SheetPath(dir.join(p))).collect();
+    Ok(Loaded { id: SheetPath(id), file, inherits })
 }
 
 fn parse_text<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> anyhow::Result<T> {
@@ -216,7 +156,8 @@ pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String
             seats.find(&entry.seat).with_context(|| format!("{}: unknown seat {:?}", at(), entry.seat))?;
         let (mut actor_name, mut kind, mut serial, mut wildcards) =
             (entry.name.clone(), entry.kind, entry.serial.clone(), entry.wildcards);
-        let mut inherits: Vec<PathBuf> = entry.inherits.iter().flatten().map(|p| dir.join(p)).collect();
+        let mut inherits: Vec<SheetPath> =
+            entry.inherits.iter().flatten().map(|p| SheetPath(dir.join(p))).collect();
         let mut chain = Vec::new();
         if let Some(sheet) = &entry.sheet {
             let sheet_path = dir.join(sheet);
@@ -227,24 +168,19 @@ pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String
             wildcards = wildcards.or(f.wildcards);
             if entry.inherits.is_none() {
                 let sheet_dir = sheet_path.parent().unwrap_or(Path::new("."));
-                inherits = f.inherits.iter().map(|p| sheet_dir.join(p)).collect();
+                inherits = f.inherits.iter().map(|p| SheetPath(sheet_dir.join(p))).collect();
             }
-            chain.extend(sheet_path.canonicalize().ok());
+            chain.extend(sheet_path.canonicalize().ok().map(SheetPath));
         }
         let Some(actor_name) = actor_name else { bail!("{}: give it a name (or a sheet)", at()) };
         let Some(serial) = serial else { bail!("{}: {actor_name} needs a serial (or a sheet)", at()) };
         let (block, warns) = Statblock::parse_with_warnings(&serial)
             .with_context(|| format!("{}: {actor_name}'s serial {serial:?}", at()))?;
         warnings.extend(warns.into_iter().map(|w| format!("{actor_name}: {w}")));
-        let block = merge_inherited(
-            &actor_name,
-            kind.unwrap_or_default(),
-            block,
-            &inherits,
-            &mut chain,
-            &mut warnings,
-        )
-        .with_context(at)?;
+        let (block, warns) =
+            merge_inherited(&actor_name, kind.unwrap_or_default(), block, &inherits, chain, &mut load_sheet)
+                .with_context(at)?;
+        warnings.extend(warns);
         let seat_side = seats.get(seat).map(|s| s.side).unwrap_or(SideId(0));
         let side = entry.side.map(SideId).unwrap_or(seat_side);
         let mut sheet = ActorSheet::new(&actor_name, kind.unwrap_or_default(), block, seat, side);
