@@ -292,7 +292,7 @@ fn question(state: &Conflict, actor: ActorId) -> String {
     }
 }
 
-/// Replaces Actor names by ids (keys `actor`, `targets`).
+/// Replaces Actor names by ids (keys `actor`, `targets`, `clusters`).
 fn resolve_names(value: &mut Value, state: &Conflict) -> anyhow::Result<()> {
     let id = |v: &Value| -> anyhow::Result<Value> {
         match v {
@@ -312,6 +312,17 @@ fn resolve_names(value: &mut Value, state: &Conflict) -> anyhow::Result<()> {
                         if let Value::Array(items) = v {
                             for item in items.iter_mut() {
                                 *item = id(item)?;
+                            }
+                        }
+                    }
+                    "clusters" => {
+                        if let Value::Array(clusters) = v {
+                            for cluster in clusters.iter_mut() {
+                                if let Value::Array(items) = cluster {
+                                    for item in items.iter_mut() {
+                                        *item = id(item)?;
+                                    }
+                                }
                             }
                         }
                     }

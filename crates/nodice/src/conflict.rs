@@ -316,6 +316,19 @@ pub enum Ending {
     Stalemate(u32),
 }
 
+/// One interaction cluster of a brawl the GM split (seed: Step 1, Engagement; Decision 33):
+/// it plays each Hand as a Hand of its own, with its own pot, Jackpot and UTG.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cluster {
+    /// Its Actors.
+    pub actors: Targets,
+    /// Its UTG for its next Hand (while another cluster plays; the one playing uses
+    /// [`Conflict::utg`]).
+    pub utg: ActorId,
+    /// Its Jackpot (while another cluster plays; the one playing uses [`Conflict::jackpot`]).
+    pub jackpot: [u16; 9],
+}
+
 /// A Conflict in progress: the state of the No Dice ruleset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Conflict {
@@ -366,6 +379,15 @@ pub struct Conflict {
     /// Whether this Hand dealt damage or eliminated someone so far.
     #[serde(default)]
     pub progress: bool,
+    /// The interaction clusters (Decision 33); empty: every Actor plays every Hand.
+    #[serde(default)]
+    pub clusters: Vec<Cluster>,
+    /// The cluster playing now (an index in `clusters`).
+    #[serde(default)]
+    pub cluster: u8,
+    /// Clusters that finished their part of this Hand.
+    #[serde(default)]
+    pub clusters_done: u8,
 }
 
 impl Conflict {
@@ -440,6 +462,9 @@ impl Conflict {
             ending: None,
             quiet_hands: 0,
             progress: false,
+            clusters: Vec::new(),
+            cluster: 0,
+            clusters_done: 0,
         })
     }
 

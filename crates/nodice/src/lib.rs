@@ -36,7 +36,8 @@ pub mod view;
 
 pub use actor::{Inheritance, Kind, SerialError, SerialWarning, Statblock};
 pub use conflict::{
-    ActionCard, Actor, ActorSheet, AspectCard, Conflict, Ending, Options, Phase, Setup, SetupError, Status,
+    ActionCard, Actor, ActorSheet, AspectCard, Cluster, Conflict, Ending, Options, Phase, Setup, SetupError,
+    Status,
 };
 pub use extension::{DamageAbility, Ext, Extension, Extensions};
 pub use hand::{ActorId, Play, Showdown, Strike, Targets};
@@ -129,6 +130,10 @@ fn command_of(state: &Conflict, event: &Event) -> Option<(SeatId, Command)> {
                 damage_aspect: (card.damage_aspect != card.attribute.aspect()).then_some(card.damage_aspect),
             },
         )),
+        Event::Engaged { clusters } => {
+            let gm = state.seats.iter().find(|(id, _)| state.is_gm(*id)).map(|(id, _)| id)?;
+            Some((gm, Command::Engage { clusters: clusters.clone() }))
+        }
         Event::Justified { actor, line, .. } => {
             Some((seat(*actor)?, Command::Justify { actor: *actor, line: line.clone() }))
         }

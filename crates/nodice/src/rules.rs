@@ -86,6 +86,15 @@ pub enum Command {
         /// The line (at most [`MAX_JUSTIFICATION`] characters, no control characters).
         line: String,
     },
+    /// Seed Step 1, Engagement: the GM decides who interacts and splits the brawl into
+    /// interaction clusters, each playing the Hand as a Hand of its own; Actors outside every
+    /// cluster sit the Hand out. An empty list engages every Actor again. Given at the start
+    /// of a Hand (before anyone commits); it holds until the GM changes it (Decision 33). Not
+    /// offered to bots.
+    Engage {
+        /// The clusters.
+        clusters: Vec<Targets>,
+    },
 }
 
 /// Why a pot token went where it went.
@@ -206,6 +215,23 @@ pub enum Event {
         /// How.
         ending: Ending,
     },
+    /// The GM engaged the Actors in these interaction clusters (empty: everyone); the Hand
+    /// starts again with the first cluster.
+    Engaged {
+        /// The clusters.
+        clusters: Vec<Targets>,
+    },
+    /// The next interaction cluster plays its part of the Hand (Decision 33).
+    ClusterStarted {
+        /// Its index.
+        cluster: u8,
+        /// Its UTG.
+        utg: ActorId,
+    },
+    /// The cluster playing lost its opposition while committing (an Actor could not ante or
+    /// withdrew): its part of the Hand ends before the reveal, as a Conflict would; the
+    /// face-down cards go back, their antes never paid (Decision 33).
+    ClusterEnded,
     /// A justification line (seed: Step 3, Bluff Space Rule), public.
     Justified {
         /// The Actor.
@@ -324,6 +350,9 @@ pub enum RuleError {
     /// A bad damage spread.
     #[error("{0}")]
     Spread(SpreadError),
+    /// Interaction clusters refused (seed: Step 1, Engagement).
+    #[error("engagement: {0}")]
+    Engagement(String),
     /// A justification line refused (seed: Step 3, Bluff Space Rule).
     #[error("justification line: {0}")]
     Justification(String),
@@ -398,7 +427,79 @@ impl Conflict {
     /// Whether `target` may be a target of `actor` (an opponent still in the Conflict).
     pub fn may_target(&self, actor: ActorId, target: ActorId) -> bool {
         let (Some(a), Some(t)) = (self.actor(actor), self.actor(target)) else { return false };
-        actor != target && t.is_in() && t.sheet.side != a.sheet.side
+        actor != target && t.is_in() && t.sheet.side != a.sheet.side && self.in_cluster(target.index())
+    }
+
+    /// Whether Actor `i` is in the cluster playing now (always, without clusters).
+    pub fn in_cluster(&self, i: usize) -> bool {
+        self.clusters.get(usize::from(self.cluster)).is_none_or(|c| c.actors.has(ActorId(i as u8)))
+    }
+
+    /// Whether a cluster can play: its Actors still in are on at least two sides.
+    fn playable(&self, c: &crate::conflict::Cluster) -> bool {
+        let mut side = None;
+        c.actors.iter().filter(|a| self.actors[a.index()].is_in()).any(|a| {
+            let s = self.actors[a.index()].sheet.side;
+            side.replace(s).is_some_and(|first| first != s)
+        })
+    }
+
+    /// The UTG a cluster starts from: its stored one, or when that one has left, the next
+    /// Actor of the cluster still in, in table order (Decision 21).
+    fn cluster_start_utg(&self, c: &crate::conflict::Cluster) -> ActorId {
+        let n = self.actors.len();
+        (0..n)
+            .map(|k| (c.utg.index() + k) % n)
+            .find(|&i| self.actors[i].is_in() && c.actors.has(ActorId(i as u8)))
+            .map(|i| ActorId(i as u8))
+            .unwrap_or(c.utg)
+    }
+
+    /// The next UTG of the cluster playing now (seed: Step 1, UTG Assignment, within it).
+    fn cluster_next_utg(&self) -> ActorId {
+        let wins: ArrayVec<u16, MAX_ACTORS> =
+            self.actors.iter().map(|a| u16::from(a.trine_wins) + u16::from(a.attribute_wins)).collect();
+        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in() && self.in_cluster(i))
+    }
+
+    /// The clusters as they will be after the cluster playing now stores its next UTG.
+    fn clusters_after(&self) -> Vec<crate::conflict::Cluster> {
+        let mut clusters = self.clusters.clone();
+        if let Some(c) = clusters.get_mut(usize::from(self.cluster)) {
+            c.utg = self.cluster_next_utg();
+        }
+        clusters
+    }
+
+    /// Checks the GM's interaction clusters (seed: Step 1, Engagement; Decision 33).
+    fn check_engagement(&self, clusters: &[Targets]) -> Result<(), RuleError> {
+        let committed = self.actors.iter().any(|a| !matches!(a.aspect, table::Sealed::Empty));
+        if self.phase != Phase::CommitAspect || self.clusters_done > 0 || committed {
+            return Err(RuleError::Engagement(
+                "the GM engages Actors at the start of a Hand, before anyone commits".into(),
+            ));
+        }
+        let mut seen = Targets::NONE;
+        for (k, c) in clusters.iter().enumerate() {
+            let k = k + 1;
+            if let Some(a) = c.iter().find(|a| a.index() >= self.actors.len()) {
+                return Err(RuleError::UnknownActor(a));
+            }
+            if let Some(a) = c.iter().find(|a| !self.actors[a.index()].is_in()) {
+                return Err(RuleError::Engagement(format!("{} has left the Conflict", name(self, a))));
+            }
+            if let Some(a) = c.iter().find(|&a| seen.has(a)) {
+                return Err(RuleError::Engagement(format!("{} is in two clusters", name(self, a))));
+            }
+            seen = Targets::from_bits(seen.bits() | c.bits());
+            let cluster = crate::conflict::Cluster { actors: *c, utg: ActorId(0), jackpot: [0; 9] };
+            if !self.playable(&cluster) {
+                return Err(RuleError::Engagement(format!(
+                    "cluster {k} needs Actors of at least two sides (an opposition)"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Checks an Action card and bid (seed: Step 3).
@@ -452,6 +553,13 @@ impl Conflict {
         }
         match command {
             Command::Justify { .. } => {}
+            Command::Engage { clusters } => {
+                if !self.is_gm(seat) {
+                    return Err(RuleError::NotGm);
+                }
+                self.check_engagement(clusters)?;
+                events.push(Event::Engaged { clusters: clusters.clone() });
+            }
             Command::EndConflict => {
                 if !self.is_gm(seat) {
                     return Err(RuleError::NotGm);
@@ -600,6 +708,12 @@ impl Conflict {
                 if let Some(end) = self.one_side_left() {
                     return Some(end);
                 }
+                // A cluster left without opposition stops committing (Decision 33).
+                let cluster_over =
+                    self.clusters.get(usize::from(self.cluster)).is_some_and(|c| !self.playable(c));
+                if cluster_over {
+                    return Some(Event::ClusterEnded);
+                }
                 match self.committing() {
                     Some(actor) => (!self.can_ante(actor)).then_some(Event::CouldNotAnte { actor }),
                     None => Some(Event::AspectsRevealed),
@@ -644,13 +758,24 @@ impl Conflict {
                 if let Some(end) = self.one_side_left() {
                     return Some(end);
                 }
+                if !self.clusters.is_empty() {
+                    let after = self.clusters_after();
+                    let next =
+                        (usize::from(self.cluster) + 1..after.len()).find(|&k| self.playable(&after[k]));
+                    if let Some(k) = next {
+                        return Some(Event::ClusterStarted {
+                            cluster: k as u8,
+                            utg: self.cluster_start_utg(&after[k]),
+                        });
+                    }
+                }
                 if let Some(end) = self.stalemate() {
                     return Some(end);
                 }
                 let mut go_on = true;
                 self.extensions.next_hand(self.hand, &mut go_on);
                 Some(if go_on {
-                    Event::HandEnded { next_utg: self.next_utg() }
+                    Event::HandEnded { next_utg: self.next_hand_utg() }
                 } else {
                     Event::ConflictEnded { ending: Ending::Extension }
                 })
@@ -716,7 +841,7 @@ impl Conflict {
         let n = self.actors.len();
         for k in 0..n {
             let i = (utg.index() + k) % n;
-            if self.actors[i].is_in() {
+            if self.actors[i].is_in() && self.in_cluster(i) {
                 self.order.push(ActorId(i as u8));
             }
         }
@@ -734,6 +859,37 @@ impl Conflict {
         self.paid = 0;
         self.turn = 0;
         self.phase = Phase::CommitAspect;
+    }
+
+    /// Stores the cluster playing now: its next UTG and its Jackpot.
+    fn store_cluster(&mut self) {
+        let utg = self.cluster_next_utg();
+        let jackpot = std::mem::take(&mut self.jackpot);
+        if let Some(c) = self.clusters.get_mut(usize::from(self.cluster)) {
+            c.utg = utg;
+            c.jackpot = jackpot;
+        }
+    }
+
+    /// Makes cluster `k` the one playing: its Jackpot goes live.
+    fn load_cluster(&mut self, k: usize) {
+        self.cluster = k as u8;
+        if let Some(c) = self.clusters.get_mut(k) {
+            self.jackpot = std::mem::take(&mut c.jackpot);
+        }
+    }
+
+    /// UTG of the next Hand: by the seed's rule, or with clusters that of the first cluster
+    /// that can play (Decision 33).
+    fn next_hand_utg(&self) -> ActorId {
+        if self.clusters.is_empty() {
+            return self.next_utg();
+        }
+        let after = self.clusters_after();
+        match after.iter().find(|c| self.playable(c)) {
+            Some(c) => self.cluster_start_utg(c),
+            None => self.next_utg(),
+        }
     }
 
     /// Applies one event.
@@ -825,7 +981,58 @@ impl Conflict {
             Event::HandEnded { next_utg } => {
                 self.quiet_hands = if self.progress { 0 } else { self.quiet_hands + 1 };
                 self.progress = false;
+                self.clusters_done = 0;
+                if !self.clusters.is_empty() {
+                    self.store_cluster();
+                    match self.clusters.iter().position(|c| self.playable(c)) {
+                        Some(k) => self.load_cluster(k),
+                        None => {
+                            // No cluster can play: the engagement dissolves (Decision 33).
+                            for c in std::mem::take(&mut self.clusters) {
+                                add(&mut self.jackpot, &c.jackpot);
+                            }
+                            self.cluster = 0;
+                        }
+                    }
+                }
                 self.start_hand(self.hand + 1, *next_utg)
+            }
+            Event::ClusterEnded => {
+                for a in &mut self.actors {
+                    a.aspect = table::Sealed::Empty;
+                    a.targets = Targets::NONE;
+                    a.intent = None;
+                }
+                self.phase = Phase::EliminationCheck;
+            }
+            Event::ClusterStarted { cluster, utg } => {
+                self.store_cluster();
+                self.clusters_done += 1;
+                self.load_cluster(usize::from(*cluster));
+                self.start_hand(self.hand, *utg)
+            }
+            Event::Engaged { clusters } => {
+                let mut jackpot = std::mem::take(&mut self.jackpot);
+                for c in std::mem::take(&mut self.clusters) {
+                    add(&mut jackpot, &c.jackpot);
+                }
+                let base = self.utg;
+                let n = self.actors.len();
+                self.clusters = clusters
+                    .iter()
+                    .map(|&actors| {
+                        let utg = (0..n)
+                            .map(|k| ActorId(((base.index() + k) % n) as u8))
+                            .find(|&a| actors.has(a))
+                            .unwrap_or(base);
+                        crate::conflict::Cluster { actors, utg, jackpot: [0; 9] }
+                    })
+                    .collect();
+                self.cluster = 0;
+                self.clusters_done = 0;
+                self.jackpot = jackpot;
+                let utg = self.clusters.first().map_or(base, |c| c.utg);
+                self.start_hand(self.hand, utg)
             }
             Event::ConflictEnded { ending } => {
                 self.ending = Some(*ending);
@@ -1034,6 +1241,13 @@ impl Conflict {
             Some(Ending::OneSideLeft(side)) => side,
             _ => None,
         }
+    }
+}
+
+/// Adds a Jackpot to another.
+fn add(to: &mut [u16; 9], from: &[u16; 9]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = t.saturating_add(*f);
     }
 }
 

@@ -252,6 +252,30 @@ impl Narrator {
                 };
                 writeln!(out, "{} is eliminated: {why}.", name(c, *actor))?;
             }
+            Event::Engaged { clusters } => {
+                if clusters.is_empty() {
+                    writeln!(out, "The GM engages every Actor: one Hand for all.")?;
+                } else {
+                    let list: Vec<String> = clusters
+                        .iter()
+                        .enumerate()
+                        .map(|(k, cl)| format!("cluster {}: {}", k + 1, targets(c, *cl)))
+                        .collect();
+                    writeln!(
+                        out,
+                        "The GM splits the brawl ({}); each cluster plays the Hand on its own, the others sit it out.",
+                        list.join("; ")
+                    )?;
+                    writeln!(out, "--- Cluster 1 — UTG: {} ---", name(c, c.utg))?;
+                }
+            }
+            Event::ClusterEnded => writeln!(
+                out,
+                "The cluster has no opposition left: its Hand ends, the face-down cards go back."
+            )?,
+            Event::ClusterStarted { cluster, utg } => {
+                writeln!(out, "--- Cluster {} — UTG: {} ---", cluster + 1, name(c, *utg))?
+            }
             Event::Justified { actor, line, .. } => {
                 writeln!(out, "  {} justifies: \"{line}\"", name(c, *actor))?
             }
