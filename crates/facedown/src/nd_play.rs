@@ -38,7 +38,8 @@ are typed without echo:
   Spread damage:  three numbers in serial order (e.g. `0 0 3`), ATTRIBUTE AMOUNT pairs
                   (e.g. `int 3`), or `even`.
 After a reveal, `justify: LINE` (or `justify ACTOR: LINE`) at a prompt adds a justification \
-line, shown to everyone. The GM may type `end` at any of its prompts to end the Conflict (the \
+line, shown to everyone. At the start of a Hand the GM may type `engage A,B | C,D` to split a \
+brawl into interaction clusters (`engage all`: everyone again). The GM may type `end` at any of its prompts to end the Conflict (the \
 fiction resolved it). See \
 docs/nodice-play.md for the conflict file and script formats.
 
@@ -263,6 +264,29 @@ fn parse_justify(state: &Conflict, actor: ActorId, answer: &str) -> Option<Resul
         }
     };
     Some(Ok(Command::Justify { actor, line: line.trim().to_owned() }))
+}
+
+/// `engage A,B | C,D` (the GM's interaction clusters) or `engage all`; `None` when the
+/// answer is something else.
+fn parse_engage(state: &Conflict, answer: &str) -> Option<Result<Command, String>> {
+    let rest = answer.trim_start();
+    let head = rest.get(..6).filter(|h| h.eq_ignore_ascii_case("engage"))?;
+    let rest = rest[head.len()..].trim();
+    if rest.is_empty() || rest.eq_ignore_ascii_case("all") {
+        return Some(Ok(Command::Engage { clusters: vec![] }));
+    }
+    let mut clusters = Vec::new();
+    for part in rest.split('|') {
+        let mut t = Targets::NONE;
+        for w in part.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
+            match state.find(w) {
+                Some(a) => t = t.with(a),
+                None => return Some(Err(format!("there is no Actor named {w:?}"))),
+            }
+        }
+        clusters.push(t);
+    }
+    Some(Ok(Command::Engage { clusters }))
 }
 
 fn question(state: &Conflict, actor: ActorId) -> String {
@@ -511,6 +535,14 @@ impl Game {
             };
             let command = if answer.trim().eq_ignore_ascii_case("end") {
                 Command::EndConflict
+            } else if let Some(e) = parse_engage(&state, &answer) {
+                match e {
+                    Ok(c) => c,
+                    Err(msg) => {
+                        writeln!(out, "Not accepted: {msg}. Try again.")?;
+                        continue;
+                    }
+                }
             } else if let Some(j) = parse_justify(&state, actor, &answer) {
                 match j {
                     Ok(c) => c,
@@ -554,11 +586,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (table, scene, resumed) = match (&args.resume, &args.conflict) {
         (Some(path), _) => (read_save(path)?, None, true),
         (None, Some(path)) => {
-            let (conflict, scene, warnings) = setup_file::load(path)?;
-            for w in warnings {
+            let loaded = setup_file::load(path)?;
+            for w in &loaded.warnings {
                 eprintln!("warning: {w}");
             }
-            (Table::new(conflict), scene, false)
+            let mut table: Table<NoDice> = Table::new(loaded.conflict);
+            if !loaded.engagement.is_empty() {
+                let gm =
+                    table.state().seats.iter().find(|(id, _)| table.state().is_gm(*id)).map(|(id, _)| id);
+                let gm = gm.with_context(|| {
+                    format!("{}: engagement needs a GM seat (the GM engages the Actors)", path.display())
+                })?;
+                table
+                    .submit(gm, &Command::Engage { clusters: loaded.engagement })
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
+            (table, loaded.scene, false)
         }
         (None, None) => bail!("give a conflict file or --resume FILE"),
     };

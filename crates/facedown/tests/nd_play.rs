@@ -451,3 +451,41 @@ fn inherits_chains_refuse_cycles_and_are_bounded_in_depth_and_size() {
     assert!(stderr(&o).contains("inherits itself"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Seed Step 1, Engagement (Decision 33): a conflict file's `engagement`, a script's
+/// `engage` and the GM's `engage A,B | C,D` split a brawl into interaction clusters.
+#[test]
+fn engagement_clusters_from_the_file_a_script_and_the_keyboard() {
+    for seed in ["1", "2", "3"] {
+        let o = play(&[&example("brawl-clusters.toml"), "--bot", "all=random", "--seed", seed], "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains("The GM splits the brawl (cluster 1: Kara, Thug; cluster 2: Ren, Bandit)"),
+            "{out}"
+        );
+        assert!(out.contains("--- Cluster 2 — UTG: Ren ---"), "{out}");
+        assert!(out.contains("The Conflict is over"), "{out}");
+        assert_prose(&out);
+    }
+    // A script: the GM engages Kara and the Thug only; the Bandit sits the Hand out.
+    let script = temp("engage.jsonl");
+    std::fs::write(
+        &script,
+        "{\"seat\": \"gm\", \"command\": {\"engage\": {\"clusters\": [[\"Kara\", \"Thug\"]]}}}\n\
+         {\"seat\": \"kara\", \"command\": {\"commit_aspect\": {\"actor\": \"Kara\", \"aspect\": \"body\", \"ante\": \"STR\", \"targets\": [\"Bandit\"]}}}\n",
+    )
+    .unwrap();
+    let o = play(&[&example("brawl-3.toml"), "--script", script.to_str().unwrap()], "");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).contains("cluster 1: Kara, Thug"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("Bandit"), "a target outside the cluster is refused: {}", stderr(&o));
+    // The keyboard: the GM's answer at the start of a Hand (the Thug is UTG here).
+    let o = play(&[&example("brawl-3.toml")], "str thug\nengage kara thug\n");
+    assert!(
+        stdout(&o).contains("Not accepted: engagement: the GM engages Actors at the start of a Hand"),
+        "{}",
+        stdout(&o)
+    );
+}

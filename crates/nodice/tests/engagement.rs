@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use nodice::*;
 use proptest::prelude::*;
-use table::{Role, SeatId, Seats, SideId};
+use table::{Role, SeatId, Seats, SideId, Table};
 
 const SERIALS: [&str; 4] = [
     "R2/1(38/5)-M4(5/4/3)-B4(4/4/4)-S3(2/3/4)",
@@ -35,8 +35,7 @@ fn setup(ids: &[usize]) -> Setup {
             ActorSheet::new(NAMES[i], kind, block(SERIALS[i]), SeatId(i as u16), SideId(i as u8))
         })
         .collect();
-    let mut options = Options::default();
-    options.stalemate_hands = 0;
+    let options = Options { stalemate_hands: 0, ..Options::default() };
     Setup {
         seats,
         actors,
@@ -96,7 +95,8 @@ proptest! {
         let mut legal = Vec::new();
         let mut picks = picks.into_iter().cycle();
         let mut steps = 0;
-        while !(sep[0].is_over() && sep[1].is_over()) && !brawl.is_over() && steps < 400 {
+        let done = |sep: &[Table<NoDice>; 2]| sep[0].is_over() && sep[1].is_over();
+        while !done(&sep) && !brawl.is_over() && steps < 400 {
             steps += 1;
             let seat = brawl.awaiting()[0];
             brawl.legal_commands(seat, &mut legal);
@@ -118,21 +118,18 @@ proptest! {
             }
         }
         let b = &b;
-        for i in 0..4 {
+        for (i, name) in NAMES.iter().enumerate() {
             let (k, a) = mirror(ActorId(i as u8));
             let (x, y) = (&b.actors[i], &sep[k].state().actors[a.index()]);
-            prop_assert_eq!(x.stacks, y.stacks, "{}", NAMES[i]);
+            prop_assert_eq!(x.stacks, y.stacks, "{}", name);
             prop_assert_eq!(x.on_card, y.on_card);
-            prop_assert_eq!(x.status, y.status, "{}", NAMES[i]);
+            prop_assert_eq!(x.status, y.status, "{}", name);
             prop_assert_eq!(x.wildcards, y.wildcards);
             prop_assert_eq!(x.damage_taken, y.damage_taken);
         }
         // Each cluster's Jackpot: live for the one playing, stored for the other.
-        for k in 0..2 {
-            if b.clusters.is_empty() {
-                break;
-            }
-            let jackpot = if usize::from(b.cluster) == k { b.jackpot } else { b.clusters[k].jackpot };
+        for (k, cluster) in b.clusters.iter().enumerate() {
+            let jackpot = if usize::from(b.cluster) == k { b.jackpot } else { cluster.jackpot };
             if !sep[k].is_over() {
                 prop_assert_eq!(jackpot, sep[k].state().jackpot, "cluster {}", k + 1);
             }

@@ -110,7 +110,10 @@ impl Narrator {
                     c.hand,
                     c.stakes,
                     name(c, *next_utg)
-                )?
+                )?;
+                if !c.clusters.is_empty() {
+                    writeln!(out, "--- Cluster {} — UTG: {} ---", c.cluster + 1, name(c, *next_utg))?;
+                }
             }
             Event::AspectCommitted { actor, targets: t, intent, .. } => {
                 write!(
@@ -274,6 +277,7 @@ impl Narrator {
                 "The cluster has no opposition left: its Hand ends, the face-down cards go back."
             )?,
             Event::ClusterStarted { cluster, utg } => {
+                writeln!(out, "Bids return to the stacks.")?;
                 writeln!(out, "--- Cluster {} — UTG: {} ---", cluster + 1, name(c, *utg))?
             }
             Event::Justified { actor, line, .. } => {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use nodice::sheets::{ActorFile, Loaded, merge_inherited};
+use nodice::sheets::{self, ActorFile, merge_inherited};
 use nodice::{
     ActorId, ActorSheet, Aspect, Conflict, DamageAbility, Ext, Kind, Options, Setup, Stakes, Statblock,
 };
@@ -35,6 +35,10 @@ pub struct ConflictFile {
     /// What the Conflict is about (printed at the start).
     #[serde(default)]
     pub scene: Option<String>,
+    /// The GM's interaction clusters from the first Hand (seed Step 1; Decision 33), by
+    /// Actor name; empty: every Actor plays every Hand.
+    #[serde(default)]
+    pub engagement: Vec<Vec<String>>,
 }
 
 /// A seat.
@@ -108,12 +112,12 @@ impl std::fmt::Display for SheetPath {
 
 /// Reads an actor file for the Inherits walk: its canonical path (to find cycles), its content
 /// and the paths of the sheets it inherits, relative to it.
-fn load_sheet(path: &SheetPath) -> Result<Loaded<SheetPath>, String> {
+fn load_sheet(path: &SheetPath) -> Result<sheets::Loaded<SheetPath>, String> {
     let file: ActorFile = read(&path.0).map_err(|e| format!("{e:#}"))?;
     let id = path.0.canonicalize().map_err(|e| format!("cannot read {}: {e}", path.0.display()))?;
     let dir = path.0.parent().unwrap_or(Path::new("."));
     let inherits = file.inherits.iter().map(|p| SheetPath(dir.join(p))).collect();
-    Ok(Loaded { id: SheetPath(id), file, inherits })
+    Ok(sheets::Loaded { id: SheetPath(id), file, inherits })
 }
 
 fn parse_text<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> anyhow::Result<T> {
@@ -130,8 +134,20 @@ fn read<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     parse_text(path, &text)
 }
 
+/// A loaded conflict file: the Conflict, its scene, warnings, and the GM's engagement.
+pub struct Loaded {
+    /// The Conflict.
+    pub conflict: Conflict,
+    /// The scene text.
+    pub scene: Option<String>,
+    /// Warnings to print.
+    pub warnings: Vec<String>,
+    /// The interaction clusters the GM engages at the start (empty: everyone).
+    pub engagement: Vec<nodice::Targets>,
+}
+
 /// Reads a conflict file and builds its Setup; returns the scene text too.
-pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String>)> {
+pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     let file: ConflictFile = read(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.display();
@@ -208,5 +224,16 @@ pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String
     let setup =
         Setup { seats, actors, initiator, stakes, options: file.options, extensions, seed: file.seed };
     let conflict = Conflict::new(setup).with_context(|| format!("{name}: the Conflict cannot start"))?;
-    Ok((conflict, file.scene, warnings))
+    let mut engagement = Vec::new();
+    for (k, cluster) in file.engagement.iter().enumerate() {
+        let mut t = nodice::Targets::NONE;
+        for n in cluster {
+            let a = conflict
+                .find(n)
+                .with_context(|| format!("{name}: engagement cluster {}: {n:?} is not an Actor", k + 1))?;
+            t = t.with(a);
+        }
+        engagement.push(t);
+    }
+    Ok(Loaded { conflict, scene: file.scene, warnings, engagement })
 }
