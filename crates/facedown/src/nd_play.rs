@@ -37,17 +37,23 @@ are typed without echo:
   Commit Action:  ATTRIBUTE BID [wildcard] [open] [damage ASPECT]   e.g.  str 4 wildcard
   Spread damage:  three numbers in serial order (e.g. `0 0 3`), ATTRIBUTE AMOUNT pairs
                   (e.g. `int 3`), or `even`.
-The GM may type `end` at any of its prompts to end the Conflict (the fiction resolved it). See \
+After a reveal, `justify: LINE` (or `justify ACTOR: LINE`) at a prompt adds a justification \
+line, shown to everyone. At the start of a Hand the GM may type `engage A,B | C,D` to split a \
+brawl into interaction clusters (`engage all`: everyone again). The GM may type `end` at any of its prompts to end the Conflict (the \
+fiction resolved it). See \
 docs/nodice-play.md for the conflict file and script formats.
 
 Exit status: 0 when the Conflict ends (or a --save game pauses); 2 on a bad file, flag or \
 rejected script command.")]
+#[command(group(clap::ArgGroup::new("start").required(true).args(["conflict", "resume"])))]
 pub struct Args {
-    /// The conflict file (.toml or .json): seats, Actors, initiator, Stakes.
-    #[arg(value_name = "CONFLICT_FILE", required_unless_present = "resume", conflicts_with = "resume")]
+    /// The conflict file (.toml or .json): seats, Actors, initiator, Stakes. Required unless
+    /// --resume is given.
+    #[arg(value_name = "CONFLICT_FILE")]
     pub conflict: Option<PathBuf>,
 
-    /// Continue the game saved in FILE (written by --save).
+    /// Continue the game saved in FILE (written by --save) instead of starting from a
+    /// conflict file.
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 
@@ -71,6 +77,12 @@ pub struct Args {
     /// JSON object per line, {"seat": "gm", "command": {...}}.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
+
+    /// Stop after N Hands if the Conflict has not ended (the rules also end it as a
+    /// stalemate after 10 Hands in a row without damage or elimination; docs/nodice.md,
+    /// Decision 31). The game is saved with --save and can be resumed.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_hands: u32,
 
     /// Print each event as a JSON line (hidden values left out) and finish with the
     /// spectator's view as one JSON line. Prompts go to standard error.
@@ -233,6 +245,50 @@ fn parse_answer(state: &Conflict, actor: ActorId, answer: &str) -> Result<Comman
     }
 }
 
+/// `justify [ACTOR]: line` — a justification line after the reveal (seed: Step 3, Bluff
+/// Space Rule); `None` when the answer is something else.
+fn parse_justify(state: &Conflict, actor: ActorId, answer: &str) -> Option<Result<Command, String>> {
+    let rest = answer.trim_start();
+    let head = rest.get(..7).filter(|h| h.eq_ignore_ascii_case("justify"))?;
+    let rest = &rest[head.len()..];
+    let Some((who, line)) = rest.split_once(':') else {
+        return Some(Err("write `justify: your line` (or `justify ACTOR: your line`)".into()));
+    };
+    let who = who.trim();
+    let actor = if who.is_empty() {
+        actor
+    } else {
+        match state.find(who) {
+            Some(a) => a,
+            None => return Some(Err(format!("there is no Actor named {who:?}"))),
+        }
+    };
+    Some(Ok(Command::Justify { actor, line: line.trim().to_owned() }))
+}
+
+/// `engage A,B | C,D` (the GM's interaction clusters) or `engage all`; `None` when the
+/// answer is something else.
+fn parse_engage(state: &Conflict, answer: &str) -> Option<Result<Command, String>> {
+    let rest = answer.trim_start();
+    let head = rest.get(..6).filter(|h| h.eq_ignore_ascii_case("engage"))?;
+    let rest = rest[head.len()..].trim();
+    if rest.is_empty() || rest.eq_ignore_ascii_case("all") {
+        return Some(Ok(Command::Engage { clusters: vec![] }));
+    }
+    let mut clusters = Vec::new();
+    for part in rest.split('|') {
+        let mut t = Targets::NONE;
+        for w in part.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
+            match state.find(w) {
+                Some(a) => t = t.with(a),
+                None => return Some(Err(format!("there is no Actor named {w:?}"))),
+            }
+        }
+        clusters.push(t);
+    }
+    Some(Ok(Command::Engage { clusters }))
+}
+
 fn question(state: &Conflict, actor: ActorId) -> String {
     let a = &state.actors[actor.index()];
     let n = &a.sheet.name;
@@ -260,7 +316,7 @@ fn question(state: &Conflict, actor: ActorId) -> String {
     }
 }
 
-/// Replaces Actor names by ids (keys `actor`, `targets`).
+/// Replaces Actor names by ids (keys `actor`, `targets`, `clusters`).
 fn resolve_names(value: &mut Value, state: &Conflict) -> anyhow::Result<()> {
     let id = |v: &Value| -> anyhow::Result<Value> {
         match v {
@@ -280,6 +336,17 @@ fn resolve_names(value: &mut Value, state: &Conflict) -> anyhow::Result<()> {
                         if let Value::Array(items) = v {
                             for item in items.iter_mut() {
                                 *item = id(item)?;
+                            }
+                        }
+                    }
+                    "clusters" => {
+                        if let Value::Array(clusters) = v {
+                            for cluster in clusters.iter_mut() {
+                                if let Value::Array(items) = cluster {
+                                    for item in items.iter_mut() {
+                                        *item = id(item)?;
+                                    }
+                                }
                             }
                         }
                     }
@@ -329,6 +396,8 @@ enum Source {
 enum Stop {
     Over,
     Paused(String),
+    /// `--max-hands` Hands were played and the Conflict goes on.
+    MaxHands,
 }
 
 struct Game {
@@ -338,6 +407,7 @@ struct Game {
     source: Source,
     save: Option<PathBuf>,
     json: bool,
+    max_hands: u32,
 }
 
 impl Game {
@@ -355,6 +425,9 @@ impl Game {
         loop {
             if self.table.is_over() {
                 return Ok(Stop::Over);
+            }
+            if self.table.state().hand > self.max_hands {
+                return Ok(Stop::MaxHands);
             }
             let Some(&seat) = self.table.awaiting().first() else {
                 bail!("the engine waits for {} but no seat is asked", self.table.state().waiting_for());
@@ -462,6 +535,22 @@ impl Game {
             };
             let command = if answer.trim().eq_ignore_ascii_case("end") {
                 Command::EndConflict
+            } else if let Some(e) = parse_engage(&state, &answer) {
+                match e {
+                    Ok(c) => c,
+                    Err(msg) => {
+                        writeln!(out, "Not accepted: {msg}. Try again.")?;
+                        continue;
+                    }
+                }
+            } else if let Some(j) = parse_justify(&state, actor, &answer) {
+                match j {
+                    Ok(c) => c,
+                    Err(msg) => {
+                        writeln!(out, "Not accepted: {msg}. Try again.")?;
+                        continue;
+                    }
+                }
             } else {
                 match parse_answer(&state, actor, &answer) {
                     Ok(c) => c,
@@ -472,6 +561,12 @@ impl Game {
                 }
             };
             match self.table.submit(seat, &command) {
+                Ok(_) if matches!(command, Command::Justify { .. }) => {
+                    // Table talk: shown to everyone, then the same question again.
+                    out.flush()?;
+                    self.after_accept()?;
+                    writeln!(out, "{}", question(&state, actor))?;
+                }
                 Ok(_) => break,
                 Err(e) => writeln!(out, "Not accepted: {e}. Try again.")?,
             }
@@ -491,11 +586,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (table, scene, resumed) = match (&args.resume, &args.conflict) {
         (Some(path), _) => (read_save(path)?, None, true),
         (None, Some(path)) => {
-            let (conflict, scene, warnings) = setup_file::load(path)?;
-            for w in warnings {
+            let loaded = setup_file::load(path)?;
+            for w in &loaded.warnings {
                 eprintln!("warning: {w}");
             }
-            (Table::new(conflict), scene, false)
+            let mut table: Table<NoDice> = Table::new(loaded.conflict);
+            if !loaded.engagement.is_empty() {
+                let gm =
+                    table.state().seats.iter().find(|(id, _)| table.state().is_gm(*id)).map(|(id, _)| id);
+                let gm = gm.with_context(|| {
+                    format!("{}: engagement needs a GM seat (the GM engages the Actors)", path.display())
+                })?;
+                table
+                    .submit(gm, &Command::Engage { clusters: loaded.engagement })
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
+            (table, loaded.scene, false)
         }
         (None, None) => bail!("give a conflict file or --resume FILE"),
     };
@@ -516,7 +622,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         narrate::intro(&table.view(Viewer::Spectator), scene.as_deref(), &mut out)?;
     }
-    let mut game = Game { table, narrator, bots, source, save: args.save.clone(), json: args.json };
+    let mut game = Game {
+        table,
+        narrator,
+        bots,
+        source,
+        save: args.save.clone(),
+        json: args.json,
+        max_hands: args.max_hands,
+    };
     let stop = match game.run() {
         Ok(s) => s,
         Err(e) => {
@@ -533,6 +647,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 writeln!(out, "{}", serde_json::to_string(&view)?)?;
             } else {
                 narrate::summary(&view, &mut out)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Stop::MaxHands => {
+            let note = format!(
+                "stopped after {n} Hand(s) (--max-hands {n}); the Conflict goes on{}",
+                args.save
+                    .as_ref()
+                    .map(|p| format!(": continue with --resume {}", p.display()))
+                    .unwrap_or_default(),
+                n = args.max_hands,
+            );
+            if args.json {
+                writeln!(out, "{}", serde_json::json!({ "stopped": note, "view": view }))?;
+            } else {
+                writeln!(out, "\n{note}")?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -14,13 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use nodice::damage::through_partial_aspect;
-use nodice::hand::{self, Play, Showdown};
-use nodice::{
-    ActorId, Aspect, Attribute, DamageAbility, Dominance, Ext, Extensions, Kind, Stakes, StakesFormula,
-    Statblock, Targets,
-};
-use serde::{Deserialize, Serialize};
+use nodice::referee::{self, ActorPlay, HandSheet, Report};
+use nodice::rules::Void;
+use nodice::{Aspect, Attribute, Kind, StakesFormula};
 
 /// Arguments of `facedown nodice resolve`.
 #[derive(clap::Args, Debug)]
@@ -53,94 +49,6 @@ pub struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
-}
-
-/// A Hand file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HandFile {
-    #[serde(default)]
-    stakes: Option<u8>,
-    #[serde(default)]
-    sweep_bonus: Option<u16>,
-    #[serde(default)]
-    stakes_formula: StakesFormula,
-    #[serde(default)]
-    pot: Option<u16>,
-    actors: Vec<ActorPlay>,
-}
-
-/// One Actor's revealed play.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ActorPlay {
-    name: String,
-    attribute: Attribute,
-    #[serde(default)]
-    bid: u16,
-    #[serde(default)]
-    wildcard: bool,
-    #[serde(default)]
-    targets: Vec<String>,
-    #[serde(default)]
-    serial: Option<String>,
-    #[serde(default)]
-    kind: Option<Kind>,
-    #[serde(default)]
-    damage_aspect: Option<Aspect>,
-    #[serde(default)]
-    damage: Option<DamageSpec>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DamageSpec {
-    points: u16,
-    #[serde(default)]
-    aspect: Option<Aspect>,
-}
-
-/// The calculator's answer (the `--json` output).
-#[derive(Debug, Serialize)]
-struct Report {
-    stakes: u16,
-    stakes_name: &'static str,
-    sweep_bonus: u16,
-    pairs: Vec<PairReport>,
-    wins: Vec<WinsReport>,
-    pot_leaders: Vec<String>,
-    /// Tokens each leader receives, round-robin from UTG, when the pot's size is given.
-    pot_shares: Option<Vec<(String, u16)>>,
-    next_utg: Option<String>,
-    strikes: Vec<StrikeReport>,
-}
-
-#[derive(Debug, Serialize)]
-struct PairReport {
-    actors: [String; 2],
-    trine: Option<String>,
-    attribute: Option<String>,
-    sweep: Option<String>,
-    totals: [u16; 2],
-}
-
-#[derive(Debug, Serialize)]
-struct WinsReport {
-    actor: String,
-    trine: u8,
-    attribute: u8,
-}
-
-#[derive(Debug, Serialize)]
-struct StrikeReport {
-    attacker: String,
-    target: String,
-    aspect: Aspect,
-    priority: u32,
-    unopposed: bool,
-    damage: u16,
-    /// After the target's partial-Aspect reduction, when its serial is known.
-    damage_through: Option<u16>,
 }
 
 fn parse_spec(spec: &str) -> anyhow::Result<ActorPlay> {
@@ -176,12 +84,14 @@ fn parse_spec(spec: &str) -> anyhow::Result<ActorPlay> {
         targets,
         serial: None,
         kind: damage_aspect.map(|_| Kind::Abstract),
+        wildcards: None,
+        values: None,
         damage_aspect,
         damage: None,
     })
 }
 
-fn read_file(path: &Path) -> anyhow::Result<HandFile> {
+fn read_file(path: &Path) -> anyhow::Result<HandSheet> {
     if path.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
@@ -193,186 +103,6 @@ fn read_file(path: &Path) -> anyhow::Result<HandFile> {
     } else {
         toml::from_str(&text).with_context(|| format!("{} is not a Hand file", path.display()))
     }
-}
-
-fn compute(file: HandFile) -> anyhow::Result<Report> {
-    let n = file.actors.len();
-    if n < 2 {
-        bail!("a Hand needs at least two Actors");
-    }
-    if n > hand::MAX_ACTORS {
-        bail!("at most {} Actors", hand::MAX_ACTORS);
-    }
-    let find = |name: &str| file.actors.iter().position(|a| a.name.eq_ignore_ascii_case(name.trim()));
-    let mut blocks: Vec<Option<Statblock>> = Vec::new();
-    for (i, a) in file.actors.iter().enumerate() {
-        if file.actors[..i].iter().any(|b| b.name.eq_ignore_ascii_case(&a.name)) {
-            bail!("two Actors are named {:?}", a.name);
-        }
-        let block = a
-            .serial
-            .as_deref()
-            .map(|s| s.parse::<Statblock>().with_context(|| format!("{}'s serial {s:?}", a.name)))
-            .transpose()?;
-        if a.bid > u16::from(nodice::actor::MAX_AV) {
-            bail!(
-                "{}'s bid of {} is over 100: a bid never exceeds the Trine Score, and no Trine Score is over 100 (seed: Step 3, Bid Cap; §3.2)",
-                a.name,
-                a.bid
-            );
-        }
-        if let Some(b) = &block {
-            if !b.possesses(a.attribute) {
-                bail!("{} does not possess {} (-)", a.name, a.attribute);
-            }
-            let cap = b.trine_score(a.attribute.aspect()).unwrap_or(0);
-            if a.bid > cap {
-                bail!(
-                    "{}'s bid of {} is over the cap of {cap}, the Trine Score of {} (seed: Step 3, Bid Cap)",
-                    a.name,
-                    a.bid,
-                    a.attribute.aspect()
-                );
-            }
-        }
-        if a.damage_aspect.is_some_and(|d| d != a.attribute.aspect()) && a.kind != Some(Kind::Abstract) {
-            bail!(
-                "{}: only abstract Actors (kind = \"abstract\") choose the Aspect their damage hurts",
-                a.name
-            );
-        }
-        blocks.push(block);
-    }
-    let stakes = match file.stakes {
-        Some(s) => Stakes::new(s)?,
-        None => {
-            if blocks.iter().any(Option::is_none) {
-                bail!("give the Stakes (--stakes 1-5), or every Actor's serial to compute them");
-            }
-            let highest = blocks.iter().flatten().map(Statblock::rank).max().unwrap_or(1);
-            Stakes::from_rank(highest, file.stakes_formula)
-        }
-    };
-    let sweep_bonus = file.sweep_bonus.unwrap_or(stakes.value());
-    let mut plays = Vec::new();
-    let mut exts = Vec::new();
-    for (i, a) in file.actors.iter().enumerate() {
-        let mut targets = Targets::NONE;
-        for t in &a.targets {
-            let j =
-                find(t).with_context(|| format!("{}'s target {t:?} is not an Actor of this Hand", a.name))?;
-            if j == i {
-                bail!("{} cannot target itself", a.name);
-            }
-            targets = targets.with(ActorId(j as u8));
-        }
-        if targets.is_empty() {
-            if n == 2 {
-                targets = Targets::one(ActorId(1 - i as u8));
-            } else {
-                bail!("{}: name its target(s) with -> TARGET", a.name);
-            }
-        }
-        if let Some(d) = a.damage {
-            exts.push(Ext::DamageAbility(DamageAbility {
-                actor: ActorId(i as u8),
-                points: d.points,
-                aspect: d.aspect,
-            }));
-        }
-        plays.push(Play {
-            actor: ActorId(i as u8),
-            aspect: a.attribute.aspect(),
-            attribute: a.attribute,
-            bid: a.bid,
-            wildcard: a.wildcard,
-            targets,
-            damage_aspect: a.damage_aspect.unwrap_or(a.attribute.aspect()),
-        });
-    }
-    let ext = Extensions::new(exts);
-    let aspects: Vec<_> = plays.iter().map(|p| (p.actor, p.aspect, p.targets)).collect();
-    let trine = hand::trine_wins(&aspects, &ext);
-    let mut sd = Showdown::default();
-    hand::resolve(&plays, stakes, sweep_bonus, &ext, &mut sd);
-    let name = |id: ActorId| file.actors[id.index()].name.clone();
-    let pairs = sd
-        .pairs
-        .iter()
-        .map(|p| {
-            let [x, y] = p.actors;
-            let who = |d: Dominance| match d {
-                Dominance::Win => Some(name(x)),
-                Dominance::Loss => Some(name(y)),
-                Dominance::Tie => None,
-            };
-            PairReport {
-                actors: [name(x), name(y)],
-                trine: who(p.trine),
-                attribute: who(p.attribute),
-                sweep: match p.sweep {
-                    [true, _] => Some(name(x)),
-                    [_, true] => Some(name(y)),
-                    _ => None,
-                },
-                totals: p.totals,
-            }
-        })
-        .collect();
-    let wins: Vec<WinsReport> = (0..n)
-        .map(|i| WinsReport {
-            actor: file.actors[i].name.clone(),
-            trine: trine[i],
-            attribute: sd.attribute_wins[i],
-        })
-        .collect();
-    let best_td = trine[..n].iter().copied().max().unwrap_or(0);
-    let pot_leaders = if best_td == 0 {
-        vec![]
-    } else {
-        (0..n).filter(|&i| trine[i] == best_td).map(|i| name(ActorId(i as u8))).collect()
-    };
-    // Seed: Pay the Ante Pot — round-robin among the tied leaders, in commit order from UTG,
-    // until the pot is empty.
-    let pot_shares = file.pot.filter(|_| !pot_leaders.is_empty()).map(|pot| {
-        let k = pot_leaders.len() as u16;
-        pot_leaders
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.clone(), pot / k + u16::from((i as u16) < pot % k)))
-            .collect()
-    });
-    let total = |w: &WinsReport| u16::from(w.trine) + u16::from(w.attribute);
-    let best = wins.iter().map(total).max().unwrap_or(0);
-    let leaders: Vec<&WinsReport> = wins.iter().filter(|w| total(w) == best).collect();
-    let next_utg = (leaders.len() == 1).then(|| leaders[0].actor.clone());
-    let strikes = sd
-        .strikes
-        .iter()
-        .map(|s| StrikeReport {
-            attacker: name(s.attacker),
-            target: name(s.target),
-            aspect: s.aspect,
-            priority: s.priority,
-            unopposed: s.unopposed,
-            damage: s.damage,
-            damage_through: blocks[s.target.index()].as_ref().map(|b| {
-                let possessed = s.aspect.attributes().iter().filter(|&&a| b.possesses(a)).count();
-                through_partial_aspect(s.damage, possessed)
-            }),
-        })
-        .collect();
-    Ok(Report {
-        stakes: stakes.value(),
-        stakes_name: stakes.name(),
-        sweep_bonus,
-        pairs,
-        wins,
-        pot_leaders,
-        pot_shares,
-        next_utg,
-        strikes,
-    })
 }
 
 fn text(r: &Report) -> String {
@@ -409,31 +139,37 @@ fn text(r: &Report) -> String {
             }
         }
     }
-    match &r.next_utg {
-        Some(u) => {
+    match (&r.next_utg, r.utg_tie) {
+        (Some(u), false) => {
             let _ = writeln!(s, "Next UTG: {u} (most Dominance wins).");
         }
-        None => {
-            let _ = writeln!(s, "Next UTG: unchanged (tie for most Dominance wins).");
+        (Some(u), true) => {
+            let _ =
+                writeln!(s, "Next UTG: {u} (tie for most Dominance wins: UTG stays, or passes on if out).");
         }
+        (None, _) => {}
     }
     let _ = writeln!(s, "\nAction Priority (lowest bid first):");
     for (i, k) in r.strikes.iter().enumerate() {
+        let head = format!("  {}. {} → {} (priority {}):", i + 1, k.attacker, k.target, k.priority);
+        match k.void {
+            Some(Void::AttackerOut) => {
+                let _ = writeln!(s, "{head} nothing: {} is eliminated before its turn.", k.attacker);
+                continue;
+            }
+            Some(Void::TargetOut) => {
+                let _ = writeln!(s, "{head} nothing: {} is already eliminated.", k.target);
+                continue;
+            }
+            None => {}
+        }
         let how = if k.unopposed { ", first and unopposed (whole total)" } else { "" };
         let through = match k.damage_through {
             Some(d) if d != k.damage => format!(" ({d} through {}'s partial {})", k.target, k.aspect),
             _ => String::new(),
         };
-        let _ = writeln!(
-            s,
-            "  {}. {} → {} (priority {}): {} {} damage{how}{through}",
-            i + 1,
-            k.attacker,
-            k.target,
-            k.priority,
-            k.damage,
-            k.aspect
-        );
+        let out = if k.eliminates { format!("; {} is eliminated", k.target) } else { String::new() };
+        let _ = writeln!(s, "{head} {} {} damage{how}{through}{out}", k.damage, k.aspect);
     }
     s
 }
@@ -447,7 +183,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("give the Actors with --actor (at least two) or a file with --input; see --help");
             }
             let actors = args.actors.iter().map(|s| parse_spec(s)).collect::<anyhow::Result<Vec<_>>>()?;
-            HandFile {
+            HandSheet {
                 stakes: None,
                 sweep_bonus: None,
                 stakes_formula: StakesFormula::Seed,
@@ -475,7 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.pot.is_some() {
         file.pot = args.pot;
     }
-    let report = compute(file)?;
+    let report = referee::compute(&file)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;

@@ -285,3 +285,207 @@ fn a_spread_answer_too_large_to_add_up_is_asked_again_not_a_panic() {
     assert!(out.contains("Not accepted: the spread is too large"), "{out}\n{}", stderr(&o));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+fn repro(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nd_repro").join(name).to_str().unwrap().to_owned()
+}
+
+/// Seed 002, Step 1 (UTG Assignment): "If there is a tie for most wins, UTG remains with
+/// whoever was UTG in the preceding Hand" — also when one of the tied Actors was eliminated
+/// during the Hand (the audit's reproduction: B and C tie with 2 wins, C is eliminated, UTG
+/// must stay with A).
+#[test]
+fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
+    let o = play(&[&repro("nd_utg_tie.toml"), "--script", &repro("nd_utg_tie.jsonl")], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("C has no Mind left: eliminated"), "{out}");
+    assert!(out.contains("=== Hand 2 — Stakes 1 (Low Stakes) — UTG: A ==="), "{out}");
+}
+
+/// `nodice play --help` shows the conflict file as required unless `--resume` is given.
+#[test]
+fn play_help_shows_the_conflict_file_as_required_unless_resume() {
+    let o = play(&["--help"], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let usage = out.lines().find(|l| l.starts_with("Usage:")).unwrap();
+    assert!(usage.contains("<CONFLICT_FILE|--resume <FILE>>"), "{usage}");
+    assert!(out.contains("Required unless --resume is given"), "{out}");
+    let o = play(&[], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("CONFLICT_FILE"), "{}", stderr(&o));
+    let o = play(&[&example("pc-vs-bandit.toml"), "--resume", "x.json"], "");
+    assert_eq!(o.status.code(), Some(2), "a file and --resume conflict");
+}
+
+/// Player-facing text is prose: no Debug formatting (`["Bandit"]`, `Exhausted(Mind)`, `Some(`)
+/// and articles that fit the word ("an AGI", "an Agility token", never "a AGI").
+fn assert_prose(out: &str) {
+    for bad in ["[\"", "\"]", "[out:", "Exhausted(", "Some(", "None", "ActorId", "Targets("] {
+        assert!(!out.contains(bad), "Debug text {bad:?} in:\n{out}");
+    }
+    let words: Vec<&str> = out.split_whitespace().collect();
+    for w in words.windows(2) {
+        let next = w[1].trim_start_matches(['"', '(']);
+        if w[0] == "a" {
+            assert!(
+                !next.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']),
+                "\"{} {}\" in:\n{out}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+}
+
+#[test]
+fn narration_has_no_debug_formatting_and_articles_fit_the_word() {
+    // Hot seat: the seat views show targets, and after C is eliminated, C's status.
+    let input = "str b\nkno c\npre b\nstr 1\nrea 3\nwil 5\n";
+    let o = play(&[&repro("nd_utg_tie.toml")], input);
+    let out = stdout(&o);
+    assert!(out.contains("Aspect card: Body (ante STR), targets B"), "{out}");
+    assert!(out.contains("C (out: eliminated, Mind exhausted)"), "{out}");
+    assert_prose(&out);
+    let input = "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\nint 3\nstr 3 agi 2\n";
+    assert_prose(&stdout(&play(&[&example("pc-vs-bandit.toml")], input)));
+    // Bot games over every example: pot tokens of every Attribute, eliminations, the summary.
+    for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml", "ruin.toml"] {
+        for seed in ["1", "2", "3"] {
+            let o = play(&[&example(file), "--bot", "all=random", "--seed", seed], "");
+            assert_prose(&stdout(&o));
+        }
+    }
+}
+
+/// A Conflict between bots must end: `--max-hands N` (default 200) stops the game after N
+/// Hands; the rules end it as a stalemate after 10 quiet Hands (`nodice` tests).
+#[test]
+fn max_hands_stops_a_bot_game_after_n_hands() {
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=random", "--max-hands", "1"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stopped after 1 Hand(s) (--max-hands 1); the Conflict goes on"), "{out}");
+    assert!(!out.contains("=== Hand 3"), "{out}");
+    let o = play(&[&example("pc-vs-bandit.toml"), "--bot", "all=random", "--max-hands", "x"], "");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Seed Step 3, Bluff Space Rule: after the reveal a player may add one justification line
+/// (`justify: …` at a prompt, `{"justify": …}` in a script); everyone sees it.
+#[test]
+fn justification_line_after_the_reveal_is_shown_to_everyone() {
+    // Hand 1 of the worked example; at the next prompt Kara justifies, then spreads.
+    let input =
+        "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\njustify: I only wanted his map case\nint 3\n";
+    let o = play(&[&example("pc-vs-bandit.toml")], input);
+    let out = stdout(&o);
+    assert!(out.contains("Kara justifies: \"I only wanted his map case\""), "{out}");
+    // Before the reveal it is refused and asked again.
+    let o = play(&[&example("pc-vs-bandit.toml")], "justify: too early\n");
+    assert!(stdout(&o).contains("Not accepted: not now"), "{}", stdout(&o));
+    // In a script, and refused with control characters.
+    let script = temp("justify.jsonl");
+    let mut lines = std::fs::read_to_string(examples().join("pc-vs-bandit.script.jsonl")).unwrap();
+    lines.push_str("{\"seat\": \"gm\", \"command\": {\"justify\": {\"actor\": \"Bandit\", \"line\": \"bad\\u001b[2J\"}}}\n");
+    std::fs::write(&script, lines).unwrap();
+    let o = play(&[&example("pc-vs-bandit.toml"), "--script", script.to_str().unwrap()], "");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).contains("Kara justifies: \"The map case hangs from his sword belt\""),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stderr(&o).contains("control character"), "{}", stderr(&o));
+}
+
+/// §3.4 "Inherits": chains are bounded — a cycle, a chain deeper than 8 sheets, or more than
+/// 64 sheets named in all (a small file that would expand exponentially) are clear errors.
+#[test]
+fn inherits_chains_refuse_cycles_and_are_bounded_in_depth_and_size() {
+    let dir = temp("inherits-bounds");
+    std::fs::create_dir_all(&dir).unwrap();
+    let conflict = |root: &str| {
+        format!(
+            "[[seats]]\nname = \"p\"\n[[seats]]\nname = \"gm\"\nrole = \"gm\"\n\
+             [[actors]]\nseat = \"p\"\nname = \"Kara\"\nkind = \"pc\"\nserial = \"M3(3/3/3)-B3(3/3/3)-S3(3/3/3)\"\n\
+             [[actors]]\nseat = \"gm\"\nsheet = \"{root}\"\n"
+        )
+    };
+    let sheet = |name: &str, inherits: &[String]| {
+        let list: Vec<String> = inherits.iter().map(|i| format!("{i:?}")).collect();
+        format!(
+            "name = \"{name}\"\nkind = \"abstract\"\nserial = \"B1(1/1/1)\"\ninherits = [{}]\n",
+            list.join(", ")
+        )
+    };
+    // Exponential: w0 inherits w1 three times, w1 inherits w2 three times, … (3^6 sheets).
+    for i in 0..7 {
+        let next = format!("wide{}.toml", i + 1);
+        let inherits = if i < 6 { vec![next.clone(), next.clone(), next] } else { vec![] };
+        std::fs::write(dir.join(format!("wide{i}.toml")), sheet(&format!("W{i}"), &inherits)).unwrap();
+    }
+    std::fs::write(dir.join("wide.toml"), conflict("wide0.toml")).unwrap();
+    let started = std::time::Instant::now();
+    let o = play(&[dir.join("wide.toml").to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("more than 64 sheets"), "{}", stderr(&o));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // Deep: a chain of 12 sheets, each inheriting the next once.
+    for i in 0..12 {
+        let inherits = if i < 11 { vec![format!("deep{}.toml", i + 1)] } else { vec![] };
+        std::fs::write(dir.join(format!("deep{i}.toml")), sheet(&format!("D{i}"), &inherits)).unwrap();
+    }
+    std::fs::write(dir.join("deep.toml"), conflict("deep0.toml")).unwrap();
+    let o = play(&[dir.join("deep.toml").to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("deeper than 8 sheets"), "{}", stderr(&o));
+    // A cycle through two sheets.
+    std::fs::write(dir.join("ping.toml"), sheet("Ping", &["pong.toml".into()])).unwrap();
+    std::fs::write(dir.join("pong.toml"), sheet("Pong", &["ping.toml".into()])).unwrap();
+    std::fs::write(dir.join("cycle.toml"), conflict("ping.toml")).unwrap();
+    let o = play(&[dir.join("cycle.toml").to_str().unwrap(), "--bot", "all=random"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("inherits itself"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Seed Step 1, Engagement (Decision 33): a conflict file's `engagement`, a script's
+/// `engage` and the GM's `engage A,B | C,D` split a brawl into interaction clusters.
+#[test]
+fn engagement_clusters_from_the_file_a_script_and_the_keyboard() {
+    for seed in ["1", "2", "3"] {
+        let o = play(&[&example("brawl-clusters.toml"), "--bot", "all=random", "--seed", seed], "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains("The GM splits the brawl (cluster 1: Kara, Thug; cluster 2: Ren, Bandit)"),
+            "{out}"
+        );
+        assert!(out.contains("--- Cluster 2 — UTG: Ren ---"), "{out}");
+        assert!(out.contains("The Conflict is over"), "{out}");
+        assert_prose(&out);
+    }
+    // A script: the GM engages Kara and the Thug only; the Bandit sits the Hand out.
+    let script = temp("engage.jsonl");
+    std::fs::write(
+        &script,
+        "{\"seat\": \"gm\", \"command\": {\"engage\": {\"clusters\": [[\"Kara\", \"Thug\"]]}}}\n\
+         {\"seat\": \"kara\", \"command\": {\"commit_aspect\": {\"actor\": \"Kara\", \"aspect\": \"body\", \"ante\": \"STR\", \"targets\": [\"Bandit\"]}}}\n",
+    )
+    .unwrap();
+    let o = play(&[&example("brawl-3.toml"), "--script", script.to_str().unwrap()], "");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).contains("cluster 1: Kara, Thug"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("Bandit"), "a target outside the cluster is refused: {}", stderr(&o));
+    // The keyboard: the GM's answer at the start of a Hand (the Thug is UTG here).
+    let o = play(&[&example("brawl-3.toml")], "str thug\nengage kara thug\n");
+    assert!(
+        stdout(&o).contains("Not accepted: engagement: the GM engages Actors at the start of a Hand"),
+        "{}",
+        stdout(&o)
+    );
+}

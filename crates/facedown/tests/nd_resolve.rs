@@ -182,3 +182,79 @@ fn a_bid_over_100_is_a_clear_error_not_a_panic() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("over 100"), "{}", stderr(&o));
 }
+
+/// Decision (resolution order, point 5): an Actor eliminated before its turn in the Action
+/// Priority order deals nothing — in the calculator as in `nodice play` (the audit's
+/// `nd_utg_tie` Hand: B's Mind damage exhausts C before C's turn). The tie for most
+/// Dominance wins keeps UTG with A (seed: Step 1).
+#[test]
+fn an_actor_eliminated_before_its_turn_deals_nothing_in_the_calculator_too() {
+    let o = resolve(&[
+        "--actor",
+        "A: str 1 -> B",
+        "--actor",
+        "B: rea 3 -> C",
+        "--actor",
+        "C: wil 5 -> B",
+        "--serial",
+        "A=M3(3/3/3)-B3(3/3/3)-S3(3/3/3)",
+        "--serial",
+        "B=M3(3/3/3)-B3(3/3/3)-S3(3/3/3)",
+        "--serial",
+        "C=M1(1/0/0)-B3(3/3/3)-S5(5/5/5)",
+        "--stakes",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("B → C (priority 3): 3 Mind damage, first and unopposed (whole total); C is eliminated"),
+        "{out}"
+    );
+    assert!(out.contains("C → B (priority 5): nothing: C is eliminated before its turn."), "{out}");
+    assert!(out.contains("Next UTG: A (tie"), "{out}");
+    let o = resolve(&[
+        "--actor",
+        "A: str 1 -> B",
+        "--actor",
+        "B: rea 3 -> C",
+        "--actor",
+        "C: wil 5 -> B",
+        "--serial",
+        "A=M3(3/3/3)-B3(3/3/3)-S3(3/3/3)",
+        "--serial",
+        "B=M3(3/3/3)-B3(3/3/3)-S3(3/3/3)",
+        "--serial",
+        "C=M1(1/0/0)-B3(3/3/3)-S5(5/5/5)",
+        "--stakes",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["strikes"][2]["void"], "attacker_out");
+    assert_eq!(v["eliminated"], serde_json::json!(["C"]));
+}
+
+/// §3.2: an NPC has no Wildcards unless its setup grants some; the calculator refuses a
+/// Wildcard from an empty pool, naming the field (as `nodice play` does).
+#[test]
+fn a_wildcard_from_an_empty_wildcard_pool_is_refused_naming_the_field() {
+    let path = std::env::temp_dir().join(format!("facedown-nd-resolve-{}-wc.toml", std::process::id()));
+    let hand = |wildcards: &str| {
+        format!(
+            "stakes = 1\n[[actors]]\nname = \"Bandit\"\nkind = \"npc\"\n{wildcards}attribute = \"STR\"\nbid = 2\nwildcard = true\n\n[[actors]]\nname = \"Kara\"\nattribute = \"PRE\"\nbid = 3\n"
+        )
+    };
+    std::fs::write(&path, hand("")).unwrap();
+    let o = resolve(&["--input", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("Bandit has no Wildcards") && stderr(&o).contains("`wildcards`"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&path, hand("wildcards = 1\n")).unwrap();
+    let o = resolve(&["--input", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let _ = std::fs::remove_file(&path);
+}

@@ -36,16 +36,25 @@ impl ActorSheet {
     /// An Actor of `kind` with the default Wildcards: the Wildcard Rank for a PC (or the one
     /// its serial states), none for NPCs and abstract Actors.
     pub fn new(name: &str, kind: Kind, statblock: Statblock, seat: SeatId, side: SideId) -> Self {
-        let wildcards = match kind {
-            Kind::Pc => statblock.stated_wildcards.unwrap_or_else(|| statblock.wildcard_rank()),
-            Kind::Npc | Kind::Abstract => 0,
-        };
+        let wildcards = Self::wildcard_pool(kind, &statblock);
         ActorSheet { name: name.to_owned(), kind, statblock, seat, side, wildcards }
     }
 }
 
+impl ActorSheet {
+    /// The Wildcards an Actor of `kind` brings to a Conflict by default (§3.2; Decision 11):
+    /// a PC its Wildcard Rank (or the one its serial states), NPCs and abstract Actors none
+    /// (a setup's `wildcards = N` overrides it: the Featured NPC's Extension).
+    pub fn wildcard_pool(kind: Kind, statblock: &Statblock) -> u16 {
+        match kind {
+            Kind::Pc => statblock.stated_wildcards.unwrap_or_else(|| statblock.wildcard_rank()),
+            Kind::Npc | Kind::Abstract => 0,
+        }
+    }
+}
+
 /// Ruleset options: each open question of the rules reference answered by one switch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// Seed formula (default) or the old one (Open question 1).
@@ -54,6 +63,27 @@ pub struct Options {
     /// The Sweep bonus; `None` = the Stakes (Open question 2).
     #[serde(default)]
     pub sweep_bonus: Option<u16>,
+    /// Stalemate (Decision 31): this many Hands in a row without damage or elimination end
+    /// the Conflict ([`Ending::Stalemate`]); 0 = never. Default [`DEFAULT_STALEMATE_HANDS`].
+    #[serde(default = "default_stalemate_hands")]
+    pub stalemate_hands: u32,
+}
+
+/// The default of [`Options::stalemate_hands`].
+pub const DEFAULT_STALEMATE_HANDS: u32 = 10;
+
+fn default_stalemate_hands() -> u32 {
+    DEFAULT_STALEMATE_HANDS
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            stakes_formula: StakesFormula::default(),
+            sweep_bonus: None,
+            stalemate_hands: DEFAULT_STALEMATE_HANDS,
+        }
+    }
 }
 
 /// Everything a Conflict starts from.
@@ -182,6 +212,12 @@ pub struct Actor {
     pub attribute_wins: u8,
     /// Damage taken this Conflict (chips removed).
     pub damage_taken: u32,
+    /// The Hand in which its Action card was last revealed (0: never).
+    #[serde(default)]
+    pub revealed_in: u32,
+    /// The Hand it last added a justification line for (0: never).
+    #[serde(default)]
+    pub justified_in: u32,
 }
 
 impl Actor {
@@ -200,6 +236,8 @@ impl Actor {
             trine_wins: 0,
             attribute_wins: 0,
             damage_taken: 0,
+            revealed_in: 0,
+            justified_in: 0,
         }
     }
 
@@ -274,6 +312,21 @@ pub enum Ending {
     Fiction,
     /// An extension ended it at End Conflict / Next Hand.
     Extension,
+    /// A stalemate (Decision 31): this many Hands in a row without damage or elimination.
+    Stalemate(u32),
+}
+
+/// One interaction cluster of a brawl the GM split (seed: Step 1, Engagement; Decision 33):
+/// it plays each Hand as a Hand of its own, with its own pot, Jackpot and UTG.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cluster {
+    /// Its Actors.
+    pub actors: Targets,
+    /// Its UTG for its next Hand (while another cluster plays; the one playing uses
+    /// [`Conflict::utg`]).
+    pub utg: ActorId,
+    /// Its Jackpot (while another cluster plays; the one playing uses [`Conflict::jackpot`]).
+    pub jackpot: [u16; 9],
 }
 
 /// A Conflict in progress: the state of the No Dice ruleset.
@@ -320,6 +373,21 @@ pub struct Conflict {
     pub next_strike: u16,
     /// How it ended.
     pub ending: Option<Ending>,
+    /// Hands in a row, before this one, without damage or elimination (Decision 31).
+    #[serde(default)]
+    pub quiet_hands: u32,
+    /// Whether this Hand dealt damage or eliminated someone so far.
+    #[serde(default)]
+    pub progress: bool,
+    /// The interaction clusters (Decision 33); empty: every Actor plays every Hand.
+    #[serde(default)]
+    pub clusters: Vec<Cluster>,
+    /// The cluster playing now (an index in `clusters`).
+    #[serde(default)]
+    pub cluster: u8,
+    /// Clusters that finished their part of this Hand.
+    #[serde(default)]
+    pub clusters_done: u8,
 }
 
 impl Conflict {
@@ -392,6 +460,11 @@ impl Conflict {
             showdown: Showdown::default(),
             next_strike: 0,
             ending: None,
+            quiet_hands: 0,
+            progress: false,
+            clusters: Vec::new(),
+            cluster: 0,
+            clusters_done: 0,
         })
     }
 

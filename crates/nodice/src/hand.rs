@@ -300,9 +300,11 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
     }
     for &i in &order {
         let p = &plays[i];
-        for t in p.targets.iter() {
-            let Some(j) = plays.iter().position(|q| q.actor == t) else { continue };
-            if j == i {
+        // Several targets are struck in commit order from UTG (so the order does not depend
+        // on how the Actors are numbered: the calculator numbers them in commit order).
+        for (j, q) in plays.iter().enumerate() {
+            let t = q.actor;
+            if j == i || !p.targets.has(t) {
                 continue;
             }
             let mutual = plays[j].targets.has(p.actor);
@@ -319,4 +321,146 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
             });
         }
     }
+}
+
+/// UTG of the next Hand (seed: Step 1, UTG Assignment): the Actor with the most Dominance
+/// wins (TD + AD) this Hand; on a tie for most wins UTG stays with `utg`. The tie is among
+/// every Actor that played the Hand, including one eliminated during it (an eliminated
+/// Actor's wins still make a tie). When the Actor so named has left (`eligible` is false for
+/// it), UTG passes to the next eligible Actor after it in table order (Decision 21).
+/// `wins[i]` are Actor `i`'s Dominance wins; `eligible(i)` says whether it can be UTG (still
+/// in the Conflict, and in the cluster).
+pub fn next_utg(wins: &[u16], utg: ActorId, eligible: impl Fn(usize) -> bool) -> ActorId {
+    let n = wins.len();
+    let best = wins.iter().copied().max().unwrap_or(0);
+    let mut leaders = (0..n).filter(|&i| wins[i] == best);
+    let named = match (leaders.next(), leaders.next()) {
+        (Some(only), None) => only,
+        _ => utg.index(),
+    };
+    (0..n.max(1))
+        .map(|k| (named + k) % n.max(1))
+        .find(|&i| i < n && eligible(i))
+        .map(|i| ActorId(i as u8))
+        .unwrap_or(utg)
+}
+
+/// Why an Action dealt nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Void {
+    /// The attacker was eliminated before its turn (Decision: resolution order, point 5).
+    AttackerOut,
+    /// The target already left the Conflict.
+    TargetOut,
+}
+
+/// What one Action does when its turn in Action Priority comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrikeFate {
+    /// It deals nothing.
+    Void(Void),
+    /// This much damage gets through to the target, after its partial-Aspect reduction (§6).
+    Damage(u16),
+}
+
+/// The fate of one Action at its turn (Decision: resolution order, point 5: an Actor
+/// eliminated before its turn deals nothing; nothing strikes an Actor already out; §6: the
+/// damage that gets through a partial Aspect). `target_possessed` is how many Attributes of
+/// the struck Aspect the target possesses. The engine and the referee calculator both call it.
+pub fn strike_fate(
+    strike: &Strike,
+    attacker_in: bool,
+    target_in: bool,
+    target_possessed: usize,
+) -> StrikeFate {
+    if !attacker_in {
+        StrikeFate::Void(Void::AttackerOut)
+    } else if !target_in {
+        StrikeFate::Void(Void::TargetOut)
+    } else {
+        StrikeFate::Damage(crate::damage::through_partial_aspect(strike.damage, target_possessed))
+    }
+}
+
+/// One Action of [`settle`], in Action Priority order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settled {
+    /// Its fate.
+    pub fate: StrikeFate,
+    /// Whether its damage exhausts the struck Aspect and so eliminates the target (Decision
+    /// 19: at once).
+    pub eliminates: bool,
+}
+
+/// Plays out a Hand's Actions in Action Priority order (seed: Step 4 Outcome; Decision:
+/// resolution order) from each Actor's current values (`values[i]`, serial order, `None` =
+/// absent; chips in the stack plus those bid). Each Action's fate comes from
+/// [`strike_fate`]; damage that reaches the sum of the struck Aspect's values exhausts it and
+/// eliminates the target at once (Decision 10: the damaged Actor places all the damage, or
+/// every chip the Aspect has left, so how it spreads the damage cannot matter). Returns one
+/// entry per strike of `showdown` and whether each Actor is still in after the Elimination
+/// Check (which also removes an Actor whose Aspect its ante exhausted).
+pub fn settle(showdown: &Showdown, values: &[[Option<u16>; 9]]) -> (Vec<Settled>, Vec<bool>) {
+    let mut sums: Vec<[u32; 3]> = values
+        .iter()
+        .map(|v| {
+            Aspect::ALL.map(|x| x.attributes().iter().map(|a| u32::from(v[a.index()].unwrap_or(0))).sum())
+        })
+        .collect();
+    let mut is_in = vec![true; values.len()];
+    let mut out = Vec::with_capacity(showdown.strikes.len());
+    for s in &showdown.strikes {
+        let (a, t) = (s.attacker.index(), s.target.index());
+        let (Some(&att_in), Some(&tgt_in)) = (is_in.get(a), is_in.get(t)) else {
+            out.push(Settled { fate: StrikeFate::Void(Void::TargetOut), eliminates: false });
+            continue;
+        };
+        let possessed = s.aspect.attributes().iter().filter(|x| values[t][x.index()].is_some()).count();
+        let fate = strike_fate(s, att_in, tgt_in, possessed);
+        let mut eliminates = false;
+        if let StrikeFate::Damage(d) = fate
+            && d > 0
+        {
+            let sum = &mut sums[t][s.aspect.index()];
+            let taken = u32::from(d).min(*sum);
+            *sum -= taken;
+            if *sum == 0 {
+                eliminates = true;
+                is_in[t] = false;
+            }
+        }
+        out.push(Settled { fate, eliminates });
+    }
+    // Elimination Check (seed: Step 4): an Aspect exhausted otherwise (by the ante).
+    for (i, v) in values.iter().enumerate() {
+        let possessed = |x: Aspect| x.attributes().iter().any(|a| v[a.index()].is_some());
+        if Aspect::ALL.into_iter().any(|x| possessed(x) && sums[i][x.index()] == 0) {
+            is_in[i] = false;
+        }
+    }
+    (out, is_in)
+}
+
+/// The pot's leaders (seed: Step 2, Pay the Ante Pot): the Actors with the most TD wins, in
+/// `order` (commit order from UTG); none when nobody won Trine Dominance. `wins` by Actor id.
+pub fn pot_leaders(wins: &[u8], order: &[ActorId]) -> ArrayVec<ActorId, MAX_ACTORS> {
+    let win = |a: &ActorId| wins.get(a.index()).copied().unwrap_or(0);
+    let best = order.iter().map(win).max().unwrap_or(0);
+    order.iter().copied().filter(|a| best > 0 && win(a) == best).collect()
+}
+
+/// The leader that receives the pot token number `paid` (from 0): round-robin among the
+/// leaders in their order until the pot is empty (seed: "round-robin in table order among the
+/// tied leaders"). `None` when there is no leader (the pot becomes the Jackpot).
+pub fn pot_recipient(leaders: &[ActorId], paid: u16) -> Option<ActorId> {
+    (!leaders.is_empty()).then(|| leaders[usize::from(paid) % leaders.len()])
+}
+
+/// How many tokens of a pot of `pot` each leader receives, in the leaders' order (the
+/// counts [`pot_recipient`] gives token by token).
+pub fn pot_shares(pot: u16, leaders: usize) -> Vec<u16> {
+    let k = leaders as u16;
+    (0..k).map(|i| pot / k + u16::from(i < pot % k)).collect()
 }

@@ -14,6 +14,8 @@
 //! - seed The Contract, §8 the Damage ability: [`extension`]
 //! - seed Steps 1–4 as a state machine (ante, pot, bids, refresh, elimination, UTG): [`conflict`],
 //!   [`rules`]
+//! - the referee calculator (`nodice resolve`), on the engine's own functions: [`referee`]
+//! - actor files and their "Inherits" chains, bounded: [`sheets`]
 //! - hidden information: [`view`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
@@ -25,14 +27,17 @@ pub mod conflict;
 pub mod damage;
 pub mod extension;
 pub mod hand;
+pub mod referee;
 pub mod rules;
+pub mod sheets;
 pub mod stakes;
 pub mod trine;
 pub mod view;
 
 pub use actor::{Inheritance, Kind, SerialError, SerialWarning, Statblock};
 pub use conflict::{
-    ActionCard, Actor, ActorSheet, AspectCard, Conflict, Ending, Options, Phase, Setup, SetupError, Status,
+    ActionCard, Actor, ActorSheet, AspectCard, Cluster, Conflict, Ending, Options, Phase, Setup, SetupError,
+    Status,
 };
 pub use extension::{DamageAbility, Ext, Extension, Extensions};
 pub use hand::{ActorId, Play, Showdown, Strike, Targets};
@@ -125,6 +130,13 @@ fn command_of(state: &Conflict, event: &Event) -> Option<(SeatId, Command)> {
                 damage_aspect: (card.damage_aspect != card.attribute.aspect()).then_some(card.damage_aspect),
             },
         )),
+        Event::Engaged { clusters } => {
+            let gm = state.seats.iter().find(|(id, _)| state.is_gm(*id)).map(|(id, _)| id)?;
+            Some((gm, Command::Engage { clusters: clusters.clone() }))
+        }
+        Event::Justified { actor, line, .. } => {
+            Some((seat(*actor)?, Command::Justify { actor: *actor, line: line.clone() }))
+        }
         Event::DamageTaken { actor, spread, .. } => {
             Some((seat(*actor)?, Command::SpreadDamage { actor: *actor, spread: *spread }))
         }

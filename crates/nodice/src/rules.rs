@@ -12,13 +12,16 @@ use thiserror::Error;
 
 use crate::actor::Kind;
 use crate::conflict::{ActionCard, AspectCard, Conflict, Ending, Phase, Status};
-use crate::damage::{SpreadError, check_spread, forced_spread, spreads, through_partial_aspect};
+use crate::damage::{SpreadError, check_spread, forced_spread, spreads};
 use crate::extension::Extension;
-use crate::hand::{self, ActorId, MAX_ACTORS, Play, Targets};
+use crate::hand::{self, ActorId, MAX_ACTORS, Play, StrikeFate, Targets};
 use crate::trine::{Aspect, Attribute};
 
 /// The longest intent a Command may state, in characters.
 pub const MAX_INTENT: usize = 500;
+
+/// The longest justification line, in characters (seed: "one brief justification line").
+pub const MAX_JUSTIFICATION: usize = 200;
 
 /// What a seat asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +76,25 @@ pub enum Command {
     /// The GM ends the Conflict: the fiction resolved the objective (seed: Step 1 and End
     /// Conflict). Not offered to bots.
     EndConflict,
+    /// Seed Step 3 and the Bluff Space Rule: after the reveal, one brief justification line
+    /// aligning the revealed Action with the stated intent (narrative only; public). One per
+    /// Actor per Hand, from its Reveal AT until the next Hand's; also after the Conflict ended.
+    /// Not offered to bots.
+    Justify {
+        /// The Actor whose Action it justifies.
+        actor: ActorId,
+        /// The line (at most [`MAX_JUSTIFICATION`] characters, no control characters).
+        line: String,
+    },
+    /// Seed Step 1, Engagement: the GM decides who interacts and splits the brawl into
+    /// interaction clusters, each playing the Hand as a Hand of its own; Actors outside every
+    /// cluster sit the Hand out. An empty list engages every Actor again. Given at the start
+    /// of a Hand (before anyone commits); it holds until the GM changes it (Decision 33). Not
+    /// offered to bots.
+    Engage {
+        /// The clusters.
+        clusters: Vec<Targets>,
+    },
 }
 
 /// Why a pot token went where it went.
@@ -85,15 +107,7 @@ pub enum TokenFate {
     ToJackpot,
 }
 
-/// Why an Action dealt nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Void {
-    /// The attacker was eliminated before its turn (Decision: resolution order, point 5).
-    AttackerOut,
-    /// The target already left the Conflict.
-    TargetOut,
-}
+pub use crate::hand::Void;
 
 /// What happened. Applying events is the only way a Conflict changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -201,6 +215,32 @@ pub enum Event {
         /// How.
         ending: Ending,
     },
+    /// The GM engaged the Actors in these interaction clusters (empty: everyone); the Hand
+    /// starts again with the first cluster.
+    Engaged {
+        /// The clusters.
+        clusters: Vec<Targets>,
+    },
+    /// The next interaction cluster plays its part of the Hand (Decision 33).
+    ClusterStarted {
+        /// Its index.
+        cluster: u8,
+        /// Its UTG.
+        utg: ActorId,
+    },
+    /// The cluster playing lost its opposition while committing (an Actor could not ante or
+    /// withdrew): its part of the Hand ends before the reveal, as a Conflict would; the
+    /// face-down cards go back, their antes never paid (Decision 33).
+    ClusterEnded,
+    /// A justification line (seed: Step 3, Bluff Space Rule), public.
+    Justified {
+        /// The Actor.
+        actor: ActorId,
+        /// The Hand whose Action it justifies.
+        hand: u32,
+        /// The line.
+        line: String,
+    },
 }
 
 /// Why a command was refused.
@@ -296,6 +336,11 @@ pub enum RuleError {
     /// No Wildcard left.
     #[error("no Wildcard left this Conflict (they refresh once per Conflict)")]
     NoWildcard,
+    /// A Wildcard from an Actor whose Wildcard pool is empty (§3.2).
+    #[error(
+        "{0} has no Wildcards: its Wildcard pool (`wildcards`) is empty — NPCs and abstract Actors have none unless the setup grants some with `wildcards = N` (an Extension, §3.2)"
+    )]
+    NoWildcardPool(String),
     /// A damage Aspect for an Actor that is not abstract.
     #[error("only abstract Actors choose the Aspect their damage hurts; others hurt the Aspect they played")]
     DamageAspect,
@@ -305,6 +350,24 @@ pub enum RuleError {
     /// A bad damage spread.
     #[error("{0}")]
     Spread(SpreadError),
+    /// Interaction clusters refused (seed: Step 1, Engagement).
+    #[error("engagement: {0}")]
+    Engagement(String),
+    /// A justification line refused (seed: Step 3, Bluff Space Rule).
+    #[error("justification line: {0}")]
+    Justification(String),
+}
+
+/// Checks table talk said aloud (an intent, a justification line): at most `max` characters,
+/// no control characters (they could rewrite other players' screens). Returns it trimmed.
+pub fn check_table_talk(text: &str, max: usize) -> Result<String, String> {
+    if text.chars().count() > max {
+        return Err(format!("over {max} characters"));
+    }
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return Err(format!("control character {:?} (U+{:04X}) not allowed", c, u32::from(c)));
+    }
+    Ok(text.trim().to_owned())
 }
 
 fn name(c: &Conflict, id: ActorId) -> String {
@@ -364,7 +427,79 @@ impl Conflict {
     /// Whether `target` may be a target of `actor` (an opponent still in the Conflict).
     pub fn may_target(&self, actor: ActorId, target: ActorId) -> bool {
         let (Some(a), Some(t)) = (self.actor(actor), self.actor(target)) else { return false };
-        actor != target && t.is_in() && t.sheet.side != a.sheet.side
+        actor != target && t.is_in() && t.sheet.side != a.sheet.side && self.in_cluster(target.index())
+    }
+
+    /// Whether Actor `i` is in the cluster playing now (always, without clusters).
+    pub fn in_cluster(&self, i: usize) -> bool {
+        self.clusters.get(usize::from(self.cluster)).is_none_or(|c| c.actors.has(ActorId(i as u8)))
+    }
+
+    /// Whether a cluster can play: its Actors still in are on at least two sides.
+    fn playable(&self, c: &crate::conflict::Cluster) -> bool {
+        let mut side = None;
+        c.actors.iter().filter(|a| self.actors[a.index()].is_in()).any(|a| {
+            let s = self.actors[a.index()].sheet.side;
+            side.replace(s).is_some_and(|first| first != s)
+        })
+    }
+
+    /// The UTG a cluster starts from: its stored one, or when that one has left, the next
+    /// Actor of the cluster still in, in table order (Decision 21).
+    fn cluster_start_utg(&self, c: &crate::conflict::Cluster) -> ActorId {
+        let n = self.actors.len();
+        (0..n)
+            .map(|k| (c.utg.index() + k) % n)
+            .find(|&i| self.actors[i].is_in() && c.actors.has(ActorId(i as u8)))
+            .map(|i| ActorId(i as u8))
+            .unwrap_or(c.utg)
+    }
+
+    /// The next UTG of the cluster playing now (seed: Step 1, UTG Assignment, within it).
+    fn cluster_next_utg(&self) -> ActorId {
+        let wins: ArrayVec<u16, MAX_ACTORS> =
+            self.actors.iter().map(|a| u16::from(a.trine_wins) + u16::from(a.attribute_wins)).collect();
+        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in() && self.in_cluster(i))
+    }
+
+    /// The clusters as they will be after the cluster playing now stores its next UTG.
+    fn clusters_after(&self) -> Vec<crate::conflict::Cluster> {
+        let mut clusters = self.clusters.clone();
+        if let Some(c) = clusters.get_mut(usize::from(self.cluster)) {
+            c.utg = self.cluster_next_utg();
+        }
+        clusters
+    }
+
+    /// Checks the GM's interaction clusters (seed: Step 1, Engagement; Decision 33).
+    fn check_engagement(&self, clusters: &[Targets]) -> Result<(), RuleError> {
+        let committed = self.actors.iter().any(|a| !matches!(a.aspect, table::Sealed::Empty));
+        if self.phase != Phase::CommitAspect || self.clusters_done > 0 || committed {
+            return Err(RuleError::Engagement(
+                "the GM engages Actors at the start of a Hand, before anyone commits".into(),
+            ));
+        }
+        let mut seen = Targets::NONE;
+        for (k, c) in clusters.iter().enumerate() {
+            let k = k + 1;
+            if let Some(a) = c.iter().find(|a| a.index() >= self.actors.len()) {
+                return Err(RuleError::UnknownActor(a));
+            }
+            if let Some(a) = c.iter().find(|a| !self.actors[a.index()].is_in()) {
+                return Err(RuleError::Engagement(format!("{} has left the Conflict", name(self, a))));
+            }
+            if let Some(a) = c.iter().find(|&a| seen.has(a)) {
+                return Err(RuleError::Engagement(format!("{} is in two clusters", name(self, a))));
+            }
+            seen = Targets::from_bits(seen.bits() | c.bits());
+            let cluster = crate::conflict::Cluster { actors: *c, utg: ActorId(0), jackpot: [0; 9] };
+            if !self.playable(&cluster) {
+                return Err(RuleError::Engagement(format!(
+                    "cluster {k} needs Actors of at least two sides (an opposition)"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Checks an Action card and bid (seed: Step 3).
@@ -396,6 +531,9 @@ impl Conflict {
         if bid > has {
             return Err(RuleError::OverStack { bid, has, attribute });
         }
+        if wildcard && a.sheet.wildcards == 0 {
+            return Err(RuleError::NoWildcardPool(name(self, actor)));
+        }
         if wildcard && a.wildcards == 0 {
             return Err(RuleError::NoWildcard);
         }
@@ -407,10 +545,21 @@ impl Conflict {
 
     /// Validates `command` from `seat` and pushes its events.
     pub fn decide(&self, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if let Command::Justify { actor, line } = command {
+            return self.justify(seat, *actor, line, events);
+        }
         if self.phase == Phase::Over {
             return Err(RuleError::Over);
         }
         match command {
+            Command::Justify { .. } => {}
+            Command::Engage { clusters } => {
+                if !self.is_gm(seat) {
+                    return Err(RuleError::NotGm);
+                }
+                self.check_engagement(clusters)?;
+                events.push(Event::Engaged { clusters: clusters.clone() });
+            }
             Command::EndConflict => {
                 if !self.is_gm(seat) {
                     return Err(RuleError::NotGm);
@@ -472,6 +621,38 @@ impl Conflict {
         Ok(())
     }
 
+    /// Seed Step 3, Bluff Space Rule: a justification line for `actor`'s Action revealed in
+    /// the latest Reveal AT, once per Hand.
+    fn justify(
+        &self,
+        seat: SeatId,
+        actor: ActorId,
+        line: &str,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        self.check_actor(seat, actor)?;
+        let a = &self.actors[actor.index()];
+        let latest = self.actors.iter().map(|a| a.revealed_in).max().unwrap_or(0);
+        if a.revealed_in == 0 || a.revealed_in != latest {
+            return Err(RuleError::NotNow(format!(
+                "a justification line comes after the reveal of {}'s Action card",
+                a.sheet.name
+            )));
+        }
+        if a.justified_in == a.revealed_in {
+            return Err(RuleError::Justification(format!(
+                "{} already justified its Action of Hand {}",
+                a.sheet.name, a.revealed_in
+            )));
+        }
+        let line = check_table_talk(line, MAX_JUSTIFICATION).map_err(RuleError::Justification)?;
+        if line.is_empty() {
+            return Err(RuleError::Justification("it is empty".into()));
+        }
+        events.push(Event::Justified { actor, hand: a.revealed_in, line });
+        Ok(())
+    }
+
     fn damage_taken(&self, actor: ActorId, aspect: Aspect, spread: [u16; 3]) -> Event {
         let a = &self.actors[actor.index()];
         let before = a.aspect_values(aspect);
@@ -484,33 +665,31 @@ impl Conflict {
 
     /// The pot's leaders (seed: Pay the Ante Pot): the Actors with the most TD wins, at least
     /// one, in commit order from UTG. None when nobody won Trine Dominance.
-    pub fn pot_leaders(&self) -> impl Iterator<Item = ActorId> + Clone + '_ {
-        let wins = |a: &ActorId| self.actors[a.index()].trine_wins;
-        let best = self.order.iter().map(wins).max().unwrap_or(0);
-        self.order.iter().copied().filter(move |a| best > 0 && wins(a) == best)
+    pub fn pot_leaders(&self) -> ArrayVec<ActorId, MAX_ACTORS> {
+        let wins: ArrayVec<u8, MAX_ACTORS> = self.actors.iter().map(|a| a.trine_wins).collect();
+        hand::pot_leaders(&wins, &self.order)
     }
 
-    /// UTG of the next Hand (seed: Step 1, UTG Assignment): the Actor with the most Dominance
-    /// wins (TD + AD) this Hand; on a tie UTG stays. When the staying UTG has left the
-    /// Conflict, the next Actor still in, in table order (Decision).
+    /// UTG of the next Hand (seed: Step 1, UTG Assignment), by [`hand::next_utg`]: the
+    /// Actor with the most Dominance wins (TD + AD) this Hand; on a tie (counting Actors
+    /// eliminated during the Hand) UTG stays. When the Actor so named has left the Conflict,
+    /// the next Actor still in, in table order (Decision 21).
     pub fn next_utg(&self) -> ActorId {
-        let wins = |i: usize| {
-            let a = &self.actors[i];
-            u16::from(a.trine_wins) + u16::from(a.attribute_wins)
-        };
-        let ins: ArrayVec<usize, MAX_ACTORS> =
-            (0..self.actors.len()).filter(|&i| self.actors[i].is_in()).collect();
-        let best = ins.iter().map(|&i| wins(i)).max().unwrap_or(0);
-        let leaders: ArrayVec<usize, MAX_ACTORS> = ins.iter().copied().filter(|&i| wins(i) == best).collect();
-        if leaders.len() == 1 {
-            return ActorId(leaders[0] as u8);
-        }
-        let n = self.actors.len();
-        (0..n)
-            .map(|k| (self.utg.index() + k) % n)
-            .find(|&i| self.actors[i].is_in())
-            .map(|i| ActorId(i as u8))
-            .unwrap_or(self.utg)
+        let wins: ArrayVec<u16, MAX_ACTORS> =
+            self.actors.iter().map(|a| u16::from(a.trine_wins) + u16::from(a.attribute_wins)).collect();
+        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in())
+    }
+
+    /// Decision 31, a stalemate: when this Hand, and the `stalemate_hands − 1` before it,
+    /// dealt no damage and eliminated nobody, the Conflict ends (`Ending::Stalemate`). Chips
+    /// only moved between stacks, the pot and the Jackpot; damage is what cannot go on forever
+    /// (every damaging Hand destroys a chip), so counting Hands without it bounds every
+    /// Conflict.
+    fn stalemate(&self) -> Option<Event> {
+        let limit = self.options.stalemate_hands;
+        let quiet = self.quiet_hands + u32::from(!self.progress);
+        (limit > 0 && !self.progress && quiet >= limit)
+            .then_some(Event::ConflictEnded { ending: Ending::Stalemate(quiet) })
     }
 
     fn one_side_left(&self) -> Option<Event> {
@@ -529,6 +708,12 @@ impl Conflict {
                 if let Some(end) = self.one_side_left() {
                     return Some(end);
                 }
+                // A cluster left without opposition stops committing (Decision 33).
+                let cluster_over =
+                    self.clusters.get(usize::from(self.cluster)).is_some_and(|c| !self.playable(c));
+                if cluster_over {
+                    return Some(Event::ClusterEnded);
+                }
                 match self.committing() {
                     Some(actor) => (!self.can_ante(actor)).then_some(Event::CouldNotAnte { actor }),
                     None => Some(Event::AspectsRevealed),
@@ -545,15 +730,12 @@ impl Conflict {
                     return Some(Event::TokensRefreshed);
                 };
                 let (att, tgt) = (&self.actors[s.attacker.index()], &self.actors[s.target.index()]);
-                if !att.is_in() {
-                    return Some(Event::StrikeVoid { strike: i, why: Void::AttackerOut });
-                }
-                if !tgt.is_in() {
-                    return Some(Event::StrikeVoid { strike: i, why: Void::TargetOut });
-                }
                 let possessed =
                     s.aspect.attributes().iter().filter(|&&a| tgt.sheet.statblock.possesses(a)).count();
-                Some(Event::Struck { strike: i, damage: through_partial_aspect(s.damage, possessed) })
+                Some(match hand::strike_fate(s, att.is_in(), tgt.is_in(), possessed) {
+                    StrikeFate::Void(why) => Event::StrikeVoid { strike: i, why },
+                    StrikeFate::Damage(damage) => Event::Struck { strike: i, damage },
+                })
             }
             Phase::SpreadDamage { damage } => {
                 let (actor, aspect, _) = self.spreading()?;
@@ -576,10 +758,24 @@ impl Conflict {
                 if let Some(end) = self.one_side_left() {
                     return Some(end);
                 }
+                if !self.clusters.is_empty() {
+                    let after = self.clusters_after();
+                    let next =
+                        (usize::from(self.cluster) + 1..after.len()).find(|&k| self.playable(&after[k]));
+                    if let Some(k) = next {
+                        return Some(Event::ClusterStarted {
+                            cluster: k as u8,
+                            utg: self.cluster_start_utg(&after[k]),
+                        });
+                    }
+                }
+                if let Some(end) = self.stalemate() {
+                    return Some(end);
+                }
                 let mut go_on = true;
                 self.extensions.next_hand(self.hand, &mut go_on);
                 Some(if go_on {
-                    Event::HandEnded { next_utg: self.next_utg() }
+                    Event::HandEnded { next_utg: self.next_hand_utg() }
                 } else {
                     Event::ConflictEnded { ending: Ending::Extension }
                 })
@@ -599,11 +795,10 @@ impl Conflict {
     /// to it, so the draw order cannot matter and no draw is made.
     fn pay_token(&self) -> Event {
         let leaders = self.pot_leaders();
-        let count = leaders.clone().count();
-        let Some(to) = leaders.clone().nth(usize::from(self.paid) % count.max(1)) else {
+        let Some(to) = hand::pot_recipient(&leaders, self.paid) else {
             return Event::PotToJackpot;
         };
-        let single = count == 1;
+        let single = leaders.len() == 1;
         let mut rng_pos = self.rng_pos;
         let attribute = if single {
             Attribute::ALL.into_iter().find(|a| self.pot[a.index()] > 0)
@@ -646,7 +841,7 @@ impl Conflict {
         let n = self.actors.len();
         for k in 0..n {
             let i = (utg.index() + k) % n;
-            if self.actors[i].is_in() {
+            if self.actors[i].is_in() && self.in_cluster(i) {
                 self.order.push(ActorId(i as u8));
             }
         }
@@ -666,6 +861,37 @@ impl Conflict {
         self.phase = Phase::CommitAspect;
     }
 
+    /// Stores the cluster playing now: its next UTG and its Jackpot.
+    fn store_cluster(&mut self) {
+        let utg = self.cluster_next_utg();
+        let jackpot = std::mem::take(&mut self.jackpot);
+        if let Some(c) = self.clusters.get_mut(usize::from(self.cluster)) {
+            c.utg = utg;
+            c.jackpot = jackpot;
+        }
+    }
+
+    /// Makes cluster `k` the one playing: its Jackpot goes live.
+    fn load_cluster(&mut self, k: usize) {
+        self.cluster = k as u8;
+        if let Some(c) = self.clusters.get_mut(k) {
+            self.jackpot = std::mem::take(&mut c.jackpot);
+        }
+    }
+
+    /// UTG of the next Hand: by the seed's rule, or with clusters that of the first cluster
+    /// that can play (Decision 33).
+    fn next_hand_utg(&self) -> ActorId {
+        if self.clusters.is_empty() {
+            return self.next_utg();
+        }
+        let after = self.clusters_after();
+        match after.iter().find(|c| self.playable(c)) {
+            Some(c) => self.cluster_start_utg(c),
+            None => self.next_utg(),
+        }
+    }
+
     /// Applies one event.
     pub fn apply(&mut self, event: &Event) {
         match event {
@@ -680,6 +906,7 @@ impl Conflict {
                 self.turn += 1;
             }
             Event::Withdrew { actor } | Event::CouldNotAnte { actor } => {
+                self.progress = true;
                 self.actors[actor.index()].status = if matches!(event, Event::Withdrew { .. }) {
                     Status::Withdrew
                 } else {
@@ -725,6 +952,7 @@ impl Conflict {
             }
             Event::StrikeVoid { .. } => self.next_strike += 1,
             Event::DamageTaken { actor, aspect, spread, exhausted } => {
+                self.progress |= spread.iter().any(|&d| d > 0) || exhausted.is_some();
                 let a = &mut self.actors[actor.index()];
                 take_damage(a, *aspect, *spread);
                 if let Some(x) = exhausted {
@@ -746,12 +974,71 @@ impl Conflict {
                 }
                 self.phase = Phase::EliminationCheck;
             }
-            Event::Eliminated { actor, status } => self.actors[actor.index()].status = *status,
-            Event::HandEnded { next_utg } => self.start_hand(self.hand + 1, *next_utg),
+            Event::Eliminated { actor, status } => {
+                self.progress = true;
+                self.actors[actor.index()].status = *status
+            }
+            Event::HandEnded { next_utg } => {
+                self.quiet_hands = if self.progress { 0 } else { self.quiet_hands + 1 };
+                self.progress = false;
+                self.clusters_done = 0;
+                if !self.clusters.is_empty() {
+                    self.store_cluster();
+                    match self.clusters.iter().position(|c| self.playable(c)) {
+                        Some(k) => self.load_cluster(k),
+                        None => {
+                            // No cluster can play: the engagement dissolves (Decision 33).
+                            for c in std::mem::take(&mut self.clusters) {
+                                add(&mut self.jackpot, &c.jackpot);
+                            }
+                            self.cluster = 0;
+                        }
+                    }
+                }
+                self.start_hand(self.hand + 1, *next_utg)
+            }
+            Event::ClusterEnded => {
+                for a in &mut self.actors {
+                    a.aspect = table::Sealed::Empty;
+                    a.targets = Targets::NONE;
+                    a.intent = None;
+                }
+                self.phase = Phase::EliminationCheck;
+            }
+            Event::ClusterStarted { cluster, utg } => {
+                self.store_cluster();
+                self.clusters_done += 1;
+                self.load_cluster(usize::from(*cluster));
+                self.start_hand(self.hand, *utg)
+            }
+            Event::Engaged { clusters } => {
+                let mut jackpot = std::mem::take(&mut self.jackpot);
+                for c in std::mem::take(&mut self.clusters) {
+                    add(&mut jackpot, &c.jackpot);
+                }
+                let base = self.utg;
+                let n = self.actors.len();
+                self.clusters = clusters
+                    .iter()
+                    .map(|&actors| {
+                        let utg = (0..n)
+                            .map(|k| ActorId(((base.index() + k) % n) as u8))
+                            .find(|&a| actors.has(a))
+                            .unwrap_or(base);
+                        crate::conflict::Cluster { actors, utg, jackpot: [0; 9] }
+                    })
+                    .collect();
+                self.cluster = 0;
+                self.clusters_done = 0;
+                self.jackpot = jackpot;
+                let utg = self.clusters.first().map_or(base, |c| c.utg);
+                self.start_hand(self.hand, utg)
+            }
             Event::ConflictEnded { ending } => {
                 self.ending = Some(*ending);
                 self.phase = Phase::Over;
             }
+            Event::Justified { actor, hand, .. } => self.actors[actor.index()].justified_in = *hand,
         }
     }
 
@@ -799,6 +1086,7 @@ impl Conflict {
             let a = &mut self.actors[id.index()];
             let (Some(card), Some(aspect)) = (a.action.value(), a.aspect.value()) else { continue };
             a.action.reveal();
+            a.revealed_in = self.hand;
             let k = card.attribute.index();
             let bid = card.bid.min(a.stacks[k]);
             a.stacks[k] -= bid;
@@ -953,6 +1241,13 @@ impl Conflict {
             Some(Ending::OneSideLeft(side)) => side,
             _ => None,
         }
+    }
+}
+
+/// Adds a Jackpot to another.
+fn add(to: &mut [u16; 9], from: &[u16; 9]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = t.saturating_add(*f);
     }
 }
 

@@ -78,8 +78,12 @@ pub struct ConflictView {
     /// The pot by Attribute (its antes are face down until the reveal: only the Jackpot
     /// is in it before).
     pub pot: [u16; 9],
-    /// The Jackpot by Attribute.
+    /// The Jackpot by Attribute (of the cluster playing now, when the GM split the brawl).
     pub jackpot: [u16; 9],
+    /// The interaction clusters the GM split the brawl into (seed Step 1; public), empty
+    /// when every Actor plays every Hand.
+    #[serde(default)]
+    pub clusters: Vec<Targets>,
     /// The Actors.
     pub actors: Vec<ActorView>,
     /// This Hand's Showdown (after the Action reveal; public).
@@ -149,6 +153,7 @@ impl Conflict {
             utg: self.utg,
             pot: self.pot,
             jackpot: self.jackpot,
+            clusters: self.clusters.iter().map(|c| c.actors).collect(),
             actors,
             showdown: self.showdown.clone(),
             next_strike: self.next_strike,

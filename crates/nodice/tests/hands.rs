@@ -251,7 +251,62 @@ fn bid_cap_is_the_trine_score_and_the_chips_in_the_stack() {
         Err(RuleError::OutsideAspect { attribute: Attribute::Str, aspect: Aspect::Mind, step: 3 })
     );
     commit_action(&mut t, "Kara", "REA", 4, true).unwrap();
-    assert_eq!(commit_action(&mut t, "Bandit", "STR", 1, true), Err(RuleError::NoWildcard));
+    assert_eq!(
+        commit_action(&mut t, "Bandit", "STR", 1, true),
+        Err(RuleError::NoWildcardPool("Bandit".into()))
+    );
+}
+
+/// §3.2: NPCs (and abstract Actors) have no Wildcards unless the setup grants some; a
+/// Wildcard from an empty pool is refused with an error naming the field.
+#[test]
+fn a_wildcard_from_an_empty_wildcard_pool_is_refused_naming_the_field() {
+    let mut t = start(kara_vs_bandit());
+    commit_aspect(&mut t, "Kara", "STR", &["Bandit"]).unwrap();
+    commit_aspect(&mut t, "Bandit", "STR", &["Kara"]).unwrap();
+    commit_action(&mut t, "Kara", "STR", 1, false).unwrap();
+    let e = commit_action(&mut t, "Bandit", "STR", 1, true).unwrap_err();
+    assert_eq!(e, RuleError::NoWildcardPool("Bandit".into()));
+    let msg = e.to_string();
+    assert!(msg.contains("Bandit") && msg.contains("`wildcards`"), "{msg}");
+    // The same Hand through the referee calculator: refused the same way.
+    let sheet = |kind: Option<Kind>, wildcards: Option<u16>| referee::HandSheet {
+        stakes: Some(1),
+        actors: vec![
+            referee::ActorPlay {
+                name: "Bandit".into(),
+                attribute: Attribute::Str,
+                bid: 1,
+                wildcard: true,
+                targets: vec![],
+                serial: Some(BANDIT.into()),
+                kind,
+                wildcards,
+                values: None,
+                damage_aspect: None,
+                damage: None,
+            },
+            referee::ActorPlay {
+                name: "Kara".into(),
+                attribute: Attribute::Str,
+                bid: 1,
+                wildcard: false,
+                targets: vec![],
+                serial: Some(KARA.into()),
+                kind: Some(Kind::Pc),
+                wildcards: None,
+                values: None,
+                damage_aspect: None,
+                damage: None,
+            },
+        ],
+        ..Default::default()
+    };
+    let e = referee::compute(&sheet(Some(Kind::Npc), None)).unwrap_err();
+    assert_eq!(e, referee::RefereeError::NoWildcardPool("Bandit".into()));
+    assert!(e.to_string().contains("`wildcards`"));
+    assert!(referee::compute(&sheet(Some(Kind::Npc), Some(1))).is_ok(), "a Featured NPC's Wildcard");
+    assert!(referee::compute(&sheet(None, None)).is_ok(), "unknown pool: not refused");
 }
 
 #[test]
@@ -570,4 +625,114 @@ fn utg_stays_when_others_tie_for_most_wins() {
     finish_hand(&mut t);
     assert!(t.state().actors.iter().all(|a| a.is_in()));
     assert_eq!(t.state().utg, ActorId(0));
+}
+
+/// Seed 002, Step 1 (UTG Assignment): a tie for most Dominance wins keeps UTG where it was,
+/// even when one of the tied Actors was eliminated during the Hand (audit reproduction
+/// `nd_utg_tie`: B and C tie with 2 wins each, C is eliminated, UTG stays with A).
+#[test]
+fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
+    let mut setup = brawl(1);
+    setup.actors[2].statblock = block("M1(1/0/0)-B3(3/3/3)-S5(5/5/5)");
+    let mut t = start(setup);
+    commit_aspect(&mut t, "A", "STR", &["B"]).unwrap();
+    commit_aspect(&mut t, "B", "KNO", &["C"]).unwrap();
+    commit_aspect(&mut t, "C", "PRE", &["B"]).unwrap();
+    commit_action(&mut t, "A", "STR", 1, false).unwrap();
+    commit_action(&mut t, "B", "REA", 3, false).unwrap();
+    commit_action(&mut t, "C", "WIL", 5, false).unwrap();
+    while t.state().hand == 1 {
+        let seat = t.awaiting()[0];
+        let mut legal = Vec::new();
+        t.legal_commands(seat, &mut legal);
+        t.submit(seat, &legal[0]).unwrap();
+    }
+    assert!(!t.state().actors[2].is_in(), "C is eliminated");
+    assert_eq!(t.state().utg, ActorId(0), "UTG stays with A");
+}
+
+/// Decision 31 (a stalemate ends a Conflict between bots): 10 Hands in a row without damage
+/// or elimination end the Conflict as a stalemate, with the count in its event; the option
+/// `stalemate_hands` sets the count (0: never).
+#[test]
+fn stalemate_after_ten_hands_without_damage_or_elimination() {
+    let quiet_hand = |t: &mut Table<NoDice>, k: usize| {
+        let ante = Attribute::ALL[k % 9];
+        let utg = t.state().utg;
+        let (first, second) = if utg == ActorId(0) { ("Kara", "Bandit") } else { ("Bandit", "Kara") };
+        commit_aspect(t, first, ante.abbrev(), &[second]).unwrap();
+        commit_aspect(t, second, ante.abbrev(), &[first]).unwrap();
+        commit_action(t, first, ante.abbrev(), 0, false).unwrap();
+        commit_action(t, second, ante.abbrev(), 0, false).unwrap();
+    };
+    let setup = || {
+        let mut s = kara_vs_bandit();
+        s.actors[0].statblock = Statblock::even(4);
+        s.actors[1].statblock = Statblock::even(4);
+        s
+    };
+    let mut t = start(setup());
+    for k in 0..9 {
+        quiet_hand(&mut t, k);
+        assert!(!t.is_over(), "hand {k}");
+    }
+    quiet_hand(&mut t, 9);
+    assert!(t.is_over());
+    assert_eq!(t.state().ending, Some(Ending::Stalemate(10)));
+    assert!(matches!(t.log().last(), Some(Event::ConflictEnded { ending: Ending::Stalemate(10) })));
+    // Switched off: the Conflict goes on.
+    let mut s = setup();
+    s.options.stalemate_hands = 0;
+    let mut t = start(s);
+    for k in 0..12 {
+        quiet_hand(&mut t, k);
+    }
+    assert!(!t.is_over());
+}
+
+/// Seed Step 3 and the Bluff Space Rule: after the reveal each player may add one short
+/// "justification line" for its Actor's Action; it is kept in the log and shown to everyone.
+/// One per Actor per Hand, only after its Action was revealed, length-limited, no control
+/// characters.
+#[test]
+fn justification_line_after_the_reveal_is_logged_and_public() {
+    let mut t = start(kara_vs_bandit());
+    let justify = |t: &mut Table<NoDice>, actor: &str, line: &str| {
+        let a = id(t, actor);
+        let seat = seat_of(t, actor);
+        t.submit(seat, &Command::Justify { actor: a, line: line.into() }).map(|_| ())
+    };
+    // Before any reveal: refused.
+    assert!(matches!(justify(&mut t, "Kara", "I meant it"), Err(RuleError::NotNow(_))));
+    commit_aspect(&mut t, "Kara", "WIL", &["Bandit"]).unwrap();
+    commit_aspect(&mut t, "Bandit", "STR", &["Kara"]).unwrap();
+    commit_action(&mut t, "Kara", "PRE", 0, false).unwrap();
+    commit_action(&mut t, "Bandit", "STR", 0, false).unwrap();
+    // Hand 1 is revealed (and resolved: no damage at bids of 0 with a tie).
+    let line = "but first I must take a sip of my tea";
+    justify(&mut t, "Kara", line).unwrap();
+    assert!(matches!(
+        t.log().last(),
+        Some(Event::Justified { actor: ActorId(0), hand: 1, line: l }) if l == line
+    ));
+    // Public: the GM's and everyone's redacted log keep it.
+    let gm = t.state().redact(t.log().last().unwrap(), table::Viewer::Seat(SeatId(1)));
+    assert_eq!(gm.as_ref(), t.log().last());
+    // One per Actor per Hand; a seat justifies only its own Actors.
+    assert!(matches!(justify(&mut t, "Kara", "again"), Err(RuleError::Justification(_))));
+    assert!(matches!(
+        t.submit(SeatId(0), &Command::Justify { actor: ActorId(1), line: "x".into() }),
+        Err(RuleError::NotYourActor { .. })
+    ));
+    // Length and control characters.
+    assert!(matches!(
+        justify(&mut t, "Bandit", &"x".repeat(nodice::rules::MAX_JUSTIFICATION + 1)),
+        Err(RuleError::Justification(_))
+    ));
+    assert!(matches!(justify(&mut t, "Bandit", "sneaky\u{1b}[2J"), Err(RuleError::Justification(_))));
+    assert!(matches!(justify(&mut t, "Bandit", "   "), Err(RuleError::Justification(_))));
+    justify(&mut t, "Bandit", "I was only stretching").unwrap();
+    // The save replays through the checked load.
+    let saved = t.save();
+    assert!(load_checked(saved).is_ok());
 }

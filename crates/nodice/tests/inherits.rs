@@ -117,3 +117,55 @@ mod properties {
         }
     }
 }
+
+/// §3.4 "Inherits", bounded (`nodice::sheets`): an in-memory sheet that inherits the next
+/// one four times, six levels deep, would expand to 4^6 reads; the walk stops at
+/// `MAX_INHERITED_SHEETS`, a deeper chain at `MAX_INHERIT_DEPTH`, and a cycle is refused.
+#[test]
+fn inherits_chains_are_bounded_without_io() {
+    use nodice::sheets::{ActorFile, InheritError, Loaded, MAX_INHERITED_SHEETS, merge_inherited};
+    let mut reads = 0;
+    let mut load = |&k: &u32| -> Result<Loaded<u32>, String> {
+        reads += 1;
+        let inherits = if k < 6 { vec![k + 1; 4] } else { vec![] };
+        let file = ActorFile {
+            name: format!("S{k}"),
+            kind: Kind::Abstract,
+            serial: "B1(1/1/1)".into(),
+            wildcards: None,
+            notes: None,
+            inherits: vec![],
+        };
+        Ok(Loaded { id: k, file, inherits })
+    };
+    let root: Statblock = "M1(1/1/1)".parse().unwrap();
+    let e = merge_inherited("Root", Kind::Abstract, root, &[0u32], vec![], &mut load).unwrap_err();
+    assert_eq!(e, InheritError::TooMany { actor: "Root".into() });
+    assert!(reads <= MAX_INHERITED_SHEETS);
+    let mut deep = |&k: &u32| -> Result<Loaded<u32>, String> {
+        let file = ActorFile {
+            name: format!("D{k}"),
+            kind: Kind::Abstract,
+            serial: "B1(1/1/1)".into(),
+            wildcards: None,
+            notes: None,
+            inherits: vec![],
+        };
+        Ok(Loaded { id: k, file, inherits: vec![k + 1] })
+    };
+    let e = merge_inherited("Root", Kind::Abstract, root, &[0u32], vec![], &mut deep).unwrap_err();
+    assert!(matches!(e, InheritError::TooDeep { .. }), "{e}");
+    let mut cycle = |&k: &u32| -> Result<Loaded<u32>, String> {
+        let file = ActorFile {
+            name: format!("C{k}"),
+            kind: Kind::Abstract,
+            serial: "B1(1/1/1)".into(),
+            wildcards: None,
+            notes: None,
+            inherits: vec![],
+        };
+        Ok(Loaded { id: k, file, inherits: vec![1 - k] })
+    };
+    let e = merge_inherited("Root", Kind::Abstract, root, &[0u32], vec![], &mut cycle).unwrap_err();
+    assert_eq!(e, InheritError::Cycle("0".into()));
+}

@@ -19,7 +19,7 @@ enum Step {
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         4 => any::<usize>().prop_map(Step::Legal),
-        1 => (0u8..5, 0u8..4, 0u8..9, 0u8..9, 0u16..8, 0u16..16, any::<bool>())
+        1 => (0u8..6, 0u8..4, 0u8..9, 0u8..9, 0u16..8, 0u16..16, any::<bool>())
             .prop_map(|(kind, actor, a, b, bid, targets, flag)| Step::Raw { kind, actor, a, b, bid, targets, flag }),
     ]
 }
@@ -45,6 +45,10 @@ fn raw(kind: u8, actor: u8, a: u8, b: u8, bid: u16, targets: u16, flag: bool) ->
         },
         2 => Command::SpreadDamage { actor, spread: [bid, u16::from(a), u16::from(b)] },
         3 => Command::Withdraw { actor },
+        4 if flag => Command::Engage {
+            clusters: vec![Targets::from_bits(targets), Targets::from_bits(!targets & 0b111)],
+        },
+        4 => Command::Justify { actor, line: "x".repeat(usize::from(a) * 40) },
         _ => Command::EndConflict,
     }
 }

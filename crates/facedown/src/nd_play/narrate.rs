@@ -22,6 +22,22 @@ fn targets(c: &Conflict, t: nodice::Targets) -> String {
     t.iter().map(|a| name(c, a).to_owned()).collect::<Vec<_>>().join(", ")
 }
 
+/// "a" or "an", as fits the word (by its first letter: the names read as words).
+fn a(word: &str) -> &'static str {
+    if word.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
+}
+
+/// Why an Actor is out, in words.
+fn status_text(status: Status) -> String {
+    match status {
+        Status::In => "still in".to_owned(),
+        Status::Withdrew => "withdrew".to_owned(),
+        Status::CouldNotAnte => "could not ante".to_owned(),
+        Status::Exhausted(x) => format!("eliminated, {x} exhausted"),
+        Status::Removed => "removed".to_owned(),
+    }
+}
+
 fn spread_text(aspect: Aspect, spread: [u16; 3]) -> String {
     let parts: Vec<String> = aspect
         .attributes()
@@ -94,7 +110,10 @@ impl Narrator {
                     c.hand,
                     c.stakes,
                     name(c, *next_utg)
-                )?
+                )?;
+                if !c.clusters.is_empty() {
+                    writeln!(out, "--- Cluster {} — UTG: {} ---", c.cluster + 1, name(c, *next_utg))?;
+                }
             }
             Event::AspectCommitted { actor, targets: t, intent, .. } => {
                 write!(
@@ -136,12 +155,19 @@ impl Narrator {
                 writeln!(out, "  The pot holds {pot} token(s).")?;
             }
             Event::TokenPaid { to, attribute, fate, .. } => match fate {
-                TokenFate::Kept => writeln!(out, "  Pot: a {attribute} token to {}.", name(c, *to))?,
-                TokenFate::ToJackpot => writeln!(
-                    out,
-                    "  Pot: a {attribute} token drawn for {}, who has no {attribute}: to the Jackpot.",
-                    name(c, *to)
-                )?,
+                TokenFate::Kept => {
+                    let n = attribute.name();
+                    writeln!(out, "  Pot: {} {n} token to {}.", a(n), name(c, *to))?
+                }
+                TokenFate::ToJackpot => {
+                    let n = attribute.name();
+                    writeln!(
+                        out,
+                        "  Pot: {} {n} token drawn for {}, who has no {n}: to the Jackpot.",
+                        a(n),
+                        name(c, *to)
+                    )?
+                }
             },
             Event::PotToJackpot => {
                 writeln!(out, "  Nobody won Trine Dominance: the pot becomes the Jackpot.")?
@@ -229,6 +255,34 @@ impl Narrator {
                 };
                 writeln!(out, "{} is eliminated: {why}.", name(c, *actor))?;
             }
+            Event::Engaged { clusters } => {
+                if clusters.is_empty() {
+                    writeln!(out, "The GM engages every Actor: one Hand for all.")?;
+                } else {
+                    let list: Vec<String> = clusters
+                        .iter()
+                        .enumerate()
+                        .map(|(k, cl)| format!("cluster {}: {}", k + 1, targets(c, *cl)))
+                        .collect();
+                    writeln!(
+                        out,
+                        "The GM splits the brawl ({}); each cluster plays the Hand on its own, the others sit it out.",
+                        list.join("; ")
+                    )?;
+                    writeln!(out, "--- Cluster 1 — UTG: {} ---", name(c, c.utg))?;
+                }
+            }
+            Event::ClusterEnded => writeln!(
+                out,
+                "The cluster has no opposition left: its Hand ends, the face-down cards go back."
+            )?,
+            Event::ClusterStarted { cluster, utg } => {
+                writeln!(out, "Bids return to the stacks.")?;
+                writeln!(out, "--- Cluster {} — UTG: {} ---", cluster + 1, name(c, *utg))?
+            }
+            Event::Justified { actor, line, .. } => {
+                writeln!(out, "  {} justifies: \"{line}\"", name(c, *actor))?
+            }
             Event::ConflictEnded { ending } => {
                 let how = match ending {
                     Ending::OneSideLeft(Some(side)) => {
@@ -243,6 +297,9 @@ impl Narrator {
                     Ending::OneSideLeft(None) => "nobody remains".to_owned(),
                     Ending::Fiction => "the GM ends it: the fiction has resolved the objective".to_owned(),
                     Ending::Extension => "an extension ends it".to_owned(),
+                    Ending::Stalemate(n) => {
+                        format!("a stalemate: {n} Hands in a row without damage or elimination")
+                    }
                 };
                 writeln!(out, "\n=== The Conflict is over: {how}. ===")?;
             }
@@ -313,7 +370,8 @@ pub fn seat_view(view: &ConflictView, seat: &str, out: &mut dyn Write) -> anyhow
     )?;
     for a in &view.actors {
         let mine = if a.seat == seat { " (yours)" } else { "" };
-        let status = if a.status == Status::In { String::new() } else { format!(" [out: {:?}]", a.status) };
+        let status =
+            if a.status == Status::In { String::new() } else { format!(" (out: {})", status_text(a.status)) };
         writeln!(out, "  {}{mine}{status}: {}", a.name, values(a))?;
         if let Some(w) = a.wildcards.filter(|&w| w > 0) {
             writeln!(out, "    Wildcards left: {w}")?;
@@ -321,10 +379,10 @@ pub fn seat_view(view: &ConflictView, seat: &str, out: &mut dyn Write) -> anyhow
         match a.aspect {
             Face::Known(card) => writeln!(
                 out,
-                "    Aspect card: {} (ante {}), targets {:?}",
+                "    Aspect card: {} (ante {}), targets {}",
                 card.aspect,
                 card.ante,
-                a.targets.iter().map(|t| view.actors[t.index()].name.clone()).collect::<Vec<_>>()
+                a.targets.iter().map(|t| view.actors[t.index()].name.clone()).collect::<Vec<_>>().join(", ")
             )?,
             Face::FaceDown => writeln!(out, "    Aspect card: face down")?,
             Face::Empty => {}
@@ -354,13 +412,7 @@ pub fn seat_view(view: &ConflictView, seat: &str, out: &mut dyn Write) -> anyhow
 pub fn summary(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "After {} Hand(s):", view.hand)?;
     for a in &view.actors {
-        let status = match a.status {
-            Status::In => "still in".to_owned(),
-            Status::Withdrew => "withdrew".to_owned(),
-            Status::CouldNotAnte => "could not ante".to_owned(),
-            Status::Exhausted(x) => format!("eliminated ({x} exhausted)"),
-            Status::Removed => "removed".to_owned(),
-        };
+        let status = status_text(a.status);
         writeln!(out, "  {}: {status}; {}", a.name, values(a))?;
     }
     Ok(())

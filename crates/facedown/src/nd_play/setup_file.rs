@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use nodice::sheets::{self, ActorFile, merge_inherited};
 use nodice::{
     ActorId, ActorSheet, Aspect, Conflict, DamageAbility, Ext, Kind, Options, Setup, Stakes, Statblock,
 };
@@ -34,6 +35,10 @@ pub struct ConflictFile {
     /// What the Conflict is about (printed at the start).
     #[serde(default)]
     pub scene: Option<String>,
+    /// The GM's interaction clusters from the first Hand (seed Step 1; Decision 33), by
+    /// Actor name; empty: every Actor plays every Hand.
+    #[serde(default)]
+    pub engagement: Vec<Vec<String>>,
 }
 
 /// A seat.
@@ -95,85 +100,24 @@ pub struct DamageEntry {
     pub aspect: Option<Aspect>,
 }
 
-/// An actor file.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ActorFile {
-    name: String,
-    #[serde(default)]
-    kind: Kind,
-    serial: String,
-    #[serde(default)]
-    wildcards: Option<u16>,
-    /// Free text for the GM (ignored by the engine).
-    #[serde(default)]
-    #[allow(dead_code)]
-    notes: Option<String>,
-    /// Actor files this (abstract) Actor inherits, relative to this file (§3.4; Decision 30).
-    #[serde(default)]
-    inherits: Vec<String>,
+/// An actor file's path, as the `nodice` Inherits walk names it.
+#[derive(Clone, PartialEq)]
+struct SheetPath(PathBuf);
+
+impl std::fmt::Display for SheetPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
 }
 
-/// Merges the sheets an Actor inherits into its stat block (§3.4 "Inherits"; the rule is
-/// [`Statblock::inherit`], Decision 30). `chain` holds the actor files being read, to refuse
-/// a sheet that inherits itself.
-fn merge_inherited(
-    name: &str,
-    kind: Kind,
-    block: Statblock,
-    inherits: &[PathBuf],
-    chain: &mut Vec<PathBuf>,
-    warnings: &mut Vec<String>,
-) -> anyhow::Result<Statblock> {
-    if inherits.is_empty() {
-        return Ok(block);
-    }
-    if !kind.may_inherit() {
-        bail!(
-            "{name} inherits sheets but is not an abstract Actor: only abstract Actors (Places and Things) \
-             inherit (§3.4 \"Inherits\"); set kind = \"abstract\" or remove inherits"
-        );
-    }
-    let mut parents = Vec::new();
-    let mut names = Vec::new();
-    for path in inherits {
-        let (parent_name, parent) = read_sheet(path, chain, warnings)
-            .with_context(|| format!("{name} inherits {}", path.display()))?;
-        parents.push(parent);
-        names.push(parent_name);
-    }
-    let merged = block.inherit(&parents);
-    for (i, parent_name) in names.iter().enumerate() {
-        if !merged.taken.iter().any(|&(_, j)| j == i) {
-            warnings.push(format!(
-                "{name} takes nothing from {parent_name}: every Aspect {parent_name} has is {name}'s own or \
-                 an earlier inherited sheet's (Decision 30)"
-            ));
-        }
-    }
-    Ok(merged.statblock)
-}
-
-/// Reads an actor file and merges the sheets it inherits; returns its name and stat block.
-fn read_sheet(
-    path: &Path,
-    chain: &mut Vec<PathBuf>,
-    warnings: &mut Vec<String>,
-) -> anyhow::Result<(String, Statblock)> {
-    let f: ActorFile = read(path)?;
-    let canonical = path.canonicalize().with_context(|| format!("cannot read {}", path.display()))?;
-    if chain.contains(&canonical) {
-        bail!("{} inherits itself (an actor file in its own Inherits chain)", path.display());
-    }
-    let (block, warns) = Statblock::parse_with_warnings(&f.serial)
-        .with_context(|| format!("{}: {}'s serial {:?}", path.display(), f.name, f.serial))?;
-    warnings.extend(warns.into_iter().map(|w| format!("{}: {w}", f.name)));
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let inherits: Vec<PathBuf> = f.inherits.iter().map(|p| dir.join(p)).collect();
-    chain.push(canonical);
-    let block = merge_inherited(&f.name, f.kind, block, &inherits, chain, warnings);
-    chain.pop();
-    Ok((f.name, block?))
+/// Reads an actor file for the Inherits walk: its canonical path (to find cycles), its content
+/// and the paths of the sheets it inherits, relative to it.
+fn load_sheet(path: &SheetPath) -> Result<sheets::Loaded<SheetPath>, String> {
+    let file: ActorFile = read(&path.0).map_err(|e| format!("{e:#}"))?;
+    let id = path.0.canonicalize().map_err(|e| format!("cannot read {}: {e}", path.0.display()))?;
+    let dir = path.0.parent().unwrap_or(Path::new("."));
+    let inherits = file.inherits.iter().map(|p| SheetPath(dir.join(p))).collect();
+    Ok(sheets::Loaded { id: SheetPath(id), file, inherits })
 }
 
 fn parse_text<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> anyhow::Result<T> {
@@ -190,8 +134,20 @@ fn read<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     parse_text(path, &text)
 }
 
+/// A loaded conflict file: the Conflict, its scene, warnings, and the GM's engagement.
+pub struct Loaded {
+    /// The Conflict.
+    pub conflict: Conflict,
+    /// The scene text.
+    pub scene: Option<String>,
+    /// Warnings to print.
+    pub warnings: Vec<String>,
+    /// The interaction clusters the GM engages at the start (empty: everyone).
+    pub engagement: Vec<nodice::Targets>,
+}
+
 /// Reads a conflict file and builds its Setup; returns the scene text too.
-pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String>)> {
+pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     let file: ConflictFile = read(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.display();
@@ -216,7 +172,8 @@ pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String
             seats.find(&entry.seat).with_context(|| format!("{}: unknown seat {:?}", at(), entry.seat))?;
         let (mut actor_name, mut kind, mut serial, mut wildcards) =
             (entry.name.clone(), entry.kind, entry.serial.clone(), entry.wildcards);
-        let mut inherits: Vec<PathBuf> = entry.inherits.iter().flatten().map(|p| dir.join(p)).collect();
+        let mut inherits: Vec<SheetPath> =
+            entry.inherits.iter().flatten().map(|p| SheetPath(dir.join(p))).collect();
         let mut chain = Vec::new();
         if let Some(sheet) = &entry.sheet {
             let sheet_path = dir.join(sheet);
@@ -227,24 +184,19 @@ pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String
             wildcards = wildcards.or(f.wildcards);
             if entry.inherits.is_none() {
                 let sheet_dir = sheet_path.parent().unwrap_or(Path::new("."));
-                inherits = f.inherits.iter().map(|p| sheet_dir.join(p)).collect();
+                inherits = f.inherits.iter().map(|p| SheetPath(sheet_dir.join(p))).collect();
             }
-            chain.extend(sheet_path.canonicalize().ok());
+            chain.extend(sheet_path.canonicalize().ok().map(SheetPath));
         }
         let Some(actor_name) = actor_name else { bail!("{}: give it a name (or a sheet)", at()) };
         let Some(serial) = serial else { bail!("{}: {actor_name} needs a serial (or a sheet)", at()) };
         let (block, warns) = Statblock::parse_with_warnings(&serial)
             .with_context(|| format!("{}: {actor_name}'s serial {serial:?}", at()))?;
         warnings.extend(warns.into_iter().map(|w| format!("{actor_name}: {w}")));
-        let block = merge_inherited(
-            &actor_name,
-            kind.unwrap_or_default(),
-            block,
-            &inherits,
-            &mut chain,
-            &mut warnings,
-        )
-        .with_context(at)?;
+        let (block, warns) =
+            merge_inherited(&actor_name, kind.unwrap_or_default(), block, &inherits, chain, &mut load_sheet)
+                .with_context(at)?;
+        warnings.extend(warns);
         let seat_side = seats.get(seat).map(|s| s.side).unwrap_or(SideId(0));
         let side = entry.side.map(SideId).unwrap_or(seat_side);
         let mut sheet = ActorSheet::new(&actor_name, kind.unwrap_or_default(), block, seat, side);
@@ -272,5 +224,16 @@ pub fn load(path: &Path) -> anyhow::Result<(Conflict, Option<String>, Vec<String
     let setup =
         Setup { seats, actors, initiator, stakes, options: file.options, extensions, seed: file.seed };
     let conflict = Conflict::new(setup).with_context(|| format!("{name}: the Conflict cannot start"))?;
-    Ok((conflict, file.scene, warnings))
+    let mut engagement = Vec::new();
+    for (k, cluster) in file.engagement.iter().enumerate() {
+        let mut t = nodice::Targets::NONE;
+        for n in cluster {
+            let a = conflict
+                .find(n)
+                .with_context(|| format!("{name}: engagement cluster {}: {n:?} is not an Actor", k + 1))?;
+            t = t.with(a);
+        }
+        engagement.push(t);
+    }
+    Ok(Loaded { conflict, scene: file.scene, warnings, engagement })
 }
