@@ -377,10 +377,13 @@ pub enum Event {
     StrikesLost {
         /// The side.
         side: u8,
-        /// How many.
+        /// How many it lost: never more than it had.
         strikes: u32,
         /// Left.
         left: u32,
+        /// The hits dealt, when more than the Strikes the side had left (they are clamped).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hits: Option<u32>,
     },
     /// A character reached Max Hits (§9).
     Incapacitated {

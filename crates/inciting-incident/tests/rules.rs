@@ -808,6 +808,29 @@ fn healing_revives_an_incapacitated_ally_and_clears_death_hits() {
 }
 
 #[test]
+fn strikes_lost_are_clamped_to_the_strikes_left() {
+    // §10: a side cannot lose more Strikes than it has; the event says how many hits there were.
+    let mut s = common::example("cover-up.toml");
+    s.characters[1].sheet.defences.resolve.rv = 1;
+    s.characters[1].sheet.defences.resolve.rd = 9;
+    s.strikes = Some([3, 2]);
+    let mut t = table(s);
+    let sam = t.state().find_fighter("Sam Vale").unwrap();
+    let janitor = ch(&t, "The janitor");
+    declare(&mut t, &[(sam, Action::Decisive { talent: 0, target: janitor, defence: None })]);
+    let ev = finish_round(&mut t);
+    let lost = ev
+        .iter()
+        .find_map(|e| match e {
+            Event::StrikesLost { side: 1, strikes, left, hits } => Some((*strikes, *left, *hits)),
+            _ => None,
+        })
+        .expect("Strikes lost");
+    assert_eq!((lost.0, lost.1), (2, 0), "only the 2 Strikes left can be lost");
+    assert!(lost.2.is_some_and(|h| h > 2), "the hits dealt are kept: {lost:?}");
+}
+
+#[test]
 fn non_violent_hits_remove_strikes_and_a_side_without_strikes_loses() {
     let mut s = common::example("cover-up.toml");
     // A janitor who cannot resist: Resolve RV 1, RD 9 — Sam's Decisive Attack always hits hard.

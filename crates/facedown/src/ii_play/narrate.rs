@@ -231,9 +231,13 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             let max = scene.fighters[usize::from(*character)].sheet.max_hits;
             format!("  {} takes {hits} hit(s) ({total}/{max})", scene.fighter_name(*character))
         }
-        Event::StrikesLost { side, strikes, left } => {
-            format!("  {} lose {strikes} Strike(s): {left} left", scene.side_name(*side))
-        }
+        Event::StrikesLost { side, strikes, left, hits } => match hits {
+            Some(h) => format!(
+                "  {} lose {strikes} Strike(s) ({h} hits, but only {strikes} Strike(s) were left): {left} left",
+                scene.side_name(*side)
+            ),
+            None => format!("  {} lose {strikes} Strike(s): {left} left", scene.side_name(*side)),
+        },
         Event::Incapacitated { character } => {
             format!("  {} is Incapacitated!", scene.fighter_name(*character))
         }
