@@ -67,6 +67,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
 
+    /// Stop the scene after N rounds, printing that the round limit stopped it. Default: the
+    /// scene file's `options.max_rounds`, else 100 — so a game of bots always ends.
+    #[arg(long, value_name = "N", conflicts_with = "resume", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rounds: Option<u32>,
+
     /// Print each event as a JSON line (declarations left face down) and finish with the
     /// spectator's view of the scene as one JSON line. Prompts go to standard error.
     #[arg(long)]
@@ -76,7 +81,7 @@ pub struct Args {
 type SeatBot = Box<dyn Bot<IncitingIncident>>;
 
 /// Reads a scene file (TOML, or JSON by its `.json` extension) and starts the scene.
-pub fn load_scene(path: &Path, dice_seed: Option<u64>) -> anyhow::Result<Scene> {
+pub fn load_scene(path: &Path, dice_seed: Option<u64>, max_rounds: Option<u32>) -> anyhow::Result<Scene> {
     let name = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the scene file {name}"))?;
     let mut setup: Setup = if path.extension().is_some_and(|e| e == "json") {
@@ -87,6 +92,8 @@ pub fn load_scene(path: &Path, dice_seed: Option<u64>) -> anyhow::Result<Scene> 
     if let Some(seed) = dice_seed {
         setup.seed = seed;
     }
+    // The round limit is a rules option (the crate's default when neither flag nor file sets it).
+    setup.apply_round_limit(max_rounds);
     Scene::new(setup).with_context(|| format!("{name}: the scene cannot start"))
 }
 
@@ -309,7 +316,7 @@ impl Game {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (table, resumed) = match (&args.resume, &args.scene) {
         (Some(path), _) => (read_save(path)?, true),
-        (None, Some(path)) => (Table::new(load_scene(path, args.dice_seed)?), false),
+        (None, Some(path)) => (Table::new(load_scene(path, args.dice_seed, args.max_rounds)?), false),
         (None, None) => bail!("give a scene file, or --resume FILE"),
     };
     let bots = make_bots(&args, table.state())?;
@@ -340,10 +347,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match stop {
         Stop::Over => {
+            let limit = game.table.state().outcome.as_ref().and_then(|o| o.round_limit);
             if args.json {
                 writeln!(out, "{}", serde_json::to_string(&view)?)?;
+                if let Some(n) = limit {
+                    eprintln!("{}", narrate::round_limit_note(n));
+                }
             } else {
                 narrate::summary(game.table.state(), &mut out)?;
+                if let Some(n) = limit {
+                    writeln!(out, "{}", narrate::round_limit_note(n))?;
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -325,3 +325,84 @@ fn a_script_naming_a_talent_of_a_character_number_that_does_not_exist_exits_2() 
     }
     let _ = std::fs::remove_file(&script);
 }
+
+/// A scene nobody can win: the two sides stand in Regions with no way between them.
+const STALEMATE: &str = r#"
+title = "Stalemate"
+sides = ["heroes", "villains"]
+[[seats]]
+name = "h"
+side = "heroes"
+[[seats]]
+name = "v"
+side = "villains"
+[[regions]]
+name = "A"
+[[regions]]
+name = "B"
+[[regions]]
+name = "C"
+[[characters]]
+seat = "h"
+region = "A"
+[characters.sheet]
+name = "H"
+abilities = { fortitude = 3, perseverance = 3, nimbleness = 3 }
+max_hits = 2
+defences.resilience = { rv = 5, rd = 2 }
+defences.resolve = { rv = 5, rd = 2 }
+defences.reactions = { rv = 5, rd = 2 }
+[[characters]]
+seat = "v"
+region = "C"
+[characters.sheet]
+name = "V"
+abilities = { fortitude = 3, perseverance = 3, nimbleness = 2 }
+max_hits = 2
+defences.resilience = { rv = 5, rd = 2 }
+defences.resolve = { rv = 5, rd = 2 }
+defences.reactions = { rv = 5, rd = 2 }
+"#;
+
+/// Runs `play` and fails (instead of hanging) when it has not ended after a minute.
+fn play_with_deadline(args: &[&str]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(["inciting-incident", "play"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("play did not end within a minute: a bot-only game must end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn round_limit_ends_a_bot_only_game_and_says_so() {
+    let file = temp("stalemate.toml");
+    std::fs::write(&file, STALEMATE).unwrap();
+    let file = file.display().to_string();
+    // The default limit: 100 rounds.
+    let o = play_with_deadline(&[&file, "--bot", "all=random"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("== Round 100 ==") && !text.contains("== Round 101 =="), "{text}");
+    assert!(text.contains("Stopped by the round limit: 100 rounds"), "{text}");
+    // A flag overrides it (and the scene file's own max_rounds).
+    let o = play_with_deadline(&[&file, "--bot", "all=random", "--max-rounds", "3"]);
+    let text = stdout(&o);
+    assert!(text.contains("== Round 3 ==") && !text.contains("== Round 4 =="), "{text}");
+    assert!(text.contains("Stopped by the round limit: 3 rounds"), "{text}");
+    let o = play_with_deadline(&[&example("river-fight.toml"), "--bot", "all=random", "--max-rounds", "1"]);
+    assert!(stdout(&o).contains("Stopped by the round limit: 1 round "), "{}", stdout(&o));
+    let o = play_with_deadline(&[&file, "--bot", "all=random", "--max-rounds", "0"]);
+    assert_eq!(o.status.code(), Some(2), "a limit is at least 1");
+}

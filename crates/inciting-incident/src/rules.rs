@@ -665,7 +665,7 @@ impl Scene {
             Some(w) => format!("the GM ends the scene in favour of {}", self.side_name(w)),
             None => "the GM ends the scene".to_owned(),
         };
-        events.push(Event::SceneOver { outcome: Outcome { winner, why, by_gm: true } });
+        events.push(Event::SceneOver { outcome: Outcome { winner, why, by_gm: true, round_limit: None } });
         Ok(())
     }
 
@@ -740,9 +740,10 @@ impl Scene {
                 if let Some(max) = self.setup.options.max_rounds
                     && self.round >= max
                 {
-                    return Some(Event::SceneOver {
-                        outcome: Outcome::new(None, format!("the scene ends after {max} rounds")),
-                    });
+                    let mut outcome =
+                        Outcome::new(None, format!("the round limit stops the scene after {max} rounds"));
+                    outcome.round_limit = Some(max);
+                    return Some(Event::SceneOver { outcome });
                 }
                 let round = self.round + 1;
                 let surprise = if round == 1 {

@@ -16,6 +16,11 @@ use crate::rules::Action;
 /// The largest a minion group can grow (reinforcements stop there).
 pub const MAX_MINIONS: u32 = 1000;
 
+/// The round limit a shell (`play`, a session) applies when neither its user nor the scene
+/// file sets one, so that a game of bots always ends (the rules end a scene by a narrative
+/// decision, §5 step 9, which bots never take).
+pub const DEFAULT_ROUND_LIMIT: u32 = 100;
+
 /// The most Crisis Triggers a scene file may set, and the most Skills may add in a scene.
 pub const MAX_TRIGGERS: usize = 64;
 
@@ -375,12 +380,15 @@ pub struct Outcome {
     /// Whether the GM ended the scene by [`crate::Command::EndScene`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_gm: bool,
+    /// The round limit that stopped the scene (`options.max_rounds`), if that is why it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_limit: Option<u32>,
 }
 
 impl Outcome {
     /// An end the rules reach by themselves (not the GM's call).
     pub fn new(winner: Option<u8>, why: impl Into<String>) -> Outcome {
-        Outcome { winner, why: why.into(), by_gm: false }
+        Outcome { winner, why: why.into(), by_gm: false, round_limit: None }
     }
 }
 
@@ -451,6 +459,15 @@ fn side_id(sides: &[String; 2], field: &str, name: &str) -> Result<u8, SetupErro
 }
 
 impl Setup {
+    /// Sets the round limit a shell plays with (`options.max_rounds`): `limit` when its user
+    /// gave one, else the scene file's own, else [`DEFAULT_ROUND_LIMIT`]. Returns the limit in
+    /// force. A later session layer calls this the same way `play` does.
+    pub fn apply_round_limit(&mut self, limit: Option<u32>) -> u32 {
+        let max = limit.or(self.options.max_rounds).unwrap_or(DEFAULT_ROUND_LIMIT).max(1);
+        self.options.max_rounds = Some(max);
+        max
+    }
+
     /// Checks every name the triggers use: the scene's, and those the characters' Skills add
     /// (Advanced Actions with an `add_trigger` effect).
     fn check_triggers(&self) -> Result<(), SetupError> {

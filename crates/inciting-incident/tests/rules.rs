@@ -948,6 +948,32 @@ fn max_rounds_ends_the_scene() {
         act(&mut t, f);
     }
     assert!(t.is_over());
+    assert_eq!(t.state().outcome.as_ref().unwrap().round_limit, Some(1));
+}
+
+#[test]
+fn round_limit_play_default_is_100_a_given_limit_overrides_the_file() {
+    use inciting_incident::scene::DEFAULT_ROUND_LIMIT;
+    let mut s = arena();
+    assert_eq!(s.apply_round_limit(None), DEFAULT_ROUND_LIMIT);
+    assert_eq!(DEFAULT_ROUND_LIMIT, 100);
+    assert_eq!(s.options.max_rounds, Some(100));
+    let mut s = arena();
+    s.options.max_rounds = Some(7);
+    assert_eq!(s.apply_round_limit(None), 7, "the scene file's own limit stands");
+    assert_eq!(s.apply_round_limit(Some(3)), 3, "a limit given by the user wins");
+    // A game of holds never ends by itself; the limit stops it and says so.
+    let mut s = arena();
+    s.apply_round_limit(Some(2));
+    let mut t = table(s);
+    for _ in 0..2 {
+        declare(&mut t, &[]);
+        finish_round(&mut t);
+    }
+    assert!(t.is_over(), "{}", t.state().waiting_for());
+    let o = t.state().outcome.clone().unwrap();
+    assert_eq!((o.round_limit, o.winner), (Some(2), None));
+    assert!(o.why.contains("round limit"), "{}", o.why);
 }
 
 #[test]

@@ -314,6 +314,14 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
     })
 }
 
+/// What `play` prints when its round limit stopped a scene.
+pub fn round_limit_note(limit: u32) -> String {
+    let rounds = if limit == 1 { "round" } else { "rounds" };
+    format!(
+        "Stopped by the round limit: {limit} {rounds} (change it with --max-rounds N or the scene file's options.max_rounds)."
+    )
+}
+
 /// The scene's opening.
 pub fn intro(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "{}", scene.setup.title)?;
