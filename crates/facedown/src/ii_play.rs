@@ -72,6 +72,12 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with = "resume", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_rounds: Option<u32>,
 
+    /// After the scene, the GM holds up to N daily Rest Scenes (§9): everyone wounded rolls
+    /// to remove a hit; the unrevived Incapacitated recover or mark Death Hits. Needs a GM
+    /// seat. A script may instead give the GM's `rest_scene` commands after the end.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=365))]
+    pub rest: u32,
+
     /// Print each event as a JSON line (declarations left face down) and finish with the
     /// spectator's view of the scene as one JSON line. Prompts go to standard error.
     #[arg(long)]
@@ -166,6 +172,17 @@ impl Game {
         self.after_accept()?;
         loop {
             if self.table.is_over() {
+                // After the end, a script may go on with the GM's Rest Scenes (§9).
+                if let Source::Script(script) = &mut self.source
+                    && let Some(s) = script.next(self.table.state())?
+                {
+                    let name = script.name().to_owned();
+                    if let Err(e) = self.table.submit(s.seat, &s.command) {
+                        bail!("{name} line {} (seat {}): {e}", s.line, self.table.state().seat_name(s.seat));
+                    }
+                    self.after_accept()?;
+                    continue;
+                }
                 return Ok(Stop::Over);
             }
             let awaiting = self.table.awaiting();
@@ -263,6 +280,31 @@ impl Game {
         Ok(Some(line.trim().to_owned()))
     }
 
+    /// Holds up to `days` daily Rest Scenes after the scene, in the GM's name (§9), while
+    /// anyone alive is wounded or Incapacitated.
+    fn rest(&mut self, days: u32) -> anyhow::Result<()> {
+        if days == 0 {
+            return Ok(());
+        }
+        let state = self.table.state();
+        let Some(gm) = state.gm_seat() else {
+            bail!("--rest: the scene has no GM seat to hold the Rest Scenes (§9)");
+        };
+        let mut legal = Vec::new();
+        for _ in 0..days {
+            self.table.legal_commands(gm, &mut legal);
+            let rest = inciting_incident::Command::RestScene { full_day: false };
+            if !legal.contains(&rest) {
+                break;
+            }
+            self.table
+                .submit(gm, &rest)
+                .map_err(|e| anyhow::anyhow!("the engine refused a Rest Scene: {e}"))?;
+            self.after_accept()?;
+        }
+        Ok(())
+    }
+
     /// Asks the person at the keyboard for `seat`'s decision until the engine accepts one.
     fn ask(&mut self, seat: SeatId) -> anyhow::Result<Option<Stop>> {
         let mut legal = Vec::new();
@@ -335,7 +377,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let tty = std::io::stdin().is_terminal();
     let mut game = Game { table, narrator, bots, source, save: args.save.clone(), json: args.json, tty };
-    let stop = match game.run() {
+    let stop = match game.run().and_then(|s| {
+        if matches!(s, Stop::Over) {
+            game.rest(args.rest)?;
+        }
+        Ok(s)
+    }) {
         Ok(s) => s,
         Err(e) => {
             let mut out = std::io::stdout().lock();

@@ -406,3 +406,35 @@ fn round_limit_ends_a_bot_only_game_and_says_so() {
     let o = play_with_deadline(&[&file, "--bot", "all=random", "--max-rounds", "0"]);
     assert_eq!(o.status.code(), Some(2), "a limit is at least 1");
 }
+
+#[test]
+fn rest_scenes_and_death_hits_inside_play() {
+    // --rest N: after the scene the GM holds daily Rest Scenes with the crate's §9 rules.
+    let o = play(&[&example("river-fight.toml"), "--bot", "all=random", "--seed", "1", "--rest", "2"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let end = text.find("The scene is over").expect("the scene ends");
+    let rest = text[end..].find("== Rest Scene ==").expect("a Rest Scene after the end");
+    assert!(text[end + rest..].contains("rest roll") && text.contains("Death Hits"), "{text}");
+    // A script may hold them too, in the GM's name, after the end; a player may not.
+    let script = temp("rest.jsonl");
+    std::fs::write(
+        &script,
+        "{\"seat\": \"gm\", \"command\": {\"end_scene\": {}}}\n{\"seat\": \"gm\", \"command\": {\"rest_scene\": {\"full_day\": true}}}\n",
+    )
+    .unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("== A whole day of rest =="), "{}", stdout(&o));
+    std::fs::write(&script, "{\"seat\": \"gm\", \"command\": {\"rest_scene\": {}}}\n").unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert_eq!(o.status.code(), Some(2), "no Rest Scene before the end");
+    assert!(stderr(&o).contains("Rest Scene comes after"), "{}", stderr(&o));
+    // Without a GM seat there is nobody to hold them.
+    let file = temp("stalemate-rest.toml");
+    std::fs::write(&file, STALEMATE).unwrap();
+    let o =
+        play(&[&file.display().to_string(), "--bot", "all=random", "--max-rounds", "1", "--rest", "1"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no GM seat"), "{}", stderr(&o));
+}

@@ -163,6 +163,18 @@ pub enum Command {
         #[serde(default)]
         winner: Option<u8>,
     },
+    /// The GM holds a Rest Scene after the scene is over (§9): every living character who is
+    /// wounded or Incapacitated rolls the higher of Fortitude and Perseverance against 20 with
+    /// `options.ability_dice` d6 of difficulty, and [`crate::wounds::Wounds`] says what the
+    /// roll does (a hit removed; for the unrevived Incapacitated, recovery or a Death Hit).
+    /// With `full_day`, a whole day's rest: every hit of a conscious character is removed
+    /// without a roll; an Incapacitated one makes its daily roll instead. Only a GM seat may
+    /// give it, and only once the scene is over (Decision: Rest Scenes come between scenes).
+    RestScene {
+        /// A whole day of rest rather than a short Rest Scene.
+        #[serde(default)]
+        full_day: bool,
+    },
 }
 
 impl Command {
@@ -170,7 +182,7 @@ impl Command {
     /// GM seat's legal list holds these at every moment; bots and random players skip them,
     /// and the engine never waits for them.
     pub fn is_gm_ruling(&self) -> bool {
-        matches!(self, Command::EndScene { .. })
+        matches!(self, Command::EndScene { .. } | Command::RestScene { .. })
     }
 }
 
@@ -210,6 +222,8 @@ pub enum Purpose {
     KeepFighting,
     /// A Simple Obstacle on entering a Region.
     Obstacle,
+    /// A Rest Scene roll, or the daily roll of the unrevived Incapacitated (§9).
+    Rest,
 }
 
 /// Why a side has the initiative (§5 steps 2–4).
@@ -484,6 +498,26 @@ pub enum Event {
         /// How it ended.
         outcome: Outcome,
     },
+    /// The GM holds a Rest Scene after the scene (§9).
+    RestStarted {
+        /// A whole day of rest.
+        full_day: bool,
+    },
+    /// A character's Rest Scene, by the rules of [`crate::wounds`]: its wounds afterwards.
+    Rested {
+        /// The character.
+        character: u8,
+        /// What the rest did.
+        outcome: crate::wounds::RestOutcome,
+        /// Hits afterwards.
+        hits: u8,
+        /// Death Hits afterwards.
+        death_hits: u8,
+        /// Whether it is still Incapacitated.
+        incapacitated: bool,
+        /// Whether it must die before the next Action or Conflict scene.
+        doomed: bool,
+    },
 }
 
 /// Why a command was refused. The state is unchanged.
@@ -520,6 +554,9 @@ pub enum RuleError {
         /// The seat.
         seat: String,
     },
+    /// A command that has to wait for a later moment.
+    #[error("{0}")]
+    NotYet(String),
     /// A side number that is not 0 or 1.
     #[error("there is no side number {0}; the sides are 0 and 1")]
     UnknownSide(u8),
@@ -543,11 +580,15 @@ impl Scene {
 
     /// Validates `command` from `seat` and pushes its events.
     pub fn decide(&self, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if let Command::RestScene { full_day } = *command {
+            return self.rest_scene(seat, full_day, events);
+        }
         if self.phase == Phase::Over {
             return Err(RuleError::Over);
         }
         let f = match *command {
             Command::EndScene { winner } => return self.end_scene(seat, winner, events),
+            Command::RestScene { .. } => return Err(RuleError::Over),
             Command::Declare { character, .. }
             | Command::Act { character }
             | Command::KeepFighting { character, .. }
@@ -597,6 +638,7 @@ impl Scene {
                 Ok(())
             }
             Command::EndScene { winner } => self.end_scene(seat, winner, events),
+            Command::RestScene { full_day } => self.rest_scene(seat, full_day, events),
             _ if pending.is_some() => Err(out_of_turn()),
             Command::OutOfOrder { action, .. } => {
                 if !matches!(self.phase, Phase::Resolve { .. }) {
@@ -666,6 +708,46 @@ impl Scene {
             None => "the GM ends the scene".to_owned(),
         };
         events.push(Event::SceneOver { outcome: Outcome { winner, why, by_gm: true, round_limit: None } });
+        Ok(())
+    }
+
+    /// A Rest Scene (§9), once the scene is over, by the GM: each living character who is
+    /// wounded or Incapacitated rolls (or, for a whole day, heals without a roll when it may),
+    /// and [`crate::wounds::Wounds`] applies the result — the same rules as the `roll rest`
+    /// calculator.
+    fn rest_scene(&self, seat: SeatId, full_day: bool, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if !self.is_gm(seat) {
+            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+        }
+        if self.phase != Phase::Over {
+            return Err(RuleError::NotYet(
+                "a Rest Scene comes after the scene is over (§9); end the scene first".into(),
+            ));
+        }
+        let mut em = Emit::new(self, events);
+        em.push(Event::RestStarted { full_day });
+        for (i, f) in self.fighters.iter().enumerate() {
+            let mut w = f.wounds();
+            if !w.needs_rest() {
+                continue;
+            }
+            let success = if full_day && w.full_day_heals() {
+                false
+            } else {
+                let (_, level) = f.sheet.recovery_ability();
+                let pool = ability_pool(level, self.setup.options.ability_dice);
+                em.roll(Who::Character(i as u8), Purpose::Rest, &pool, 0) >= dice::TARGET
+            };
+            let outcome = if full_day { w.full_day(success) } else { w.rest(success) };
+            em.push(Event::Rested {
+                character: i as u8,
+                outcome,
+                hits: w.hits,
+                death_hits: w.death_hits,
+                incapacitated: w.incapacitated,
+                doomed: w.doomed,
+            });
+        }
         Ok(())
     }
 
@@ -817,6 +899,10 @@ impl Scene {
     /// until the end; bots skip them ([`Command::is_gm_ruling`]).
     pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
         if self.phase == Phase::Over {
+            // After the scene the GM may hold Rest Scenes while anyone alive needs one (§9).
+            if self.is_gm(seat) && self.fighters.iter().any(|f| f.wounds().needs_rest()) {
+                out.extend([false, true].map(|full_day| Command::RestScene { full_day }));
+            }
             return;
         }
         self.play_commands(seat, out);
@@ -1085,6 +1171,15 @@ impl Scene {
                 self.phase = Phase::Over;
                 self.pending.clear();
                 self.outcome = Some(outcome.clone());
+            }
+            Event::RestStarted { .. } => {}
+            Event::Rested { character, hits, death_hits, incapacitated, doomed, .. } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.hits = *hits;
+                    f.death_hits = *death_hits;
+                    f.status = if *incapacitated { Status::Incapacitated } else { Status::Fighting };
+                    f.doomed = *doomed;
+                }
             }
         }
     }

@@ -307,6 +307,17 @@ pub struct Fighter {
 }
 
 impl Fighter {
+    /// Its wounds, for the rules of [`crate::wounds`] (§9).
+    pub fn wounds(&self) -> crate::wounds::Wounds {
+        crate::wounds::Wounds {
+            hits: self.hits,
+            max_hits: self.sheet.max_hits,
+            death_hits: self.death_hits,
+            incapacitated: self.status == Status::Incapacitated,
+            doomed: self.doomed,
+        }
+    }
+
     /// Whether it can act and be fought: fighting and present.
     pub fn engaged_capable(&self) -> bool {
         self.status == Status::Fighting && !self.absent && self.region.is_some()
@@ -758,6 +769,11 @@ impl Scene {
     /// The Region with this name.
     pub fn find_region(&self, name: &str) -> Option<RegionId> {
         self.setup.regions.iter().position(|r| r.name == name).map(|i| i as RegionId)
+    }
+
+    /// The first GM seat, if the scene has one.
+    pub fn gm_seat(&self) -> Option<SeatId> {
+        self.seats.iter().map(|(id, _)| id).find(|&id| self.is_gm(id))
     }
 
     /// Whether the seat is the GM's.

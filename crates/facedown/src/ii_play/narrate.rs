@@ -119,6 +119,8 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::EndScene { winner: Some(w) } => {
             format!("GM: end the scene now, {} win", scene.side_name(*w))
         }
+        Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each, §9)".into(),
+        Command::RestScene { full_day: true } => "GM: a whole day of rest (§9)".into(),
     }
 }
 
@@ -179,6 +181,7 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
                 Purpose::Defence => "defence roll",
                 Purpose::KeepFighting => "keep-fighting roll",
                 Purpose::Obstacle => "Simple Obstacle roll",
+                Purpose::Rest => "rest roll",
             };
             let adv = match roll.advantage {
                 0 => String::new(),
@@ -311,6 +314,16 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             outcome.why,
             outcome.winner.map(|w| format!(" — {} win", scene.side_name(w))).unwrap_or_default()
         ),
+        Event::RestStarted { full_day: false } => "\n== Rest Scene ==".into(),
+        Event::RestStarted { full_day: true } => "\n== A whole day of rest ==".into(),
+        Event::Rested { character, outcome, hits, death_hits, .. } => {
+            let max = scene.fighters[usize::from(*character)].sheet.max_hits;
+            format!(
+                "  {}: {}. Hits {hits}/{max}, Death Hits {death_hits}/{max}.",
+                scene.fighter_name(*character),
+                outcome.describe()
+            )
+        }
     })
 }
 
