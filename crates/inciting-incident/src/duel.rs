@@ -52,15 +52,17 @@ fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
 }
 
 /// The Duel whose Flow a new Duel of `all` takes (§6): one that every combatant in `all` was
-/// in, never one already combined into another (its Flow lives on in that Duel), preferring a
+/// in, never one already combined into another (its Flow lives on in that Duel) nor one closed
+/// when an alliance ended (its members were allies then), preferring a
 /// Duel the combatants were last in (their `duel`), then the newest. Without the preference an
 /// older Duel of the same opponents — one combined away — came back with a stale Flow when a
 /// Duel broke up only because a combatant was Incapacitated (audit repro `flowjump`).
 pub fn flow_source(scene: &Scene, all: u64) -> Option<usize> {
     let combined_away =
         |i: usize| scene.duels.iter().any(|d| d.merged_from.iter().any(|&m| usize::from(m) == i));
-    let candidate =
-        |i: usize| scene.duels.get(i).is_some_and(|d| d.members & all == all) && !combined_away(i);
+    let candidate = |i: usize| {
+        scene.duels.get(i).is_some_and(|d| d.members & all == all && !d.closed) && !combined_away(i)
+    };
     let last: Vec<usize> = bits(all).filter_map(|b| last_duel(scene, b)).map(usize::from).collect();
     last.iter()
         .copied()

@@ -498,6 +498,15 @@ pub enum Event {
         /// How it ended.
         outcome: Outcome,
     },
+    /// A side is beaten while the other holds allied factions (§6): their alliance ends. The
+    /// factions in `turned` take the beaten side and every Duel closes (its combatants now face
+    /// different enemies: new Duels at Flow 0).
+    AllianceEnded {
+        /// The side that was beaten, which the turned factions take.
+        beaten: u8,
+        /// The factions that change sides.
+        turned: Vec<u8>,
+    },
     /// The GM holds a Rest Scene after the scene (§9).
     RestStarted {
         /// A whole day of rest.
@@ -751,6 +760,52 @@ impl Scene {
         Ok(())
     }
 
+    /// The factions of a side with someone able to fight, in file order (§6).
+    pub fn able_factions(&self, side: u8) -> Vec<u8> {
+        let mut out: Vec<u8> = self
+            .fighters
+            .iter()
+            .filter(|f| f.side == side && f.status == Status::Fighting)
+            .filter_map(|f| f.faction)
+            .chain(self.minions.iter().filter(|m| m.side == side && m.count > 0).filter_map(|m| m.faction))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Whether a side is beaten while the other holds an alliance (§6): then the alliance
+    /// ends — the first-listed surviving faction keeps its side, the others take the beaten one.
+    fn alliance_check(&self) -> Option<Event> {
+        if self.setup.factions.is_empty() {
+            return None;
+        }
+        for beaten in 0..2u8 {
+            let winners = self.able_factions(1 - beaten);
+            if !self.able(beaten) && winners.len() >= 2 {
+                return Some(Event::AllianceEnded { beaten, turned: winners[1..].to_vec() });
+            }
+        }
+        None
+    }
+
+    /// The names of the factions now fighting in a side, or the side's name (§6).
+    pub fn camp_name(&self, side: u8) -> String {
+        let names: Vec<&str> = self
+            .setup
+            .factions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                let i = Some(*i as u8);
+                self.fighters.iter().any(|f| f.side == side && f.faction == i)
+                    || self.minions.iter().any(|m| m.side == side && m.faction == i)
+            })
+            .map(|(_, f)| f.name.as_str())
+            .collect();
+        if names.is_empty() { self.side_name(side).to_owned() } else { names.join(" and ") }
+    }
+
     fn able(&self, side: u8) -> bool {
         self.fighters.iter().any(|f| f.side == side && f.status == Status::Fighting)
             || self.minions.iter().any(|m| m.side == side && m.count > 0)
@@ -774,7 +829,7 @@ impl Scene {
                 let loser = if a { 1 } else { 0 };
                 Some(Outcome::new(
                     Some(1 - loser),
-                    format!("{} have nobody left able to fight", self.side_name(loser)),
+                    format!("{} have nobody left able to fight", self.camp_name(loser)),
                 ))
             }
             (true, true) => None,
@@ -813,6 +868,9 @@ impl Scene {
                 }
                 _ => None,
             };
+        }
+        if let Some(e) = self.alliance_check() {
+            return Some(e);
         }
         if let Some(outcome) = self.over_check() {
             return Some(Event::SceneOver { outcome });
@@ -1058,6 +1116,7 @@ impl Scene {
                         active: true,
                         members: *members,
                         merged_from: Vec::new(),
+                        closed: false,
                     });
                 }
                 let n = self.fighters.len();
@@ -1173,6 +1232,30 @@ impl Scene {
                 self.outcome = Some(outcome.clone());
             }
             Event::RestStarted { .. } => {}
+            Event::AllianceEnded { beaten, turned } => {
+                let turned_to = |faction: Option<u8>| faction.is_some_and(|x| turned.contains(&x));
+                for f in &mut self.fighters {
+                    if turned_to(f.faction) {
+                        f.side = *beaten;
+                    }
+                }
+                for m in &mut self.minions {
+                    if turned_to(m.faction) {
+                        m.side = *beaten;
+                    }
+                }
+                for d in &mut self.duels {
+                    d.active = false;
+                    d.closed = true;
+                }
+                self.duel_at = [None; 5];
+                // The Duels where the former allies now face each other (§6: new at Flow 0).
+                let mut events = Vec::new();
+                crate::duel::reconcile(self, &mut events);
+                for e in &events {
+                    self.apply(e);
+                }
+            }
             Event::Rested { character, hits, death_hits, incapacitated, doomed, .. } => {
                 if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
                     f.hits = *hits;

@@ -158,6 +158,22 @@ pub enum TriggerEffect {
     },
 }
 
+/// A faction in a scene with three or more (§6). A Duel has at most two sides, so the scene's
+/// two `sides` are the two camps every Duel is fought between, and each faction fights in one
+/// of them: the factions sharing a camp are the GM's declared temporary alliance. When the
+/// other camp is beaten (nobody in it able to fight), the alliance ends: the first-listed
+/// surviving faction of the alliance keeps its camp and the others take the beaten camp, so
+/// they go on to fight each other (Decision: the seed says two factions "must" ally but not
+/// which; the GM chooses by this list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactionSpec {
+    /// Its name; seats and minion groups name it as their `side`.
+    pub name: String,
+    /// The camp (one of the scene's two `sides`) it fights in while allied.
+    pub side: String,
+}
+
 /// A Crisis Trigger in the scene file (§8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -186,8 +202,12 @@ pub struct Setup {
     /// The seed of the scene's dice.
     #[serde(default)]
     pub seed: u64,
-    /// The names of the two sides (a Duel has exactly two, §6).
+    /// The names of the two sides (a Duel has exactly two, §6). With `factions`, the two camps.
     pub sides: [String; 2],
+    /// Three or more factions (§6): each fights in one of the two sides, allied with the
+    /// others there until the other side is beaten. Empty: the two sides are the factions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub factions: Vec<FactionSpec>,
     /// The side whose Regular Attacks add to the Flow (default: the first side, §6).
     #[serde(default)]
     pub positive_side: Option<String>,
@@ -284,6 +304,9 @@ pub struct Fighter {
     pub seat: SeatId,
     /// Its side (0 or 1).
     pub side: u8,
+    /// Its faction (an index into the scene file's `factions`), in a scene with factions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faction: Option<u8>,
     /// Where it is (`None` when absent).
     pub region: Option<RegionId>,
     /// Not physically present (§10).
@@ -331,6 +354,9 @@ pub struct Minions {
     pub stats: Arc<MinionStats>,
     /// Its side.
     pub side: u8,
+    /// Its faction, in a scene with factions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faction: Option<u8>,
     /// Where it stands.
     pub region: RegionId,
     /// How many are left.
@@ -352,6 +378,10 @@ pub struct Duel {
     pub members: u64,
     /// The Duels already combined into this one (each only once, §6).
     pub merged_from: Vec<u16>,
+    /// Fought between allies who have since turned on each other: never restored or copied
+    /// (its combatants now face different enemies, so a new Duel starts at Flow 0, §6).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
 }
 
 /// A decision the scene waits for in the middle of a round.
@@ -461,6 +491,21 @@ fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, Se
     })
 }
 
+/// The side and faction that a seat's or minion group's `side` names: a faction of the scene's
+/// `factions` when it has some, else one of the two sides.
+fn camp(setup: &Setup, field: &str, name: &str) -> Result<(u8, Option<u8>), SetupError> {
+    if setup.factions.is_empty() {
+        return Ok((side_id(&setup.sides, field, name)?, None));
+    }
+    let i = setup.factions.iter().position(|f| f.name == name).ok_or_else(|| SetupError::Unknown {
+        field: field.into(),
+        what: "faction",
+        name: name.into(),
+    })?;
+    let side = side_id(&setup.sides, &format!("factions[{i}].side"), &setup.factions[i].side)?;
+    Ok((side, Some(i as u8)))
+}
+
 fn side_id(sides: &[String; 2], field: &str, name: &str) -> Result<u8, SetupError> {
     sides.iter().position(|s| s == name).map(|i| i as u8).ok_or_else(|| SetupError::Unknown {
         field: field.into(),
@@ -470,6 +515,39 @@ fn side_id(sides: &[String; 2], field: &str, name: &str) -> Result<u8, SetupErro
 }
 
 impl Setup {
+    /// Checks the factions (§6): unique names, each in one of the two sides, at least one in
+    /// each side, and only in a combat (a non-violent conflict keeps Strikes per side).
+    fn check_factions(&self) -> Result<(), SetupError> {
+        if self.factions.is_empty() {
+            return Ok(());
+        }
+        if self.kind == SceneKind::NonViolent {
+            return Err(SetupError::Invalid(
+                "factions: only a combat has factions; a non-violent conflict keeps two sides with their Strikes (§10)"
+                    .into(),
+            ));
+        }
+        if self.factions.len() > 16 {
+            return Err(SetupError::Invalid("factions: at most 16".into()));
+        }
+        let mut camps = [false; 2];
+        for (i, f) in self.factions.iter().enumerate() {
+            if f.name.trim().is_empty() {
+                return Err(SetupError::Invalid(format!("factions[{i}].name: a faction needs a name")));
+            }
+            if self.factions[..i].iter().any(|o| o.name == f.name) {
+                return Err(SetupError::Duplicate { what: "factions", name: f.name.clone() });
+            }
+            camps[usize::from(side_id(&self.sides, &format!("factions[{i}].side"), &f.side)?)] = true;
+        }
+        if camps != [true; 2] {
+            return Err(SetupError::Invalid(
+                "factions: each of the two sides needs a faction (a Duel has two sides, §6)".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Sets the round limit a shell plays with (`options.max_rounds`): `limit` when its user
     /// gave one, else the scene file's own, else [`DEFAULT_ROUND_LIMIT`]. Returns the limit in
     /// force. A later session layer calls this the same way `play` does.
@@ -582,15 +660,19 @@ impl Scene {
             );
             unlink(&mut links.sight, a, b);
         }
+        setup.check_factions()?;
+        let mut seat_faction = Vec::new();
         let seats = Arc::new(Seats::new(
             setup
                 .seats
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
+                    let (side, faction) = camp(&setup, &format!("seats[{i}].side"), &s.side)?;
+                    seat_faction.push(faction);
                     Ok(Seat {
                         name: s.name.clone(),
-                        side: SideId(side_id(sides, &format!("seats[{i}].side"), &s.side)?),
+                        side: SideId(side),
                         role: if s.gm { Role::Gm } else { Role::Player },
                     })
                 })
@@ -624,6 +706,7 @@ impl Scene {
                 sheet: Arc::new(c.sheet.clone()),
                 seat,
                 side,
+                faction: seat_faction.get(usize::from(seat.0)).copied().flatten(),
                 region,
                 absent: c.absent,
                 hits: 0,
@@ -650,9 +733,11 @@ impl Scene {
             if setup.minions[..i].iter().any(|o| o.stats.name == m.stats.name) {
                 return Err(SetupError::Duplicate { what: "minion groups", name: m.stats.name.clone() });
             }
+            let (side, faction) = camp(&setup, &format!("minions[{i}].side"), &m.side)?;
             minions.push(Minions {
                 stats: Arc::new(m.stats.clone()),
-                side: side_id(sides, &format!("minions[{i}].side"), &m.side)?,
+                side,
+                faction,
                 region: region_id(&setup.regions, &format!("minions[{i}].region"), &m.region)?,
                 count: m.count,
                 duel: None,

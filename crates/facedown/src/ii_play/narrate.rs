@@ -312,8 +312,26 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
         Event::SceneOver { outcome } => format!(
             "\nThe scene is over: {}{}.",
             outcome.why,
-            outcome.winner.map(|w| format!(" — {} win", scene.side_name(w))).unwrap_or_default()
+            outcome.winner.map(|w| format!(" — {} win", scene.camp_name(w))).unwrap_or_default()
         ),
+        Event::AllianceEnded { beaten, turned } => {
+            // Narrated before the event applies: the sides are still the old ones.
+            let name = |f: u8| scene.setup.factions.get(usize::from(f)).map_or("?", |x| x.name.as_str());
+            let turning: Vec<&str> = turned.iter().map(|&f| name(f)).collect();
+            let staying: Vec<&str> = scene
+                .able_factions(1 - *beaten)
+                .into_iter()
+                .filter(|f| !turned.contains(f))
+                .map(name)
+                .collect();
+            format!(
+                "\n{} are beaten; the alliance ends (§6): {} turn on {}, taking the {} side. New Duels start at Flow 0.",
+                scene.camp_name(*beaten),
+                turning.join(" and "),
+                staying.join(" and "),
+                scene.side_name(*beaten)
+            )
+        }
         Event::RestStarted { full_day: false } => "\n== Rest Scene ==".into(),
         Event::RestStarted { full_day: true } => "\n== A whole day of rest ==".into(),
         Event::Rested { character, outcome, hits, death_hits, .. } => {
