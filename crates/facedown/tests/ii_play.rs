@@ -449,3 +449,22 @@ fn three_factions_example_two_ally_until_the_third_is_beaten() {
     assert!(ends < over, "{text}");
     assert!(text[ends..].contains("A Duel starts") || text[ends..].contains("Flow 0"), "{text}");
 }
+
+#[test]
+fn rising_tension_spent_by_the_gm_in_a_script() {
+    let scene = temp("tension.toml");
+    let text = std::fs::read_to_string(example("cover-up.toml")).unwrap();
+    std::fs::write(&scene, format!("rising_tension = {{ pool = 2 }}\n{text}")).unwrap();
+    let script = temp("tension.jsonl");
+    std::fs::write(
+        &script,
+        "{\"seat\": \"gm\", \"command\": {\"spend_tension\": {\"side\": \"conspiracy\", \"strikes\": 2}}}\n\
+         {\"seat\": \"gm\", \"command\": {\"spend_tension\": {\"side\": \"conspiracy\", \"strikes\": 1}}}\n",
+    )
+    .unwrap();
+    let o = play(&[&scene.display().to_string(), "--script", &script.display().to_string()], "");
+    let out = stdout(&o);
+    assert!(out.contains("The GM spends Rising Tension: conspiracy gain 2 Strike(s)"), "{out}");
+    assert_eq!(o.status.code(), Some(2), "the second spend is more than the GM has left");
+    assert!(stderr(&o).contains("Rising Tension"), "{}", stderr(&o));
+}

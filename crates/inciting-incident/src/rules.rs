@@ -163,6 +163,15 @@ pub enum Command {
         #[serde(default)]
         winner: Option<u8>,
     },
+    /// The GM spends Rising Tension to give a side more Strikes, making the sides unequal
+    /// (§10; open question 14): `per_strike` Rising Tension per Strike. Only a GM seat, only in
+    /// a non-violent conflict, at any moment until the end; a ruling, so bots never give it.
+    SpendTension {
+        /// The side that gets the Strikes.
+        side: u8,
+        /// How many Strikes.
+        strikes: u32,
+    },
     /// The GM holds a Rest Scene after the scene is over (§9): every living character who is
     /// wounded or Incapacitated rolls the higher of Fortitude and Perseverance against 20 with
     /// `options.ability_dice` d6 of difficulty, and [`crate::wounds::Wounds`] says what the
@@ -182,7 +191,7 @@ impl Command {
     /// GM seat's legal list holds these at every moment; bots and random players skip them,
     /// and the engine never waits for them.
     pub fn is_gm_ruling(&self) -> bool {
-        matches!(self, Command::EndScene { .. } | Command::RestScene { .. })
+        matches!(self, Command::EndScene { .. } | Command::RestScene { .. } | Command::SpendTension { .. })
     }
 }
 
@@ -498,6 +507,17 @@ pub enum Event {
         /// How it ended.
         outcome: Outcome,
     },
+    /// The GM spent Rising Tension on a side's Strikes (§10).
+    TensionSpent {
+        /// The side.
+        side: u8,
+        /// Strikes gained.
+        strikes: u32,
+        /// Its Strikes afterwards.
+        total: u32,
+        /// The GM's Rising Tension left.
+        left: u32,
+    },
     /// A side is beaten while the other holds allied factions (§6): their alliance ends. The
     /// factions in `turned` take the beaten side and every Duel closes (its combatants now face
     /// different enemies: new Duels at Flow 0).
@@ -563,6 +583,9 @@ pub enum RuleError {
         /// The seat.
         seat: String,
     },
+    /// Rising Tension cannot be spent so (§10, open question 14).
+    #[error("{0}")]
+    Tension(String),
     /// A command that has to wait for a later moment.
     #[error("{0}")]
     NotYet(String),
@@ -597,6 +620,9 @@ impl Scene {
         }
         let f = match *command {
             Command::EndScene { winner } => return self.end_scene(seat, winner, events),
+            Command::SpendTension { side, strikes } => {
+                return self.spend_tension(seat, side, strikes, events);
+            }
             Command::RestScene { .. } => return Err(RuleError::Over),
             Command::Declare { character, .. }
             | Command::Act { character }
@@ -648,6 +674,7 @@ impl Scene {
             }
             Command::EndScene { winner } => self.end_scene(seat, winner, events),
             Command::RestScene { full_day } => self.rest_scene(seat, full_day, events),
+            Command::SpendTension { side, strikes } => self.spend_tension(seat, side, strikes, events),
             _ if pending.is_some() => Err(out_of_turn()),
             Command::OutOfOrder { action, .. } => {
                 if !matches!(self.phase, Phase::Resolve { .. }) {
@@ -717,6 +744,43 @@ impl Scene {
             None => "the GM ends the scene".to_owned(),
         };
         events.push(Event::SceneOver { outcome: Outcome { winner, why, by_gm: true, round_limit: None } });
+        Ok(())
+    }
+
+    /// The GM spends Rising Tension for `strikes` more Strikes on `side` (§10, open question
+    /// 14): `rising_tension.per_strike` each, from what the GM has left.
+    fn spend_tension(
+        &self,
+        seat: SeatId,
+        side: u8,
+        strikes: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        if !self.is_gm(seat) {
+            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+        }
+        if side > 1 {
+            return Err(RuleError::UnknownSide(side));
+        }
+        let Some(have) = self.strikes else {
+            return Err(RuleError::Tension(
+                "Rising Tension buys Strikes, which only a non-violent conflict has (§10)".into(),
+            ));
+        };
+        if strikes == 0 {
+            return Err(RuleError::Tension("spend Rising Tension on at least 1 Strike (§10)".into()));
+        }
+        let per = self.setup.rising_tension.per_strike;
+        let cost = u64::from(strikes) * u64::from(per);
+        let left =
+            u32::try_from(cost).ok().and_then(|c| self.rising_tension.checked_sub(c)).ok_or_else(|| {
+                RuleError::Tension(format!(
+                    "{strikes} Strike(s) cost {cost} Rising Tension ({per} each); the GM has {} (§10)",
+                    self.rising_tension
+                ))
+            })?;
+        let total = have[usize::from(side)].saturating_add(strikes);
+        events.push(Event::TensionSpent { side, strikes, total, left });
         Ok(())
     }
 
@@ -966,6 +1030,10 @@ impl Scene {
         self.play_commands(seat, out);
         if self.is_gm(seat) {
             out.extend([None, Some(0), Some(1)].map(|winner| Command::EndScene { winner }));
+            // Rising Tension for one more Strike on either side, while the GM has enough (§10).
+            if self.strikes.is_some() && self.rising_tension >= self.setup.rising_tension.per_strike {
+                out.extend([0, 1].map(|side| Command::SpendTension { side, strikes: 1 }));
+            }
         }
     }
 
@@ -1232,6 +1300,12 @@ impl Scene {
                 self.outcome = Some(outcome.clone());
             }
             Event::RestStarted { .. } => {}
+            Event::TensionSpent { side, total, left, .. } => {
+                if let Some(s) = &mut self.strikes {
+                    s[usize::from(side & 1)] = *total;
+                }
+                self.rising_tension = *left;
+            }
             Event::AllianceEnded { beaten, turned } => {
                 let turned_to = |faction: Option<u8>| faction.is_some_and(|x| turned.contains(&x));
                 for f in &mut self.fighters {

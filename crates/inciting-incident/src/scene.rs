@@ -158,6 +158,40 @@ pub enum TriggerEffect {
     },
 }
 
+/// Rising Tension, the GM's resource (§10, rules reference open question 14): its definition
+/// is missing from every source we could read, so it is GM-editable scene data. Its one known
+/// use is making the sides' Strikes unequal in a non-violent conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RisingTension {
+    /// The GM's Rising Tension at the start of the scene (default 0: how it is gained is
+    /// missing, so the GM writes it down).
+    #[serde(default)]
+    pub pool: u32,
+    /// The Rising Tension one Strike of difference between the sides costs (default 1, a
+    /// placeholder: the real price is missing).
+    #[serde(default = "one")]
+    pub per_strike: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Default for RisingTension {
+    fn default() -> Self {
+        RisingTension { pool: 0, per_strike: 1 }
+    }
+}
+
+impl RisingTension {
+    /// What making the sides' Strikes `strikes` costs: the difference times `per_strike`
+    /// (equal Strikes cost nothing, §10).
+    pub fn cost(&self, strikes: [u32; 2]) -> u64 {
+        u64::from(strikes[0].abs_diff(strikes[1])) * u64::from(self.per_strike)
+    }
+}
+
 /// A faction in a scene with three or more (§6). A Duel has at most two sides, so the scene's
 /// two `sides` are the two camps every Duel is fought between, and each faction fights in one
 /// of them: the factions sharing a camp are the GM's declared temporary alliance. When the
@@ -235,9 +269,13 @@ pub struct Setup {
     /// Crisis Triggers.
     #[serde(default)]
     pub triggers: Vec<TriggerSpec>,
-    /// Strikes per side, in side order (required for a non-violent conflict, §10).
+    /// Strikes per side, in side order (required for a non-violent conflict, §10). Unequal
+    /// Strikes cost the GM Rising Tension.
     #[serde(default)]
     pub strikes: Option<[u32; 2]>,
+    /// The GM's Rising Tension (§10, open question 14): GM-editable data.
+    #[serde(default)]
+    pub rising_tension: RisingTension,
     /// Rules options.
     #[serde(default)]
     pub options: Options,
@@ -481,6 +519,9 @@ pub struct Scene {
     pub duel_at: [Option<u16>; 5],
     /// How the scene ended.
     pub outcome: Option<Outcome>,
+    /// The GM's Rising Tension left (after paying for unequal Strikes, §10).
+    #[serde(default)]
+    pub rising_tension: u32,
 }
 
 fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, SetupError> {
@@ -773,6 +814,18 @@ impl Scene {
             }
             (_, s) => s,
         };
+        // Unequal Strikes are bought with the GM's Rising Tension (§10, open question 14).
+        let tension = &setup.rising_tension;
+        let cost = strikes.map_or(0, |s| tension.cost(s));
+        let Some(rising_tension) = u32::try_from(cost).ok().and_then(|c| tension.pool.checked_sub(c)) else {
+            let [a, b] = strikes.unwrap_or_default();
+            return Err(SetupError::Invalid(format!(
+                "strikes: unequal Strikes ({a} against {b}) cost {cost} Rising Tension \
+                 ({} per Strike of difference, rising_tension.per_strike), but the GM has {} \
+                 (rising_tension.pool) (§10)",
+                tension.per_strike, tension.pool
+            )));
+        };
         if setup.options.ability_dice > 20 {
             return Err(SetupError::Invalid("options.ability_dice: at most 20 d6".into()));
         }
@@ -799,6 +852,7 @@ impl Scene {
             rng_pos: 0,
             duel_at: [None; 5],
             outcome: None,
+            rising_tension,
             setup: Arc::new(setup),
         };
         // The Duels standing at the start (§6: every Duel starts at Flow 0).

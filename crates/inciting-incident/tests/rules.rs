@@ -814,6 +814,7 @@ fn strikes_lost_are_clamped_to_the_strikes_left() {
     s.characters[1].sheet.defences.resolve.rv = 1;
     s.characters[1].sheet.defences.resolve.rd = 9;
     s.strikes = Some([3, 2]);
+    s.rising_tension.pool = 1; // unequal Strikes cost the GM Rising Tension (§10)
     let mut t = table(s);
     let sam = t.state().find_fighter("Sam Vale").unwrap();
     let janitor = ch(&t, "The janitor");

@@ -119,6 +119,10 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::EndScene { winner: Some(w) } => {
             format!("GM: end the scene now, {} win", scene.side_name(*w))
         }
+        Command::SpendTension { side, strikes } => format!(
+            "GM: spend Rising Tension for {strikes} more Strike(s) for {} (§10)",
+            scene.side_name(*side)
+        ),
         Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each, §9)".into(),
         Command::RestScene { full_day: true } => "GM: a whole day of rest (§9)".into(),
     }
@@ -332,6 +336,10 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
                 scene.side_name(*beaten)
             )
         }
+        Event::TensionSpent { side, strikes, total, left } => format!(
+            "  The GM spends Rising Tension: {} gain {strikes} Strike(s), {total} now (Rising Tension left: {left})",
+            scene.side_name(*side)
+        ),
         Event::RestStarted { full_day: false } => "\n== Rest Scene ==".into(),
         Event::RestStarted { full_day: true } => "\n== A whole day of rest ==".into(),
         Event::Rested { character, outcome, hits, death_hits, .. } => {
