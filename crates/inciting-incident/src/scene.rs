@@ -178,6 +178,13 @@ fn one() -> u32 {
     1
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The most Crisis a scene may start with.
+pub const MAX_CRISIS_START: u32 = 1_000_000;
+
 impl Default for RisingTension {
     fn default() -> Self {
         RisingTension { pool: 0, per_strike: 1 }
@@ -261,6 +268,21 @@ pub struct Setup {
     /// Adjacent pairs without line of sight (adjacent Regions see each other otherwise).
     #[serde(default)]
     pub sight_blocked: Vec<[String; 2]>,
+    /// Pairs of Regions that are not adjacent but see each other, for Talents whose Ranged
+    /// upgrade reaches farther (`skills.range`; default none: only adjacent Regions see each
+    /// other, §7.3 [MISSING] as data).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sight: Vec<[String; 2]>,
+    /// The Crisis the scene starts with (default 0). The rules for Crisis in Action scenes,
+    /// and whether it carries into a Combat, are missing (§8 [MISSING]): a GM who carries
+    /// Crisis in from an Action scene writes it here. Triggers at or below it fire with the
+    /// first Crisis added.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub crisis_start: u32,
+    /// A rule to derive the defences a sheet leaves out from its Abilities (§4.3 [MISSING]:
+    /// GM-chosen data, not the book's formula; default none, so every sheet gives its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_defences: Option<crate::character::DefenceFormula>,
     /// The characters: player characters and major NPCs.
     pub characters: Vec<CharacterSpec>,
     /// Minion groups.
@@ -694,6 +716,13 @@ impl Scene {
             );
             link(&mut links.move_blocked, a, b);
         }
+        for [a, b] in &setup.sight {
+            let (a, b) = (region_id(&setup.regions, "sight", a)?, region_id(&setup.regions, "sight", b)?);
+            if a == b {
+                return Err(SetupError::Invalid("sight: a Region always sees itself".into()));
+            }
+            link(&mut links.sight, a, b);
+        }
         for [a, b] in &setup.sight_blocked {
             let (a, b) = (
                 region_id(&setup.regions, "sight_blocked", a)?,
@@ -721,7 +750,12 @@ impl Scene {
         )?);
         let mut fighters = Vec::new();
         for (i, c) in setup.characters.iter().enumerate() {
-            c.sheet.validate()?;
+            // Defences the sheet leaves out come from the scene's rule, if it has one (§4.3).
+            let mut sheet = c.sheet.clone();
+            if let Some(rule) = &setup.derived_defences {
+                rule.fill(&mut sheet);
+            }
+            sheet.validate()?;
             if setup.characters[..i].iter().any(|o| o.sheet.name == c.sheet.name) {
                 return Err(SetupError::Duplicate { what: "characters", name: c.sheet.name.clone() });
             }
@@ -744,7 +778,7 @@ impl Scene {
                 }
             };
             fighters.push(Fighter {
-                sheet: Arc::new(c.sheet.clone()),
+                sheet: Arc::new(sheet),
                 seat,
                 side,
                 faction: seat_faction.get(usize::from(seat.0)).copied().flatten(),
@@ -829,6 +863,9 @@ impl Scene {
         if setup.options.ability_dice > 20 {
             return Err(SetupError::Invalid("options.ability_dice: at most 20 d6".into()));
         }
+        if setup.crisis_start > MAX_CRISIS_START {
+            return Err(SetupError::Invalid(format!("crisis_start: at most {MAX_CRISIS_START}")));
+        }
         let effects = Arc::new(setup.regions.iter().map(|r| r.effect.clone()).collect());
         let fired = vec![0; setup.triggers.len()];
         let mut scene = Scene {
@@ -838,7 +875,7 @@ impl Scene {
             fighters,
             minions,
             duels: Vec::new(),
-            crisis: 0,
+            crisis: setup.crisis_start,
             round_crisis: [0; 2],
             fired,
             added_triggers: Vec::new(),
