@@ -335,7 +335,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // The rules are the crate's (§9): a dead character rolls nothing; a full day heals
             // every hit of a conscious character, while an Incapacitated one makes its daily
             // roll that day instead.
-            let needs_roll = !w.is_dead() && !(full_day && w.full_day_heals());
+            let needs_roll = !(w.is_dead() || full_day && w.full_day_heals());
             let (rolled, total) = if needs_roll {
                 let pool = ability_pool(level, difficulty);
                 let rolled = roll_or(result, &pool, 0);

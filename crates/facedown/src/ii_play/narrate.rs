@@ -370,6 +370,15 @@ pub fn intro(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
         scene.side_name(scene.positive),
         scene.side_name(1 - scene.positive)
     )?;
+    if !scene.setup.factions.is_empty() {
+        // Three or more factions (§6): the alliances, as the GM declared them.
+        for side in 0..2u8 {
+            writeln!(out, "  {}: {}", scene.side_name(side), scene.camp_name(side))?;
+        }
+    }
+    if scene.rising_tension > 0 {
+        writeln!(out, "The GM's Rising Tension: {}.", scene.rising_tension)?;
+    }
     map(scene, out)
 }
 
@@ -385,13 +394,12 @@ fn map(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
                     Status::Fighting => String::new(),
                     Status::Incapacitated => ", Incapacitated".into(),
                 };
-                format!(
-                    "{} ({}, {}/{} hits{state})",
-                    f.sheet.name,
-                    scene.side_name(f.side),
-                    f.hits,
-                    f.sheet.max_hits
-                )
+                // With factions (§6), the faction first, then the side it fights in now.
+                let side = match f.faction.and_then(|x| scene.setup.factions.get(usize::from(x))) {
+                    Some(faction) => format!("{}, {}", faction.name, scene.side_name(f.side)),
+                    None => scene.side_name(f.side).to_owned(),
+                };
+                format!("{} ({side}, {}/{} hits{state})", f.sheet.name, f.hits, f.sheet.max_hits)
             })
             .collect();
         here.extend(
