@@ -468,3 +468,26 @@ fn rising_tension_spent_by_the_gm_in_a_script() {
     assert_eq!(o.status.code(), Some(2), "the second spend is more than the GM has left");
     assert!(stderr(&o).contains("Rising Tension"), "{}", stderr(&o));
 }
+
+#[test]
+fn flowjump_repro_duel_in_b_reforms_at_plus_12() {
+    // The audit's reproduction (kept in the crate's test data): after round 6 the Duel in B,
+    // broken up only by H1's Incapacitation, re-forms at +12, its own Flow.
+    let data = |n: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../inciting-incident/tests/data")
+            .join(n)
+            .display()
+            .to_string()
+    };
+    let save = temp("flowjump.json");
+    let o = play(
+        &[&data("flowjump.toml"), "--script", &data("flowjump.jsonl"), "--save", &save.display().to_string()],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let round6 = text.find("== Round 6 ==").expect(&text);
+    assert!(text[round6..].contains("A Duel starts in B at Flow +12"), "{text}");
+    assert!(!text[round6..].contains("A Duel starts in B at Flow +4"), "{text}");
+}
