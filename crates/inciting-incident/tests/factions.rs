@@ -34,6 +34,9 @@ fn three_factions_two_ally_until_the_third_is_beaten() {
     // Three factions in the Ford, one Duel of two sides: the watch and the smugglers allied.
     assert_eq!((s.fighters[hale].side, s.fighters[wren].side, s.fighters[priest].side), (0, 0, 1));
     assert_eq!(s.fighters[wren].faction, Some(1));
+    let view = s.view(table::Viewer::Spectator);
+    assert_eq!(view.fighters[wren].faction.as_deref(), Some("smugglers"));
+    assert_eq!(view.fighters[wren].side, "alliance");
     let ford = s.find_region("Ford").unwrap();
     let d = usize::from(s.duel_in(ford).unwrap());
     s.duels[d].flow = 8;
