@@ -67,6 +67,17 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
 
+    /// Stop the scene after N rounds, printing that the round limit stopped it. Default: the
+    /// scene file's `options.max_rounds`, else 100 — so a game of bots always ends.
+    #[arg(long, value_name = "N", conflicts_with = "resume", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rounds: Option<u32>,
+
+    /// After the scene, the GM holds up to N daily Rest Scenes (§9): everyone wounded rolls
+    /// to remove a hit; the unrevived Incapacitated recover or mark Death Hits. Needs a GM
+    /// seat. A script may instead give the GM's `rest_scene` commands after the end.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=365))]
+    pub rest: u32,
+
     /// Print each event as a JSON line (declarations left face down) and finish with the
     /// spectator's view of the scene as one JSON line. Prompts go to standard error.
     #[arg(long)]
@@ -76,7 +87,7 @@ pub struct Args {
 type SeatBot = Box<dyn Bot<IncitingIncident>>;
 
 /// Reads a scene file (TOML, or JSON by its `.json` extension) and starts the scene.
-pub fn load_scene(path: &Path, dice_seed: Option<u64>) -> anyhow::Result<Scene> {
+pub fn load_scene(path: &Path, dice_seed: Option<u64>, max_rounds: Option<u32>) -> anyhow::Result<Scene> {
     let name = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the scene file {name}"))?;
     let mut setup: Setup = if path.extension().is_some_and(|e| e == "json") {
@@ -87,6 +98,8 @@ pub fn load_scene(path: &Path, dice_seed: Option<u64>) -> anyhow::Result<Scene> 
     if let Some(seed) = dice_seed {
         setup.seed = seed;
     }
+    // The round limit is a rules option (the crate's default when neither flag nor file sets it).
+    setup.apply_round_limit(max_rounds);
     Scene::new(setup).with_context(|| format!("{name}: the scene cannot start"))
 }
 
@@ -159,6 +172,17 @@ impl Game {
         self.after_accept()?;
         loop {
             if self.table.is_over() {
+                // After the end, a script may go on with the GM's Rest Scenes (§9).
+                if let Source::Script(script) = &mut self.source
+                    && let Some(s) = script.next(self.table.state())?
+                {
+                    let name = script.name().to_owned();
+                    if let Err(e) = self.table.submit(s.seat, &s.command) {
+                        bail!("{name} line {} (seat {}): {e}", s.line, self.table.state().seat_name(s.seat));
+                    }
+                    self.after_accept()?;
+                    continue;
+                }
                 return Ok(Stop::Over);
             }
             let awaiting = self.table.awaiting();
@@ -256,6 +280,31 @@ impl Game {
         Ok(Some(line.trim().to_owned()))
     }
 
+    /// Holds up to `days` daily Rest Scenes after the scene, in the GM's name (§9), while
+    /// anyone alive is wounded or Incapacitated.
+    fn rest(&mut self, days: u32) -> anyhow::Result<()> {
+        if days == 0 {
+            return Ok(());
+        }
+        let state = self.table.state();
+        let Some(gm) = state.gm_seat() else {
+            bail!("--rest: the scene has no GM seat to hold the Rest Scenes (§9)");
+        };
+        let mut legal = Vec::new();
+        for _ in 0..days {
+            self.table.legal_commands(gm, &mut legal);
+            let rest = inciting_incident::Command::RestScene { full_day: false };
+            if !legal.contains(&rest) {
+                break;
+            }
+            self.table
+                .submit(gm, &rest)
+                .map_err(|e| anyhow::anyhow!("the engine refused a Rest Scene: {e}"))?;
+            self.after_accept()?;
+        }
+        Ok(())
+    }
+
     /// Asks the person at the keyboard for `seat`'s decision until the engine accepts one.
     fn ask(&mut self, seat: SeatId) -> anyhow::Result<Option<Stop>> {
         let mut legal = Vec::new();
@@ -309,7 +358,7 @@ impl Game {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (table, resumed) = match (&args.resume, &args.scene) {
         (Some(path), _) => (read_save(path)?, true),
-        (None, Some(path)) => (Table::new(load_scene(path, args.dice_seed)?), false),
+        (None, Some(path)) => (Table::new(load_scene(path, args.dice_seed, args.max_rounds)?), false),
         (None, None) => bail!("give a scene file, or --resume FILE"),
     };
     let bots = make_bots(&args, table.state())?;
@@ -328,7 +377,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let tty = std::io::stdin().is_terminal();
     let mut game = Game { table, narrator, bots, source, save: args.save.clone(), json: args.json, tty };
-    let stop = match game.run() {
+    let stop = match game.run().and_then(|s| {
+        if matches!(s, Stop::Over) {
+            game.rest(args.rest)?;
+        }
+        Ok(s)
+    }) {
         Ok(s) => s,
         Err(e) => {
             let mut out = std::io::stdout().lock();
@@ -340,10 +394,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match stop {
         Stop::Over => {
+            let limit = game.table.state().outcome.as_ref().and_then(|o| o.round_limit);
             if args.json {
                 writeln!(out, "{}", serde_json::to_string(&view)?)?;
+                if let Some(n) = limit {
+                    eprintln!("{}", narrate::round_limit_note(n));
+                }
             } else {
                 narrate::summary(game.table.state(), &mut out)?;
+                if let Some(n) = limit {
+                    writeln!(out, "{}", narrate::round_limit_note(n))?;
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

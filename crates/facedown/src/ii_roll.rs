@@ -7,8 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use inciting_incident::attack::{
-    ExtraHits, decisive_flow_shift, decisive_hits, defence_value, regular_automatic, regular_roll,
+    ExtraHits, MAX_ADVANTAGE, decisive_flow_shift, decisive_hits, defence_value, regular_automatic,
+    regular_roll,
 };
+use inciting_incident::character::{MAX_DICE, MAX_MODIFIER};
 use inciting_incident::dice::{
     self, AdvantageRule, Pool, Roll, TARGET, ability_pool, defence_pool, level_cost, level_dice,
     success_chance, talent_pool,
@@ -16,12 +18,31 @@ use inciting_incident::dice::{
 use inciting_incident::wounds::{RestOutcome, Wounds};
 use serde_json::json;
 
+/// The engine's bounds, for clap: a count of d6 (a Resistance Difficulty, a difficulty) goes
+/// from 0 to [`MAX_DICE`], as on a sheet.
+fn dice_count() -> clap::builder::RangedI64ValueParser<u8> {
+    clap::value_parser!(u8).range(0..=i64::from(MAX_DICE))
+}
+
+/// A flat Skill modifier goes from −[`MAX_MODIFIER`] to [`MAX_MODIFIER`], as on a sheet.
+fn modifier() -> clap::builder::RangedI64ValueParser<i32> {
+    clap::value_parser!(i32).range(-i64::from(MAX_MODIFIER)..=i64::from(MAX_MODIFIER))
+}
+
+/// Net Advantage goes from −[`MAX_ADVANTAGE`] to [`MAX_ADVANTAGE`], as the engine clamps it.
+fn advantage() -> clap::builder::RangedI64ValueParser<i32> {
+    clap::value_parser!(i32).range(-i64::from(MAX_ADVANTAGE)..=i64::from(MAX_ADVANTAGE))
+}
+
 /// Roll dice and apply the attack rules, for a table playing with real dice or none.
 #[derive(clap::Args)]
 #[command(after_help = "\
 Without --seed the dice are seeded from the clock. Give a total you rolled with real dice \
 (--result, --attack, --defence) to skip rolling. Levels go from 1 to 9 (the level table: \
-facedown inciting-incident roll levels). See docs/inciting-incident-play.md.")]
+facedown inciting-incident roll levels). The bounds are the engine's, as on a sheet: a \
+Resistance Difficulty, a difficulty or Protection has 0 to 20 dice (MAX_DICE), a flat \
+modifier goes from -100 to 100 (MAX_MODIFIER), net Advantage from -20 to 20. See \
+docs/inciting-incident-play.md.")]
 pub struct Args {
     #[command(subcommand)]
     what: What,
@@ -45,14 +66,14 @@ enum What {
         /// The Talent's level.
         #[arg(long)]
         level: u8,
-        /// The target defence's Resistance Difficulty (d6 added).
-        #[arg(long, default_value_t = 0)]
+        /// The target defence's Resistance Difficulty (d6 added), 0 to 20.
+        #[arg(long, default_value_t = 0, value_parser = dice_count())]
         rd: u8,
-        /// A flat Skill modifier.
-        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        /// A flat Skill modifier, -100 to 100.
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = modifier())]
         modifier: i32,
-        /// Net Advantage (negative for Disadvantage).
-        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        /// Net Advantage (negative for Disadvantage), -20 to 20.
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = advantage())]
         advantage: i32,
         /// The total rolled with real dice, instead of rolling.
         #[arg(long)]
@@ -66,8 +87,8 @@ enum What {
         /// The attacker's Talent level.
         #[arg(long)]
         level: u8,
-        /// The target defence's Resistance Difficulty.
-        #[arg(long)]
+        /// The target defence's Resistance Difficulty, 0 to 20.
+        #[arg(long, value_parser = dice_count())]
         rd: u8,
         /// The target defence's Resistance Value.
         #[arg(long)]
@@ -75,7 +96,7 @@ enum What {
         /// The defender's Ability level for the defence roll.
         #[arg(long)]
         ability: u8,
-        /// Protection dice sizes, e.g. 6 or 6,4.
+        /// Protection dice sizes, e.g. 6 or 6,4 (at most 20 dice).
         #[arg(long, value_delimiter = ',')]
         protection: Vec<u8>,
         /// The Flow of Battle from the attacker's side (ignored with --ranged).
@@ -84,11 +105,11 @@ enum What {
         /// A ranged Decisive Attack: the Talent level replaces the Flow.
         #[arg(long)]
         ranged: bool,
-        /// A flat Skill modifier on the attack.
-        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        /// A flat Skill modifier on the attack, -100 to 100.
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = modifier())]
         modifier: i32,
-        /// Net Advantage on the attack (negative for Disadvantage).
-        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        /// Net Advantage on the attack (negative for Disadvantage), -20 to 20.
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = advantage())]
         advantage: i32,
         /// The attack total rolled with real dice.
         #[arg(long)]
@@ -106,8 +127,8 @@ enum What {
         /// The level rolled (Fortitude, Perseverance, or a relevant Talent).
         #[arg(long)]
         level: u8,
-        /// The difficulty in d6 (4 by default).
-        #[arg(long, default_value_t = 4)]
+        /// The difficulty in d6 (4 by default), 0 to 20.
+        #[arg(long, default_value_t = 4, value_parser = dice_count())]
         difficulty: u8,
         /// Hits taken now.
         #[arg(long)]
@@ -121,7 +142,8 @@ enum What {
         /// The character is Incapacitated and nobody revived it.
         #[arg(long)]
         incapacitated: bool,
-        /// A whole day of rest instead of a roll (removes every hit of a conscious character).
+        /// A whole day of rest instead of a roll: removes every hit of a conscious character;
+        /// an Incapacitated one gets no full-day heal and makes its daily roll instead.
         #[arg(long)]
         full_day: bool,
         /// The total rolled with real dice.
@@ -133,8 +155,8 @@ enum What {
         /// The Ability level.
         #[arg(long)]
         level: u8,
-        /// The difficulty in d6 (4 by default).
-        #[arg(long, default_value_t = 4)]
+        /// The difficulty in d6 (4 by default), 0 to 20.
+        #[arg(long, default_value_t = 4, value_parser = dice_count())]
         difficulty: u8,
         /// The total rolled with real dice.
         #[arg(long)]
@@ -260,6 +282,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Some(s) = protection.iter().find(|s| !dice::valid_sides(**s)) {
                 bail!("--protection {s}: dice are d4, d6, d8, d10 or d12");
             }
+            if protection.len() > usize::from(MAX_DICE) {
+                bail!("--protection: at most {MAX_DICE} Protection dice, as on a sheet (§4.3)");
+            }
             let apool = talent_pool(level, &[], modifier, rd);
             let arolled = roll_or(attack, &apool, advantage);
             let dpool = defence_pool(ability, &protection);
@@ -307,15 +332,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("--hits and --death-hits go from 0 to --max-hits, which is at least 1 (§9)");
             }
             let mut w = Wounds { hits, max_hits, death_hits, incapacitated, doomed: false };
-            let (rolled, total, outcome) = if full_day {
-                (None, None, w.full_day())
-            } else {
+            // The rules are the crate's (§9): a dead character rolls nothing; a full day heals
+            // every hit of a conscious character, while an Incapacitated one makes its daily
+            // roll that day instead.
+            let needs_roll = !(w.is_dead() || full_day && w.full_day_heals());
+            let (rolled, total) = if needs_roll {
                 let pool = ability_pool(level, difficulty);
                 let rolled = roll_or(result, &pool, 0);
                 let total = rolled.as_ref().map_or(result.unwrap_or(0), |r| r.total);
-                (rolled, Some(total), w.rest(total >= TARGET))
+                (rolled, Some(total))
+            } else {
+                (None, None)
             };
+            let success = total.is_some_and(|t| t >= TARGET);
+            let outcome = if full_day { w.full_day(success) } else { w.rest(success) };
             if !args.json {
+                if full_day {
+                    writeln!(out, "A whole day of rest.")?;
+                    if incapacitated && outcome != RestOutcome::Dead {
+                        writeln!(
+                            out,
+                            "The full-day heal does not apply while Incapacitated (§9): the daily roll decides."
+                        )?;
+                    }
+                }
                 match (&rolled, total) {
                     (Some(r), _) => writeln!(
                         out,
@@ -323,21 +363,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         r.describe()
                     )?,
                     (None, Some(t)) => writeln!(out, "Rest roll total: {t}")?,
-                    (None, None) => writeln!(out, "A whole day of rest.")?,
+                    (None, None) => {}
                 }
-                let what = match outcome {
-                    RestOutcome::Healed => "one hit removed",
-                    RestOutcome::FullyHealed => "every hit removed",
-                    RestOutcome::Recovered => "one hit removed; no longer Incapacitated",
-                    RestOutcome::Nothing => "nothing further happens",
-                    RestOutcome::DeathHit => "still Incapacitated; a Death Hit is marked",
-                    RestOutcome::Dies => {
-                        "Death Hits reached Max Hits: the character dies before the next scene"
-                    }
-                };
-                writeln!(out, "{what}. Hits {}/{}, Death Hits {}.", w.hits, w.max_hits, w.death_hits)?;
+                let what = outcome.describe();
+                let mut what = what.chars();
+                let first = what.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+                writeln!(
+                    out,
+                    "{first}{}. Hits {}/{}, Death Hits {}/{}.",
+                    what.as_str(),
+                    w.hits,
+                    w.max_hits,
+                    w.death_hits,
+                    w.max_hits
+                )?;
             }
-            json!({"roll": rolled, "total": total, "outcome": outcome, "wounds": w})
+            json!({"roll": rolled, "total": total, "outcome": outcome, "wounds": w, "dead": w.is_dead()})
         }
         What::Ability { level, difficulty, result } => {
             check_ability("--level", level)?;

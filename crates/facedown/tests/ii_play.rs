@@ -325,3 +325,169 @@ fn a_script_naming_a_talent_of_a_character_number_that_does_not_exist_exits_2() 
     }
     let _ = std::fs::remove_file(&script);
 }
+
+/// A scene nobody can win: the two sides stand in Regions with no way between them.
+const STALEMATE: &str = r#"
+title = "Stalemate"
+sides = ["heroes", "villains"]
+[[seats]]
+name = "h"
+side = "heroes"
+[[seats]]
+name = "v"
+side = "villains"
+[[regions]]
+name = "A"
+[[regions]]
+name = "B"
+[[regions]]
+name = "C"
+[[characters]]
+seat = "h"
+region = "A"
+[characters.sheet]
+name = "H"
+abilities = { fortitude = 3, perseverance = 3, nimbleness = 3 }
+max_hits = 2
+defences.resilience = { rv = 5, rd = 2 }
+defences.resolve = { rv = 5, rd = 2 }
+defences.reactions = { rv = 5, rd = 2 }
+[[characters]]
+seat = "v"
+region = "C"
+[characters.sheet]
+name = "V"
+abilities = { fortitude = 3, perseverance = 3, nimbleness = 2 }
+max_hits = 2
+defences.resilience = { rv = 5, rd = 2 }
+defences.resolve = { rv = 5, rd = 2 }
+defences.reactions = { rv = 5, rd = 2 }
+"#;
+
+/// Runs `play` and fails (instead of hanging) when it has not ended after a minute.
+fn play_with_deadline(args: &[&str]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(["inciting-incident", "play"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("play did not end within a minute: a bot-only game must end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn round_limit_ends_a_bot_only_game_and_says_so() {
+    let file = temp("stalemate.toml");
+    std::fs::write(&file, STALEMATE).unwrap();
+    let file = file.display().to_string();
+    // The default limit: 100 rounds.
+    let o = play_with_deadline(&[&file, "--bot", "all=random"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("== Round 100 ==") && !text.contains("== Round 101 =="), "{text}");
+    assert!(text.contains("Stopped by the round limit: 100 rounds"), "{text}");
+    // A flag overrides it (and the scene file's own max_rounds).
+    let o = play_with_deadline(&[&file, "--bot", "all=random", "--max-rounds", "3"]);
+    let text = stdout(&o);
+    assert!(text.contains("== Round 3 ==") && !text.contains("== Round 4 =="), "{text}");
+    assert!(text.contains("Stopped by the round limit: 3 rounds"), "{text}");
+    let o = play_with_deadline(&[&example("river-fight.toml"), "--bot", "all=random", "--max-rounds", "1"]);
+    assert!(stdout(&o).contains("Stopped by the round limit: 1 round "), "{}", stdout(&o));
+    let o = play_with_deadline(&[&file, "--bot", "all=random", "--max-rounds", "0"]);
+    assert_eq!(o.status.code(), Some(2), "a limit is at least 1");
+}
+
+#[test]
+fn rest_scenes_and_death_hits_inside_play() {
+    // --rest N: after the scene the GM holds daily Rest Scenes with the crate's §9 rules.
+    let o = play(&[&example("river-fight.toml"), "--bot", "all=random", "--seed", "1", "--rest", "2"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let end = text.find("The scene is over").expect("the scene ends");
+    let rest = text[end..].find("== Rest Scene ==").expect("a Rest Scene after the end");
+    assert!(text[end + rest..].contains("rest roll") && text.contains("Death Hits"), "{text}");
+    // A script may hold them too, in the GM's name, after the end; a player may not.
+    let script = temp("rest.jsonl");
+    std::fs::write(
+        &script,
+        "{\"seat\": \"gm\", \"command\": {\"end_scene\": {}}}\n{\"seat\": \"gm\", \"command\": {\"rest_scene\": {\"full_day\": true}}}\n",
+    )
+    .unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("== A whole day of rest =="), "{}", stdout(&o));
+    std::fs::write(&script, "{\"seat\": \"gm\", \"command\": {\"rest_scene\": {}}}\n").unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert_eq!(o.status.code(), Some(2), "no Rest Scene before the end");
+    assert!(stderr(&o).contains("Rest Scene comes after"), "{}", stderr(&o));
+    // Without a GM seat there is nobody to hold them.
+    let file = temp("stalemate-rest.toml");
+    std::fs::write(&file, STALEMATE).unwrap();
+    let o =
+        play(&[&file.display().to_string(), "--bot", "all=random", "--max-rounds", "1", "--rest", "1"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no GM seat"), "{}", stderr(&o));
+}
+
+#[test]
+fn three_factions_example_two_ally_until_the_third_is_beaten() {
+    let o = play(&[&example("three-factions.toml"), "--bot", "all=random", "--seed", "10"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let ends = text.find("the alliance ends (§6): smugglers turn on watch").expect(&text);
+    let over = text.find("The scene is over").expect(&text);
+    assert!(ends < over, "{text}");
+    assert!(text[ends..].contains("A Duel starts") || text[ends..].contains("Flow 0"), "{text}");
+}
+
+#[test]
+fn rising_tension_spent_by_the_gm_in_a_script() {
+    let scene = temp("tension.toml");
+    let text = std::fs::read_to_string(example("cover-up.toml")).unwrap();
+    std::fs::write(&scene, format!("rising_tension = {{ pool = 2 }}\n{text}")).unwrap();
+    let script = temp("tension.jsonl");
+    std::fs::write(
+        &script,
+        "{\"seat\": \"gm\", \"command\": {\"spend_tension\": {\"side\": \"conspiracy\", \"strikes\": 2}}}\n\
+         {\"seat\": \"gm\", \"command\": {\"spend_tension\": {\"side\": \"conspiracy\", \"strikes\": 1}}}\n",
+    )
+    .unwrap();
+    let o = play(&[&scene.display().to_string(), "--script", &script.display().to_string()], "");
+    let out = stdout(&o);
+    assert!(out.contains("The GM spends Rising Tension: conspiracy gain 2 Strike(s)"), "{out}");
+    assert_eq!(o.status.code(), Some(2), "the second spend is more than the GM has left");
+    assert!(stderr(&o).contains("Rising Tension"), "{}", stderr(&o));
+}
+
+#[test]
+fn flowjump_repro_duel_in_b_reforms_at_plus_12() {
+    // The audit's reproduction (kept in the crate's test data): after round 6 the Duel in B,
+    // broken up only by H1's Incapacitation, re-forms at +12, its own Flow.
+    let data = |n: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../inciting-incident/tests/data")
+            .join(n)
+            .display()
+            .to_string()
+    };
+    let save = temp("flowjump.json");
+    let o = play(
+        &[&data("flowjump.toml"), "--script", &data("flowjump.jsonl"), "--save", &save.display().to_string()],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let round6 = text.find("== Round 6 ==").expect(&text);
+    assert!(text[round6..].contains("A Duel starts in B at Flow +12"), "{text}");
+    assert!(!text[round6..].contains("A Duel starts in B at Flow +4"), "{text}");
+}

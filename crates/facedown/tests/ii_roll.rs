@@ -149,8 +149,11 @@ fn numbers_at_the_ends_of_their_range_answer_instead_of_panicking() {
     // A failed Talent Roll far below 20: Crisis 20 − result.
     let v = json(&["talent", "--level", "5", "--result=-2147483648"]);
     assert_eq!(v["crisis"], 2_147_483_668u64);
-    let v = json(&["talent", "--level", "5", "--modifier", "2147483647", "--seed", "1"]);
-    assert_eq!(v["total"], i64::from(i32::MAX));
+    // A modifier past the engine's MAX_MODIFIER is refused, as on a sheet.
+    let o = roll(&["talent", "--level", "5", "--modifier", "2147483647", "--seed", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let v = json(&["talent", "--level", "5", "--modifier", "100", "--seed", "1"]);
+    assert!(v["total"].as_i64().unwrap() > 100);
     for flow in ["-2147483648", "2147483647"] {
         for json_flag in [true, false] {
             let flow = format!("--flow={flow}");
@@ -193,4 +196,117 @@ fn ability_levels_above_9_are_refused_not_rolled_as_no_dice() {
     }
     // Level 0 is a level: no dice, only the difficulty.
     assert!(roll(&["ability", "--level", "0", "--seed", "1"]).status.success());
+}
+
+#[test]
+fn roll_bounds_are_the_engines_and_stated_in_help() {
+    use inciting_incident::attack::MAX_ADVANTAGE;
+    use inciting_incident::character::{MAX_DICE, MAX_MODIFIER};
+    let over = (MAX_DICE + 1).to_string();
+    let (m_over, m_under) = ((MAX_MODIFIER + 1).to_string(), format!("--modifier={}", -MAX_MODIFIER - 1));
+    let a_over = format!("--advantage={}", MAX_ADVANTAGE + 1);
+    for args in [
+        &["talent", "--level", "5", "--rd", &over][..],
+        &["talent", "--level", "5", "--modifier", &m_over],
+        &["talent", "--level", "5", &m_under],
+        &["talent", "--level", "5", &a_over],
+        &["decisive", "--level", "5", "--rd", &over, "--rv", "6", "--ability", "3"],
+        &["decisive", "--level", "5", "--rd", "2", "--rv", "6", "--ability", "3", "--modifier", &m_over],
+        &["ability", "--level", "5", "--difficulty", &over],
+        &["rest", "--level", "5", "--hits", "1", "--max-hits", "2", "--difficulty", &over],
+    ] {
+        let o = roll(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    let many = vec!["6"; usize::from(MAX_DICE) + 1].join(",");
+    let o = roll(&[
+        "decisive",
+        "--level",
+        "5",
+        "--rd",
+        "2",
+        "--rv",
+        "6",
+        "--ability",
+        "3",
+        "--protection",
+        &many,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    // The edges themselves are accepted.
+    let edge = MAX_DICE.to_string();
+    let m_edge = format!("--modifier={}", -MAX_MODIFIER);
+    assert!(roll(&["talent", "--level", "5", "--rd", &edge, &m_edge, "--seed", "1"]).status.success());
+    let help = String::from_utf8_lossy(&roll(&["talent", "--help"]).stdout).into_owned();
+    assert!(help.contains(&format!("0 to {MAX_DICE}")), "{help}");
+    assert!(help.contains(&format!("-{MAX_MODIFIER} to {MAX_MODIFIER}")), "{help}");
+    assert!(help.contains(&format!("-{MAX_ADVANTAGE} to {MAX_ADVANTAGE}")), "{help}");
+}
+
+#[test]
+fn roll_output_has_no_negative_zero_and_no_probability_above_one() {
+    let text = String::from_utf8_lossy(&roll(&["levels"]).stdout).into_owned();
+    assert!(!text.contains("-0.0"), "{text}");
+    let o = roll(&["ability", "--level", "1", "--difficulty", "0", "--seed", "1", "--json"]);
+    let raw = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(!raw.contains("-0.0"), "{raw}");
+    let text =
+        String::from_utf8_lossy(&roll(&["talent", "--level", "1", "--modifier=-100", "--seed", "1"]).stdout)
+            .into_owned();
+    assert!(!text.contains("-0.0"), "{text}");
+    for args in
+        [&["talent", "--level", "9", "--rd", "20", "--modifier", "100", "--seed", "1"][..], &["levels"]]
+    {
+        let v = json(args);
+        let mut ps = Vec::new();
+        if let Some(p) = v["p_success"].as_f64() {
+            ps.push(p);
+        }
+        for l in v["levels"].as_array().into_iter().flatten() {
+            ps.push(l["p_20"].as_f64().unwrap());
+        }
+        assert!(!ps.is_empty() && ps.iter().all(|p| (0.0..=1.0).contains(p)), "{args:?}: {ps:?}");
+    }
+}
+
+#[test]
+fn rest_calculator_a_character_at_max_death_hits_is_dead_not_recovered() {
+    let args = [
+        "rest",
+        "--level",
+        "5",
+        "--hits",
+        "2",
+        "--max-hits",
+        "2",
+        "--death-hits",
+        "2",
+        "--incapacitated",
+        "--result",
+        "25",
+    ];
+    let v = json(&args);
+    assert_eq!(v["outcome"], "dead");
+    assert_eq!(v["dead"], true);
+    assert_eq!(v["wounds"]["hits"], 2);
+    assert_eq!(v["wounds"]["incapacitated"], true);
+    let text = String::from_utf8_lossy(&roll(&args).stdout).into_owned();
+    assert!(text.contains("dead") && !text.contains("no longer Incapacitated"), "{text}");
+}
+
+#[test]
+fn rest_calculator_full_day_does_not_heal_the_incapacitated() {
+    let base = ["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--incapacitated", "--full-day"];
+    let mut ok = base.to_vec();
+    ok.extend(["--result", "20"]);
+    let v = json(&ok);
+    assert_eq!(v["outcome"], "recovered");
+    assert_eq!(v["wounds"]["hits"], 1, "one hit, not the whole day's heal");
+    let mut bad = base.to_vec();
+    bad.extend(["--result", "3"]);
+    let v = json(&bad);
+    assert_eq!(v["outcome"], "death_hit");
+    assert_eq!(v["wounds"]["hits"], 2);
+    let text = String::from_utf8_lossy(&roll(&bad).stdout).into_owned();
+    assert!(text.contains("does not apply while Incapacitated"), "{text}");
 }

@@ -49,7 +49,7 @@ impl Why {
                 "is in no Duel with the target; attacking another Region needs a Talent with a Ranged Skill (§7.3)".into()
             }
             Why::OutOfRange(r) => format!(
-                "{} is out of range: a ranged attack reaches adjacent Regions with line of sight (§7.3)",
+                "{} is out of range: a ranged attack reaches adjacent Regions (farther with a Ranged upgrade's range) with line of sight (§7.3)",
                 scene.region_name(r)
             ),
         };
@@ -191,7 +191,9 @@ impl Scene {
         }
         let through_cover =
             talent.is_some_and(|t| me.sheet.talents[usize::from(t)].skills.ignore_sight_blockers);
-        if !(self.links.in_range(fr, tr) || through_cover && self.links.adjacent(fr, tr)) {
+        // The basic range is the adjacent Regions; a Ranged upgrade's `range` reaches farther.
+        let range = talent.and_then(|t| me.sheet.talents[usize::from(t)].skills.range).unwrap_or(1);
+        if !self.links.in_reach(fr, tr, range, through_cover) {
             return Err(Why::OutOfRange(tr));
         }
         let reduction = talent.map_or(0, |t| me.sheet.talents[usize::from(t)].skills.ally_penalty_reduction);

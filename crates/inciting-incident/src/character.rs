@@ -106,9 +106,12 @@ impl DefenceKind {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Defence {
-    /// Resistance Value: what a Decisive Attack must get past (at least 1).
+    /// Resistance Value: what a Decisive Attack must get past (at least 1). Left out (0): the
+    /// defence is derived by the scene's `derived_defences`, if it has one (§4.3 [MISSING]).
+    #[serde(default)]
     pub rv: u8,
     /// Resistance Difficulty: how many d6 the attacker adds to its roll.
+    #[serde(default)]
     pub rd: u8,
     /// Protection dice from Skills (sizes, e.g. `[6]` for a d6 of Armour).
     #[serde(default)]
@@ -120,14 +123,26 @@ pub struct Defence {
 #[serde(deny_unknown_fields)]
 pub struct Defences {
     /// Resilience.
+    #[serde(default)]
     pub resilience: Defence,
     /// Resolve.
+    #[serde(default)]
     pub resolve: Defence,
     /// Reactions.
+    #[serde(default)]
     pub reactions: Defence,
 }
 
 impl Defences {
+    /// One defence, to change.
+    pub fn get_mut(&mut self, kind: DefenceKind) -> &mut Defence {
+        match kind {
+            DefenceKind::Resilience => &mut self.resilience,
+            DefenceKind::Resolve => &mut self.resolve,
+            DefenceKind::Reactions => &mut self.reactions,
+        }
+    }
+
     /// One defence.
     pub fn get(&self, kind: DefenceKind) -> &Defence {
         match kind {
@@ -189,6 +204,13 @@ pub struct Skills {
     /// Where the modifiers, bonus dice and Crisis reduction apply (§10).
     #[serde(default)]
     pub context: Context,
+    /// A Ranged upgrade: how many Regions away this Talent's ranged attacks reach, counted in
+    /// adjacency steps (default 1: adjacent Regions, the basic Ranged Skill, §7.3). The
+    /// target's Region must still be in sight (adjacent Regions see each other unless the
+    /// scene file blocks it; farther ones only where its `sight` list says so). The length a
+    /// real Ranged upgrade gives is missing: it is the sheet's data (at most 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<u8>,
     /// A Ranged upgrade: ranged attacks with this Talent pass line-of-sight blockers, so they
     /// reach every adjacent Region (§5.2, §7.3: "Skills that can improve range, and change
     /// limitations").
@@ -305,7 +327,8 @@ pub struct Sheet {
     /// The Talents.
     #[serde(default)]
     pub talents: Vec<Talent>,
-    /// The defences.
+    /// The defences (one left out is derived by the scene's `derived_defences`, if any).
+    #[serde(default)]
     pub defences: Defences,
     /// Max Hits Taken (from the sheet; the formula is missing, §4.2).
     pub max_hits: u8,
@@ -379,7 +402,9 @@ pub enum SheetError {
         talent: String,
     },
     /// A Resistance Value of 0.
-    #[error("{who}: {defence} has Resistance Value 0; it must be at least 1 (§4.3)")]
+    #[error(
+        "{who}: {defence} has Resistance Value 0 (or is left out); it must be at least 1, or be derived by the scene's derived_defences (§4.3)"
+    )]
     ZeroResistance {
         /// Whose.
         who: String,
@@ -450,6 +475,9 @@ pub enum SheetError {
     },
 }
 
+/// The longest range (in Regions) a Ranged upgrade may give; a scene has at most 5 Regions.
+pub const MAX_RANGE: u8 = 4;
+
 /// The most dice a Resistance Difficulty, a Protection or a Talent's bonus dice may have.
 pub const MAX_DICE: u8 = 20;
 
@@ -510,6 +538,13 @@ impl Sheet {
                 return Err(SheetError::TooManyDice { who: who.into(), what: format!("Talent {}", t.name) });
             }
             check_modifier(who, format!("Talent {}: skills.modifier", t.name), t.skills.modifier)?;
+            if t.skills.range.is_some_and(|r| r == 0 || r > MAX_RANGE) {
+                return Err(SheetError::BadEffect {
+                    who: who.into(),
+                    what: format!("Talent {}: skills.range", t.name),
+                    why: format!("a range goes from 1 to {MAX_RANGE} Regions"),
+                });
+            }
             for a in &t.advanced {
                 if let AdvancedEffect::ShiftFlow { amount } = a.effect {
                     check_modifier(who, format!("Advanced Action {}: the Flow shift", a.name), amount)?;
@@ -658,4 +693,47 @@ impl MinionStats {
 /// The index of a defence in sheet order, for compact storage.
 pub fn defence_index(kind: DefenceKind) -> usize {
     kind.index()
+}
+
+/// A linear rule a scene file may give to derive left-out defences from Abilities. The real
+/// derivation is in the unreachable part of the character-creation page (rules reference §4.3
+/// [MISSING]); this is GM-chosen data, not the book's formula, and a scene without it derives
+/// nothing (every sheet gives its defences). With `m` the mean of the defence's two Abilities
+/// (rounded down): `RV = rv_base + rv_per_level × m` and, since a tougher defence must have a
+/// smaller Resistance Difficulty (§3.2), `RD = rd_base − rd_per_level × m`, at least 0. The
+/// sheet's Protection dice stay as given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DefenceFormula {
+    /// RV at Abilities 0.
+    pub rv_base: u8,
+    /// RV added per level of the Abilities' mean.
+    pub rv_per_level: u8,
+    /// RD at Abilities 0.
+    pub rd_base: u8,
+    /// RD taken away per level of the Abilities' mean.
+    pub rd_per_level: u8,
+}
+
+impl DefenceFormula {
+    /// The RV and RD of `kind` for these Abilities (§4.3 as data).
+    pub fn derive(&self, abilities: &Abilities, kind: DefenceKind) -> (u8, u8) {
+        let [a, b] = kind.abilities();
+        let mean = (u32::from(abilities.get(a)) + u32::from(abilities.get(b))) / 2;
+        let rv = (u32::from(self.rv_base) + u32::from(self.rv_per_level) * mean).clamp(1, 255) as u8;
+        let rd = u32::from(self.rd_base).saturating_sub(u32::from(self.rd_per_level) * mean);
+        (rv, rd.min(u32::from(MAX_DICE)) as u8)
+    }
+
+    /// Fills every defence the sheet left out (RV 0) by this rule.
+    pub fn fill(&self, sheet: &mut Sheet) {
+        for kind in DefenceKind::ALL {
+            let (rv, rd) = self.derive(&sheet.abilities, kind);
+            let d = sheet.defences.get_mut(kind);
+            if d.rv == 0 {
+                d.rv = rv;
+                d.rd = rd;
+            }
+        }
+    }
 }

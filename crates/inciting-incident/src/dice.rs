@@ -289,12 +289,19 @@ pub fn distribution(pool: &Pool) -> Vec<f64> {
     dist
 }
 
-/// The probability that a pool (without Advantage, modifier included) reaches [`TARGET`].
+/// The probability that a pool (without Advantage, modifier included) reaches [`TARGET`]:
+/// always in `[0, 1]` and never `-0.0` (an empty `f64` sum is `-0.0`, which printed as
+/// "-0.000"; rounding in a long sum may pass 1).
 pub fn success_chance(pool: &Pool) -> f64 {
-    distribution(pool)
+    let p = distribution(pool)
         .iter()
         .enumerate()
         .filter(|(t, _)| *t as i64 + i64::from(pool.modifier) >= i64::from(TARGET))
-        .map(|(_, p)| p)
-        .sum()
+        .fold(0.0, |sum, (_, p)| sum + p);
+    probability(p)
+}
+
+/// A computed chance made fit to print: clamped to `[0, 1]`, `-0.0` and NaN made `0.0`.
+pub fn probability(p: f64) -> f64 {
+    if p.is_nan() || p <= 0.0 { 0.0 } else { p.min(1.0) }
 }

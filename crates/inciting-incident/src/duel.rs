@@ -51,6 +51,26 @@ fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The Duel whose Flow a new Duel of `all` takes (§6): one that every combatant in `all` was
+/// in, never one already combined into another (its Flow lives on in that Duel) nor one closed
+/// when an alliance ended (its members were allies then), preferring a
+/// Duel the combatants were last in (their `duel`), then the newest. Without the preference an
+/// older Duel of the same opponents — one combined away — came back with a stale Flow when a
+/// Duel broke up only because a combatant was Incapacitated (audit repro `flowjump`).
+pub fn flow_source(scene: &Scene, all: u64) -> Option<usize> {
+    let combined_away =
+        |i: usize| scene.duels.iter().any(|d| d.merged_from.iter().any(|&m| usize::from(m) == i));
+    let candidate = |i: usize| {
+        scene.duels.get(i).is_some_and(|d| d.members & all == all && !d.closed) && !combined_away(i)
+    };
+    let last: Vec<usize> = bits(all).filter_map(|b| last_duel(scene, b)).map(usize::from).collect();
+    last.iter()
+        .copied()
+        .filter(|&i| candidate(i))
+        .max()
+        .or_else(|| (0..scene.duels.len()).rev().find(|&i| candidate(i)))
+}
+
 /// Pushes the events that bring the Duels in line with where everyone stands now.
 pub fn reconcile(scene: &Scene, events: &mut Vec<Event>) {
     let mut next = scene.duels.len() as u16;
@@ -85,9 +105,9 @@ pub fn reconcile(scene: &Scene, events: &mut Vec<Event>) {
             Some(d) => events.push(Event::DuelEnded { duel: d }),
             None if a != 0 && b != 0 => {
                 let all = a | b;
-                // The most recent Duel everyone here was in: restore it if saved, copy it if
-                // it is still fought elsewhere; else a new Duel at 0.
-                let source = scene.duels.iter().enumerate().rev().find(|(_, d)| d.members & all == all);
+                // The Duel everyone here was last in: restore it if saved, copy it if it is
+                // still fought elsewhere; else a new Duel at 0.
+                let source = flow_source(scene, all).map(|i| (i, &scene.duels[i]));
                 let (duel, flow, from) = match source {
                     Some((i, d)) if !d.active => (i as u16, d.flow, crate::rules::FlowSource::Restored),
                     Some((i, d)) => {

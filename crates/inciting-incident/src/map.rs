@@ -134,6 +134,39 @@ impl Links {
         a == b || bit(&self.sight, a, b)
     }
 
+    /// How many adjacency steps apart `a` and `b` are (movement blockers do not matter: this
+    /// is distance, not a path one walks), or `None` when unconnected.
+    pub fn distance(&self, a: RegionId, b: RegionId) -> Option<u8> {
+        let n = self.adjacent.len() as u8;
+        if a >= n || b >= n {
+            return None;
+        }
+        let mut reached: u16 = 1 << a;
+        let mut frontier: u16 = 1 << a;
+        for d in 0..n {
+            if reached & (1 << b) != 0 {
+                return Some(d);
+            }
+            let mut next = 0u16;
+            for from in (0..n).filter(|&r| frontier & (1 << r) != 0) {
+                next |= u16::from(self.adjacent[usize::from(from)]) & !reached;
+            }
+            if next == 0 {
+                return None;
+            }
+            reached |= next;
+            frontier = next;
+        }
+        (reached & (1 << b) != 0).then_some(n)
+    }
+
+    /// Whether a ranged attack with `range` (in Regions, 1 for the basic Ranged Skill) reaches
+    /// from `a` to `b`: another Region at most `range` steps away, in sight unless the attack
+    /// passes sight blockers (§7.3; a longer range is a Ranged upgrade's data).
+    pub fn in_reach(&self, a: RegionId, b: RegionId, range: u8, pass_sight_blockers: bool) -> bool {
+        a != b && self.distance(a, b).is_some_and(|d| d <= range) && (pass_sight_blockers || self.sees(a, b))
+    }
+
     /// Whether a basic ranged attack reaches from `a` to `b`: adjacent with line of sight
     /// (§7.3).
     pub fn in_range(&self, a: RegionId, b: RegionId) -> bool {

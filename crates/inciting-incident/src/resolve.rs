@@ -225,8 +225,11 @@ impl<'a> Emit<'a> {
             return;
         }
         if let Some(s) = self.s.strikes {
-            let left = s[usize::from(side & 1)].saturating_sub(hits);
-            self.push(Event::StrikesLost { side, strikes: hits, left });
+            // A side cannot lose more Strikes than it has left: clamp, and keep the hits dealt.
+            let had = s[usize::from(side & 1)];
+            let strikes = hits.min(had);
+            let extra = (hits > had).then_some(hits);
+            self.push(Event::StrikesLost { side, strikes, left: had - strikes, hits: extra });
         }
     }
 

@@ -163,6 +163,27 @@ pub enum Command {
         #[serde(default)]
         winner: Option<u8>,
     },
+    /// The GM spends Rising Tension to give a side more Strikes, making the sides unequal
+    /// (§10; open question 14): `per_strike` Rising Tension per Strike. Only a GM seat, only in
+    /// a non-violent conflict, at any moment until the end; a ruling, so bots never give it.
+    SpendTension {
+        /// The side that gets the Strikes.
+        side: u8,
+        /// How many Strikes.
+        strikes: u32,
+    },
+    /// The GM holds a Rest Scene after the scene is over (§9): every living character who is
+    /// wounded or Incapacitated rolls the higher of Fortitude and Perseverance against 20 with
+    /// `options.ability_dice` d6 of difficulty, and [`crate::wounds::Wounds`] says what the
+    /// roll does (a hit removed; for the unrevived Incapacitated, recovery or a Death Hit).
+    /// With `full_day`, a whole day's rest: every hit of a conscious character is removed
+    /// without a roll; an Incapacitated one makes its daily roll instead. Only a GM seat may
+    /// give it, and only once the scene is over (Decision: Rest Scenes come between scenes).
+    RestScene {
+        /// A whole day of rest rather than a short Rest Scene.
+        #[serde(default)]
+        full_day: bool,
+    },
 }
 
 impl Command {
@@ -170,7 +191,7 @@ impl Command {
     /// GM seat's legal list holds these at every moment; bots and random players skip them,
     /// and the engine never waits for them.
     pub fn is_gm_ruling(&self) -> bool {
-        matches!(self, Command::EndScene { .. })
+        matches!(self, Command::EndScene { .. } | Command::RestScene { .. } | Command::SpendTension { .. })
     }
 }
 
@@ -210,6 +231,8 @@ pub enum Purpose {
     KeepFighting,
     /// A Simple Obstacle on entering a Region.
     Obstacle,
+    /// A Rest Scene roll, or the daily roll of the unrevived Incapacitated (§9).
+    Rest,
 }
 
 /// Why a side has the initiative (§5 steps 2–4).
@@ -377,10 +400,13 @@ pub enum Event {
     StrikesLost {
         /// The side.
         side: u8,
-        /// How many.
+        /// How many it lost: never more than it had.
         strikes: u32,
         /// Left.
         left: u32,
+        /// The hits dealt, when more than the Strikes the side had left (they are clamped).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hits: Option<u32>,
     },
     /// A character reached Max Hits (§9).
     Incapacitated {
@@ -481,6 +507,46 @@ pub enum Event {
         /// How it ended.
         outcome: Outcome,
     },
+    /// The GM spent Rising Tension on a side's Strikes (§10).
+    TensionSpent {
+        /// The side.
+        side: u8,
+        /// Strikes gained.
+        strikes: u32,
+        /// Its Strikes afterwards.
+        total: u32,
+        /// The GM's Rising Tension left.
+        left: u32,
+    },
+    /// A side is beaten while the other holds allied factions (§6): their alliance ends. The
+    /// factions in `turned` take the beaten side and every Duel closes (its combatants now face
+    /// different enemies: new Duels at Flow 0).
+    AllianceEnded {
+        /// The side that was beaten, which the turned factions take.
+        beaten: u8,
+        /// The factions that change sides.
+        turned: Vec<u8>,
+    },
+    /// The GM holds a Rest Scene after the scene (§9).
+    RestStarted {
+        /// A whole day of rest.
+        full_day: bool,
+    },
+    /// A character's Rest Scene, by the rules of [`crate::wounds`]: its wounds afterwards.
+    Rested {
+        /// The character.
+        character: u8,
+        /// What the rest did.
+        outcome: crate::wounds::RestOutcome,
+        /// Hits afterwards.
+        hits: u8,
+        /// Death Hits afterwards.
+        death_hits: u8,
+        /// Whether it is still Incapacitated.
+        incapacitated: bool,
+        /// Whether it must die before the next Action or Conflict scene.
+        doomed: bool,
+    },
 }
 
 /// Why a command was refused. The state is unchanged.
@@ -517,6 +583,12 @@ pub enum RuleError {
         /// The seat.
         seat: String,
     },
+    /// Rising Tension cannot be spent so (§10, open question 14).
+    #[error("{0}")]
+    Tension(String),
+    /// A command that has to wait for a later moment.
+    #[error("{0}")]
+    NotYet(String),
     /// A side number that is not 0 or 1.
     #[error("there is no side number {0}; the sides are 0 and 1")]
     UnknownSide(u8),
@@ -540,11 +612,18 @@ impl Scene {
 
     /// Validates `command` from `seat` and pushes its events.
     pub fn decide(&self, seat: SeatId, command: &Command, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if let Command::RestScene { full_day } = *command {
+            return self.rest_scene(seat, full_day, events);
+        }
         if self.phase == Phase::Over {
             return Err(RuleError::Over);
         }
         let f = match *command {
             Command::EndScene { winner } => return self.end_scene(seat, winner, events),
+            Command::SpendTension { side, strikes } => {
+                return self.spend_tension(seat, side, strikes, events);
+            }
+            Command::RestScene { .. } => return Err(RuleError::Over),
             Command::Declare { character, .. }
             | Command::Act { character }
             | Command::KeepFighting { character, .. }
@@ -594,6 +673,8 @@ impl Scene {
                 Ok(())
             }
             Command::EndScene { winner } => self.end_scene(seat, winner, events),
+            Command::RestScene { full_day } => self.rest_scene(seat, full_day, events),
+            Command::SpendTension { side, strikes } => self.spend_tension(seat, side, strikes, events),
             _ if pending.is_some() => Err(out_of_turn()),
             Command::OutOfOrder { action, .. } => {
                 if !matches!(self.phase, Phase::Resolve { .. }) {
@@ -662,8 +743,131 @@ impl Scene {
             Some(w) => format!("the GM ends the scene in favour of {}", self.side_name(w)),
             None => "the GM ends the scene".to_owned(),
         };
-        events.push(Event::SceneOver { outcome: Outcome { winner, why, by_gm: true } });
+        events.push(Event::SceneOver { outcome: Outcome { winner, why, by_gm: true, round_limit: None } });
         Ok(())
+    }
+
+    /// The GM spends Rising Tension for `strikes` more Strikes on `side` (§10, open question
+    /// 14): `rising_tension.per_strike` each, from what the GM has left.
+    fn spend_tension(
+        &self,
+        seat: SeatId,
+        side: u8,
+        strikes: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        if !self.is_gm(seat) {
+            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+        }
+        if side > 1 {
+            return Err(RuleError::UnknownSide(side));
+        }
+        let Some(have) = self.strikes else {
+            return Err(RuleError::Tension(
+                "Rising Tension buys Strikes, which only a non-violent conflict has (§10)".into(),
+            ));
+        };
+        if strikes == 0 {
+            return Err(RuleError::Tension("spend Rising Tension on at least 1 Strike (§10)".into()));
+        }
+        let per = self.setup.rising_tension.per_strike;
+        let cost = u64::from(strikes) * u64::from(per);
+        let left =
+            u32::try_from(cost).ok().and_then(|c| self.rising_tension.checked_sub(c)).ok_or_else(|| {
+                RuleError::Tension(format!(
+                    "{strikes} Strike(s) cost {cost} Rising Tension ({per} each); the GM has {} (§10)",
+                    self.rising_tension
+                ))
+            })?;
+        let total = have[usize::from(side)].saturating_add(strikes);
+        events.push(Event::TensionSpent { side, strikes, total, left });
+        Ok(())
+    }
+
+    /// A Rest Scene (§9), once the scene is over, by the GM: each living character who is
+    /// wounded or Incapacitated rolls (or, for a whole day, heals without a roll when it may),
+    /// and [`crate::wounds::Wounds`] applies the result — the same rules as the `roll rest`
+    /// calculator.
+    fn rest_scene(&self, seat: SeatId, full_day: bool, events: &mut Vec<Event>) -> Result<(), RuleError> {
+        if !self.is_gm(seat) {
+            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+        }
+        if self.phase != Phase::Over {
+            return Err(RuleError::NotYet(
+                "a Rest Scene comes after the scene is over (§9); end the scene first".into(),
+            ));
+        }
+        let mut em = Emit::new(self, events);
+        em.push(Event::RestStarted { full_day });
+        for (i, f) in self.fighters.iter().enumerate() {
+            let mut w = f.wounds();
+            if !w.needs_rest() {
+                continue;
+            }
+            let success = if full_day && w.full_day_heals() {
+                false
+            } else {
+                let (_, level) = f.sheet.recovery_ability();
+                let pool = ability_pool(level, self.setup.options.ability_dice);
+                em.roll(Who::Character(i as u8), Purpose::Rest, &pool, 0) >= dice::TARGET
+            };
+            let outcome = if full_day { w.full_day(success) } else { w.rest(success) };
+            em.push(Event::Rested {
+                character: i as u8,
+                outcome,
+                hits: w.hits,
+                death_hits: w.death_hits,
+                incapacitated: w.incapacitated,
+                doomed: w.doomed,
+            });
+        }
+        Ok(())
+    }
+
+    /// The factions of a side with someone able to fight, in file order (§6).
+    pub fn able_factions(&self, side: u8) -> Vec<u8> {
+        let mut out: Vec<u8> = self
+            .fighters
+            .iter()
+            .filter(|f| f.side == side && f.status == Status::Fighting)
+            .filter_map(|f| f.faction)
+            .chain(self.minions.iter().filter(|m| m.side == side && m.count > 0).filter_map(|m| m.faction))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Whether a side is beaten while the other holds an alliance (§6): then the alliance
+    /// ends — the first-listed surviving faction keeps its side, the others take the beaten one.
+    fn alliance_check(&self) -> Option<Event> {
+        if self.setup.factions.is_empty() {
+            return None;
+        }
+        for beaten in 0..2u8 {
+            let winners = self.able_factions(1 - beaten);
+            if !self.able(beaten) && winners.len() >= 2 {
+                return Some(Event::AllianceEnded { beaten, turned: winners[1..].to_vec() });
+            }
+        }
+        None
+    }
+
+    /// The names of the factions now fighting in a side, or the side's name (§6).
+    pub fn camp_name(&self, side: u8) -> String {
+        let names: Vec<&str> = self
+            .setup
+            .factions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                let i = Some(*i as u8);
+                self.fighters.iter().any(|f| f.side == side && f.faction == i)
+                    || self.minions.iter().any(|m| m.side == side && m.faction == i)
+            })
+            .map(|(_, f)| f.name.as_str())
+            .collect();
+        if names.is_empty() { self.side_name(side).to_owned() } else { names.join(" and ") }
     }
 
     fn able(&self, side: u8) -> bool {
@@ -689,7 +893,7 @@ impl Scene {
                 let loser = if a { 1 } else { 0 };
                 Some(Outcome::new(
                     Some(1 - loser),
-                    format!("{} have nobody left able to fight", self.side_name(loser)),
+                    format!("{} have nobody left able to fight", self.camp_name(loser)),
                 ))
             }
             (true, true) => None,
@@ -729,6 +933,9 @@ impl Scene {
                 _ => None,
             };
         }
+        if let Some(e) = self.alliance_check() {
+            return Some(e);
+        }
         if let Some(outcome) = self.over_check() {
             return Some(Event::SceneOver { outcome });
         }
@@ -737,9 +944,10 @@ impl Scene {
                 if let Some(max) = self.setup.options.max_rounds
                     && self.round >= max
                 {
-                    return Some(Event::SceneOver {
-                        outcome: Outcome::new(None, format!("the scene ends after {max} rounds")),
-                    });
+                    let mut outcome =
+                        Outcome::new(None, format!("the round limit stops the scene after {max} rounds"));
+                    outcome.round_limit = Some(max);
+                    return Some(Event::SceneOver { outcome });
                 }
                 let round = self.round + 1;
                 let surprise = if round == 1 {
@@ -813,11 +1021,19 @@ impl Scene {
     /// until the end; bots skip them ([`Command::is_gm_ruling`]).
     pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
         if self.phase == Phase::Over {
+            // After the scene the GM may hold Rest Scenes while anyone alive needs one (§9).
+            if self.is_gm(seat) && self.fighters.iter().any(|f| f.wounds().needs_rest()) {
+                out.extend([false, true].map(|full_day| Command::RestScene { full_day }));
+            }
             return;
         }
         self.play_commands(seat, out);
         if self.is_gm(seat) {
             out.extend([None, Some(0), Some(1)].map(|winner| Command::EndScene { winner }));
+            // Rising Tension for one more Strike on either side, while the GM has enough (§10).
+            if self.strikes.is_some() && self.rising_tension >= self.setup.rising_tension.per_strike {
+                out.extend([0, 1].map(|side| Command::SpendTension { side, strikes: 1 }));
+            }
         }
     }
 
@@ -968,6 +1184,7 @@ impl Scene {
                         active: true,
                         members: *members,
                         merged_from: Vec::new(),
+                        closed: false,
                     });
                 }
                 let n = self.fighters.len();
@@ -1081,6 +1298,45 @@ impl Scene {
                 self.phase = Phase::Over;
                 self.pending.clear();
                 self.outcome = Some(outcome.clone());
+            }
+            Event::RestStarted { .. } => {}
+            Event::TensionSpent { side, total, left, .. } => {
+                if let Some(s) = &mut self.strikes {
+                    s[usize::from(side & 1)] = *total;
+                }
+                self.rising_tension = *left;
+            }
+            Event::AllianceEnded { beaten, turned } => {
+                let turned_to = |faction: Option<u8>| faction.is_some_and(|x| turned.contains(&x));
+                for f in &mut self.fighters {
+                    if turned_to(f.faction) {
+                        f.side = *beaten;
+                    }
+                }
+                for m in &mut self.minions {
+                    if turned_to(m.faction) {
+                        m.side = *beaten;
+                    }
+                }
+                for d in &mut self.duels {
+                    d.active = false;
+                    d.closed = true;
+                }
+                self.duel_at = [None; 5];
+                // The Duels where the former allies now face each other (§6: new at Flow 0).
+                let mut events = Vec::new();
+                crate::duel::reconcile(self, &mut events);
+                for e in &events {
+                    self.apply(e);
+                }
+            }
+            Event::Rested { character, hits, death_hits, incapacitated, doomed, .. } => {
+                if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
+                    f.hits = *hits;
+                    f.death_hits = *death_hits;
+                    f.status = if *incapacitated { Status::Incapacitated } else { Status::Fighting };
+                    f.doomed = *doomed;
+                }
             }
         }
     }

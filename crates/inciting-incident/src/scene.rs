@@ -16,6 +16,11 @@ use crate::rules::Action;
 /// The largest a minion group can grow (reinforcements stop there).
 pub const MAX_MINIONS: u32 = 1000;
 
+/// The round limit a shell (`play`, a session) applies when neither its user nor the scene
+/// file sets one, so that a game of bots always ends (the rules end a scene by a narrative
+/// decision, §5 step 9, which bots never take).
+pub const DEFAULT_ROUND_LIMIT: u32 = 100;
+
 /// The most Crisis Triggers a scene file may set, and the most Skills may add in a scene.
 pub const MAX_TRIGGERS: usize = 64;
 
@@ -153,6 +158,63 @@ pub enum TriggerEffect {
     },
 }
 
+/// Rising Tension, the GM's resource (§10, rules reference open question 14): its definition
+/// is missing from every source we could read, so it is GM-editable scene data. Its one known
+/// use is making the sides' Strikes unequal in a non-violent conflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RisingTension {
+    /// The GM's Rising Tension at the start of the scene (default 0: how it is gained is
+    /// missing, so the GM writes it down).
+    #[serde(default)]
+    pub pool: u32,
+    /// The Rising Tension one Strike of difference between the sides costs (default 1, a
+    /// placeholder: the real price is missing).
+    #[serde(default = "one")]
+    pub per_strike: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The most Crisis a scene may start with.
+pub const MAX_CRISIS_START: u32 = 1_000_000;
+
+impl Default for RisingTension {
+    fn default() -> Self {
+        RisingTension { pool: 0, per_strike: 1 }
+    }
+}
+
+impl RisingTension {
+    /// What making the sides' Strikes `strikes` costs: the difference times `per_strike`
+    /// (equal Strikes cost nothing, §10).
+    pub fn cost(&self, strikes: [u32; 2]) -> u64 {
+        u64::from(strikes[0].abs_diff(strikes[1])) * u64::from(self.per_strike)
+    }
+}
+
+/// A faction in a scene with three or more (§6). A Duel has at most two sides, so the scene's
+/// two `sides` are the two camps every Duel is fought between, and each faction fights in one
+/// of them: the factions sharing a camp are the GM's declared temporary alliance. When the
+/// other camp is beaten (nobody in it able to fight), the alliance ends: the first-listed
+/// surviving faction of the alliance keeps its camp and the others take the beaten camp, so
+/// they go on to fight each other (Decision: the seed says two factions "must" ally but not
+/// which; the GM chooses by this list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactionSpec {
+    /// Its name; seats and minion groups name it as their `side`.
+    pub name: String,
+    /// The camp (one of the scene's two `sides`) it fights in while allied.
+    pub side: String,
+}
+
 /// A Crisis Trigger in the scene file (§8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -181,8 +243,12 @@ pub struct Setup {
     /// The seed of the scene's dice.
     #[serde(default)]
     pub seed: u64,
-    /// The names of the two sides (a Duel has exactly two, §6).
+    /// The names of the two sides (a Duel has exactly two, §6). With `factions`, the two camps.
     pub sides: [String; 2],
+    /// Three or more factions (§6): each fights in one of the two sides, allied with the
+    /// others there until the other side is beaten. Empty: the two sides are the factions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub factions: Vec<FactionSpec>,
     /// The side whose Regular Attacks add to the Flow (default: the first side, §6).
     #[serde(default)]
     pub positive_side: Option<String>,
@@ -202,6 +268,21 @@ pub struct Setup {
     /// Adjacent pairs without line of sight (adjacent Regions see each other otherwise).
     #[serde(default)]
     pub sight_blocked: Vec<[String; 2]>,
+    /// Pairs of Regions that are not adjacent but see each other, for Talents whose Ranged
+    /// upgrade reaches farther (`skills.range`; default none: only adjacent Regions see each
+    /// other, §7.3 [MISSING] as data).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sight: Vec<[String; 2]>,
+    /// The Crisis the scene starts with (default 0). The rules for Crisis in Action scenes,
+    /// and whether it carries into a Combat, are missing (§8 [MISSING]): a GM who carries
+    /// Crisis in from an Action scene writes it here. Triggers at or below it fire with the
+    /// first Crisis added.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub crisis_start: u32,
+    /// A rule to derive the defences a sheet leaves out from its Abilities (§4.3 [MISSING]:
+    /// GM-chosen data, not the book's formula; default none, so every sheet gives its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_defences: Option<crate::character::DefenceFormula>,
     /// The characters: player characters and major NPCs.
     pub characters: Vec<CharacterSpec>,
     /// Minion groups.
@@ -210,9 +291,13 @@ pub struct Setup {
     /// Crisis Triggers.
     #[serde(default)]
     pub triggers: Vec<TriggerSpec>,
-    /// Strikes per side, in side order (required for a non-violent conflict, §10).
+    /// Strikes per side, in side order (required for a non-violent conflict, §10). Unequal
+    /// Strikes cost the GM Rising Tension.
     #[serde(default)]
     pub strikes: Option<[u32; 2]>,
+    /// The GM's Rising Tension (§10, open question 14): GM-editable data.
+    #[serde(default)]
+    pub rising_tension: RisingTension,
     /// Rules options.
     #[serde(default)]
     pub options: Options,
@@ -279,6 +364,9 @@ pub struct Fighter {
     pub seat: SeatId,
     /// Its side (0 or 1).
     pub side: u8,
+    /// Its faction (an index into the scene file's `factions`), in a scene with factions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faction: Option<u8>,
     /// Where it is (`None` when absent).
     pub region: Option<RegionId>,
     /// Not physically present (§10).
@@ -302,6 +390,17 @@ pub struct Fighter {
 }
 
 impl Fighter {
+    /// Its wounds, for the rules of [`crate::wounds`] (§9).
+    pub fn wounds(&self) -> crate::wounds::Wounds {
+        crate::wounds::Wounds {
+            hits: self.hits,
+            max_hits: self.sheet.max_hits,
+            death_hits: self.death_hits,
+            incapacitated: self.status == Status::Incapacitated,
+            doomed: self.doomed,
+        }
+    }
+
     /// Whether it can act and be fought: fighting and present.
     pub fn engaged_capable(&self) -> bool {
         self.status == Status::Fighting && !self.absent && self.region.is_some()
@@ -315,6 +414,9 @@ pub struct Minions {
     pub stats: Arc<MinionStats>,
     /// Its side.
     pub side: u8,
+    /// Its faction, in a scene with factions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faction: Option<u8>,
     /// Where it stands.
     pub region: RegionId,
     /// How many are left.
@@ -336,6 +438,10 @@ pub struct Duel {
     pub members: u64,
     /// The Duels already combined into this one (each only once, §6).
     pub merged_from: Vec<u16>,
+    /// Fought between allies who have since turned on each other: never restored or copied
+    /// (its combatants now face different enemies, so a new Duel starts at Flow 0, §6).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
 }
 
 /// A decision the scene waits for in the middle of a round.
@@ -375,12 +481,15 @@ pub struct Outcome {
     /// Whether the GM ended the scene by [`crate::Command::EndScene`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_gm: bool,
+    /// The round limit that stopped the scene (`options.max_rounds`), if that is why it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_limit: Option<u32>,
 }
 
 impl Outcome {
     /// An end the rules reach by themselves (not the GM's call).
     pub fn new(winner: Option<u8>, why: impl Into<String>) -> Outcome {
-        Outcome { winner, why: why.into(), by_gm: false }
+        Outcome { winner, why: why.into(), by_gm: false, round_limit: None }
     }
 }
 
@@ -432,6 +541,9 @@ pub struct Scene {
     pub duel_at: [Option<u16>; 5],
     /// How the scene ended.
     pub outcome: Option<Outcome>,
+    /// The GM's Rising Tension left (after paying for unequal Strikes, §10).
+    #[serde(default)]
+    pub rising_tension: u32,
 }
 
 fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, SetupError> {
@@ -440,6 +552,21 @@ fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, Se
         what: "Region",
         name: name.into(),
     })
+}
+
+/// The side and faction that a seat's or minion group's `side` names: a faction of the scene's
+/// `factions` when it has some, else one of the two sides.
+fn camp(setup: &Setup, field: &str, name: &str) -> Result<(u8, Option<u8>), SetupError> {
+    if setup.factions.is_empty() {
+        return Ok((side_id(&setup.sides, field, name)?, None));
+    }
+    let i = setup.factions.iter().position(|f| f.name == name).ok_or_else(|| SetupError::Unknown {
+        field: field.into(),
+        what: "faction",
+        name: name.into(),
+    })?;
+    let side = side_id(&setup.sides, &format!("factions[{i}].side"), &setup.factions[i].side)?;
+    Ok((side, Some(i as u8)))
 }
 
 fn side_id(sides: &[String; 2], field: &str, name: &str) -> Result<u8, SetupError> {
@@ -451,6 +578,48 @@ fn side_id(sides: &[String; 2], field: &str, name: &str) -> Result<u8, SetupErro
 }
 
 impl Setup {
+    /// Checks the factions (§6): unique names, each in one of the two sides, at least one in
+    /// each side, and only in a combat (a non-violent conflict keeps Strikes per side).
+    fn check_factions(&self) -> Result<(), SetupError> {
+        if self.factions.is_empty() {
+            return Ok(());
+        }
+        if self.kind == SceneKind::NonViolent {
+            return Err(SetupError::Invalid(
+                "factions: only a combat has factions; a non-violent conflict keeps two sides with their Strikes (§10)"
+                    .into(),
+            ));
+        }
+        if self.factions.len() > 16 {
+            return Err(SetupError::Invalid("factions: at most 16".into()));
+        }
+        let mut camps = [false; 2];
+        for (i, f) in self.factions.iter().enumerate() {
+            if f.name.trim().is_empty() {
+                return Err(SetupError::Invalid(format!("factions[{i}].name: a faction needs a name")));
+            }
+            if self.factions[..i].iter().any(|o| o.name == f.name) {
+                return Err(SetupError::Duplicate { what: "factions", name: f.name.clone() });
+            }
+            camps[usize::from(side_id(&self.sides, &format!("factions[{i}].side"), &f.side)?)] = true;
+        }
+        if camps != [true; 2] {
+            return Err(SetupError::Invalid(
+                "factions: each of the two sides needs a faction (a Duel has two sides, §6)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sets the round limit a shell plays with (`options.max_rounds`): `limit` when its user
+    /// gave one, else the scene file's own, else [`DEFAULT_ROUND_LIMIT`]. Returns the limit in
+    /// force. A later session layer calls this the same way `play` does.
+    pub fn apply_round_limit(&mut self, limit: Option<u32>) -> u32 {
+        let max = limit.or(self.options.max_rounds).unwrap_or(DEFAULT_ROUND_LIMIT).max(1);
+        self.options.max_rounds = Some(max);
+        max
+    }
+
     /// Checks every name the triggers use: the scene's, and those the characters' Skills add
     /// (Advanced Actions with an `add_trigger` effect).
     fn check_triggers(&self) -> Result<(), SetupError> {
@@ -547,6 +716,13 @@ impl Scene {
             );
             link(&mut links.move_blocked, a, b);
         }
+        for [a, b] in &setup.sight {
+            let (a, b) = (region_id(&setup.regions, "sight", a)?, region_id(&setup.regions, "sight", b)?);
+            if a == b {
+                return Err(SetupError::Invalid("sight: a Region always sees itself".into()));
+            }
+            link(&mut links.sight, a, b);
+        }
         for [a, b] in &setup.sight_blocked {
             let (a, b) = (
                 region_id(&setup.regions, "sight_blocked", a)?,
@@ -554,15 +730,19 @@ impl Scene {
             );
             unlink(&mut links.sight, a, b);
         }
+        setup.check_factions()?;
+        let mut seat_faction = Vec::new();
         let seats = Arc::new(Seats::new(
             setup
                 .seats
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
+                    let (side, faction) = camp(&setup, &format!("seats[{i}].side"), &s.side)?;
+                    seat_faction.push(faction);
                     Ok(Seat {
                         name: s.name.clone(),
-                        side: SideId(side_id(sides, &format!("seats[{i}].side"), &s.side)?),
+                        side: SideId(side),
                         role: if s.gm { Role::Gm } else { Role::Player },
                     })
                 })
@@ -570,7 +750,12 @@ impl Scene {
         )?);
         let mut fighters = Vec::new();
         for (i, c) in setup.characters.iter().enumerate() {
-            c.sheet.validate()?;
+            // Defences the sheet leaves out come from the scene's rule, if it has one (§4.3).
+            let mut sheet = c.sheet.clone();
+            if let Some(rule) = &setup.derived_defences {
+                rule.fill(&mut sheet);
+            }
+            sheet.validate()?;
             if setup.characters[..i].iter().any(|o| o.sheet.name == c.sheet.name) {
                 return Err(SetupError::Duplicate { what: "characters", name: c.sheet.name.clone() });
             }
@@ -593,9 +778,10 @@ impl Scene {
                 }
             };
             fighters.push(Fighter {
-                sheet: Arc::new(c.sheet.clone()),
+                sheet: Arc::new(sheet),
                 seat,
                 side,
+                faction: seat_faction.get(usize::from(seat.0)).copied().flatten(),
                 region,
                 absent: c.absent,
                 hits: 0,
@@ -622,9 +808,11 @@ impl Scene {
             if setup.minions[..i].iter().any(|o| o.stats.name == m.stats.name) {
                 return Err(SetupError::Duplicate { what: "minion groups", name: m.stats.name.clone() });
             }
+            let (side, faction) = camp(&setup, &format!("minions[{i}].side"), &m.side)?;
             minions.push(Minions {
                 stats: Arc::new(m.stats.clone()),
-                side: side_id(sides, &format!("minions[{i}].side"), &m.side)?,
+                side,
+                faction,
                 region: region_id(&setup.regions, &format!("minions[{i}].region"), &m.region)?,
                 count: m.count,
                 duel: None,
@@ -660,8 +848,23 @@ impl Scene {
             }
             (_, s) => s,
         };
+        // Unequal Strikes are bought with the GM's Rising Tension (§10, open question 14).
+        let tension = &setup.rising_tension;
+        let cost = strikes.map_or(0, |s| tension.cost(s));
+        let Some(rising_tension) = u32::try_from(cost).ok().and_then(|c| tension.pool.checked_sub(c)) else {
+            let [a, b] = strikes.unwrap_or_default();
+            return Err(SetupError::Invalid(format!(
+                "strikes: unequal Strikes ({a} against {b}) cost {cost} Rising Tension \
+                 ({} per Strike of difference, rising_tension.per_strike), but the GM has {} \
+                 (rising_tension.pool) (§10)",
+                tension.per_strike, tension.pool
+            )));
+        };
         if setup.options.ability_dice > 20 {
             return Err(SetupError::Invalid("options.ability_dice: at most 20 d6".into()));
+        }
+        if setup.crisis_start > MAX_CRISIS_START {
+            return Err(SetupError::Invalid(format!("crisis_start: at most {MAX_CRISIS_START}")));
         }
         let effects = Arc::new(setup.regions.iter().map(|r| r.effect.clone()).collect());
         let fired = vec![0; setup.triggers.len()];
@@ -672,7 +875,7 @@ impl Scene {
             fighters,
             minions,
             duels: Vec::new(),
-            crisis: 0,
+            crisis: setup.crisis_start,
             round_crisis: [0; 2],
             fired,
             added_triggers: Vec::new(),
@@ -686,6 +889,7 @@ impl Scene {
             rng_pos: 0,
             duel_at: [None; 5],
             outcome: None,
+            rising_tension,
             setup: Arc::new(setup),
         };
         // The Duels standing at the start (§6: every Duel starts at Flow 0).
@@ -741,6 +945,11 @@ impl Scene {
     /// The Region with this name.
     pub fn find_region(&self, name: &str) -> Option<RegionId> {
         self.setup.regions.iter().position(|r| r.name == name).map(|i| i as RegionId)
+    }
+
+    /// The first GM seat, if the scene has one.
+    pub fn gm_seat(&self) -> Option<SeatId> {
+        self.seats.iter().map(|(id, _)| id).find(|&id| self.is_gm(id))
     }
 
     /// Whether the seat is the GM's.

@@ -16,6 +16,9 @@ pub struct FighterView {
     pub name: String,
     /// Its side's name.
     pub side: String,
+    /// Its faction's name, in a scene with three or more factions (§6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faction: Option<String>,
     /// The seat that plays it.
     pub seat: String,
     /// Where it is.
@@ -45,6 +48,9 @@ pub struct MinionView {
     pub name: String,
     /// Its side's name.
     pub side: String,
+    /// Its faction's name, in a scene with three or more factions (§6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faction: Option<String>,
     /// Where it stands.
     pub region: String,
     /// How many are left.
@@ -119,6 +125,8 @@ pub struct SceneView {
     pub phase: Phase,
     /// Strikes left per side (non-violent conflict).
     pub strikes: Option<[u32; 2]>,
+    /// The GM's Rising Tension left (§10; scene data, open question 14).
+    pub rising_tension: u32,
     /// Pending decisions.
     pub pending: Vec<Pending>,
     /// The triggers the viewer may know.
@@ -128,6 +136,10 @@ pub struct SceneView {
 }
 
 impl Scene {
+    fn faction_name(&self, faction: Option<u8>) -> Option<String> {
+        faction.and_then(|x| self.setup.factions.get(usize::from(x))).map(|f| f.name.clone())
+    }
+
     fn owns(&self, viewer: Viewer, f: u8) -> bool {
         matches!(viewer, Viewer::Seat(s) if self.fighters.get(usize::from(f)).is_some_and(|x| x.seat == s))
     }
@@ -159,6 +171,7 @@ impl Scene {
                     id: i as u8,
                     name: f.sheet.name.clone(),
                     side: self.side_name(f.side).to_owned(),
+                    faction: self.faction_name(f.faction),
                     seat: self.seat_name(f.seat).to_owned(),
                     region: f.region.map(|r| self.region_name(r).to_owned()),
                     hits: f.hits,
@@ -178,6 +191,7 @@ impl Scene {
                     id: i as u8,
                     name: m.stats.name.clone(),
                     side: self.side_name(m.side).to_owned(),
+                    faction: self.faction_name(m.faction),
                     region: self.region_name(m.region).to_owned(),
                     count: m.count,
                 })
@@ -199,6 +213,7 @@ impl Scene {
             initiative: self.side_name(self.initiative).to_owned(),
             phase: self.phase,
             strikes: self.strikes,
+            rising_tension: self.rising_tension,
             pending: self.pending.clone(),
             // A trigger a character's Skill added was announced: everyone knows it.
             triggers: self

@@ -36,14 +36,54 @@ pub enum RestOutcome {
     DeathHit,
     /// Death Hits reached Max Hits: the character must die before the next scene.
     Dies,
+    /// The character is already dead (Death Hits at Max Hits, or a failed keep-fighting roll):
+    /// no rest changes anything (§9).
+    Dead,
+}
+
+impl RestOutcome {
+    /// What happened, in words (for the calculator and `play`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            RestOutcome::Healed => "one hit removed",
+            RestOutcome::FullyHealed => "every hit removed",
+            RestOutcome::Recovered => "one hit removed; no longer Incapacitated",
+            RestOutcome::Nothing => "nothing further happens",
+            RestOutcome::DeathHit => "still Incapacitated; a Death Hit is marked",
+            RestOutcome::Dies => "Death Hits reached Max Hits: the character dies before the next scene",
+            RestOutcome::Dead => "the character is dead: no rest brings it back (§9)",
+        }
+    }
 }
 
 impl Wounds {
+    /// Whether the character is dead or must die before the next Action or Conflict scene:
+    /// Death Hits at Max Hits, or a failed keep-fighting roll (§9). Nothing a rest does
+    /// changes that (Decision: revival clears Death Hits only while they are below Max Hits).
+    pub fn is_dead(&self) -> bool {
+        self.doomed || (self.max_hits > 0 && self.death_hits >= self.max_hits)
+    }
+
+    /// Whether a whole day of rest removes every hit: only for a living character who is not
+    /// Incapacitated (§9; an unrevived Incapacitated character makes its daily roll instead).
+    pub fn full_day_heals(&self) -> bool {
+        !self.is_dead() && !self.incapacitated
+    }
+
+    /// Whether a Rest Scene asks this character for a roll: alive and wounded or
+    /// Incapacitated (§9).
+    pub fn needs_rest(&self) -> bool {
+        !self.is_dead() && (self.hits > 0 || self.incapacitated)
+    }
+
     /// A Rest Scene roll (Fortitude, Perseverance, or a relevant Talent; a helper may roll
     /// with a fitting Talent) for a wounded character who is not Incapacitated: a success
     /// removes one hit, a failure does nothing (§9). An Incapacitated character rolls
-    /// [`Wounds::daily_roll`] instead.
+    /// [`Wounds::daily_roll`] instead; a dead one changes nothing.
     pub fn rest(&mut self, success: bool) -> RestOutcome {
+        if self.is_dead() {
+            return RestOutcome::Dead;
+        }
         if self.incapacitated {
             return self.daily_roll(success);
         }
@@ -55,12 +95,15 @@ impl Wounds {
         }
     }
 
-    /// A whole day of rest removes every hit (§9). An unrevived Incapacitated character
-    /// still has to make its daily roll (Decision: the full-day rule is for the conscious
-    /// wounded).
-    pub fn full_day(&mut self) -> RestOutcome {
+    /// A whole day of rest removes every hit (§9). The full-day heal does not apply while
+    /// Incapacitated: that character's day holds its daily roll, whose result is
+    /// `daily_success` (ignored for everyone else). A dead character changes nothing.
+    pub fn full_day(&mut self, daily_success: bool) -> RestOutcome {
+        if self.is_dead() {
+            return RestOutcome::Dead;
+        }
         if self.incapacitated {
-            return RestOutcome::Nothing;
+            return self.daily_roll(daily_success);
         }
         self.hits = 0;
         RestOutcome::FullyHealed
@@ -70,6 +113,9 @@ impl Wounds {
     /// nobody revived (§9): a success removes one hit and ends the Incapacitation; a failure
     /// marks a Death Hit, and as many Death Hits as Max Hits mean death before the next scene.
     pub fn daily_roll(&mut self, success: bool) -> RestOutcome {
+        if self.is_dead() {
+            return RestOutcome::Dead;
+        }
         if !self.incapacitated {
             return self.rest(success);
         }
@@ -89,8 +135,11 @@ impl Wounds {
     }
 
     /// Revival by a healing Skill: `hits` removed, no longer Incapacitated, every Death Hit
-    /// cleared (§9).
+    /// cleared (§9). A dead character is not revived.
     pub fn revive(&mut self, hits: u8) {
+        if self.is_dead() {
+            return;
+        }
         self.hits = self.hits.saturating_sub(hits.max(1));
         self.incapacitated = false;
         self.death_hits = 0;

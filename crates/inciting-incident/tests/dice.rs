@@ -158,3 +158,22 @@ fn rolled_dice_match_the_level_tables_distributions() {
         assert!((mean - exact).abs() < 0.1, "level {level}: mean {mean}");
     }
 }
+
+#[test]
+fn success_chance_is_a_probability_never_negative_zero_nor_above_one() {
+    use inciting_incident::dice::{Pool, ability_pool, success_chance, talent_pool};
+    // A pool that cannot reach 20 has chance +0 (an empty sum of f64 is −0.0, printed "-0.000").
+    for pool in [Pool::level(1), ability_pool(1, 0), talent_pool(1, &[], -100, 0)] {
+        let p = success_chance(&pool);
+        assert!(p == 0.0 && p.is_sign_positive(), "{p:?}");
+        assert_eq!(format!("{p:.3}"), "0.000");
+    }
+    for level in 1..=9 {
+        for rd in 0..=20 {
+            for modifier in [-100, 0, 100] {
+                let p = success_chance(&talent_pool(level, &[12, 12], modifier, rd));
+                assert!((0.0..=1.0).contains(&p) && p.is_sign_positive(), "{level} {rd} {modifier}: {p:?}");
+            }
+        }
+    }
+}

@@ -808,6 +808,30 @@ fn healing_revives_an_incapacitated_ally_and_clears_death_hits() {
 }
 
 #[test]
+fn strikes_lost_are_clamped_to_the_strikes_left() {
+    // §10: a side cannot lose more Strikes than it has; the event says how many hits there were.
+    let mut s = common::example("cover-up.toml");
+    s.characters[1].sheet.defences.resolve.rv = 1;
+    s.characters[1].sheet.defences.resolve.rd = 9;
+    s.strikes = Some([3, 2]);
+    s.rising_tension.pool = 1; // unequal Strikes cost the GM Rising Tension (§10)
+    let mut t = table(s);
+    let sam = t.state().find_fighter("Sam Vale").unwrap();
+    let janitor = ch(&t, "The janitor");
+    declare(&mut t, &[(sam, Action::Decisive { talent: 0, target: janitor, defence: None })]);
+    let ev = finish_round(&mut t);
+    let lost = ev
+        .iter()
+        .find_map(|e| match e {
+            Event::StrikesLost { side: 1, strikes, left, hits } => Some((*strikes, *left, *hits)),
+            _ => None,
+        })
+        .expect("Strikes lost");
+    assert_eq!((lost.0, lost.1), (2, 0), "only the 2 Strikes left can be lost");
+    assert!(lost.2.is_some_and(|h| h > 2), "the hits dealt are kept: {lost:?}");
+}
+
+#[test]
 fn non_violent_hits_remove_strikes_and_a_side_without_strikes_loses() {
     let mut s = common::example("cover-up.toml");
     // A janitor who cannot resist: Resolve RV 1, RD 9 — Sam's Decisive Attack always hits hard.
@@ -925,6 +949,32 @@ fn max_rounds_ends_the_scene() {
         act(&mut t, f);
     }
     assert!(t.is_over());
+    assert_eq!(t.state().outcome.as_ref().unwrap().round_limit, Some(1));
+}
+
+#[test]
+fn round_limit_play_default_is_100_a_given_limit_overrides_the_file() {
+    use inciting_incident::scene::DEFAULT_ROUND_LIMIT;
+    let mut s = arena();
+    assert_eq!(s.apply_round_limit(None), DEFAULT_ROUND_LIMIT);
+    assert_eq!(DEFAULT_ROUND_LIMIT, 100);
+    assert_eq!(s.options.max_rounds, Some(100));
+    let mut s = arena();
+    s.options.max_rounds = Some(7);
+    assert_eq!(s.apply_round_limit(None), 7, "the scene file's own limit stands");
+    assert_eq!(s.apply_round_limit(Some(3)), 3, "a limit given by the user wins");
+    // A game of holds never ends by itself; the limit stops it and says so.
+    let mut s = arena();
+    s.apply_round_limit(Some(2));
+    let mut t = table(s);
+    for _ in 0..2 {
+        declare(&mut t, &[]);
+        finish_round(&mut t);
+    }
+    assert!(t.is_over(), "{}", t.state().waiting_for());
+    let o = t.state().outcome.clone().unwrap();
+    assert_eq!((o.round_limit, o.winner), (Some(2), None));
+    assert!(o.why.contains("round limit"), "{}", o.why);
 }
 
 #[test]

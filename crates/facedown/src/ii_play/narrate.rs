@@ -119,6 +119,12 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::EndScene { winner: Some(w) } => {
             format!("GM: end the scene now, {} win", scene.side_name(*w))
         }
+        Command::SpendTension { side, strikes } => format!(
+            "GM: spend Rising Tension for {strikes} more Strike(s) for {} (§10)",
+            scene.side_name(*side)
+        ),
+        Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each, §9)".into(),
+        Command::RestScene { full_day: true } => "GM: a whole day of rest (§9)".into(),
     }
 }
 
@@ -179,6 +185,7 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
                 Purpose::Defence => "defence roll",
                 Purpose::KeepFighting => "keep-fighting roll",
                 Purpose::Obstacle => "Simple Obstacle roll",
+                Purpose::Rest => "rest roll",
             };
             let adv = match roll.advantage {
                 0 => String::new(),
@@ -231,9 +238,13 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             let max = scene.fighters[usize::from(*character)].sheet.max_hits;
             format!("  {} takes {hits} hit(s) ({total}/{max})", scene.fighter_name(*character))
         }
-        Event::StrikesLost { side, strikes, left } => {
-            format!("  {} lose {strikes} Strike(s): {left} left", scene.side_name(*side))
-        }
+        Event::StrikesLost { side, strikes, left, hits } => match hits {
+            Some(h) => format!(
+                "  {} lose {strikes} Strike(s) ({h} hits, but only {strikes} Strike(s) were left): {left} left",
+                scene.side_name(*side)
+            ),
+            None => format!("  {} lose {strikes} Strike(s): {left} left", scene.side_name(*side)),
+        },
         Event::Incapacitated { character } => {
             format!("  {} is Incapacitated!", scene.fighter_name(*character))
         }
@@ -305,9 +316,49 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
         Event::SceneOver { outcome } => format!(
             "\nThe scene is over: {}{}.",
             outcome.why,
-            outcome.winner.map(|w| format!(" — {} win", scene.side_name(w))).unwrap_or_default()
+            outcome.winner.map(|w| format!(" — {} win", scene.camp_name(w))).unwrap_or_default()
         ),
+        Event::AllianceEnded { beaten, turned } => {
+            // Narrated before the event applies: the sides are still the old ones.
+            let name = |f: u8| scene.setup.factions.get(usize::from(f)).map_or("?", |x| x.name.as_str());
+            let turning: Vec<&str> = turned.iter().map(|&f| name(f)).collect();
+            let staying: Vec<&str> = scene
+                .able_factions(1 - *beaten)
+                .into_iter()
+                .filter(|f| !turned.contains(f))
+                .map(name)
+                .collect();
+            format!(
+                "\n{} are beaten; the alliance ends (§6): {} turn on {}, taking the {} side. New Duels start at Flow 0.",
+                scene.camp_name(*beaten),
+                turning.join(" and "),
+                staying.join(" and "),
+                scene.side_name(*beaten)
+            )
+        }
+        Event::TensionSpent { side, strikes, total, left } => format!(
+            "  The GM spends Rising Tension: {} gain {strikes} Strike(s), {total} now (Rising Tension left: {left})",
+            scene.side_name(*side)
+        ),
+        Event::RestStarted { full_day: false } => "\n== Rest Scene ==".into(),
+        Event::RestStarted { full_day: true } => "\n== A whole day of rest ==".into(),
+        Event::Rested { character, outcome, hits, death_hits, .. } => {
+            let max = scene.fighters[usize::from(*character)].sheet.max_hits;
+            format!(
+                "  {}: {}. Hits {hits}/{max}, Death Hits {death_hits}/{max}.",
+                scene.fighter_name(*character),
+                outcome.describe()
+            )
+        }
     })
+}
+
+/// What `play` prints when its round limit stopped a scene.
+pub fn round_limit_note(limit: u32) -> String {
+    let rounds = if limit == 1 { "round" } else { "rounds" };
+    format!(
+        "Stopped by the round limit: {limit} {rounds} (change it with --max-rounds N or the scene file's options.max_rounds)."
+    )
 }
 
 /// The scene's opening.
@@ -319,6 +370,15 @@ pub fn intro(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
         scene.side_name(scene.positive),
         scene.side_name(1 - scene.positive)
     )?;
+    if !scene.setup.factions.is_empty() {
+        // Three or more factions (§6): the alliances, as the GM declared them.
+        for side in 0..2u8 {
+            writeln!(out, "  {}: {}", scene.side_name(side), scene.camp_name(side))?;
+        }
+    }
+    if scene.rising_tension > 0 {
+        writeln!(out, "The GM's Rising Tension: {}.", scene.rising_tension)?;
+    }
     map(scene, out)
 }
 
@@ -334,13 +394,12 @@ fn map(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
                     Status::Fighting => String::new(),
                     Status::Incapacitated => ", Incapacitated".into(),
                 };
-                format!(
-                    "{} ({}, {}/{} hits{state})",
-                    f.sheet.name,
-                    scene.side_name(f.side),
-                    f.hits,
-                    f.sheet.max_hits
-                )
+                // With factions (§6), the faction first, then the side it fights in now.
+                let side = match f.faction.and_then(|x| scene.setup.factions.get(usize::from(x))) {
+                    Some(faction) => format!("{}, {}", faction.name, scene.side_name(f.side)),
+                    None => scene.side_name(f.side).to_owned(),
+                };
+                format!("{} ({side}, {}/{} hits{state})", f.sheet.name, f.hits, f.sheet.max_hits)
             })
             .collect();
         here.extend(

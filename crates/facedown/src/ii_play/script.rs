@@ -55,7 +55,7 @@ fn fighter(scene: &Scene, name: &str) -> anyhow::Result<u8> {
 
 /// Replaces names by numbers: `character` (and a healing `target`), `{"character": …}` and
 /// `{"minions": …}` targets, `talent` (of the acting character), the Regions of `path`, and
-/// the side of an ending's `winner`.
+/// the side of an ending's `winner` or of a Rising Tension spend's `side`.
 fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow::Result<()> {
     let Value::Object(map) = value else {
         if let Value::Array(items) = value {
@@ -88,7 +88,7 @@ fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow
                 *v = Value::from(id);
             }
             ("target", Value::String(name)) => *v = Value::from(fighter(scene, name)?),
-            ("winner", Value::String(name)) => {
+            ("winner" | "side", Value::String(name)) => {
                 let side = scene
                     .setup
                     .sides
