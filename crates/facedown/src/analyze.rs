@@ -23,7 +23,8 @@ pub enum AnalyzeCommand {
     /// Solve zero-sum matrix games given as JSON (and time the solver).
     Matrix(MatrixArgs),
     /// One Iron Triangle turn as a two-stage game: stance mixes, the worth of each stance and
-    /// each move, at neutral and under disadvantage, and dominated moves.
+    /// each move, at neutral and under disadvantage, and dominated moves. Surrender is left
+    /// out: both sides play one of their moves.
     Turn(TurnArgs),
     /// A whole 1v1 Iron Triangle conflict solved exactly: A's winning probability.
     Conflict(ConflictArgs),
@@ -187,6 +188,8 @@ struct MatrixReport {
     row: Vec<f64>,
     col: Vec<f64>,
     exploitability: f64,
+    /// The largest exploitability the check allows: 1e-9 × the payoff range.
+    tolerance: f64,
     /// Mean time per solve over --repeat solves, in microseconds.
     micros_per_solve: f64,
 }
@@ -218,6 +221,7 @@ fn matrix(args: MatrixArgs) -> anyhow::Result<()> {
         }
         let micros = start.elapsed().as_secs_f64() * 1e6 / f64::from(args.repeat);
         let exploitability = solver::matrix::exploitability(game.rows, game.cols, &game.payoffs, &row, &col);
+        let (lo, hi) = game.payoffs.iter().fold((f64::MAX, f64::MIN), |(l, h), &p| (l.min(p), h.max(p)));
         reports.push(MatrixReport {
             rows: game.rows,
             cols: game.cols,
@@ -225,6 +229,7 @@ fn matrix(args: MatrixArgs) -> anyhow::Result<()> {
             row,
             col,
             exploitability,
+            tolerance: solver::matrix::TOLERANCE * (hi - lo),
             micros_per_solve: micros,
         });
     }
@@ -237,11 +242,8 @@ fn matrix(args: MatrixArgs) -> anyhow::Result<()> {
         println!("  row player: {}", mix(&r.row));
         println!("  column player: {}", mix(&r.col));
         println!(
-            "  exploitability {:.1e} (check: at most {:.0e}); {:.2} µs per solve over {} solves",
-            r.exploitability,
-            solver::matrix::TOLERANCE,
-            r.micros_per_solve,
-            args.repeat
+            "  exploitability {:.1e} (check: at most {:.1e}, 1e-9 × the payoff range); {:.2} µs per solve over {} solves",
+            r.exploitability, r.tolerance, r.micros_per_solve, args.repeat
         );
     }
     Ok(())
@@ -315,6 +317,8 @@ fn shares(stances: &[Stance], p: &[f64]) -> Vec<StanceShare> {
 }
 
 fn turn(args: TurnArgs) -> anyhow::Result<()> {
+    Sheet::starting("A", args.a).check_in()?;
+    Sheet::starting("B", args.b).check_in()?;
     let moves = move_set(&args.moves)?;
     let sides = [TurnSide::plain(args.a, moves), TurnSide::plain(args.b, moves)];
     let t = solve_turn(&sides)?;
@@ -467,6 +471,8 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
         Some(p) => load_sheet(p)?,
         None => Sheet::starting("B", args.b),
     };
+    a.check_in()?;
+    b.check_in()?;
     let start = Instant::now();
     let spaces = [Space::boxed(a.energy), Space::boxed(b.energy)];
     let energy = [a.energy, b.energy];

@@ -801,9 +801,7 @@ fn apply_specials(turn: &Turn, pair: &[Contender; 2], result: &TurnResult) -> an
     const ALLY: FighterId = FighterId(2);
     let stances = [pair[0].stance, pair[1].stance];
     let plays = [pair[0].play, pair[1].play];
-    let settle = |effects: &[(FighterId, SpecialCard)]| {
-        effects::settle(ids, stances, plays, result, effects)
-    };
+    let settle = |effects: &[(FighterId, SpecialCard)]| effects::settle(ids, stances, plays, result, effects);
     let specials = [turn.fighters[0].special, turn.fighters[1].special];
     // Identical specials played by the two of the pair cancel each other (§6): the engine says
     // which cards are identical.

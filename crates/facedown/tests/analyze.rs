@@ -146,3 +146,42 @@ moves = [{ name = "a", move = "○☵" }, { name = "b", move = "▨☷" }, { nam
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("equilibrium"));
 }
+
+/// Issue 13: a character with zero energy in every type is out before the conflict starts
+/// (§5.3); `analyze` refuses it with a clear error instead of printing a meaningless table.
+#[test]
+fn a_character_with_zero_energy_in_every_type_is_refused() {
+    for args in [
+        vec!["analyze", "turn", "--a", "0,0,0"],
+        vec!["analyze", "turn", "--b", "0,0,0", "--payoff", "win"],
+        vec!["analyze", "conflict", "--a", "1,1,1", "--b", "0,0,0"],
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed {}", String::from_utf8_lossy(&o.stdout));
+        assert!(err.contains("zero energy in every type") && err.contains("§5.3"), "{args:?}: {err}");
+    }
+}
+
+/// Issue 13: the check is relative to the payoff range, so games with payoffs of a million
+/// solve (an absolute 1e-9 refused them).
+#[test]
+fn matrix_solves_games_with_payoffs_of_a_million() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        ((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * 1e6
+    };
+    let games: Vec<Vec<Vec<f64>>> =
+        (0..50).map(|_| (0..8).map(|_| (0..8).map(|_| next()).collect()).collect()).collect();
+    let f = temp("million.json");
+    std::fs::write(&f, serde_json::to_string(&games).unwrap()).unwrap();
+    let v = json(&run(&["analyze", "matrix", f.to_str().unwrap(), "--json"]));
+    for g in v.as_array().unwrap() {
+        assert!(g["exploitability"].as_f64().unwrap() <= g["tolerance"].as_f64().unwrap(), "{g}");
+        assert!(g["tolerance"].as_f64().unwrap() <= 2e-3, "{g}");
+    }
+}

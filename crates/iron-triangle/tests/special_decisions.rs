@@ -49,7 +49,9 @@ fn duel_turn(g: &mut Game, specials: [Option<Special>; 2], stances: [&str; 2], m
 }
 
 fn final_losses(g: &Game) -> [u32; 2] {
-    let Phase::Aftermath(a) = &g.state().phase else { panic!("aftermath expected, got {:?}", g.state().phase) };
+    let Phase::Aftermath(a) = &g.state().phase else {
+        panic!("aftermath expected, got {:?}", g.state().phase)
+    };
     [a.losses[0].total(), a.losses[1].total()]
 }
 
@@ -90,7 +92,8 @@ fn vampire_regains_the_loss_before_energy_runs_out() {
     let vampire = Special::Vampire(Action::Grapple);
     let (pair, plays) = ([FighterId(0), FighterId(1)], [Play::Move(mv("▨☰")), Play::Move(mv("○☷"))]);
     let stances = [st("2▨"), st("1○")];
-    let result = turn::resolve(&[Contender::plain(stances[0], plays[0]), Contender::plain(stances[1], plays[1])]);
+    let result =
+        turn::resolve(&[Contender::plain(stances[0], plays[0]), Contender::plain(stances[1], plays[1])]);
     let s = effects::settle(pair, stances, plays, &result, &[(FighterId(0), SpecialCard::new(vampire))]);
     assert_eq!(s.extras.len(), 1);
     assert_eq!(s.extras[0].amount, 11, "B's whole loss, whatever B has left");
@@ -168,9 +171,8 @@ fn any_move() -> impl Strategy<Value = Move> {
 }
 
 fn any_stance() -> impl Strategy<Value = Stance> {
-    (0u8..6, prop::sample::select(Action::ALL.to_vec())).prop_map(|(amount, action)| {
-        if amount == 0 { Stance::NONE } else { Stance { amount, action } }
-    })
+    (0u8..6, prop::sample::select(Action::ALL.to_vec()))
+        .prop_map(|(amount, action)| if amount == 0 { Stance::NONE } else { Stance { amount, action } })
 }
 
 fn any_loss_special() -> impl Strategy<Value = Option<Special>> {

@@ -58,6 +58,15 @@ pub enum DuelError {
         /// The character.
         name: String,
     },
+    /// A character starts with zero energy in every type: it is out before the conflict
+    /// starts (§5.3), so there is nothing to solve.
+    #[error(
+        "{name} has zero energy in every type: it is out of the conflict before it starts (§5.3); give it at least 1 energy"
+    )]
+    OutAtStart {
+        /// The character.
+        name: String,
+    },
     /// The chain configurations exceed the limit.
     #[error("the conflict has more than {limit} chain configurations: too large to solve whole")]
     TooLarge {
@@ -131,6 +140,16 @@ impl Sheet {
             follow_ups: [MoveSet::EMPTY; 13],
             energy,
         }
+    }
+
+    /// Whether the character can start a conflict: a character with zero energy in every type
+    /// is out (§5.3), and a report of a conflict or a turn for it would mean nothing. (The
+    /// solver itself values such a position: the other side has won; `analyze` refuses it.)
+    pub fn check_in(&self) -> Result<(), DuelError> {
+        if self.energy.total() == 0 {
+            return Err(DuelError::OutAtStart { name: self.name.clone() });
+        }
+        Ok(())
     }
 }
 
