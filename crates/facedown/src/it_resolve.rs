@@ -1262,18 +1262,8 @@ impl Report {
                 continue;
             }
             let p = &loss.parts;
-            let _ = writeln!(
-                out,
-                "{} loses {}: winner's stance {}, own stance {}, base {}, combo +{}, disadvantage +{}, dig two graves +{}",
-                f.name,
-                loss.total,
-                p.winner_stance,
-                p.own_stance,
-                p.base,
-                p.combo,
-                p.disadvantage,
-                p.mirrored
-            );
+            // The parts written as a sum, so that the total can be checked (issue 13).
+            let _ = writeln!(out, "{} loses {}: {p}", f.name, loss.total);
             let by = if spreader == who.key() {
                 format!("{} chooses", f.name)
             } else {

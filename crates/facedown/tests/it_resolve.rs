@@ -108,7 +108,7 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
                 "pressure-point.toml",
                 &[
                     "Pressure Point (A, place 4): A chooses how B's loss is spread",
-                    "B loses 11: winner's stance 6, own stance 1, base 4, combo +0, disadvantage +0, dig two graves +0",
+                    "B loses 11: winner's stance 6 + own stance 1 + base 4 + combo 0 + disadvantage 0 = 11",
                     "the rest (10) spread as A chooses (Pressure Point)",
                 ],
             ),
@@ -125,7 +125,7 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
                 &[
                     "B loses 11 before specials:",
                     "Wax On ▨ (B, place 5): B loses nothing from A's stance: −6",
-                    "B loses 5: winner's stance 0, own stance 1, base 4",
+                    "B loses 5: winner's stance 0 + own stance 1 + base 4 + combo 0 + disadvantage 0 = 5",
                     "at least 1 of it from ○ (B's stance); the rest (4) spread as B chooses",
                 ],
             ),
@@ -187,7 +187,7 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
                 "dig-two-graves.toml",
                 &[
                     "Dig Two Graves ▨ (B, place 7): A loses as much as B loses: dig two graves +11",
-                    "A loses 11: winner's stance 0, own stance 0, base 0, combo +0, disadvantage +0, dig two graves +11",
+                    "A loses 11: winner's stance 0 + own stance 0 + base 0 + combo 0 + disadvantage 0 + dig two graves 11 = 11",
                     "all 11 spread as A chooses",
                     "the rest (10) leaves 1 in all",
                 ],

@@ -239,13 +239,8 @@ impl Conflict {
         match p {
             Pending::Pair(pos) => {
                 let f = self.fighter(a.pair[pos]);
-                let loss = a.losses[pos];
-                let mut stance_part = crate::Energy::ZERO;
-                if let Some(t) = loss.stance_type {
-                    *stance_part.get_mut(t) = loss.own_stance.min(f.energy.get(t));
-                }
-                let after = f.energy.saturating_sub(&stance_part);
-                (stance_part, loss.to_distribute().min(after.total()), after)
+                let (stance_part, due) = a.losses[pos].taken_from(f.energy);
+                (stance_part, due, f.energy.saturating_sub(&stance_part))
             }
             Pending::Extra(i) => {
                 let e = self.extras[i];
