@@ -376,7 +376,12 @@ fn turn_win(args: &TurnArgs, moves: MoveSet, move_stances: [Stance; 2]) -> anyho
         energy,
     };
     let (a, b) = (sheet("A", args.a), sheet("B", args.b));
-    let sol = DuelSolution::solve(Duel::new(a, b)?, [Space::boxed(args.a), Space::boxed(args.b)])?;
+    let sol = solve_duel(
+        Duel::new(a, b)?,
+        [Space::boxed(args.a), Space::boxed(args.b)],
+        1,
+        "solving the conflict",
+    )?;
     let p = solver::duel::Position { energy: [args.a, args.b], chains: Default::default() };
     let t = sol.turn(&p)?.context("the start is outside the solved states")?;
     let stage = sol.move_stage_at(&p, move_stances)?.context("a fighter has no available move")?;
@@ -476,7 +481,8 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let spaces = [Space::boxed(a.energy), Space::boxed(b.energy)];
     let energy = [a.energy, b.energy];
-    let sol = DuelSolution::solve_on(Duel::new(a.clone(), b.clone())?, spaces, threads(args.threads))?;
+    let sol =
+        solve_duel(Duel::new(a.clone(), b.clone())?, spaces, threads(args.threads), "solving the conflict")?;
     let value = sol.value(energy)?;
     let elapsed = start.elapsed();
     let report = ConflictReport {
@@ -496,6 +502,39 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
     println!("  {}'s probability of winning under optimal play: {:.6}", report.a.name, value);
     print_stats(&report.stats, elapsed, report.threads, report.peak_memory_bytes);
     Ok(())
+}
+
+/// A progress bar on standard error for a long solve, shown only when standard error is a
+/// terminal (piped or redirected runs stay quiet); `None` otherwise.
+fn progress_bar(what: &str, states: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(states), indicatif::ProgressDrawTarget::stderr());
+    let style = indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} states, eta {eta}")
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(what.to_owned());
+    Some(bar)
+}
+
+/// Solves a duel, with a progress bar on a terminal (states of both energies solved, level by
+/// level of the backward induction).
+fn solve_duel(duel: Duel, spaces: [Space; 2], threads: usize, what: &str) -> anyhow::Result<DuelSolution> {
+    let bar = progress_bar(what, (spaces[0].len() * spaces[1].len()) as u64);
+    let mut report = |done: u64, all: u64| {
+        if let Some(b) = &bar {
+            b.set_length(all);
+            b.set_position(done);
+        }
+    };
+    let sol = DuelSolution::solve_with_progress(duel, spaces, threads, &mut report);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(sol?)
 }
 
 /// The threads asked for, else one per core.
@@ -556,7 +595,7 @@ fn distributions(args: DistributionArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let duel = Duel::new(Sheet::starting("A", max), Sheet::starting("B", max))?;
     let space = Space::new(max, u32::from(total));
-    let sol = DuelSolution::solve_on(duel, [space.clone(), space], threads(args.threads))?;
+    let sol = solve_duel(duel, [space.clone(), space], threads(args.threads), "solving every distribution")?;
     let dists = distributions_of(total);
     let win = dists
         .iter()

@@ -185,3 +185,22 @@ fn matrix_solves_games_with_payoffs_of_a_million() {
         assert!(g["tolerance"].as_f64().unwrap() <= 2e-3, "{g}");
     }
 }
+
+/// Issue 13: long solves show progress on a terminal (standard error) and stay quiet when
+/// piped. The terminal is made by `script` where it exists.
+#[test]
+fn long_solves_show_progress_on_a_terminal_only() {
+    let args = ["analyze", "conflict", "--a", "1,1,2", "--b", "2,1,1"];
+    let piped = run(&args);
+    assert!(piped.status.success());
+    assert!(piped.stderr.is_empty(), "piped runs stay quiet: {}", String::from_utf8_lossy(&piped.stderr));
+    let Ok(o) =
+        Command::new("script").args(["-qec", &format!("{BIN} {}", args.join(" ")), "/dev/null"]).output()
+    else {
+        eprintln!("no `script` command: the terminal half of this test is skipped");
+        return;
+    };
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(shown.contains("solving the conflict") && shown.contains("states"), "{shown}");
+    assert!(shown.contains("probability of winning under optimal play"), "{shown}");
+}

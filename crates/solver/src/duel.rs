@@ -504,6 +504,17 @@ impl DuelSolution {
     /// both energies) depend only on lower levels, so each level is split between threads.
     /// The values are the same whatever the number of threads.
     pub fn solve_on(duel: Duel, spaces: [Space; 2], threads: usize) -> Result<DuelSolution, DuelError> {
+        DuelSolution::solve_with_progress(duel, spaces, threads, &mut |_, _| {})
+    }
+
+    /// [`DuelSolution::solve_on`], calling `progress(states solved, states in all)` after each
+    /// level (a shell shows it; the solver itself prints nothing).
+    pub fn solve_with_progress(
+        duel: Duel,
+        spaces: [Space; 2],
+        threads: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<DuelSolution, DuelError> {
         let threads = threads.max(1);
         let n = [spaces[0].len(), spaces[1].len()];
         let configs = duel.configs.len();
@@ -542,6 +553,8 @@ impl DuelSolution {
         let mut level_states: Vec<(usize, usize)> = Vec::new();
         let mut level_values: Vec<f64> = Vec::new();
         let top = sol.spaces[0].total + sol.spaces[1].total;
+        let all_pairs = (n[0] * n[1]) as u64;
+        let mut pairs_done = 0u64;
         for level in 0..=top {
             level_states.clear();
             for ta in 0..=level.min(sol.spaces[0].total) {
@@ -584,6 +597,8 @@ impl DuelSolution {
                 }
             }
             sol.fill_best_spread(level);
+            pairs_done += level_states.len() as u64;
+            progress(pairs_done, all_pairs);
         }
         sol.stats.games = scratch.iter().map(|s| s.games).sum();
         Ok(sol)
