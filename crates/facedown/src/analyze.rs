@@ -568,6 +568,9 @@ struct DistributionReport {
     distributions: Vec<Energy>,
     /// `win[i][j]`: A's winning probability with distribution i against B with j.
     win: Vec<Vec<f64>>,
+    /// `seat_averaged[i][j]`: the probability that distribution i beats j, averaged over the
+    /// two seats (the GM's double-knockout edge, §5.7, taken out).
+    seat_averaged: Vec<Vec<f64>>,
     stats: solver::duel::SolveStats,
     seconds: f64,
     threads: usize,
@@ -605,6 +608,7 @@ fn distributions(args: DistributionArgs) -> anyhow::Result<()> {
     let report = DistributionReport {
         total,
         distributions: dists,
+        seat_averaged: seat_averaged(&win),
         win,
         stats: sol.stats,
         seconds: elapsed.as_secs_f64(),
@@ -669,50 +673,125 @@ fn csv(r: &DistributionReport) -> String {
     s
 }
 
-/// The heatmap: rows are A's distributions, columns B's; blue where A is likely to win,
-/// red where B is, on a scale stretched to the data (the legend gives its ends).
+/// The seat-averaged view: `avg[i][j]`, the probability that distribution i beats
+/// distribution j, averaged over the two seats — as A against j as B (`win[i][j]`) and as B
+/// against j as A (`1 − win[j][i]`). It takes out the GM's edge of a double knockout (§5.7),
+/// which otherwise colours every cell towards B; `avg[i][j] + avg[j][i] = 1`.
+fn seat_averaged(win: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    (0..win.len()).map(|i| (0..win.len()).map(|j| 0.5 * (win[i][j] + 1.0 - win[j][i])).collect()).collect()
+}
+
+/// A diverging colour for `v` on a scale centred on ½ reaching ½ ± `reach`: white at ½,
+/// deepening to blue above (the row's side wins more often) and to red below.
+fn diverging(v: f64, reach: f64) -> plotters::style::RGBColor {
+    let t = ((v - 0.5) / reach).clamp(-1.0, 1.0);
+    let fade = |x: f64| (255.0 * (1.0 - 0.85 * x.abs())).round() as u8;
+    let deep = |x: f64| (255.0 * (1.0 - 0.55 * x.abs())).round() as u8;
+    if t >= 0.0 {
+        plotters::style::RGBColor(fade(t), fade(t) / 2 + deep(t) / 2, 255)
+    } else {
+        plotters::style::RGBColor(255, fade(t), fade(t))
+    }
+}
+
+/// The heatmap: two panels with labelled axes, each on a diverging colour scale centred on ½
+/// with its colour bar. Left, the seat-averaged view (the probability that the row's
+/// distribution beats the column's, over both seats); right, the raw matrix (A's distribution
+/// in rows against B's in columns), where the GM's double-knockout edge (§5.7) tints most
+/// cells red.
 fn heatmap(r: &DistributionReport, path: &Path) -> anyhow::Result<()> {
     use plotters::prelude::*;
-    let n = r.distributions.len();
-    let cell = 18u32;
-    let margin = 90u32;
-    let size = ((margin + cell * n as u32 + 20).max(720), margin + cell * n as u32 + 40);
+    let n = r.distributions.len() as i32;
+    let cell = 18i32;
+    let (left, top) = (70i32, 120i32);
+    let side = cell * n;
+    let bar_gap = 16i32;
+    let bar_width = 14i32;
+    let panel = left + side + bar_gap + bar_width + 60;
+    let size = ((2 * panel + 20) as u32, (top + side + 70) as u32);
     let root = SVGBackend::new(path, size).into_drawing_area();
     let draw = |e: DrawingAreaErrorKind<_>| anyhow::anyhow!("cannot draw {}: {e:?}", path.display());
     root.fill(&WHITE).map_err(draw)?;
-    let title = format!(
-        "P(A wins): A's distribution (rows) against B's (columns), {} energy, starting moves",
-        r.total
-    );
-    root.draw(&Text::new(title, (10, 10), ("sans-serif", 14).into_font())).map_err(draw)?;
-    // A diverging scale around ½, stretched to the data: the strongest blue is A's best
-    // pairing, the strongest red B's best (the values are close to ½ for the book's 10).
-    let (lo, hi) = r.win.iter().flatten().fold((0.5f64, 0.5f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-    let reach = (hi - 0.5).max(0.5 - lo).max(1e-12);
-    let color = |v: f64| {
-        let t = ((v - 0.5) / reach).clamp(-1.0, 1.0);
-        let fade = |x: f64| (255.0 * (1.0 - x.abs())) as u8;
-        if t >= 0.0 { RGBColor(fade(t), fade(t), 255) } else { RGBColor(255, fade(t), fade(t)) }
-    };
-    let (x0, y0) = (margin as i32, margin as i32);
-    let c = cell as i32;
-    for (i, row) in r.win.iter().enumerate() {
-        for (j, v) in row.iter().enumerate() {
-            let (x, y) = (x0 + j as i32 * c, y0 + i as i32 * c);
-            root.draw(&Rectangle::new([(x, y), (x + c, y + c)], color(*v).filled())).map_err(draw)?;
+    let font = |px: u32| ("sans-serif", px).into_font();
+    root.draw(&Text::new(
+        format!(
+            "Every {}-energy distribution (at least 1 per type, starting moves) against every other, under optimal play",
+            r.total
+        ),
+        (10, 8),
+        font(15),
+    ))
+    .map_err(draw)?;
+    let averaged = seat_averaged(&r.win);
+    let panels: [(&Vec<Vec<f64>>, &str, &str, &str, &str); 2] = [
+        (
+            &averaged,
+            "Seat-averaged: P(row beats column), mean of both seats",
+            "the double-knockout edge of the GM (§5.7) averaged out",
+            "row's distribution",
+            "column's distribution",
+        ),
+        (
+            &r.win,
+            "As played: P(A wins), A = players' side, B = GM",
+            "B wins a double knockout (§5.7), so most cells lean red",
+            "A's distribution (○-▨-◆)",
+            "B's distribution (○-▨-◆)",
+        ),
+    ];
+    for (k, (m, title, note, rows_label, cols_label)) in panels.into_iter().enumerate() {
+        let x0 = k as i32 * panel + left;
+        let y0 = top;
+        // A symmetric reach around ½, stretched to the data so small differences show.
+        let reach = m.iter().flatten().fold(0.0f64, |r, v| r.max((v - 0.5).abs())).max(1e-9);
+        root.draw(&Text::new(title.to_owned(), (x0 - left + 10, 34), font(14))).map_err(draw)?;
+        root.draw(&Text::new(note.to_owned(), (x0 - left + 10, 52), font(11))).map_err(draw)?;
+        for (i, row) in m.iter().enumerate() {
+            for (j, v) in row.iter().enumerate() {
+                let (x, y) = (x0 + j as i32 * cell, y0 + i as i32 * cell);
+                root.draw(&Rectangle::new([(x, y), (x + cell, y + cell)], diverging(*v, reach).filled()))
+                    .map_err(draw)?;
+            }
         }
+        root.draw(&Rectangle::new([(x0, y0), (x0 + side, y0 + side)], BLACK.stroke_width(1)))
+            .map_err(draw)?;
+        // Tick labels: rows on the left, columns above, each distribution as ○-▨-◆.
+        for (t, e) in r.distributions.iter().enumerate() {
+            let l = label(e);
+            let t = t as i32;
+            root.draw(&Text::new(l.clone(), (x0 - 40, y0 + t * cell + cell / 2 - 4), font(9)))
+                .map_err(draw)?;
+            let style = font(9).transform(FontTransform::Rotate270);
+            root.draw(&Text::new(l, (x0 + t * cell + cell / 2 - 4, y0 - 4), style)).map_err(draw)?;
+        }
+        // Axis titles.
+        root.draw(&Text::new(format!("columns: {cols_label} →"), (x0, y0 + side + 8), font(12)))
+            .map_err(draw)?;
+        let style = font(12).transform(FontTransform::Rotate270);
+        root.draw(&Text::new(format!("rows: {rows_label} →"), (x0 - 58, y0 + side), style)).map_err(draw)?;
+        // The colour bar: ½ − reach at the bottom to ½ + reach at the top, labelled.
+        let bx = x0 + side + bar_gap;
+        let steps = 60;
+        for s in 0..steps {
+            let v = 0.5 + reach * (1.0 - 2.0 * (s as f64 + 0.5) / steps as f64);
+            let y = y0 + s * side / steps;
+            let y1 = y0 + (s + 1) * side / steps;
+            root.draw(&Rectangle::new([(bx, y), (bx + bar_width, y1)], diverging(v, reach).filled()))
+                .map_err(draw)?;
+        }
+        root.draw(&Rectangle::new([(bx, y0), (bx + bar_width, y0 + side)], BLACK.stroke_width(1)))
+            .map_err(draw)?;
+        for (frac, v) in [(0.0, 0.5 + reach), (0.5, 0.5), (1.0, 0.5 - reach)] {
+            let y = y0 + (frac * side as f64) as i32;
+            root.draw(&Text::new(format!("{v:.4}"), (bx + bar_width + 4, y - 5), font(10))).map_err(draw)?;
+        }
+        root.draw(&Text::new(
+            "colour bar: white ½, blue the row side wins more, red less".to_owned(),
+            (x0, y0 + side + 26),
+            font(11),
+        ))
+        .map_err(draw)?;
     }
-    let small = ("sans-serif", 9).into_font();
-    for (k, e) in r.distributions.iter().enumerate() {
-        let l = label(e);
-        root.draw(&Text::new(l.clone(), (8, y0 + k as i32 * c + c / 2 - 4), small.clone())).map_err(draw)?;
-        let style = small.clone().transform(FontTransform::Rotate270);
-        root.draw(&Text::new(l, (x0 + k as i32 * c + c / 2 - 4, y0 - 6), style)).map_err(draw)?;
-    }
-    let legend = format!(
-        "P(A wins): white 1/2 · deepest blue {hi:.4} · deepest red {lo:.4} (the GM side B wins double knockouts, §5.7)"
-    );
-    root.draw(&Text::new(legend, (10, size.1 as i32 - 24), ("sans-serif", 12).into_font())).map_err(draw)?;
     root.present().map_err(draw)?;
     Ok(())
 }

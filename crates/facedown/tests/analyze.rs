@@ -204,3 +204,37 @@ fn long_solves_show_progress_on_a_terminal_only() {
     assert!(shown.contains("solving the conflict") && shown.contains("states"), "{shown}");
     assert!(shown.contains("probability of winning under optimal play"), "{shown}");
 }
+
+/// Issue 13: the heatmap was all red (the GM wins double knockouts, §5.7, which hid every
+/// other difference). It now has a seat-averaged view beside the raw one, each on a diverging
+/// scale centred on ½ with a colour bar, and labelled axes; the JSON has the averaged matrix.
+#[test]
+fn the_heatmap_has_a_seat_averaged_view_a_colour_bar_and_labelled_axes() {
+    let svg = temp("avg.svg");
+    let v =
+        json(&run(&["analyze", "distributions", "--total", "4", "--svg", svg.to_str().unwrap(), "--json"]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for phrase in [
+        "Seat-averaged",
+        "As played",
+        "colour bar",
+        "rows: A&apos;s distribution",
+        "columns: B&apos;s distribution",
+        "0.5000",
+    ] {
+        assert!(text.contains(phrase), "{phrase:?} missing in the SVG");
+    }
+    // The averaged view is centred on ½: each pair of distributions sums to 1, and the
+    // diagonal is exactly ½ (white), where the raw mirror matches lean to the GM.
+    let avg = v["seat_averaged"].as_array().unwrap();
+    let win = v["win"].as_array().unwrap();
+    for i in 0..avg.len() {
+        for j in 0..avg.len() {
+            let (a, b) = (avg[i][j].as_f64().unwrap(), avg[j][i].as_f64().unwrap());
+            assert!((a + b - 1.0).abs() < 1e-12, "{i} {j}");
+        }
+        assert!((avg[i][i].as_f64().unwrap() - 0.5).abs() < 1e-12);
+        assert!(win[i][i].as_f64().unwrap() < 0.5);
+    }
+    assert!(text.contains("fill=\"#FFFFFF\""), "white cells at ½ in the averaged view");
+}
