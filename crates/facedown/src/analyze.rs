@@ -23,7 +23,8 @@ pub enum AnalyzeCommand {
     /// Solve zero-sum matrix games given as JSON (and time the solver).
     Matrix(MatrixArgs),
     /// One Iron Triangle turn as a two-stage game: stance mixes, the worth of each stance and
-    /// each move, at neutral and under disadvantage, and dominated moves.
+    /// each move, at neutral and under disadvantage, and dominated moves. Surrender is left
+    /// out: both sides play one of their moves.
     Turn(TurnArgs),
     /// A whole 1v1 Iron Triangle conflict solved exactly: A's winning probability.
     Conflict(ConflictArgs),
@@ -187,6 +188,8 @@ struct MatrixReport {
     row: Vec<f64>,
     col: Vec<f64>,
     exploitability: f64,
+    /// The largest exploitability the check allows: 1e-9 × the payoff range.
+    tolerance: f64,
     /// Mean time per solve over --repeat solves, in microseconds.
     micros_per_solve: f64,
 }
@@ -218,6 +221,7 @@ fn matrix(args: MatrixArgs) -> anyhow::Result<()> {
         }
         let micros = start.elapsed().as_secs_f64() * 1e6 / f64::from(args.repeat);
         let exploitability = solver::matrix::exploitability(game.rows, game.cols, &game.payoffs, &row, &col);
+        let (lo, hi) = game.payoffs.iter().fold((f64::MAX, f64::MIN), |(l, h), &p| (l.min(p), h.max(p)));
         reports.push(MatrixReport {
             rows: game.rows,
             cols: game.cols,
@@ -225,6 +229,7 @@ fn matrix(args: MatrixArgs) -> anyhow::Result<()> {
             row,
             col,
             exploitability,
+            tolerance: solver::matrix::TOLERANCE * (hi - lo),
             micros_per_solve: micros,
         });
     }
@@ -237,11 +242,8 @@ fn matrix(args: MatrixArgs) -> anyhow::Result<()> {
         println!("  row player: {}", mix(&r.row));
         println!("  column player: {}", mix(&r.col));
         println!(
-            "  exploitability {:.1e} (check: at most {:.0e}); {:.2} µs per solve over {} solves",
-            r.exploitability,
-            solver::matrix::TOLERANCE,
-            r.micros_per_solve,
-            args.repeat
+            "  exploitability {:.1e} (check: at most {:.1e}, 1e-9 × the payoff range); {:.2} µs per solve over {} solves",
+            r.exploitability, r.tolerance, r.micros_per_solve, args.repeat
         );
     }
     Ok(())
@@ -315,6 +317,8 @@ fn shares(stances: &[Stance], p: &[f64]) -> Vec<StanceShare> {
 }
 
 fn turn(args: TurnArgs) -> anyhow::Result<()> {
+    Sheet::starting("A", args.a).check_in()?;
+    Sheet::starting("B", args.b).check_in()?;
     let moves = move_set(&args.moves)?;
     let sides = [TurnSide::plain(args.a, moves), TurnSide::plain(args.b, moves)];
     let t = solve_turn(&sides)?;
@@ -372,7 +376,12 @@ fn turn_win(args: &TurnArgs, moves: MoveSet, move_stances: [Stance; 2]) -> anyho
         energy,
     };
     let (a, b) = (sheet("A", args.a), sheet("B", args.b));
-    let sol = DuelSolution::solve(Duel::new(a, b)?, [Space::boxed(args.a), Space::boxed(args.b)])?;
+    let sol = solve_duel(
+        Duel::new(a, b)?,
+        [Space::boxed(args.a), Space::boxed(args.b)],
+        1,
+        "solving the conflict",
+    )?;
     let p = solver::duel::Position { energy: [args.a, args.b], chains: Default::default() };
     let t = sol.turn(&p)?.context("the start is outside the solved states")?;
     let stage = sol.move_stage_at(&p, move_stances)?.context("a fighter has no available move")?;
@@ -467,10 +476,13 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
         Some(p) => load_sheet(p)?,
         None => Sheet::starting("B", args.b),
     };
+    a.check_in()?;
+    b.check_in()?;
     let start = Instant::now();
     let spaces = [Space::boxed(a.energy), Space::boxed(b.energy)];
     let energy = [a.energy, b.energy];
-    let sol = DuelSolution::solve_on(Duel::new(a.clone(), b.clone())?, spaces, threads(args.threads))?;
+    let sol =
+        solve_duel(Duel::new(a.clone(), b.clone())?, spaces, threads(args.threads), "solving the conflict")?;
     let value = sol.value(energy)?;
     let elapsed = start.elapsed();
     let report = ConflictReport {
@@ -490,6 +502,39 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
     println!("  {}'s probability of winning under optimal play: {:.6}", report.a.name, value);
     print_stats(&report.stats, elapsed, report.threads, report.peak_memory_bytes);
     Ok(())
+}
+
+/// A progress bar on standard error for a long solve, shown only when standard error is a
+/// terminal (piped or redirected runs stay quiet); `None` otherwise.
+fn progress_bar(what: &str, states: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(states), indicatif::ProgressDrawTarget::stderr());
+    let style = indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} states, eta {eta}")
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(what.to_owned());
+    Some(bar)
+}
+
+/// Solves a duel, with a progress bar on a terminal (states of both energies solved, level by
+/// level of the backward induction).
+fn solve_duel(duel: Duel, spaces: [Space; 2], threads: usize, what: &str) -> anyhow::Result<DuelSolution> {
+    let bar = progress_bar(what, (spaces[0].len() * spaces[1].len()) as u64);
+    let mut report = |done: u64, all: u64| {
+        if let Some(b) = &bar {
+            b.set_length(all);
+            b.set_position(done);
+        }
+    };
+    let sol = DuelSolution::solve_with_progress(duel, spaces, threads, &mut report);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(sol?)
 }
 
 /// The threads asked for, else one per core.
@@ -523,6 +568,9 @@ struct DistributionReport {
     distributions: Vec<Energy>,
     /// `win[i][j]`: A's winning probability with distribution i against B with j.
     win: Vec<Vec<f64>>,
+    /// `seat_averaged[i][j]`: the probability that distribution i beats j, averaged over the
+    /// two seats (the GM's double-knockout edge, §5.7, taken out).
+    seat_averaged: Vec<Vec<f64>>,
     stats: solver::duel::SolveStats,
     seconds: f64,
     threads: usize,
@@ -550,7 +598,7 @@ fn distributions(args: DistributionArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let duel = Duel::new(Sheet::starting("A", max), Sheet::starting("B", max))?;
     let space = Space::new(max, u32::from(total));
-    let sol = DuelSolution::solve_on(duel, [space.clone(), space], threads(args.threads))?;
+    let sol = solve_duel(duel, [space.clone(), space], threads(args.threads), "solving every distribution")?;
     let dists = distributions_of(total);
     let win = dists
         .iter()
@@ -560,6 +608,7 @@ fn distributions(args: DistributionArgs) -> anyhow::Result<()> {
     let report = DistributionReport {
         total,
         distributions: dists,
+        seat_averaged: seat_averaged(&win),
         win,
         stats: sol.stats,
         seconds: elapsed.as_secs_f64(),
@@ -624,50 +673,125 @@ fn csv(r: &DistributionReport) -> String {
     s
 }
 
-/// The heatmap: rows are A's distributions, columns B's; blue where A is likely to win,
-/// red where B is, on a scale stretched to the data (the legend gives its ends).
+/// The seat-averaged view: `avg[i][j]`, the probability that distribution i beats
+/// distribution j, averaged over the two seats — as A against j as B (`win[i][j]`) and as B
+/// against j as A (`1 − win[j][i]`). It takes out the GM's edge of a double knockout (§5.7),
+/// which otherwise colours every cell towards B; `avg[i][j] + avg[j][i] = 1`.
+fn seat_averaged(win: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    (0..win.len()).map(|i| (0..win.len()).map(|j| 0.5 * (win[i][j] + 1.0 - win[j][i])).collect()).collect()
+}
+
+/// A diverging colour for `v` on a scale centred on ½ reaching ½ ± `reach`: white at ½,
+/// deepening to blue above (the row's side wins more often) and to red below.
+fn diverging(v: f64, reach: f64) -> plotters::style::RGBColor {
+    let t = ((v - 0.5) / reach).clamp(-1.0, 1.0);
+    let fade = |x: f64| (255.0 * (1.0 - 0.85 * x.abs())).round() as u8;
+    let deep = |x: f64| (255.0 * (1.0 - 0.55 * x.abs())).round() as u8;
+    if t >= 0.0 {
+        plotters::style::RGBColor(fade(t), fade(t) / 2 + deep(t) / 2, 255)
+    } else {
+        plotters::style::RGBColor(255, fade(t), fade(t))
+    }
+}
+
+/// The heatmap: two panels with labelled axes, each on a diverging colour scale centred on ½
+/// with its colour bar. Left, the seat-averaged view (the probability that the row's
+/// distribution beats the column's, over both seats); right, the raw matrix (A's distribution
+/// in rows against B's in columns), where the GM's double-knockout edge (§5.7) tints most
+/// cells red.
 fn heatmap(r: &DistributionReport, path: &Path) -> anyhow::Result<()> {
     use plotters::prelude::*;
-    let n = r.distributions.len();
-    let cell = 18u32;
-    let margin = 90u32;
-    let size = ((margin + cell * n as u32 + 20).max(720), margin + cell * n as u32 + 40);
+    let n = r.distributions.len() as i32;
+    let cell = 18i32;
+    let (left, top) = (70i32, 120i32);
+    let side = cell * n;
+    let bar_gap = 16i32;
+    let bar_width = 14i32;
+    let panel = left + side + bar_gap + bar_width + 60;
+    let size = ((2 * panel + 20) as u32, (top + side + 70) as u32);
     let root = SVGBackend::new(path, size).into_drawing_area();
     let draw = |e: DrawingAreaErrorKind<_>| anyhow::anyhow!("cannot draw {}: {e:?}", path.display());
     root.fill(&WHITE).map_err(draw)?;
-    let title = format!(
-        "P(A wins): A's distribution (rows) against B's (columns), {} energy, starting moves",
-        r.total
-    );
-    root.draw(&Text::new(title, (10, 10), ("sans-serif", 14).into_font())).map_err(draw)?;
-    // A diverging scale around ½, stretched to the data: the strongest blue is A's best
-    // pairing, the strongest red B's best (the values are close to ½ for the book's 10).
-    let (lo, hi) = r.win.iter().flatten().fold((0.5f64, 0.5f64), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-    let reach = (hi - 0.5).max(0.5 - lo).max(1e-12);
-    let color = |v: f64| {
-        let t = ((v - 0.5) / reach).clamp(-1.0, 1.0);
-        let fade = |x: f64| (255.0 * (1.0 - x.abs())) as u8;
-        if t >= 0.0 { RGBColor(fade(t), fade(t), 255) } else { RGBColor(255, fade(t), fade(t)) }
-    };
-    let (x0, y0) = (margin as i32, margin as i32);
-    let c = cell as i32;
-    for (i, row) in r.win.iter().enumerate() {
-        for (j, v) in row.iter().enumerate() {
-            let (x, y) = (x0 + j as i32 * c, y0 + i as i32 * c);
-            root.draw(&Rectangle::new([(x, y), (x + c, y + c)], color(*v).filled())).map_err(draw)?;
+    let font = |px: u32| ("sans-serif", px).into_font();
+    root.draw(&Text::new(
+        format!(
+            "Every {}-energy distribution (at least 1 per type, starting moves) against every other, under optimal play",
+            r.total
+        ),
+        (10, 8),
+        font(15),
+    ))
+    .map_err(draw)?;
+    let averaged = seat_averaged(&r.win);
+    let panels: [(&Vec<Vec<f64>>, &str, &str, &str, &str); 2] = [
+        (
+            &averaged,
+            "Seat-averaged: P(row beats column), mean of both seats",
+            "the double-knockout edge of the GM (§5.7) averaged out",
+            "row's distribution",
+            "column's distribution",
+        ),
+        (
+            &r.win,
+            "As played: P(A wins), A = players' side, B = GM",
+            "B wins a double knockout (§5.7), so most cells lean red",
+            "A's distribution (○-▨-◆)",
+            "B's distribution (○-▨-◆)",
+        ),
+    ];
+    for (k, (m, title, note, rows_label, cols_label)) in panels.into_iter().enumerate() {
+        let x0 = k as i32 * panel + left;
+        let y0 = top;
+        // A symmetric reach around ½, stretched to the data so small differences show.
+        let reach = m.iter().flatten().fold(0.0f64, |r, v| r.max((v - 0.5).abs())).max(1e-9);
+        root.draw(&Text::new(title.to_owned(), (x0 - left + 10, 34), font(14))).map_err(draw)?;
+        root.draw(&Text::new(note.to_owned(), (x0 - left + 10, 52), font(11))).map_err(draw)?;
+        for (i, row) in m.iter().enumerate() {
+            for (j, v) in row.iter().enumerate() {
+                let (x, y) = (x0 + j as i32 * cell, y0 + i as i32 * cell);
+                root.draw(&Rectangle::new([(x, y), (x + cell, y + cell)], diverging(*v, reach).filled()))
+                    .map_err(draw)?;
+            }
         }
+        root.draw(&Rectangle::new([(x0, y0), (x0 + side, y0 + side)], BLACK.stroke_width(1)))
+            .map_err(draw)?;
+        // Tick labels: rows on the left, columns above, each distribution as ○-▨-◆.
+        for (t, e) in r.distributions.iter().enumerate() {
+            let l = label(e);
+            let t = t as i32;
+            root.draw(&Text::new(l.clone(), (x0 - 40, y0 + t * cell + cell / 2 - 4), font(9)))
+                .map_err(draw)?;
+            let style = font(9).transform(FontTransform::Rotate270);
+            root.draw(&Text::new(l, (x0 + t * cell + cell / 2 - 4, y0 - 4), style)).map_err(draw)?;
+        }
+        // Axis titles.
+        root.draw(&Text::new(format!("columns: {cols_label} →"), (x0, y0 + side + 8), font(12)))
+            .map_err(draw)?;
+        let style = font(12).transform(FontTransform::Rotate270);
+        root.draw(&Text::new(format!("rows: {rows_label} →"), (x0 - 58, y0 + side), style)).map_err(draw)?;
+        // The colour bar: ½ − reach at the bottom to ½ + reach at the top, labelled.
+        let bx = x0 + side + bar_gap;
+        let steps = 60;
+        for s in 0..steps {
+            let v = 0.5 + reach * (1.0 - 2.0 * (s as f64 + 0.5) / steps as f64);
+            let y = y0 + s * side / steps;
+            let y1 = y0 + (s + 1) * side / steps;
+            root.draw(&Rectangle::new([(bx, y), (bx + bar_width, y1)], diverging(v, reach).filled()))
+                .map_err(draw)?;
+        }
+        root.draw(&Rectangle::new([(bx, y0), (bx + bar_width, y0 + side)], BLACK.stroke_width(1)))
+            .map_err(draw)?;
+        for (frac, v) in [(0.0, 0.5 + reach), (0.5, 0.5), (1.0, 0.5 - reach)] {
+            let y = y0 + (frac * side as f64) as i32;
+            root.draw(&Text::new(format!("{v:.4}"), (bx + bar_width + 4, y - 5), font(10))).map_err(draw)?;
+        }
+        root.draw(&Text::new(
+            "colour bar: white ½, blue the row side wins more, red less".to_owned(),
+            (x0, y0 + side + 26),
+            font(11),
+        ))
+        .map_err(draw)?;
     }
-    let small = ("sans-serif", 9).into_font();
-    for (k, e) in r.distributions.iter().enumerate() {
-        let l = label(e);
-        root.draw(&Text::new(l.clone(), (8, y0 + k as i32 * c + c / 2 - 4), small.clone())).map_err(draw)?;
-        let style = small.clone().transform(FontTransform::Rotate270);
-        root.draw(&Text::new(l, (x0 + k as i32 * c + c / 2 - 4, y0 - 6), style)).map_err(draw)?;
-    }
-    let legend = format!(
-        "P(A wins): white 1/2 · deepest blue {hi:.4} · deepest red {lo:.4} (the GM side B wins double knockouts, §5.7)"
-    );
-    root.draw(&Text::new(legend, (10, size.1 as i32 - 24), ("sans-serif", 12).into_font())).map_err(draw)?;
     root.present().map_err(draw)?;
     Ok(())
 }

@@ -243,7 +243,6 @@ struct Turn {
     /// The side whose loss an ally takes with Yojimbo.
     yojimbo: Option<Who>,
     edition: Edition,
-    source: Source,
 }
 
 fn read_turn(args: &Args) -> anyhow::Result<Turn> {
@@ -310,7 +309,7 @@ fn read_turn(args: &Args) -> anyhow::Result<Turn> {
             source.top("yojimbo")
         ),
     };
-    Ok(Turn { fighters, combo, yojimbo, edition, source })
+    Ok(Turn { fighters, combo, yojimbo, edition })
 }
 
 fn parse_edition(text: &str, field: &str) -> anyhow::Result<Edition> {
@@ -330,11 +329,16 @@ fn edition_name(e: Edition) -> &'static str {
     }
 }
 
-/// I Already Know (§6): the opponent may not choose a move of its action this turn.
+/// I Already Know (§6): the opponent may not choose a move of its action this turn, unless
+/// both of the pair played the same one (they cancel). The engine says which action each of
+/// the pair is forbidden.
 fn forbidden_moves(fighters: &[Fighter; 2], src: Source, edition: Edition) -> anyhow::Result<()> {
+    let cards = [fighters[0].special.map(SpecialCard::new), fighters[1].special.map(SpecialCard::new)];
+    let forbidden = effects::forbidden_actions(cards);
     for (i, f) in fighters.iter().enumerate() {
         let o = &fighters[1 - i];
-        if let Some(sp @ Special::IAlreadyKnow(action)) = f.special
+        if let Some(sp) = f.special
+            && let Some(action) = forbidden[1 - i]
             && let Play::Move(m) = o.play
             && m.action() == action
         {
@@ -772,9 +776,6 @@ struct NextCombo {
     cards: Vec<Move>,
 }
 
-/// Energy assumed when none was given: enough that every loss is taken whole.
-const UNLIMITED: Energy = Energy::new(255, 255, 255);
-
 /// The specials of the turn, in list order, and what each did.
 struct Specials {
     reports: Vec<SpecialReport>,
@@ -798,13 +799,9 @@ fn by_key(f: FighterId, yojimbo: Option<Who>) -> &'static str {
 fn apply_specials(turn: &Turn, pair: &[Contender; 2], result: &TurnResult) -> anyhow::Result<Specials> {
     let ids = [FighterId(0), FighterId(1)];
     const ALLY: FighterId = FighterId(2);
-    let energies =
-        [turn.fighters[0].energy.unwrap_or(UNLIMITED), turn.fighters[1].energy.unwrap_or(UNLIMITED)];
     let stances = [pair[0].stance, pair[1].stance];
     let plays = [pair[0].play, pair[1].play];
-    let settle = |effects: &[(FighterId, SpecialCard)]| {
-        effects::settle(ids, energies, stances, plays, result, effects)
-    };
+    let settle = |effects: &[(FighterId, SpecialCard)]| effects::settle(ids, stances, plays, result, effects);
     let specials = [turn.fighters[0].special, turn.fighters[1].special];
     // Identical specials played by the two of the pair cancel each other (§6): the engine says
     // which cards are identical.
@@ -861,18 +858,6 @@ fn apply_specials(turn: &Turn, pair: &[Contender; 2], result: &TurnResult) -> an
                 &names,
             )
         };
-        if by == ALLY
-            && let Some(w) = turn.yojimbo
-            && new_extras.iter().all(|e| e.amount == 0)
-        {
-            let f = &turn.fighters[w.index()].name;
-            bail!(
-                "{} {}: {f} loses nothing this turn (after the other specials), so its ally has no loss to take with {} (§6)",
-                turn.source.top("yojimbo"),
-                w.key(),
-                sp.name(turn.edition)
-            );
-        }
         reports.push(SpecialReport {
             by: by_key(by, turn.yojimbo),
             special: sp,
@@ -907,6 +892,14 @@ fn describe(
         let w = turn.yojimbo.unwrap_or(Who::A).index();
         let name = &turn.fighters[w].name;
         let amount = extra.unwrap_or(0);
+        if amount == 0 {
+            // §6 Decision: naming a character that loses nothing is legal, has no effect, and
+            // the special still counts as used.
+            return format!(
+                "has no effect: {name} loses nothing this turn (after the other specials), so there is no loss to take; {} still counts as used (§6)",
+                sp.name(turn.edition)
+            );
+        }
         let pressure = if before.spreaders[w].is_some() {
             format!(
                 "; {}'s Pressure Point no longer applies to it",
@@ -931,16 +924,6 @@ fn describe(
         if d < 0 { format!("−{}", -d) } else { format!("+{d}") }
     };
     let changed = after != before;
-    let assumed = |f: &Fighter| {
-        if f.energy.is_none() {
-            format!(
-                " ({}'s energy was not given: assumed unlimited, so this is its whole loss; it cannot really lose more than it has)",
-                f.name
-            )
-        } else {
-            String::new()
-        }
-    };
     match sp {
         Special::PressurePoint => {
             let mut text = format!(
@@ -978,6 +961,12 @@ fn describe(
                 "{} regains its committed stance, {n} (unmultiplied), spread as {} chooses, never above its maximum of a type",
                 me.name, me.name
             ),
+            // The opponent surrendered: nobody won the turn; the other side only counts as its
+            // winner for passing the next turn (§5.2 Decision).
+            None if them.play == Play::Surrender => format!(
+                "changes nothing this turn: {} surrendered, so nobody won the turn ({} only counts as its winner for passing the next turn, §5.2), and there is no win to regain a stance from",
+                them.name, me.name
+            ),
             None => format!(
                 "changes nothing this turn: {} regains its stance only if it wins with a stance of {x} and a move of {x} ({} took {}, {})",
                 me.name,
@@ -988,11 +977,8 @@ fn describe(
         },
         Special::Vampire(x) => match extra {
             Some(n) => format!(
-                "{} regains what {} actually loses, {n}, spread as {} chooses, never above its maximum of a type{}",
-                me.name,
-                them.name,
-                me.name,
-                assumed(them)
+                "{} regains what {} loses, {n} (the whole loss, before energy runs out, §6), spread as {} chooses, never above its maximum of a type",
+                me.name, them.name, me.name
             ),
             None => format!(
                 "changes nothing this turn: it acts only if {}'s action is {x} ({})",
@@ -1004,10 +990,8 @@ fn describe(
             let added = after.losses[o].mirrored.saturating_sub(before.losses[o].mirrored);
             if added > 0 {
                 format!(
-                    "{} loses as much as {} loses: dig two graves +{added}{}",
-                    them.name,
-                    me.name,
-                    assumed(me)
+                    "{} loses as much as {} loses: dig two graves +{added} ({}'s whole loss before energy runs out and before any other Dig Two Graves, §6)",
+                    them.name, me.name, me.name
                 )
             } else if them.play.as_move().is_some_and(|m| m.action() == x) {
                 format!("changes nothing this turn: {} loses nothing, so there is nothing to mirror", me.name)
@@ -1278,18 +1262,8 @@ impl Report {
                 continue;
             }
             let p = &loss.parts;
-            let _ = writeln!(
-                out,
-                "{} loses {}: winner's stance {}, own stance {}, base {}, combo +{}, disadvantage +{}, dig two graves +{}",
-                f.name,
-                loss.total,
-                p.winner_stance,
-                p.own_stance,
-                p.base,
-                p.combo,
-                p.disadvantage,
-                p.mirrored
-            );
+            // The parts written as a sum, so that the total can be checked (issue 13).
+            let _ = writeln!(out, "{} loses {}: {p}", f.name, loss.total);
             let by = if spreader == who.key() {
                 format!("{} chooses", f.name)
             } else {

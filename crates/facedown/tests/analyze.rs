@@ -146,3 +146,95 @@ moves = [{ name = "a", move = "○☵" }, { name = "b", move = "▨☷" }, { nam
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("equilibrium"));
 }
+
+/// Issue 13: a character with zero energy in every type is out before the conflict starts
+/// (§5.3); `analyze` refuses it with a clear error instead of printing a meaningless table.
+#[test]
+fn a_character_with_zero_energy_in_every_type_is_refused() {
+    for args in [
+        vec!["analyze", "turn", "--a", "0,0,0"],
+        vec!["analyze", "turn", "--b", "0,0,0", "--payoff", "win"],
+        vec!["analyze", "conflict", "--a", "1,1,1", "--b", "0,0,0"],
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed {}", String::from_utf8_lossy(&o.stdout));
+        assert!(err.contains("zero energy in every type") && err.contains("§5.3"), "{args:?}: {err}");
+    }
+}
+
+/// Issue 13: the check is relative to the payoff range, so games with payoffs of a million
+/// solve (an absolute 1e-9 refused them).
+#[test]
+fn matrix_solves_games_with_payoffs_of_a_million() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        ((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * 1e6
+    };
+    let games: Vec<Vec<Vec<f64>>> =
+        (0..50).map(|_| (0..8).map(|_| (0..8).map(|_| next()).collect()).collect()).collect();
+    let f = temp("million.json");
+    std::fs::write(&f, serde_json::to_string(&games).unwrap()).unwrap();
+    let v = json(&run(&["analyze", "matrix", f.to_str().unwrap(), "--json"]));
+    for g in v.as_array().unwrap() {
+        assert!(g["exploitability"].as_f64().unwrap() <= g["tolerance"].as_f64().unwrap(), "{g}");
+        assert!(g["tolerance"].as_f64().unwrap() <= 2e-3, "{g}");
+    }
+}
+
+/// Issue 13: long solves show progress on a terminal (standard error) and stay quiet when
+/// piped. The terminal is made by `script` where it exists.
+#[test]
+fn long_solves_show_progress_on_a_terminal_only() {
+    let args = ["analyze", "conflict", "--a", "1,1,2", "--b", "2,1,1"];
+    let piped = run(&args);
+    assert!(piped.status.success());
+    assert!(piped.stderr.is_empty(), "piped runs stay quiet: {}", String::from_utf8_lossy(&piped.stderr));
+    let Ok(o) =
+        Command::new("script").args(["-qec", &format!("{BIN} {}", args.join(" ")), "/dev/null"]).output()
+    else {
+        eprintln!("no `script` command: the terminal half of this test is skipped");
+        return;
+    };
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(shown.contains("solving the conflict") && shown.contains("states"), "{shown}");
+    assert!(shown.contains("probability of winning under optimal play"), "{shown}");
+}
+
+/// Issue 13: the heatmap was all red (the GM wins double knockouts, §5.7, which hid every
+/// other difference). It now has a seat-averaged view beside the raw one, each on a diverging
+/// scale centred on ½ with a colour bar, and labelled axes; the JSON has the averaged matrix.
+#[test]
+fn the_heatmap_has_a_seat_averaged_view_a_colour_bar_and_labelled_axes() {
+    let svg = temp("avg.svg");
+    let v =
+        json(&run(&["analyze", "distributions", "--total", "4", "--svg", svg.to_str().unwrap(), "--json"]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for phrase in [
+        "Seat-averaged",
+        "As played",
+        "colour bar",
+        "rows: A&apos;s distribution",
+        "columns: B&apos;s distribution",
+        "0.5000",
+    ] {
+        assert!(text.contains(phrase), "{phrase:?} missing in the SVG");
+    }
+    // The averaged view is centred on ½: each pair of distributions sums to 1, and the
+    // diagonal is exactly ½ (white), where the raw mirror matches lean to the GM.
+    let avg = v["seat_averaged"].as_array().unwrap();
+    let win = v["win"].as_array().unwrap();
+    for i in 0..avg.len() {
+        for j in 0..avg.len() {
+            let (a, b) = (avg[i][j].as_f64().unwrap(), avg[j][i].as_f64().unwrap());
+            assert!((a + b - 1.0).abs() < 1e-12, "{i} {j}");
+        }
+        assert!((avg[i][i].as_f64().unwrap() - 0.5).abs() < 1e-12);
+        assert!(win[i][i].as_f64().unwrap() < 0.5);
+    }
+    assert!(text.contains("fill=\"#FFFFFF\""), "white cells at ½ in the averaged view");
+}

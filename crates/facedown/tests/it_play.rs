@@ -508,3 +508,25 @@ fn identical_specials_of_a_pair_cancel_out() {
     assert!(out.contains("Oni reveals Scouter: it cancels out with Mika's identical special"), "{out}");
     std::fs::remove_file(save).ok();
 }
+
+/// Issue 13: a loss whose own-stance part is fixed showed "loses 9" beside "spread a loss of
+/// 8" with nothing to say where the other 1 went. The narration writes the loss as the sum of
+/// its parts and splits it into the stance part and the part to spread; so does the prompt.
+#[test]
+fn a_loss_is_shown_as_the_sum_of_its_parts() {
+    // Ada 2▨ Trip beats Kuro's 1○ Smoke Step: 2×2 + 1 + 4 = 9, 1 of it from Kuro's ○.
+    let typed = "2 grapple\n1 defend\ntrip\n1\n2 3 3\n";
+    let o = play(&[], typed);
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "Kuro loses 9: winner's stance 4 + own stance 1 + base 4 + combo 0 + disadvantage 0 = 9."
+        ),
+        "{out}"
+    );
+    assert!(out.contains("9 = 1 from defend ○ (Kuro's own stance) + 8 spread over the types."), "{out}");
+    assert!(
+        out.contains("spread a loss of 8 for Kuro (the loss of 9: 1 from ○ (its own stance) + 8 to spread)"),
+        "{out}"
+    );
+}

@@ -108,7 +108,7 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
                 "pressure-point.toml",
                 &[
                     "Pressure Point (A, place 4): A chooses how B's loss is spread",
-                    "B loses 11: winner's stance 6, own stance 1, base 4, combo +0, disadvantage +0, dig two graves +0",
+                    "B loses 11: winner's stance 6 + own stance 1 + base 4 + combo 0 + disadvantage 0 = 11",
                     "the rest (10) spread as A chooses (Pressure Point)",
                 ],
             ),
@@ -125,7 +125,7 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
                 &[
                     "B loses 11 before specials:",
                     "Wax On ▨ (B, place 5): B loses nothing from A's stance: −6",
-                    "B loses 5: winner's stance 0, own stance 1, base 4",
+                    "B loses 5: winner's stance 0 + own stance 1 + base 4 + combo 0 + disadvantage 0 = 5",
                     "at least 1 of it from ○ (B's stance); the rest (4) spread as B chooses",
                 ],
             ),
@@ -170,15 +170,15 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
             base(
                 "vampire.toml",
                 &[
-                    "Vampire ▨ (A, place 6): A regains what B actually loses, 10",
+                    "Vampire ▨ (A, place 6): A regains what B loses, 11 (the whole loss, before energy runs out, §6)",
                     "the rest (10) wipes it all out: B is out of the conflict",
-                    "A regains 10 (Vampire ▨)",
+                    "A regains 11 (Vampire ▨)",
                 ],
             ),
             Settled {
                 final_losses: [FINAL_NONE, B_11_FINAL],
                 spreaders: ["a", "b"],
-                extras: &[("a", "gain", 10, "vampire_grapple")],
+                extras: &[("a", "gain", 11, "vampire_grapple")],
                 specials: &[("a", "vampire_grapple", true)],
             },
         ),
@@ -187,7 +187,7 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
                 "dig-two-graves.toml",
                 &[
                     "Dig Two Graves ▨ (B, place 7): A loses as much as B loses: dig two graves +11",
-                    "A loses 11: winner's stance 0, own stance 0, base 0, combo +0, disadvantage +0, dig two graves +11",
+                    "A loses 11: winner's stance 0 + own stance 0 + base 0 + combo 0 + disadvantage 0 + dig two graves 11 = 11",
                     "all 11 spread as A chooses",
                     "the rest (10) leaves 1 in all",
                 ],
@@ -237,7 +237,7 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
                 "wax-on-vs-dig-two-graves.toml",
                 &[
                     "Wax On ○ (A, place 5): changes nothing this turn",
-                    "dig two graves +11 (B's energy was not given: assumed unlimited",
+                    "dig two graves +11 (B's whole loss before energy runs out",
                     "A loses 11:",
                 ],
             ),
@@ -746,16 +746,6 @@ fn bad_input_is_refused_with_exit_code_2() {
             Some(r#"{"a": {"move": "▨☰", "special": "premonition ▨"}, "b": {"move": "▨☲"}}"#),
             vec!["b.move", "§6", "I Already Know ▨", "B may not play ▨☲"],
         ),
-        (
-            vec!["--a-move", "▨☰", "--b-move", "○☷", "--yojimbo", "a"],
-            None,
-            vec!["--yojimbo a", "A loses nothing", "Yojimbo", "§6"],
-        ),
-        (
-            vec!["--input", "-"],
-            Some(r#"{"yojimbo": "a", "a": {"move": "▨☰"}, "b": {"move": "○☷"}}"#),
-            vec!["yojimbo a", "A loses nothing"],
-        ),
         (vec!["--a-move", "▨☰", "--b-move", "○☷", "--yojimbo", "c"], None, vec!["--yojimbo", "write a or b"]),
         (
             vec!["--a-move", "▨☰", "--b-move", "○☷", "--a-special", "yojimbo"],
@@ -822,4 +812,115 @@ fn specials_without_effect_on_the_numbers() {
         None,
     ));
     assert!(text.contains("Precise (A, place 4)"), "{text}");
+}
+
+/// §6 Decision: identical I Already Know (Premonition) played by both of the pair cancel, so
+/// neither forbids a move.
+#[test]
+fn identical_i_already_know_of_the_pair_cancel_and_forbid_nothing() {
+    for (edition, name) in [("current", "i already know grapple"), ("earlier", "premonition grapple")] {
+        let v = ok_json(&resolve(
+            &[
+                "--edition",
+                edition,
+                "--a-move",
+                "▨☲",
+                "--a-special",
+                name,
+                "--b-move",
+                "◆☰",
+                "--b-special",
+                name,
+                "--json",
+            ],
+            None,
+        ));
+        assert_eq!(v["specials"][0]["cancelled"], true, "{edition}");
+        assert_eq!(v["specials"][1]["cancelled"], true, "{edition}");
+        assert_eq!(v["winner"], "b", "{edition}");
+    }
+}
+
+/// §6 Decision (two specials at one place in the list): two Dig Two Graves of different types
+/// apply at the same time, each from the losses before either; calling the other one A gives
+/// the same numbers.
+#[test]
+fn dig_two_graves_of_different_types_do_not_depend_on_who_is_a() {
+    let run = |first: [&str; 2], second: [&str; 2]| {
+        let v = ok_json(&resolve(
+            &[
+                "--a-move",
+                first[0],
+                "--a-special",
+                first[1],
+                "--b-move",
+                second[0],
+                "--b-special",
+                second[1],
+                "--json",
+            ],
+            None,
+        ));
+        [v["final_losses"]["a"]["total"].as_u64().unwrap(), v["final_losses"]["b"]["total"].as_u64().unwrap()]
+    };
+    let (x, y) = (["○☷", "dig two graves grapple"], ["▨☷", "dig two graves defend"]);
+    assert_eq!(run(x, y), [4, 4], "○☷ loses 4, ▨☷ loses the 4 mirrored, nothing comes back");
+    assert_eq!(run(y, x), [4, 4]);
+}
+
+/// §6 Decision (which loss a special means): Dig Two Graves mirrors the §5.3 loss before
+/// energy runs out, 11, not the 3 B has left.
+#[test]
+fn a_specials_loss_is_the_loss_before_energy_runs_out() {
+    let args = [
+        "--a-stance",
+        "2▨",
+        "--a-move",
+        "▨☰",
+        "--b-stance",
+        "1○",
+        "--b-move",
+        "○☷",
+        "--b-energy",
+        "1,1,1",
+        "--b-special",
+        "dig two graves grapple",
+    ];
+    let mut json = args.to_vec();
+    json.push("--json");
+    let v = ok_json(&resolve(&json, None));
+    assert_eq!(v["final_losses"]["a"]["total"], 11);
+    assert_eq!(v["final_losses"]["a"]["mirrored"], 11);
+    let text = ok_text(&resolve(&args, None));
+    assert!(text.contains("A loses 11:"), "{text}");
+}
+
+/// §6 Decision: Yojimbo (Bodyguard) may name a character that loses nothing: accepted, no
+/// effect, and said to count as used.
+#[test]
+fn yojimbo_naming_a_character_who_loses_nothing_has_no_effect() {
+    let v = ok_json(&resolve(&["--a-move", "▨☰", "--b-move", "○☷", "--yojimbo", "a", "--json"], None));
+    assert_eq!(v["specials"][0]["special"], "yojimbo");
+    assert_eq!(v["specials"][0]["changed"], false);
+    assert_eq!(v["extras"], json!([]));
+    assert_eq!(v["final_losses"]["b"]["total"], 4);
+    let text = ok_text(&resolve(
+        &["--input", "-"],
+        Some(r#"{"yojimbo": "a", "a": {"move": "▨☰"}, "b": {"move": "○☷"}}"#),
+    ));
+    assert!(text.contains("has no effect: A loses nothing this turn"), "{text}");
+    assert!(text.contains("still counts as used (§6)"), "{text}");
+    assert!(text.contains("The specials change no loss this turn."), "{text}");
+}
+
+/// Santa Carla after the opponent surrenders: the text says the surrender is why nothing is
+/// regained, not that the stance or the move was wrong.
+#[test]
+fn santa_carla_after_a_surrender_says_the_surrender_is_why() {
+    let text = ok_text(&resolve(
+        &["--a-stance", "1○", "--a-move", "○☷", "--a-special", "santa carla defend", "--b-move", "surrender"],
+        None,
+    ));
+    assert!(text.contains("B surrendered, so nobody won the turn"), "{text}");
+    assert!(!text.contains("only if it wins with a stance"), "{text}");
 }

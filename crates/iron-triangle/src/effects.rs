@@ -7,11 +7,18 @@
 //! type, Vampire (6, earlier edition) what the opponent loses; Dig Two Graves (7) adds its
 //! player's loss to the opponent's; Yojimbo (9) moves an ally's loss onto its player, who
 //! spreads it (the Pressure Point choice no longer applies to it).
+//!
+//! **Decision** (the reference's, "which loss a special means"): wherever a special speaks of
+//! a loss, it is the turn's §5.3 loss, its parts summed, before energy runs out; only the
+//! energy actually removed is capped at what remains. **Decision** ("two specials at one
+//! place in the list"): two Dig Two Graves in one pair apply at the same time, each from the
+//! losses before either, so the result never depends on which character is called A.
 
 use serde::{Deserialize, Serialize};
 
+use crate::card::Action;
 use crate::conflict::{Conflict, FighterId};
-use crate::energy::{Energy, Stance};
+use crate::energy::Stance;
 use crate::special::Special;
 use crate::turn::{Loss, Play, TurnResult};
 use crate::windows::SpecialCard;
@@ -53,11 +60,11 @@ pub struct Settlement {
 /// Applies a turn's revealed specials, in list order, to its result (§6 clashes): the single
 /// place these effects live, used by the conflict and by the `resolve` calculator.
 ///
-/// `pair` and `energies` are the pair's (active first) with their energy before the losses;
-/// an effect whose player is not one of the pair is an ally's Yojimbo, naming one of the pair.
+/// `pair` is the pair (active first); an effect whose player is not one of the pair is an
+/// ally's Yojimbo, naming one of the pair. The losses are the §5.3 losses before energy runs
+/// out (§6 Decision), so the pair's energy plays no part here.
 pub fn settle(
     pair: [FighterId; 2],
-    energies: [Energy; 2],
     stances: [Stance; 2],
     plays: [Play; 2],
     result: &TurnResult,
@@ -70,8 +77,9 @@ pub fn settle(
     let mut ordered = effects.to_vec();
     ordered.sort_by_key(|(_, c)| c.effective().rank());
     let action = |i: usize| plays[i].as_move().map(|m| m.action());
-    // What a character actually loses: no more than the energy it has.
-    let actual = |i: usize, loss: &Loss| loss.total().min(energies[i].total());
+    // Dig Two Graves (7): every one in the pair mirrors the losses as they stood before the
+    // first of them (§6 Decision), taken when the first is met in list order.
+    let mut before_graves: Option<[u32; 2]> = None;
     for (user, card) in ordered {
         let Some(p) = pair.iter().position(|&f| f == user) else {
             // Not of the pair: Yojimbo, from an ally.
@@ -79,9 +87,14 @@ pub fn settle(
                 && let Some(q) = card.target.and_then(|t| pair.iter().position(|&f| f == t))
             {
                 let amount = s.losses[q].total();
+                // §6 Decision: naming a character that loses nothing has no effect (the card is
+                // still spent: the engine counts it as used when it is revealed).
+                if amount == 0 {
+                    continue;
+                }
                 s.losses[q] = Loss::default();
                 s.spreaders[q] = None;
-                s.extras.push(Extra { fighter: user, kind: ExtraKind::Loss, amount, done: amount == 0 });
+                s.extras.push(Extra { fighter: user, kind: ExtraKind::Loss, amount, done: false });
             }
             continue;
         };
@@ -101,11 +114,12 @@ pub fn settle(
                 s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: false });
             }
             Special::Vampire(x) if action(p) == Some(x) => {
-                let amount = actual(o, &s.losses[o]);
+                let amount = s.losses[o].total();
                 s.extras.push(Extra { fighter: user, kind: ExtraKind::Gain, amount, done: amount == 0 });
             }
             Special::DigTwoGraves(x) if action(o) == Some(x) => {
-                let mine = actual(p, &s.losses[p]);
+                let losses = &s.losses;
+                let mine = before_graves.get_or_insert_with(|| [losses[0].total(), losses[1].total()])[p];
                 let l = &mut s.losses[o];
                 l.mirrored = l.mirrored.saturating_add(mine.min(u32::from(u8::MAX)) as u8);
             }
@@ -116,7 +130,7 @@ pub fn settle(
 }
 
 impl Conflict {
-    /// [`settle`] for the conflict's pair, with their current energy.
+    /// [`settle`] for the conflict's pair.
     pub fn settle(
         &self,
         pair: [FighterId; 2],
@@ -125,9 +139,25 @@ impl Conflict {
         result: &TurnResult,
         effects: &[(FighterId, SpecialCard)],
     ) -> Settlement {
-        let energies = [self.fighter(pair[0]).energy, self.fighter(pair[1]).energy];
-        settle(pair, energies, stances, plays, result, effects)
+        settle(pair, stances, plays, result, effects)
     }
+}
+
+/// The action each of the pair may not play this turn because of the other's I Already Know
+/// (§6; earlier edition: Premonition), given the special each of the pair revealed before the
+/// stance.
+pub fn forbidden_actions(cards: [Option<SpecialCard>; 2]) -> [Option<Action>; 2] {
+    // Identical specials played by the two of a pair cancel (§6 Decision): neither forbids.
+    if let [Some(a), Some(b)] = cards
+        && a.cancels(b)
+    {
+        return [None, None];
+    }
+    let forbids = |c: Option<SpecialCard>| match c.map(SpecialCard::effective) {
+        Some(Special::IAlreadyKnow(a)) => Some(a),
+        _ => None,
+    };
+    [forbids(cards[1]), forbids(cards[0])]
 }
 
 /// One thing still to settle in an aftermath.
@@ -209,13 +239,8 @@ impl Conflict {
         match p {
             Pending::Pair(pos) => {
                 let f = self.fighter(a.pair[pos]);
-                let loss = a.losses[pos];
-                let mut stance_part = crate::Energy::ZERO;
-                if let Some(t) = loss.stance_type {
-                    *stance_part.get_mut(t) = loss.own_stance.min(f.energy.get(t));
-                }
-                let after = f.energy.saturating_sub(&stance_part);
-                (stance_part, loss.to_distribute().min(after.total()), after)
+                let (stance_part, due) = a.losses[pos].taken_from(f.energy);
+                (stance_part, due, f.energy.saturating_sub(&stance_part))
             }
             Pending::Extra(i) => {
                 let e = self.extras[i];

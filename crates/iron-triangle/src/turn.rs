@@ -10,7 +10,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::card::{Action, Move};
-use crate::energy::Stance;
+use crate::energy::{Energy, Stance};
 
 /// What a character plays at the move step: a move, or surrender (§5.2 step 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -163,6 +163,36 @@ impl Loss {
     /// own-stance part).
     pub fn to_distribute(&self) -> u32 {
         self.total() - u32::from(self.own_stance)
+    }
+
+    /// What the loss takes from `energy` (§5.3): the own-stance part from the stance's type,
+    /// then the amount to spread over what is left — each no more than there is, since only
+    /// the energy actually removed is capped. The whole loss is `total()`; whatever these two
+    /// fall short of it is lost for want of energy.
+    pub fn taken_from(&self, energy: Energy) -> (Energy, u32) {
+        let mut stance_part = Energy::ZERO;
+        if let Some(t) = self.stance_type {
+            *stance_part.get_mut(t) = self.own_stance.min(energy.get(t));
+        }
+        let after = energy.saturating_sub(&stance_part);
+        (stance_part, self.to_distribute().min(after.total()))
+    }
+}
+
+/// The loss as a sum of its named parts, so that the total can be checked: "winner's stance
+/// 6 + own stance 1 + base 4 + combo 0 + disadvantage 0 = 11" (a Dig Two Graves part is added
+/// when there is one).
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "winner's stance {} + own stance {} + base {} + combo {} + disadvantage {}",
+            self.winner_stance, self.own_stance, self.base, self.combo, self.disadvantage
+        )?;
+        if self.mirrored > 0 {
+            write!(f, " + dig two graves {}", self.mirrored)?;
+        }
+        write!(f, " = {}", self.total())
     }
 }
 

@@ -535,13 +535,6 @@ fn santa_carla_gains_nothing_when_the_opponent_surrenders() {
     let plays = [iron_triangle::Play::Move(mv("▨☰")), iron_triangle::Play::Surrender];
     let result = resolve(&[Contender::plain(stances[0], plays[0]), Contender::plain(stances[1], plays[1])]);
     let ids = [iron_triangle::FighterId(0), iron_triangle::FighterId(1)];
-    let s = iron_triangle::effects::settle(
-        ids,
-        [en(5, 5, 5); 2],
-        stances,
-        plays,
-        &result,
-        &[(ids[0], SpecialCard::new(sc))],
-    );
+    let s = iron_triangle::effects::settle(ids, stances, plays, &result, &[(ids[0], SpecialCard::new(sc))]);
     assert!(s.extras.is_empty(), "{:?}", s.extras);
 }

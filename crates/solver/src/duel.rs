@@ -58,6 +58,15 @@ pub enum DuelError {
         /// The character.
         name: String,
     },
+    /// A character starts with zero energy in every type: it is out before the conflict
+    /// starts (§5.3), so there is nothing to solve.
+    #[error(
+        "{name} has zero energy in every type: it is out of the conflict before it starts (§5.3); give it at least 1 energy"
+    )]
+    OutAtStart {
+        /// The character.
+        name: String,
+    },
     /// The chain configurations exceed the limit.
     #[error("the conflict has more than {limit} chain configurations: too large to solve whole")]
     TooLarge {
@@ -131,6 +140,16 @@ impl Sheet {
             follow_ups: [MoveSet::EMPTY; 13],
             energy,
         }
+    }
+
+    /// Whether the character can start a conflict: a character with zero energy in every type
+    /// is out (§5.3), and a report of a conflict or a turn for it would mean nothing. (The
+    /// solver itself values such a position: the other side has won; `analyze` refuses it.)
+    pub fn check_in(&self) -> Result<(), DuelError> {
+        if self.energy.total() == 0 {
+            return Err(DuelError::OutAtStart { name: self.name.clone() });
+        }
+        Ok(())
     }
 }
 
@@ -485,6 +504,17 @@ impl DuelSolution {
     /// both energies) depend only on lower levels, so each level is split between threads.
     /// The values are the same whatever the number of threads.
     pub fn solve_on(duel: Duel, spaces: [Space; 2], threads: usize) -> Result<DuelSolution, DuelError> {
+        DuelSolution::solve_with_progress(duel, spaces, threads, &mut |_, _| {})
+    }
+
+    /// [`DuelSolution::solve_on`], calling `progress(states solved, states in all)` after each
+    /// level (a shell shows it; the solver itself prints nothing).
+    pub fn solve_with_progress(
+        duel: Duel,
+        spaces: [Space; 2],
+        threads: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<DuelSolution, DuelError> {
         let threads = threads.max(1);
         let n = [spaces[0].len(), spaces[1].len()];
         let configs = duel.configs.len();
@@ -523,6 +553,8 @@ impl DuelSolution {
         let mut level_states: Vec<(usize, usize)> = Vec::new();
         let mut level_values: Vec<f64> = Vec::new();
         let top = sol.spaces[0].total + sol.spaces[1].total;
+        let all_pairs = (n[0] * n[1]) as u64;
+        let mut pairs_done = 0u64;
         for level in 0..=top {
             level_states.clear();
             for ta in 0..=level.min(sol.spaces[0].total) {
@@ -565,6 +597,8 @@ impl DuelSolution {
                 }
             }
             sol.fill_best_spread(level);
+            pairs_done += level_states.len() as u64;
+            progress(pairs_done, all_pairs);
         }
         sol.stats.games = scratch.iter().map(|s| s.games).sum();
         Ok(sol)

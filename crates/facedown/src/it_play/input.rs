@@ -316,15 +316,23 @@ pub fn question(
                     _ => None,
                 })
                 .unwrap_or(0);
-            // Whose energy it is (with Pressure Point or Yojimbo, not always the seat's own).
-            let whose = match &conflict.phase {
+            // Whose energy it is (with Pressure Point or Yojimbo, not always the seat's own), and
+            // for a pair's loss how the amount to spread follows from the whole loss.
+            let (whose, why) = match &conflict.phase {
                 iron_triangle::Phase::Aftermath(a) => conflict
                     .pending(a)
                     .find(|&p| conflict.chooser(a, p) == seat && p.is_gain(conflict) == (kind == Kind::Gain))
-                    .map(|p| conflict.fighter(conflict.pending_fighter(a, p)).name().to_owned()),
+                    .map(|p| {
+                        let f = conflict.fighter(conflict.pending_fighter(a, p));
+                        let why = match p {
+                            iron_triangle::effects::Pending::Pair(pos) => spread_reason(f, &a.losses[pos]),
+                            iron_triangle::effects::Pending::Extra(_) => String::new(),
+                        };
+                        (f.name().to_owned(), why)
+                    }),
                 _ => None,
             }
-            .unwrap_or_else(|| me_name.clone());
+            .unwrap_or_else(|| (me_name.clone(), String::new()));
             let mut most = Energy::ZERO;
             for c in legal {
                 if let Command::SpreadLoss { spread } | Command::SpreadGain { spread } = c {
@@ -336,7 +344,7 @@ pub fn question(
             }
             let what = if kind == Kind::Gain { "energy regained" } else { "a loss" };
             format!(
-                "{me_name}: spread {what} of {due} for {whose} over the energy types (at most {most}). Type three amounts for ○ ▨ ◆ (\"1 0 2\") or amounts by type (\"d1 a2\", \"1○ 2◆\")."
+                "{me_name}: spread {what} of {due} for {whose}{why} over the energy types (at most {most}). Type three amounts for ○ ▨ ◆ (\"1 0 2\") or amounts by type (\"d1 a2\", \"1○ 2◆\")."
             )
         }
         Kind::Mercy => {
@@ -485,6 +493,27 @@ fn pick_fighter(text: &str, options: &[FighterId], conflict: &Conflict) -> Resul
             .ok_or_else(|| format!("choose a number from 1 to {}", options.len()));
     }
     conflict.find(text).ok_or_else(|| format!("there is no character named {text:?}"))
+}
+
+/// How the amount to spread follows from a loss of the pair, when it is not the whole loss:
+/// " (the loss of 8: 2 from ○, its own stance, + 6 to spread)", with the part lost for want
+/// of energy when there is one (issue 13).
+fn spread_reason(f: &iron_triangle::conflict::Fighter, loss: &iron_triangle::turn::Loss) -> String {
+    let (stance_part, spread) = loss.taken_from(f.energy);
+    let from_stance = stance_part.total();
+    let short = loss.total() - from_stance - spread;
+    if from_stance == 0 && short == 0 {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if let Some(t) = loss.stance_type.filter(|_| from_stance > 0) {
+        parts.push(format!("{from_stance} from {} (its own stance)", t.symbol()));
+    }
+    parts.push(format!("{spread} to spread"));
+    if short > 0 {
+        parts.push(format!("{short} more than it has left"));
+    }
+    format!(" (the loss of {}: {})", loss.total(), parts.join(" + "))
 }
 
 /// Reads a spread such as `1 0 2`, `d1 a2`, `1○ 2◆` or `defend 1 attack 2`.

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use iron_triangle::conflict::{Phase, side_name};
 use iron_triangle::special::{Edition, Special};
-use iron_triangle::turn::{Decided, Outcome};
+use iron_triangle::turn::{Decided, Loss, Outcome, TurnResult};
 use iron_triangle::view::{ConflictView, FighterView, PhaseView};
 use iron_triangle::windows::SpecialCard;
 use iron_triangle::{Action, Conflict, Event, FighterId, IronTriangle, Play, Status};
@@ -165,7 +165,7 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
             }
             match result.outcome {
                 Outcome::Win { winner } => {
-                    let (w, l) = (p[winner], p[1 - winner]);
+                    let w = p[winner];
                     let combo = if result.combo_continued { " and continues the combo" } else { "" };
                     let why = match (plays[winner].as_move(), plays[1 - winner].as_move(), result.decided_by)
                     {
@@ -183,17 +183,11 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
                         name(before, w),
                         play_text(before, w, plays[winner])
                     ));
-                    let loss = result.losses[1 - winner];
-                    out.push(format!(
-                        "{} loses {}: winner's stance {} + own stance {} + base {} + combo {} + disadvantage {}.",
-                        name(before, l),
-                        loss.total(),
-                        loss.winner_stance,
-                        loss.own_stance,
-                        loss.base,
-                        loss.combo,
-                        loss.disadvantage
-                    ));
+                    out.extend(loss_sentence(before, after, p, &result, 1 - winner));
+                    // The winner loses something only through a special (Dig Two Graves).
+                    if final_losses(after, &result)[winner].total() > 0 {
+                        out.extend(loss_sentence(before, after, p, &result, winner));
+                    }
                 }
                 Outcome::Tie => {
                     out.push(format!(
@@ -203,6 +197,11 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
                         name(before, p[1]),
                         result.losses[1].total()
                     ));
+                    if final_losses(after, &result) != result.losses {
+                        for i in 0..2 {
+                            out.extend(loss_sentence(before, after, p, &result, i));
+                        }
+                    }
                 }
                 Outcome::Surrender { surrendered } => {
                     let who: Vec<String> =
@@ -317,6 +316,59 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event, redacted: Optio
             },
         ],
     }
+}
+
+/// The pair's losses as they are to be taken: after the turn's specials (the aftermath's),
+/// else the turn's own.
+fn final_losses(after: &Conflict, result: &TurnResult) -> [Loss; 2] {
+    match &after.phase {
+        Phase::Aftermath(a) => a.losses,
+        _ => result.losses,
+    }
+}
+
+/// The loss of the pair member at `i` written as the sum of its parts, then how it is taken:
+/// the part from its own stance's type, the part to spread, and what is lost for want of
+/// energy — so that the numbers shown add up to the loss (issue 13: "loses 8" beside a spread
+/// of 6 with no word of the 2 from the stance).
+fn loss_sentence(
+    before: &Conflict,
+    after: &Conflict,
+    p: [FighterId; 2],
+    result: &TurnResult,
+    i: usize,
+) -> Vec<String> {
+    let who = name(before, p[i]);
+    let turn_loss = result.losses[i];
+    let loss = final_losses(after, &result)[i];
+    let mut out = Vec::new();
+    if loss == turn_loss {
+        out.push(format!("{who} loses {}: {loss}.", loss.total()));
+    } else if loss.total() == 0 {
+        out.push(format!(
+            "{who} would lose {}: {turn_loss}; after the specials it loses nothing.",
+            turn_loss.total()
+        ));
+        return out;
+    } else {
+        out.push(format!("{who} loses {} after the specials: {loss}.", loss.total()));
+    }
+    let Some(f) = before.fighters.get(usize::from(p[i].0)) else { return out };
+    let (stance_part, spread) = loss.taken_from(f.energy);
+    let from_stance = stance_part.total();
+    let short = loss.total() - from_stance - spread;
+    let mut parts = Vec::new();
+    if let Some(t) = loss.stance_type.filter(|_| loss.own_stance > 0) {
+        parts.push(format!("{from_stance} from {} {} ({who}'s own stance)", t.name(), t.symbol()));
+    }
+    parts.push(format!("{spread} spread over the types"));
+    if short > 0 {
+        parts.push(format!("{short} more than {who}'s {} energy can pay", f.energy.total()));
+    }
+    if parts.len() > 1 {
+        out.push(format!("  {} = {}.", loss.total(), parts.join(" + ")));
+    }
+    out
 }
 
 /// The name of the window in progress in `c`.

@@ -1,0 +1,224 @@
+//! The §6 Decisions on specials that an independent audit found the engine and the calculator
+//! disagreeing on: two Dig Two Graves in one pair, which loss a special means, identical
+//! I Already Know cancelling, and Yojimbo naming a character who loses nothing.
+
+mod common;
+
+use common::*;
+use iron_triangle::effects::{self, forbidden_actions};
+use iron_triangle::special::Special;
+use iron_triangle::turn::{self, Contender, Play};
+use iron_triangle::windows::SpecialCard;
+use iron_triangle::{Action, Command, FighterId, Move, Phase, Stance, Step};
+use proptest::prelude::*;
+
+/// A level-5 NPC knowing every move, with `specials`.
+fn npc5(name: &str, energy: iron_triangle::Energy, specials: &[Special]) -> iron_triangle::Character {
+    let mut c = npc_all(name, energy);
+    c.level = 5;
+    c.specials = specials.to_vec();
+    c
+}
+
+/// A 1v1 where the PC "p" plays A (level 10, every move) against the GM's B.
+fn duel(a_specials: &[Special], b: iron_triangle::Character) -> Game {
+    let mut a = npc5("A", en(5, 5, 5), a_specials);
+    a.level = 10;
+    Build::new().pc("p", a).npc(b).table()
+}
+
+/// Stances, then both specials before the move (passing any response), then both moves.
+fn duel_turn(g: &mut Game, specials: [Option<Special>; 2], stances: [&str; 2], moves: [&str; 2]) {
+    let (a, b) = (id(g, "A"), id(g, "B"));
+    ok!(*g, seat(g, "p"), stance(stances[0]));
+    ok!(*g, seat(g, GM_SEAT), stance(stances[1]));
+    assert_eq!(turn(g).step, Step::Window(iron_triangle::Window::BeforeMove));
+    let card = |s: Option<Special>| s.map(SpecialCard::new);
+    ok!(*g, seat(g, "p"), Command::PlaySpecial { fighter: a, card: card(specials[0]) });
+    ok!(*g, seat(g, GM_SEAT), Command::PlaySpecial { fighter: b, card: card(specials[1]) });
+    while let Phase::Turn(t) = &g.state().phase {
+        if !matches!(t.step, Step::Window(iron_triangle::Window::BeforeMove)) {
+            break;
+        }
+        let waiting = g.awaiting()[0];
+        let who = if waiting == seat(g, "p") { a } else { b };
+        ok!(*g, waiting, Command::PlaySpecial { fighter: who, card: None });
+    }
+    ok!(*g, seat(g, "p"), play(moves[0]));
+    ok!(*g, seat(g, GM_SEAT), play(moves[1]));
+}
+
+fn final_losses(g: &Game) -> [u32; 2] {
+    let Phase::Aftermath(a) = &g.state().phase else {
+        panic!("aftermath expected, got {:?}", g.state().phase)
+    };
+    [a.losses[0].total(), a.losses[1].total()]
+}
+
+/// Decision (two specials at one place in the list): A's Dig Two Graves ▨ and B's Dig Two
+/// Graves ○ apply at once, each from the losses before either. B wins ▨☷ over ○☷: A loses 4;
+/// B, acting with ▨, loses A's 4; A, acting with ○, loses B's 0 (not B's mirrored 4).
+#[test]
+fn dig_two_graves_of_different_types_apply_at_the_same_time() {
+    let (dg, dd) = (Special::DigTwoGraves(Action::Grapple), Special::DigTwoGraves(Action::Defend));
+    let wax = |a| Special::WaxOn(a);
+    // A plays ○☷ with Dig Two Graves ▨; B plays ▨☷ with Dig Two Graves ○.
+    let mut g = duel(&[wax(Action::Grapple), dg], npc5("B", en(5, 5, 5), &[wax(Action::Defend), dd]));
+    duel_turn(&mut g, [Some(dg), Some(dd)], ["0", "0"], ["○☷", "▨☷"]);
+    assert_eq!(final_losses(&g), [4, 4]);
+    // The mirror: the same characters with A and B swapped give the same numbers, swapped.
+    let mut g = duel(&[wax(Action::Defend), dd], npc5("B", en(5, 5, 5), &[wax(Action::Grapple), dg]));
+    duel_turn(&mut g, [Some(dd), Some(dg)], ["0", "0"], ["▨☷", "○☷"]);
+    assert_eq!(final_losses(&g), [4, 4]);
+}
+
+/// Decision (which loss a special means): Dig Two Graves mirrors the §5.3 loss before energy
+/// runs out. B (1 energy of each type) loses 2×3 + 1 + 4 = 11 though it has only 3: A, acting
+/// with ▨, loses 11, not 3.
+#[test]
+fn dig_two_graves_mirrors_the_loss_before_energy_runs_out() {
+    let dtg = Special::DigTwoGraves(Action::Grapple);
+    let mut b = npc5("B", en(5, 5, 5), &[Special::WaxOn(Action::Grapple), dtg]);
+    b.current = Some(en(1, 1, 1));
+    let mut g = duel(&[], b);
+    duel_turn(&mut g, [None, Some(dtg)], ["2 grapple", "1 defend"], ["▨☰", "○☷"]);
+    assert_eq!(final_losses(&g), [11, 11]);
+}
+
+/// Decision (which loss a special means), earlier edition: Vampire regains the opponent's
+/// whole §5.3 loss, not only what its energy could pay.
+#[test]
+fn vampire_regains_the_loss_before_energy_runs_out() {
+    let vampire = Special::Vampire(Action::Grapple);
+    let (pair, plays) = ([FighterId(0), FighterId(1)], [Play::Move(mv("▨☰")), Play::Move(mv("○☷"))]);
+    let stances = [st("2▨"), st("1○")];
+    let result =
+        turn::resolve(&[Contender::plain(stances[0], plays[0]), Contender::plain(stances[1], plays[1])]);
+    let s = effects::settle(pair, stances, plays, &result, &[(FighterId(0), SpecialCard::new(vampire))]);
+    assert_eq!(s.extras.len(), 1);
+    assert_eq!(s.extras[0].amount, 11, "B's whole loss, whatever B has left");
+}
+
+/// Decision: identical I Already Know (Premonition) played by both of a pair cancel: neither
+/// forbids a move. A lone one forbids its action to the opponent.
+#[test]
+fn identical_i_already_know_of_the_pair_forbid_nothing() {
+    let iak = |a| Some(SpecialCard::new(Special::IAlreadyKnow(a)));
+    assert_eq!(forbidden_actions([iak(Action::Grapple), iak(Action::Grapple)]), [None, None]);
+    assert_eq!(forbidden_actions([iak(Action::Grapple), None]), [None, Some(Action::Grapple)]);
+    assert_eq!(
+        forbidden_actions([iak(Action::Grapple), iak(Action::Attack)]),
+        [Some(Action::Attack), Some(Action::Grapple)]
+    );
+    // Another special of the opponent's does not cancel it.
+    assert_eq!(
+        forbidden_actions([iak(Action::Defend), Some(SpecialCard::new(Special::Scouter))]),
+        [None, Some(Action::Defend)]
+    );
+}
+
+/// The same in play: both of the pair play I Already Know ▨ before the stance; the engine
+/// cancels both and neither may be refused a ▨ move.
+#[test]
+fn identical_i_already_know_in_play_cancel_and_forbid_nothing() {
+    let iak = Special::IAlreadyKnow(Action::Grapple);
+    let mut a = npc5("A", en(5, 5, 5), &[iak]);
+    a.level = 10;
+    let mut b = npc5("B", en(5, 5, 5), &[iak]);
+    b.level = 10;
+    let mut g = Build::new().pc("p", a).npc(b).table();
+    let (ia, ib) = (id(&g, "A"), id(&g, "B"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeStance));
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: Some(SpecialCard::new(iak)) });
+    ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: Some(SpecialCard::new(iak)) });
+    ok!(g, seat(&g, "p"), stance("0"));
+    ok!(g, seat(&g, GM_SEAT), stance("0"));
+    ok!(g, seat(&g, "p"), play("▨☲"));
+    ok!(g, seat(&g, GM_SEAT), play("▨☰"));
+}
+
+/// Decision: Yojimbo may name a character that turns out to lose nothing; it has no effect
+/// and still counts as used.
+#[test]
+fn yojimbo_naming_a_character_who_loses_nothing_has_no_effect_and_is_used() {
+    let mut g = Build::new()
+        .pc("p", {
+            let mut a = npc5("A", en(5, 5, 5), &[]);
+            a.level = 10;
+            a
+        })
+        .npc(npc5("B", en(5, 5, 5), &[]))
+        .npc(npc5("C", en(6, 6, 6), &[Special::Yojimbo]))
+        .table();
+    let (b, c) = (id(&g, "B"), id(&g, "C"));
+    ok!(g, seat(&g, "p"), Command::ChooseOpponent { opponent: b });
+    ok!(g, seat(&g, "p"), stance("0"));
+    ok!(g, seat(&g, GM_SEAT), stance("0"));
+    // A plays ○☵, B wins with ▨☷: B loses nothing.
+    ok!(g, seat(&g, "p"), play("○☵"));
+    ok!(g, seat(&g, GM_SEAT), play("▨☷"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeResolving));
+    let card = SpecialCard { special: Special::Yojimbo, target: Some(b), copy: None };
+    ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: c, card: Some(card) });
+    settle(&mut g);
+    assert_eq!(energy(&g, "C"), en(6, 6, 6), "C takes nothing");
+    assert_eq!(energy(&g, "B"), en(5, 5, 5));
+    assert!(g.state().fighter(c).specials_used.contains(&Special::Yojimbo), "Yojimbo counts as used");
+}
+
+fn any_move() -> impl Strategy<Value = Move> {
+    prop::sample::select(Move::ALL.to_vec())
+}
+
+fn any_stance() -> impl Strategy<Value = Stance> {
+    (0u8..6, prop::sample::select(Action::ALL.to_vec()))
+        .prop_map(|(amount, action)| if amount == 0 { Stance::NONE } else { Stance { amount, action } })
+}
+
+fn any_loss_special() -> impl Strategy<Value = Option<Special>> {
+    let a = prop::sample::select(Action::ALL.to_vec());
+    prop_oneof![
+        Just(None),
+        Just(Some(Special::PressurePoint)),
+        a.clone().prop_map(|x| Some(Special::WaxOn(x))),
+        a.clone().prop_map(|x| Some(Special::Parry(x))),
+        a.clone().prop_map(|x| Some(Special::SantaCarla(x))),
+        a.clone().prop_map(|x| Some(Special::Vampire(x))),
+        a.prop_map(|x| Some(Special::DigTwoGraves(x))),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Decision (two specials at one place in the list): the settlement never depends on
+    /// which of the pair is called A.
+    #[test]
+    fn settling_specials_does_not_depend_on_who_is_a(
+        moves in [any_move(), any_move()],
+        stances in [any_stance(), any_stance()],
+        specials in [any_loss_special(), any_loss_special()],
+    ) {
+        let plays = moves.map(Play::Move);
+        let settle = |order: [usize; 2]| {
+            let pair = [FighterId(0), FighterId(1)];
+            let st = order.map(|i| stances[i]);
+            let pl = order.map(|i| plays[i]);
+            let result = turn::resolve(&[Contender::plain(st[0], pl[0]), Contender::plain(st[1], pl[1])]);
+            let effects: Vec<(FighterId, SpecialCard)> = (0..2)
+                .filter_map(|p| specials[order[p]].map(|s| (pair[p], SpecialCard::new(s))))
+                .collect();
+            let cancelled = effects.len() == 2 && effects[0].1.cancels(effects[1].1);
+            let effects = if cancelled { Vec::new() } else { effects };
+            effects::settle(pair, st, pl, &result, &effects)
+        };
+        let ab = settle([0, 1]);
+        let ba = settle([1, 0]);
+        prop_assert_eq!(ab.losses, [ba.losses[1], ba.losses[0]]);
+        let amounts = |s: &effects::Settlement, who: u8| -> Vec<(effects::ExtraKind, u32)> {
+            s.extras.iter().filter(|e| e.fighter == FighterId(who)).map(|e| (e.kind, e.amount)).collect()
+        };
+        prop_assert_eq!(amounts(&ab, 0), amounts(&ba, 1));
+        prop_assert_eq!(amounts(&ab, 1), amounts(&ba, 0));
+    }
+}
