@@ -157,11 +157,10 @@ fn parse_energy(s: &str) -> Result<Energy, String> {
 
 fn read_text(path: &Path) -> anyhow::Result<String> {
     if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).context("reading standard input")?;
-        return Ok(s);
+        return crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT).context("reading standard input");
     }
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+    crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// The peak resident memory of this process (Linux), in bytes.

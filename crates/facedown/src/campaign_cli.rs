@@ -413,11 +413,10 @@ fn emit<T: Serialize>(json: bool, value: &T, text: impl FnOnce() -> String) -> a
 
 fn read_text(path: &Path) -> anyhow::Result<String> {
     if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
-        return Ok(s);
+        return crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT).context("reading standard input");
     }
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+    crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// Reads a TOML or JSON file (by extension; JSON for `-`).

@@ -78,7 +78,8 @@ type SeatBot = Box<dyn Bot<IncitingIncident>>;
 /// Reads a scene file (TOML, or JSON by its `.json` extension) and starts the scene.
 pub fn load_scene(path: &Path, dice_seed: Option<u64>) -> anyhow::Result<Scene> {
     let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the scene file {name}"))?;
+    let text = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read the scene file {name}"))?;
     let mut setup: Setup = if path.extension().is_some_and(|e| e == "json") {
         serde_json::from_str(&text).with_context(|| format!("{name} is not an Inciting Incident scene"))?
     } else {
@@ -99,22 +100,18 @@ fn make_bots(args: &Args, scene: &Scene) -> anyhow::Result<Vec<Option<SeatBot>>>
         .collect())
 }
 
-/// Writes the save through `path.tmp` and a rename.
+/// Writes the save atomically (see [`crate::save_file`]).
 fn write_save(table: &Table<IncitingIncident>, path: &Path) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(&table.save()).context("cannot encode the save")?;
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    let tmp = path.with_file_name(name);
-    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    crate::save_file::write_atomic(path, &(json + "\n"))
 }
 
 /// Reads a save and checks it: its initial state must be the start of its scene file's scene,
 /// and every event must follow from the rules.
 fn read_save(path: &Path) -> anyhow::Result<Table<IncitingIncident>> {
     let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the save {name}"))?;
+    let text = crate::input::read_bounded(path, crate::input::SAVE_LIMIT)
+        .with_context(|| format!("cannot read the save {name}"))?;
     let saved: Saved<IncitingIncident> = serde_json::from_str(&text)
         .with_context(|| format!("{name} is not a facedown Inciting Incident save"))?;
     let fresh =

@@ -125,22 +125,17 @@ fn make_bots(args: &Args, state: &Conflict) -> anyhow::Result<Vec<Option<NdBot>>
         .collect())
 }
 
-/// Writes the save atomically.
+/// Writes the save atomically (see [`crate::save_file`]).
 fn write_save(table: &Table<NoDice>, path: &Path) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(&table.save()).context("cannot encode the save")?;
-    let mut tmp = PathBuf::from(path);
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    tmp.set_file_name(name);
-    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    crate::save_file::write_atomic(path, &(json + "\n"))
 }
 
 /// Reads a save and checks it against the rules.
 fn read_save(path: &Path) -> anyhow::Result<Table<NoDice>> {
     let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the save {name}"))?;
+    let text = crate::input::read_bounded(path, crate::input::SAVE_LIMIT)
+        .with_context(|| format!("cannot read the save {name}"))?;
     let saved: Saved<NoDice> =
         serde_json::from_str(&text).with_context(|| format!("{name} is not a facedown No Dice save"))?;
     nodice::load_checked(saved).with_context(|| format!("{name}: corrupt save"))

@@ -9,7 +9,7 @@
 //! input and writes output. Formats: `docs/nodice-play.md` (section "resolve").
 
 use std::fmt::Write as _;
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -183,11 +183,12 @@ fn parse_spec(spec: &str) -> anyhow::Result<ActorPlay> {
 
 fn read_file(path: &Path) -> anyhow::Result<HandFile> {
     if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
+        let s = crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT)
+            .context("cannot read standard input")?;
         return serde_json::from_str(&s).context("standard input is not a JSON Hand");
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     if path.extension().is_some_and(|e| e == "json") {
         serde_json::from_str(&text).with_context(|| format!("{} is not a Hand file", path.display()))
     } else {
