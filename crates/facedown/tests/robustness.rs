@@ -161,3 +161,42 @@ fn terminal_safety_escapes_names_from_a_resolve_input() {
     assert_terminal_safe("resolve", &o);
     assert!(stdout(&o).contains("Eve\\u{1b}[2J"), "{}", stdout(&o));
 }
+
+#[test]
+fn campaign_database_checks_in_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let ada = repo().join("examples/iron-triangle/campaign/ada.toml");
+    let ninja = repo().join("examples/iron-triangle/characters/ninja.toml");
+
+    let o = run_in(dir.path(), &["campaign", "--db", ":memory:", "status"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("in memory would be lost"), "{}", stderr(&o));
+
+    let db = ["campaign", "--db", "game.sqlite"];
+    let run = |rest: &[&str]| run_in(dir.path(), &[&db[..], rest].concat(), b"");
+    assert!(run(&["character", "create", "--file", ada.to_str().unwrap()]).status.success());
+    assert!(run(&["npc", "add", ninja.to_str().unwrap()]).status.success());
+    let path = dir.path().join("game.sqlite");
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&path, perms).unwrap();
+    for read in [
+        &["status"][..],
+        &["character", "show", "Ada"],
+        &["character", "list"],
+        &["npc", "list"],
+        &["problem", "list"],
+        &["countdown", "list"],
+        &["conflict", "list"],
+        &["log"],
+        &["--json", "status"],
+    ] {
+        let o = run(read);
+        assert_eq!(o.status.code(), Some(0), "{read:?} on a read-only campaign: {}", stderr(&o));
+    }
+    let o = run(&["npc", "remove", "Ninja"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is read-only"), "{}", stderr(&o));
+    assert_eq!(run(&["npc", "list"]).status.code(), Some(0));
+    assert!(stdout(&run(&["npc", "list"])).contains("Ninja"));
+}
