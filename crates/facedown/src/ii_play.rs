@@ -45,8 +45,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 
-    /// Save the scene to FILE after every accepted command (pretty JSON, written to FILE.tmp
-    /// and renamed). With --script, a script that ends early pauses the scene (exit 0).
+    /// Save the scene to FILE after every accepted command (pretty JSON, written atomically,
+    /// readable by its owner only). With --script, a script that ends early pauses the scene
+    /// (exit 0). A save taken mid-round holds the declarations already made face down in plain
+    /// text: keep it from the other players.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
 

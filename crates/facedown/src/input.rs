@@ -30,7 +30,7 @@ pub const EXCERPT_CHARS: usize = 160;
 #[derive(Debug, Error)]
 pub enum ReadError {
     /// The operating system refused (no such file, a directory, no permission...).
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     /// The file is larger than the limit for its kind.
     #[error("{name} is larger than the limit of {} for this kind of file", size_text(*.limit))]

@@ -48,8 +48,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 
-    /// Save the game to FILE after every accepted command (pretty JSON, written to FILE.tmp
-    /// and renamed). With --script, a script that ends early pauses the game (exit 0).
+    /// Save the game to FILE after every accepted command (pretty JSON, written atomically,
+    /// readable by its owner only). With --script, a script that ends early pauses the game
+    /// (exit 0). A save taken mid-turn holds the stances and moves already committed face down
+    /// in plain text: keep it from the other players.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
 

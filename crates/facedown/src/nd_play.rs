@@ -51,8 +51,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 
-    /// Save the game to FILE after every accepted command (pretty JSON, written to FILE.tmp
-    /// and renamed).
+    /// Save the game to FILE after every accepted command (pretty JSON, written atomically,
+    /// readable by its owner only). A save taken mid-Hand holds the cards already committed
+    /// face down in plain text: keep it from the other players.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
 
