@@ -485,8 +485,9 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
-    println!("{} {} against {} {}:", report.a.name, energy[0], report.b.name, energy[1]);
-    println!("  {}'s probability of winning under optimal play: {:.6}", report.a.name, value);
+    let (a, b) = (crate::input::Shown(&report.a.name), crate::input::Shown(&report.b.name));
+    println!("{a} {} against {b} {}:", energy[0], energy[1]);
+    println!("  {a}'s probability of winning under optimal play: {value:.6}");
     print_stats(&report.stats, elapsed, report.threads, report.peak_memory_bytes);
     Ok(())
 }

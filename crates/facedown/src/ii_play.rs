@@ -164,7 +164,7 @@ impl Game {
             if awaiting.is_empty() {
                 bail!(
                     "the engine waits for {} but nobody has a legal command",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 );
             }
             // A decision with one legal command reveals nothing: take it for any seat (the
@@ -207,7 +207,7 @@ impl Game {
                         return Ok(Stop::Paused(format!(
                             "the script {} ended before the scene did ({})",
                             script.name(),
-                            self.table.state().waiting_for()
+                            crate::input::Shown(&self.table.state().waiting_for())
                         )));
                     };
                     if self.bots.get(usize::from(s.seat.0)).is_some_and(Option::is_some) {
@@ -260,7 +260,7 @@ impl Game {
         let mut legal = Vec::new();
         self.table.legal_commands(seat, &mut legal);
         let state = self.table.state().clone();
-        let seat_name = state.seat_name(seat).to_owned();
+        let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
         let hidden = legal.iter().any(|c| matches!(c, Command::Declare { .. }));
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
@@ -271,7 +271,10 @@ impl Game {
                 "Pass the keyboard to seat {seat_name}. {seat_name}: press Enter when the others look away."
             );
             if self.read(&ready, false, &mut out)?.is_none() {
-                return Ok(Some(Stop::Paused(format!("the input ended ({})", state.waiting_for()))));
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended ({})",
+                    crate::input::Shown(&state.waiting_for())
+                ))));
             }
         }
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
@@ -283,7 +286,7 @@ impl Game {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the scene did ({})",
-                    state.waiting_for()
+                    crate::input::Shown(&state.waiting_for())
                 ))));
             };
             match answer.parse::<usize>() {
@@ -355,7 +358,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if args.json {
                     writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
                 } else {
-                    writeln!(out, "\n{note}")?;
+                    writeln!(out, "\n{}", crate::input::Shown(&note))?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

@@ -185,7 +185,7 @@ impl Game {
             if deciding.is_empty() {
                 bail!(
                     "the engine waits for {} but nobody has a legal command",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 );
             }
             // Bots first: they never wait on a person.
@@ -207,7 +207,7 @@ impl Game {
                         return Ok(Stop::Paused(format!(
                             "the script {} ended before the conflict did ({})",
                             script.name(),
-                            self.table.state().waiting_for()
+                            crate::input::Shown(&self.table.state().waiting_for())
                         )));
                     };
                     let name = script.name().to_owned();
@@ -241,7 +241,7 @@ impl Game {
         let kind = Kind::of(&legal);
         let view = self.table.view(Viewer::Seat(seat));
         let state = self.table.state();
-        let seat_name = state.seat_name(seat).to_owned();
+        let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
         // At a real terminal, a private decision (a face-down card, or the GM's view of the
@@ -261,7 +261,7 @@ impl Game {
             if keyboard.read(&ready, false, &mut out)?.is_none() {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the conflict did ({})",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 ))));
             }
         }
@@ -277,7 +277,7 @@ impl Game {
             let Some(answer) = keyboard.read(&prompt, kind.hidden(), &mut out)? else {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the conflict did ({})",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 ))));
             };
             // The GM may correct a character's energy at any prompt; then the question
@@ -404,7 +404,7 @@ pub(crate) fn play(
             if args.json {
                 writeln!(out, "{}", serde_json::json!({ "paused": note }))?;
             } else {
-                writeln!(out, "\n{note}")?;
+                writeln!(out, "\n{}", crate::input::Shown(&note))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -417,7 +417,7 @@ pub(crate) fn play(
                 if args.json {
                     writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
                 } else {
-                    writeln!(out, "\n{note}")?;
+                    writeln!(out, "\n{}", crate::input::Shown(&note))?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

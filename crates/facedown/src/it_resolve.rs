@@ -112,7 +112,13 @@ struct SideFlags {
 
 /// Runs `facedown iron-triangle resolve`. Bad input is an `Err` (exit code 2 in `main`).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let turn = read_turn(&args)?;
+    let mut turn = read_turn(&args)?;
+    if !args.json {
+        // Names from a file or a flag reach the terminal with control characters escaped.
+        for f in &mut turn.fighters {
+            f.name = crate::input::escape(&f.name).into_owned();
+        }
+    }
     let report = Report::new(&turn)?;
     if args.json {
         let text = serde_json::to_string_pretty(&report).context("writing the JSON output")?;

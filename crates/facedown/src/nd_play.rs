@@ -231,7 +231,7 @@ fn parse_answer(state: &Conflict, actor: ActorId, answer: &str) -> Result<Comman
 
 fn question(state: &Conflict, actor: ActorId) -> String {
     let a = &state.actors[actor.index()];
-    let n = &a.sheet.name;
+    let n = crate::input::escape(&a.sheet.name);
     match state.phase {
         Phase::CommitAspect => format!(
             "{n}: ante {} chip(s) from one Attribute — it fixes your face-down Aspect card — and name your target(s): ATTRIBUTE [TARGETS] [: intent], or `withdraw`.",
@@ -353,7 +353,10 @@ impl Game {
                 return Ok(Stop::Over);
             }
             let Some(&seat) = self.table.awaiting().first() else {
-                bail!("the engine waits for {} but no seat is asked", self.table.state().waiting_for());
+                bail!(
+                    "the engine waits for {} but no seat is asked",
+                    crate::input::Shown(&self.table.state().waiting_for())
+                );
             };
             if let Some(bot) = &mut self.bots[usize::from(seat.0)] {
                 let decision = self.table.decision(seat, &mut legal);
@@ -374,7 +377,7 @@ impl Game {
                         return Ok(Stop::Paused(format!(
                             "the script {} ended before the Conflict did (waiting for {})",
                             script.name(),
-                            self.table.state().waiting_for()
+                            crate::input::Shown(&self.table.state().waiting_for())
                         )));
                     };
                     let name = script.name().to_owned();
@@ -427,7 +430,7 @@ impl Game {
         let Some(actor) = state.committing().or(state.spreading().map(|s| s.0)) else {
             bail!("the engine waits for seat {} but for no Actor", state.seat_name(seat));
         };
-        let seat_name = state.seat_name(seat).to_owned();
+        let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
         let hidden = matches!(state.phase, Phase::CommitAspect | Phase::CommitAction);
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
@@ -442,18 +445,18 @@ impl Game {
             if self.read(&ready, false, &mut out)?.is_none() {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended (waiting for {})",
-                    state.waiting_for()
+                    crate::input::Shown(&state.waiting_for())
                 ))));
             }
         }
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
-        narrate::seat_view(&self.table.view(Viewer::Seat(seat)), &seat_name, &mut out)?;
+        narrate::seat_view(&self.table.view(Viewer::Seat(seat)), state.seat_name(seat), &mut out)?;
         writeln!(out, "{}", question(&state, actor))?;
         loop {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the Conflict did (waiting for {})",
-                    state.waiting_for()
+                    crate::input::Shown(&state.waiting_for())
                 ))));
             };
             let command = if answer.trim().eq_ignore_ascii_case("end") {
@@ -541,7 +544,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if args.json {
                     writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
                 } else {
-                    writeln!(out, "\n{note}")?;
+                    writeln!(out, "\n{}", crate::input::Shown(&note))?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

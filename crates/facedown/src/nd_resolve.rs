@@ -476,6 +476,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.pot.is_some() {
         file.pot = args.pot;
     }
+    if !args.json {
+        // Names from a file or a flag reach the terminal with control characters escaped (the
+        // same escaping on both sides, so targets still name their Actors).
+        let e = |n: &mut String| *n = crate::input::escape(n).into_owned();
+        for a in &mut file.actors {
+            e(&mut a.name);
+            a.targets.iter_mut().for_each(e);
+        }
+    }
     let report = compute(file)?;
     let mut out = std::io::stdout().lock();
     if args.json {

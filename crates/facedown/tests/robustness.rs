@@ -152,7 +152,7 @@ fn assert_terminal_safe(what: &str, o: &Output) {
 }
 
 #[test]
-#[ignore = "next commit"]
+
 fn terminal_safety_escapes_names_from_a_resolve_input() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("evil.toml"), resolve_input(EVIL)).unwrap();
@@ -199,4 +199,94 @@ fn campaign_database_checks_in_the_cli() {
     assert!(stderr(&o).contains("is read-only"), "{}", stderr(&o));
     assert_eq!(run(&["npc", "list"]).status.code(), Some(0));
     assert!(stdout(&run(&["npc", "list"])).contains("Ninja"));
+}
+
+/// `text` with every `"from"` (a quoted TOML string) replaced by the quoted [`EVIL`] name.
+fn evil_toml(text: &str, from: &str) -> String {
+    text.replace(&format!("\"{from}\""), &format!("\"{EVIL}\""))
+}
+
+#[test]
+fn terminal_safety_escapes_names_and_stakes_in_an_iron_triangle_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let ex = repo().join("examples/iron-triangle");
+    let duel = std::fs::read_to_string(ex.join("duel.toml")).unwrap();
+    let duel = evil_toml(&duel, "Kuro")
+        .replace("sheet = \"characters/", &format!("sheet = \"{}/characters/", ex.display()))
+        .replace("want = \"", &format!("want = \"{EVIL} "));
+    std::fs::write(dir.path().join("evil.toml"), duel).unwrap();
+    let o = run_in(dir.path(), &["iron-triangle", "play", "evil.toml", "--bot", "all=greedy"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_terminal_safe("iron-triangle play", &o);
+    assert!(stdout(&o).contains("Eve\\u{1b}[2J"), "{}", stdout(&o));
+    // At the keyboard: the seat views and prompts of a hot-seat game.
+    let o = run_in(dir.path(), &["iron-triangle", "play", "evil.toml", "--bot", "ada=greedy"], b"");
+    assert_terminal_safe("iron-triangle play at the keyboard", &o);
+}
+
+#[test]
+fn terminal_safety_escapes_names_in_an_inciting_incident_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = std::fs::read_to_string(repo().join("examples/inciting-incident/river-fight.toml")).unwrap();
+    let scene = evil_toml(&evil_toml(&scene, "Bren"), "Shallows");
+    std::fs::write(dir.path().join("evil.toml"), scene).unwrap();
+    let o = run_in(dir.path(), &["inciting-incident", "play", "evil.toml", "--bot", "all=random"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_terminal_safe("inciting-incident play", &o);
+    assert!(stdout(&o).contains("Eve\\u{1b}[2J"), "{}", stdout(&o));
+}
+
+#[test]
+fn terminal_safety_escapes_names_and_texts_of_a_campaign() {
+    let dir = tempfile::tempdir().unwrap();
+    let ada = std::fs::read_to_string(repo().join("examples/iron-triangle/campaign/ada.toml")).unwrap();
+    let ada = evil_toml(&ada, "Ada");
+    assert!(ada.contains(EVIL), "the example sheet names Ada");
+    std::fs::write(dir.path().join("evil.toml"), ada).unwrap();
+    let db = ["campaign", "--db", "c.sqlite"];
+    let run = |rest: &[&str]| run_in(dir.path(), &[&db[..], rest].concat(), b"");
+    let o = run(&["character", "create", "--file", "evil.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_terminal_safe("campaign character create", &o);
+    let o = run(&["countdown", "create", "Doom\u{1b}[2J\r\nerror: forged", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for read in [&["status"][..], &["character", "list"], &["countdown", "list"]] {
+        let o = run(read);
+        assert_eq!(o.status.code(), Some(0), "{read:?}: {}", stderr(&o));
+        assert_terminal_safe(&format!("campaign {read:?}"), &o);
+    }
+}
+
+#[test]
+fn terminal_safety_escapes_names_and_the_scene_of_a_nodice_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let ex = repo().join("examples/nodice");
+    let bandit = std::fs::read_to_string(ex.join("actors/bandit.toml")).unwrap();
+    std::fs::write(dir.path().join("bandit.toml"), evil_toml(&bandit, "Bandit")).unwrap();
+    let conflict = std::fs::read_to_string(ex.join("pc-vs-bandit.toml"))
+        .unwrap()
+        .replace("sheet = \"actors/kara.toml\"", &format!("sheet = \"{}/actors/kara.toml\"", ex.display()))
+        .replace("sheet = \"actors/bandit.toml\"", "sheet = \"bandit.toml\"")
+        .replace("scene = \"", &format!("scene = \"{EVIL} "));
+    std::fs::write(dir.path().join("evil.toml"), conflict).unwrap();
+    let o = run_in(dir.path(), &["nodice", "play", "evil.toml", "--bot", "all=greedy"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_terminal_safe("nodice play", &o);
+    assert!(stdout(&o).contains("Eve\\u{1b}[2J"), "{}", stdout(&o));
+    let o = run_in(dir.path(), &["nodice", "play", "evil.toml", "--bot", "kara=greedy"], b"");
+    assert_terminal_safe("nodice play at the keyboard", &o);
+}
+
+#[test]
+fn terminal_safety_escapes_names_in_a_nodice_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    // No colon: `--actor` splits the name off at the first one.
+    let evil = "Eve\u{1b}[2J\u{1b}[H\r\nERROR forged line\u{9b}";
+    let a = format!("{evil}: str 4 wildcard -> Bandit");
+    let b = format!("Bandit: pre 3 -> {evil}");
+    let o = run_in(dir.path(), &["nodice", "resolve", "--stakes", "1", "--actor", &a, "--actor", &b], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_terminal_safe("nodice resolve", &o);
+    assert!(!stdout(&o).lines().any(|l| l.starts_with("ERROR forged")), "{}", stdout(&o));
+    assert!(stdout(&o).contains("Eve\\u{1b}[2J"), "{}", stdout(&o));
 }
