@@ -952,7 +952,7 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
             emit(json, &json!({ "problem": p.view(), "costs": costs }), || {
                 let mut o = render::problem_text(&p);
                 for (who, cost) in &costs {
-                    o += &format!("  {} {}\n", Shown(&who), render::cost_text(cost));
+                    o += &format!("  {} {}\n", Shown(who), render::cost_text(cost));
                 }
                 o
             })?;

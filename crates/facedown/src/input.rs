@@ -50,9 +50,9 @@ pub enum ReadError {
 
 /// A byte count for people: "4 MiB", "512 bytes".
 fn size_text(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && (bytes >> 20) << 20 == bytes {
         format!("{} MiB", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+    } else if bytes >= 1 << 10 && (bytes >> 10) << 10 == bytes {
         format!("{} KiB", bytes >> 10)
     } else {
         format!("{bytes} bytes")

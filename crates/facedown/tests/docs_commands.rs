@@ -138,15 +138,13 @@ fn commands(doc: &str, text: &str) -> Vec<Shown> {
 fn normalise(text: &str) -> (String, String) {
     let mut script = text.to_owned();
     let t = text.trim_start();
-    if t.starts_with("cargo run") {
-        if let Some(dashes) = t.find(" -- ") {
-            let flags: Vec<&str> = t[..dashes].split_whitespace().collect();
-            let facedown =
-                flags.windows(2).any(|w| (w[0] == "-p" || w[0] == "--package") && w[1] == "facedown")
-                    || flags.contains(&"--package=facedown");
-            if facedown {
-                script = format!("facedown {}", &t[dashes + 4..]);
-            }
+    let dashes = t.find(" -- ").filter(|_| t.starts_with("cargo run"));
+    if let Some(dashes) = dashes {
+        let flags: Vec<&str> = t[..dashes].split_whitespace().collect();
+        let facedown = flags.windows(2).any(|w| (w[0] == "-p" || w[0] == "--package") && w[1] == "facedown")
+            || flags.contains(&"--package=facedown");
+        if facedown {
+            script = format!("facedown {}", &t[dashes + 4..]);
         }
     }
     let key = script.replace("\\\n", " ").split_whitespace().collect::<Vec<_>>().join(" ");

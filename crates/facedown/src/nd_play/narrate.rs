@@ -21,7 +21,7 @@ fn name(c: &Conflict, id: ActorId) -> std::borrow::Cow<'_, str> {
 }
 
 fn targets(c: &Conflict, t: nodice::Targets) -> String {
-    t.iter().map(|a| name(c, a).to_owned()).collect::<Vec<_>>().join(", ")
+    t.iter().map(|a| name(c, a)).collect::<Vec<_>>().join(", ")
 }
 
 fn spread_text(aspect: Aspect, spread: [u16; 3]) -> String {
