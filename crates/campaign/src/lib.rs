@@ -73,6 +73,13 @@ pub enum StoreError {
     /// Files and the runtime.
     #[error("{0}")]
     Io(String),
+    /// The file is not a facedown campaign (another program's database, or not a database),
+    /// or is a place where nothing would be kept (`:memory:`). It was left as it was.
+    #[error("{0}")]
+    NotACampaign(String),
+    /// The campaign file is read-only: it answers every read, and refuses this change.
+    #[error("{0}")]
+    ReadOnly(String),
 }
 
 /// One entry of the campaign log.
@@ -121,6 +128,7 @@ pub struct ConflictResult {
 pub struct Store {
     inner: Arc<Inner>,
     path: PathBuf,
+    read_only: bool,
 }
 
 /// The pool and the runtime it needs, closed together when the last clone of the store goes.
@@ -142,6 +150,54 @@ pub fn default_path() -> Option<PathBuf> {
     dirs::data_dir().map(|d| d.join("facedown").join("campaign.sqlite"))
 }
 
+/// Checks that the database at `path` is a facedown campaign, or empty (then `true`: a new
+/// campaign may be made in it). Another program's database is refused before anything is
+/// added to it.
+async fn check_campaign(pool: &SqlitePool, path: &Path) -> Result<bool, StoreError> {
+    let tables: Vec<(String,)> = sqlx::query_as(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+    )
+    .fetch_all(pool)
+    .await?;
+    if tables.is_empty() {
+        return Ok(true);
+    }
+    let has = |t: &str| tables.iter().any(|(n,)| n == t);
+    let not_ours = || {
+        StoreError::NotACampaign(format!(
+            "{} is not a facedown campaign (it is another database: tables {}); it was left unchanged",
+            path.display(),
+            tables.iter().take(5).map(|(n,)| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+        ))
+    };
+    if !has("_sqlx_migrations") || !has("campaign") {
+        return Err(not_ours());
+    }
+    let ruleset: Option<(String,)> = sqlx::query_as("SELECT ruleset FROM campaign WHERE id = 1")
+        .fetch_optional(pool)
+        .await
+        .map_err(|_| not_ours())?;
+    match ruleset {
+        Some((r,)) if r == "iron-triangle" => Ok(false),
+        _ => Err(not_ours()),
+    }
+}
+
+/// Checks that a read-only campaign needs no migration (it cannot be brought up to date).
+async fn check_schema_current(pool: &SqlitePool, path: &Path) -> Result<(), StoreError> {
+    let newest = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+    let (applied,): (Option<i64>,) =
+        sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1").fetch_one(pool).await?;
+    if applied.unwrap_or(0) < newest {
+        return Err(StoreError::ReadOnly(format!(
+            "the campaign {} is read-only and was made by an older facedown: give it write \
+             permission once so its schema can be brought up to date",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 fn edition_name(e: Edition) -> &'static str {
     if e == Edition::Earlier { "earlier" } else { "current" }
 }
@@ -149,8 +205,22 @@ fn edition_name(e: Edition) -> &'static str {
 impl Store {
     /// Opens the campaign at `path`, creating the file (and its directory) if missing, and
     /// applies any schema migration it lacks.
+    ///
+    /// Refused, leaving the file as it was: `:memory:` or an empty path (nothing would be
+    /// kept), and a file that is not a facedown campaign (another program's database gets no
+    /// table added). A file without write permission is opened read-only: every read works,
+    /// every change is refused with [`StoreError::ReadOnly`].
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let shown = path.display();
+        let name = path.to_string_lossy();
+        if name.is_empty() || name == ":memory:" || name.starts_with("file::memory:") {
+            return Err(StoreError::NotACampaign(format!(
+                "{name:?} is not a file: a campaign in memory would be lost when the command ends; \
+                 give a file path"
+            )));
+        }
+        let read_only = std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly());
+        if let Some(dir) = path.parent().filter(|d| !read_only && !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
@@ -160,18 +230,55 @@ impl Store {
             .map_err(|e| StoreError::Io(format!("cannot start the database runtime: {e}")))?;
         let options = SqliteConnectOptions::new()
             .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(std::time::Duration::from_secs(10));
+        let options = if read_only {
+            // Without pending changes in a write-ahead log, read the file as immutable: SQLite
+            // then creates no `-wal` and `-shm` files (read-only like the database) that would
+            // stand in the way once the file is made writable again.
+            let mut wal = path.as_os_str().to_owned();
+            wal.push("-wal");
+            let wal_pending = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+            options.read_only(true).immutable(!wal_pending)
+        } else {
+            options
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Full)
+        };
+        let not_a_database = |e: sqlx::Error| match &e {
+            sqlx::Error::Database(d) if d.code().as_deref() == Some("26") => StoreError::NotACampaign(
+                format!("{shown} is not a facedown campaign: it is not a SQLite database"),
+            ),
+            _ => StoreError::Db(e),
+        };
         let pool = {
             let _context = rt.enter();
-            let pool = rt.block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))?;
-            rt.block_on(MIGRATOR.run(&pool))?;
+            let pool = rt
+                .block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))
+                .map_err(not_a_database)?;
+            let fresh = rt.block_on(check_campaign(&pool, path)).map_err(|e| match e {
+                StoreError::Db(e) => not_a_database(e),
+                e => e,
+            })?;
+            if read_only {
+                if fresh {
+                    return Err(StoreError::NotACampaign(format!(
+                        "{shown} is read-only and empty: it is not a campaign yet"
+                    )));
+                }
+                rt.block_on(check_schema_current(&pool, path))?;
+            } else {
+                rt.block_on(MIGRATOR.run(&pool))?;
+            }
             pool
         };
-        Ok(Store { inner: Arc::new(Inner { pool, rt }), path: path.to_owned() })
+        Ok(Store { inner: Arc::new(Inner { pool, rt }), path: path.to_owned(), read_only })
+    }
+
+    /// Whether the campaign file was opened read-only (it has no write permission).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The database file.
@@ -190,6 +297,13 @@ impl Store {
 
     /// Runs `f` in one transaction and commits if it returns `Ok`; on `Err` nothing changes.
     pub fn write<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly(format!(
+                "the campaign {} is read-only: it answers reads (status, show, lists) but changes \
+                 nothing; give it write permission to change it",
+                self.path.display()
+            )));
+        }
         // sqlx returns connections to the pool from their destructors, which need the runtime.
         let _context = self.inner.rt.enter();
         // IMMEDIATE takes the write lock at once, so two processes writing the same campaign

@@ -158,11 +158,10 @@ fn parse_energy(s: &str) -> Result<Energy, String> {
 
 fn read_text(path: &Path) -> anyhow::Result<String> {
     if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).context("reading standard input")?;
-        return Ok(s);
+        return crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT).context("reading standard input");
     }
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+    crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// The peak resident memory of this process (Linux), in bytes.
@@ -498,8 +497,9 @@ fn conflict(args: ConflictArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
-    println!("{} {} against {} {}:", report.a.name, energy[0], report.b.name, energy[1]);
-    println!("  {}'s probability of winning under optimal play: {:.6}", report.a.name, value);
+    let (a, b) = (crate::input::Shown(&report.a.name), crate::input::Shown(&report.b.name));
+    println!("{a} {} against {b} {}:", energy[0], energy[1]);
+    println!("  {a}'s probability of winning under optimal play: {value:.6}");
     print_stats(&report.stats, elapsed, report.threads, report.peak_memory_bytes);
     Ok(())
 }

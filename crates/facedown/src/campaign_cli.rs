@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
 
+use crate::input::Shown;
 use anyhow::{Context, bail};
 use campaign::{Store, parse_edition, parse_rest_choice};
 use clap::{Args as ClapArgs, Subcommand};
@@ -413,11 +414,10 @@ fn emit<T: Serialize>(json: bool, value: &T, text: impl FnOnce() -> String) -> a
 
 fn read_text(path: &Path) -> anyhow::Result<String> {
     if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
-        return Ok(s);
+        return crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT).context("reading standard input");
     }
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+    crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// Reads a TOML or JSON file (by extension; JSON for `-`).
@@ -490,7 +490,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             emit(json, &json!({ "rest": kind, "characters": rested, "countdown": countdown }), || {
                 let mut o = format!("A {} for everyone.\n", kind.name());
                 for s in rested.iter().filter(|s| !s.character.dead) {
-                    o += &format!("  {}: energy {} of {}\n", s.name(), s.current(), s.character.energy);
+                    o +=
+                        &format!("  {}: energy {} of {}\n", Shown(s.name()), s.current(), s.character.energy);
                 }
                 if let Some(c) = &countdown {
                     o += &format!("The GM marks a countdown: {}\n", render::countdown_text(c));
@@ -503,7 +504,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             emit(json, &entries, || {
                 entries
                     .iter()
-                    .map(|e| format!("{:>4} {} {:<20} {} {}\n", e.seq, e.at, e.kind, e.subject, e.detail))
+                    .map(|e| {
+                        format!(
+                            "{:>4} {} {:<20} {} {}\n",
+                            e.seq,
+                            e.at,
+                            e.kind,
+                            Shown(&e.subject),
+                            Shown(&e.detail.to_string())
+                        )
+                    })
                     .collect()
             })?;
         }
@@ -539,7 +549,7 @@ fn status(store: &Store, json: bool) -> anyhow::Result<()> {
         for s in &pcs {
             o += &format!(
                 "  {} — level {}, energy {} of {}{}\n      {}\n",
-                s.name(),
+                Shown(s.name()),
                 s.character.level,
                 s.current(),
                 s.character.energy,
@@ -550,7 +560,7 @@ fn status(store: &Store, json: bool) -> anyhow::Result<()> {
         if !npcs.is_empty() {
             o += &format!(
                 "NPC sheets: {}\n",
-                npcs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                npcs.iter().map(|c| Shown(&c.name).to_string()).collect::<Vec<_>>().join(", ")
             );
         }
         if !countdowns.is_empty() {
@@ -712,12 +722,12 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 None => interactive_sheet(edition)?,
             };
             let s = store.create_pc(&sheet)?;
-            show(&s, &format!("Created {}.", s.name()))?;
+            show(&s, &format!("Created {}.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Import { file } => {
             let sheet: Sheet = read_file(file)?;
             let s = store.import_pc(&sheet)?;
-            show(&s, &format!("Imported {}.", s.name()))?;
+            show(&s, &format!("Imported {}.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Export { name, out } => {
             let s = store.pc(name)?;
@@ -726,7 +736,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 Some(p) => {
                     std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
                     emit(json, &json!({ "exported": s.name(), "file": p }), || {
-                        format!("Exported {} to {}.\n", s.name(), p.display())
+                        format!("Exported {} to {}.\n", Shown(s.name()), p.display())
                     })?;
                 }
                 None => print!("{text}"),
@@ -739,7 +749,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                     .map(|s| {
                         format!(
                             "{} — level {}, energy {} of {}{}\n",
-                            s.name(),
+                            Shown(s.name()),
                             s.character.level,
                             s.current(),
                             s.character.energy,
@@ -757,7 +767,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                     std::fs::write(p, render::sheet_html(&s, edition))
                         .with_context(|| format!("cannot write {}", p.display()))?;
                     emit(json, &json!({ "html": p }), || {
-                        format!("Wrote {}'s sheet to {}.\n", s.name(), p.display())
+                        format!("Wrote {}'s sheet to {}.\n", Shown(s.name()), p.display())
                     })?;
                 }
                 None => show(&s, "")?,
@@ -788,7 +798,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 n.goal_achieved = true;
                 Ok(n)
             })?;
-            show(&s, &format!("{}'s goal is accomplished.", s.name()))?;
+            show(&s, &format!("{}'s goal is accomplished.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Background { name, background, points } => {
             let s = store.update_pc(
@@ -797,7 +807,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 json!({ "background": background, "points": points }),
                 |s, _| s.add_background(background, *points),
             )?;
-            show(&s, &format!("{} has the background {background:?}.", s.name()))?;
+            show(&s, &format!("{} has the background {background:?}.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Rewrite { name, goal, belief, flaw } => {
             if goal.is_none() && belief.is_none() && flaw.is_none() {
@@ -821,7 +831,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 Some(r) => bail!("unknown refill {r:?}; use backgrounds or veto (§10)"),
             };
             let s = store.level_up(name, &LevelUp { advance, refill })?;
-            show(&s, &format!("{} is now level {}.", s.name(), s.character.level))?;
+            show(&s, &format!("{} is now level {}.", Shown(s.name()), s.character.level))?;
         }
         CharacterCmd::Replace { dead, file, advances } => {
             let d = store.pc(dead)?;
@@ -831,7 +841,10 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 .map(|a| parse_advance(a, &[&base.character, &d.character]))
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let s = store.replace(dead, &base, &advances)?;
-            show(&s, &format!("{} replaces {} at level {}.", s.name(), d.name(), s.character.level))?;
+            show(
+                &s,
+                &format!("{} replaces {} at level {}.", Shown(s.name()), Shown(d.name()), s.character.level),
+            )?;
         }
     }
     Ok(())
@@ -843,11 +856,13 @@ fn npc(store: &Store, cmd: &NpcCmd, json: bool) -> anyhow::Result<()> {
         NpcCmd::Add { file } => {
             let c: Character = read_file(file)?;
             let c = store.add_npc(&c)?;
-            emit(json, &c, || format!("Added the NPC {}.\n", c.name))?;
+            emit(json, &c, || format!("Added the NPC {}.\n", crate::input::escape(&c.name)))?;
         }
         NpcCmd::List => {
             let all = store.npcs()?;
-            emit(json, &all, || all.iter().map(|c| format!("{} — energy {}\n", c.name, c.energy)).collect())?;
+            emit(json, &all, || {
+                all.iter().map(|c| format!("{} — energy {}\n", Shown(&c.name), c.energy)).collect()
+            })?;
         }
         NpcCmd::Show { name } => {
             let c = store.npc(name)?;
@@ -937,7 +952,7 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
             emit(json, &json!({ "problem": p.view(), "costs": costs }), || {
                 let mut o = render::problem_text(&p);
                 for (who, cost) in &costs {
-                    o += &format!("  {who} {}\n", render::cost_text(cost));
+                    o += &format!("  {} {}\n", Shown(who), render::cost_text(cost));
                 }
                 o
             })?;
@@ -964,7 +979,9 @@ fn countdown(store: &Store, cmd: &CountdownCmd, json: bool) -> anyhow::Result<()
         }
         CountdownCmd::Erase { name } => {
             let c = store.erase_countdown(name)?;
-            emit(json, &json!({ "erased": c }), || format!("Erased the countdown {}.\n", c.name))?;
+            emit(json, &json!({ "erased": c }), || {
+                format!("Erased the countdown {}.\n", crate::input::escape(&c.name))
+            })?;
         }
         CountdownCmd::List => {
             let all = store.countdowns()?;

@@ -45,8 +45,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 
-    /// Save the scene to FILE after every accepted command (pretty JSON, written to FILE.tmp
-    /// and renamed). With --script, a script that ends early pauses the scene (exit 0).
+    /// Save the scene to FILE after every accepted command (pretty JSON, written atomically,
+    /// readable by its owner only). With --script, a script that ends early pauses the scene
+    /// (exit 0). A save taken mid-round holds the declarations already made face down in plain
+    /// text: keep it from the other players.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
 
@@ -89,7 +91,8 @@ type SeatBot = Box<dyn Bot<IncitingIncident>>;
 /// Reads a scene file (TOML, or JSON by its `.json` extension) and starts the scene.
 pub fn load_scene(path: &Path, dice_seed: Option<u64>, max_rounds: Option<u32>) -> anyhow::Result<Scene> {
     let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the scene file {name}"))?;
+    let text = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read the scene file {name}"))?;
     let mut setup: Setup = if path.extension().is_some_and(|e| e == "json") {
         serde_json::from_str(&text).with_context(|| format!("{name} is not an Inciting Incident scene"))?
     } else {
@@ -112,22 +115,18 @@ fn make_bots(args: &Args, scene: &Scene) -> anyhow::Result<Vec<Option<SeatBot>>>
         .collect())
 }
 
-/// Writes the save through `path.tmp` and a rename.
+/// Writes the save atomically (see [`crate::save_file`]).
 fn write_save(table: &Table<IncitingIncident>, path: &Path) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(&table.save()).context("cannot encode the save")?;
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    let tmp = path.with_file_name(name);
-    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    crate::save_file::write_atomic(path, &(json + "\n"))
 }
 
 /// Reads a save and checks it: its initial state must be the start of its scene file's scene,
 /// and every event must follow from the rules.
 fn read_save(path: &Path) -> anyhow::Result<Table<IncitingIncident>> {
     let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the save {name}"))?;
+    let text = crate::input::read_bounded(path, crate::input::SAVE_LIMIT)
+        .with_context(|| format!("cannot read the save {name}"))?;
     let saved: Saved<IncitingIncident> = serde_json::from_str(&text)
         .with_context(|| format!("{name} is not a facedown Inciting Incident save"))?;
     let fresh =
@@ -189,7 +188,7 @@ impl Game {
             if awaiting.is_empty() {
                 bail!(
                     "the engine waits for {} but nobody has a legal command",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 );
             }
             // A decision with one legal command reveals nothing: take it for any seat (the
@@ -232,7 +231,7 @@ impl Game {
                         return Ok(Stop::Paused(format!(
                             "the script {} ended before the scene did ({})",
                             script.name(),
-                            self.table.state().waiting_for()
+                            crate::input::Shown(&self.table.state().waiting_for())
                         )));
                     };
                     if self.bots.get(usize::from(s.seat.0)).is_some_and(Option::is_some) {
@@ -310,7 +309,7 @@ impl Game {
         let mut legal = Vec::new();
         self.table.legal_commands(seat, &mut legal);
         let state = self.table.state().clone();
-        let seat_name = state.seat_name(seat).to_owned();
+        let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
         let hidden = legal.iter().any(|c| matches!(c, Command::Declare { .. }));
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
@@ -321,7 +320,10 @@ impl Game {
                 "Pass the keyboard to seat {seat_name}. {seat_name}: press Enter when the others look away."
             );
             if self.read(&ready, false, &mut out)?.is_none() {
-                return Ok(Some(Stop::Paused(format!("the input ended ({})", state.waiting_for()))));
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended ({})",
+                    crate::input::Shown(&state.waiting_for())
+                ))));
             }
         }
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
@@ -333,7 +335,7 @@ impl Game {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the scene did ({})",
-                    state.waiting_for()
+                    crate::input::Shown(&state.waiting_for())
                 ))));
             };
             match answer.parse::<usize>() {
@@ -417,7 +419,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if args.json {
                     writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
                 } else {
-                    writeln!(out, "\n{note}")?;
+                    writeln!(out, "\n{}", crate::input::Shown(&note))?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

@@ -48,8 +48,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 
-    /// Save the game to FILE after every accepted command (pretty JSON, written to FILE.tmp
-    /// and renamed). With --script, a script that ends early pauses the game (exit 0).
+    /// Save the game to FILE after every accepted command (pretty JSON, written atomically,
+    /// readable by its owner only). With --script, a script that ends early pauses the game
+    /// (exit 0). A save taken mid-turn holds the stances and moves already committed face down
+    /// in plain text: keep it from the other players.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
 
@@ -183,7 +185,7 @@ impl Game {
             if deciding.is_empty() {
                 bail!(
                     "the engine waits for {} but nobody has a legal command",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 );
             }
             // Bots first: they never wait on a person.
@@ -205,7 +207,7 @@ impl Game {
                         return Ok(Stop::Paused(format!(
                             "the script {} ended before the conflict did ({})",
                             script.name(),
-                            self.table.state().waiting_for()
+                            crate::input::Shown(&self.table.state().waiting_for())
                         )));
                     };
                     let name = script.name().to_owned();
@@ -239,7 +241,7 @@ impl Game {
         let kind = Kind::of(&legal);
         let view = self.table.view(Viewer::Seat(seat));
         let state = self.table.state();
-        let seat_name = state.seat_name(seat).to_owned();
+        let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
         // At a real terminal, a private decision (a face-down card, or the GM's view of the
@@ -259,7 +261,7 @@ impl Game {
             if keyboard.read(&ready, false, &mut out)?.is_none() {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the conflict did ({})",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 ))));
             }
         }
@@ -275,7 +277,7 @@ impl Game {
             let Some(answer) = keyboard.read(&prompt, kind.hidden(), &mut out)? else {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the conflict did ({})",
-                    self.table.state().waiting_for()
+                    crate::input::Shown(&self.table.state().waiting_for())
                 ))));
             };
             // The GM may correct a character's energy at any prompt; then the question
@@ -402,7 +404,7 @@ pub(crate) fn play(
             if args.json {
                 writeln!(out, "{}", serde_json::json!({ "paused": note }))?;
             } else {
-                writeln!(out, "\n{note}")?;
+                writeln!(out, "\n{}", crate::input::Shown(&note))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -415,7 +417,7 @@ pub(crate) fn play(
                 if args.json {
                     writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
                 } else {
-                    writeln!(out, "\n{note}")?;
+                    writeln!(out, "\n{}", crate::input::Shown(&note))?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

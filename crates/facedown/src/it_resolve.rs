@@ -11,7 +11,6 @@
 //! The input and output formats are described in `docs/iron-triangle-resolve.md`.
 
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -113,7 +112,13 @@ struct SideFlags {
 
 /// Runs `facedown iron-triangle resolve`. Bad input is an `Err` (exit code 2 in `main`).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let turn = read_turn(&args)?;
+    let mut turn = read_turn(&args)?;
+    if !args.json {
+        // Names from a file or a flag reach the terminal with control characters escaped.
+        for f in &mut turn.fighters {
+            f.name = crate::input::escape(&f.name).into_owned();
+        }
+    }
     let report = Report::new(&turn)?;
     if args.json {
         let text = serde_json::to_string_pretty(&report).context("writing the JSON output")?;
@@ -382,19 +387,21 @@ fn first_side_flag(args: &Args) -> Option<&'static str> {
 
 fn read_file(path: &Path) -> anyhow::Result<InputFile> {
     if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).context("reading the input from standard input")?;
+        let text = crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT)
+            .context("reading the input from standard input")?;
         return from_json(&text, "standard input");
     }
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let shown = path.display();
     match ext.as_deref() {
         Some("toml") => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {shown}"))?;
+            let text = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+                .with_context(|| format!("reading {shown}"))?;
             toml::from_str(&text).map_err(|e| anyhow!("{shown} is not a valid resolve input (TOML): {e}"))
         }
         Some("json") => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {shown}"))?;
+            let text = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+                .with_context(|| format!("reading {shown}"))?;
             from_json(&text, &shown.to_string())
         }
         _ => bail!(

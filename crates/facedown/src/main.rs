@@ -10,11 +10,13 @@ mod bot_flags;
 mod campaign_cli;
 mod ii_play;
 mod ii_roll;
+mod input;
 mod it_play;
 mod it_resolve;
 mod nd;
 mod nd_play;
 mod nd_resolve;
+mod save_file;
 mod script_lines;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
@@ -105,7 +107,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", input::clean_error(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

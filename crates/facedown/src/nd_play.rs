@@ -57,8 +57,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
 
-    /// Save the game to FILE after every accepted command (pretty JSON, written to FILE.tmp
-    /// and renamed).
+    /// Save the game to FILE after every accepted command (pretty JSON, written atomically,
+    /// readable by its owner only). A save taken mid-Hand holds the cards already committed
+    /// face down in plain text: keep it from the other players.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
 
@@ -137,22 +138,17 @@ fn make_bots(args: &Args, state: &Conflict) -> anyhow::Result<Vec<Option<NdBot>>
         .collect())
 }
 
-/// Writes the save atomically.
+/// Writes the save atomically (see [`crate::save_file`]).
 fn write_save(table: &Table<NoDice>, path: &Path) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(&table.save()).context("cannot encode the save")?;
-    let mut tmp = PathBuf::from(path);
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    tmp.set_file_name(name);
-    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    crate::save_file::write_atomic(path, &(json + "\n"))
 }
 
 /// Reads a save and checks it against the rules.
 fn read_save(path: &Path) -> anyhow::Result<Table<NoDice>> {
     let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the save {name}"))?;
+    let text = crate::input::read_bounded(path, crate::input::SAVE_LIMIT)
+        .with_context(|| format!("cannot read the save {name}"))?;
     let saved: Saved<NoDice> =
         serde_json::from_str(&text).with_context(|| format!("{name} is not a facedown No Dice save"))?;
     nodice::load_checked(saved).with_context(|| format!("{name}: corrupt save"))
@@ -291,7 +287,7 @@ fn parse_engage(state: &Conflict, answer: &str) -> Option<Result<Command, String
 
 fn question(state: &Conflict, actor: ActorId) -> String {
     let a = &state.actors[actor.index()];
-    let n = &a.sheet.name;
+    let n = crate::input::escape(&a.sheet.name);
     match state.phase {
         Phase::CommitAspect => format!(
             "{n}: ante {} chip(s) from one Attribute — it fixes your face-down Aspect card — and name your target(s): ATTRIBUTE [TARGETS] [: intent], or `withdraw`.",
@@ -430,7 +426,10 @@ impl Game {
                 return Ok(Stop::MaxHands);
             }
             let Some(&seat) = self.table.awaiting().first() else {
-                bail!("the engine waits for {} but no seat is asked", self.table.state().waiting_for());
+                bail!(
+                    "the engine waits for {} but no seat is asked",
+                    crate::input::Shown(&self.table.state().waiting_for())
+                );
             };
             if let Some(bot) = &mut self.bots[usize::from(seat.0)] {
                 let decision = self.table.decision(seat, &mut legal);
@@ -451,7 +450,7 @@ impl Game {
                         return Ok(Stop::Paused(format!(
                             "the script {} ended before the Conflict did (waiting for {})",
                             script.name(),
-                            self.table.state().waiting_for()
+                            crate::input::Shown(&self.table.state().waiting_for())
                         )));
                     };
                     let name = script.name().to_owned();
@@ -504,7 +503,7 @@ impl Game {
         let Some(actor) = state.committing().or(state.spreading().map(|s| s.0)) else {
             bail!("the engine waits for seat {} but for no Actor", state.seat_name(seat));
         };
-        let seat_name = state.seat_name(seat).to_owned();
+        let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
         let hidden = matches!(state.phase, Phase::CommitAspect | Phase::CommitAction);
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
@@ -519,18 +518,18 @@ impl Game {
             if self.read(&ready, false, &mut out)?.is_none() {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended (waiting for {})",
-                    state.waiting_for()
+                    crate::input::Shown(&state.waiting_for())
                 ))));
             }
         }
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
-        narrate::seat_view(&self.table.view(Viewer::Seat(seat)), &seat_name, &mut out)?;
+        narrate::seat_view(&self.table.view(Viewer::Seat(seat)), state.seat_name(seat), &mut out)?;
         writeln!(out, "{}", question(&state, actor))?;
         loop {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
                 return Ok(Some(Stop::Paused(format!(
                     "the input ended before the Conflict did (waiting for {})",
-                    state.waiting_for()
+                    crate::input::Shown(&state.waiting_for())
                 ))));
             };
             let command = if answer.trim().eq_ignore_ascii_case("end") {
@@ -675,7 +674,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if args.json {
                     writeln!(out, "{}", serde_json::json!({ "paused": note, "save": path }))?;
                 } else {
-                    writeln!(out, "\n{note}")?;
+                    writeln!(out, "\n{}", crate::input::Shown(&note))?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

@@ -9,7 +9,7 @@
 //! input and writes output. Formats: `docs/nodice-play.md` (section "resolve").
 
 use std::fmt::Write as _;
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -93,11 +93,12 @@ fn parse_spec(spec: &str) -> anyhow::Result<ActorPlay> {
 
 fn read_file(path: &Path) -> anyhow::Result<HandSheet> {
     if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("cannot read standard input")?;
+        let s = crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT)
+            .context("cannot read standard input")?;
         return serde_json::from_str(&s).context("standard input is not a JSON Hand");
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     if path.extension().is_some_and(|e| e == "json") {
         serde_json::from_str(&text).with_context(|| format!("{} is not a Hand file", path.display()))
     } else {
@@ -210,6 +211,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if args.pot.is_some() {
         file.pot = args.pot;
+    }
+    if !args.json {
+        // Names from a file or a flag reach the terminal with control characters escaped (the
+        // same escaping on both sides, so targets still name their Actors).
+        let e = |n: &mut String| *n = crate::input::escape(n).into_owned();
+        for a in &mut file.actors {
+            e(&mut a.name);
+            a.targets.iter_mut().for_each(e);
+        }
     }
     let report = referee::compute(&file)?;
     let mut out = std::io::stdout().lock();

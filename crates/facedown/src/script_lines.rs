@@ -3,7 +3,6 @@
 //! This module reads and splits the lines; each ruleset's player turns names into ids and
 //! the command into its own type.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
@@ -43,11 +42,11 @@ impl ScriptLines {
     /// Reads a script file, or standard input for `-`.
     pub fn open(path: &Path) -> anyhow::Result<ScriptLines> {
         let (name, text) = if path.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("cannot read the script from standard input")?;
+            let s = crate::input::read_stdin_bounded(crate::input::TEXT_LIMIT)
+                .context("cannot read the script from standard input")?;
             ("(stdin)".to_owned(), s)
         } else {
-            let s = std::fs::read_to_string(path)
+            let s = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
                 .with_context(|| format!("cannot read the script {}", path.display()))?;
             (path.display().to_string(), s)
         };

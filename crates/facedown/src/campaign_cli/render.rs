@@ -4,9 +4,40 @@
 use std::fmt::Write as _;
 
 use campaign::stage_words;
+
+use crate::input::escape;
 use iron_triangle::campaign::{Countdown, Problem, Sheet};
 use iron_triangle::special::Edition;
 use iron_triangle::{Action, Character};
+
+/// A copy of `c` for text output: its name, style, description and move names with control
+/// characters escaped (they come from files and the command line).
+fn shown_character(c: &Character) -> Character {
+    let e = |t: &str| escape(t).into_owned();
+    let mut c = c.clone();
+    c.name = e(&c.name);
+    c.fighting_style = e(&c.fighting_style);
+    c.description = e(&c.description);
+    for m in &mut c.moves {
+        m.name = e(&m.name);
+    }
+    c
+}
+
+/// A copy of `s` for text output, every free text escaped like [`shown_character`].
+fn shown_sheet(s: &Sheet) -> Sheet {
+    let e = |t: &str| escape(t).into_owned();
+    let mut s = s.clone();
+    s.character = shown_character(&s.character);
+    s.goal = e(&s.goal);
+    s.belief = e(&s.belief);
+    s.flaw = e(&s.flaw);
+    s.image = e(&s.image);
+    for b in &mut s.backgrounds {
+        b.name = e(&b.name);
+    }
+    s
+}
 
 fn mark(b: bool) -> &'static str {
     if b { "[x]" } else { "[ ]" }
@@ -52,6 +83,7 @@ pub fn questions(s: &Sheet) -> String {
 
 /// A character sheet as text.
 pub fn sheet_text(s: &Sheet, edition: Edition) -> String {
+    let s = &shown_sheet(s);
     let c = &s.character;
     let mut o = String::new();
     let status = if c.dead {
@@ -130,6 +162,7 @@ pub fn sheet_text(s: &Sheet, edition: Edition) -> String {
 
 /// An NPC sheet as text.
 pub fn npc_text(c: &Character, edition: Edition) -> String {
+    let c = &shown_character(c);
     let mut o = String::new();
     let _ = writeln!(o, "{} (NPC) — level {}", c.name, c.level);
     if !c.fighting_style.is_empty() {
@@ -272,7 +305,7 @@ pub fn sheet_html(s: &Sheet, edition: Edition) -> String {
 /// A problem as everyone may see it.
 pub fn problem_text(p: &Problem) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "Problem {}: {}", p.id, p.description);
+    let _ = writeln!(o, "Problem {}: {}", p.id, escape(&p.description));
     let v = p.view();
     for e in &v.entries {
         let what = match (&e.choice, e.chosen) {
@@ -281,12 +314,12 @@ pub fn problem_text(p: &Problem) -> String {
                 c.option.number(),
                 c.option.describe(),
                 c.mark.map(|m| format!(", playing the {m:?}").to_lowercase()).unwrap_or_default(),
-                c.background.as_ref().map(|b| format!(", from {b}")).unwrap_or_default()
+                c.background.as_ref().map(|b| format!(", from {}", escape(b))).unwrap_or_default()
             ),
             (None, true) => "has chosen (face down)".into(),
             (None, false) => "has not chosen".into(),
         };
-        let _ = writeln!(o, "  {}: {what}", e.character);
+        let _ = writeln!(o, "  {}: {what}", escape(&e.character));
     }
     let _ = writeln!(o, "  → {}", stage_words(p));
     o
@@ -297,7 +330,7 @@ pub fn countdown_text(c: &Countdown) -> String {
     format!(
         "{} {} {}/{}{}",
         c.boxes_drawn(),
-        c.name,
+        escape(&c.name),
         c.marked,
         c.boxes,
         if c.is_complete() {

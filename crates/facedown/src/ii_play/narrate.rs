@@ -1,11 +1,42 @@
 //! The round log in words: every event as a spectator may see it, with every die.
 
+use std::borrow::Cow;
 use std::io::Write;
+
+use crate::input::escape;
 
 use inciting_incident::rules::{FlowSource, InitiativeWhy, Purpose, Who};
 use inciting_incident::view::SceneView;
 use inciting_incident::{Action, Command, Event, IncitingIncident, Scene, Status, Target};
 use table::{Face, Table, Viewer};
+
+/// `scene` as printed in text mode: a copy with the names and texts from the scene file
+/// (title, sides, Regions and their effects, characters, minions) control-character escaped,
+/// so no file can move the cursor or forge a line; the scene itself when nothing needs it.
+/// For printing only: the copy is never played.
+pub fn escaped(scene: &Scene) -> Cow<'_, Scene> {
+    let unsafe_name = |n: &str| matches!(escape(n), Cow::Owned(_));
+    let setup = &scene.setup;
+    let needs = unsafe_name(&setup.title)
+        || setup.sides.iter().any(|n| unsafe_name(n))
+        || setup.regions.iter().any(|r| unsafe_name(&r.name))
+        || scene.effects.iter().any(|e| unsafe_name(&e.name))
+        || scene.fighters.iter().any(|f| unsafe_name(&f.sheet.name))
+        || scene.minions.iter().any(|m| unsafe_name(&m.stats.name));
+    if !needs {
+        return Cow::Borrowed(scene);
+    }
+    let e = |n: &mut String| *n = escape(n).into_owned();
+    let mut copy = scene.clone();
+    let setup = std::sync::Arc::make_mut(&mut copy.setup);
+    e(&mut setup.title);
+    setup.sides.iter_mut().for_each(e);
+    setup.regions.iter_mut().for_each(|r| e(&mut r.name));
+    std::sync::Arc::make_mut(&mut copy.effects).iter_mut().for_each(|x| e(&mut x.name));
+    copy.fighters.iter_mut().for_each(|f| e(&mut std::sync::Arc::make_mut(&mut f.sheet).name));
+    copy.minions.iter_mut().for_each(|m| e(&mut std::sync::Arc::make_mut(&mut m.stats).name));
+    Cow::Owned(copy)
+}
 
 /// Prints the log as it grows, keeping the state the next event applies to.
 pub struct Narrator {
@@ -37,7 +68,7 @@ impl Narrator {
             if let Some(shown) = state.redact(e, Viewer::Spectator) {
                 if self.json {
                     writeln!(out, "{}", serde_json::to_string(&shown)?)?;
-                } else if let Some(text) = event(state, &shown) {
+                } else if let Some(text) = event(&escaped(state), &shown) {
                     writeln!(out, "{text}")?;
                 }
             }
@@ -94,6 +125,7 @@ pub fn action(scene: &Scene, f: u8, a: &Action) -> String {
 
 /// A legal command in words (for the numbered menus).
 pub fn command(scene: &Scene, c: &Command) -> String {
+    let scene = &*escaped(scene);
     match c {
         Command::Declare { character, action: a } | Command::ExtraAction { character, action: a } => {
             format!("{}: {}", scene.fighter_name(*character), action(scene, *character, a))
@@ -175,7 +207,7 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             action(scene, *character, a),
             if *substituted { " (the closest alternative to the declared action)" } else { "" }
         ),
-        Event::Wasted { why, .. } => format!("Action wasted, no Crisis: {why}"),
+        Event::Wasted { why, .. } => format!("Action wasted, no Crisis: {}", escape(why)),
         Event::Acted { .. } => return None,
         Event::Skipped { character } => format!("{} cannot act this round.", scene.fighter_name(*character)),
         Event::Rolled { who: w, purpose, roll, .. } => {
@@ -363,6 +395,7 @@ pub fn round_limit_note(limit: u32) -> String {
 
 /// The scene's opening.
 pub fn intro(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
+    let scene = &*escaped(scene);
     writeln!(out, "{}", scene.setup.title)?;
     writeln!(
         out,
@@ -435,12 +468,13 @@ fn map(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// What a seat sees before deciding.
 pub fn seat_view(scene: &Scene, view: &SceneView, out: &mut dyn Write) -> anyhow::Result<()> {
+    let scene = &*escaped(scene);
     map(scene, out)?;
     for f in &view.fighters {
         if let Face::Known(a) = &f.declared
             && !f.acted
         {
-            writeln!(out, "  {} declared: {}", f.name, action(scene, f.id, a))?;
+            writeln!(out, "  {} declared: {}", escape(&f.name), action(scene, f.id, a))?;
         }
     }
     Ok(())
@@ -448,6 +482,7 @@ pub fn seat_view(scene: &Scene, view: &SceneView, out: &mut dyn Write) -> anyhow
 
 /// The end of the scene.
 pub fn summary(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
+    let scene = &*escaped(scene);
     writeln!(out, "\nAfter {} round(s):", scene.round)?;
     map(scene, out)?;
     for f in &scene.fighters {

@@ -1,5 +1,6 @@
 //! Hot-seat entry: reading a seat's decision from the keyboard, hidden choices without echo.
 
+use crate::input::escape;
 use std::io::{BufRead, IsTerminal, Write};
 
 use iron_triangle::rules::{Note, Verdict};
@@ -217,7 +218,10 @@ pub fn seat_member(view: &ConflictView, seat_name: &str) -> Option<FighterId> {
 }
 
 fn fighter_name(view: &ConflictView, id: FighterId) -> String {
-    view.fighters.get(usize::from(id.0)).map_or_else(|| format!("#{}", id.0), |f| f.name.clone())
+    // Printed only: escaped (names come from files).
+    view.fighters
+        .get(usize::from(id.0))
+        .map_or_else(|| format!("#{}", id.0), |f| escape(&f.name).into_owned())
 }
 
 /// The question and the options shown to a seat for a decision.
@@ -230,7 +234,7 @@ pub fn question(
 ) -> String {
     let seat_name = conflict.seat_name(seat);
     let me = seat_member(view, seat_name);
-    let me_name = me.map_or_else(|| seat_name.to_owned(), |id| fighter_name(view, id));
+    let me_name = me.map_or_else(|| escape(seat_name).into_owned(), |id| fighter_name(view, id));
     let targets = |ids: Vec<FighterId>| -> String {
         ids.iter()
             .enumerate()
@@ -300,7 +304,7 @@ pub fn question(
                     let name = me
                         .map(|id| conflict.fighter(id).character.move_name(m))
                         .unwrap_or_else(|| m.to_string());
-                    format!("  {}. {name} {m}", i + 1)
+                    format!("  {}. {} {m}", i + 1, escape(&name))
                 })
                 .collect();
             format!(

@@ -1,6 +1,7 @@
 //! The readable log: events as plain sentences (or JSON lines), redacted for a spectator, and
 //! the views shown to a seat before it decides.
 
+use crate::input::Shown;
 use std::io::Write;
 
 use iron_triangle::conflict::{Phase, side_name};
@@ -50,8 +51,9 @@ impl Narrator {
                 };
                 writeln!(out, "{line}")?;
             } else {
+                // One line each: names and move names from files are escaped with the rest.
                 for s in sentences(&before, &self.shadow, event, redacted.as_ref()) {
-                    writeln!(out, "{s}")?;
+                    writeln!(out, "{}", Shown(&s))?;
                 }
             }
         }
@@ -530,7 +532,7 @@ pub fn intro(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "Iron Triangle conflict")?;
     for (label, text) in [("Want", &s.want), ("How", &s.how), ("Consequences", &s.consequences)] {
         if !text.is_empty() {
-            writeln!(out, "  {label}: {text}")?;
+            writeln!(out, "  {label}: {}", Shown(text))?;
         }
     }
     let mut flags = Vec::new();
@@ -548,8 +550,7 @@ pub fn intro(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     writeln!(out, "Characters:")?;
     for f in &view.fighters {
-        writeln!(
-            out,
+        let line = format!(
             "  {} [{}, {}] energy {}; {}{}",
             f.name,
             f.seat,
@@ -557,7 +558,8 @@ pub fn intro(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
             f.energy,
             moves_text(f),
             specials_text(f, view.edition)
-        )?;
+        );
+        writeln!(out, "{}", Shown(&line))?;
     }
     out.flush()?;
     Ok(())
@@ -570,8 +572,8 @@ pub fn summary(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(
             out,
             "  {} [{}]: energy {} (maximum {}); {}",
-            f.name,
-            f.seat,
+            Shown(&f.name),
+            Shown(&f.seat),
             f.energy,
             f.max_energy,
             status_text(f)
@@ -583,7 +585,7 @@ pub fn summary(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// What a seat sees before it decides: every character, the turn so far, the chains.
 pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
-    let fname = |id: FighterId| view.fighters.get(usize::from(id.0)).map_or("?", |f| f.name.as_str());
+    let fname = |id: FighterId| Shown(view.fighters.get(usize::from(id.0)).map_or("?", |f| f.name.as_str()));
     if view.turn_number == 0 {
         writeln!(out, "Before the first turn.")?;
     } else {
@@ -603,7 +605,7 @@ pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()>
             let d: Vec<String> = f.disadvantage.iter().map(|m| m.to_string()).collect();
             line.push_str(&format!("; disadvantage chain {}", d.join(" ")));
         }
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", Shown(&line))?;
     }
     if let Some(c) = &view.combo {
         let cards: Vec<String> = c.cards.iter().map(|k| format!("{} ({})", k.card, fname(k.by))).collect();
@@ -680,9 +682,9 @@ pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()>
                     line.push_str(&format!("; responses: {}", responses.join(", ")));
                 }
             }
-            writeln!(out, "{line}.")?;
+            writeln!(out, "{}.", Shown(&line))?;
         }
     }
-    writeln!(out, "  Now: {}.", view.waiting_for)?;
+    writeln!(out, "  Now: {}.", Shown(&view.waiting_for))?;
     Ok(())
 }

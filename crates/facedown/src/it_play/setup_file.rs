@@ -96,7 +96,7 @@ impl Origin {
         match self {
             Origin::Disk(dir) => {
                 let path = dir.join(rel);
-                let text = std::fs::read_to_string(&path)
+                let text = crate::input::read_bounded(&path, crate::input::TEXT_LIMIT)
                     .with_context(|| format!("cannot read {}", path.display()))?;
                 Ok((path.display().to_string(), text))
             }

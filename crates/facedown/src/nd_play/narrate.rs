@@ -1,6 +1,7 @@
 //! The readable log of `facedown nodice play`: every event as the spectator sees it (face-down
 //! cards stay face down), in words or as JSON lines.
 
+use crate::input::Shown;
 use std::io::Write;
 
 use nodice::rules::{TokenFate, Void};
@@ -14,12 +15,13 @@ pub struct Narrator {
     json: bool,
 }
 
-fn name(c: &Conflict, id: ActorId) -> &str {
-    c.actor(id).map(|a| a.sheet.name.as_str()).unwrap_or("?")
+/// An Actor's name as printed: control characters escaped (names come from files).
+fn name(c: &Conflict, id: ActorId) -> std::borrow::Cow<'_, str> {
+    crate::input::escape(c.actor(id).map(|a| a.sheet.name.as_str()).unwrap_or("?"))
 }
 
 fn targets(c: &Conflict, t: nodice::Targets) -> String {
-    t.iter().map(|a| name(c, a).to_owned()).collect::<Vec<_>>().join(", ")
+    t.iter().map(|a| name(c, a)).collect::<Vec<_>>().join(", ")
 }
 
 /// "a" or "an", as fits the word (by its first letter: the names read as words).
@@ -123,7 +125,7 @@ impl Narrator {
                     targets(c, *t)
                 )?;
                 match intent {
-                    Some(i) => writeln!(out, ": \"{i}\"")?,
+                    Some(i) => writeln!(out, ": \"{}\"", Shown(i))?,
                     None => writeln!(out, ".")?,
                 }
             }
@@ -195,8 +197,8 @@ impl Narrator {
                 for p in &c.showdown.pairs {
                     let [x, y] = p.actors;
                     let who = |d: nodice::Dominance| match d {
-                        nodice::Dominance::Win => name(c, x).to_owned(),
-                        nodice::Dominance::Loss => name(c, y).to_owned(),
+                        nodice::Dominance::Win => name(c, x).into_owned(),
+                        nodice::Dominance::Loss => name(c, y).into_owned(),
                         nodice::Dominance::Tie => "tie".to_owned(),
                     };
                     let sweep = match p.sweep {
@@ -337,7 +339,7 @@ fn values(v: &nodice::view::ActorView) -> String {
 pub fn intro(view: &ConflictView, scene: Option<&str>, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "No Dice Conflict — Stakes {} ({})", view.stakes, view.stakes_name)?;
     if let Some(s) = scene {
-        writeln!(out, "{s}")?;
+        writeln!(out, "{}", Shown(s))?;
     }
     for a in &view.actors {
         let kind = match a.kind {
@@ -348,8 +350,8 @@ pub fn intro(view: &ConflictView, scene: Option<&str>, out: &mut dyn Write) -> a
         writeln!(
             out,
             "  {} ({kind}, seat {}, side {}): {}",
-            a.name,
-            a.seat,
+            Shown(&a.name),
+            Shown(&a.seat),
             a.side.0,
             a.serial.as_deref().unwrap_or("Rank hidden")
         )?;
@@ -372,7 +374,7 @@ pub fn seat_view(view: &ConflictView, seat: &str, out: &mut dyn Write) -> anyhow
         let mine = if a.seat == seat { " (yours)" } else { "" };
         let status =
             if a.status == Status::In { String::new() } else { format!(" (out: {})", status_text(a.status)) };
-        writeln!(out, "  {}{mine}{status}: {}", a.name, values(a))?;
+        writeln!(out, "  {}{mine}{status}: {}", Shown(&a.name), values(a))?;
         if let Some(w) = a.wildcards.filter(|&w| w > 0) {
             writeln!(out, "    Wildcards left: {w}")?;
         }
@@ -382,13 +384,17 @@ pub fn seat_view(view: &ConflictView, seat: &str, out: &mut dyn Write) -> anyhow
                 "    Aspect card: {} (ante {}), targets {}",
                 card.aspect,
                 card.ante,
-                a.targets.iter().map(|t| view.actors[t.index()].name.clone()).collect::<Vec<_>>().join(", ")
+                a.targets
+                    .iter()
+                    .map(|t| Shown(&view.actors[t.index()].name).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )?,
             Face::FaceDown => writeln!(out, "    Aspect card: face down")?,
             Face::Empty => {}
         }
         if let Some(i) = &a.intent {
-            writeln!(out, "    Intent: \"{i}\"")?;
+            writeln!(out, "    Intent: \"{}\"", Shown(i))?;
         }
         match a.action {
             Face::Known(card) => writeln!(
@@ -413,7 +419,7 @@ pub fn summary(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "After {} Hand(s):", view.hand)?;
     for a in &view.actors {
         let status = status_text(a.status);
-        writeln!(out, "  {}: {status}; {}", a.name, values(a))?;
+        writeln!(out, "  {}: {status}; {}", Shown(&a.name), values(a))?;
     }
     Ok(())
 }

@@ -130,7 +130,8 @@ fn parse_text<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> anyhow
 }
 
 fn read<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     parse_text(path, &text)
 }
 
