@@ -38,18 +38,31 @@ pub use rules::{Action, Command, Event, Path, RuleError, Target};
 pub use scene::{Options, Phase, Scene, SceneKind, Setup, SetupError, Status};
 pub use view::SceneView;
 
-use table::{HasSeats, Ruleset, SeatId, Viewer};
+use table::{Ruleset, SeatId, Viewer};
 
 /// The Inciting Incident ruleset, for [`table::Table`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IncitingIncident;
 
 impl Ruleset for IncitingIncident {
+    const NAME: &'static str = "inciting-incident";
+    const VERSION: u32 = 1;
+
+    type Setup = Setup;
+    type SetupError = SetupError;
     type State = Scene;
     type Command = Command;
     type Event = Event;
     type View = SceneView;
     type Error = RuleError;
+
+    fn setup(setup: &Setup) -> Result<Scene, SetupError> {
+        Scene::new(setup.clone())
+    }
+
+    fn seats(state: &Scene) -> &table::Seats {
+        &state.seats
+    }
 
     fn decide(
         state: &Scene,
@@ -86,11 +99,5 @@ impl Ruleset for IncitingIncident {
 
     fn is_over(state: &Scene) -> bool {
         state.is_over()
-    }
-}
-
-impl HasSeats for Scene {
-    fn seat_ids(&self) -> Vec<SeatId> {
-        self.seats.iter().map(|(id, _)| id).collect()
     }
 }

@@ -38,18 +38,31 @@ pub use rules::{Command, Event, NextTurn, RuleError, Verdict};
 pub use turn::{Contender, Decided, Loss, Outcome, Play, TurnResult};
 pub use view::ConflictView;
 
-use table::{HasSeats, Ruleset, SeatId, Viewer};
+use table::{Ruleset, SeatId, Viewer};
 
 /// The Iron Triangle ruleset, for [`table::Table`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IronTriangle;
 
 impl Ruleset for IronTriangle {
+    const NAME: &'static str = "iron-triangle";
+    const VERSION: u32 = 1;
+
+    type Setup = Setup;
+    type SetupError = SetupError;
     type State = Conflict;
     type Command = Command;
     type Event = Event;
     type View = ConflictView;
     type Error = RuleError;
+
+    fn setup(setup: &Setup) -> Result<Conflict, SetupError> {
+        Conflict::new(setup.clone())
+    }
+
+    fn seats(state: &Conflict) -> &table::Seats {
+        &state.seats
+    }
 
     fn decide(
         state: &Conflict,
@@ -86,12 +99,6 @@ impl Ruleset for IronTriangle {
 
     fn is_over(state: &Conflict) -> bool {
         matches!(state.phase, Phase::Over)
-    }
-}
-
-impl HasSeats for Conflict {
-    fn seat_ids(&self) -> Vec<SeatId> {
-        self.seats.iter().map(|(id, _)| id).collect()
     }
 }
 

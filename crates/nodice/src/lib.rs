@@ -46,18 +46,31 @@ pub use stakes::{Stakes, StakesFormula};
 pub use trine::{Aspect, Attribute, Dominance, attribute_dominance, trine_dominance};
 pub use view::ConflictView;
 
-use table::{HasSeats, ReplayError, Ruleset, Saved, SeatId, Table, Viewer};
+use table::{ReplayError, Ruleset, Saved, SeatId, Table, Viewer};
 
 /// The No Dice ruleset, for [`table::Table`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoDice;
 
 impl Ruleset for NoDice {
+    const NAME: &'static str = "nodice";
+    const VERSION: u32 = 1;
+
+    type Setup = Setup;
+    type SetupError = SetupError;
     type State = Conflict;
     type Command = Command;
     type Event = Event;
     type View = ConflictView;
     type Error = RuleError;
+
+    fn setup(setup: &Setup) -> Result<Conflict, SetupError> {
+        Conflict::new(setup.clone())
+    }
+
+    fn seats(state: &Conflict) -> &table::Seats {
+        &state.seats
+    }
 
     fn decide(
         state: &Conflict,
@@ -94,12 +107,6 @@ impl Ruleset for NoDice {
 
     fn is_over(state: &Conflict) -> bool {
         state.phase == Phase::Over
-    }
-}
-
-impl HasSeats for Conflict {
-    fn seat_ids(&self) -> Vec<SeatId> {
-        self.seats.iter().map(|(id, _)| id).collect()
     }
 }
 

@@ -15,12 +15,7 @@ use iron_triangle::{FighterId, IronTriangle, Move, Stance};
 use rand::RngExt;
 use table::{Decision, Face, Ruleset, TableRng, seeded_rng};
 
-/// A bot plays one seat. It sees a [`Decision`]: the legal commands and, on demand, the
-/// seat's own view — never the hidden state.
-pub trait Bot<R: Ruleset> {
-    /// The index in `decision.legal` of the command to give. `decision.legal` is never empty.
-    fn choose(&mut self, decision: &Decision<'_, R>) -> usize;
-}
+pub use table::Bot;
 
 /// Chooses uniformly among the legal commands.
 #[derive(Debug, Clone)]

@@ -6,8 +6,10 @@
 //!
 //! - [`Seat`]s and their sides ([`SideId`]), gathered in [`Seats`];
 //! - hidden commitments and their reveal ([`Sealed`], [`Face`]);
-//! - the [`Ruleset`] trait: `state + command → Result<events>`, deterministic `apply`,
-//!   automatic follow-up events, a redacted view per [`Viewer`], the legal commands of a seat;
+//! - the [`Ruleset`] trait: a typed setup, `state + command → Result<events>`, deterministic
+//!   `apply`, automatic follow-up events, a redacted view per [`Viewer`], the legal commands
+//!   and the [`Prompt`] of a seat, its forced default, narration;
+//! - the [`Bot`] trait: a program that plays a seat from its [`Decision`] alone;
 //! - the [`Table`]: a state, its event log, replay, and a save format;
 //! - seeded, portable randomness ([`TableRng`]).
 
@@ -19,6 +21,6 @@ mod table;
 
 pub use hidden::{Face, Sealed};
 pub use rng::{TableRng, seeded_rng};
-pub use ruleset::{Decision, Ruleset, Viewer};
+pub use ruleset::{Bot, Choice, Decision, Prompt, Ruleset, Viewer};
 pub use seat::{Role, Seat, SeatError, SeatId, Seats, SideId};
-pub use table::{HasSeats, ReplayError, Saved, Table};
+pub use table::{ReplayError, Saved, Table};

@@ -2,9 +2,9 @@
 
 use std::fmt::Debug;
 
-use serde::{Serialize, de::DeserializeOwned};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
-use crate::SeatId;
+use crate::{SeatId, Seats};
 
 /// Who is looking at the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -16,6 +16,30 @@ pub enum Viewer {
     Spectator,
 }
 
+/// What a seat is asked now, in a form any shell (terminal, server, browser) can render.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(serialize = "C: Serialize", deserialize = "C: DeserializeOwned"))]
+pub struct Prompt<C> {
+    /// The seat asked.
+    pub seat: SeatId,
+    /// What it is asked, in the book's words ("Ada: choose a stance").
+    pub question: String,
+    /// Whether the answer is a face-down choice that no other seat may see before its reveal.
+    pub private: bool,
+    /// The legal answers, each with a label for a person (never empty when a seat is asked).
+    pub choices: Vec<Choice<C>>,
+}
+
+/// One legal answer to a [`Prompt`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(serialize = "C: Serialize", deserialize = "C: DeserializeOwned"))]
+pub struct Choice<C> {
+    /// A short label for a person ("2 grapple", "▨☰ Iron Fist").
+    pub label: String,
+    /// The command the choice gives.
+    pub command: C,
+}
+
 /// A rule system: pure logic with no I/O, clocks or async.
 ///
 /// The flow of one command is: [`decide`](Ruleset::decide) validates it against the state and
@@ -24,7 +48,22 @@ pub enum Viewer {
 /// the steps the rules take by themselves (a reveal once everyone has committed, a resolution
 /// once both moves are known…) until it has none. All of those events go to the log, and
 /// applying the log to the initial state rebuilds the same state.
+///
+/// What every shell needs besides: the typed [`Setup`](Ruleset::Setup) a game starts from,
+/// the [`seats`](Ruleset::seats), the [`prompt`](Ruleset::prompt) for a seat, the
+/// [`forced`](Ruleset::forced) default when a decision must be taken for a seat,
+/// [`redact`](Ruleset::redact)-ion (the same shape in every system: a hidden part is blanked,
+/// an event is never dropped) and [`narrate`](Ruleset::narrate)-ion of events.
 pub trait Ruleset {
+    /// The rule system's name in records and on the wire ("iron-triangle").
+    const NAME: &'static str;
+    /// The version of the rules' behaviour: a record made under another version may replay
+    /// differently, which the record's event hash detects.
+    const VERSION: u32;
+
+    /// The description a game starts from (the files under `examples/`), as data: no paths
+    /// left to read, validated into the initial state by [`setup`](Ruleset::setup).
+    type Setup: Clone + Debug + Serialize + DeserializeOwned;
     /// Everything the rules need to know, hidden parts included.
     type State: Clone + Debug + PartialEq + Serialize + DeserializeOwned;
     /// What a seat asks for.
@@ -35,6 +74,14 @@ pub trait Ruleset {
     type View: Clone + Debug + Serialize;
     /// Why a command was refused.
     type Error: std::error::Error + Clone + PartialEq;
+    /// Why a setup cannot start a game (names the field and the rule).
+    type SetupError: std::error::Error;
+
+    /// Validates `setup` into the initial state.
+    fn setup(setup: &Self::Setup) -> Result<Self::State, Self::SetupError>;
+
+    /// The seats at the table, with their roles and sides.
+    fn seats(state: &Self::State) -> &Seats;
 
     /// Validates `command` from `seat` and pushes the events it causes onto `events`.
     ///
@@ -56,11 +103,57 @@ pub trait Ruleset {
     /// What `viewer` may see of the state: hidden commitments of other seats stay hidden.
     fn view(state: &Self::State, viewer: Viewer) -> Self::View;
 
-    /// How `event` looks to `viewer`: `None` when the viewer may not see it at all.
+    /// How `event`, about to be applied to `state`, looks to `viewer`: the same event with
+    /// every part the viewer may not see blanked. Never dropped, so every viewer's log has the
+    /// same length and order.
     fn redact(state: &Self::State, event: &Self::Event, viewer: Viewer) -> Option<Self::Event>;
+
+    /// Readable text for `event` (already redacted for `viewer`), about to be applied to
+    /// `state`: one line or a few, in the book's words; `None` for bookkeeping events a
+    /// person need not read. Every shell (terminal, server, browser) shows this text.
+    ///
+    /// The default narrates nothing: a ruleset overrides it.
+    fn narrate(state: &Self::State, event: &Self::Event, viewer: Viewer) -> Option<String> {
+        let _ = (state, event, viewer);
+        None
+    }
 
     /// Pushes every command `seat` may legally give now onto `out`.
     fn legal_commands(state: &Self::State, seat: SeatId, out: &mut Vec<Self::Command>);
+
+    /// What `seat` is asked now, with its legal choices labelled; `None` when the game is not
+    /// waiting for it.
+    ///
+    /// The default asks a generic question, labels each legal command with its JSON form and
+    /// calls the answer public: a ruleset overrides it with the book's words and says which
+    /// answers are face down.
+    fn prompt(state: &Self::State, seat: SeatId) -> Option<Prompt<Self::Command>> {
+        let mut awaiting = Vec::new();
+        Self::awaiting(state, &mut awaiting);
+        if !awaiting.contains(&seat) {
+            return None;
+        }
+        let mut legal = Vec::new();
+        Self::legal_commands(state, seat, &mut legal);
+        let choices = legal
+            .into_iter()
+            .map(|command| Choice {
+                label: serde_json::to_string(&command).unwrap_or_else(|_| format!("{command:?}")),
+                command,
+            })
+            .collect();
+        Some(Prompt { seat, question: "choose".to_owned(), private: false, choices })
+    }
+
+    /// The system's documented default for `seat`'s decision, taken when a table's decision
+    /// timer runs out or the GM calls for it: never a surrender or leaving the conflict.
+    /// `None` when the game is not waiting for the seat.
+    ///
+    /// The default has none: a ruleset overrides it with its documented default.
+    fn forced(state: &Self::State, seat: SeatId) -> Option<Self::Command> {
+        let _ = (state, seat);
+        None
+    }
 
     /// Pushes the seats the game is waiting for onto `out`.
     fn awaiting(state: &Self::State, out: &mut Vec<SeatId>);
@@ -69,7 +162,7 @@ pub trait Ruleset {
     fn is_over(state: &Self::State) -> bool;
 }
 
-/// A decision a seat must make: the seat, its legal commands, and — computed only on demand —
+/// A decision a seat must make: the seat, its legal commands and — computed only on demand —
 /// what the seat may see. Bots receive this and nothing else, so a bot cannot peek at hidden
 /// commitments by construction.
 pub struct Decision<'a, R: Ruleset> {
@@ -90,4 +183,11 @@ impl<'a, R: Ruleset> Decision<'a, R> {
     pub fn view(&self) -> R::View {
         R::view(self.state, Viewer::Seat(self.seat))
     }
+}
+
+/// A bot plays one seat. It sees a [`Decision`]: the legal commands and, on demand, the
+/// seat's own view — never the hidden state.
+pub trait Bot<R: Ruleset> {
+    /// The index in `decision.legal` of the command to give. `decision.legal` is never empty.
+    fn choose(&mut self, decision: &Decision<'_, R>) -> usize;
 }

@@ -31,12 +31,6 @@ pub struct Table<R: Ruleset> {
     keep_log: bool,
 }
 
-/// A state that knows its seats, so a checked replay can ask each for its legal commands.
-pub trait HasSeats {
-    /// Every seat at the table.
-    fn seat_ids(&self) -> Vec<SeatId>;
-}
-
 /// A saved game: the initial state and the event log. Replaying the log rebuilds the state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(bound(
@@ -123,10 +117,7 @@ impl<R: Ruleset> Table<R> {
     /// must be the rules' next automatic step, or what a legal command of some seat causes,
     /// given the events before it. (Whether the initial state is a real start is the
     /// ruleset's business.)
-    pub fn load_checked(saved: Saved<R>) -> Result<Self, ReplayError>
-    where
-        R::State: HasSeats,
-    {
+    pub fn load_checked(saved: Saved<R>) -> Result<Self, ReplayError> {
         let mut state = saved.initial.clone();
         let (mut legal, mut caused) = (Vec::new(), Vec::new());
         let events = &saved.events;
@@ -134,17 +125,21 @@ impl<R: Ruleset> Table<R> {
         while i < events.len() {
             let step = match R::automatic(&state) {
                 Some(auto) => (auto == events[i]).then_some(1),
-                None => state.seat_ids().into_iter().find_map(|seat| {
-                    legal.clear();
-                    R::legal_commands(&state, seat, &mut legal);
-                    legal.iter().find_map(|c| {
-                        caused.clear();
-                        let ok = R::decide(&state, seat, c, &mut caused).is_ok()
-                            && !caused.is_empty()
-                            && events[i..].starts_with(&caused);
-                        ok.then_some(caused.len())
-                    })
-                }),
+                None => {
+                    R::seats(&state).iter().map(|(seat, _)| seat).collect::<Vec<_>>().into_iter().find_map(
+                        |seat| {
+                            legal.clear();
+                            R::legal_commands(&state, seat, &mut legal);
+                            legal.iter().find_map(|c| {
+                                caused.clear();
+                                let ok = R::decide(&state, seat, c, &mut caused).is_ok()
+                                    && !caused.is_empty()
+                                    && events[i..].starts_with(&caused);
+                                ok.then_some(caused.len())
+                            })
+                        },
+                    )
+                }
             };
             let Some(n) = step else {
                 return Err(ReplayError::Unexpected { number: i + 1 });

@@ -3,10 +3,11 @@
 //! match, seat 1 otherwise.
 
 use serde::{Deserialize, Serialize};
-use table::{Face, ReplayError, Ruleset, Saved, Sealed, SeatId, Table, Viewer};
+use table::{Face, ReplayError, Role, Ruleset, Saved, Sealed, Seat, SeatId, Seats, SideId, Table, Viewer};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Pennies {
+    seats: Seats,
     pennies: [Sealed<bool>; 2],
     winner: Option<u16>,
 }
@@ -31,11 +32,24 @@ enum Refused {
 struct MatchingPennies;
 
 impl Ruleset for MatchingPennies {
+    const NAME: &'static str = "matching-pennies";
+    const VERSION: u32 = 1;
+
+    type Setup = ();
+    type SetupError = std::convert::Infallible;
     type State = Pennies;
     type Command = bool;
     type Event = Event;
     type View = [Face<bool>; 2];
     type Error = Refused;
+
+    fn setup(_: &()) -> Result<Pennies, std::convert::Infallible> {
+        Ok(start())
+    }
+
+    fn seats(s: &Pennies) -> &Seats {
+        &s.seats
+    }
 
     fn decide(s: &Pennies, seat: SeatId, heads: &bool, out: &mut Vec<Event>) -> Result<(), Refused> {
         if s.winner.is_some() {
@@ -94,14 +108,10 @@ impl Ruleset for MatchingPennies {
     }
 }
 
-impl table::HasSeats for Pennies {
-    fn seat_ids(&self) -> Vec<SeatId> {
-        vec![SeatId(0), SeatId(1)]
-    }
-}
-
 fn start() -> Pennies {
-    Pennies { pennies: [Sealed::Empty; 2], winner: None }
+    let seat = |name: &str, side| Seat { name: name.to_owned(), side: SideId(side), role: Role::Player };
+    let seats = Seats::new(vec![seat("even", 0), seat("odd", 1)]).expect("two named seats");
+    Pennies { seats, pennies: [Sealed::Empty; 2], winner: None }
 }
 
 #[test]
