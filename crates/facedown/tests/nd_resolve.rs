@@ -258,3 +258,40 @@ fn a_wildcard_from_an_empty_wildcard_pool_is_refused_naming_the_field() {
     assert!(o.status.success(), "{}", stderr(&o));
     let _ = std::fs::remove_file(&path);
 }
+
+/// The calculator's text is prose: no Debug formatting, articles that fit the word.
+#[test]
+fn calculator_output_has_no_debug_formatting_and_articles_fit_the_word() {
+    let file = examples().join("resolve/hand-1.toml");
+    let outs = [
+        stdout(&resolve(&["--input", file.to_str().unwrap(), "--pot", "7"])),
+        stdout(&resolve(&[
+            "--actor",
+            "A: fit 3 -> B,C",
+            "--actor",
+            "B: pre 1 -> A",
+            "--actor",
+            "C: int 1 -> B",
+            "--stakes",
+            "2",
+            "--serial",
+            "A=M3(3/3/3)-B3(3/3/3)-S3(3/3/3)",
+            "--serial",
+            "B=M1(1/-/-)-B1(1/1/1)-S1(1/1/1)",
+            "--serial",
+            "C=M3(3/3/3)-B3(3/3/3)-S3(3/3/3)",
+        ])),
+    ];
+    for out in outs {
+        assert!(!out.is_empty());
+        for bad in ["[\"", "Some(", "None", "ActorId", "AttackerOut", "TargetOut"] {
+            assert!(!out.contains(bad), "{bad:?} in:\n{out}");
+        }
+        let words: Vec<&str> = out.split_whitespace().collect();
+        for w in words.windows(2) {
+            if w[0] == "a" {
+                assert!(!w[1].starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']), "{out}");
+            }
+        }
+    }
+}

@@ -15,6 +15,7 @@
 //! - seed Steps 1–4 as a state machine (ante, pot, bids, refresh, elimination, UTG): [`conflict`],
 //!   [`rules`]
 //! - the referee calculator (`nodice resolve`), on the engine's own functions: [`referee`]
+//! - the conflict file, typed and validated (I/O left to the shell): [`conflict_file`]
 //! - actor files and their "Inherits" chains, bounded: [`sheets`]
 //! - hidden information: [`view`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
@@ -24,6 +25,7 @@
 pub mod actor;
 pub mod bot;
 pub mod conflict;
+pub mod conflict_file;
 pub mod damage;
 pub mod extension;
 pub mod hand;

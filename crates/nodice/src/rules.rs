@@ -347,6 +347,9 @@ pub enum RuleError {
     /// Intent too long.
     #[error("the intent is over {MAX_INTENT} characters")]
     IntentTooLong,
+    /// An intent refused for what it holds (control characters).
+    #[error("intent: {0}")]
+    Intent(String),
     /// A bad damage spread.
     #[error("{0}")]
     Spread(SpreadError),
@@ -579,7 +582,12 @@ impl Conflict {
                 if intent.as_ref().is_some_and(|i| i.chars().count() > MAX_INTENT) {
                     return Err(RuleError::IntentTooLong);
                 }
-                let intent = intent.as_ref().map(|i| i.trim().to_owned()).filter(|i| !i.is_empty());
+                let intent = intent
+                    .as_deref()
+                    .map(|i| check_table_talk(i, MAX_INTENT))
+                    .transpose()
+                    .map_err(RuleError::Intent)?
+                    .filter(|i| !i.is_empty());
                 events.push(Event::AspectCommitted {
                     actor: *actor,
                     card: Some(AspectCard { aspect: *aspect, ante: *ante }),

@@ -736,3 +736,24 @@ fn justification_line_after_the_reveal_is_logged_and_public() {
     let saved = t.save();
     assert!(load_checked(saved).is_ok());
 }
+
+/// Table talk is said aloud and shown to everyone: an intent with control characters (which
+/// could rewrite the other players' screens) is refused, like a justification line's.
+#[test]
+fn intent_with_control_characters_is_refused() {
+    let mut t = start(kara_vs_bandit());
+    let e = t
+        .submit(
+            SeatId(0),
+            &Command::CommitAspect {
+                actor: ActorId(0),
+                aspect: Aspect::Body,
+                ante: Attribute::Str,
+                targets: Targets::one(ActorId(1)),
+                intent: Some("I charge\u{1b}[2J".into()),
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(e, RuleError::Intent(_)), "{e}");
+    assert!(e.to_string().contains("control character"), "{e}");
+}
