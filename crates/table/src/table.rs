@@ -29,6 +29,8 @@ pub struct Table<R: Ruleset> {
     log: Vec<R::Event>,
     scratch: Vec<R::Event>,
     keep_log: bool,
+    /// How many automatic steps the last command (or opening) caused.
+    last_automatic: usize,
 }
 
 /// A saved game: the initial state and the event log. Replaying the log rebuilds the state.
@@ -53,6 +55,7 @@ impl<R: Ruleset> Table<R> {
             log: Vec::new(),
             scratch: Vec::new(),
             keep_log: true,
+            last_automatic: 0,
         };
         table.run_automatic();
         table
@@ -63,7 +66,14 @@ impl<R: Ruleset> Table<R> {
     /// events.
     pub fn unlogged(initial: R::State) -> Self {
         let mut table =
-            Table { state: initial, initial: None, log: Vec::new(), scratch: Vec::new(), keep_log: false };
+            Table {
+            state: initial,
+            initial: None,
+            log: Vec::new(),
+            scratch: Vec::new(),
+            keep_log: false,
+            last_automatic: 0,
+        };
         table.run_automatic();
         table
     }
@@ -105,7 +115,7 @@ impl<R: Ruleset> Table<R> {
         for event in &events {
             R::apply(&mut state, event);
         }
-        Table { initial: Some(initial), state, log: events, scratch: Vec::new(), keep_log: true }
+        Table { initial: Some(initial), state, log: events, scratch: Vec::new(), keep_log: true, last_automatic: 0 }
     }
 
     /// Rebuilds a table from a save, trusting it.
@@ -158,6 +168,7 @@ impl<R: Ruleset> Table<R> {
             log: saved.events,
             scratch: Vec::new(),
             keep_log: true,
+            last_automatic: 0,
         })
     }
 
@@ -219,8 +230,16 @@ impl<R: Ruleset> Table<R> {
         if self.keep_log { Ok(&self.log[start..]) } else { Ok(&[]) }
     }
 
+    /// How many automatic steps the rules took after the last command (or when the table
+    /// opened): a reveal is one, so a session knows when face-down choices turned face up.
+    pub fn last_automatic(&self) -> usize {
+        self.last_automatic
+    }
+
     fn run_automatic(&mut self) {
+        self.last_automatic = 0;
         while let Some(event) = R::automatic(&self.state) {
+            self.last_automatic += 1;
             R::apply(&mut self.state, &event);
             if self.keep_log {
                 self.log.push(event);
