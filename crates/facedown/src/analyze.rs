@@ -723,7 +723,9 @@ fn heatmap(r: &DistributionReport, path: &Path) -> anyhow::Result<()> {
     ))
     .map_err(draw)?;
     let averaged = seat_averaged(&r.win);
-    let panels: [(&Vec<Vec<f64>>, &str, &str, &str, &str); 2] = [
+    // Each panel: its matrix, title, note, and the rows' and columns' axis titles.
+    type Panel<'a> = (&'a [Vec<f64>], &'a str, &'a str, &'a str, &'a str);
+    let panels: [Panel; 2] = [
         (
             &averaged,
             "Seat-averaged: P(row beats column), mean of both seats",

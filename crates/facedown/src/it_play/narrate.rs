@@ -342,7 +342,7 @@ fn loss_sentence(
 ) -> Vec<String> {
     let who = name(before, p[i]);
     let turn_loss = result.losses[i];
-    let loss = final_losses(after, &result)[i];
+    let loss = final_losses(after, result)[i];
     let mut out = Vec::new();
     if loss == turn_loss {
         out.push(format!("{who} loses {}: {loss}.", loss.total()));
