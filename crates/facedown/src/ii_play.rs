@@ -329,7 +329,12 @@ impl Game {
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
         narrate::seat_view(&state, &self.table.view(Viewer::Seat(seat)), &mut out)?;
         for (i, c) in legal.iter().enumerate() {
-            writeln!(out, "  {:>3}. {}", i + 1, narrate::command(&state, c))?;
+            writeln!(
+                out,
+                "  {:>3}. {}",
+                i + 1,
+                inciting_incident::narrate::command(&narrate::escaped(&state), c)
+            )?;
         }
         let command = loop {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {

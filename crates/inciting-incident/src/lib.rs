@@ -17,6 +17,7 @@
 //!   Strikes): `resolve`
 //! - §9 rest scenes and Death Hits after the scene: [`wounds`]
 //! - hidden information: [`view`]
+//! - the log in words: [`narrate`]
 //!
 //! **Decisions** beyond the rules reference are in `docs/inciting-incident.md` and on the
 //! items that implement them.
@@ -27,6 +28,7 @@ pub mod character;
 pub mod dice;
 pub mod duel;
 pub mod map;
+pub mod narrate;
 mod resolve;
 pub mod rules;
 pub mod scene;
@@ -87,6 +89,12 @@ impl Ruleset for IncitingIncident {
 
     fn redact(state: &Scene, event: &Event, viewer: Viewer) -> Option<Event> {
         state.redact(event, viewer)
+    }
+
+    fn narrate(state: &Scene, event: &Event, _viewer: Viewer) -> Option<String> {
+        // The event is already redacted for the viewer: a face-down declaration reads
+        // "has declared", a face-up one names the action.
+        narrate::event(state, event)
     }
 
     fn legal_commands(state: &Scene, seat: SeatId, out: &mut Vec<Command>) {
