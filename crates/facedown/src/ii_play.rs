@@ -18,7 +18,7 @@ use crate::bot_flags::{bot_seed, seat_bots};
 use anyhow::{Context, bail};
 use inciting_incident::{Command, IncitingIncident, Scene, Setup};
 use solver::bots::{Bot, RandomBot};
-use table::{Saved, SeatId, Table, Viewer};
+use table::{Ruleset, Saved, SeatId, Table, Viewer};
 
 use narrate::Narrator;
 use script::Script;
@@ -306,11 +306,14 @@ impl Game {
 
     /// Asks the person at the keyboard for `seat`'s decision until the engine accepts one.
     fn ask(&mut self, seat: SeatId) -> anyhow::Result<Option<Stop>> {
-        let mut legal = Vec::new();
-        self.table.legal_commands(seat, &mut legal);
         let state = self.table.state().clone();
+        // The rules say what the seat is asked, its choices and whether the answer is face down.
+        let Some(prompt) = IncitingIncident::prompt(&state, seat) else {
+            bail!("the engine does not wait for seat {}", crate::input::Shown(state.seat_name(seat)));
+        };
+        let legal: Vec<Command> = prompt.choices.iter().map(|c| c.command).collect();
         let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
-        let hidden = legal.iter().any(|c| matches!(c, Command::Declare { .. }));
+        let hidden = prompt.private;
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
         let private = self.tty && !self.json && hidden;
@@ -328,13 +331,9 @@ impl Game {
         }
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
         narrate::seat_view(&state, &self.table.view(Viewer::Seat(seat)), &mut out)?;
-        for (i, c) in legal.iter().enumerate() {
-            writeln!(
-                out,
-                "  {:>3}. {}",
-                i + 1,
-                inciting_incident::narrate::command(&narrate::escaped(&state), c)
-            )?;
+        writeln!(out, "  {}", crate::input::Shown(&prompt.question))?;
+        for (i, c) in prompt.choices.iter().enumerate() {
+            writeln!(out, "  {:>3}. {}", i + 1, crate::input::Shown(&c.label))?;
         }
         let command = loop {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {

@@ -17,7 +17,7 @@
 //!   Strikes): `resolve`
 //! - §9 rest scenes and Death Hits after the scene: [`wounds`]
 //! - hidden information: [`view`]
-//! - the log in words: [`narrate`]
+//! - the log in words: [`narrate`]; what a seat is asked and its default: `prompt`
 //!
 //! **Decisions** beyond the rules reference are in `docs/inciting-incident.md` and on the
 //! items that implement them.
@@ -29,6 +29,7 @@ pub mod dice;
 pub mod duel;
 pub mod map;
 pub mod narrate;
+mod prompt;
 mod resolve;
 pub mod rules;
 pub mod scene;
@@ -40,7 +41,7 @@ pub use rules::{Action, Command, Event, Path, RuleError, Target};
 pub use scene::{Options, Phase, Scene, SceneKind, Setup, SetupError, Status};
 pub use view::SceneView;
 
-use table::{Ruleset, SeatId, Viewer};
+use table::{Prompt, Ruleset, SeatId, Viewer};
 
 /// The Inciting Incident ruleset, for [`table::Table`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +100,14 @@ impl Ruleset for IncitingIncident {
 
     fn legal_commands(state: &Scene, seat: SeatId, out: &mut Vec<Command>) {
         state.legal_commands(seat, out)
+    }
+
+    fn prompt(state: &Scene, seat: SeatId) -> Option<Prompt<Command>> {
+        state.prompt(seat)
+    }
+
+    fn forced(state: &Scene, seat: SeatId) -> Option<Command> {
+        state.forced(seat)
     }
 
     fn awaiting(state: &Scene, out: &mut Vec<SeatId>) {

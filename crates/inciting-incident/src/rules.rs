@@ -870,7 +870,7 @@ impl Scene {
         if names.is_empty() { self.side_name(side).to_owned() } else { names.join(" and ") }
     }
 
-    fn able(&self, side: u8) -> bool {
+    pub(crate) fn able(&self, side: u8) -> bool {
         self.fighters.iter().any(|f| f.side == side && f.status == Status::Fighting)
             || self.minions.iter().any(|m| m.side == side && m.count > 0)
     }
