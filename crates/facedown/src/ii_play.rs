@@ -7,6 +7,7 @@
 //! `inciting-incident` crate; this module asks the engine what is awaited and what is legal.
 //! The formats are documented in `docs/inciting-incident-play.md`.
 
+mod adjust;
 mod narrate;
 mod script;
 
@@ -134,7 +135,7 @@ fn read_save(path: &Path) -> anyhow::Result<Table<IncitingIncident>> {
     if fresh != saved.initial {
         bail!("{name}: corrupt save: its initial state is not the start of its scene");
     }
-    Table::load_checked(saved).with_context(|| format!("{name}: corrupt save"))
+    inciting_incident::replay::load_checked(saved).with_context(|| format!("{name}: corrupt save"))
 }
 
 enum Source {
@@ -342,6 +343,31 @@ impl Game {
                     crate::input::Shown(&state.waiting_for())
                 ))));
             };
+            if state.is_gm(seat) {
+                // The GM may adjust a count at any of its prompts (Decision 30).
+                match adjust::parse(&state, &answer) {
+                    Ok(Some(c)) => match self.table.submit(seat, &c) {
+                        Ok(_) => {
+                            if private {
+                                write!(out, "\x1b[2J\x1b[3J\x1b[H")?;
+                            }
+                            out.flush()?;
+                            drop(out);
+                            self.after_accept()?;
+                            return Ok(None);
+                        }
+                        Err(e) => {
+                            writeln!(out, "Not accepted: {}", crate::input::Shown(&e.to_string()))?;
+                            continue;
+                        }
+                    },
+                    Err(e) => {
+                        writeln!(out, "Not accepted: {}", crate::input::Shown(&e))?;
+                        continue;
+                    }
+                    Ok(None) => {}
+                }
+            }
             match answer.parse::<usize>() {
                 Ok(n) if (1..=legal.len()).contains(&n) => break legal[n - 1],
                 _ => writeln!(out, "Not accepted: type a number from 1 to {}. Try again.", legal.len())?,

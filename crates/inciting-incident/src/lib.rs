@@ -18,6 +18,7 @@
 //! - §9 rest scenes and Death Hits after the scene: [`wounds`]
 //! - hidden information: [`view`]
 //! - the log in words: [`narrate`]; what a seat is asked and its default: `prompt`
+//! - checking a saved log with GM adjustments: [`replay`]
 //!
 //! **Decisions** beyond the rules reference are in `docs/inciting-incident.md` and on the
 //! items that implement them.
@@ -30,6 +31,7 @@ pub mod duel;
 pub mod map;
 pub mod narrate;
 mod prompt;
+pub mod replay;
 mod resolve;
 pub mod rules;
 pub mod scene;
@@ -37,7 +39,7 @@ pub mod view;
 pub mod wounds;
 
 pub use character::{Abilities, Ability, Defence, DefenceKind, Defences, MinionStats, Sheet, Talent};
-pub use rules::{Action, Command, Event, Path, RuleError, Target};
+pub use rules::{Action, Adjustment, Command, Event, Note, Path, RuleError, Target};
 pub use scene::{Options, Phase, Scene, SceneKind, Setup, SetupError, Status};
 pub use view::SceneView;
 

@@ -6,7 +6,7 @@
 //! scene). [`crate::IncitingIncident`]'s `narrate` calls [`event`].
 
 use crate::rules::{FlowSource, InitiativeWhy, Purpose, Who};
-use crate::{Action, Command, Event, Scene, Target};
+use crate::{Action, Adjustment, Command, Event, Scene, Target};
 
 fn target(scene: &Scene, t: Target) -> String {
     match t {
@@ -85,6 +85,21 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         ),
         Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each, §9)".into(),
         Command::RestScene { full_day: true } => "GM: a whole day of rest (§9)".into(),
+        Command::Adjust { adjustment, reason } => {
+            let what = match *adjustment {
+                Adjustment::Hits { character, hits } => {
+                    format!("{}'s hits to {hits}", scene.fighter_name(character))
+                }
+                Adjustment::Flow { duel, flow } => {
+                    format!("the Flow of Battle in {} to {flow:+}", duel_region(scene, duel))
+                }
+                Adjustment::Crisis { crisis } => format!("the Crisis pool to {crisis}"),
+                Adjustment::Strikes { side, strikes } => {
+                    format!("{}' Strikes to {strikes}", scene.side_name(side))
+                }
+            };
+            format!("GM: set {what} ({reason})")
+        }
     }
 }
 
@@ -302,6 +317,33 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             "  The GM spends Rising Tension: {} gain {strikes} Strike(s), {total} now (Rising Tension left: {left})",
             scene.side_name(*side)
         ),
+        Event::Adjusted { adjustment, reason } => {
+            let (what, from, to) = match *adjustment {
+                Adjustment::Hits { character, hits } => {
+                    let f = scene.fighters.get(usize::from(character));
+                    let max = f.map_or(0, |f| f.sheet.max_hits);
+                    (
+                        format!("{}'s hits", scene.fighter_name(character)),
+                        format!("{}/{max}", f.map_or(0, |f| f.hits)),
+                        format!("{hits}/{max}"),
+                    )
+                }
+                Adjustment::Flow { duel, flow } => (
+                    format!("the Flow of Battle in {}", duel_region(scene, duel)),
+                    format!("{:+}", scene.duels.get(usize::from(duel)).map_or(0, |d| d.flow)),
+                    format!("{flow:+}"),
+                ),
+                Adjustment::Crisis { crisis } => {
+                    ("the Crisis pool".to_owned(), scene.crisis.to_string(), crisis.to_string())
+                }
+                Adjustment::Strikes { side, strikes } => (
+                    format!("{}' Strikes", scene.side_name(side)),
+                    scene.strikes.map_or(0, |s| s[usize::from(side & 1)]).to_string(),
+                    strikes.to_string(),
+                ),
+            };
+            format!("  The GM adjusts {what}: {from} → {to} (reason: {reason})")
+        }
         Event::RestStarted { full_day: false } => "\n== Rest Scene ==".into(),
         Event::RestStarted { full_day: true } => "\n== A whole day of rest ==".into(),
         Event::Rested { character, outcome, hits, death_hits, .. } => {
