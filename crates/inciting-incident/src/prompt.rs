@@ -86,7 +86,9 @@ impl Scene {
         let preferred = legal.iter().copied().find(|c| match (*c, self.pending.first()) {
             (Command::KeepFighting { character, roll }, Some(Pending::KeepFighting(_))) => {
                 let side = self.fighters[usize::from(character)].side;
-                roll == !self.able(side)
+                // Roll exactly when nobody else on the side can fight.
+                let others_fight = self.able(side);
+                roll != others_fight
             }
             (Command::ExtraAction { action, .. }, Some(Pending::ExtraAction(_))) => action == Action::Hold,
             (Command::Declare { action, .. }, None) => action == Action::Hold,
