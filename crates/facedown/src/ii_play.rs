@@ -7,6 +7,7 @@
 //! `inciting-incident` crate; this module asks the engine what is awaited and what is legal.
 //! The formats are documented in `docs/inciting-incident-play.md`.
 
+mod adjust;
 mod narrate;
 mod script;
 
@@ -18,7 +19,7 @@ use crate::bot_flags::{bot_seed, seat_bots};
 use anyhow::{Context, bail};
 use inciting_incident::{Command, IncitingIncident, Scene, Setup};
 use solver::bots::{Bot, RandomBot};
-use table::{Saved, SeatId, Table, Viewer};
+use table::{Ruleset, Saved, SeatId, Table, Viewer};
 
 use narrate::Narrator;
 use script::Script;
@@ -134,7 +135,7 @@ fn read_save(path: &Path) -> anyhow::Result<Table<IncitingIncident>> {
     if fresh != saved.initial {
         bail!("{name}: corrupt save: its initial state is not the start of its scene");
     }
-    Table::load_checked(saved).with_context(|| format!("{name}: corrupt save"))
+    inciting_incident::replay::load_checked(saved).with_context(|| format!("{name}: corrupt save"))
 }
 
 enum Source {
@@ -306,11 +307,14 @@ impl Game {
 
     /// Asks the person at the keyboard for `seat`'s decision until the engine accepts one.
     fn ask(&mut self, seat: SeatId) -> anyhow::Result<Option<Stop>> {
-        let mut legal = Vec::new();
-        self.table.legal_commands(seat, &mut legal);
         let state = self.table.state().clone();
+        // The rules say what the seat is asked, its choices and whether the answer is face down.
+        let Some(prompt) = IncitingIncident::prompt(&state, seat) else {
+            bail!("the engine does not wait for seat {}", crate::input::Shown(state.seat_name(seat)));
+        };
+        let legal: Vec<Command> = prompt.choices.iter().map(|c| c.command).collect();
         let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
-        let hidden = legal.iter().any(|c| matches!(c, Command::Declare { .. }));
+        let hidden = prompt.private;
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
         let private = self.tty && !self.json && hidden;
@@ -328,8 +332,9 @@ impl Game {
         }
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
         narrate::seat_view(&state, &self.table.view(Viewer::Seat(seat)), &mut out)?;
-        for (i, c) in legal.iter().enumerate() {
-            writeln!(out, "  {:>3}. {}", i + 1, narrate::command(&state, c))?;
+        writeln!(out, "  {}", crate::input::Shown(&prompt.question))?;
+        for (i, c) in prompt.choices.iter().enumerate() {
+            writeln!(out, "  {:>3}. {}", i + 1, crate::input::Shown(&c.label))?;
         }
         let command = loop {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
@@ -338,6 +343,31 @@ impl Game {
                     crate::input::Shown(&state.waiting_for())
                 ))));
             };
+            if state.is_gm(seat) {
+                // The GM may adjust a count at any of its prompts (Decision 30).
+                match adjust::parse(&state, &answer) {
+                    Ok(Some(c)) => match self.table.submit(seat, &c) {
+                        Ok(_) => {
+                            if private {
+                                write!(out, "\x1b[2J\x1b[3J\x1b[H")?;
+                            }
+                            out.flush()?;
+                            drop(out);
+                            self.after_accept()?;
+                            return Ok(None);
+                        }
+                        Err(e) => {
+                            writeln!(out, "Not accepted: {}", crate::input::Shown(&e.to_string()))?;
+                            continue;
+                        }
+                    },
+                    Err(e) => {
+                        writeln!(out, "Not accepted: {}", crate::input::Shown(&e))?;
+                        continue;
+                    }
+                    Ok(None) => {}
+                }
+            }
             match answer.parse::<usize>() {
                 Ok(n) if (1..=legal.len()).contains(&n) => break legal[n - 1],
                 _ => writeln!(out, "Not accepted: type a number from 1 to {}. Try again.", legal.len())?,

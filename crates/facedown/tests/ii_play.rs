@@ -491,3 +491,67 @@ fn flowjump_repro_duel_in_b_reforms_at_plus_12() {
     assert!(text[round6..].contains("A Duel starts in B at Flow +12"), "{text}");
     assert!(!text[round6..].contains("A Duel starts in B at Flow +4"), "{text}");
 }
+
+#[test]
+fn the_gm_adjusts_hits_flow_and_crisis_from_a_script_and_the_save_resumes() {
+    let script = temp("adjust.jsonl");
+    std::fs::write(
+        &script,
+        r#"{"seat": "gm", "command": {"adjust": {"crisis": {"crisis": 5}, "reason": "forgot a move"}}}
+{"seat": "gm", "command": {"adjust": {"hits": {"character": "Cult captain", "hits": 1}, "reason": "the spear hit"}}}
+{"seat": "gm", "command": {"adjust": {"flow": {"duel": "Shallows", "flow": -2}, "reason": "misread"}}}
+{"seat": "bren", "command": {"declare": {"character": "Bren", "action": "hold"}}}
+"#,
+    )
+    .unwrap();
+    let save = temp("adjust-save.json");
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("The GM adjusts the Crisis pool: 0 → 5 (reason: forgot a move)"), "{text}");
+    assert!(text.contains("The GM adjusts Cult captain's hits: 0/2 → 1/2 (reason: the spear hit)"), "{text}");
+    assert!(
+        text.contains("The GM adjusts the Flow of Battle in Shallows: +0 → -2 (reason: misread)"),
+        "{text}"
+    );
+    // A save holding adjustments resumes (its log is checked, adjustments included).
+    let o = play(&["--resume", &save.display().to_string(), "--bot", "all=random"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Resuming"), "{}", stdout(&o));
+    // A player's seat may not adjust: the rule is named, exit 2.
+    std::fs::write(
+        &script,
+        r#"{"seat": "mira", "command": {"adjust": {"crisis": {"crisis": 0}, "reason": "please"}}}
+"#,
+    )
+    .unwrap();
+    let o = play(&[&example("river-fight.toml"), "--script", &script.display().to_string()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("only the GM may adjust") && stderr(&o).contains("Decision 30"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&save);
+}
+
+#[test]
+fn hot_seat_gm_types_an_adjustment_at_its_prompt() {
+    let o = play(
+        &[&example("river-fight.toml"), "--max-rounds", "1"],
+        "1\n1\nadjust hits Cult captain 1 the spear hit\nadjust crisis x y\n1\n1\n",
+    );
+    let text = stdout(&o);
+    assert!(text.contains("The GM adjusts Cult captain's hits: 0/2 → 1/2 (reason: the spear hit)"), "{text}");
+    assert!(text.contains("Not accepted: \"x\" is not a number here"), "{text}");
+}

@@ -17,6 +17,8 @@
 //!   Strikes): `resolve`
 //! - §9 rest scenes and Death Hits after the scene: [`wounds`]
 //! - hidden information: [`view`]
+//! - the log in words: [`narrate`]; what a seat is asked and its default: `prompt`
+//! - checking a saved log with GM adjustments: [`replay`]
 //!
 //! **Decisions** beyond the rules reference are in `docs/inciting-incident.md` and on the
 //! items that implement them.
@@ -27,6 +29,9 @@ pub mod character;
 pub mod dice;
 pub mod duel;
 pub mod map;
+pub mod narrate;
+mod prompt;
+pub mod replay;
 mod resolve;
 pub mod rules;
 pub mod scene;
@@ -34,11 +39,11 @@ pub mod view;
 pub mod wounds;
 
 pub use character::{Abilities, Ability, Defence, DefenceKind, Defences, MinionStats, Sheet, Talent};
-pub use rules::{Action, Command, Event, Path, RuleError, Target};
+pub use rules::{Action, Adjustment, Command, Event, Note, Path, RuleError, Target};
 pub use scene::{Options, Phase, Scene, SceneKind, Setup, SetupError, Status};
 pub use view::SceneView;
 
-use table::{Ruleset, SeatId, Viewer};
+use table::{Prompt, Ruleset, SeatId, Viewer};
 
 /// The Inciting Incident ruleset, for [`table::Table`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,8 +94,22 @@ impl Ruleset for IncitingIncident {
         state.redact(event, viewer)
     }
 
+    fn narrate(state: &Scene, event: &Event, _viewer: Viewer) -> Option<String> {
+        // The event is already redacted for the viewer: a face-down declaration reads
+        // "has declared", a face-up one names the action.
+        narrate::event(state, event)
+    }
+
     fn legal_commands(state: &Scene, seat: SeatId, out: &mut Vec<Command>) {
         state.legal_commands(seat, out)
+    }
+
+    fn prompt(state: &Scene, seat: SeatId) -> Option<Prompt<Command>> {
+        state.prompt(seat)
+    }
+
+    fn forced(state: &Scene, seat: SeatId) -> Option<Command> {
+        state.forced(seat)
     }
 
     fn awaiting(state: &Scene, out: &mut Vec<SeatId>) {

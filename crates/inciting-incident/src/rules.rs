@@ -117,6 +117,49 @@ pub enum Action {
     },
 }
 
+/// A short note in words, stored inline (at most 64 bytes of UTF-8) so that commands stay
+/// `Copy`: the reason of a GM adjustment.
+pub type Note = arrayvec::ArrayString<64>;
+
+/// The largest Flow of Battle, Crisis or Strikes a GM adjustment may set (Decision 30).
+pub const MAX_ADJUSTED: u32 = 1_000_000;
+
+/// What a GM adjustment sets (Decision 30): a correction of a count, not a move of the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Adjustment {
+    /// A character's hits (§9): from 0 to Max Hits − 1 for a character still fighting, up
+    /// to Max Hits for an Incapacitated one. Its status does not change.
+    Hits {
+        /// The character.
+        character: u8,
+        /// Its hits afterwards.
+        hits: u8,
+    },
+    /// A Duel's Flow of Battle (§6), in the positive side's frame: at most
+    /// [`MAX_ADJUSTED`] either way.
+    Flow {
+        /// The Duel.
+        duel: u16,
+        /// The Flow afterwards.
+        flow: i32,
+    },
+    /// The Crisis pool (§8), at most [`MAX_ADJUSTED`]. No Crisis Trigger fires by it: a
+    /// threshold the adjusted pool has passed fires when Crisis is next added.
+    Crisis {
+        /// The pool afterwards.
+        crisis: u32,
+    },
+    /// A side's Strikes in a non-violent conflict (§10), at most [`MAX_ADJUSTED`]; a side
+    /// set to 0 has lost, as the rules say.
+    Strikes {
+        /// The side (0 or 1).
+        side: u8,
+        /// Its Strikes afterwards.
+        strikes: u32,
+    },
+}
+
 /// What a seat asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -184,6 +227,16 @@ pub enum Command {
         #[serde(default)]
         full_day: bool,
     },
+    /// The GM corrects a count — a character's hits, a Duel's Flow, the Crisis pool or a
+    /// side's Strikes — at any moment, with a reason logged for everyone (Decision 30). Only a
+    /// GM seat may give it; a ruling, so bots never give it and it is never in a legal list.
+    Adjust {
+        /// What is set, to what.
+        #[serde(flatten)]
+        adjustment: Adjustment,
+        /// Why, in words (at most 64 bytes; not empty).
+        reason: Note,
+    },
 }
 
 impl Command {
@@ -191,7 +244,13 @@ impl Command {
     /// GM seat's legal list holds these at every moment; bots and random players skip them,
     /// and the engine never waits for them.
     pub fn is_gm_ruling(&self) -> bool {
-        matches!(self, Command::EndScene { .. } | Command::RestScene { .. } | Command::SpendTension { .. })
+        matches!(
+            self,
+            Command::EndScene { .. }
+                | Command::RestScene { .. }
+                | Command::SpendTension { .. }
+                | Command::Adjust { .. }
+        )
     }
 }
 
@@ -547,6 +606,14 @@ pub enum Event {
         /// Whether it must die before the next Action or Conflict scene.
         doomed: bool,
     },
+    /// The GM corrected a count (Decision 30): public, with its reason.
+    Adjusted {
+        /// What was set, to what.
+        #[serde(flatten)]
+        adjustment: Adjustment,
+        /// Why, in the GM's words.
+        reason: Note,
+    },
 }
 
 /// Why a command was refused. The state is unchanged.
@@ -589,6 +656,9 @@ pub enum RuleError {
     /// A command that has to wait for a later moment.
     #[error("{0}")]
     NotYet(String),
+    /// A GM adjustment refused: names the rule or the bound (Decision 30).
+    #[error("GM adjustment: {0}")]
+    Adjust(String),
     /// A side number that is not 0 or 1.
     #[error("there is no side number {0}; the sides are 0 and 1")]
     UnknownSide(u8),
@@ -615,6 +685,9 @@ impl Scene {
         if let Command::RestScene { full_day } = *command {
             return self.rest_scene(seat, full_day, events);
         }
+        if let Command::Adjust { adjustment, reason } = *command {
+            return self.adjust(seat, adjustment, reason, events);
+        }
         if self.phase == Phase::Over {
             return Err(RuleError::Over);
         }
@@ -623,7 +696,7 @@ impl Scene {
             Command::SpendTension { side, strikes } => {
                 return self.spend_tension(seat, side, strikes, events);
             }
-            Command::RestScene { .. } => return Err(RuleError::Over),
+            Command::RestScene { .. } | Command::Adjust { .. } => return Err(RuleError::Over),
             Command::Declare { character, .. }
             | Command::Act { character }
             | Command::KeepFighting { character, .. }
@@ -674,6 +747,7 @@ impl Scene {
             }
             Command::EndScene { winner } => self.end_scene(seat, winner, events),
             Command::RestScene { full_day } => self.rest_scene(seat, full_day, events),
+            Command::Adjust { adjustment, reason } => self.adjust(seat, adjustment, reason, events),
             Command::SpendTension { side, strikes } => self.spend_tension(seat, side, strikes, events),
             _ if pending.is_some() => Err(out_of_turn()),
             Command::OutOfOrder { action, .. } => {
@@ -784,6 +858,80 @@ impl Scene {
         Ok(())
     }
 
+    /// The GM's adjustment of a count (Decision 30): only a GM seat, with a reason, within
+    /// bounds; logged for everyone as [`Event::Adjusted`].
+    fn adjust(
+        &self,
+        seat: SeatId,
+        adjustment: Adjustment,
+        reason: Note,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        if !self.is_gm(seat) {
+            return Err(RuleError::Adjust(format!(
+                "only the GM may adjust hits, Flow, Crisis or Strikes; seat {} is a player's (Decision 30)",
+                self.seat_name(seat)
+            )));
+        }
+        if reason.trim().is_empty() {
+            return Err(RuleError::Adjust(
+                "give a reason: every adjustment is logged for everyone with its reason (Decision 30)".into(),
+            ));
+        }
+        // One line of plain text, so every shell can print it as it is.
+        let unsafe_char = |c: char| {
+            c.is_control()
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        };
+        if reason.chars().any(unsafe_char) {
+            return Err(RuleError::Adjust(
+                "a reason is one line of plain text: no control characters, line breaks or direction overrides (Decision 30)"
+                    .into(),
+            ));
+        }
+        let bad = |why: String| Err(RuleError::Adjust(why));
+        match adjustment {
+            Adjustment::Hits { character, hits } => {
+                let f = self.fighter_checked(character)?;
+                let max = f.sheet.max_hits;
+                let top = if f.status == Status::Fighting { max.saturating_sub(1) } else { max };
+                if hits > top {
+                    return bad(format!(
+                        "{} may have at most {top} hits ({}; Max Hits {max}, §9): reaching Max Hits comes from wounds, not an adjustment",
+                        f.sheet.name,
+                        if f.status == Status::Fighting { "still fighting" } else { "Incapacitated" }
+                    ));
+                }
+            }
+            Adjustment::Flow { duel, flow } => {
+                if usize::from(duel) >= self.duels.len() {
+                    return bad(format!("there is no Duel number {duel} (§6)"));
+                }
+                if flow.unsigned_abs() > MAX_ADJUSTED {
+                    return bad(format!("a Flow of Battle is at most {MAX_ADJUSTED} either way"));
+                }
+            }
+            Adjustment::Crisis { crisis } => {
+                if crisis > MAX_ADJUSTED {
+                    return bad(format!("the Crisis pool is at most {MAX_ADJUSTED}"));
+                }
+            }
+            Adjustment::Strikes { side, strikes } => {
+                if side > 1 {
+                    return Err(RuleError::UnknownSide(side));
+                }
+                if self.strikes.is_none() {
+                    return bad("only a non-violent conflict has Strikes (§10)".into());
+                }
+                if strikes > MAX_ADJUSTED {
+                    return bad(format!("a side has at most {MAX_ADJUSTED} Strikes"));
+                }
+            }
+        }
+        events.push(Event::Adjusted { adjustment, reason });
+        Ok(())
+    }
+
     /// A Rest Scene (§9), once the scene is over, by the GM: each living character who is
     /// wounded or Incapacitated rolls (or, for a whole day, heals without a roll when it may),
     /// and [`crate::wounds::Wounds`] applies the result — the same rules as the `roll rest`
@@ -870,7 +1018,7 @@ impl Scene {
         if names.is_empty() { self.side_name(side).to_owned() } else { names.join(" and ") }
     }
 
-    fn able(&self, side: u8) -> bool {
+    pub(crate) fn able(&self, side: u8) -> bool {
         self.fighters.iter().any(|f| f.side == side && f.status == Status::Fighting)
             || self.minions.iter().any(|m| m.side == side && m.count > 0)
     }
@@ -1299,6 +1447,24 @@ impl Scene {
                 self.pending.clear();
                 self.outcome = Some(outcome.clone());
             }
+            Event::Adjusted { adjustment, .. } => match *adjustment {
+                Adjustment::Hits { character, hits } => {
+                    if let Some(f) = self.fighters.get_mut(usize::from(character)) {
+                        f.hits = hits;
+                    }
+                }
+                Adjustment::Flow { duel, flow } => {
+                    if let Some(d) = self.duels.get_mut(usize::from(duel)) {
+                        d.flow = flow;
+                    }
+                }
+                Adjustment::Crisis { crisis } => self.crisis = crisis,
+                Adjustment::Strikes { side, strikes } => {
+                    if let Some(s) = &mut self.strikes {
+                        s[usize::from(side & 1)] = strikes;
+                    }
+                }
+            },
             Event::RestStarted { .. } => {}
             Event::TensionSpent { side, total, left, .. } => {
                 if let Some(s) = &mut self.strikes {

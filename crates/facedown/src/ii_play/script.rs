@@ -55,7 +55,8 @@ fn fighter(scene: &Scene, name: &str) -> anyhow::Result<u8> {
 
 /// Replaces names by numbers: `character` (and a healing `target`), `{"character": …}` and
 /// `{"minions": …}` targets, `talent` (of the acting character), the Regions of `path`, and
-/// the side of an ending's `winner` or of a Rising Tension spend's `side`.
+/// the side of an ending's `winner` or of a Rising Tension spend's or an adjustment's `side`,
+/// and an adjustment's `duel` by its Region.
 fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow::Result<()> {
     let Value::Object(map) = value else {
         if let Value::Array(items) = value {
@@ -96,6 +97,13 @@ fn resolve_names(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow
                     .position(|s| s == name)
                     .with_context(|| format!("there is no side named {name:?}"))?;
                 *v = Value::from(side);
+            }
+            ("duel", Value::String(name)) => {
+                // A GM adjustment's Duel, by the Region it is fought in.
+                let region =
+                    scene.find_region(name).with_context(|| format!("there is no Region named {name:?}"))?;
+                let duel = scene.duel_in(region).with_context(|| format!("there is no Duel in {name:?}"))?;
+                *v = Value::from(duel);
             }
             ("talent", Value::String(name)) => {
                 let Some(f) = acting else { bail!("name the character before its Talent {name:?}") };
