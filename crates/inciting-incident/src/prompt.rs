@@ -26,7 +26,11 @@ impl Scene {
         let question = self.question(seat, &legal);
         let choices = legal
             .into_iter()
-            .map(|command| Choice { label: narrate::command(self, &command), command })
+            .map(|command| Choice {
+                label: narrate::command(self, &command),
+                private: matches!(command, Command::Declare { .. }),
+                command,
+            })
             .collect();
         Some(Prompt { seat, question, private, choices })
     }

@@ -324,7 +324,7 @@ impl<R: Ruleset> Session<R> {
         if usize::from(seat.0) >= self.controls.len() {
             return Err(SessionError::NoSeat(seat.0));
         }
-        let private = R::prompt(self.table.state(), seat).is_some_and(|p| p.private);
+        let private = is_face_down::<R>(self.table.state(), seat, command);
         self.table.submit(seat, command).map_err(SessionError::Rules)?;
         if self.table.last_automatic() > 0 {
             // A reveal is an automatic step: every face-down choice so far is face up now.
@@ -518,6 +518,13 @@ impl<R: Ruleset> Session<R> {
         }
         Ok(session)
     }
+}
+
+/// Whether `command` from `seat` is a face-down choice, as the seat's prompt says.
+pub fn is_face_down<R: Ruleset>(state: &R::State, seat: SeatId, command: &R::Command) -> bool {
+    R::prompt(state, seat).is_some_and(|p| {
+        p.private && p.choices.iter().find(|c| c.command == *command).is_none_or(|c| c.private)
+    })
 }
 
 /// SHA-256 (hex) of `events`, each as JSON on its own line.

@@ -140,7 +140,11 @@ impl Ruleset for MatchingPennies {
             private: true,
             choices: legal
                 .into_iter()
-                .map(|h| Choice { label: if h { "heads" } else { "tails" }.to_owned(), command: h })
+                .map(|h| Choice {
+                    label: if h { "heads" } else { "tails" }.to_owned(),
+                    command: h,
+                    private: true,
+                })
                 .collect(),
         })
     }

@@ -24,7 +24,8 @@ pub struct Prompt<C> {
     pub seat: SeatId,
     /// What it is asked, in the book's words ("Ada: choose a stance").
     pub question: String,
-    /// Whether the answer is a face-down choice that no other seat may see before its reveal.
+    /// Whether an answer is a face-down choice that no other seat may see before its reveal
+    /// (so the question is answered out of the others' sight); each [`Choice`] says which.
     pub private: bool,
     /// The legal answers, each with a label for a person (never empty when a seat is asked).
     pub choices: Vec<Choice<C>>,
@@ -38,6 +39,9 @@ pub struct Choice<C> {
     pub label: String,
     /// The command the choice gives.
     pub command: C,
+    /// Whether this answer is face down (a GM's public ruling offered beside a face-down
+    /// declaration is not).
+    pub private: bool,
 }
 
 /// A rule system: pure logic with no I/O, clocks or async.
@@ -140,6 +144,7 @@ pub trait Ruleset {
             .map(|command| Choice {
                 label: serde_json::to_string(&command).unwrap_or_else(|_| format!("{command:?}")),
                 command,
+                private: false,
             })
             .collect();
         Some(Prompt { seat, question: "choose".to_owned(), private: false, choices })
