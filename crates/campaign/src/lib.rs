@@ -37,8 +37,23 @@ use thiserror::Error;
 
 pub use tx::Tx;
 
-/// The embedded, versioned schema migrations (`migrations/*.sql`).
+/// The embedded, versioned schema migrations (`migrations/*.sql`), numbered below
+/// [`GAMES_MIGRATIONS`].
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Where the `store` crate's games migrations start: a campaign file may hold games (several
+/// at once) next to the campaign, and their migrations are not the campaign's schema.
+const GAMES_MIGRATIONS: i64 = 1000;
+
+/// The campaign's migrator, accepting migrations of the games kept in the same file.
+fn migrator() -> sqlx::migrate::Migrator {
+    let mut m = sqlx::migrate::Migrator {
+        migrations: MIGRATOR.migrations.clone(),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    m.set_ignore_missing(true);
+    m
+}
 
 /// Why a store command failed. Nothing was changed.
 #[derive(Debug, Error)]
@@ -175,7 +190,10 @@ async fn check_campaign(pool: &SqlitePool, path: &Path) -> Result<bool, StoreErr
 async fn check_schema_current(pool: &SqlitePool, path: &Path) -> Result<(), StoreError> {
     let newest = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
     let (applied,): (Option<i64>,) =
-        sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1").fetch_one(pool).await?;
+        sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1 AND version < ?")
+            .bind(GAMES_MIGRATIONS)
+            .fetch_one(pool)
+            .await?;
     if applied.unwrap_or(0) < newest {
         return Err(StoreError::ReadOnly(format!(
             "the campaign {} is read-only and was made by an older facedown: give it write \
@@ -254,7 +272,7 @@ impl Store {
                 }
                 check_schema_current(&pool, path).await
             } else {
-                Ok(MIGRATOR.run(&pool).await?)
+                Ok(migrator().run(&pool).await?)
             }
         }
         .await;
@@ -284,9 +302,11 @@ impl Store {
 
     /// The schema version (the newest migration applied).
     pub async fn schema_version(&self) -> Result<i64, StoreError> {
-        let (v,): (i64,) = sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1")
-            .fetch_one(&self.pool)
-            .await?;
+        let (v,): (i64,) =
+            sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1 AND version < ?")
+                .bind(GAMES_MIGRATIONS)
+                .fetch_one(&self.pool)
+                .await?;
         Ok(v)
     }
 
