@@ -10,13 +10,14 @@
 //! The rules are not here: every check and change is a pure function of
 //! `iron_triangle::campaign` (problems, countdowns, rests, levelling, entry and write-back) or
 //! of `iron_triangle::character` (sheet validation). The store loads, calls, stores and logs.
-//! The API is synchronous: a current-thread tokio runtime inside the store drives sqlx.
+//! The API is async and the store owns no runtime: every method is an `async fn` the caller
+//! awaits on its own tokio runtime (a server's multi-thread runtime, or the one the CLI creates
+//! at its top). Nothing inside calls `block_on`, so the store works from inside async code.
 
 mod tx;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
 
 use iron_triangle::campaign::conflicts::{check_entry, sat_out, write_back};
 use iron_triangle::campaign::levelling::{self, Advance, LevelUp};
@@ -33,12 +34,26 @@ use sqlx::sqlite::{
 };
 use table::Role;
 use thiserror::Error;
-use tokio::runtime::Runtime;
 
 pub use tx::Tx;
 
-/// The embedded, versioned schema migrations (`migrations/*.sql`).
+/// The embedded, versioned schema migrations (`migrations/*.sql`), numbered below
+/// [`GAMES_MIGRATIONS`].
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Where the `store` crate's games migrations start: a campaign file may hold games (several
+/// at once) next to the campaign, and their migrations are not the campaign's schema.
+const GAMES_MIGRATIONS: i64 = 1000;
+
+/// The campaign's migrator, accepting migrations of the games kept in the same file.
+fn migrator() -> sqlx::migrate::Migrator {
+    let mut m = sqlx::migrate::Migrator {
+        migrations: MIGRATOR.migrations.clone(),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    m.set_ignore_missing(true);
+    m
+}
 
 /// Why a store command failed. Nothing was changed.
 #[derive(Debug, Error)]
@@ -123,25 +138,13 @@ pub struct ConflictResult {
     pub sat_out: Vec<String>,
 }
 
-/// A campaign database. Cheap to clone (the runtime and the connection pool are shared).
+/// A campaign database. Cheap to clone (the connection pool is shared). Its futures are `Send`:
+/// a server may use it from any task of a multi-thread runtime.
 #[derive(Clone)]
 pub struct Store {
-    inner: Arc<Inner>,
+    pool: SqlitePool,
     path: PathBuf,
     read_only: bool,
-}
-
-/// The pool and the runtime it needs, closed together when the last clone of the store goes.
-struct Inner {
-    pool: SqlitePool,
-    rt: Runtime,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        let _context = self.rt.enter();
-        self.rt.block_on(self.pool.close());
-    }
 }
 
 /// The default campaign file: `facedown/campaign.sqlite` in the user's data directory
@@ -187,7 +190,10 @@ async fn check_campaign(pool: &SqlitePool, path: &Path) -> Result<bool, StoreErr
 async fn check_schema_current(pool: &SqlitePool, path: &Path) -> Result<(), StoreError> {
     let newest = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
     let (applied,): (Option<i64>,) =
-        sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1").fetch_one(pool).await?;
+        sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1 AND version < ?")
+            .bind(GAMES_MIGRATIONS)
+            .fetch_one(pool)
+            .await?;
     if applied.unwrap_or(0) < newest {
         return Err(StoreError::ReadOnly(format!(
             "the campaign {} is read-only and was made by an older facedown: give it write \
@@ -210,7 +216,7 @@ impl Store {
     /// kept), and a file that is not a facedown campaign (another program's database gets no
     /// table added). A file without write permission is opened read-only: every read works,
     /// every change is refused with [`StoreError::ReadOnly`].
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
         let shown = path.display();
         let name = path.to_string_lossy();
         if name.is_empty() || name == ":memory:" || name.starts_with("file::memory:") {
@@ -224,10 +230,6 @@ impl Store {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Io(format!("cannot create {}: {e}", dir.display())))?;
         }
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| StoreError::Io(format!("cannot start the database runtime: {e}")))?;
         let options = SqliteConnectOptions::new()
             .filename(path)
             .foreign_keys(true)
@@ -252,12 +254,13 @@ impl Store {
             ),
             _ => StoreError::Db(e),
         };
-        let pool = {
-            let _context = rt.enter();
-            let pool = rt
-                .block_on(SqlitePoolOptions::new().max_connections(1).connect_with(options))
-                .map_err(not_a_database)?;
-            let fresh = rt.block_on(check_campaign(&pool, path)).map_err(|e| match e {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await
+            .map_err(not_a_database)?;
+        let checked = async {
+            let fresh = check_campaign(&pool, path).await.map_err(|e| match e {
                 StoreError::Db(e) => not_a_database(e),
                 e => e,
             })?;
@@ -267,13 +270,24 @@ impl Store {
                         "{shown} is read-only and empty: it is not a campaign yet"
                     )));
                 }
-                rt.block_on(check_schema_current(&pool, path))?;
+                check_schema_current(&pool, path).await
             } else {
-                rt.block_on(MIGRATOR.run(&pool))?;
+                Ok(migrator().run(&pool).await?)
             }
-            pool
-        };
-        Ok(Store { inner: Arc::new(Inner { pool, rt }), path: path.to_owned(), read_only })
+        }
+        .await;
+        if let Err(e) = checked {
+            pool.close().await;
+            return Err(e);
+        }
+        Ok(Store { pool, path: path.to_owned(), read_only })
+    }
+
+    /// Closes the database: waits for the connection to finish and checkpoints the write-ahead
+    /// log. Optional — everything a command reported as done is already committed — but a
+    /// shell calls it before it exits so the `-wal` file is folded back into the database.
+    pub async fn close(&self) {
+        self.pool.close().await;
     }
 
     /// Whether the campaign file was opened read-only (it has no write permission).
@@ -287,16 +301,20 @@ impl Store {
     }
 
     /// The schema version (the newest migration applied).
-    pub fn schema_version(&self) -> Result<i64, StoreError> {
-        let (v,): (i64,) = self.inner.rt.block_on(
-            sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1")
-                .fetch_one(&self.inner.pool),
-        )?;
+    pub async fn schema_version(&self) -> Result<i64, StoreError> {
+        let (v,): (i64,) =
+            sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1 AND version < ?")
+                .bind(GAMES_MIGRATIONS)
+                .fetch_one(&self.pool)
+                .await?;
         Ok(v)
     }
 
     /// Runs `f` in one transaction and commits if it returns `Ok`; on `Err` nothing changes.
-    pub fn write<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub async fn write<T>(
+        &self,
+        f: impl AsyncFnOnce(&mut Tx) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         if self.read_only {
             return Err(StoreError::ReadOnly(format!(
                 "the campaign {} is read-only: it answers reads (status, show, lists) but changes \
@@ -304,151 +322,161 @@ impl Store {
                 self.path.display()
             )));
         }
-        // sqlx returns connections to the pool from their destructors, which need the runtime.
-        let _context = self.inner.rt.enter();
         // IMMEDIATE takes the write lock at once, so two processes writing the same campaign
         // wait for each other (busy timeout) instead of failing on a read-to-write upgrade.
-        let tx = self.inner.rt.block_on(self.inner.pool.begin_with("BEGIN IMMEDIATE"))?;
-        let mut tx = Tx { rt: &self.inner.rt, tx };
-        match f(&mut tx) {
+        let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = Tx { tx };
+        match f(&mut tx).await {
             Ok(out) => {
-                tx.commit()?;
+                tx.commit().await?;
                 Ok(out)
             }
             Err(e) => {
-                let _ = self.inner.rt.block_on(tx.tx.rollback());
+                let _ = tx.tx.rollback().await;
                 Err(e)
             }
         }
     }
 
     /// Runs `f` in a transaction that is rolled back: for reading.
-    pub fn read<T>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let _context = self.inner.rt.enter();
-        let tx = self.inner.rt.block_on(self.inner.pool.begin())?;
-        let mut tx = Tx { rt: &self.inner.rt, tx };
-        let out = f(&mut tx);
-        let _ = self.inner.rt.block_on(tx.tx.rollback());
+    pub async fn read<T>(
+        &self,
+        f: impl AsyncFnOnce(&mut Tx) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let tx = self.pool.begin().await?;
+        let mut tx = Tx { tx };
+        let out = f(&mut tx).await;
+        let _ = tx.tx.rollback().await;
         out
     }
 
     /// The campaign's edition of the rules.
-    pub fn edition(&self) -> Result<Edition, StoreError> {
-        self.read(|tx| tx.edition())
+    pub async fn edition(&self) -> Result<Edition, StoreError> {
+        self.read(async |tx| tx.edition().await).await
     }
 
     /// Chooses the edition (§11); only before any character exists.
-    pub fn set_edition(&self, edition: Edition) -> Result<(), StoreError> {
-        self.write(|tx| {
-            if !tx.pcs()?.is_empty() || !tx.npcs()?.is_empty() {
-                if tx.edition()? == edition {
+    pub async fn set_edition(&self, edition: Edition) -> Result<(), StoreError> {
+        self.write(async |tx| {
+            if !tx.pcs().await?.is_empty() || !tx.npcs().await?.is_empty() {
+                if tx.edition().await? == edition {
                     return Ok(());
                 }
                 return Err(StoreError::Busy(
                     "the edition is chosen before the first character; this campaign has characters".into(),
                 ));
             }
-            tx.set_edition(edition)?;
-            tx.log("campaign.edition", "", json!({ "edition": edition_name(edition) }))
+            tx.set_edition(edition).await?;
+            tx.log("campaign.edition", "", json!({ "edition": edition_name(edition) })).await
         })
+        .await
     }
 
     // ----- characters (§4) -----
 
     /// Creates a new player character: every creation rule of §4 is checked.
-    pub fn create_pc(&self, sheet: &Sheet) -> Result<Sheet, StoreError> {
-        self.write(|tx| {
-            let edition = tx.edition()?;
+    pub async fn create_pc(&self, sheet: &Sheet) -> Result<Sheet, StoreError> {
+        self.write(async |tx| {
+            let edition = tx.edition().await?;
             let mut s = sheet.clone();
             s.character.name = s.character.name.trim().to_owned();
             s.validate_creation(edition)?;
-            tx.insert_pc(&s)?;
-            tx.log("character.create", s.name(), json!({ "energy": s.character.energy.to_string() }))?;
+            tx.insert_pc(&s).await?;
+            tx.log("character.create", s.name(), json!({ "energy": s.character.energy.to_string() })).await?;
             Ok(s)
         })
+        .await
     }
 
     /// Imports a player character exported from a campaign (any level; the sheet is checked
     /// against §4 and the levelling limits).
-    pub fn import_pc(&self, sheet: &Sheet) -> Result<Sheet, StoreError> {
-        self.write(|tx| {
-            let edition = tx.edition()?;
+    pub async fn import_pc(&self, sheet: &Sheet) -> Result<Sheet, StoreError> {
+        self.write(async |tx| {
+            let edition = tx.edition().await?;
             let mut s = sheet.clone();
             s.character.name = s.character.name.trim().to_owned();
             s.validate(edition)?;
-            tx.insert_pc(&s)?;
-            tx.log("character.import", s.name(), json!({ "level": s.character.level }))?;
+            tx.insert_pc(&s).await?;
+            tx.log("character.import", s.name(), json!({ "level": s.character.level })).await?;
             Ok(s)
         })
+        .await
     }
 
     /// A player character.
-    pub fn pc(&self, name: &str) -> Result<Sheet, StoreError> {
-        self.read(|tx| tx.pc(name))
+    pub async fn pc(&self, name: &str) -> Result<Sheet, StoreError> {
+        self.read(async |tx| tx.pc(name).await).await
     }
 
     /// Every player character.
-    pub fn pcs(&self) -> Result<Vec<Sheet>, StoreError> {
-        self.read(|tx| tx.pcs())
+    pub async fn pcs(&self) -> Result<Vec<Sheet>, StoreError> {
+        self.read(async |tx| tx.pcs().await).await
     }
 
     /// Changes a player character with a rule function; logs `kind` with `detail`.
-    pub fn update_pc(
+    pub async fn update_pc(
         &self,
         name: &str,
         kind: &str,
         detail: serde_json::Value,
         f: impl FnOnce(&Sheet, Edition) -> Result<Sheet, CampaignError>,
     ) -> Result<Sheet, StoreError> {
-        self.write(|tx| {
-            let edition = tx.edition()?;
-            let s = tx.pc(name)?;
+        self.write(async |tx| {
+            let edition = tx.edition().await?;
+            let s = tx.pc(name).await?;
             let new = f(&s, edition)?;
-            tx.put_pc(&new)?;
-            tx.log(kind, s.name(), detail)?;
+            tx.put_pc(&new).await?;
+            tx.log(kind, s.name(), detail).await?;
             Ok(new)
         })
+        .await
     }
 
     /// Adds an NPC sheet (the structural rules of §4 apply).
-    pub fn add_npc(&self, c: &Character) -> Result<Character, StoreError> {
-        self.write(|tx| {
-            let edition = tx.edition()?;
+    pub async fn add_npc(&self, c: &Character) -> Result<Character, StoreError> {
+        self.write(async |tx| {
+            let edition = tx.edition().await?;
             let mut c = c.clone();
             c.name = c.name.trim().to_owned();
             c.validate_in(Kind::Npc, edition).map_err(CampaignError::from)?;
-            tx.insert_npc(&c)?;
-            tx.log("npc.add", &c.name, json!({}))?;
+            tx.insert_npc(&c).await?;
+            tx.log("npc.add", &c.name, json!({})).await?;
             Ok(c)
         })
+        .await
     }
 
     /// An NPC sheet.
-    pub fn npc(&self, name: &str) -> Result<Character, StoreError> {
-        self.read(|tx| tx.npc(name))
+    pub async fn npc(&self, name: &str) -> Result<Character, StoreError> {
+        self.read(async |tx| tx.npc(name).await).await
     }
 
     /// Every NPC sheet.
-    pub fn npcs(&self) -> Result<Vec<Character>, StoreError> {
-        self.read(|tx| tx.npcs())
+    pub async fn npcs(&self) -> Result<Vec<Character>, StoreError> {
+        self.read(async |tx| tx.npcs().await).await
     }
 
     /// Removes an NPC sheet.
-    pub fn remove_npc(&self, name: &str) -> Result<(), StoreError> {
-        self.write(|tx| {
-            tx.delete_npc(name)?;
-            tx.log("npc.remove", name.trim(), json!({}))
+    pub async fn remove_npc(&self, name: &str) -> Result<(), StoreError> {
+        self.write(async |tx| {
+            tx.delete_npc(name).await?;
+            tx.log("npc.remove", name.trim(), json!({})).await
         })
+        .await
     }
 
     // ----- problems (§7) -----
 
     /// Starts a problem for the interested players' characters (living PCs).
-    pub fn start_problem(&self, description: &str, characters: &[String]) -> Result<Problem, StoreError> {
-        self.write(|tx| {
+    pub async fn start_problem(
+        &self,
+        description: &str,
+        characters: &[String],
+    ) -> Result<Problem, StoreError> {
+        self.write(async |tx| {
             let mut names = Vec::new();
             for c in characters {
-                let s = tx.pc(c)?;
+                let s = tx.pc(c).await?;
                 if s.character.dead {
                     return Err(CampaignError::Dead(s.name().to_owned()).into());
                 }
@@ -459,174 +487,191 @@ impl Store {
                     "a problem needs a description of what stands in the way".into(),
                 ));
             }
-            let id = tx.next_problem_id()?;
+            let id = tx.next_problem_id().await?;
             let p = Problem::new(id, description, &names)?;
-            tx.put_problem(&p)?;
+            tx.put_problem(&p).await?;
             tx.log(
                 "problem.start",
                 &format!("problem {id}"),
                 json!({ "description": p.description, "characters": names }),
-            )?;
+            )
+            .await?;
             Ok(p)
         })
+        .await
     }
 
     /// A problem.
-    pub fn problem(&self, id: u64) -> Result<Problem, StoreError> {
-        self.read(|tx| tx.problem(id))
+    pub async fn problem(&self, id: u64) -> Result<Problem, StoreError> {
+        self.read(async |tx| tx.problem(id).await).await
     }
 
     /// Every problem.
-    pub fn problems(&self) -> Result<Vec<Problem>, StoreError> {
-        self.read(|tx| tx.problems())
+    pub async fn problems(&self) -> Result<Vec<Problem>, StoreError> {
+        self.read(async |tx| tx.problems().await).await
     }
 
     /// A player's face-down choice (the log says only that it was made).
-    pub fn choose(&self, id: u64, character: &str, choice: &Choice) -> Result<Problem, StoreError> {
-        self.write(|tx| {
-            let p = tx.problem(id)?;
-            let s = tx.pc(character)?;
+    pub async fn choose(&self, id: u64, character: &str, choice: &Choice) -> Result<Problem, StoreError> {
+        self.write(async |tx| {
+            let p = tx.problem(id).await?;
+            let s = tx.pc(character).await?;
             let p = p.choose(&s, choice)?;
-            tx.put_problem(&p)?;
-            tx.log("problem.choose", &format!("problem {id}"), json!({ "character": s.name() }))?;
+            tx.put_problem(&p).await?;
+            tx.log("problem.choose", &format!("problem {id}"), json!({ "character": s.name() })).await?;
             Ok(p)
         })
+        .await
     }
 
     /// Reveals a problem's choices and names its narrator (or the GM on a tie).
-    pub fn reveal(&self, id: u64) -> Result<Problem, StoreError> {
-        self.write(|tx| {
-            let p = tx.problem(id)?;
+    pub async fn reveal(&self, id: u64) -> Result<Problem, StoreError> {
+        self.write(async |tx| {
+            let p = tx.problem(id).await?;
             let mut last = Vec::new();
             for e in &p.entries {
-                last.push((e.character.clone(), tx.last_decided(&e.character)?));
+                last.push((e.character.clone(), tx.last_decided(&e.character).await?));
             }
             let lookup = |n: &str| last.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)).and_then(|(_, v)| *v);
             let p = p.reveal(&lookup)?;
-            tx.put_problem(&p)?;
+            tx.put_problem(&p).await?;
             tx.log(
                 "problem.reveal",
                 &format!("problem {id}"),
                 json!({ "choices": p.view().entries, "stage": p.stage }),
-            )?;
+            )
+            .await?;
             Ok(p)
         })
+        .await
     }
 
     /// The GM breaks a tie.
-    pub fn break_tie(&self, id: u64, character: &str) -> Result<Problem, StoreError> {
+    pub async fn break_tie(&self, id: u64, character: &str) -> Result<Problem, StoreError> {
         self.problem_step(id, "problem.tie", json!({ "character": character }), |p| {
             p.gm_breaks_tie(character)
         })
+        .await
     }
 
     /// The narrator cannot narrate within the rules: the next-highest choice wins.
-    pub fn cannot_narrate(&self, id: u64) -> Result<Problem, StoreError> {
-        self.problem_step(id, "problem.pass", json!({}), Problem::cannot_narrate)
+    pub async fn cannot_narrate(&self, id: u64) -> Result<Problem, StoreError> {
+        self.problem_step(id, "problem.pass", json!({}), Problem::cannot_narrate).await
     }
 
-    fn problem_step(
+    async fn problem_step(
         &self,
         id: u64,
         kind: &str,
         detail: serde_json::Value,
         f: impl FnOnce(&Problem) -> Result<Problem, CampaignError>,
     ) -> Result<Problem, StoreError> {
-        self.write(|tx| {
-            let p = f(&tx.problem(id)?)?;
-            tx.put_problem(&p)?;
-            tx.log(kind, &format!("problem {id}"), json!({ "detail": detail, "stage": p.stage }))?;
+        self.write(async |tx| {
+            let p = f(&tx.problem(id).await?)?;
+            tx.put_problem(&p).await?;
+            tx.log(kind, &format!("problem {id}"), json!({ "detail": detail, "stage": p.stage })).await?;
             Ok(p)
         })
+        .await
     }
 
     /// A veto (§7).
-    pub fn veto(&self, id: u64, character: &str, choice: &Choice) -> Result<Problem, StoreError> {
-        self.write(|tx| {
-            let s = tx.pc(character)?;
-            let p = tx.problem(id)?.veto(&s, choice)?;
-            tx.put_problem(&p)?;
+    pub async fn veto(&self, id: u64, character: &str, choice: &Choice) -> Result<Problem, StoreError> {
+        self.write(async |tx| {
+            let s = tx.pc(character).await?;
+            let p = tx.problem(id).await?.veto(&s, choice)?;
+            tx.put_problem(&p).await?;
             tx.log(
                 "problem.veto",
                 &format!("problem {id}"),
                 json!({ "character": s.name(), "stage": p.stage }),
-            )?;
+            )
+            .await?;
             Ok(p)
         })
+        .await
     }
 
     /// Settles a problem: the deciding character pays its option's cost (and the veto mark)
     /// and becomes the most recent decider; `consequence` is free text for the log.
-    pub fn settle(&self, id: u64, consequence: &str) -> Result<(Problem, Vec<(String, Cost)>), StoreError> {
-        self.write(|tx| {
-            let (p, costs) = tx.problem(id)?.settle()?;
+    pub async fn settle(
+        &self,
+        id: u64,
+        consequence: &str,
+    ) -> Result<(Problem, Vec<(String, Cost)>), StoreError> {
+        self.write(async |tx| {
+            let (p, costs) = tx.problem(id).await?.settle()?;
             for (name, cost) in &costs {
-                let s = tx.pc(name)?;
-                tx.put_pc(&problem::pay(&s, cost)?)?;
+                let s = tx.pc(name).await?;
+                tx.put_pc(&problem::pay(&s, cost)?).await?;
             }
             if let Some(Decider::Character { name, .. }) = p.decider() {
                 let name = name.clone();
-                tx.set_last_decided(&name)?;
+                tx.set_last_decided(&name).await?;
             }
-            tx.put_problem(&p)?;
+            tx.put_problem(&p).await?;
             tx.log(
                 "problem.settle",
                 &format!("problem {id}"),
                 json!({ "stage": p.stage, "costs": costs, "consequence": consequence }),
-            )?;
+            )
+            .await?;
             Ok((p, costs))
         })
+        .await
     }
 
     // ----- countdowns (§8) -----
 
     /// Creates a countdown of 4–8 boxes.
-    pub fn create_countdown(&self, name: &str, boxes: u32) -> Result<Countdown, StoreError> {
-        self.write(|tx| {
+    pub async fn create_countdown(&self, name: &str, boxes: u32) -> Result<Countdown, StoreError> {
+        self.write(async |tx| {
             let c = Countdown::new(name, boxes)?;
-            tx.insert_countdown(&c)?;
-            tx.log("countdown.create", &c.name, json!({ "boxes": boxes }))?;
+            tx.insert_countdown(&c).await?;
+            tx.log("countdown.create", &c.name, json!({ "boxes": boxes })).await?;
             Ok(c)
         })
+        .await
     }
 
     /// Marks one box.
-    pub fn mark_countdown(&self, name: &str) -> Result<Countdown, StoreError> {
-        self.write(|tx| mark_countdown(tx, name))
+    pub async fn mark_countdown(&self, name: &str) -> Result<Countdown, StoreError> {
+        self.write(async |tx| mark_countdown(tx, name).await).await
     }
 
     /// Erases a countdown (the threat was stopped).
-    pub fn erase_countdown(&self, name: &str) -> Result<Countdown, StoreError> {
-        self.write(|tx| {
-            let c = tx.delete_countdown(name)?;
-            tx.log("countdown.erase", &c.name, json!({ "marked": c.marked, "boxes": c.boxes }))?;
+    pub async fn erase_countdown(&self, name: &str) -> Result<Countdown, StoreError> {
+        self.write(async |tx| {
+            let c = tx.delete_countdown(name).await?;
+            tx.log("countdown.erase", &c.name, json!({ "marked": c.marked, "boxes": c.boxes })).await?;
             Ok(c)
         })
+        .await
     }
 
     /// Every countdown.
-    pub fn countdowns(&self) -> Result<Vec<Countdown>, StoreError> {
-        self.read(|tx| tx.countdowns())
+    pub async fn countdowns(&self) -> Result<Vec<Countdown>, StoreError> {
+        self.read(async |tx| tx.countdowns().await).await
     }
 
     // ----- resting (§9) -----
 
     /// A rest for every living player character (§9), with each player's choice of type
     /// where the rest has one; a full rest may mark a countdown. All or nothing.
-    pub fn rest(
+    pub async fn rest(
         &self,
         kind: Rest,
         choices: &[(String, Action)],
         mark: Option<&str>,
     ) -> Result<Vec<Sheet>, StoreError> {
-        self.write(|tx| {
-            if let Some(id) = tx.running_conflict()? {
+        self.write(async |tx| {
+            if let Some(id) = tx.running_conflict().await? {
                 return Err(StoreError::Busy(format!("conflict {id} is still running; rest after it (§9)")));
             }
-            let pcs = tx.pcs()?;
+            let pcs = tx.pcs().await?;
             for (n, _) in choices {
                 if !pcs.iter().any(|s| s.name().eq_ignore_ascii_case(n)) {
-                    tx.pc(n)?;
+                    tx.pc(n).await?;
                 }
             }
             if mark.is_some() && kind != Rest::Full {
@@ -635,36 +680,38 @@ impl Store {
             let choice = |n: &str| choices.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)).map(|(_, a)| *a);
             let rested = rest::rest_all(&pcs, kind, &choice)?;
             for s in &rested {
-                tx.put_pc(s)?;
+                tx.put_pc(s).await?;
             }
             tx.log(
                 "rest",
                 kind.name(),
                 json!({ "energy": rested.iter().filter(|s| !s.character.dead).map(|s| (s.name().to_owned(), s.current().to_string())).collect::<Vec<_>>() }),
-            )?;
+            ).await?;
             if let Some(m) = mark {
-                mark_countdown(tx, m)?;
+                mark_countdown(tx, m).await?;
             }
             Ok(rested)
-        })
+        }).await
     }
 
     // ----- levelling (§10) -----
 
     /// Levels a character up (§10).
-    pub fn level_up(&self, name: &str, decision: &LevelUp) -> Result<Sheet, StoreError> {
+    pub async fn level_up(&self, name: &str, decision: &LevelUp) -> Result<Sheet, StoreError> {
         self.update_pc(name, "character.level_up", json!({ "decision": decision }), |s, e| {
             levelling::level_up(s, decision, e)
         })
+        .await
     }
 
     /// Ends a session (§10): logs it and returns each living player character with whether its
     /// marks allow a level-up now. Marks carry over; nothing on the sheets changes.
-    pub fn end_session(&self) -> Result<Vec<(Sheet, bool)>, StoreError> {
-        self.write(|tx| {
-            let edition = tx.edition()?;
+    pub async fn end_session(&self) -> Result<Vec<(Sheet, bool)>, StoreError> {
+        self.write(async |tx| {
+            let edition = tx.edition().await?;
             let out: Vec<(Sheet, bool)> = tx
-                .pcs()?
+                .pcs()
+                .await?
                 .into_iter()
                 .filter(|s| !s.character.dead)
                 .map(|s| {
@@ -676,27 +723,29 @@ impl Store {
                 "session.end",
                 "",
                 json!(out.iter().map(|(s, may)| json!({ "name": s.name(), "questions": s.questions(), "may_level_up": may })).collect::<Vec<_>>()),
-            )?;
+            ).await?;
             Ok(out)
-        })
+        }).await
     }
 
     /// Creates a replacement for a dead character (§10).
-    pub fn replace(&self, dead: &str, base: &Sheet, levels: &[Advance]) -> Result<Sheet, StoreError> {
-        self.write(|tx| {
-            let edition = tx.edition()?;
-            let d = tx.pc(dead)?;
+    pub async fn replace(&self, dead: &str, base: &Sheet, levels: &[Advance]) -> Result<Sheet, StoreError> {
+        self.write(async |tx| {
+            let edition = tx.edition().await?;
+            let d = tx.pc(dead).await?;
             let mut base = base.clone();
             base.character.name = base.character.name.trim().to_owned();
             let s = levelling::replacement(&d, &base, levels, edition)?;
-            tx.insert_pc(&s)?;
+            tx.insert_pc(&s).await?;
             tx.log(
                 "character.replace",
                 s.name(),
                 json!({ "replaces": d.name(), "level": s.character.level, "levels": levels }),
-            )?;
+            )
+            .await?;
             Ok(s)
         })
+        .await
     }
 
     // ----- conflicts (§5) -----
@@ -704,19 +753,19 @@ impl Store {
     /// Starts a conflict from campaign characters: the player characters by name (each in a
     /// seat of its own, named after it) and NPC sheets (all in the seat `gm`), each NPC given
     /// as `(sheet name, name in this conflict)`. Checks the entry rules (§5.1 step 2).
-    pub fn start_conflict(
+    pub async fn start_conflict(
         &self,
         pcs: &[String],
         npcs: &[(String, Option<String>)],
         stakes: &Stakes,
         seed: u64,
     ) -> Result<(u64, Conflict), StoreError> {
-        self.write(|tx| {
-            let edition = tx.edition()?;
-            let all = tx.pcs()?;
+        self.write(async |tx| {
+            let edition = tx.edition().await?;
+            let all = tx.pcs().await?;
             let mut names = Vec::new();
             for n in pcs {
-                names.push(tx.pc(n)?.name().to_owned());
+                names.push(tx.pc(n).await?.name().to_owned());
             }
             check_entry(&all, &names, stakes)?;
             if npcs.is_empty() {
@@ -725,63 +774,63 @@ impl Store {
             let mut seats = Vec::new();
             let mut characters = Vec::new();
             for n in &names {
-                let s = tx.pc(n)?;
+                let s = tx.pc(n).await?;
                 seats.push(SeatSpec { name: n.clone(), role: Role::Player });
                 characters.push(Entrant { seat: n.clone(), character: s.character });
             }
             seats.push(SeatSpec { name: "gm".into(), role: Role::Gm });
             for (sheet, alias) in npcs {
-                let mut c = tx.npc(sheet)?;
+                let mut c = tx.npc(sheet).await?;
                 if let Some(a) = alias {
                     c.name = a.trim().to_owned();
                 }
                 characters.push(Entrant { seat: "gm".into(), character: c });
             }
             let conflict = Conflict::new(Setup { stakes: stakes.clone(), seats, characters, edition, seed })?;
-            let id = tx.insert_conflict(&conflict)?;
+            let id = tx.insert_conflict(&conflict).await?;
             tx.log(
                 "conflict.start",
                 &format!("conflict {id}"),
                 json!({ "stakes": stakes, "characters": conflict.fighters.iter().map(|f| f.name().to_owned()).collect::<Vec<_>>() }),
-            )?;
+            ).await?;
             Ok((id, conflict))
-        })
+        }).await
     }
 
     /// A conflict's initial state, events and whether it runs.
-    pub fn conflict(&self, id: u64) -> Result<(Conflict, Vec<Event>, bool), StoreError> {
-        self.read(|tx| tx.conflict(id))
+    pub async fn conflict(&self, id: u64) -> Result<(Conflict, Vec<Event>, bool), StoreError> {
+        self.read(async |tx| tx.conflict(id).await).await
     }
 
     /// The running conflict's number, if any.
-    pub fn running_conflict(&self) -> Result<Option<u64>, StoreError> {
-        self.read(|tx| tx.running_conflict())
+    pub async fn running_conflict(&self) -> Result<Option<u64>, StoreError> {
+        self.read(async |tx| tx.running_conflict().await).await
     }
 
     /// Every conflict, oldest first.
-    pub fn conflicts(&self) -> Result<Vec<ConflictSummary>, StoreError> {
-        self.read(|tx| tx.conflicts())
+    pub async fn conflicts(&self) -> Result<Vec<ConflictSummary>, StoreError> {
+        self.read(async |tx| tx.conflicts().await).await
     }
 
     /// Stores a running conflict's progress: the events of `log` not stored yet, and, when
     /// `state` is over, the end of the conflict written back to the player characters — all in
     /// one transaction. Returns the result when it ended.
-    pub fn record_conflict(
+    pub async fn record_conflict(
         &self,
         id: u64,
         log: &[Event],
         state: &Conflict,
     ) -> Result<Option<ConflictResult>, StoreError> {
-        self.write(|tx| {
-            let (_, _, running) = tx.conflict(id)?;
+        self.write(async |tx| {
+            let (_, _, running) = tx.conflict(id).await?;
             if !running {
                 return Err(StoreError::Busy(format!("conflict {id} is over")));
             }
-            let stored = tx.conflict_event_count(id)?;
+            let stored = tx.conflict_event_count(id).await?;
             if stored > log.len() {
                 return Err(StoreError::Corrupt(format!("conflict {id} has more events stored than played")));
             }
-            tx.append_conflict_events(id, stored, &log[stored..])?;
+            tx.append_conflict_events(id, stored, &log[stored..]).await?;
             if !matches!(state.phase, iron_triangle::Phase::Over) {
                 return Ok(None);
             }
@@ -792,22 +841,22 @@ impl Store {
             };
             let mut written = Vec::new();
             let mut cleared = Vec::new();
-            for s in tx.pcs()? {
+            for s in tx.pcs().await? {
                 let fighter = state.fighters.iter().find(|f| f.side == PLAYERS && f.name().eq_ignore_ascii_case(s.name()));
                 match fighter {
                     Some(f) => {
                         let new = write_back(&s, f);
-                        tx.put_pc(&new)?;
+                        tx.put_pc(&new).await?;
                         written.push(new);
                     }
                     None if s.character.sits_out_next_conflict => {
-                        tx.put_pc(&sat_out(&s))?;
+                        tx.put_pc(&sat_out(&s)).await?;
                         cleared.push(s.name().to_owned());
                     }
                     None => {}
                 }
             }
-            tx.finish_conflict(id, outcome)?;
+            tx.finish_conflict(id, outcome).await?;
             tx.log(
                 "conflict.end",
                 &format!("conflict {id}"),
@@ -819,37 +868,39 @@ impl Store {
                     })).collect::<Vec<_>>(),
                     "sat_out": cleared,
                 }),
-            )?;
+            ).await?;
             Ok(Some(ConflictResult { id, outcome: outcome.to_owned(), characters: written, sat_out: cleared }))
-        })
+        }).await
     }
 
     /// Abandons a running conflict: nothing is written back (the GM narrates what happened).
-    pub fn abandon_conflict(&self, id: u64) -> Result<(), StoreError> {
-        self.write(|tx| {
-            let (_, _, running) = tx.conflict(id)?;
+    pub async fn abandon_conflict(&self, id: u64) -> Result<(), StoreError> {
+        self.write(async |tx| {
+            let (_, _, running) = tx.conflict(id).await?;
             if !running {
                 return Err(StoreError::Busy(format!("conflict {id} is over")));
             }
-            tx.finish_conflict(id, "abandoned")?;
-            tx.log("conflict.abandon", &format!("conflict {id}"), json!({}))
+            tx.finish_conflict(id, "abandoned").await?;
+            tx.log("conflict.abandon", &format!("conflict {id}"), json!({})).await
         })
+        .await
     }
 
     /// The campaign log (the last `limit` entries when given).
-    pub fn log(&self, limit: Option<u32>) -> Result<Vec<LogEntry>, StoreError> {
-        self.read(|tx| tx.log_entries(limit))
+    pub async fn log(&self, limit: Option<u32>) -> Result<Vec<LogEntry>, StoreError> {
+        self.read(async |tx| tx.log_entries(limit).await).await
     }
 }
 
-fn mark_countdown(tx: &mut Tx<'_>, name: &str) -> Result<Countdown, StoreError> {
-    let c = tx.countdown(name)?.mark()?;
-    tx.put_countdown(&c)?;
+async fn mark_countdown(tx: &mut Tx, name: &str) -> Result<Countdown, StoreError> {
+    let c = tx.countdown(name).await?.mark()?;
+    tx.put_countdown(&c).await?;
     tx.log(
         "countdown.mark",
         &c.name,
         json!({ "marked": c.marked, "boxes": c.boxes, "complete": c.is_complete() }),
-    )?;
+    )
+    .await?;
     Ok(c)
 }
 

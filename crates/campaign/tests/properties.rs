@@ -11,14 +11,14 @@ use iron_triangle::{Action, Character, Energy, Move};
 use proptest::prelude::*;
 
 /// Everything a command may change, as comparable text.
-fn dump(s: &Store) -> String {
-    let problems: Vec<_> = s.problems().unwrap();
+async fn dump(s: &Store) -> String {
+    let problems: Vec<_> = s.problems().await.unwrap();
     serde_json::json!({
-        "pcs": s.pcs().unwrap(),
-        "npcs": s.npcs().unwrap(),
-        "countdowns": s.countdowns().unwrap(),
+        "pcs": s.pcs().await.unwrap(),
+        "npcs": s.npcs().await.unwrap(),
+        "countdowns": s.countdowns().await.unwrap(),
         "problems": problems,
-        "conflicts": s.conflicts().unwrap(),
+        "conflicts": s.conflicts().await.unwrap(),
     })
     .to_string()
 }
@@ -64,30 +64,30 @@ fn name(i: u8) -> &'static str {
     NAMES[usize::from(i) % 3]
 }
 
-fn apply(s: &Store, op: &Op) -> Result<(), campaign::StoreError> {
+async fn apply(s: &Store, op: &Op) -> Result<(), campaign::StoreError> {
     let pid = |p: u8| u64::from(p) + 1;
     let opt = |o: u32| ProblemOption::from_number(o).unwrap_or(ProblemOption::GoodIdea);
     match op {
-        Op::Countdown(b) => s.create_countdown(&format!("c{b}"), *b).map(drop),
-        Op::Mark(c) => s.mark_countdown(&format!("c{}", c + 4)).map(drop),
+        Op::Countdown(b) => s.create_countdown(&format!("c{b}"), *b).await.map(drop),
+        Op::Mark(c) => s.mark_countdown(&format!("c{}", c + 4)).await.map(drop),
         Op::Problem(who) => {
             let names: Vec<String> = who.iter().map(|&w| name(w).to_owned()).collect();
-            s.start_problem("p", &names).map(drop)
+            s.start_problem("p", &names).await.map(drop)
         }
         Op::Choose(p, c, o) if *o >= 1 && *o <= 4 => {
-            s.choose(pid(*p), name(*c), &Choice::of(opt(*o))).map(drop)
+            s.choose(pid(*p), name(*c), &Choice::of(opt(*o))).await.map(drop)
         }
         // Options outside 1–4 cannot be written in the API; the CLI refuses them.
         Op::Choose(..) => Err(campaign::StoreError::Invalid("no such option".into())),
-        Op::Reveal(p) => s.reveal(pid(*p)).map(drop),
-        Op::Pass(p) => s.cannot_narrate(pid(*p)).map(drop),
-        Op::Veto(p, c, o) => s.veto(pid(*p), name(*c), &Choice::of(opt(*o))).map(drop),
-        Op::Settle(p) => s.settle(pid(*p), "").map(drop),
+        Op::Reveal(p) => s.reveal(pid(*p)).await.map(drop),
+        Op::Pass(p) => s.cannot_narrate(pid(*p)).await.map(drop),
+        Op::Veto(p, c, o) => s.veto(pid(*p), name(*c), &Choice::of(opt(*o))).await.map(drop),
+        Op::Settle(p) => s.settle(pid(*p), "").await.map(drop),
         Op::Rest(k, c) => {
             let kind = [Rest::Breather, Rest::Short, Rest::Full][usize::from(*k)];
             let choices: Vec<(String, Action)> =
                 c.iter().map(|&a| ("Ada".to_owned(), Action::ALL[usize::from(a)])).collect();
-            s.rest(kind, &choices, None).map(drop)
+            s.rest(kind, &choices, None).await.map(drop)
         }
         Op::Goal(c) => s
             .update_pc(name(*c), "goal", serde_json::json!({}), |sh, _| {
@@ -95,13 +95,14 @@ fn apply(s: &Store, op: &Op) -> Result<(), campaign::StoreError> {
                 t.goal_achieved = true;
                 Ok(t)
             })
+            .await
             .map(drop),
         Op::LevelUp(c, m) => {
             let up = LevelUp {
                 advance: Advance::LearnMove { card: Move::ALL[usize::from(*m)], name: format!("m{m}") },
                 refill: Some(Refill::Backgrounds),
             };
-            s.level_up(name(*c), &up).map(drop)
+            s.level_up(name(*c), &up).await.map(drop)
         }
         // A conflict's write-back in small: energy and zero marks (checked by the rules).
         Op::Energy(c, d, g, a) => s
@@ -119,10 +120,12 @@ fn apply(s: &Store, op: &Op) -> Result<(), campaign::StoreError> {
                 t.set_current(e);
                 Ok(t)
             })
+            .await
             .map(drop),
-        Op::Death(c) => {
-            s.update_pc(name(*c), "death", serde_json::json!({}), |sh, _| Ok(sh.record_death())).map(drop)
-        }
+        Op::Death(c) => s
+            .update_pc(name(*c), "death", serde_json::json!({}), |sh, _| Ok(sh.record_death()))
+            .await
+            .map(drop),
     }
 }
 
@@ -139,24 +142,32 @@ proptest! {
 
     #[test]
     fn refused_commands_change_nothing_and_sheets_stay_valid(ops in proptest::collection::vec(op(), 1..30)) {
+        rt().block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let s = Store::open(&dir.path().join("p.sqlite")).unwrap();
-        s.create_pc(&pc("Ada", Energy::new(3, 2, 5))).unwrap();
-        s.create_pc(&pc("Bao", Energy::new(4, 3, 3))).unwrap();
+        let s = Store::open(&dir.path().join("p.sqlite")).await.unwrap();
+        s.create_pc(&pc("Ada", Energy::new(3, 2, 5))).await.unwrap();
+        s.create_pc(&pc("Bao", Energy::new(4, 3, 3))).await.unwrap();
         for op in &ops {
-            let before = dump(&s);
-            let logged = s.log(None).unwrap().len();
-            match apply(&s, op) {
-                Ok(()) => prop_assert!(s.log(None).unwrap().len() > logged, "{:?} was not logged", op),
+            let before = dump(&s).await;
+            let logged = s.log(None).await.unwrap().len();
+            match apply(&s, op).await {
+                Ok(()) => prop_assert!(s.log(None).await.unwrap().len() > logged, "{:?} was not logged", op),
                 Err(e) => {
-                    prop_assert_eq!(&dump(&s), &before, "{:?} failed ({}) but changed the campaign", op, e);
-                    prop_assert_eq!(s.log(None).unwrap().len(), logged);
+                    prop_assert_eq!(&dump(&s).await, &before, "{:?} failed ({}) but changed the campaign", op, e);
+                    prop_assert_eq!(s.log(None).await.unwrap().len(), logged);
                     prop_assert!(!e.to_string().is_empty());
                 }
             }
-            for sheet in s.pcs().unwrap() {
+            for sheet in s.pcs().await.unwrap() {
                 prop_assert_eq!(sheet.validate(Edition::Current), Ok(()), "{:?}", op);
             }
         }
+            Ok(())
+        })?;
     }
+}
+
+/// A runtime for one test: the store owns none, its caller brings one.
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }

@@ -29,140 +29,155 @@ fn pc(name: &str, energy: Energy) -> Sheet {
     }
 }
 
-fn party(path: &Path) -> Store {
-    let s = Store::open(path).unwrap();
-    s.create_pc(&pc("Ada", Energy::new(3, 2, 5))).unwrap();
-    s.create_pc(&pc("Bao", Energy::new(4, 3, 3))).unwrap();
-    s.add_npc(&Character::with_starting_moves("Ninja", Energy::new(3, 3, 4))).unwrap();
+async fn party(path: &Path) -> Store {
+    let s = Store::open(path).await.unwrap();
+    s.create_pc(&pc("Ada", Energy::new(3, 2, 5))).await.unwrap();
+    s.create_pc(&pc("Bao", Energy::new(4, 3, 3))).await.unwrap();
+    s.add_npc(&Character::with_starting_moves("Ninja", Energy::new(3, 3, 4))).await.unwrap();
     s
 }
 
-fn set(s: &Store, name: &str, f: impl FnOnce(&mut Sheet)) {
+async fn set(s: &Store, name: &str, f: impl FnOnce(&mut Sheet)) {
     s.update_pc(name, "test", serde_json::json!({}), |sh, _| {
         let mut t = sh.clone();
         f(&mut t);
         Ok(t)
     })
+    .await
     .unwrap();
 }
 
 #[test]
 fn a_new_file_gets_the_versioned_schema_and_reopening_keeps_everything() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    assert_eq!(s.schema_version().unwrap(), 1);
-    drop(s);
-    let s = Store::open(&db(&dir)).unwrap();
-    assert_eq!(s.schema_version().unwrap(), 1);
-    assert_eq!(s.pcs().unwrap().len(), 2);
-    assert_eq!(s.npcs().unwrap()[0].name, "Ninja");
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        assert_eq!(s.schema_version().await.unwrap(), 1);
+        drop(s);
+        let s = Store::open(&db(&dir)).await.unwrap();
+        assert_eq!(s.schema_version().await.unwrap(), 1);
+        assert_eq!(s.pcs().await.unwrap().len(), 2);
+        assert_eq!(s.npcs().await.unwrap()[0].name, "Ninja");
+    })
 }
 
 #[test]
 fn an_invalid_sheet_is_refused_and_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Store::open(&db(&dir)).unwrap();
-    let bad = pc("Ada", Energy::new(3, 2, 6));
-    let err = s.create_pc(&bad).unwrap_err();
-    assert!(err.to_string().contains("10"), "{err}");
-    assert!(s.pcs().unwrap().is_empty());
-    assert!(s.log(None).unwrap().is_empty());
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&db(&dir)).await.unwrap();
+        let bad = pc("Ada", Energy::new(3, 2, 6));
+        let err = s.create_pc(&bad).await.unwrap_err();
+        assert!(err.to_string().contains("10"), "{err}");
+        assert!(s.pcs().await.unwrap().is_empty());
+        assert!(s.log(None).await.unwrap().is_empty());
+    })
 }
 
 #[test]
 fn names_are_unique_across_player_characters_and_npcs() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    assert!(matches!(s.create_pc(&pc("ada", Energy::new(3, 2, 5))), Err(StoreError::Exists(_))));
-    assert!(matches!(s.create_pc(&pc("NINJA", Energy::new(3, 2, 5))), Err(StoreError::Exists(_))));
-    let e = s.pc("Nobody").unwrap_err();
-    assert!(matches!(e, StoreError::NotFound(_)));
-    assert!(e.to_string().contains("Ada, Bao"), "{e}");
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        assert!(matches!(s.create_pc(&pc("ada", Energy::new(3, 2, 5))).await, Err(StoreError::Exists(_))));
+        assert!(matches!(s.create_pc(&pc("NINJA", Energy::new(3, 2, 5))).await, Err(StoreError::Exists(_))));
+        let e = s.pc("Nobody").await.unwrap_err();
+        assert!(matches!(e, StoreError::NotFound(_)));
+        assert!(e.to_string().contains("Ada, Bao"), "{e}");
+    })
 }
 
 #[test]
 fn the_edition_is_chosen_before_the_first_character() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Store::open(&db(&dir)).unwrap();
-    s.set_edition(Edition::Earlier).unwrap();
-    assert_eq!(s.edition().unwrap(), Edition::Earlier);
-    s.create_pc(&pc("Ada", Energy::new(3, 2, 5))).unwrap();
-    assert!(matches!(s.set_edition(Edition::Current), Err(StoreError::Busy(_))));
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&db(&dir)).await.unwrap();
+        s.set_edition(Edition::Earlier).await.unwrap();
+        assert_eq!(s.edition().await.unwrap(), Edition::Earlier);
+        s.create_pc(&pc("Ada", Energy::new(3, 2, 5))).await.unwrap();
+        assert!(matches!(s.set_edition(Edition::Current).await, Err(StoreError::Busy(_))));
+    })
 }
 
 #[test]
 fn a_problem_is_played_and_its_costs_and_tie_break_are_stored() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    let names = vec!["Ada".to_string(), "Bao".to_string()];
-    let p = s.start_problem("the door", &names).unwrap();
-    s.choose(p.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).unwrap();
-    // An option Bao cannot afford is refused and changes nothing.
-    set(&s, "Bao", |t| t.backgrounds[0].left = Some(0));
-    assert!(s.choose(p.id, "Bao", &Choice::of(ProblemOption::Background)).is_err());
-    assert!(s.problem(p.id).unwrap().entries[1].choice.is_none());
-    s.choose(p.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).unwrap();
-    // Nobody decided before: the GM names the narrator.
-    let r = s.reveal(p.id).unwrap();
-    assert!(matches!(r.stage, iron_triangle::campaign::problem::Stage::GmTie { .. }));
-    s.break_tie(p.id, "Ada").unwrap();
-    s.settle(p.id, "the door opens").unwrap();
-    // The next tie goes to Bao, who decided less recently than Ada.
-    let q = s.start_problem("the guard", &names).unwrap();
-    s.choose(q.id, "Ada", &Choice::of(ProblemOption::Failure)).unwrap();
-    s.choose(q.id, "Bao", &Choice::of(ProblemOption::Failure)).unwrap();
-    let r = s.reveal(q.id).unwrap();
-    assert!(matches!(r.decider(), Some(Decider::Character { name, .. }) if name == "Bao"));
-    s.veto(q.id, "Ada", &Choice::of(ProblemOption::Background)).unwrap();
-    let (_, costs) = s.settle(q.id, "").unwrap();
-    assert_eq!(costs.len(), 2);
-    let ada = s.pc("Ada").unwrap();
-    assert!(ada.veto_used);
-    assert_eq!(ada.background_points_left(), 1);
-    assert!(!s.pc("Bao").unwrap().flaw_marked, "the vetoed failure marks nothing");
-    let kinds: Vec<String> = s.log(None).unwrap().into_iter().map(|e| e.kind).collect();
-    assert!(kinds.contains(&"problem.veto".to_string()) && kinds.contains(&"problem.settle".to_string()));
-    // The log never shows a face-down choice.
-    let p3 = s.start_problem("the wall", &names).unwrap();
-    s.choose(p3.id, "Ada", &Choice::of(ProblemOption::Failure)).unwrap();
-    let last = s.log(Some(1)).unwrap();
-    assert!(!last[0].detail.to_string().contains("failure"));
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        let names = vec!["Ada".to_string(), "Bao".to_string()];
+        let p = s.start_problem("the door", &names).await.unwrap();
+        s.choose(p.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).await.unwrap();
+        // An option Bao cannot afford is refused and changes nothing.
+        set(&s, "Bao", |t| t.backgrounds[0].left = Some(0)).await;
+        assert!(s.choose(p.id, "Bao", &Choice::of(ProblemOption::Background)).await.is_err());
+        assert!(s.problem(p.id).await.unwrap().entries[1].choice.is_none());
+        s.choose(p.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).await.unwrap();
+        // Nobody decided before: the GM names the narrator.
+        let r = s.reveal(p.id).await.unwrap();
+        assert!(matches!(r.stage, iron_triangle::campaign::problem::Stage::GmTie { .. }));
+        s.break_tie(p.id, "Ada").await.unwrap();
+        s.settle(p.id, "the door opens").await.unwrap();
+        // The next tie goes to Bao, who decided less recently than Ada.
+        let q = s.start_problem("the guard", &names).await.unwrap();
+        s.choose(q.id, "Ada", &Choice::of(ProblemOption::Failure)).await.unwrap();
+        s.choose(q.id, "Bao", &Choice::of(ProblemOption::Failure)).await.unwrap();
+        let r = s.reveal(q.id).await.unwrap();
+        assert!(matches!(r.decider(), Some(Decider::Character { name, .. }) if name == "Bao"));
+        s.veto(q.id, "Ada", &Choice::of(ProblemOption::Background)).await.unwrap();
+        let (_, costs) = s.settle(q.id, "").await.unwrap();
+        assert_eq!(costs.len(), 2);
+        let ada = s.pc("Ada").await.unwrap();
+        assert!(ada.veto_used);
+        assert_eq!(ada.background_points_left(), 1);
+        assert!(!s.pc("Bao").await.unwrap().flaw_marked, "the vetoed failure marks nothing");
+        let kinds: Vec<String> = s.log(None).await.unwrap().into_iter().map(|e| e.kind).collect();
+        assert!(kinds.contains(&"problem.veto".to_string()) && kinds.contains(&"problem.settle".to_string()));
+        // The log never shows a face-down choice.
+        let p3 = s.start_problem("the wall", &names).await.unwrap();
+        s.choose(p3.id, "Ada", &Choice::of(ProblemOption::Failure)).await.unwrap();
+        let last = s.log(Some(1)).await.unwrap();
+        assert!(!last[0].detail.to_string().contains("failure"));
+    })
 }
 
 #[test]
 fn a_rest_for_all_is_all_or_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    for n in ["Ada", "Bao"] {
-        set(&s, n, |t| t.set_current(Energy::new(1, 1, 1)));
-    }
-    set(&s, "Bao", |t| t.breather_taken = true);
-    assert!(s.rest(Rest::Breather, &[], None).is_err());
-    assert_eq!(s.pc("Ada").unwrap().current(), Energy::new(1, 1, 1), "Ada did not rest either");
-    s.create_countdown("clan", 4).unwrap();
-    assert!(s.rest(Rest::Short, &[], Some("clan")).is_err(), "only a full rest marks a countdown");
-    let rested = s.rest(Rest::Full, &[("Ada".into(), Action::Defend)], Some("clan")).unwrap();
-    assert_eq!(rested[0].current(), rested[0].character.energy);
-    assert_eq!(s.countdowns().unwrap()[0].marked, 1);
-    assert!(s.rest(Rest::Breather, &[("Nobody".into(), Action::Defend)], None).is_err());
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        for n in ["Ada", "Bao"] {
+            set(&s, n, |t| t.set_current(Energy::new(1, 1, 1))).await;
+        }
+        set(&s, "Bao", |t| t.breather_taken = true).await;
+        assert!(s.rest(Rest::Breather, &[], None).await.is_err());
+        assert_eq!(s.pc("Ada").await.unwrap().current(), Energy::new(1, 1, 1), "Ada did not rest either");
+        s.create_countdown("clan", 4).await.unwrap();
+        assert!(s.rest(Rest::Short, &[], Some("clan")).await.is_err(), "only a full rest marks a countdown");
+        let rested = s.rest(Rest::Full, &[("Ada".into(), Action::Defend)], Some("clan")).await.unwrap();
+        assert_eq!(rested[0].current(), rested[0].character.energy);
+        assert_eq!(s.countdowns().await.unwrap()[0].marked, 1);
+        assert!(s.rest(Rest::Breather, &[("Nobody".into(), Action::Defend)], None).await.is_err());
+    })
 }
 
 #[test]
 fn a_level_up_without_three_marks_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    let before = s.pc("Ada").unwrap();
-    let up = LevelUp {
-        advance: Advance::LearnMove { card: "◆☵".parse().unwrap(), name: "Jab".into() },
-        refill: Some(Refill::Veto),
-    };
-    assert!(matches!(s.level_up("Ada", &up), Err(StoreError::Rule(_))));
-    assert_eq!(s.pc("Ada").unwrap(), before);
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        let before = s.pc("Ada").await.unwrap();
+        let up = LevelUp {
+            advance: Advance::LearnMove { card: "◆☵".parse().unwrap(), name: "Jab".into() },
+            refill: Some(Refill::Veto),
+        };
+        assert!(matches!(s.level_up("Ada", &up).await, Err(StoreError::Rule(_))));
+        assert_eq!(s.pc("Ada").await.unwrap(), before);
+    })
 }
 
 /// Plays a stored conflict to its end with the first (or last) legal command of whoever is
 /// awaited, recording every step; returns the table and the result written back.
-fn play_out(
+async fn play_out(
     s: &Store,
     id: u64,
     initial: iron_triangle::Conflict,
@@ -176,50 +191,62 @@ fn play_out(
         t.legal_commands(seat, &mut legal);
         let c = if last { legal[legal.len() - 1] } else { legal[0] };
         t.submit(seat, &c).unwrap();
-        result = s.record_conflict(id, t.log(), t.state()).unwrap();
+        result = s.record_conflict(id, t.log(), t.state()).await.unwrap();
     }
     (t, result.expect("the end is written back"))
 }
 
 #[test]
 fn a_conflict_is_logged_and_its_end_written_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    let lethal = Stakes { lethal: true, ..Stakes::default() };
-    assert!(s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &lethal, 0).is_err());
-    let stakes = Stakes { want: "the scroll".into(), ..Stakes::default() };
-    let npcs = [("Ninja".to_string(), None), ("Ninja".to_string(), Some("Ninja 2".to_string()))];
-    let (id, initial) = s.start_conflict(&["Ada".into()], &npcs, &stakes, 1).unwrap();
-    assert!(
-        s.start_conflict(&["Bao".into()], &[("Ninja".into(), None)], &stakes, 0).is_err(),
-        "one at a time"
-    );
-    assert!(matches!(s.rest(Rest::Full, &[], None), Err(StoreError::Busy(_))));
-    let (t, result) = play_out(&s, id, initial, true);
-    // The stored log replays into the same conflict.
-    let (init, events, running) = s.conflict(id).unwrap();
-    assert!(!running);
-    let replayed = Table::<IronTriangle>::load_checked(Saved { initial: init, events }).unwrap();
-    assert_eq!(replayed.state(), t.state());
-    let ada_f = t.state().fighters.iter().find(|f| f.name() == "Ada").unwrap();
-    let ada = s.pc("Ada").unwrap();
-    assert_eq!(ada.current(), ada_f.energy);
-    assert_eq!(ada.zero_marks, ada_f.zero_marks);
-    assert_eq!(result.characters.len(), 1);
-    assert!(s.record_conflict(id, t.log(), t.state()).is_err(), "a finished conflict takes no more events");
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        let lethal = Stakes { lethal: true, ..Stakes::default() };
+        assert!(s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &lethal, 0).await.is_err());
+        let stakes = Stakes { want: "the scroll".into(), ..Stakes::default() };
+        let npcs = [("Ninja".to_string(), None), ("Ninja".to_string(), Some("Ninja 2".to_string()))];
+        let (id, initial) = s.start_conflict(&["Ada".into()], &npcs, &stakes, 1).await.unwrap();
+        assert!(
+            s.start_conflict(&["Bao".into()], &[("Ninja".into(), None)], &stakes, 0).await.is_err(),
+            "one at a time"
+        );
+        assert!(matches!(s.rest(Rest::Full, &[], None).await, Err(StoreError::Busy(_))));
+        let (t, result) = play_out(&s, id, initial, true).await;
+        // The stored log replays into the same conflict.
+        let (init, events, running) = s.conflict(id).await.unwrap();
+        assert!(!running);
+        let replayed = Table::<IronTriangle>::load_checked(Saved { initial: init, events }).unwrap();
+        assert_eq!(replayed.state(), t.state());
+        let ada_f = t.state().fighters.iter().find(|f| f.name() == "Ada").unwrap();
+        let ada = s.pc("Ada").await.unwrap();
+        assert_eq!(ada.current(), ada_f.energy);
+        assert_eq!(ada.zero_marks, ada_f.zero_marks);
+        assert_eq!(result.characters.len(), 1);
+        assert!(
+            s.record_conflict(id, t.log(), t.state()).await.is_err(),
+            "a finished conflict takes no more events"
+        );
+    })
 }
 
 #[test]
 fn a_sit_out_mark_keeps_a_character_out_of_one_conflict_then_clears() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    set(&s, "Bao", |t| t.character.sits_out_next_conflict = true);
-    assert!(s.start_conflict(&["Bao".into()], &[("Ninja".into(), None)], &Stakes::default(), 0).is_err());
-    let minor = Stakes { minor: true, ..Stakes::default() };
-    let (id, initial) = s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &minor, 0).unwrap();
-    let (_, result) = play_out(&s, id, initial, false);
-    assert_eq!(result.sat_out, vec!["Bao".to_string()]);
-    assert!(!s.pc("Bao").unwrap().character.sits_out_next_conflict);
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        set(&s, "Bao", |t| t.character.sits_out_next_conflict = true).await;
+        assert!(
+            s.start_conflict(&["Bao".into()], &[("Ninja".into(), None)], &Stakes::default(), 0)
+                .await
+                .is_err()
+        );
+        let minor = Stakes { minor: true, ..Stakes::default() };
+        let (id, initial) =
+            s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &minor, 0).await.unwrap();
+        let (_, result) = play_out(&s, id, initial, false).await;
+        assert_eq!(result.sat_out, vec!["Bao".to_string()]);
+        assert!(!s.pc("Bao").await.unwrap().character.sits_out_next_conflict);
+    })
 }
 
 /// The writer the kill test runs in a child process: it records countdowns and marks one by
@@ -227,124 +254,147 @@ fn a_sit_out_mark_keeps_a_character_out_of_one_conflict_then_clears() {
 #[test]
 #[ignore = "run by killing_a_writer_mid_run_loses_nothing_reported_done in a child process"]
 fn writer_child() {
-    let Ok(path) = std::env::var("FACEDOWN_CAMPAIGN_WRITER_DB") else { return };
-    let s = Store::open(Path::new(&path)).unwrap();
-    let mut out = std::io::stdout();
-    for i in 0..100_000 {
-        s.create_countdown(&format!("c{i}"), 4).unwrap();
-        s.mark_countdown(&format!("c{i}")).unwrap();
-        writeln!(out, "done {i}").unwrap();
-        out.flush().unwrap();
-    }
+    rt().block_on(async {
+        let Ok(path) = std::env::var("FACEDOWN_CAMPAIGN_WRITER_DB") else { return };
+        let s = Store::open(Path::new(&path)).await.unwrap();
+        let mut out = std::io::stdout();
+        for i in 0..100_000 {
+            s.create_countdown(&format!("c{i}"), 4).await.unwrap();
+            s.mark_countdown(&format!("c{i}")).await.unwrap();
+            writeln!(out, "done {i}").unwrap();
+            out.flush().unwrap();
+        }
+    })
 }
 
 #[test]
 fn killing_a_writer_mid_run_loses_nothing_reported_done() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
-    drop(Store::open(&path).unwrap());
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["writer_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("FACEDOWN_CAMPAIGN_WRITER_DB", &path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut done = Vec::new();
-    while done.len() < 40 {
-        let Some(Ok(line)) = lines.next() else { break };
-        if let Some(n) = line.strip_prefix("done ") {
-            done.push(n.parse::<u32>().unwrap());
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let path = db(&dir);
+        drop(Store::open(&path).await.unwrap());
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["writer_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("FACEDOWN_CAMPAIGN_WRITER_DB", &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut done = Vec::new();
+        while done.len() < 40 {
+            let Some(Ok(line)) = lines.next() else { break };
+            if let Some(n) = line.strip_prefix("done ") {
+                done.push(n.parse::<u32>().unwrap());
+            }
         }
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert_eq!(done.len(), 40, "the writer reported 40 commands before it was killed");
-    let s = Store::open(&path).unwrap();
-    let kept = s.countdowns().unwrap();
-    for i in &done {
-        let c = kept.iter().find(|c| c.name == format!("c{i}")).expect("a reported countdown survives");
-        assert_eq!(c.marked, 1, "its mark too");
-    }
-    assert!(kept.len() >= done.len());
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(done.len(), 40, "the writer reported 40 commands before it was killed");
+        let s = Store::open(&path).await.unwrap();
+        let kept = s.countdowns().await.unwrap();
+        for i in &done {
+            let c = kept.iter().find(|c| c.name == format!("c{i}")).expect("a reported countdown survives");
+            assert_eq!(c.marked, 1, "its mark too");
+        }
+        assert!(kept.len() >= done.len());
+    })
 }
 
 #[test]
 fn a_death_in_a_lethal_conflict_is_written_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    let lethal = Stakes { lethal: true, ..Stakes::default() };
-    let (id, initial) =
-        s.start_conflict(&["Ada".into(), "Bao".into()], &[("Ninja".into(), None)], &lethal, 0).unwrap();
-    // The end as the engine leaves it: Ada out of energy and dead, Bao alive, the GM's side won.
-    let mut end = initial.clone();
-    end.phase = iron_triangle::Phase::Over;
-    end.ending = Some(iron_triangle::conflict::Ending { winner: Some(iron_triangle::GM) });
-    let ada = end.fighters.iter_mut().find(|f| f.name() == "Ada").unwrap();
-    ada.energy = Energy::ZERO;
-    ada.zero_marks = [true; 3];
-    ada.status = iron_triangle::Status::Out;
-    ada.dead = true;
-    let result = s.record_conflict(id, &[], &end).unwrap().unwrap();
-    assert_eq!(result.outcome, "the GM's side wins");
-    let ada = s.pc("Ada").unwrap();
-    assert!(ada.character.dead && ada.zero_marks == [true; 3]);
-    assert!(!s.pc("Bao").unwrap().character.dead);
-    // The dead enter no conflict and take no rest.
-    assert!(s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &Stakes::default(), 0).is_err());
-    let rested = s.rest(Rest::Full, &[], None).unwrap();
-    assert_eq!(rested[0].current(), Energy::ZERO);
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        let lethal = Stakes { lethal: true, ..Stakes::default() };
+        let (id, initial) = s
+            .start_conflict(&["Ada".into(), "Bao".into()], &[("Ninja".into(), None)], &lethal, 0)
+            .await
+            .unwrap();
+        // The end as the engine leaves it: Ada out of energy and dead, Bao alive, the GM's side won.
+        let mut end = initial.clone();
+        end.phase = iron_triangle::Phase::Over;
+        end.ending = Some(iron_triangle::conflict::Ending { winner: Some(iron_triangle::GM) });
+        let ada = end.fighters.iter_mut().find(|f| f.name() == "Ada").unwrap();
+        ada.energy = Energy::ZERO;
+        ada.zero_marks = [true; 3];
+        ada.status = iron_triangle::Status::Out;
+        ada.dead = true;
+        let result = s.record_conflict(id, &[], &end).await.unwrap().unwrap();
+        assert_eq!(result.outcome, "the GM's side wins");
+        let ada = s.pc("Ada").await.unwrap();
+        assert!(ada.character.dead && ada.zero_marks == [true; 3]);
+        assert!(!s.pc("Bao").await.unwrap().character.dead);
+        // The dead enter no conflict and take no rest.
+        assert!(
+            s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &Stakes::default(), 0)
+                .await
+                .is_err()
+        );
+        let rested = s.rest(Rest::Full, &[], None).await.unwrap();
+        assert_eq!(rested[0].current(), Energy::ZERO);
+    })
 }
 
 #[test]
 fn two_processes_writing_the_same_campaign_wait_for_each_other() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
-    drop(Store::open(&path).unwrap());
-    let writers: Vec<_> = ["a", "b"]
-        .into_iter()
-        .map(|w| {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                let s = Store::open(&path).unwrap();
-                for i in 0..15 {
-                    s.create_countdown(&format!("{w}{i}"), 4).unwrap();
-                    s.mark_countdown(&format!("{w}{i}")).unwrap();
-                }
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let path = db(&dir);
+        drop(Store::open(&path).await.unwrap());
+        let writers: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|w| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    rt().block_on(async {
+                        let s = Store::open(&path).await.unwrap();
+                        for i in 0..15 {
+                            s.create_countdown(&format!("{w}{i}"), 4).await.unwrap();
+                            s.mark_countdown(&format!("{w}{i}")).await.unwrap();
+                        }
+                    })
+                })
             })
-        })
-        .collect();
-    for w in writers {
-        w.join().unwrap();
-    }
-    let all = Store::open(&path).unwrap().countdowns().unwrap();
-    assert_eq!(all.len(), 30);
-    assert!(all.iter().all(|c| c.marked == 1));
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let all = Store::open(&path).await.unwrap().countdowns().await.unwrap();
+        assert_eq!(all.len(), 30);
+        assert!(all.iter().all(|c| c.marked == 1));
+    })
 }
 
 #[test]
 fn least_recently_decided_follows_the_order_problems_were_settled_not_their_numbers() {
-    // §7: two problems open at once; the later-numbered one is settled first. Ada decided it
-    // (problem 2) before Bao decided problem 1, so Ada decided less recently.
-    let dir = tempfile::tempdir().unwrap();
-    let s = party(&db(&dir));
-    let names = vec!["Ada".to_string(), "Bao".to_string()];
-    let first = s.start_problem("the door", &names).unwrap();
-    let second = s.start_problem("the guard", &names).unwrap();
-    s.choose(second.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).unwrap();
-    s.reveal(second.id).unwrap();
-    s.settle(second.id, "").unwrap();
-    s.choose(first.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).unwrap();
-    s.reveal(first.id).unwrap();
-    s.settle(first.id, "").unwrap();
-    let third = s.start_problem("the roof", &names).unwrap();
-    s.choose(third.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).unwrap();
-    s.choose(third.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).unwrap();
-    let r = s.reveal(third.id).unwrap();
-    assert!(
-        matches!(r.decider(), Some(Decider::Character { name, .. }) if name == "Ada"),
-        "Ada decided less recently: {:?}",
-        r.stage
-    );
+    rt().block_on(async {
+        // §7: two problems open at once; the later-numbered one is settled first. Ada decided it
+        // (problem 2) before Bao decided problem 1, so Ada decided less recently.
+        let dir = tempfile::tempdir().unwrap();
+        let s = party(&db(&dir)).await;
+        let names = vec!["Ada".to_string(), "Bao".to_string()];
+        let first = s.start_problem("the door", &names).await.unwrap();
+        let second = s.start_problem("the guard", &names).await.unwrap();
+        s.choose(second.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).await.unwrap();
+        s.reveal(second.id).await.unwrap();
+        s.settle(second.id, "").await.unwrap();
+        s.choose(first.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).await.unwrap();
+        s.reveal(first.id).await.unwrap();
+        s.settle(first.id, "").await.unwrap();
+        let third = s.start_problem("the roof", &names).await.unwrap();
+        s.choose(third.id, "Ada", &Choice::of(ProblemOption::GoodIdea)).await.unwrap();
+        s.choose(third.id, "Bao", &Choice::of(ProblemOption::GoodIdea)).await.unwrap();
+        let r = s.reveal(third.id).await.unwrap();
+        assert!(
+            matches!(r.decider(), Some(Decider::Character { name, .. }) if name == "Ada"),
+            "Ada decided less recently: {:?}",
+            r.stage
+        );
+    })
+}
+
+/// A runtime for one test: the store owns none, its caller brings one.
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }

@@ -392,13 +392,13 @@ enum ConflictCmd {
     },
 }
 
-fn open(args: &Args) -> anyhow::Result<Store> {
+async fn open(args: &Args) -> anyhow::Result<Store> {
     let path = match &args.db {
         Some(p) => p.clone(),
         None => campaign::default_path()
             .context("no data directory for the default campaign file; use --db PATH")?,
     };
-    Store::open(&path).with_context(|| format!("cannot open the campaign {}", path.display()))
+    Store::open(&path).await.with_context(|| format!("cannot open the campaign {}", path.display()))
 }
 
 /// Prints `value` as JSON, or `text` otherwise.
@@ -431,27 +431,47 @@ fn read_file<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     }
 }
 
-/// Runs `facedown campaign`.
+/// Runs `facedown campaign`: the one place a runtime is made. The store is async and owns no
+/// runtime; this command creates a current-thread runtime, opens the store on it, runs the
+/// command as a whole with `block_on`, and closes the store (folding its write-ahead log back).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let store = open(&args)?;
+    let rt = std::rc::Rc::new(
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the runtime of the campaign store")?,
+    );
+    let store = rt.block_on(open(&args))?;
+    let out = match &args.command {
+        Cmd::Conflict(ConflictCmd::Play { id, bots, seed, script }) => {
+            play_conflict(&rt, &store, *id, bots, *seed, script, args.json)
+        }
+        _ => rt.block_on(command(&store, &args)),
+    };
+    rt.block_on(store.close());
+    out
+}
+
+/// Runs one campaign command (all but `conflict play`) on the store.
+async fn command(store: &Store, args: &Args) -> anyhow::Result<ExitCode> {
     let json = args.json;
     match &args.command {
         Cmd::Init { edition } => {
             let e = parse_edition(edition)?;
-            store.set_edition(e)?;
-            let v = store.schema_version()?;
+            store.set_edition(e).await?;
+            let v = store.schema_version().await?;
             emit(json, &json!({ "db": store.path(), "edition": e, "schema_version": v }), || {
                 format!("Campaign {} ready: {:?} edition, schema version {v}.\n", store.path().display(), e)
             })?;
         }
-        Cmd::Status => status(&store, json)?,
-        Cmd::Character(c) => character(&store, c, json)?,
-        Cmd::Npc(c) => npc(&store, c, json)?,
-        Cmd::Problem(c) => problem(&store, c, json)?,
-        Cmd::Countdown(c) => countdown(&store, c, json)?,
-        Cmd::Conflict(c) => return conflict(&store, c, json),
+        Cmd::Status => status(store, json).await?,
+        Cmd::Character(c) => character(store, c, json).await?,
+        Cmd::Npc(c) => npc(store, c, json).await?,
+        Cmd::Problem(c) => problem(store, c, json).await?,
+        Cmd::Countdown(c) => countdown(store, c, json).await?,
+        Cmd::Conflict(c) => return conflict(store, c, json).await,
         Cmd::Session(SessionCmd::End) => {
-            let all = store.end_session()?;
+            let all = store.end_session().await?;
             let v: Vec<_> = all
                 .iter()
                 .map(|(s, may)| json!({ "name": s.name(), "questions": s.questions(), "may_level_up": may }))
@@ -482,9 +502,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 other => bail!("unknown rest {other:?}; use breather, short or full (§9)"),
             };
             let choices = choices.iter().map(|c| parse_rest_choice(c)).collect::<Result<Vec<_>, _>>()?;
-            let rested = store.rest(kind, &choices, mark_countdown.as_deref())?;
+            let rested = store.rest(kind, &choices, mark_countdown.as_deref()).await?;
             let countdown = match mark_countdown {
-                Some(m) => store.countdowns()?.into_iter().find(|c| c.name.eq_ignore_ascii_case(m)),
+                Some(m) => store.countdowns().await?.into_iter().find(|c| c.name.eq_ignore_ascii_case(m)),
                 None => None,
             };
             emit(json, &json!({ "rest": kind, "characters": rested, "countdown": countdown }), || {
@@ -500,7 +520,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             })?;
         }
         Cmd::Log { last } => {
-            let entries = store.log(*last)?;
+            let entries = store.log(*last).await?;
             emit(json, &entries, || {
                 entries
                     .iter()
@@ -521,17 +541,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn status(store: &Store, json: bool) -> anyhow::Result<()> {
-    let edition = store.edition()?;
-    let pcs = store.pcs()?;
-    let npcs = store.npcs()?;
-    let countdowns = store.countdowns()?;
+async fn status(store: &Store, json: bool) -> anyhow::Result<()> {
+    let edition = store.edition().await?;
+    let pcs = store.pcs().await?;
+    let npcs = store.npcs().await?;
+    let countdowns = store.countdowns().await?;
     let open: Vec<_> = store
-        .problems()?
+        .problems()
+        .await?
         .into_iter()
         .filter(|p| !matches!(p.stage, iron_triangle::campaign::problem::Stage::Settled { .. }))
         .collect();
-    let running = store.running_conflict()?;
+    let running = store.running_conflict().await?;
     let value = json!({
         "db": store.path(), "edition": edition,
         "characters": pcs.iter().map(|s| json!({"name": s.name(), "level": s.character.level, "energy": s.current(),
@@ -710,8 +731,8 @@ fn parse_advance(text: &str, sheets: &[&Character]) -> anyhow::Result<Advance> {
     })
 }
 
-fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()> {
-    let edition = store.edition()?;
+async fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()> {
+    let edition = store.edition().await?;
     let show = |s: &Sheet, verb: &str| -> anyhow::Result<()> {
         emit(json, s, || format!("{verb}\n{}", render::sheet_text(s, edition)))
     };
@@ -721,16 +742,16 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 Some(f) => read_file(f)?,
                 None => interactive_sheet(edition)?,
             };
-            let s = store.create_pc(&sheet)?;
+            let s = store.create_pc(&sheet).await?;
             show(&s, &format!("Created {}.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Import { file } => {
             let sheet: Sheet = read_file(file)?;
-            let s = store.import_pc(&sheet)?;
+            let s = store.import_pc(&sheet).await?;
             show(&s, &format!("Imported {}.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Export { name, out } => {
-            let s = store.pc(name)?;
+            let s = store.pc(name).await?;
             let text = serde_json::to_string_pretty(&s)? + "\n";
             match out {
                 Some(p) => {
@@ -743,7 +764,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
             }
         }
         CharacterCmd::List => {
-            let pcs = store.pcs()?;
+            let pcs = store.pcs().await?;
             emit(json, &pcs, || {
                 pcs.iter()
                     .map(|s| {
@@ -760,7 +781,7 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
             })?;
         }
         CharacterCmd::Show { name, html } => {
-            let s = store.pc(name)?;
+            let s = store.pc(name).await?;
             match html {
                 Some(p) if p.as_os_str() == "-" => print!("{}", render::sheet_html(&s, edition)),
                 Some(p) => {
@@ -774,16 +795,18 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
             }
         }
         CharacterCmd::RenameMove { name, card, new_name } => {
-            let s = store.update_pc(
-                name,
-                "character.rename_move",
-                json!({ "move": card, "name": new_name }),
-                |s, e| s.rename_move(card, new_name, e),
-            )?;
+            let s = store
+                .update_pc(
+                    name,
+                    "character.rename_move",
+                    json!({ "move": card, "name": new_name }),
+                    |s, e| s.rename_move(card, new_name, e),
+                )
+                .await?;
             show(&s, &format!("Renamed {card} to {new_name:?}."))?;
         }
         CharacterCmd::Death { name } => {
-            let s = store.update_pc(name, "character.death", json!({}), |s, _| Ok(s.record_death()))?;
+            let s = store.update_pc(name, "character.death", json!({}), |s, _| Ok(s.record_death())).await?;
             show(
                 &s,
                 &format!(
@@ -793,36 +816,42 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
             )?;
         }
         CharacterCmd::Goal { name } => {
-            let s = store.update_pc(name, "character.goal", json!({}), |s, _| {
-                let mut n = s.clone();
-                n.goal_achieved = true;
-                Ok(n)
-            })?;
+            let s = store
+                .update_pc(name, "character.goal", json!({}), |s, _| {
+                    let mut n = s.clone();
+                    n.goal_achieved = true;
+                    Ok(n)
+                })
+                .await?;
             show(&s, &format!("{}'s goal is accomplished.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Background { name, background, points } => {
-            let s = store.update_pc(
-                name,
-                "character.background",
-                json!({ "background": background, "points": points }),
-                |s, _| s.add_background(background, *points),
-            )?;
+            let s = store
+                .update_pc(
+                    name,
+                    "character.background",
+                    json!({ "background": background, "points": points }),
+                    |s, _| s.add_background(background, *points),
+                )
+                .await?;
             show(&s, &format!("{} has the background {background:?}.", crate::input::escape(s.name())))?;
         }
         CharacterCmd::Rewrite { name, goal, belief, flaw } => {
             if goal.is_none() && belief.is_none() && flaw.is_none() {
                 bail!("give --goal, --belief or --flaw");
             }
-            let s = store.update_pc(
-                name,
-                "character.rewrite",
-                json!({ "goal": goal, "belief": belief, "flaw": flaw }),
-                |s, _| Ok(s.rewrite(goal.as_deref(), belief.as_deref(), flaw.as_deref())),
-            )?;
+            let s = store
+                .update_pc(
+                    name,
+                    "character.rewrite",
+                    json!({ "goal": goal, "belief": belief, "flaw": flaw }),
+                    |s, _| Ok(s.rewrite(goal.as_deref(), belief.as_deref(), flaw.as_deref())),
+                )
+                .await?;
             show(&s, "Rewritten.")?;
         }
         CharacterCmd::LevelUp { name, advance, refill } => {
-            let current = store.pc(name)?;
+            let current = store.pc(name).await?;
             let advance = parse_advance(advance, &[&current.character])?;
             let refill = match refill.as_deref().map(|r| r.trim().to_ascii_lowercase()) {
                 None => None,
@@ -830,17 +859,17 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
                 Some(r) if r == "veto" => Some(Refill::Veto),
                 Some(r) => bail!("unknown refill {r:?}; use backgrounds or veto (§10)"),
             };
-            let s = store.level_up(name, &LevelUp { advance, refill })?;
+            let s = store.level_up(name, &LevelUp { advance, refill }).await?;
             show(&s, &format!("{} is now level {}.", Shown(s.name()), s.character.level))?;
         }
         CharacterCmd::Replace { dead, file, advances } => {
-            let d = store.pc(dead)?;
+            let d = store.pc(dead).await?;
             let base: Sheet = read_file(file)?;
             let advances = advances
                 .iter()
                 .map(|a| parse_advance(a, &[&base.character, &d.character]))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            let s = store.replace(dead, &base, &advances)?;
+            let s = store.replace(dead, &base, &advances).await?;
             show(
                 &s,
                 &format!("{} replaces {} at level {}.", Shown(s.name()), Shown(d.name()), s.character.level),
@@ -850,26 +879,26 @@ fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Result<()
     Ok(())
 }
 
-fn npc(store: &Store, cmd: &NpcCmd, json: bool) -> anyhow::Result<()> {
-    let edition = store.edition()?;
+async fn npc(store: &Store, cmd: &NpcCmd, json: bool) -> anyhow::Result<()> {
+    let edition = store.edition().await?;
     match cmd {
         NpcCmd::Add { file } => {
             let c: Character = read_file(file)?;
-            let c = store.add_npc(&c)?;
+            let c = store.add_npc(&c).await?;
             emit(json, &c, || format!("Added the NPC {}.\n", crate::input::escape(&c.name)))?;
         }
         NpcCmd::List => {
-            let all = store.npcs()?;
+            let all = store.npcs().await?;
             emit(json, &all, || {
                 all.iter().map(|c| format!("{} — energy {}\n", Shown(&c.name), c.energy)).collect()
             })?;
         }
         NpcCmd::Show { name } => {
-            let c = store.npc(name)?;
+            let c = store.npc(name).await?;
             emit(json, &c, || render::npc_text(&c, edition))?;
         }
         NpcCmd::Remove { name } => {
-            store.remove_npc(name)?;
+            store.remove_npc(name).await?;
             emit(json, &json!({ "removed": name }), || format!("Removed the NPC {name}.\n"))?;
         }
     }
@@ -880,12 +909,14 @@ fn option(n: u32) -> anyhow::Result<ProblemOption> {
     ProblemOption::from_number(n).with_context(|| format!("option {n}: choose 1, 2, 3 or 4 (§7)"))
 }
 
-fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
+async fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
     let show = |p: &iron_triangle::campaign::Problem| -> anyhow::Result<()> {
         emit(json, &p.view(), || render::problem_text(p))
     };
     match cmd {
-        ProblemCmd::Start { description, players } => show(&store.start_problem(description, players)?)?,
+        ProblemCmd::Start { description, players } => {
+            show(&store.start_problem(description, players).await?)?
+        }
         ProblemCmd::Choose { id, character, option: opt, mark, background } => {
             let n = match opt {
                 Some(n) => *n,
@@ -907,12 +938,12 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
                 Some(m) => bail!("--mark {m:?}: use belief or flaw"),
             };
             let choice = Choice { option: option(n)?, mark, background: background.clone() };
-            let p = store.choose(*id, character, &choice)?;
+            let p = store.choose(*id, character, &choice).await?;
             // The choice stays face down: print only the public view.
             show(&p)?;
         }
         ProblemCmd::HotSeat { id } => {
-            let p = store.problem(*id)?;
+            let p = store.problem(*id).await?;
             let mut kb = Keyboard::new();
             let mut err = std::io::stderr();
             for e in p.entries.iter().filter(|e| e.choice.is_none()) {
@@ -924,7 +955,7 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
                     };
                     let n = answer.trim().parse::<u32>().ok().and_then(ProblemOption::from_number);
                     let result = match n {
-                        Some(o) => store.choose(*id, who, &Choice::of(o)).map_err(anyhow::Error::from),
+                        Some(o) => store.choose(*id, who, &Choice::of(o)).await.map_err(anyhow::Error::from),
                         None => Err(anyhow::anyhow!("choose 1, 2, 3 or 4 (§7)")),
                     };
                     match result {
@@ -938,17 +969,17 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
                     }
                 }
             }
-            show(&store.reveal(*id)?)?;
+            show(&store.reveal(*id).await?)?;
         }
-        ProblemCmd::Reveal { id } => show(&store.reveal(*id)?)?,
-        ProblemCmd::Tie { id, character } => show(&store.break_tie(*id, character)?)?,
-        ProblemCmd::Pass { id } => show(&store.cannot_narrate(*id)?)?,
+        ProblemCmd::Reveal { id } => show(&store.reveal(*id).await?)?,
+        ProblemCmd::Tie { id, character } => show(&store.break_tie(*id, character).await?)?,
+        ProblemCmd::Pass { id } => show(&store.cannot_narrate(*id).await?)?,
         ProblemCmd::Veto { id, character, option: n, background } => {
             let choice = Choice { option: option(*n)?, mark: None, background: background.clone() };
-            show(&store.veto(*id, character, &choice)?)?;
+            show(&store.veto(*id, character, &choice).await?)?;
         }
         ProblemCmd::Settle { id, consequence } => {
-            let (p, costs) = store.settle(*id, consequence)?;
+            let (p, costs) = store.settle(*id, consequence).await?;
             emit(json, &json!({ "problem": p.view(), "costs": costs }), || {
                 let mut o = render::problem_text(&p);
                 for (who, cost) in &costs {
@@ -957,9 +988,9 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
                 o
             })?;
         }
-        ProblemCmd::Show { id } => show(&store.problem(*id)?)?,
+        ProblemCmd::Show { id } => show(&store.problem(*id).await?)?,
         ProblemCmd::List => {
-            let all = store.problems()?;
+            let all = store.problems().await?;
             let views: Vec<_> = all.iter().map(|p| p.view()).collect();
             emit(json, &views, || all.iter().map(render::problem_text).collect())?;
         }
@@ -967,31 +998,31 @@ fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn countdown(store: &Store, cmd: &CountdownCmd, json: bool) -> anyhow::Result<()> {
+async fn countdown(store: &Store, cmd: &CountdownCmd, json: bool) -> anyhow::Result<()> {
     match cmd {
         CountdownCmd::Create { name, boxes } => {
-            let c = store.create_countdown(name, *boxes)?;
+            let c = store.create_countdown(name, *boxes).await?;
             emit(json, &c, || format!("{}\n", render::countdown_text(&c)))?;
         }
         CountdownCmd::Mark { name } => {
-            let c = store.mark_countdown(name)?;
+            let c = store.mark_countdown(name).await?;
             emit(json, &c, || format!("{}\n", render::countdown_text(&c)))?;
         }
         CountdownCmd::Erase { name } => {
-            let c = store.erase_countdown(name)?;
+            let c = store.erase_countdown(name).await?;
             emit(json, &json!({ "erased": c }), || {
                 format!("Erased the countdown {}.\n", crate::input::escape(&c.name))
             })?;
         }
         CountdownCmd::List => {
-            let all = store.countdowns()?;
+            let all = store.countdowns().await?;
             emit(json, &all, || all.iter().map(|c| format!("{}\n", render::countdown_text(c))).collect())?;
         }
     }
     Ok(())
 }
 
-fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<ExitCode> {
+async fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<ExitCode> {
     match cmd {
         ConflictCmd::Start { pcs, npcs, want, how, consequences, lethal, minor, seed } => {
             let npcs: Vec<(String, Option<String>)> = npcs
@@ -1008,7 +1039,7 @@ fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<Exit
                 lethal: *lethal,
                 minor: *minor,
             };
-            let (id, c) = store.start_conflict(pcs, &npcs, &stakes, *seed)?;
+            let (id, c) = store.start_conflict(pcs, &npcs, &stakes, *seed).await?;
             let names: Vec<String> = c.fighters.iter().map(|f| f.name().to_owned()).collect();
             emit(json, &json!({ "conflict": id, "characters": names, "stakes": stakes }), || {
                 format!(
@@ -1018,87 +1049,10 @@ fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<Exit
                 )
             })?;
         }
-        ConflictCmd::Play { id, bots, seed, script } => {
-            let id = match id {
-                Some(i) => *i,
-                None => store
-                    .running_conflict()?
-                    .context("no conflict is running; start one with `conflict start`")?,
-            };
-            let (initial, events, running) = store.conflict(id)?;
-            if !running {
-                bail!("conflict {id} is over");
-            }
-            let resumed = !events.is_empty();
-            // A conflict not yet begun starts fresh (the table takes the rules' first automatic
-            // steps); one begun replays its stored log, checked.
-            let table = if resumed {
-                Table::<IronTriangle>::load_checked(table::Saved { initial, events })
-                    .with_context(|| format!("conflict {id}: its stored log does not replay"))?
-            } else {
-                Table::<IronTriangle>::new(initial)
-            };
-            let recorder = store.clone();
-            let result = std::rc::Rc::new(std::cell::RefCell::new(None));
-            let result_out = result.clone();
-            let hook: it_play::Hook = Box::new(move |t: &Table<IronTriangle>| {
-                let r = recorder.record_conflict(id, t.log(), t.state())?;
-                if r.is_some() {
-                    *result_out.borrow_mut() = r;
-                }
-                Ok(())
-            });
-            let play_args = it_play::Args {
-                bots: bots.clone(),
-                seed: *seed,
-                script: script.clone(),
-                json,
-                ..it_play::Args::default()
-            };
-            let note = format!(
-                "conflict {id} is kept in the campaign; continue with `facedown campaign conflict play`"
-            );
-            let code = it_play::play(&play_args, table, resumed, Some((hook, note)))?;
-            if let Some(r) = result.borrow().as_ref() {
-                let mut out = std::io::stdout().lock();
-                if json {
-                    writeln!(out, "{}", serde_json::to_string(&json!({ "campaign": r }))?)?;
-                } else {
-                    writeln!(out, "\nConflict {id} is over: {}. Written back to the campaign:", r.outcome)?;
-                    for s in &r.characters {
-                        let zero: Vec<&str> = Action::ALL
-                            .iter()
-                            .filter(|a| s.zero_marks[a.index()])
-                            .map(|a| a.name())
-                            .collect();
-                        writeln!(
-                            out,
-                            "  {}: energy {} of {}{}{}{}",
-                            s.name(),
-                            s.current(),
-                            s.character.energy,
-                            if zero.is_empty() {
-                                String::new()
-                            } else {
-                                format!(", zero marks: {}", zero.join(", "))
-                            },
-                            if s.character.dead { ", DEAD" } else { "" },
-                            if s.character.sits_out_next_conflict {
-                                ", sits out the next conflict"
-                            } else {
-                                ""
-                            }
-                        )?;
-                    }
-                    for n in &r.sat_out {
-                        writeln!(out, "  {n} sat this one out; the mark is cleared.")?;
-                    }
-                }
-            }
-            return Ok(code);
-        }
+        // Played by `play_conflict`, outside the async commands: see `run`.
+        ConflictCmd::Play { .. } => bail!("`conflict play` runs in `play_conflict`"),
         ConflictCmd::List => {
-            let all = store.conflicts()?;
+            let all = store.conflicts().await?;
             emit(json, &all, || {
                 all.iter()
                     .map(|c| {
@@ -1117,11 +1071,92 @@ fn conflict(store: &Store, cmd: &ConflictCmd, json: bool) -> anyhow::Result<Exit
             })?;
         }
         ConflictCmd::Abandon { id } => {
-            store.abandon_conflict(*id)?;
+            store.abandon_conflict(*id).await?;
             emit(json, &json!({ "abandoned": id }), || {
                 format!("Conflict {id} abandoned; nothing was written back.\n")
             })?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `conflict play`: the Iron Triangle loop of `it_play` is synchronous (until the session layer
+/// replaces it), so it runs outside the async commands and drives the store through the
+/// command's runtime between moves — recording every accepted command as it goes.
+fn play_conflict(
+    rt: &std::rc::Rc<tokio::runtime::Runtime>,
+    store: &Store,
+    id: Option<u64>,
+    bots: &[String],
+    seed: u64,
+    script: &Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let id = match id {
+        Some(i) => i,
+        None => rt
+            .block_on(store.running_conflict())?
+            .context("no conflict is running; start one with `conflict start`")?,
+    };
+    let (initial, events, running) = rt.block_on(store.conflict(id))?;
+    if !running {
+        bail!("conflict {id} is over");
+    }
+    let resumed = !events.is_empty();
+    // A conflict not yet begun starts fresh (the table takes the rules' first automatic
+    // steps); one begun replays its stored log, checked.
+    let table = if resumed {
+        Table::<IronTriangle>::load_checked(table::Saved { initial, events })
+            .with_context(|| format!("conflict {id}: its stored log does not replay"))?
+    } else {
+        Table::<IronTriangle>::new(initial)
+    };
+    let recorder = store.clone();
+    // The runtime itself (not a handle): on a current-thread runtime only `Runtime::block_on`
+    // runs the tasks sqlx spawns, such as returning a connection to the pool.
+    let runtime = rt.clone();
+    let result = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let result_out = result.clone();
+    let hook: it_play::Hook = Box::new(move |t: &Table<IronTriangle>| {
+        let r = runtime.block_on(recorder.record_conflict(id, t.log(), t.state()))?;
+        if r.is_some() {
+            *result_out.borrow_mut() = r;
+        }
+        Ok(())
+    });
+    let play_args =
+        it_play::Args { bots: bots.to_vec(), seed, script: script.clone(), json, ..it_play::Args::default() };
+    let note =
+        format!("conflict {id} is kept in the campaign; continue with `facedown campaign conflict play`");
+    let code = it_play::play(&play_args, table, resumed, Some((hook, note)))?;
+    if let Some(r) = result.borrow().as_ref() {
+        let mut out = std::io::stdout().lock();
+        if json {
+            writeln!(out, "{}", serde_json::to_string(&json!({ "campaign": r }))?)?;
+        } else {
+            writeln!(out, "\nConflict {id} is over: {}. Written back to the campaign:", r.outcome)?;
+            for s in &r.characters {
+                let zero: Vec<&str> =
+                    Action::ALL.iter().filter(|a| s.zero_marks[a.index()]).map(|a| a.name()).collect();
+                writeln!(
+                    out,
+                    "  {}: energy {} of {}{}{}{}",
+                    s.name(),
+                    s.current(),
+                    s.character.energy,
+                    if zero.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", zero marks: {}", zero.join(", "))
+                    },
+                    if s.character.dead { ", DEAD" } else { "" },
+                    if s.character.sits_out_next_conflict { ", sits out the next conflict" } else { "" }
+                )?;
+            }
+            for n in &r.sat_out {
+                writeln!(out, "  {n} sat this one out; the mark is cleared.")?;
+            }
+        }
+    }
+    Ok(code)
 }

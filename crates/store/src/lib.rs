@@ -1,0 +1,207 @@
+//! Where facedown keeps games (a shell, layer 4): the [`Persist`] interface and its two
+//! implementations, a save file ([`SaveFile`]) and a SQLite database ([`SqliteGames`]).
+//!
+//! A game's record is what it takes to replay it (issue 14, part 3): the ruleset's name and
+//! version, its setup, the draw source's seeds, and the append-only sequence of
+//! `(seat, command)` [`Entry`]s. Events are derived by replaying the commands through the rules;
+//! the hash of the derived events ([`EventsHash`]) is kept with the record so that a replay
+//! that diverges (a newer ruleset, a damaged record) is detected and reported.
+//!
+//! The store knows no ruleset: setups and commands are JSON text, checked to be JSON and kept
+//! exactly as given. It is async and owns no runtime: its futures are `Send`, so a server can
+//! await them from any task, and the CLI awaits them on the runtime it creates at its top.
+
+mod save_file;
+mod sqlite;
+
+use std::future::Future;
+
+use serde::{Deserialize, Serialize};
+use table::SeatId;
+use thiserror::Error;
+
+pub use save_file::{SAVE_FORMAT, SAVE_VERSION, SaveFile, write_atomic};
+pub use sqlite::SqliteGames;
+
+/// A game's number in its store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct GameId(pub u64);
+
+impl std::fmt::Display for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "game {}", self.0)
+    }
+}
+
+/// What a new game is made of: everything its replay needs besides the commands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewGame {
+    /// The ruleset's name, e.g. `iron-triangle`.
+    pub ruleset: String,
+    /// The version of the ruleset that played it (a replay under another version may diverge).
+    pub ruleset_version: String,
+    /// The ruleset's typed setup as JSON text.
+    pub setup: String,
+    /// The draw source's seeds.
+    pub seeds: Vec<u64>,
+}
+
+/// How an entry came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mark {
+    /// The seat gave the command.
+    Played,
+    /// The system's documented default, taken when the seat's decision timer ran out or the
+    /// GM called for it (logged as forced).
+    Forced,
+    /// An undo: takes back the last public command (the command says which; entries are never
+    /// changed or removed, so an undo is an entry of its own).
+    Undo,
+}
+
+impl Mark {
+    /// The mark as stored: `played`, `forced` or `undo`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mark::Played => "played",
+            Mark::Forced => "forced",
+            Mark::Undo => "undo",
+        }
+    }
+
+    /// Reads a stored mark.
+    pub fn parse(s: &str) -> Option<Mark> {
+        match s {
+            "played" => Some(Mark::Played),
+            "forced" => Some(Mark::Forced),
+            "undo" => Some(Mark::Undo),
+            _ => None,
+        }
+    }
+}
+
+/// One entry of a game's record: the seat and its command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Its number in the game: 0, 1, 2… without gaps, unique per game.
+    pub seq: u64,
+    /// The seat that gave it (or for which it was forced).
+    pub seat: SeatId,
+    /// The ruleset's command as JSON text.
+    pub command: String,
+    /// Played, forced or an undo.
+    pub mark: Mark,
+}
+
+/// The hash of the events derived from a game's first `entries` commands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventsHash {
+    /// How many entries the hash covers.
+    pub entries: u64,
+    /// The hash, as the session layer writes it (e.g. hexadecimal).
+    pub hash: String,
+}
+
+/// A stored game, without its entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Its number.
+    pub id: GameId,
+    /// The ruleset, its version, the setup and the seeds it was created with.
+    #[serde(flatten)]
+    pub game: NewGame,
+    /// The hash of the derived events, once stored.
+    pub events_hash: Option<EventsHash>,
+}
+
+/// Why a store operation failed. Nothing was changed.
+#[derive(Debug, Error)]
+pub enum PersistError {
+    /// No game by that number.
+    #[error("there is no {0} in this store")]
+    NoGame(GameId),
+    /// An entry's sequence number is not the game's next one (a duplicate, or a gap).
+    #[error(
+        "{game}: entry number {got} refused; the next entry is number {expected} (sequence numbers are unique per game)"
+    )]
+    Sequence {
+        /// The game.
+        game: GameId,
+        /// The number the next entry must have.
+        expected: u64,
+        /// The number given.
+        got: u64,
+    },
+    /// A field that must be JSON text is not.
+    #[error("the {field} is not JSON text: {reason}")]
+    NotJson {
+        /// `setup` or `command`.
+        field: &'static str,
+        /// What the JSON parser said.
+        reason: String,
+    },
+    /// An events hash covers more entries than the game has.
+    #[error("{game}: an events hash over {entries} entries, but the game has {have}")]
+    HashBeyondEnd {
+        /// The game.
+        game: GameId,
+        /// The entries the hash claims to cover.
+        entries: u64,
+        /// The entries stored.
+        have: u64,
+    },
+    /// A save file of another format or version.
+    #[error("{0}")]
+    Format(String),
+    /// A stored record could not be read.
+    #[error("the store is damaged: {0}")]
+    Corrupt(String),
+    /// Reading or writing a file.
+    #[error("{0}")]
+    Io(String),
+    /// The database.
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The schema migrations.
+    #[error("cannot bring the games database up to date: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// Where games are kept: one interface, several backends (a save file, SQLite; PostgreSQL in a
+/// later issue). Every method is async and its future is `Send`; each call is atomic — when it
+/// returns `Ok` the change is durable, on `Err` nothing changed.
+pub trait Persist: Send + Sync {
+    /// Creates a game and returns its number. `setup` must be JSON text.
+    fn create_game(&self, game: &NewGame) -> impl Future<Output = Result<GameId, PersistError>> + Send;
+
+    /// Appends one entry to a game's record. Its `seq` must be the game's next number (the
+    /// number of entries it has): a duplicate or a gap is refused with
+    /// [`PersistError::Sequence`]. `command` must be JSON text.
+    fn append(&self, game: GameId, entry: &Entry) -> impl Future<Output = Result<(), PersistError>> + Send;
+
+    /// A game's entries, in order.
+    fn entries(&self, game: GameId) -> impl Future<Output = Result<Vec<Entry>, PersistError>> + Send;
+
+    /// A game's record (without its entries).
+    fn game(&self, game: GameId) -> impl Future<Output = Result<GameRecord, PersistError>> + Send;
+
+    /// Every game, oldest first.
+    fn games(&self) -> impl Future<Output = Result<Vec<GameRecord>, PersistError>> + Send;
+
+    /// Stores the hash of the events derived from the game's first `hash.entries` entries,
+    /// replacing the one stored before.
+    fn set_events_hash(
+        &self,
+        game: GameId,
+        hash: &EventsHash,
+    ) -> impl Future<Output = Result<(), PersistError>> + Send;
+}
+
+/// Checks that `text` is JSON (any value); the store keeps it as given.
+fn check_json(field: &'static str, text: &str) -> Result<(), PersistError> {
+    serde_json::from_str::<serde::de::IgnoredAny>(text)
+        .map(drop)
+        .map_err(|e| PersistError::NotJson { field, reason: e.to_string() })
+}
