@@ -18,6 +18,7 @@
 //! - the conflict file, typed and validated (I/O left to the shell): [`conflict_file`]
 //! - actor files and their "Inherits" chains, bounded: [`sheets`]
 //! - hidden information: [`view`]
+//! - the narration of events in the book's words: [`narrate`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
 //! Every Decision beyond the seed and the reference is documented in `docs/nodice.md`.
@@ -29,6 +30,7 @@ pub mod conflict_file;
 pub mod damage;
 pub mod extension;
 pub mod hand;
+pub mod narrate;
 pub mod referee;
 pub mod rules;
 pub mod sheets;
@@ -97,6 +99,10 @@ impl Ruleset for NoDice {
 
     fn redact(state: &Conflict, event: &Event, viewer: Viewer) -> Option<Event> {
         state.redact(event, viewer)
+    }
+
+    fn narrate(state: &Conflict, event: &Event, viewer: Viewer) -> Option<String> {
+        narrate::narrate(state, event, viewer)
     }
 
     fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {
