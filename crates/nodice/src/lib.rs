@@ -19,6 +19,8 @@
 //! - actor files and their "Inherits" chains, bounded: [`sheets`]
 //! - hidden information: [`view`]
 //! - the narration of events in the book's words: [`narrate`]
+//! - what a seat is asked and the default taken for it (Decision 34): [`prompt`]
+//! - GM adjustments (Decision 35): `Command::Adjust` in [`rules`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
 //! Every Decision beyond the seed and the reference is documented in `docs/nodice.md`.
@@ -31,6 +33,7 @@ pub mod damage;
 pub mod extension;
 pub mod hand;
 pub mod narrate;
+pub mod prompt;
 pub mod referee;
 pub mod rules;
 pub mod sheets;
@@ -45,7 +48,7 @@ pub use conflict::{
 };
 pub use extension::{DamageAbility, Ext, Extension, Extensions};
 pub use hand::{ActorId, Play, Showdown, Strike, Targets};
-pub use rules::{Command, Event, RuleError};
+pub use rules::{Adjustment, Command, Event, RuleError};
 pub use stakes::{Stakes, StakesFormula};
 pub use trine::{Aspect, Attribute, Dominance, attribute_dominance, trine_dominance};
 pub use view::ConflictView;
@@ -105,6 +108,14 @@ impl Ruleset for NoDice {
         narrate::narrate(state, event, viewer)
     }
 
+    fn prompt(state: &Conflict, seat: SeatId) -> Option<table::Prompt<Command>> {
+        prompt::prompt(state, seat)
+    }
+
+    fn forced(state: &Conflict, seat: SeatId) -> Option<Command> {
+        prompt::forced(state, seat)
+    }
+
     fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {
         state.legal_commands(seat, out)
     }
@@ -154,6 +165,10 @@ fn command_of(state: &Conflict, event: &Event) -> Option<(SeatId, Command)> {
         }
         Event::DamageTaken { actor, spread, .. } => {
             Some((seat(*actor)?, Command::SpreadDamage { actor: *actor, spread: *spread }))
+        }
+        Event::Adjusted { actor, change, reason, .. } => {
+            let gm = state.seats.iter().find(|(id, _)| state.is_gm(*id)).map(|(id, _)| id)?;
+            Some((gm, Command::Adjust { actor: *actor, change: *change, reason: reason.clone() }))
         }
         Event::ConflictEnded { ending: Ending::Fiction } => {
             let gm = state.seats.iter().find(|(id, _)| state.is_gm(*id)).map(|(id, _)| id)?;

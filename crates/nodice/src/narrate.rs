@@ -229,6 +229,15 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
         Event::Justified { actor, line, .. } => {
             out.push(format!("  {} justifies: \"{line}\"", name(c, *actor)))
         }
+        Event::Adjusted { actor, change, from, reason } => {
+            let what = match change {
+                crate::rules::Adjustment::Chips { attribute, to } => {
+                    format!("{} {from} → {to}", attribute.name())
+                }
+                crate::rules::Adjustment::Wildcards { to } => format!("Wildcards left {from} → {to}"),
+            };
+            out.push(format!("The GM adjusts {}: {what} (reason: \"{reason}\").", name(c, *actor)));
+        }
         Event::ConflictEnded { ending } => {
             let how = match ending {
                 Ending::OneSideLeft(Some(side)) => {
