@@ -315,12 +315,7 @@ impl<R: Ruleset> Session<R> {
         self.run_bots()
     }
 
-    fn submit_as(
-        &mut self,
-        seat: SeatId,
-        command: &R::Command,
-        how: How,
-    ) -> Result<(), SessionError<R::Error>> {
+    fn submit_as(&mut self, seat: SeatId, command: &R::Command, how: How) -> Result<(), SessionError<R::Error>> {
         if usize::from(seat.0) >= self.controls.len() {
             return Err(SessionError::NoSeat(seat.0));
         }
@@ -343,10 +338,7 @@ impl<R: Ruleset> Session<R> {
     /// it (`by` = the GM's seat).
     pub fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), SessionError<R::Error>> {
         if let Some(by) = by {
-            let role = R::seats(self.table.state())
-                .get(by)
-                .map(|s| s.role)
-                .map_err(|_| SessionError::NoSeat(by.0))?;
+            let role = R::seats(self.table.state()).get(by).map(|s| s.role).map_err(|_| SessionError::NoSeat(by.0))?;
             if role != Role::Gm {
                 return Err(SessionError::NotGm);
             }
@@ -395,9 +387,8 @@ impl<R: Ruleset> Session<R> {
         let mut steps = 0;
         loop {
             let awaiting = self.table.awaiting();
-            let Some(seat) = awaiting
-                .into_iter()
-                .find(|s| matches!(self.controls.get(usize::from(s.0)), Some(Control::Bot(_))))
+            let Some(seat) =
+                awaiting.into_iter().find(|s| matches!(self.controls.get(usize::from(s.0)), Some(Control::Bot(_))))
             else {
                 return Ok(());
             };
@@ -454,23 +445,14 @@ impl<R: Ruleset> Session<R> {
         let Some(i) = self.log_index(viewer) else { return Vec::new() };
         let log = &self.logs[i];
         let from = usize::try_from(seq).unwrap_or(usize::MAX).min(log.len());
-        log[from..]
-            .iter()
-            .enumerate()
-            .map(|(k, item)| Update { seq: (from + k + 1) as u64, item: item.clone() })
-            .collect()
+        log[from..].iter().enumerate().map(|(k, item)| Update { seq: (from + k + 1) as u64, item: item.clone() }).collect()
     }
 
     /// The game's record: its setup and commands, face-down choices not yet revealed left
     /// out, with the hash of the events they derive.
     pub fn record(&self) -> Record<R> {
-        let entries: Vec<_> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.pending.contains(i))
-            .map(|(_, e)| e.clone())
-            .collect();
+        let entries: Vec<_> =
+            self.entries.iter().enumerate().filter(|(i, _)| !self.pending.contains(i)).map(|(_, e)| e.clone()).collect();
         let events_hash = if entries.len() == self.entries.len() {
             events_hash::<R>(self.table.log())
         } else {
@@ -510,11 +492,7 @@ impl<R: Ruleset> Session<R> {
                 .map_err(|e| ResumeError::Refused { number: n + 1, why: e.to_string() })?;
         }
         if events_hash::<R>(session.table.log()) != record.events_hash {
-            return Err(ResumeError::Diverged {
-                ruleset: R::NAME,
-                recorded: record.version,
-                now: R::VERSION,
-            });
+            return Err(ResumeError::Diverged { ruleset: R::NAME, recorded: record.version, now: R::VERSION });
         }
         Ok(session)
     }

@@ -25,9 +25,7 @@ fn nodice_brawl() -> nodice::Setup {
         actors: ["A", "B", "C"]
             .iter()
             .enumerate()
-            .map(|(i, n)| {
-                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
-            })
+            .map(|(i, n)| ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8)))
             .collect(),
         initiator: ActorId(0),
         stakes: Some(Stakes::new(2).unwrap()),
@@ -210,8 +208,7 @@ fn bots_play_the_seats_they_control_to_the_end() {
     let mut s = Session::<nodice::NoDice>::new(nodice_brawl()).unwrap();
     s.set_bot_limit(100_000);
     for seat in 0..3 {
-        s.control(SeatId(seat), Control::Bot(Box::new(solver::bots::RandomBot::new(u64::from(seat)))))
-            .unwrap();
+        s.control(SeatId(seat), Control::Bot(Box::new(solver::bots::RandomBot::new(u64::from(seat))))).unwrap();
     }
     assert!(s.is_over(), "three bots play the brawl to its end (a stalemate ends it at worst)");
     let resumed = Session::<nodice::NoDice>::resume(s.record()).unwrap();

@@ -65,7 +65,8 @@ impl<R: Ruleset> Table<R> {
     /// benchmarks, where only the outcome matters. Its save holds the current state and no
     /// events.
     pub fn unlogged(initial: R::State) -> Self {
-        let mut table = Table {
+        let mut table =
+            Table {
             state: initial,
             initial: None,
             log: Vec::new(),
@@ -114,14 +115,7 @@ impl<R: Ruleset> Table<R> {
         for event in &events {
             R::apply(&mut state, event);
         }
-        Table {
-            initial: Some(initial),
-            state,
-            log: events,
-            scratch: Vec::new(),
-            keep_log: true,
-            last_automatic: 0,
-        }
+        Table { initial: Some(initial), state, log: events, scratch: Vec::new(), keep_log: true, last_automatic: 0 }
     }
 
     /// Rebuilds a table from a save, trusting it.
