@@ -19,7 +19,7 @@ use nodice::damage::even_spread;
 use nodice::{ActorId, Aspect, Attribute, Command, Conflict, NoDice, Phase, Targets};
 use serde_json::Value;
 use solver::bots::{Bot, RandomBot};
-use table::{Decision, Saved, SeatId, Table, Viewer};
+use table::{Decision, Ruleset, Saved, SeatId, Table, Viewer};
 
 use narrate::Narrator;
 
@@ -39,7 +39,9 @@ are typed without echo:
                   (e.g. `int 3`), or `even`.
 After a reveal, `justify: LINE` (or `justify ACTOR: LINE`) at a prompt adds a justification \
 line, shown to everyone. At the start of a Hand the GM may type `engage A,B | C,D` to split a \
-brawl into interaction clusters (`engage all`: everyone again). The GM may type `end` at any of its prompts to end the Conflict (the \
+brawl into interaction clusters (`engage all`: everyone again). The GM may type \
+`adjust ACTOR ATTRIBUTE N : reason` (or `adjust ACTOR wildcards N : reason`) at any of its \
+prompts to set an Actor's chips or Wildcards, logged publicly. The GM may type `end` at any of its prompts to end the Conflict (the \
 fiction resolved it). See \
 docs/nodice-play.md for the conflict file and script formats.
 
@@ -285,31 +287,39 @@ fn parse_engage(state: &Conflict, answer: &str) -> Option<Result<Command, String
     Some(Ok(Command::Engage { clusters }))
 }
 
-fn question(state: &Conflict, actor: ActorId) -> String {
-    let a = &state.actors[actor.index()];
-    let n = crate::input::escape(&a.sheet.name);
-    match state.phase {
-        Phase::CommitAspect => format!(
-            "{n}: ante {} chip(s) from one Attribute — it fixes your face-down Aspect card — and name your target(s): ATTRIBUTE [TARGETS] [: intent], or `withdraw`.",
-            state.ante_amount(actor)
-        ),
-        Phase::CommitAction => {
-            let aspect = a.aspect.value().map(|c| c.aspect).unwrap_or(Aspect::Mind);
-            format!(
-                "{n}: play an Action card of {aspect} ({}) and bid up to {} (your Trine Score; no more than the stack): ATTRIBUTE BID [wildcard] [open].",
-                aspect.attributes().map(|x| x.abbrev()).join(" "),
-                state.bid_cap(actor, aspect)
-            )
+/// The question of the ruleset's prompt (escaped), with how to type an answer here.
+fn question(state: &Conflict, seat: SeatId) -> String {
+    let Some(prompt) = NoDice::prompt(state, seat) else { return String::new() };
+    let how = match state.phase {
+        Phase::CommitAspect => "ATTRIBUTE [TARGETS] [: intent], or `withdraw`",
+        Phase::CommitAction => "ATTRIBUTE BID [wildcard] [open]",
+        Phase::SpreadDamage { .. } => "three numbers, ATTRIBUTE AMOUNT pairs, or `even`",
+        _ => "",
+    };
+    format!("{}: {how}.", crate::input::escape(&prompt.question))
+}
+
+/// `adjust ACTOR ATTRIBUTE N : reason` or `adjust ACTOR wildcards N : reason` (the GM's
+/// adjustment, Decision 35); `None` when the answer is something else.
+fn parse_adjust(state: &Conflict, answer: &str) -> Option<Result<Command, String>> {
+    let rest = answer.trim_start();
+    let head = rest.get(..6).filter(|h| h.eq_ignore_ascii_case("adjust"))?;
+    let rest = &rest[head.len()..];
+    let usage = "write `adjust ACTOR ATTRIBUTE N : reason` or `adjust ACTOR wildcards N : reason`";
+    let Some((what, reason)) = rest.split_once(':') else { return Some(Err(usage.into())) };
+    let words: Vec<&str> = what.split_whitespace().collect();
+    let [who, field, n] = words.as_slice() else { return Some(Err(usage.into())) };
+    let Some(actor) = state.find(who) else { return Some(Err(format!("there is no Actor named {who:?}"))) };
+    let Ok(to) = n.parse::<u16>() else { return Some(Err(format!("{n:?} is not a number"))) };
+    let change = if field.eq_ignore_ascii_case("wildcards") || field.eq_ignore_ascii_case("wildcard") {
+        nodice::Adjustment::Wildcards { to }
+    } else {
+        match field.parse::<Attribute>() {
+            Ok(attribute) => nodice::Adjustment::Chips { attribute, to },
+            Err(e) => return Some(Err(format!("{e}"))),
         }
-        Phase::SpreadDamage { damage } => {
-            let aspect = state.spreading().map(|s| s.1).unwrap_or(Aspect::Mind);
-            format!(
-                "{n}: spread {damage} {aspect} damage over {}: three numbers, ATTRIBUTE AMOUNT pairs, or `even`.",
-                aspect.attributes().map(|x| x.abbrev()).join(" ")
-            )
-        }
-        _ => String::new(),
-    }
+    };
+    Some(Ok(Command::Adjust { actor, change, reason: reason.trim().to_owned() }))
 }
 
 /// Replaces Actor names by ids (keys `actor`, `targets`, `clusters`).
@@ -504,7 +514,9 @@ impl Game {
             bail!("the engine waits for seat {} but for no Actor", state.seat_name(seat));
         };
         let seat_name = crate::input::escape(state.seat_name(seat)).into_owned();
-        let hidden = matches!(state.phase, Phase::CommitAspect | Phase::CommitAction);
+        // The ruleset says which answers are face down.
+        let hidden = NoDice::prompt(&state, seat).is_some_and(|p| p.private)
+            || matches!(state.phase, Phase::CommitAspect | Phase::CommitAction);
         let mut out: Box<dyn Write> =
             if self.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
         // A face-down choice, or the GM's screen (it shows the NPCs' stat blocks), is handed
@@ -524,7 +536,7 @@ impl Game {
         }
         writeln!(out, "===== Seat {seat_name}{} =====", if hidden { " (others look away)" } else { "" })?;
         narrate::seat_view(&self.table.view(Viewer::Seat(seat)), state.seat_name(seat), &mut out)?;
-        writeln!(out, "{}", question(&state, actor))?;
+        writeln!(out, "{}", question(&state, seat))?;
         loop {
             let Some(answer) = self.read(&format!("{seat_name}> "), hidden, &mut out)? else {
                 return Ok(Some(Stop::Paused(format!(
@@ -536,6 +548,14 @@ impl Game {
                 Command::EndConflict
             } else if let Some(e) = parse_engage(&state, &answer) {
                 match e {
+                    Ok(c) => c,
+                    Err(msg) => {
+                        writeln!(out, "Not accepted: {msg}. Try again.")?;
+                        continue;
+                    }
+                }
+            } else if let Some(a) = parse_adjust(&state, &answer) {
+                match a {
                     Ok(c) => c,
                     Err(msg) => {
                         writeln!(out, "Not accepted: {msg}. Try again.")?;
@@ -560,11 +580,12 @@ impl Game {
                 }
             };
             match self.table.submit(seat, &command) {
-                Ok(_) if matches!(command, Command::Justify { .. }) => {
-                    // Table talk: shown to everyone, then the same question again.
+                Ok(_) if matches!(command, Command::Justify { .. } | Command::Adjust { .. }) => {
+                    // Table talk or the GM's adjustment: shown to everyone, then the same
+                    // question again (an adjustment may change the legal answers).
                     out.flush()?;
                     self.after_accept()?;
-                    writeln!(out, "{}", question(&state, actor))?;
+                    writeln!(out, "{}", question(&state, seat))?;
                 }
                 Ok(_) => break,
                 Err(e) => writeln!(out, "Not accepted: {e}. Try again.")?,

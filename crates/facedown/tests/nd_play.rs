@@ -489,3 +489,37 @@ fn engagement_clusters_from_the_file_a_script_and_the_keyboard() {
         stdout(&o)
     );
 }
+
+/// Decision 35: the GM adjusts an Actor's chips or Wildcards, with a reason, shown to
+/// everyone (`adjust …` at a GM prompt, `{"adjust": …}` in a script); from a player's seat
+/// it is refused, naming the rule.
+#[test]
+fn gm_adjustment_is_logged_publicly_and_refused_from_a_player_seat() {
+    let script = temp("adjust.jsonl");
+    let gm_line = "{\"seat\": \"gm\", \"command\": {\"adjust\": {\"actor\": \"Kara\", \"change\": {\"chips\": {\"attribute\": \"STR\", \"to\": 9}}, \"reason\": \"the healer's draught\"}}}\n";
+    std::fs::write(&script, gm_line).unwrap();
+    let o = play(&[&example("pc-vs-bandit.toml"), "--script", script.to_str().unwrap()], "");
+    assert!(
+        stdout(&o).contains("The GM adjusts Kara: Strength 4 → 9 (reason: \"the healer's draught\")."),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::write(&script, gm_line.replace("\"seat\": \"gm\"", "\"seat\": \"kara\"")).unwrap();
+    let o = play(&[&example("pc-vs-bandit.toml"), "--script", script.to_str().unwrap()], "");
+    let _ = std::fs::remove_file(&script);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("only the GM may adjust") && stderr(&o).contains("Decision 35"),
+        "{}",
+        stderr(&o)
+    );
+    // At the keyboard: the GM's prompt (the Bandit commits), then the same question again.
+    let o = play(
+        &[&example("pc-vs-bandit.toml")],
+        "str bandit\nadjust Bandit wildcards 1 : r\nadjust Bandit wil 2 : the curse bites\nwil\n",
+    );
+    let out = stdout(&o);
+    assert!(out.contains("Not accepted: GM adjustment (Decision 35): 1 Wildcards"), "{out}");
+    assert!(out.contains("The GM adjusts Bandit: Willpower 3 → 2 (reason: \"the curse bites\")."), "{out}");
+    assert!(out.contains("Reveal:"), "{out}");
+}

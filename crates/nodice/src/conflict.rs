@@ -388,6 +388,10 @@ pub struct Conflict {
     /// Clusters that finished their part of this Hand.
     #[serde(default)]
     pub clusters_done: u8,
+    /// Net chips the GM's adjustments added (negative: removed), outside chip conservation
+    /// (Decision 35): chips in play + destroyed = built + adjusted.
+    #[serde(default)]
+    pub chips_adjusted: i64,
 }
 
 impl Conflict {
@@ -465,6 +469,7 @@ impl Conflict {
             clusters: Vec::new(),
             cluster: 0,
             clusters_done: 0,
+            chips_adjusted: 0,
         })
     }
 

@@ -18,6 +18,9 @@
 //! - the conflict file, typed and validated (I/O left to the shell): [`conflict_file`]
 //! - actor files and their "Inherits" chains, bounded: [`sheets`]
 //! - hidden information: [`view`]
+//! - the narration of events in the book's words: [`narrate`]
+//! - what a seat is asked and the default taken for it (Decision 34): [`prompt`]
+//! - GM adjustments (Decision 35): `Command::Adjust` in [`rules`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
 //! Every Decision beyond the seed and the reference is documented in `docs/nodice.md`.
@@ -29,6 +32,8 @@ pub mod conflict_file;
 pub mod damage;
 pub mod extension;
 pub mod hand;
+pub mod narrate;
+pub mod prompt;
 pub mod referee;
 pub mod rules;
 pub mod sheets;
@@ -43,7 +48,7 @@ pub use conflict::{
 };
 pub use extension::{DamageAbility, Ext, Extension, Extensions};
 pub use hand::{ActorId, Play, Showdown, Strike, Targets};
-pub use rules::{Command, Event, RuleError};
+pub use rules::{Adjustment, Command, Event, RuleError};
 pub use stakes::{Stakes, StakesFormula};
 pub use trine::{Aspect, Attribute, Dominance, attribute_dominance, trine_dominance};
 pub use view::ConflictView;
@@ -99,6 +104,18 @@ impl Ruleset for NoDice {
         state.redact(event, viewer)
     }
 
+    fn narrate(state: &Conflict, event: &Event, viewer: Viewer) -> Option<String> {
+        narrate::narrate(state, event, viewer)
+    }
+
+    fn prompt(state: &Conflict, seat: SeatId) -> Option<table::Prompt<Command>> {
+        prompt::prompt(state, seat)
+    }
+
+    fn forced(state: &Conflict, seat: SeatId) -> Option<Command> {
+        prompt::forced(state, seat)
+    }
+
     fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {
         state.legal_commands(seat, out)
     }
@@ -148,6 +165,10 @@ fn command_of(state: &Conflict, event: &Event) -> Option<(SeatId, Command)> {
         }
         Event::DamageTaken { actor, spread, .. } => {
             Some((seat(*actor)?, Command::SpreadDamage { actor: *actor, spread: *spread }))
+        }
+        Event::Adjusted { actor, change, reason, .. } => {
+            let gm = state.seats.iter().find(|(id, _)| state.is_gm(*id)).map(|(id, _)| id)?;
+            Some((gm, Command::Adjust { actor: *actor, change: *change, reason: reason.clone() }))
         }
         Event::ConflictEnded { ending: Ending::Fiction } => {
             let gm = state.seats.iter().find(|(id, _)| state.is_gm(*id)).map(|(id, _)| id)?;

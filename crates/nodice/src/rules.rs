@@ -86,6 +86,17 @@ pub enum Command {
         /// The line (at most [`MAX_JUSTIFICATION`] characters, no control characters).
         line: String,
     },
+    /// The GM adjusts an Actor (Decision 35): its chips in one Attribute's stack, or its
+    /// Wildcards left, set to a new value, always with a reason; logged publicly. Outside
+    /// chip conservation. Not offered to bots.
+    Adjust {
+        /// The Actor.
+        actor: ActorId,
+        /// What changes.
+        change: Adjustment,
+        /// Why (said aloud; at most [`MAX_JUSTIFICATION`] characters, no control characters).
+        reason: String,
+    },
     /// Seed Step 1, Engagement: the GM decides who interacts and splits the brawl into
     /// interaction clusters, each playing the Hand as a Hand of its own; Actors outside every
     /// cluster sit the Hand out. An empty list engages every Actor again. Given at the start
@@ -95,6 +106,34 @@ pub enum Command {
         /// The clusters.
         clusters: Vec<Targets>,
     },
+}
+
+/// What a GM adjustment changes (Decision 35).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Adjustment {
+    /// The chips in an Attribute's stack (its value, the chips bid on a card excluded) become
+    /// `to`, 0–100 ([`crate::actor::MAX_AV`]); only an Attribute the Actor possesses.
+    Chips {
+        /// The Attribute.
+        attribute: Attribute,
+        /// Its new number of chips.
+        to: u16,
+    },
+    /// The Wildcards left this Conflict become `to`, at most the Actor's Wildcard pool.
+    Wildcards {
+        /// The new number left.
+        to: u16,
+    },
+}
+
+impl std::fmt::Display for Adjustment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Adjustment::Chips { attribute, to } => write!(f, "{} to {to}", attribute.abbrev()),
+            Adjustment::Wildcards { to } => write!(f, "Wildcards to {to}"),
+        }
+    }
 }
 
 /// Why a pot token went where it went.
@@ -232,6 +271,17 @@ pub enum Event {
     /// withdrew): its part of the Hand ends before the reveal, as a Conflict would; the
     /// face-down cards go back, their antes never paid (Decision 33).
     ClusterEnded,
+    /// The GM adjusted an Actor (Decision 35), public.
+    Adjusted {
+        /// The Actor.
+        actor: ActorId,
+        /// What changed, to what.
+        change: Adjustment,
+        /// The value before.
+        from: u16,
+        /// Why.
+        reason: String,
+    },
     /// A justification line (seed: Step 3, Bluff Space Rule), public.
     Justified {
         /// The Actor.
@@ -359,6 +409,12 @@ pub enum RuleError {
     /// A justification line refused (seed: Step 3, Bluff Space Rule).
     #[error("justification line: {0}")]
     Justification(String),
+    /// An adjustment from a seat that is not the GM's (Decision 35).
+    #[error("only the GM may adjust an Actor's chips or Wildcards (Decision 35, GM adjustments)")]
+    AdjustNotGm,
+    /// An adjustment refused (Decision 35).
+    #[error("GM adjustment (Decision 35): {0}")]
+    Adjust(String),
 }
 
 /// Checks table talk said aloud (an intent, a justification line): at most `max` characters,
@@ -563,6 +619,12 @@ impl Conflict {
                 self.check_engagement(clusters)?;
                 events.push(Event::Engaged { clusters: clusters.clone() });
             }
+            Command::Adjust { actor, change, reason } => {
+                if !self.is_gm(seat) {
+                    return Err(RuleError::AdjustNotGm);
+                }
+                events.push(self.check_adjustment(*actor, *change, reason)?);
+            }
             Command::EndConflict => {
                 if !self.is_gm(seat) {
                     return Err(RuleError::NotGm);
@@ -627,6 +689,53 @@ impl Conflict {
             }
         }
         Ok(())
+    }
+
+    /// Decision 35, GM adjustments: checks an adjustment of `actor` and gives its event. The
+    /// Actor must still be in the Conflict; chips only in an Attribute it possesses, 0–100;
+    /// Wildcards at most its pool; a reason is required (table talk rules).
+    pub fn check_adjustment(
+        &self,
+        actor: ActorId,
+        change: Adjustment,
+        reason: &str,
+    ) -> Result<Event, RuleError> {
+        let a = self.actors.get(actor.index()).ok_or(RuleError::UnknownActor(actor))?;
+        if !a.is_in() {
+            return Err(RuleError::Adjust(format!("{} has left the Conflict", a.sheet.name)));
+        }
+        let reason = check_table_talk(reason, MAX_JUSTIFICATION)
+            .map_err(|e| RuleError::Adjust(format!("reason: {e}")))?;
+        if reason.is_empty() {
+            return Err(RuleError::Adjust("give a reason: an adjustment is always logged with one".into()));
+        }
+        let from = match change {
+            Adjustment::Chips { attribute, to } => {
+                if !a.sheet.statblock.possesses(attribute) {
+                    return Err(RuleError::Adjust(format!(
+                        "{} does not possess {attribute} (-): an adjustment changes values, not the stat block",
+                        a.sheet.name
+                    )));
+                }
+                if to > u16::from(crate::actor::MAX_AV) {
+                    return Err(RuleError::Adjust(format!(
+                        "{to} chips: an Attribute's value is 0–{} (§3.1)",
+                        crate::actor::MAX_AV
+                    )));
+                }
+                a.stacks[attribute.index()]
+            }
+            Adjustment::Wildcards { to } => {
+                if to > a.sheet.wildcards {
+                    return Err(RuleError::Adjust(format!(
+                        "{to} Wildcards: {} has a Wildcard pool of {} (§3.2)",
+                        a.sheet.name, a.sheet.wildcards
+                    )));
+                }
+                a.wildcards
+            }
+        };
+        Ok(Event::Adjusted { actor, change, from, reason })
     }
 
     /// Seed Step 3, Bluff Space Rule: a justification line for `actor`'s Action revealed in
@@ -1047,6 +1156,16 @@ impl Conflict {
                 self.phase = Phase::Over;
             }
             Event::Justified { actor, hand, .. } => self.actors[actor.index()].justified_in = *hand,
+            Event::Adjusted { actor, change, from, .. } => {
+                let a = &mut self.actors[actor.index()];
+                match change {
+                    Adjustment::Chips { attribute, to } => {
+                        a.stacks[attribute.index()] = *to;
+                        self.chips_adjusted += i64::from(*to) - i64::from(*from);
+                    }
+                    Adjustment::Wildcards { to } => a.wildcards = *to,
+                }
+            }
         }
     }
 
@@ -1124,9 +1243,9 @@ impl Conflict {
         self.phase = Phase::Strikes;
     }
 
-    /// Pushes every command `seat` may give now. Table talk (intent text), face-up bids and
-    /// the GM's End Conflict are accepted but not listed: they are not game choices a bot
-    /// weighs (see `docs/nodice.md`).
+    /// Pushes every command `seat` may give now. Table talk (intent text), face-up bids,
+    /// withdrawing (while an ante is possible) and the GM's calls are accepted but not
+    /// listed: they are not game choices a bot weighs (`docs/nodice.md`, Decision 26).
     pub fn legal_commands(&self, seat: SeatId, out: &mut Vec<Command>) {
         match self.phase {
             Phase::CommitAspect => {
@@ -1155,6 +1274,7 @@ impl Conflict {
                         target_sets.push(Targets::one(o));
                     }
                 }
+                let before = out.len();
                 for ante in Attribute::ALL {
                     if !self.may_ante(actor, ante) {
                         continue;
@@ -1169,7 +1289,11 @@ impl Conflict {
                         });
                     }
                 }
-                out.push(Command::Withdraw { actor });
+                // Withdrawing is said aloud, not a face-down card: accepted always, listed only
+                // when nothing else is legal (Decision 26).
+                if out.len() == before {
+                    out.push(Command::Withdraw { actor });
+                }
             }
             Phase::CommitAction => {
                 let Some(actor) = self.committing().filter(|a| self.actors[a.index()].sheet.seat == seat)

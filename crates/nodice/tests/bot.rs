@@ -73,7 +73,9 @@ fn greedy_wins(setup: Setup, greedy_seat: usize, seed: u64) -> Option<bool> {
 
 #[test]
 fn greedy_beats_random_over_many_seeded_conflicts() {
-    // Equal Actors, each seat in turn: the greedy bot should win far more than half.
+    // Equal Actors, each seat in turn: the greedy bot should win three times as often. (The
+    // random bot is uniform over the legal commands since `withdraw` is no longer listed,
+    // Decision 26; skipping it used to weigh its first choice twice, which made it weaker.)
     let (mut wins, mut losses) = (0, 0);
     for seed in 0..100 {
         for seat in 0..2 {
@@ -85,7 +87,7 @@ fn greedy_beats_random_over_many_seeded_conflicts() {
         }
     }
     eprintln!("mirror: greedy won {wins}, lost {losses} of 200");
-    assert!(wins >= 4 * losses, "greedy won {wins}, lost {losses} of 200");
+    assert!(wins >= 3 * losses, "greedy won {wins}, lost {losses} of 200");
     // Even the weaker side (the Bandit, Rank 1, against Kara, Rank 2) wins most Conflicts.
     let (mut wins, mut losses) = (0, 0);
     for seed in 0..100 {

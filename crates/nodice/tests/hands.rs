@@ -572,16 +572,19 @@ fn decision_legal_commands_list_game_choices_not_table_talk_or_the_gms_call() {
     let t = start(kara_vs_bandit());
     let mut legal = Vec::new();
     t.legal_commands(SeatId(0), &mut legal);
-    // Nine antes (each fixing its Aspect) against the one opponent, and withdraw.
-    assert_eq!(legal.len(), 10);
-    assert!(legal.contains(&Command::Withdraw { actor: ActorId(0) }));
+    // Nine antes (each fixing its Aspect) against the one opponent; withdrawing is accepted
+    // but said aloud, not listed while an ante is possible.
+    assert_eq!(legal.len(), 9);
+    assert!(!legal.contains(&Command::Withdraw { actor: ActorId(0) }));
+    let mut events = Vec::new();
+    assert!(t.state().decide(SeatId(0), &Command::Withdraw { actor: ActorId(0) }, &mut events).is_ok());
     assert!(legal.iter().all(|c| !matches!(c, Command::CommitAspect { intent: Some(_), .. })));
     t.legal_commands(SeatId(1), &mut legal);
     assert!(legal.is_empty(), "the GM is not asked while Kara commits; end_conflict is never listed");
     // The brawl: every non-empty set of the two opponents.
     let b = start(brawl(1));
     b.legal_commands(SeatId(0), &mut legal);
-    assert_eq!(legal.len(), 9 * 3 + 1);
+    assert_eq!(legal.len(), 9 * 3);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Property tests: random command sequences, legal and not, never panic; refused commands
 //! change nothing; values never go below 0; chips are conserved (every chip is in a stack, a
-//! bid, the pot or the Jackpot, or was removed by damage); hidden cards stay hidden; the log
+//! bid, the pot or the Jackpot, or was removed by damage, give or take the GM's adjustments,
+//! Decision 35); hidden cards stay hidden; the log
 //! replays into the same state and passes the checked load.
 
 mod common;
@@ -19,7 +20,7 @@ enum Step {
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         4 => any::<usize>().prop_map(Step::Legal),
-        1 => (0u8..6, 0u8..4, 0u8..9, 0u8..9, 0u16..8, 0u16..16, any::<bool>())
+        1 => (0u8..7, 0u8..4, 0u8..9, 0u8..9, 0u16..8, 0u16..16, any::<bool>())
             .prop_map(|(kind, actor, a, b, bid, targets, flag)| Step::Raw { kind, actor, a, b, bid, targets, flag }),
     ]
 }
@@ -49,6 +50,15 @@ fn raw(kind: u8, actor: u8, a: u8, b: u8, bid: u16, targets: u16, flag: bool) ->
             clusters: vec![Targets::from_bits(targets), Targets::from_bits(!targets & 0b111)],
         },
         4 => Command::Justify { actor, line: "x".repeat(usize::from(a) * 40) },
+        5 => Command::Adjust {
+            actor,
+            change: if flag {
+                Adjustment::Chips { attribute: attr, to: bid * 16 }
+            } else {
+                Adjustment::Wildcards { to: u16::from(b) }
+            },
+            reason: if a == 0 { String::new() } else { "the rope gives way".to_owned() },
+        },
         _ => Command::EndConflict,
     }
 }
@@ -121,10 +131,10 @@ proptest! {
                 }
             }
             let s = t.state();
-            prop_assert!(chips_conserved(s), "chips: {} + {} != {}", s.chips_in_play(), s.chips_destroyed(), s.chips_built());
+            prop_assert!(chips_conserved(s), "chips: {} + {} != {} + {}", s.chips_in_play(), s.chips_destroyed(), s.chips_built(), s.chips_adjusted);
             for a in &s.actors {
                 let total: u32 = a.stacks.iter().map(|&x| u32::from(x)).sum();
-                prop_assert!(total <= s.chips_built());
+                prop_assert!(i64::from(total) <= i64::from(s.chips_built()) + s.chips_adjusted);
             }
             hidden_stays_hidden(&t);
         }

@@ -4,8 +4,7 @@
 use crate::input::Shown;
 use std::io::Write;
 
-use nodice::rules::{TokenFate, Void};
-use nodice::{ActorId, Aspect, Attribute, Conflict, ConflictView, Ending, Event, Kind, NoDice, Status};
+use nodice::{Aspect, Attribute, Conflict, ConflictView, Event, Kind, NoDice, Status};
 use table::{Face, Ruleset, Table, Viewer};
 
 /// Prints the log as it grows, keeping its own copy of the state to describe each event.
@@ -13,20 +12,6 @@ pub struct Narrator {
     shadow: Conflict,
     printed: usize,
     json: bool,
-}
-
-/// An Actor's name as printed: control characters escaped (names come from files).
-fn name(c: &Conflict, id: ActorId) -> std::borrow::Cow<'_, str> {
-    crate::input::escape(c.actor(id).map(|a| a.sheet.name.as_str()).unwrap_or("?"))
-}
-
-fn targets(c: &Conflict, t: nodice::Targets) -> String {
-    t.iter().map(|a| name(c, a)).collect::<Vec<_>>().join(", ")
-}
-
-/// "a" or "an", as fits the word (by its first letter: the names read as words).
-fn a(word: &str) -> &'static str {
-    if word.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
 }
 
 /// Why an Actor is out, in words.
@@ -38,17 +23,6 @@ fn status_text(status: Status) -> String {
         Status::Exhausted(x) => format!("eliminated, {x} exhausted"),
         Status::Removed => "removed".to_owned(),
     }
-}
-
-fn spread_text(aspect: Aspect, spread: [u16; 3]) -> String {
-    let parts: Vec<String> = aspect
-        .attributes()
-        .iter()
-        .zip(spread)
-        .filter(|(_, d)| *d > 0)
-        .map(|(a, d)| format!("{a} −{d}"))
-        .collect();
-    if parts.is_empty() { "nothing".to_owned() } else { parts.join(", ") }
 }
 
 impl Narrator {
@@ -66,12 +40,20 @@ impl Narrator {
     pub fn catch_up(&mut self, table: &Table<NoDice>, out: &mut dyn Write) -> anyhow::Result<()> {
         for event in &table.log()[self.printed..] {
             let public = NoDice::redact(&self.shadow, event, Viewer::Spectator);
+            // The words are the ruleset's (read on the state before the event); this shell
+            // only escapes them, line by line (names come from files).
+            let lines = match (&public, self.json) {
+                (Some(e), false) => nodice::narrate::narrate_lines(&self.shadow, e, Viewer::Spectator),
+                _ => Vec::new(),
+            };
             NoDice::apply(&mut self.shadow, event);
             if let Some(e) = public {
                 if self.json {
                     writeln!(out, "{}", self.json_line(&e)?)?;
                 } else {
-                    self.describe(&e, out)?;
+                    for line in &lines {
+                        writeln!(out, "{}", Shown(line))?;
+                    }
                 }
             }
             self.printed += 1;
@@ -96,217 +78,6 @@ impl Narrator {
             }))?,
             other => serde_json::to_string(other)?,
         })
-    }
-
-    fn describe(&self, e: &Event, out: &mut dyn Write) -> anyhow::Result<()> {
-        let c = &self.shadow;
-        match e {
-            Event::HandStarted { hand, utg } => {
-                writeln!(out, "\n=== Hand {hand} — Stakes {} — UTG: {} ===", c.stakes, name(c, *utg))?
-            }
-            Event::HandEnded { next_utg } => {
-                writeln!(out, "Bids return to the stacks.")?;
-                writeln!(
-                    out,
-                    "\n=== Hand {} — Stakes {} — UTG: {} ===",
-                    c.hand,
-                    c.stakes,
-                    name(c, *next_utg)
-                )?;
-                if !c.clusters.is_empty() {
-                    writeln!(out, "--- Cluster {} — UTG: {} ---", c.cluster + 1, name(c, *next_utg))?;
-                }
-            }
-            Event::AspectCommitted { actor, targets: t, intent, .. } => {
-                write!(
-                    out,
-                    "{} antes and plays an Aspect card face down, targeting {}",
-                    name(c, *actor),
-                    targets(c, *t)
-                )?;
-                match intent {
-                    Some(i) => writeln!(out, ": \"{}\"", Shown(i))?,
-                    None => writeln!(out, ".")?,
-                }
-            }
-            Event::Withdrew { actor } => {
-                writeln!(out, "{} will not ante and withdraws from the Conflict.", name(c, *actor))?
-            }
-            Event::CouldNotAnte { actor } => writeln!(
-                out,
-                "{} cannot ante {} chips from any Attribute: eliminated.",
-                name(c, *actor),
-                c.stakes.value()
-            )?,
-            Event::AspectsRevealed => {
-                writeln!(out, "Reveal:")?;
-                for &a in &c.order {
-                    if let Some(card) = c.actors[a.index()].aspect.value() {
-                        writeln!(
-                            out,
-                            "  {} played {} (ante {} {}), {} TD win(s)",
-                            name(c, a),
-                            card.aspect,
-                            c.ante_amount(a),
-                            card.ante,
-                            c.actors[a.index()].trine_wins
-                        )?;
-                    }
-                }
-                let pot: u16 = c.pot.iter().sum();
-                writeln!(out, "  The pot holds {pot} token(s).")?;
-            }
-            Event::TokenPaid { to, attribute, fate, .. } => match fate {
-                TokenFate::Kept => {
-                    let n = attribute.name();
-                    writeln!(out, "  Pot: {} {n} token to {}.", a(n), name(c, *to))?
-                }
-                TokenFate::ToJackpot => {
-                    let n = attribute.name();
-                    writeln!(
-                        out,
-                        "  Pot: {} {n} token drawn for {}, who has no {n}: to the Jackpot.",
-                        a(n),
-                        name(c, *to)
-                    )?
-                }
-            },
-            Event::PotToJackpot => {
-                writeln!(out, "  Nobody won Trine Dominance: the pot becomes the Jackpot.")?
-            }
-            Event::ActionCommitted { actor, open_bid, .. } => match open_bid {
-                Some(b) => {
-                    writeln!(out, "{} plays an Action card face down and bids {b} face up.", name(c, *actor))?
-                }
-                None => writeln!(out, "{} plays an Action card and bids, face down.", name(c, *actor))?,
-            },
-            Event::ActionsRevealed => {
-                writeln!(out, "Reveal:")?;
-                for &a in &c.order {
-                    if let Some(card) = c.actors[a.index()].action.value() {
-                        writeln!(
-                            out,
-                            "  {} played {} and bid {}{}",
-                            name(c, a),
-                            card.attribute.name(),
-                            card.bid,
-                            if card.wildcard { " with a Wildcard" } else { "" }
-                        )?;
-                    }
-                }
-                for p in &c.showdown.pairs {
-                    let [x, y] = p.actors;
-                    let who = |d: nodice::Dominance| match d {
-                        nodice::Dominance::Win => name(c, x).into_owned(),
-                        nodice::Dominance::Loss => name(c, y).into_owned(),
-                        nodice::Dominance::Tie => "tie".to_owned(),
-                    };
-                    let sweep = match p.sweep {
-                        [true, _] => format!(", Sweep for {}", name(c, x)),
-                        [_, true] => format!(", Sweep for {}", name(c, y)),
-                        _ => String::new(),
-                    };
-                    writeln!(
-                        out,
-                        "  {} vs {}: TD {}, AD {}{sweep}; Showdown Totals {} – {}",
-                        name(c, x),
-                        name(c, y),
-                        who(p.trine),
-                        who(p.attribute),
-                        p.totals[0],
-                        p.totals[1]
-                    )?;
-                }
-            }
-            Event::Struck { strike, damage } => {
-                if let Some(s) = c.showdown.strikes.get(usize::from(*strike)) {
-                    let how = if s.unopposed { " (first, unopposed)" } else { "" };
-                    if *damage == 0 {
-                        writeln!(out, "{} → {}: no damage{how}.", name(c, s.attacker), name(c, s.target))?;
-                    } else {
-                        writeln!(
-                            out,
-                            "{} → {}: {damage} {} damage{how}.",
-                            name(c, s.attacker),
-                            name(c, s.target),
-                            s.aspect
-                        )?;
-                    }
-                }
-            }
-            Event::StrikeVoid { strike, why } => {
-                if let Some(s) = c.showdown.strikes.get(usize::from(*strike)) {
-                    let why = match why {
-                        Void::AttackerOut => "it is out before its turn",
-                        Void::TargetOut => "the target is out",
-                    };
-                    writeln!(out, "{} → {}: nothing, {why}.", name(c, s.attacker), name(c, s.target))?;
-                }
-            }
-            Event::DamageTaken { actor, aspect, spread, exhausted } => {
-                writeln!(out, "  {} takes it: {}.", name(c, *actor), spread_text(*aspect, *spread))?;
-                if let Some(x) = exhausted {
-                    writeln!(out, "  {} has no {x} left: eliminated.", name(c, *actor))?;
-                }
-            }
-            Event::TokensRefreshed => {}
-            Event::Eliminated { actor, status } => {
-                let why = match status {
-                    Status::Exhausted(x) => format!("every {x} Attribute at 0"),
-                    _ => "an extension's Elimination Check".to_owned(),
-                };
-                writeln!(out, "{} is eliminated: {why}.", name(c, *actor))?;
-            }
-            Event::Engaged { clusters } => {
-                if clusters.is_empty() {
-                    writeln!(out, "The GM engages every Actor: one Hand for all.")?;
-                } else {
-                    let list: Vec<String> = clusters
-                        .iter()
-                        .enumerate()
-                        .map(|(k, cl)| format!("cluster {}: {}", k + 1, targets(c, *cl)))
-                        .collect();
-                    writeln!(
-                        out,
-                        "The GM splits the brawl ({}); each cluster plays the Hand on its own, the others sit it out.",
-                        list.join("; ")
-                    )?;
-                    writeln!(out, "--- Cluster 1 — UTG: {} ---", name(c, c.utg))?;
-                }
-            }
-            Event::ClusterEnded => writeln!(
-                out,
-                "The cluster has no opposition left: its Hand ends, the face-down cards go back."
-            )?,
-            Event::ClusterStarted { cluster, utg } => {
-                writeln!(out, "Bids return to the stacks.")?;
-                writeln!(out, "--- Cluster {} — UTG: {} ---", cluster + 1, name(c, *utg))?
-            }
-            Event::Justified { actor, line, .. } => {
-                writeln!(out, "  {} justifies: \"{line}\"", name(c, *actor))?
-            }
-            Event::ConflictEnded { ending } => {
-                let how = match ending {
-                    Ending::OneSideLeft(Some(side)) => {
-                        let names: Vec<&str> = c
-                            .actors
-                            .iter()
-                            .filter(|a| a.sheet.side == *side && a.is_in())
-                            .map(|a| a.sheet.name.as_str())
-                            .collect();
-                        format!("only {} remain(s)", names.join(", "))
-                    }
-                    Ending::OneSideLeft(None) => "nobody remains".to_owned(),
-                    Ending::Fiction => "the GM ends it: the fiction has resolved the objective".to_owned(),
-                    Ending::Extension => "an extension ends it".to_owned(),
-                    Ending::Stalemate(n) => {
-                        format!("a stalemate: {n} Hands in a row without damage or elimination")
-                    }
-                };
-                writeln!(out, "\n=== The Conflict is over: {how}. ===")?;
-            }
-        }
-        Ok(())
     }
 }
 

@@ -127,8 +127,11 @@ pub fn values(t: &Table<NoDice>, actor: &str) -> [u16; 9] {
     Attribute::ALL.map(|x| a.value(x).unwrap_or(0))
 }
 
+/// Chip conservation: every chip built is in play or was destroyed by damage, give or take
+/// the GM's adjustments, which are outside it (Decision 35).
 pub fn chips_conserved(c: &Conflict) -> bool {
-    c.chips_in_play() + c.chips_destroyed() == c.chips_built()
+    i64::from(c.chips_in_play()) + i64::from(c.chips_destroyed())
+        == i64::from(c.chips_built()) + c.chips_adjusted
 }
 
 /// Gives each awaited seat its first legal command until the Hand number changes or the
