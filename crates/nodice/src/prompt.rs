@@ -110,8 +110,14 @@ pub fn prompt(state: &Conflict, seat: SeatId) -> Option<Prompt<Command>> {
     }
     let private =
         legal.iter().any(|c| matches!(c, Command::CommitAspect { .. } | Command::CommitAction { .. }));
-    let choices =
-        legal.into_iter().map(|command| Choice { label: label(state, &command), command }).collect();
+    let choices = legal
+        .into_iter()
+        .map(|command| Choice {
+            label: label(state, &command),
+            private: matches!(command, Command::CommitAspect { .. } | Command::CommitAction { .. }),
+            command,
+        })
+        .collect();
     Some(Prompt { seat, question: question(state, actor), private, choices })
 }
 

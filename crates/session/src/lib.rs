@@ -520,11 +520,12 @@ impl<R: Ruleset> Session<R> {
     }
 }
 
-/// Whether `command` from `seat` is a face-down choice, as the seat's prompt says.
+/// Whether `command` from `seat` is a face-down choice: one of the seat's prompt's choices
+/// marked private. A command the prompt does not offer (a GM's ruling given beside it) is
+/// public.
 pub fn is_face_down<R: Ruleset>(state: &R::State, seat: SeatId, command: &R::Command) -> bool {
-    R::prompt(state, seat).is_some_and(|p| {
-        p.private && p.choices.iter().find(|c| c.command == *command).is_none_or(|c| c.private)
-    })
+    R::prompt(state, seat)
+        .is_some_and(|p| p.private && p.choices.iter().any(|c| c.private && c.command == *command))
 }
 
 /// SHA-256 (hex) of `events`, each as JSON on its own line.

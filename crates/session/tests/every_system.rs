@@ -168,7 +168,8 @@ proptest! {
 
     #[test]
     fn nodice_logs_line_up_hide_choices_and_resume_anywhere(seed in any::<u64>(), at in 0usize..60) {
-        let full = play_checked::<nodice::NoDice>(nodice_brawl(), seed, 300);
+        let (full, face_down) = play_counted::<nodice::NoDice>(nodice_brawl(), seed, 300);
+        prop_assert!(face_down > 0, "the hidden-choice check ran");
         resume_anywhere(nodice_brawl(), &full, at);
     }
 
