@@ -18,7 +18,8 @@
 //! derived events with the one recorded, so a replay that diverges (a newer ruleset version,
 //! an edited file) is reported, never silently continued.
 //!
-//! **Face-down choices are not kept.** A face-down choice not yet revealed is *pending*: its
+//! **Face-down choices are not kept.** A face-down choice — a command whose own events the
+//! ruleset's redaction blanks for some viewer — not yet revealed is *pending*: its
 //! seat may take it back ([`Session::take_back`]) until the reveal, and a record taken while it
 //! is pending leaves it out — on resume that seat chooses again, and since nobody has seen
 //! anything nothing is lost.
@@ -256,7 +257,7 @@ impl<R: Ruleset> Session<R> {
             bot_limit: 1_000_000,
             legal: Vec::new(),
         };
-        session.write_logs();
+        session.write_logs(0);
         Ok(session)
     }
 
@@ -324,8 +325,11 @@ impl<R: Ruleset> Session<R> {
         if usize::from(seat.0) >= self.controls.len() {
             return Err(SessionError::NoSeat(seat.0));
         }
-        let private = is_face_down::<R>(self.table.state(), seat, command);
+        let before = self.table.log().len();
         self.table.submit(seat, command).map_err(SessionError::Rules)?;
+        let caused = self.table.log().len() - before - self.table.last_automatic();
+        // A face-down choice is a command whose own events some viewer sees blanked.
+        let private = self.write_logs(caused);
         if self.table.last_automatic() > 0 {
             // A reveal is an automatic step: every face-down choice so far is face up now.
             self.pending.clear();
@@ -334,7 +338,6 @@ impl<R: Ruleset> Session<R> {
         if private && self.table.last_automatic() == 0 {
             self.pending.push(self.entries.len() - 1);
         }
-        self.write_logs();
         Ok(())
     }
 
@@ -416,23 +419,31 @@ impl<R: Ruleset> Session<R> {
         }
     }
 
-    /// Writes the table's new events to every viewer's log.
-    fn write_logs(&mut self) {
+    /// Writes the table's new events to every viewer's log. Returns whether any of the first
+    /// `watched` of them was blanked for some viewer (what makes a command a face-down choice).
+    fn write_logs(&mut self, watched: usize) -> bool {
         let seats = self.controls.len();
+        let (mut blanked, mut k) = (false, 0);
         while self.written < self.table.log().len() {
             let event = &self.table.log()[self.written];
             for (log, viewer) in self.logs.iter_mut().zip(viewers(seats)) {
                 log.push(match R::redact(&self.shadow, event, viewer) {
                     Some(seen) => {
+                        blanked |= k < watched && seen != *event;
                         let text = if self.narrate { R::narrate(&self.shadow, &seen, viewer) } else { None };
                         Item::Event { event: seen, text }
                     }
-                    None => Item::Hidden,
+                    None => {
+                        blanked |= k < watched;
+                        Item::Hidden
+                    }
                 });
             }
             R::apply(&mut self.shadow, event);
             self.written += 1;
+            k += 1;
         }
+        blanked
     }
 
     fn log_index(&self, viewer: Viewer) -> Option<usize> {
