@@ -95,8 +95,8 @@ impl Ruleset for NoDice {
         state.view(viewer)
     }
 
-    fn redact(state: &Conflict, event: &Event, viewer: Viewer) -> Option<Event> {
-        state.redact(event, viewer)
+    fn redact(state: &Conflict, event: &Event, viewer: Viewer) -> Event {
+        state.redact(event, viewer).unwrap_or_else(|| event.clone()) // never None: blanks, never drops
     }
 
     fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {

@@ -67,12 +67,10 @@ impl Narrator {
         for event in &table.log()[self.printed..] {
             let public = NoDice::redact(&self.shadow, event, Viewer::Spectator);
             NoDice::apply(&mut self.shadow, event);
-            if let Some(e) = public {
-                if self.json {
-                    writeln!(out, "{}", self.json_line(&e)?)?;
-                } else {
-                    self.describe(&e, out)?;
-                }
+            if self.json {
+                writeln!(out, "{}", self.json_line(&public)?)?;
+            } else {
+                self.describe(&public, out)?;
             }
             self.printed += 1;
         }
