@@ -3,7 +3,6 @@
 //! (documented in docs/iron-triangle.md, never a surrender), uniform redaction (blanked, never
 //! dropped) and narration in the book's words.
 
-#[allow(dead_code)]
 mod common;
 
 use common::*;

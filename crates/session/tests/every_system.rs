@@ -44,17 +44,18 @@ fn river_fight() -> inciting_incident::Setup {
     setup
 }
 
-/// Plays one random legal command for the first seat awaited; `false` when none is.
-fn step<R: Ruleset>(s: &mut Session<R>, rng: &mut rand_chacha::ChaCha8Rng) -> bool {
-    let Some(&seat) = s.awaiting().first() else { return false };
+/// Plays one random legal command for the first seat awaited and returns it; `None` when no
+/// seat is awaited.
+fn step<R: Ruleset>(s: &mut Session<R>, rng: &mut rand_chacha::ChaCha8Rng) -> Option<R::Command> {
+    let &seat = s.awaiting().first()?;
     let mut legal = Vec::new();
     s.table().legal_commands(seat, &mut legal);
     if legal.is_empty() {
-        return false;
+        return None;
     }
     let command = legal[rng.random_range(0..legal.len())].clone();
     s.submit(seat, &command).expect("a legal command is accepted");
-    true
+    Some(command)
 }
 
 fn seat_count<R: Ruleset>(s: &Session<R>) -> usize {
@@ -65,8 +66,38 @@ fn viewers(n: usize) -> Vec<Viewer> {
     (0..n).map(|i| Viewer::Seat(SeatId(i as u16))).chain([Viewer::Spectator]).collect()
 }
 
-/// Plays a random game checking, after every command, that the logs line up and that the
-/// events a face-down choice caused reach no other viewer as they are. Returns the record.
+/// How `command` of `seat` at `state` looks to `viewer`: the events it causes, redacted.
+fn seen<R: Ruleset>(
+    state: &R::State,
+    seat: SeatId,
+    command: &R::Command,
+    viewer: Viewer,
+) -> Option<Vec<R::Event>> {
+    let mut events = Vec::new();
+    R::decide(state, seat, command, &mut events).ok()?;
+    let mut state = state.clone();
+    let mut out = Vec::new();
+    for e in &events {
+        out.push(R::redact(&state, e, viewer));
+        R::apply(&mut state, e);
+    }
+    Some(out)
+}
+
+/// The kinds of the events `command` causes (which another viewer may always tell apart).
+fn kinds<R: Ruleset>(
+    state: &R::State,
+    seat: SeatId,
+    command: &R::Command,
+) -> Vec<std::mem::Discriminant<R::Event>> {
+    let mut events = Vec::new();
+    let _ = R::decide(state, seat, command, &mut events);
+    events.iter().map(std::mem::discriminant).collect()
+}
+
+/// Plays a random game checking, after every command, that the logs line up and, for a
+/// private prompt, that no other viewer can tell the seat's face-down choice from any other
+/// choice of the same kind before its reveal (the blanked events are the same).
 fn play_checked<R: Ruleset>(setup: R::Setup, seed: u64, limit: usize) -> Session<R>
 where
     R::SetupError: std::fmt::Debug,
@@ -76,28 +107,32 @@ where
     let all = viewers(seat_count(&s));
     for _ in 0..limit {
         let Some(&seat) = s.awaiting().first() else { break };
-        let private = s.prompt(seat).is_some_and(|p| p.private);
+        let prompt = s.prompt(seat);
+        let before = s.table().state().clone();
         let before_log = s.table().log().len();
         let before_seq = s.seq();
-        if !step(&mut s, &mut rng) {
-            break;
-        }
+        let Some(given) = step(&mut s, &mut rng) else { break };
         let lens: Vec<usize> = all.iter().map(|&v| s.updates_since(v, 0).len()).collect();
         assert!(lens.windows(2).all(|w| w[0] == w[1]), "every viewer's log has the same length: {lens:?}");
-        if private {
-            // The events the seat's own command caused (the automatic steps after it may be a
-            // reveal, which everyone sees).
-            let caused = s.table().log().len() - before_log - s.table().last_automatic();
-            for &viewer in all.iter().filter(|&&v| v != Viewer::Seat(seat)) {
-                let new = s.updates_since(viewer, before_seq);
-                for (k, original) in s.table().log()[before_log..before_log + caused].iter().enumerate() {
-                    assert_ne!(
-                        new[k].item,
-                        Item::Event { event: original.clone(), text: new[k].item_text() },
-                        "{viewer:?} saw seat {}'s face-down choice as it is",
-                        seat.0
-                    );
-                }
+        let Some(prompt) = prompt.filter(|p| p.private) else { continue };
+        let caused = s.table().log().len() - before_log - s.table().last_automatic();
+        let kind = kinds::<R>(&before, seat, &given);
+        for &viewer in all.iter().filter(|&&v| v != Viewer::Seat(seat)) {
+            let mine = seen::<R>(&before, seat, &given, viewer).expect("the given command is legal");
+            // What the viewer's log got is exactly the blanked events.
+            let new = s.updates_since(viewer, before_seq);
+            for (k, e) in mine.iter().enumerate().take(caused) {
+                assert!(matches!(&new[k].item, Item::Event { event, .. } if event == e), "{viewer:?}");
+            }
+            for other in
+                prompt.choices.iter().map(|c| &c.command).filter(|c| kinds::<R>(&before, seat, c) == kind)
+            {
+                assert_eq!(
+                    seen::<R>(&before, seat, other, viewer).as_ref(),
+                    Some(&mine),
+                    "{viewer:?} can tell seat {}'s face-down choice {given:?} from {other:?}",
+                    seat.0
+                );
             }
         }
     }
