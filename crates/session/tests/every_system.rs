@@ -139,19 +139,6 @@ where
     s
 }
 
-trait ItemText {
-    fn item_text(&self) -> Option<String>;
-}
-
-impl<E> ItemText for session::Update<E> {
-    fn item_text(&self) -> Option<String> {
-        match &self.item {
-            Item::Event { text, .. } => text.clone(),
-            _ => None,
-        }
-    }
-}
-
 /// A record taken after `k` commands, through JSON, resumes; the face-down choices it left
 /// out are chosen again, the rest of the game is played, and the end is the same.
 fn resume_anywhere<R: Ruleset>(setup: R::Setup, full: &Session<R>, k: usize)
