@@ -9,7 +9,8 @@
 //! - §5.2 step 4 and §5.3 winner and losses: [`turn`] ([`turn::resolve`])
 //! - §5.4 disadvantage, §5.5 combos: [`chain`]
 //! - §5.1, §5.2 steps 1–3, §5.6, §5.7 the conflict flow: [`conflict`] and [`rules`]
-//! - hidden information: [`view`]
+//! - hidden information: [`view`]; narration of events: [`narrate`]; a seat's prompt and its
+//!   forced default: [`prompt`]
 //! - §4 campaign sheets, §7 problems, §8 countdowns, §9 resting, §10 levelling: [`campaign`]
 //!
 //! **Decisions** beyond the rules reference are documented in `docs/iron-triangle.md` and on
@@ -22,6 +23,8 @@ pub mod character;
 pub mod conflict;
 pub mod effects;
 pub mod energy;
+pub mod narrate;
+pub mod prompt;
 pub mod rules;
 pub mod special;
 pub mod turn;
@@ -85,12 +88,24 @@ impl Ruleset for IronTriangle {
         state.view(viewer)
     }
 
-    fn redact(state: &Conflict, event: &Event, viewer: Viewer) -> Option<Event> {
+    fn redact(state: &Conflict, event: &Event, viewer: Viewer) -> Event {
         state.redact(event, viewer)
+    }
+
+    fn narrate(state: &Conflict, event: &Event, viewer: Viewer) -> Option<String> {
+        narrate::narrate(state, event, viewer)
     }
 
     fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {
         state.legal_commands(seat, out)
+    }
+
+    fn prompt(state: &Conflict, seat: SeatId) -> Option<table::Prompt<Command>> {
+        state.prompt(seat)
+    }
+
+    fn forced(state: &Conflict, seat: SeatId) -> Option<Command> {
+        state.forced(seat)
     }
 
     fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {

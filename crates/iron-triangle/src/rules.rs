@@ -133,24 +133,29 @@ pub enum Event {
         /// Who ended it.
         by: FighterId,
     },
-    /// A stance was committed face down (hidden from other seats).
+    /// A stance was committed face down. Another seat sees that it was committed, with the
+    /// stance blanked (`None`) until the reveal ([`Conflict::redact`]).
     StanceCommitted {
         /// Who.
         fighter: FighterId,
-        /// The stance.
-        stance: Stance,
+        /// The stance; `None` (left out of the JSON) when blanked for a viewer who may not
+        /// see it. (A save made before blanking existed holds the same shape: it still loads.)
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stance: Option<Stance>,
     },
     /// Both stances are revealed.
     StancesRevealed {
         /// Active character first.
         stances: [Stance; 2],
     },
-    /// A move was committed face down (hidden from other seats).
+    /// A move was committed face down. Another seat sees that it was committed, with the
+    /// move blanked (`None`) until the reveal ([`Conflict::redact`]).
     MoveCommitted {
         /// Who.
         fighter: FighterId,
-        /// The move or surrender.
-        play: Play,
+        /// The move or surrender; `None` (left out of the JSON) when blanked for a viewer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        play: Option<Play>,
     },
     /// Both moves are revealed.
     MovesRevealed {
@@ -197,13 +202,18 @@ pub enum Event {
         /// The winning side; `None` for a drawn minor conflict.
         winner: Option<SideId>,
     },
-    /// A special (or a pass) was committed face down in a timing window (hidden from other
-    /// seats).
+    /// A special (or a pass) was committed face down in a timing window. Another seat sees
+    /// that a choice was made, not which: `hidden` is set and `card` blanked to `None`, so a
+    /// pass and a card look the same until the count ([`Conflict::redact`]).
     SpecialCommitted {
         /// Who.
         fighter: FighterId,
-        /// The card, or `None` for a pass.
+        /// The card, or `None` for a pass (or when `hidden`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         card: Option<SpecialCard>,
+        /// Whether the choice is blanked for this viewer (absent in saves: `false`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        hidden: bool,
     },
     /// Everyone in the window has chosen: this many cards are face down; those who passed
     /// may respond.
@@ -692,7 +702,7 @@ impl Conflict {
                     });
                 }
                 let stance = if stance.amount == 0 { Stance::NONE } else { stance };
-                events.push(Event::StanceCommitted { fighter: id, stance });
+                events.push(Event::StanceCommitted { fighter: id, stance: Some(stance) });
             }
             Command::CommitMove { play } => {
                 let Phase::Turn(t) = &self.phase else {
@@ -722,7 +732,7 @@ impl Conflict {
                 if play == Play::Surrender && !self.may_surrender(id) {
                     return Err(RuleError::SamuraiCannotSurrender { fighter: self.name(id) });
                 }
-                events.push(Event::MoveCommitted { fighter: id, play });
+                events.push(Event::MoveCommitted { fighter: id, play: Some(play) });
             }
             Command::SpreadLoss { spread } | Command::SpreadGain { spread } => {
                 let Phase::Aftermath(a) = &self.phase else {
@@ -992,7 +1002,8 @@ impl Conflict {
             Event::TurnBegan { active } => self.apply_turn_began(active),
             Event::OpponentChosen { opponent } => self.apply_opponent_chosen(opponent),
             Event::ComboEnded { .. } => self.combo = None,
-            Event::StanceCommitted { fighter, stance } => {
+            // A blanked commitment (a viewer's copy, never in the table's log) changes nothing.
+            Event::StanceCommitted { fighter, stance: Some(stance) } => {
                 if let Phase::Turn(t) = &mut self.phase
                     && let Some(pos) = t.position(fighter)
                 {
@@ -1005,13 +1016,15 @@ impl Conflict {
                 }
                 self.advance_turn(Step::Stance.next());
             }
-            Event::MoveCommitted { fighter, play } => {
+            Event::StanceCommitted { stance: None, .. } => {}
+            Event::MoveCommitted { fighter, play: Some(play) } => {
                 if let Phase::Turn(t) = &mut self.phase
                     && let Some(pos) = t.position(fighter)
                 {
                     t.plays[pos] = Sealed::FaceDown(play);
                 }
             }
+            Event::MoveCommitted { play: None, .. } => {}
             Event::MovesRevealed { .. } => {
                 if let Phase::Turn(t) = &mut self.phase {
                     t.plays.iter_mut().for_each(Sealed::reveal);
@@ -1030,7 +1043,10 @@ impl Conflict {
             }
             Event::MinorConflictTied => self.phase = Phase::MinorOutcome,
             Event::ConflictEnded { winner } => self.apply_conflict_ended(winner),
-            Event::SpecialCommitted { fighter, card } => self.apply_special_committed(fighter, card),
+            Event::SpecialCommitted { fighter, card, hidden: false } => {
+                self.apply_special_committed(fighter, card)
+            }
+            Event::SpecialCommitted { hidden: true, .. } => {}
             Event::SwapDecided { fighter, to, rng_pos } => self.apply_swap_decided(fighter, to, rng_pos),
             Event::CardsCounted { count } => self.apply_cards_counted(count),
             Event::SpecialRevealed { fighter, card, cancelled } => {

@@ -233,17 +233,22 @@ impl Conflict {
         }
     }
 
-    /// How an event looks to `viewer`: a face-down commitment is seen only by its seat.
-    pub fn redact(&self, event: &Event, viewer: Viewer) -> Option<Event> {
-        match event {
-            Event::StanceCommitted { fighter, .. }
-            | Event::MoveCommitted { fighter, .. }
-            | Event::SpecialCommitted { fighter, .. }
-                if !self.owns(viewer, self.fighter(*fighter)) =>
-            {
-                None
+    /// How an event looks to `viewer`: a face-down commitment (stance, move, special or pass)
+    /// of another seat's character is blanked — the viewer sees that it was made, not what.
+    /// Never dropped, the same shape as No Dice's and Inciting Incident's redaction.
+    pub fn redact(&self, event: &Event, viewer: Viewer) -> Event {
+        let hidden = |fighter: FighterId| !self.owns(viewer, self.fighter(fighter));
+        match *event {
+            Event::StanceCommitted { fighter, .. } if hidden(fighter) => {
+                Event::StanceCommitted { fighter, stance: None }
             }
-            e => Some(*e),
+            Event::MoveCommitted { fighter, .. } if hidden(fighter) => {
+                Event::MoveCommitted { fighter, play: None }
+            }
+            Event::SpecialCommitted { fighter, .. } if hidden(fighter) => {
+                Event::SpecialCommitted { fighter, card: None, hidden: true }
+            }
+            e => e,
         }
     }
 

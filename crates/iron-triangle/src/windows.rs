@@ -349,7 +349,7 @@ impl Conflict {
                 return Err(RuleError::SpecialNotPlayable { fighter: name(), special, reason });
             }
         }
-        events.push(Event::SpecialCommitted { fighter, card });
+        events.push(Event::SpecialCommitted { fighter, card, hidden: false });
         Ok(())
     }
 

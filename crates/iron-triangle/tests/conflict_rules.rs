@@ -1259,7 +1259,7 @@ fn bad_input_a_tampered_save_is_refused_by_the_checked_loader() {
     let j = saved.events.iter().position(|e| matches!(e, Event::StanceCommitted { .. })).unwrap();
     let mut edited = saved.clone();
     if let Event::StanceCommitted { stance, .. } = &mut edited.events[j] {
-        *stance = st("9◆");
+        *stance = Some(st("9◆"));
     }
     assert_eq!(Table::load_checked(edited).err(), Some(table::ReplayError::Unexpected { number: j + 1 }));
     // Cut right after both moves are committed: the reveal and resolution are missing.
@@ -1299,7 +1299,7 @@ fn first_turn_the_players_choose_which_pc_starts() {
 fn stance_of_zero_is_no_stance_whatever_its_type() {
     let g = at_move_step_with(["0▨", "0◆"]);
     let stances = g.log().iter().filter_map(|e| match e {
-        Event::StanceCommitted { stance, .. } => Some(*stance),
+        Event::StanceCommitted { stance, .. } => *stance,
         _ => None,
     });
     assert!(stances.into_iter().all(|s| s == iron_triangle::Stance::NONE));

@@ -23,11 +23,11 @@ fn table() -> Game {
         .table()
 }
 
-/// The commitment events of `fighter` in a log.
+/// The commitment events of `fighter` in a log whose value shows (not blanked).
 fn commitments_of(log: &[Event], fighter: FighterId) -> Vec<Event> {
     log.iter()
         .filter(|e| {
-            matches!(e, Event::StanceCommitted { fighter: f, .. } | Event::MoveCommitted { fighter: f, .. } if *f == fighter)
+            matches!(e, Event::StanceCommitted { fighter: f, stance: Some(_) } | Event::MoveCommitted { fighter: f, play: Some(_) } if *f == fighter)
         })
         .cloned()
         .collect()
@@ -68,10 +68,12 @@ fn hidden_commitments_are_seen_only_by_their_seat_until_revealed() {
         assert_eq!(faces(&g, v).0, [Face::FaceDown, Face::Empty], "{v:?}");
         assert!(!serde_json::to_string(&g.view(v)).unwrap().contains(r#""amount":3"#), "{v:?}");
         assert!(commitments_of(&g.log_for(v), a1).is_empty(), "{v:?}");
+        // Blanked, not dropped: the viewer sees that A1 committed a stance.
+        assert!(g.log_for(v).contains(&Event::StanceCommitted { fighter: a1, stance: None }), "{v:?}");
     }
     assert_eq!(
         commitments_of(&g.log_for(Viewer::Seat(p1)), a1),
-        vec![Event::StanceCommitted { fighter: a1, stance: st("3▨") }]
+        vec![Event::StanceCommitted { fighter: a1, stance: Some(st("3▨")) }]
     );
 
     // Stances revealed: everyone sees both.
@@ -117,6 +119,8 @@ fn hidden_commitments_are_seen_only_by_their_seat_until_revealed() {
     }
     for v in others_of_p1 {
         assert!(commitments_of(&g.log_for(v), a1).is_empty(), "{v:?}");
+        // Blanked, not dropped: the viewer sees that A1 committed a stance.
+        assert!(g.log_for(v).contains(&Event::StanceCommitted { fighter: a1, stance: None }), "{v:?}");
     }
     assert_commitments_hidden(&g, true);
 }
@@ -150,7 +154,13 @@ fn hidden_the_opponents_commitment_is_hidden_from_the_active_seat() {
         );
         let commits = log
             .iter()
-            .filter(|e| matches!(e, Event::StanceCommitted { .. } | Event::MoveCommitted { .. }))
+            .filter(|e| {
+                matches!(
+                    e,
+                    Event::StanceCommitted { stance: Some(_), .. }
+                        | Event::MoveCommitted { play: Some(_), .. }
+                )
+            })
             .count();
         assert_eq!(commits, if v == Viewer::Seat(p1) || v == Viewer::Seat(gm) { 2 } else { 0 }, "{v:?}");
     }

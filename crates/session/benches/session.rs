@@ -23,14 +23,14 @@ fn by_hand(setup: &Setup, bots: &mut [RandomBot; 2]) -> usize {
     let mut shadow = initial.clone();
     let mut table = Table::<IronTriangle>::new(initial);
     let viewers = [Viewer::Seat(SeatId(0)), Viewer::Seat(SeatId(1)), Viewer::Spectator];
-    let mut logs: [Vec<Option<iron_triangle::Event>>; 3] = Default::default();
+    let mut logs: [Vec<iron_triangle::Event>; 3] = Default::default();
     let (mut legal, mut written) = (Vec::new(), 0);
     loop {
         while written < table.log().len() {
             let event = &table.log()[written];
             for (log, &v) in logs.iter_mut().zip(&viewers) {
                 let seen = IronTriangle::redact(&shadow, event, v);
-                let _ = seen.as_ref().map(|e| IronTriangle::narrate(&shadow, e, v));
+                let _ = IronTriangle::narrate(&shadow, &seen, v);
                 log.push(seen);
             }
             IronTriangle::apply(&mut shadow, event);

@@ -113,9 +113,6 @@ pub enum Item<E> {
         /// The ruleset's narration for this viewer, if the event is worth reading.
         text: Option<String>,
     },
-    /// An event the viewer may not see at all (a ruleset that still drops events rather than
-    /// blanking their hidden parts): kept as a blank so every log has the same length.
-    Hidden,
     /// A seat took back its face-down choice.
     TookBack {
         /// The seat.
@@ -427,17 +424,10 @@ impl<R: Ruleset> Session<R> {
         while self.written < self.table.log().len() {
             let event = &self.table.log()[self.written];
             for (log, viewer) in self.logs.iter_mut().zip(viewers(seats)) {
-                log.push(match R::redact(&self.shadow, event, viewer) {
-                    Some(seen) => {
-                        blanked |= k < watched && seen != *event;
-                        let text = if self.narrate { R::narrate(&self.shadow, &seen, viewer) } else { None };
-                        Item::Event { event: seen, text }
-                    }
-                    None => {
-                        blanked |= k < watched;
-                        Item::Hidden
-                    }
-                });
+                let seen = R::redact(&self.shadow, event, viewer);
+                blanked |= k < watched && seen != *event;
+                let text = if self.narrate { R::narrate(&self.shadow, &seen, viewer) } else { None };
+                log.push(Item::Event { event: seen, text });
             }
             R::apply(&mut self.shadow, event);
             self.written += 1;

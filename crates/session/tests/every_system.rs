@@ -44,6 +44,20 @@ fn river_fight() -> inciting_incident::Setup {
     setup
 }
 
+/// Plays one random legal command for the first seat awaited and returns it; `None` when no
+/// seat is awaited.
+fn step<R: Ruleset>(s: &mut Session<R>, rng: &mut rand_chacha::ChaCha8Rng) -> Option<R::Command> {
+    let &seat = s.awaiting().first()?;
+    let mut legal = Vec::new();
+    s.table().legal_commands(seat, &mut legal);
+    if legal.is_empty() {
+        return None;
+    }
+    let command = legal[rng.random_range(0..legal.len())].clone();
+    s.submit(seat, &command).expect("a legal command is accepted");
+    Some(command)
+}
+
 fn seat_count<R: Ruleset>(s: &Session<R>) -> usize {
     R::seats(s.table().state()).len()
 }
@@ -52,18 +66,55 @@ fn viewers(n: usize) -> Vec<Viewer> {
     (0..n).map(|i| Viewer::Seat(SeatId(i as u16))).chain([Viewer::Spectator]).collect()
 }
 
-/// Plays a random game checking, after every command, that the logs line up and that the
-/// events a face-down choice caused reach no other viewer as they are. Returns the record.
+/// How `command` of `seat` at `state` looks to `viewer`: the events it causes, redacted.
+fn seen<R: Ruleset>(
+    state: &R::State,
+    seat: SeatId,
+    command: &R::Command,
+    viewer: Viewer,
+) -> Option<Vec<R::Event>> {
+    let mut events = Vec::new();
+    R::decide(state, seat, command, &mut events).ok()?;
+    let mut state = state.clone();
+    let mut out = Vec::new();
+    for e in &events {
+        out.push(R::redact(&state, e, viewer));
+        R::apply(&mut state, e);
+    }
+    Some(out)
+}
+
+/// The kinds of the events `command` causes (which another viewer may always tell apart).
+fn kinds<R: Ruleset>(
+    state: &R::State,
+    seat: SeatId,
+    command: &R::Command,
+) -> Vec<std::mem::Discriminant<R::Event>> {
+    let mut events = Vec::new();
+    let _ = R::decide(state, seat, command, &mut events);
+    events.iter().map(std::mem::discriminant).collect()
+}
+
+/// Plays a random game checking, after every command, that the logs line up and, for a
+/// face-down choice, that no other viewer can tell it from any other face-down choice of the
+/// same kind before its reveal (the blanked events are the same).
 fn play_checked<R: Ruleset>(setup: R::Setup, seed: u64, limit: usize) -> Session<R>
 where
     R::SetupError: std::fmt::Debug,
 {
-    play_counted(setup, seed, limit).0
+    play_counted(setup, seed, limit, true).0
 }
 
 /// [`play_checked`], also counting the face-down choices made (so a test can make sure its
-/// hidden-choice check ran).
-fn play_counted<R: Ruleset>(setup: R::Setup, seed: u64, limit: usize) -> (Session<R>, usize)
+/// hidden-choice check ran). With `whole_choice_hidden` false, a face-down choice may have
+/// public parts (No Dice's targets, Inciting Incident's acting character): then the check is
+/// that every other viewer gets the blanked events, never the events as they are.
+fn play_counted<R: Ruleset>(
+    setup: R::Setup,
+    seed: u64,
+    limit: usize,
+    whole_choice_hidden: bool,
+) -> (Session<R>, usize)
 where
     R::SetupError: std::fmt::Debug,
 {
@@ -73,50 +124,49 @@ where
     let mut face_down = 0;
     for _ in 0..limit {
         let Some(&seat) = s.awaiting().first() else { break };
-        let mut legal = Vec::new();
-        s.table().legal_commands(seat, &mut legal);
-        if legal.is_empty() {
-            break;
-        }
-        let command = legal[rng.random_range(0..legal.len())].clone();
-        let private = session::is_face_down::<R>(s.table().state(), seat, &command);
+        let prompt = s.prompt(seat);
+        let before = s.table().state().clone();
         let before_log = s.table().log().len();
         let before_seq = s.seq();
-        s.submit(seat, &command).expect("a legal command is accepted");
+        let Some(given) = step(&mut s, &mut rng) else { break };
         let lens: Vec<usize> = all.iter().map(|&v| s.updates_since(v, 0).len()).collect();
         assert!(lens.windows(2).all(|w| w[0] == w[1]), "every viewer's log has the same length: {lens:?}");
-        if private {
-            face_down += 1;
-            // The events the seat's own command caused (the automatic steps after it may be a
-            // reveal, which everyone sees).
-            let caused = s.table().log().len() - before_log - s.table().last_automatic();
-            for &viewer in all.iter().filter(|&&v| v != Viewer::Seat(seat)) {
-                let new = s.updates_since(viewer, before_seq);
-                for (k, original) in s.table().log()[before_log..before_log + caused].iter().enumerate() {
-                    assert_ne!(
-                        new[k].item,
-                        Item::Event { event: original.clone(), text: new[k].item_text() },
-                        "{viewer:?} saw seat {}'s face-down choice as it is",
-                        seat.0
-                    );
-                }
+        if !session::is_face_down::<R>(&before, seat, &given) {
+            continue;
+        }
+        let Some(prompt) = prompt else { continue };
+        face_down += 1;
+        let caused = s.table().log().len() - before_log - s.table().last_automatic();
+        let kind = kinds::<R>(&before, seat, &given);
+        for &viewer in all.iter().filter(|&&v| v != Viewer::Seat(seat)) {
+            let mine = seen::<R>(&before, seat, &given, viewer).expect("the given command is legal");
+            // What the viewer's log got is exactly the blanked events.
+            let new = s.updates_since(viewer, before_seq);
+            for (k, e) in mine.iter().enumerate().take(caused) {
+                assert!(matches!(&new[k].item, Item::Event { event, .. } if event == e), "{viewer:?}");
+            }
+            let whole = seen::<R>(&before, seat, &given, Viewer::Seat(seat)).expect("legal");
+            assert_ne!(mine, whole, "{viewer:?} saw seat {}'s face-down choice {given:?} as it is", seat.0);
+            if !whole_choice_hidden {
+                continue;
+            }
+            for other in prompt
+                .choices
+                .iter()
+                .filter(|c| c.private)
+                .map(|c| &c.command)
+                .filter(|c| kinds::<R>(&before, seat, c) == kind)
+            {
+                assert_eq!(
+                    seen::<R>(&before, seat, other, viewer).as_ref(),
+                    Some(&mine),
+                    "{viewer:?} can tell seat {}'s face-down choice {given:?} from {other:?}",
+                    seat.0
+                );
             }
         }
     }
     (s, face_down)
-}
-
-trait ItemText {
-    fn item_text(&self) -> Option<String>;
-}
-
-impl<E> ItemText for session::Update<E> {
-    fn item_text(&self) -> Option<String> {
-        match &self.item {
-            Item::Event { text, .. } => text.clone(),
-            _ => None,
-        }
-    }
 }
 
 /// A record taken after `k` commands, through JSON, resumes; the face-down choices it left
@@ -162,20 +212,21 @@ proptest! {
 
     #[test]
     fn iron_triangle_logs_line_up_hide_choices_and_resume_anywhere(seed in any::<u64>(), at in 0usize..60) {
-        let full = play_checked::<iron_triangle::IronTriangle>(iron_triangle(), seed, 400);
+        let (full, face_down) = play_counted::<iron_triangle::IronTriangle>(iron_triangle(), seed, 400, true);
+        prop_assert!(face_down > 0, "the hidden-choice check ran");
         resume_anywhere(iron_triangle(), &full, at);
     }
 
     #[test]
     fn nodice_logs_line_up_hide_choices_and_resume_anywhere(seed in any::<u64>(), at in 0usize..60) {
-        let (full, face_down) = play_counted::<nodice::NoDice>(nodice_brawl(), seed, 300);
+        let (full, face_down) = play_counted::<nodice::NoDice>(nodice_brawl(), seed, 300, false);
         prop_assert!(face_down > 0, "the hidden-choice check ran");
         resume_anywhere(nodice_brawl(), &full, at);
     }
 
     #[test]
     fn inciting_incident_logs_line_up_hide_choices_and_resume_anywhere(seed in any::<u64>(), at in 0usize..60) {
-        let (full, face_down) = play_counted::<inciting_incident::IncitingIncident>(river_fight(), seed, 300);
+        let (full, face_down) = play_counted::<inciting_incident::IncitingIncident>(river_fight(), seed, 300, false);
         prop_assert!(face_down > 0, "the hidden-choice check ran");
         resume_anywhere(river_fight(), &full, at);
     }

@@ -106,13 +106,13 @@ impl Ruleset for MatchingPennies {
         [0, 1].map(|i| s.pennies[i].face(viewer == Viewer::Seat(SeatId(i as u16))))
     }
 
-    fn redact(_: &Pennies, e: &Event, viewer: Viewer) -> Option<Event> {
-        Some(match e {
+    fn redact(_: &Pennies, e: &Event, viewer: Viewer) -> Event {
+        match e {
             Event::Played { seat, .. } if viewer != Viewer::Seat(SeatId(*seat)) => {
                 Event::Played { seat: *seat, heads: None }
             }
             e => e.clone(),
-        })
+        }
     }
 
     fn narrate(_: &Pennies, e: &Event, _: Viewer) -> Option<String> {

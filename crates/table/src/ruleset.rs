@@ -109,8 +109,8 @@ pub trait Ruleset {
 
     /// How `event`, about to be applied to `state`, looks to `viewer`: the same event with
     /// every part the viewer may not see blanked. Never dropped, so every viewer's log has the
-    /// same length and order.
-    fn redact(state: &Self::State, event: &Self::Event, viewer: Viewer) -> Option<Self::Event>;
+    /// same length and order: a hidden part is blanked.
+    fn redact(state: &Self::State, event: &Self::Event, viewer: Viewer) -> Self::Event;
 
     /// Readable text for `event` (already redacted for `viewer`), about to be applied to
     /// `state`: one line or a few, in the book's words; `None` for bookkeeping events a

@@ -14,8 +14,14 @@ struct Pennies {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum Event {
-    Played { seat: u16, heads: bool },
-    Revealed { winner: u16 },
+    /// `heads` is blanked (`None`) for the other seat until the reveal.
+    Played {
+        seat: u16,
+        heads: Option<bool>,
+    },
+    Revealed {
+        winner: u16,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -59,13 +65,16 @@ impl Ruleset for MatchingPennies {
         if slot.is_committed() {
             return Err(Refused::AlreadyPlayed);
         }
-        out.push(Event::Played { seat: seat.0, heads: *heads });
+        out.push(Event::Played { seat: seat.0, heads: Some(*heads) });
         Ok(())
     }
 
     fn apply(s: &mut Pennies, e: &Event) {
         match *e {
-            Event::Played { seat, heads } => s.pennies[usize::from(seat)] = Sealed::FaceDown(heads),
+            Event::Played { seat, heads: Some(heads) } => {
+                s.pennies[usize::from(seat)] = Sealed::FaceDown(heads)
+            }
+            Event::Played { heads: None, .. } => {}
             Event::Revealed { winner } => {
                 s.pennies.iter_mut().for_each(Sealed::reveal);
                 s.winner = Some(winner);
@@ -84,10 +93,12 @@ impl Ruleset for MatchingPennies {
         [0, 1].map(|i| s.pennies[i].face(viewer == Viewer::Seat(SeatId(i as u16))))
     }
 
-    fn redact(_: &Pennies, e: &Event, viewer: Viewer) -> Option<Event> {
+    fn redact(_: &Pennies, e: &Event, viewer: Viewer) -> Event {
         match e {
-            Event::Played { seat, .. } if viewer != Viewer::Seat(SeatId(*seat)) => None,
-            e => Some(e.clone()),
+            Event::Played { seat, .. } if viewer != Viewer::Seat(SeatId(*seat)) => {
+                Event::Played { seat: *seat, heads: None }
+            }
+            e => e.clone(),
         }
     }
 
@@ -120,7 +131,7 @@ fn submit_runs_automatic_steps_and_logs_every_event() {
     t.submit(SeatId(0), &true).unwrap();
     assert_eq!(t.awaiting(), vec![SeatId(1)]);
     let events = t.submit(SeatId(1), &true).unwrap().to_vec();
-    assert_eq!(events, vec![Event::Played { seat: 1, heads: true }, Event::Revealed { winner: 0 }]);
+    assert_eq!(events, vec![Event::Played { seat: 1, heads: Some(true) }, Event::Revealed { winner: 0 }]);
     assert!(t.is_over());
     assert_eq!(t.log().len(), 3);
 }
@@ -142,8 +153,8 @@ fn a_face_down_penny_is_hidden_from_the_other_seat_and_its_log() {
     assert_eq!(t.view(Viewer::Seat(SeatId(0)))[0], Face::Known(true));
     assert_eq!(t.view(Viewer::Seat(SeatId(1)))[0], Face::FaceDown);
     assert_eq!(t.view(Viewer::Spectator)[0], Face::FaceDown);
-    assert!(t.log_for(Viewer::Seat(SeatId(1))).is_empty());
-    assert_eq!(t.log_for(Viewer::Seat(SeatId(0))).len(), 1);
+    assert_eq!(t.log_for(Viewer::Seat(SeatId(1))), vec![Event::Played { seat: 0, heads: None }]);
+    assert_eq!(t.log_for(Viewer::Seat(SeatId(0))), vec![Event::Played { seat: 0, heads: Some(true) }]);
     t.submit(SeatId(1), &false).unwrap();
     assert_eq!(t.view(Viewer::Spectator), [Face::Known(true), Face::Known(false)]);
 }
@@ -171,7 +182,7 @@ fn a_checked_load_refuses_events_the_rules_would_not_cause() {
     cut.events.pop();
     assert_eq!(Table::load_checked(cut).err(), Some(ReplayError::Unfinished));
     let mut doubled = t.save();
-    doubled.events.insert(1, Event::Played { seat: 0, heads: false });
+    doubled.events.insert(1, Event::Played { seat: 0, heads: Some(false) });
     assert_eq!(Table::load_checked(doubled).err(), Some(ReplayError::Unexpected { number: 2 }));
 }
 

@@ -42,18 +42,17 @@ impl Narrator {
             let public = NoDice::redact(&self.shadow, event, Viewer::Spectator);
             // The words are the ruleset's (read on the state before the event); this shell
             // only escapes them, line by line (names come from files).
-            let lines = match (&public, self.json) {
-                (Some(e), false) => nodice::narrate::narrate_lines(&self.shadow, e, Viewer::Spectator),
-                _ => Vec::new(),
+            let lines = if self.json {
+                Vec::new()
+            } else {
+                nodice::narrate::narrate_lines(&self.shadow, &public, Viewer::Spectator)
             };
             NoDice::apply(&mut self.shadow, event);
-            if let Some(e) = public {
-                if self.json {
-                    writeln!(out, "{}", self.json_line(&e)?)?;
-                } else {
-                    for line in &lines {
-                        writeln!(out, "{}", Shown(line))?;
-                    }
+            if self.json {
+                writeln!(out, "{}", self.json_line(&public)?)?;
+            } else {
+                for line in &lines {
+                    writeln!(out, "{}", Shown(line))?;
                 }
             }
             self.printed += 1;

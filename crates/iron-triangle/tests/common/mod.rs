@@ -446,8 +446,8 @@ fn other_play(p: Play) -> Play {
 ///   card been different (so the value cannot leak through any field);
 /// - a hidden stance's JSON appears nowhere in another viewer's serialized view (unless that
 ///   viewer's own card in the other slot happens to be the same);
-/// - `log_for` of every viewer holds no `StanceCommitted` / `MoveCommitted` of a character
-///   it does not control (checked when `logs` is true; it replays the whole log).
+/// - `log_for` of every viewer shows the value of no `StanceCommitted` / `MoveCommitted` /
+///   `SpecialCommitted` of a character it does not control (they are blanked) (checked when `logs` is true; it replays the whole log).
 pub fn assert_commitments_hidden(g: &Game, logs: bool) {
     use iron_triangle::view::PhaseView;
     use table::{Face, Sealed};
@@ -507,7 +507,10 @@ pub fn assert_commitments_hidden(g: &Game, logs: bool) {
     if logs {
         for viewer in viewers(g) {
             for e in g.log_for(viewer) {
-                if let Event::StanceCommitted { fighter, .. } | Event::MoveCommitted { fighter, .. } = e {
+                if let Event::StanceCommitted { fighter, stance: Some(_) }
+                | Event::MoveCommitted { fighter, play: Some(_) }
+                | Event::SpecialCommitted { fighter, hidden: false, .. } = e
+                {
                     assert_eq!(
                         Viewer::Seat(state.fighter(fighter).seat),
                         viewer,
