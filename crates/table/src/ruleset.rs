@@ -160,6 +160,24 @@ pub trait Ruleset {
         None
     }
 
+    /// A quick reference for players: the system's steps in brief and a legend of every symbol
+    /// its narration and prompts use. Every shell shows it on request (`?` at a terminal prompt,
+    /// the `rules` subcommand, the browser's help).
+    ///
+    /// The default says nothing: a ruleset overrides it.
+    fn quick_reference() -> String {
+        String::new()
+    }
+
+    /// How many draws the table's random source has made so far in `state` (its recorded
+    /// position). It never goes back: the session refuses an undo that would rewind it.
+    ///
+    /// The default is 0, for a ruleset that never draws.
+    fn draw_position(state: &Self::State) -> u64 {
+        let _ = state;
+        0
+    }
+
     /// Pushes the seats the game is waiting for onto `out`.
     fn awaiting(state: &Self::State, out: &mut Vec<SeatId>);
 
