@@ -221,7 +221,7 @@ proptest! {
                     let seat = s.awaiting()[0];
                     let mut legal = Vec::new();
                     s.table().legal_commands(seat, &mut legal);
-                    let pick = legal[rng.random_range(0..legal.len())].clone();
+                    let pick = legal[rng.random_range(0..legal.len())];
                     s.submit(seat, &pick).unwrap();
                 }
             }
