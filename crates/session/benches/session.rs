@@ -89,7 +89,7 @@ fn long_log(n: usize) -> Session<IronTriangle> {
         let command = iron_triangle::Command::AdjustEnergy {
             fighter: iron_triangle::FighterId(0),
             energy,
-            reason: note.clone(),
+            reason: note,
         };
         s.submit(SeatId(1), &command).expect("the GM may adjust");
     }
