@@ -567,6 +567,14 @@ impl<R: Ruleset> Session<R> {
         }
     }
 
+    /// How many entries of the record are settled: those before the first face-down choice
+    /// still waiting for its reveal. They never change again, so an append-only store
+    /// ([`Record`] entries kept one row each) appends up to here; the entries after it may
+    /// still move, because a face-down choice enters the record at its place once revealed.
+    pub fn settled(&self) -> usize {
+        self.pending.first().copied().unwrap_or(self.entries.len())
+    }
+
     /// How many face-down choices wait for their reveal (a record leaves them out).
     pub fn face_down(&self) -> usize {
         self.pending.len()

@@ -206,6 +206,7 @@ proptest! {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut undone = 0;
         let mut steps = 0;
+        let mut settled_before = Vec::new();
         while steps < 80 && !s.is_over() {
             steps += 1;
             match rng.random_range(0..8) {
@@ -229,6 +230,10 @@ proptest! {
             let back: Record<IronTriangle> = serde_json::from_str(&json).unwrap();
             let resumed = Session::<IronTriangle>::resume(back).unwrap();
             prop_assert_eq!(resumed.record(), s.record());
+            // The settled entries are a prefix of the record that later records keep.
+            let settled = s.settled();
+            prop_assert_eq!(&settled_before[..], &s.record().entries[..settled_before.len()]);
+            settled_before = s.record().entries[..settled].to_vec();
             if s.face_down() == 0 {
                 prop_assert_eq!(resumed.table().state(), s.table().state());
             }
