@@ -12,6 +12,7 @@
 //! await them from any task, and the CLI awaits them on the runtime it creates at its top.
 
 mod save_file;
+pub mod sessions;
 mod sqlite;
 
 use std::future::Future;
