@@ -162,6 +162,7 @@ pub fn read_setup(path: Option<&Path>) -> anyhow::Result<(String, Setup)> {
 }
 
 /// Reads a conflict file and starts the conflict.
+#[cfg(test)]
 pub fn load_conflict(path: Option<&Path>) -> anyhow::Result<Conflict> {
     let (name, setup) = read_setup(path)?;
     Conflict::new(setup).with_context(|| format!("{name}: cannot start the conflict"))
