@@ -153,3 +153,93 @@ impl System for IronTriangle {
         text(|o| it_render::summary(&IronTriangle::view(state, Viewer::Spectator), o))
     }
 }
+#[cfg(test)]
+mod tests {
+    use iron_triangle::special::Special;
+    use iron_triangle::windows::SpecialCard;
+    use iron_triangle::{Action, Command, Energy, FighterId, Play, Stance};
+    use serde_json::json;
+
+    /// The serde form of commands, as documented in docs/iron-triangle-play.md.
+    #[test]
+    fn command_serde_form_is_as_documented() {
+        let cases = [
+            (Command::TakeFirstTurn { fighter: FighterId(1) }, json!({"take_first_turn": {"fighter": 1}})),
+            (Command::ChooseOpponent { opponent: FighterId(2) }, json!({"choose_opponent": {"opponent": 2}})),
+            (Command::EndCombo, json!("end_combo")),
+            (
+                Command::CommitStance { stance: Stance::new(Action::Grapple, 2) },
+                json!({"commit_stance": {"stance": {"type": "grapple", "amount": 2}}}),
+            ),
+            (
+                Command::CommitMove { play: Play::Move("▨☷".parse().unwrap()) },
+                json!({"commit_move": {"play": "▨☷"}}),
+            ),
+            (Command::CommitMove { play: Play::Surrender }, json!({"commit_move": {"play": "surrender"}})),
+            (
+                Command::SpreadLoss { spread: Energy::new(1, 0, 2) },
+                json!({"spread_loss": {"spread": {"defend": 1, "grapple": 0, "attack": 2}}}),
+            ),
+            (Command::DecideMercy { kill: false }, json!({"decide_mercy": {"kill": false}})),
+            (Command::PassTurn { to: FighterId(0) }, json!({"pass_turn": {"to": 0}})),
+            (
+                Command::RecordOutcome { verdict: iron_triangle::Verdict::Draw },
+                json!({"record_outcome": {"verdict": "draw"}}),
+            ),
+            (
+                Command::PlaySpecial { fighter: FighterId(0), card: None },
+                json!({"play_special": {"fighter": 0, "card": null}}),
+            ),
+            (
+                Command::PlaySpecial {
+                    fighter: FighterId(0),
+                    card: Some(SpecialCard {
+                        special: Special::ThereCanBeOnlyOne,
+                        target: Some(FighterId(1)),
+                        copy: None,
+                    }),
+                },
+                json!({"play_special": {"fighter": 0, "card": {"special": "there_can_be_only_one", "target": 1}}}),
+            ),
+            (
+                Command::PlaySpecial {
+                    fighter: FighterId(1),
+                    card: Some(SpecialCard {
+                        special: Special::IAlreadyKnow(Action::Attack),
+                        target: None,
+                        copy: None,
+                    }),
+                },
+                json!({"play_special": {"fighter": 1, "card": {"special": "i_already_know_attack"}}}),
+            ),
+            (
+                Command::AdjustEnergy {
+                    fighter: FighterId(0),
+                    energy: Energy::new(3, 2, 4),
+                    reason: iron_triangle::rules::Note::from("misread the spread").unwrap(),
+                },
+                json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 3, "grapple": 2, "attack": 4}, "reason": "misread the spread"}}),
+            ),
+        ];
+        // A pass may leave the card out.
+        assert_eq!(
+            serde_json::from_value::<Command>(json!({"play_special": {"fighter": 2}})).unwrap(),
+            Command::PlaySpecial { fighter: FighterId(2), card: None }
+        );
+        // Specials may be named in words, in either edition.
+        assert_eq!(
+            serde_json::from_value::<Command>(
+                json!({"play_special": {"fighter": 0, "card": {"special": "Insight"}}})
+            )
+            .unwrap(),
+            Command::PlaySpecial {
+                fighter: FighterId(0),
+                card: Some(SpecialCard { special: Special::Scouter, target: None, copy: None })
+            }
+        );
+        for (command, form) in &cases {
+            assert_eq!(&serde_json::to_value(command).unwrap(), form);
+            assert_eq!(&serde_json::from_value::<Command>(form.clone()).unwrap(), command);
+        }
+    }
+}
