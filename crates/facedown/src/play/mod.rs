@@ -664,10 +664,21 @@ fn parse_answer<R: System>(
     if let [one] = exact.as_slice() {
         return Ok(one.command.clone());
     }
-    let within: Vec<_> =
-        choices.iter().filter(|c| format!(" {} ", words(&c.label)).contains(&format!(" {typed} "))).collect();
-    match within.as_slice() {
-        [one] => Ok(one.command.clone()),
+    // The typed words in the label's order, the label with the fewest other words winning.
+    let typed: Vec<&str> = typed.split(' ').collect();
+    let fits: Vec<(usize, &table::Choice<R::Command>)> = choices
+        .iter()
+        .filter_map(|c| {
+            let label = words(&c.label);
+            let label: Vec<&str> = label.split(' ').collect();
+            let mut rest = label.iter();
+            typed.iter().all(|w| rest.any(|l| l == w)).then_some((label.len(), c))
+        })
+        .collect();
+    let fewest = fits.iter().map(|(n, _)| *n).min();
+    let best: Vec<_> = fits.iter().filter(|(n, _)| Some(*n) == fewest).collect();
+    match best.as_slice() {
+        [(_, one)] => Ok(one.command.clone()),
         [] => Err(format!("{answer:?} is none of the choices")),
         _ => Err(format!("{answer:?} fits several choices; type its number")),
     }
