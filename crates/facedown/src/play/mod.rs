@@ -231,6 +231,7 @@ pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook:
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let (session, resumed, preface) = match start {
         Start::New { setup, first, preface } => {
+            let setup = escaped_setup::<R>(setup)?;
             let mut session =
                 Session::<R>::new(setup).map_err(|e| anyhow::anyhow!("the {} cannot start: {e}", R::GAME))?;
             for (seat, command) in first {
@@ -299,6 +300,31 @@ pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook:
         }
     };
     game.finish(stop, common, kept)
+}
+
+/// `setup` with every control character in its texts (names, stakes, descriptions) escaped
+/// as Rust writes it (`\u{1b}`): a name from a file can then never move the cursor or forge a
+/// line in any narration, view or prompt that shows it. The game keeps the escaped names.
+fn escaped_setup<R: Ruleset>(setup: R::Setup) -> anyhow::Result<R::Setup> {
+    fn walk(v: &mut Value) -> bool {
+        match v {
+            Value::String(s) => match escape(s) {
+                std::borrow::Cow::Owned(e) => {
+                    *s = e;
+                    true
+                }
+                std::borrow::Cow::Borrowed(_) => false,
+            },
+            Value::Array(items) => items.iter_mut().fold(false, |changed, v| walk(v) | changed),
+            Value::Object(map) => map.values_mut().fold(false, |changed, v| walk(v) | changed),
+            _ => false,
+        }
+    }
+    let mut value = serde_json::to_value(&setup)?;
+    if !walk(&mut value) {
+        return Ok(setup);
+    }
+    serde_json::from_value(value).context("the setup with its texts escaped")
 }
 
 /// Prints `text` line by line, escaped (names come from files).
