@@ -28,6 +28,12 @@
 //! [`Session::force`] takes the seat's decision by the ruleset's documented default
 //! ([`Ruleset::forced`]: never a surrender) and logs publicly that it was forced. A
 //! disconnected seat alone is simply waited for.
+//!
+//! **Undo.** Before a reveal a seat takes back its own face-down choice. After it, revealed
+//! choices and dice stand: the GM may undo the last public command ([`Session::undo`]: a loss
+//! distribution, a damage split, an adjustment, an order of resolution) and it is given again.
+//! An undo that would take back a draw is refused, so the draw counter never rewinds. Every
+//! undo is logged publicly and recorded as an entry of its own: the record only grows.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -63,6 +69,9 @@ pub enum How {
     Given,
     /// By the session for the seat, with the ruleset's default ([`Session::force`]).
     Forced,
+    /// Not a command: the GM's seat undid the last public command, which this entry repeats
+    /// ([`Session::undo`]).
+    Undo,
 }
 
 /// One command of the record.
@@ -123,6 +132,14 @@ pub enum Item<E> {
         /// The seat.
         seat: SeatId,
     },
+    /// The GM undid the last public command; the game is back where it was before it, and
+    /// the seat is asked again. Face-down choices given after it were taken back as well.
+    Undone {
+        /// The GM's seat.
+        by: SeatId,
+        /// The seat whose command was undone.
+        seat: SeatId,
+    },
 }
 
 /// One position of a viewer's log.
@@ -157,6 +174,17 @@ pub enum SessionError<E: std::error::Error> {
     /// Nothing of the seat's is face down to take back.
     #[error("seat {0} has no face-down choice to take back (a revealed choice stands)")]
     NothingToTakeBack(u16),
+    /// Nothing public is left to undo.
+    #[error("there is no public command to undo")]
+    NothingToUndo,
+    /// The last public command is a revealed choice, or caused a reveal: it stands.
+    #[error("the last command revealed face-down choices, and a revealed choice stands")]
+    RevealStands,
+    /// The last public command drew from the table's random source: dice stand.
+    #[error(
+        "the last command drew dice or cards at random, and a draw stands (the draw counter never rewinds)"
+    )]
+    DrawStands,
     /// Bots kept playing past the session's step limit.
     #[error("the bots made {0} decisions without the game ending or waiting for a person")]
     BotsTooLong(usize),
@@ -199,6 +227,19 @@ pub enum ResumeError {
     },
 }
 
+/// What the session learnt of an entry when it was given.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    /// Its own events were blanked for some viewer: a face-down choice.
+    face_down: bool,
+    /// Its automatic steps revealed face-down choices.
+    revealed: bool,
+    /// It, or the steps it set off, drew from the table's random source.
+    drew: bool,
+    /// Undone by a later undo, or an undo itself: it no longer counts.
+    undone: bool,
+}
+
 /// The viewers of a table: each seat, then the spectators.
 fn viewers(seats: usize) -> impl Iterator<Item = Viewer> {
     (0..seats).map(|i| Viewer::Seat(SeatId(i as u16))).chain(std::iter::once(Viewer::Spectator))
@@ -216,6 +257,8 @@ pub struct Session<R: Ruleset> {
     /// One log per viewer: seats in order, then the spectators.
     logs: Vec<Vec<Item<R::Event>>>,
     entries: Vec<Entry<R::Command>>,
+    /// What the session learnt of each entry when it was given (parallel to `entries`).
+    marks: Vec<Mark>,
     /// Indices in `entries` of face-down choices not yet revealed.
     pending: Vec<usize>,
     narrate: bool,
@@ -249,6 +292,7 @@ impl<R: Ruleset> Session<R> {
             controls: (0..seats).map(|_| Control::Person).collect(),
             logs: vec![Vec::new(); seats + 1],
             entries: Vec::new(),
+            marks: Vec::new(),
             pending: Vec::new(),
             narrate: true,
             bot_limit: 1_000_000,
@@ -323,14 +367,19 @@ impl<R: Ruleset> Session<R> {
             return Err(SessionError::NoSeat(seat.0));
         }
         let before = self.table.log().len();
+        let draws_before = R::draw_position(self.table.state());
         self.table.submit(seat, command).map_err(SessionError::Rules)?;
         let caused = self.table.log().len() - before - self.table.last_automatic();
         // A face-down choice is a command whose own events some viewer sees blanked.
         let private = self.write_logs(caused);
+        let mut revealed = false;
         if self.table.last_automatic() > 0 {
             // A reveal is an automatic step: every face-down choice so far is face up now.
+            revealed = !self.pending.is_empty() || private;
             self.pending.clear();
         }
+        let drew = R::draw_position(self.table.state()) != draws_before;
+        self.marks.push(Mark { face_down: private, revealed, drew, undone: false });
         self.entries.push(Entry { seat, command: command.clone(), how });
         if private && self.table.last_automatic() == 0 {
             self.pending.push(self.entries.len() - 1);
@@ -368,24 +417,98 @@ impl<R: Ruleset> Session<R> {
         let Some(at) = self.pending.iter().rposition(|&i| self.entries[i].seat == seat) else {
             return Err(SessionError::NothingToTakeBack(seat.0));
         };
-        let index = self.pending.remove(at);
+        let index = self.pending[at];
+        self.drop_pending(index);
+        // Rebuild the table from the commands: before a reveal nothing depends on the choice.
+        self.rebuild()?;
+        for log in &mut self.logs {
+            log.push(Item::TookBack { seat });
+        }
+        Ok(())
+    }
+
+    /// Forgets the pending face-down choice at `index` of the entries.
+    fn drop_pending(&mut self, index: usize) {
+        self.pending.retain(|&p| p != index);
         self.entries.remove(index);
+        self.marks.remove(index);
         for p in &mut self.pending {
             if *p > index {
                 *p -= 1;
             }
         }
-        // Rebuild the table from the commands: before a reveal nothing depends on the choice.
-        let initial = self.table.initial().clone();
-        let mut table = Table::<R>::new(initial);
-        for e in &self.entries {
-            table.submit(e.seat, &e.command).map_err(SessionError::Rules)?;
+    }
+
+    /// Rebuilds the table from the commands that stand (neither undone nor undos).
+    fn rebuild(&mut self) -> Result<(), SessionError<R::Error>> {
+        let mut table = Table::<R>::new(self.table.initial().clone());
+        for (e, m) in self.entries.iter().zip(&self.marks) {
+            if !m.undone {
+                table.submit(e.seat, &e.command).map_err(SessionError::Rules)?;
+            }
         }
         self.shadow = table.state().clone();
         self.written = table.log().len();
         self.table = table;
+        Ok(())
+    }
+
+    /// The GM's seat `by` undoes the last public command, which its seat is then asked again;
+    /// face-down choices given after it (not yet revealed) are taken back with it. Refused when
+    /// that command revealed face-down choices or drew at random: revealed choices and draws
+    /// stand, and the draw counter never rewinds. Logged publicly and recorded.
+    pub fn undo(&mut self, by: SeatId) -> Result<(), SessionError<R::Error>> {
+        self.undo_inner(by, None)?;
+        self.run_bots()
+    }
+
+    /// [`Session::undo`] without running the bots; with `expect`, the command it must undo
+    /// (when replaying a record).
+    fn undo_inner(&mut self, by: SeatId, expect: Option<&R::Command>) -> Result<(), SessionError<R::Error>> {
+        let role =
+            R::seats(self.table.state()).get(by).map(|s| s.role).map_err(|_| SessionError::NoSeat(by.0))?;
+        if role != Role::Gm {
+            return Err(SessionError::NotGm);
+        }
+        let mut later = Vec::new();
+        let mut target = None;
+        for i in (0..self.entries.len()).rev() {
+            if self.marks[i].undone {
+                continue;
+            }
+            if self.pending.contains(&i) {
+                later.push(i);
+                continue;
+            }
+            target = Some(i);
+            break;
+        }
+        let Some(target) = target else { return Err(SessionError::NothingToUndo) };
+        let mark = self.marks[target];
+        if mark.face_down || mark.revealed {
+            return Err(SessionError::RevealStands);
+        }
+        if mark.drew {
+            return Err(SessionError::DrawStands);
+        }
+        let undone = self.entries[target].clone();
+        if expect.is_some_and(|c| *c != undone.command) {
+            return Err(SessionError::NothingToUndo);
+        }
+        // `later` is in descending order, so removing keeps the other indices valid.
+        let took_back: Vec<SeatId> = later.iter().map(|&i| self.entries[i].seat).collect();
+        for i in later {
+            self.drop_pending(i);
+        }
+        self.marks[target].undone = true;
+        self.entries.push(Entry { seat: by, command: undone.command, how: How::Undo });
+        self.marks.push(Mark { face_down: false, revealed: false, drew: false, undone: true });
+        self.rebuild()?;
         for log in &mut self.logs {
-            log.push(Item::TookBack { seat });
+            for &seat in took_back.iter().rev() {
+                log.push(Item::TookBack { seat });
+            }
+            log.push(Item::Undone { by, seat: undone.seat });
         }
         Ok(())
     }
@@ -444,6 +567,19 @@ impl<R: Ruleset> Session<R> {
         }
     }
 
+    /// How many entries of the record are settled: those before the first face-down choice
+    /// still waiting for its reveal. They never change again, so an append-only store
+    /// ([`Record`] entries kept one row each) appends up to here; the entries after it may
+    /// still move, because a face-down choice enters the record at its place once revealed.
+    pub fn settled(&self) -> usize {
+        self.pending.first().copied().unwrap_or(self.entries.len())
+    }
+
+    /// How many face-down choices wait for their reveal (a record leaves them out).
+    pub fn face_down(&self) -> usize {
+        self.pending.len()
+    }
+
     /// How many items every viewer's log holds.
     pub fn seq(&self) -> u64 {
         self.logs.first().map_or(0, |l| l.len() as u64)
@@ -472,14 +608,16 @@ impl<R: Ruleset> Session<R> {
             .filter(|(i, _)| !self.pending.contains(i))
             .map(|(_, e)| e.clone())
             .collect();
-        let events_hash = if entries.len() == self.entries.len() {
+        let events_hash = if self.pending.is_empty() {
             events_hash::<R>(self.table.log())
         } else {
             let mut table = Table::<R>::new(self.table.initial().clone());
-            for e in &entries {
-                // These commands were all accepted in this order, less face-down choices
-                // nothing has depended on yet, so they are accepted again.
-                let _ = table.submit(e.seat, &e.command);
+            for (i, (e, m)) in self.entries.iter().zip(&self.marks).enumerate() {
+                if !m.undone && !self.pending.contains(&i) {
+                    // These commands were all accepted in this order, less face-down choices
+                    // nothing has depended on yet, so they are accepted again.
+                    let _ = table.submit(e.seat, &e.command);
+                }
             }
             events_hash::<R>(table.log())
         };
@@ -501,6 +639,12 @@ impl<R: Ruleset> Session<R> {
         }
         let mut session = Session::<R>::new(record.setup).map_err(|e| ResumeError::Setup(e.to_string()))?;
         for (n, entry) in record.entries.into_iter().enumerate() {
+            if entry.how == How::Undo {
+                session
+                    .undo_inner(entry.seat, Some(&entry.command))
+                    .map_err(|e| ResumeError::Refused { number: n + 1, why: format!("undo: {e}") })?;
+                continue;
+            }
             if entry.how == How::Forced {
                 for log in &mut session.logs {
                     log.push(Item::Forced { seat: entry.seat });
