@@ -560,3 +560,14 @@ fn hot_seat_gm_types_an_adjustment_at_its_prompt() {
     assert!(text.contains("The GM adjusts Cult captain's hits: 0/2 → 1/2 (reason: the spear hit)"), "{text}");
     assert!(text.contains("Not accepted: not a command"), "{text}");
 }
+
+/// Saves of facedown before the session layer held events, not commands: refused, saying so.
+#[test]
+fn an_old_inciting_incident_save_is_refused_as_an_old_format() {
+    let old = temp("old.json");
+    std::fs::write(&old, "{\"initial\": {\"round\": 1}, \"events\": []}\n").unwrap();
+    let o = play(&["--resume", old.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a save of the old format"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(old);
+}

@@ -550,3 +550,65 @@ fn a_loss_is_shown_as_the_sum_of_its_parts() {
         "{out}"
     );
 }
+
+/// Issue 14, part 5: before the reveal a seat takes back its face-down stance; after it, the
+/// GM undoes a public command (a loss spread) and it is given again — from a script, logged
+/// for everyone, kept in the save and replayed on resume.
+#[test]
+fn a_seat_takes_back_its_stance_and_the_gm_undoes_a_spread_from_a_script() {
+    let lines: Vec<&str> = FIRST_TURN.lines().filter(|l| l.starts_with('{')).collect();
+    let script = format!(
+        "{}\n{{\"seat\": \"ada\", \"take_back\": true}}\n{}\n{}\n{}\n{}\n\
+         {{\"seat\": \"gm\", \"command\": {{\"spread_loss\": {{\"spread\": {{\"defend\": 2, \"grapple\": 2, \"attack\": 4}}}}}}}}\n\
+         {{\"seat\": \"gm\", \"undo\": true}}\n{}\n",
+        lines[0], lines[0], lines[1], lines[2], lines[3], lines[4]
+    );
+    let save = temp("undo.save");
+    let o = play(&["--script", "-", "--save", save.to_str().unwrap()], &script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ada takes back a face-down choice."), "{out}");
+    assert!(out.contains("Kuro takes the loss ○2 ▨2 ◆4"), "{out}");
+    assert!(out.contains("The GM (seat gm) undoes the last command of seat gm, which is asked again."), "{out}");
+    let undone = out.find("undoes the last command").unwrap();
+    assert!(out[undone..].contains("Kuro takes the loss ○2 ▨3 ◆3 and has ○1 ▨0 ◆2 left."), "{out}");
+    // The undo is an entry of the save; the game resumes and ends like the scripted duel.
+    assert!(std::fs::read_to_string(&save).unwrap().contains("\"mark\": \"undo\""));
+    let o = play(&["--resume", save.to_str().unwrap(), "--script", "-", "--json"], SECOND_TURN);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(energy(&final_view(&o), 0), (3, 2, 2), "Ada");
+    // Only the GM undoes; a revealed stance cannot be taken back.
+    let o = play(&["--script", "-"], &format!("{}\n{{\"seat\": \"ada\", \"undo\": true}}\n", lines[0]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("only the GM"), "{}", stderr(&o));
+    let o = play(&["--script", "-"], &format!("{}\n{}\n{{\"seat\": \"ada\", \"take_back\": true}}\n", lines[0], lines[1]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 3") && stderr(&o).contains("a revealed choice stands"), "{}", stderr(&o));
+    std::fs::remove_file(save).ok();
+}
+
+/// The same at the keyboard: `back SEAT` at the GM's prompt gives Ada her stance back, and
+/// `undo` at Ada's next prompt undoes the GM's spread, which the GM then gives again.
+#[test]
+fn at_the_keyboard_back_takes_back_a_stance_and_undo_undoes_a_spread() {
+    let typed = "2 grapple\nback ada\n2 grapple\nno stance\ntrip\n1\n2 2 4\nundo\n2 3 3\n";
+    let o = play(&[], typed);
+    let out = stdout(&o);
+    assert!(out.contains("`back [SEAT]` takes back a face-down choice"), "{out}");
+    let back = out.find("ada takes back a face-down choice.").expect("taken back");
+    assert!(out[back..].contains("Ada: commit a stance face down"), "Ada is asked again: {out}");
+    let undone = out.find("undoes the last command of seat gm").expect("undone");
+    assert!(out[..undone].contains("Kuro takes the loss ○2 ▨2 ◆4"), "{out}");
+    assert!(out[undone..].contains("Kuro takes the loss ○2 ▨3 ◆3"), "{out}");
+}
+
+/// Saves of facedown before the session layer held events, not commands: refused, saying so.
+#[test]
+fn an_old_iron_triangle_save_is_refused_as_an_old_format() {
+    let old = write("old.save", "{\"initial\": {\"stakes\": {}}, \"events\": []}\n");
+    let o = play(&["--resume", old.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("is a save of the old format") && e.contains("docs/play.md"), "{e}");
+    std::fs::remove_file(old).ok();
+}

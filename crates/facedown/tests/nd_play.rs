@@ -541,3 +541,14 @@ fn gm_adjustment_is_logged_publicly_and_refused_from_a_player_seat() {
     assert!(out.contains("The GM adjusts Bandit: Willpower 3 → 2 (reason: \"the curse bites\")."), "{out}");
     assert!(out.contains("Reveal:"), "{out}");
 }
+
+/// Saves of facedown before the session layer held events, not commands: refused, saying so.
+#[test]
+fn an_old_nodice_save_is_refused_as_an_old_format() {
+    let old = temp("old.json");
+    std::fs::write(&old, "{\"initial\": {\"actors\": []}, \"events\": [{\"hand_started\": {}}]}\n").unwrap();
+    let o = play(&["--resume", old.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a save of the old format"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(old);
+}

@@ -175,6 +175,8 @@ struct Game<R: System> {
     public: Vec<String>,
     hook: Option<Hook<R>>,
     limits: Limits<R>,
+    /// Adopted from a table (a campaign conflict): no undo, no take-back, no record.
+    adopted: bool,
 }
 
 /// Reads `--bot SEAT=KIND` flags against `seats`: for each seat the kind of bot that plays it.
@@ -229,6 +231,7 @@ fn quick_reference<R: Ruleset>() -> String {
 /// Runs a game of `R` to its end or a pause.
 pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook: Option<(Hook<R>, String)>) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let adopted = matches!(start, Start::Table(..));
     let (session, resumed, preface) = match start {
         Start::New { setup, first, preface } => {
             let setup = escaped_setup::<R>(setup)?;
@@ -279,6 +282,7 @@ pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook:
         public: Vec::new(),
         hook,
         limits,
+        adopted,
     };
     if !game.json {
         let mut out = std::io::stdout().lock();
@@ -354,6 +358,11 @@ fn update_text<R: Ruleset>(state: &R::State, update: &Update<R::Event>) -> Vec<S
         Item::Forced { seat } => {
             vec![format!("{}'s decision is forced: the rules' default is taken.", escape(&who(*seat)))]
         }
+        Item::Undone { by, seat } => vec![format!(
+            "The GM (seat {}) undoes the last command of seat {}, which is asked again.",
+            escape(&who(*by)),
+            escape(&who(*seat))
+        )],
     }
 }
 
@@ -510,8 +519,8 @@ impl<R: System> Game<R> {
                     serde_json::from_value(value).with_context(|| format!("{at}: not a command"))?;
                 self.session.submit(seat, &command).map_err(|e| e.to_string())
             }
-            script::What::TakeBack => self.session.take_back(seat).map_err(|e| e.to_string()),
-            script::What::Undo => undo(&mut self.session, seat),
+            script::What::TakeBack => take_back(&mut self.session, seat, self.adopted),
+            script::What::Undo => undo(&mut self.session, seat, self.adopted),
         };
         if let Err(e) = result {
             bail!("{at} (seat {}): {e}", escape(&line.seat));
@@ -547,11 +556,12 @@ impl<R: System> Game<R> {
         for (i, c) in prompt.choices.iter().enumerate() {
             writeln!(out, "  {}. {}", i + 1, escape(&c.label))?;
         }
+        let gm_seat = R::seats(state).iter().find(|(_, s)| s.role == Role::Gm).map(|(id, _)| id);
         writeln!(
             out,
-            "(a number or a choice's words; `?` the quick reference; a command as JSON {{...}}{}{})",
-            if prompt.private { "; `back` takes back your face-down choice" } else { "" },
-            if gm { "; `undo` undoes the last public command" } else { "" }
+            "(a number or a choice's words; `?` the quick reference; a command as JSON {{...}}; `back [SEAT]` \
+             takes back a face-down choice not yet revealed{})",
+            if gm_seat.is_some() { "; `undo`: the GM undoes the last public command" } else { "" }
         )?;
         loop {
             let Some(answer) = keyboard.read(&format!("{name}> "), prompt.private, &mut out)? else {
@@ -563,8 +573,18 @@ impl<R: System> Game<R> {
                     print_lines(&mut out, &quick_reference::<R>())?;
                     continue;
                 }
-                "undo" if gm => undo(&mut self.session, seat),
-                "back" => self.session.take_back(seat).map_err(|e| e.to_string()),
+                "undo" => match gm_seat {
+                    Some(by) => undo(&mut self.session, by, self.adopted),
+                    None => Err("there is no GM seat to undo a command".to_owned()),
+                },
+                "back" => take_back(&mut self.session, seat, self.adopted),
+                _ if answer.starts_with("back ") => {
+                    let named = answer["back ".len()..].trim();
+                    match R::seats(self.session.table().state()).find(named) {
+                        Ok(other) => take_back(&mut self.session, other, self.adopted),
+                        Err(_) => Err(format!("there is no seat named {named:?}")),
+                    }
+                }
                 _ => match parse_answer::<R>(self.session.table().state(), seat, &prompt.choices, answer) {
                     Ok(command) => self.session.submit(seat, &command).map_err(|e| e.to_string()),
                     Err(e) => Err(e),
@@ -644,10 +664,21 @@ impl<R: System> Game<R> {
     }
 }
 
-/// The GM's undo of the last public command.
-fn undo<R: Ruleset>(session: &mut Session<R>, seat: SeatId) -> Result<(), String> {
-    let _ = (session, seat);
-    Err("undo is not available in this build".to_owned())
+/// The GM's undo of the last public command (not in a game adopted from a table, whose earlier
+/// commands are unknown).
+fn undo<R: Ruleset>(session: &mut Session<R>, seat: SeatId, adopted: bool) -> Result<(), String> {
+    if adopted {
+        return Err("a campaign conflict cannot be undone here".to_owned());
+    }
+    session.undo(seat).map_err(|e| e.to_string())
+}
+
+/// A seat takes back its face-down choice (not in a game adopted from a table).
+fn take_back<R: Ruleset>(session: &mut Session<R>, seat: SeatId, adopted: bool) -> Result<(), String> {
+    if adopted {
+        return Err("a campaign conflict's choices cannot be taken back here".to_owned());
+    }
+    session.take_back(seat).map_err(|e| e.to_string())
 }
 
 /// `text` without its symbols and punctuation, lower case, words single-spaced.

@@ -26,6 +26,7 @@ fn mark(how: How) -> Mark {
     match how {
         How::Given => Mark::Played,
         How::Forced => Mark::Forced,
+        How::Undo => Mark::Undo,
     }
 }
 
@@ -146,7 +147,7 @@ pub fn read<R: Ruleset>(rt: &Runtime, path: &Path) -> anyhow::Result<Session<R>>
         let how = match e.mark {
             Mark::Played => How::Given,
             Mark::Forced => How::Forced,
-            Mark::Undo => return Err(corrupt(format!("entry {}: an undo this build cannot replay", e.seq + 1))),
+            Mark::Undo => How::Undo,
         };
         given.push(Given { seat: e.seat, command, how });
     }
