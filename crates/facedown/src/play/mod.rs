@@ -596,12 +596,7 @@ impl<R: System> Game<R> {
             }
         }
         if private {
-            // Clear the screen and its scrollback, then reprint what everyone has seen.
-            write!(out, "\x1b[2J\x1b[3J\x1b[H")?;
-            let from = self.public.len().saturating_sub(40);
-            for l in &self.public[from..] {
-                writeln!(out, "{l}")?;
-            }
+            write!(out, "{}", cleared_screen(&self.public))?;
         }
         out.flush()?;
         drop(out);
@@ -662,6 +657,24 @@ impl<R: System> Game<R> {
             },
         }
     }
+}
+
+/// How many lines of the public log are reprinted after the screen is cleared.
+const REPRINTED: usize = 40;
+
+/// What clears the screen after a private answer (the screen and its scrollback), followed by
+/// the tail of the public log, so clearing never wipes what everyone has seen.
+fn cleared_screen(public: &[String]) -> String {
+    let mut s = String::from("\x1b[2J\x1b[3J\x1b[H");
+    let from = public.len().saturating_sub(REPRINTED);
+    if from > 0 {
+        s.push_str(&format!("(… {from} earlier lines: see --log FILE for the whole log)\n"));
+    }
+    for l in &public[from..] {
+        s.push_str(l);
+        s.push('\n');
+    }
+    s
 }
 
 /// The GM's undo of the last public command (not in a game adopted from a table, whose earlier
@@ -738,5 +751,42 @@ fn parse_answer<R: System>(
         [(_, one)] => Ok(one.command.clone()),
         [] => Err(format!("{answer:?} is none of the choices")),
         _ => Err(format!("{answer:?} fits several choices; type its number")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14, part 8: clearing the screen for a private prompt reprints the public log.
+    #[test]
+    fn clearing_the_screen_reprints_the_public_log() {
+        let public: Vec<String> = (1..=50).map(|i| format!("line {i}")).collect();
+        let s = cleared_screen(&public);
+        let cleared = s.find("\x1b[2J").expect("the screen is cleared");
+        assert!(s[cleared..].contains("line 50\n") && s[cleared..].contains("line 11\n"), "{s}");
+        assert!(!s.contains("line 10\n") && s.contains("10 earlier lines"), "{s}");
+        assert!(cleared_screen(&public[..3]).ends_with("line 1\nline 2\nline 3\n"));
+    }
+
+    #[test]
+    fn typed_answers_match_numbers_labels_and_words_in_order() {
+        use ::iron_triangle::IronTriangle;
+        let setup = ::iron_triangle::Setup::one_on_one(
+            toml::from_str(include_str!("../../../../examples/iron-triangle/characters/ada.toml")).unwrap(),
+            toml::from_str(include_str!("../../../../examples/iron-triangle/characters/ninja.toml")).unwrap(),
+        );
+        let state = IronTriangle::setup(&setup).unwrap();
+        let mut table = table::Table::<IronTriangle>::new(state);
+        let seat = table.awaiting()[0];
+        let prompt = table.state().prompt(seat).expect("a stance is asked");
+        let pick = |a: &str| parse_answer::<IronTriangle>(table.state(), seat, &prompt.choices, a);
+        assert_eq!(pick("1").unwrap(), prompt.choices[0].command);
+        assert_eq!(pick("2 grapple").unwrap(), pick("2 grapple ▨").unwrap());
+        assert_eq!(pick("NO STANCE").unwrap(), prompt.choices[0].command);
+        assert!(pick("99").unwrap_err().contains("there is no choice 99"));
+        assert!(pick("grapple").unwrap_err().contains("fits several choices"));
+        assert!(pick("fireball").unwrap_err().contains("none of the choices"));
+        let _ = table.submit(seat, &prompt.choices[0].command);
     }
 }
