@@ -115,7 +115,10 @@ fn log_file_gets_the_narrated_log_as_the_game_goes() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&log).unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("Turn 1: Ada (ada) takes the turn") && text.contains("The conflict is over"), "{text}");
+    assert!(
+        text.contains("Turn 1: Ada (ada) takes the turn") && text.contains("The conflict is over"),
+        "{text}"
+    );
     for line in text.lines() {
         assert!(out.contains(line), "the log says what the screen says: {line}");
     }
@@ -126,7 +129,16 @@ fn log_file_gets_the_narrated_log_as_the_game_goes() {
     }
     // Appended, and written in words with --json too.
     let o = run_with(
-        &["nodice", "play", "examples/nodice/pc-vs-bandit.toml", "--bot", "all=greedy", "--json", "--log", log_s],
+        &[
+            "nodice",
+            "play",
+            "examples/nodice/pc-vs-bandit.toml",
+            "--bot",
+            "all=greedy",
+            "--json",
+            "--log",
+            log_s,
+        ],
         "",
     );
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
@@ -148,7 +160,11 @@ fn a_question_mark_at_a_prompt_prints_the_quick_reference_and_asks_again() {
     use table::Ruleset as _;
     let cases: [(&[&str], String, &str); 3] = [
         (&["iron-triangle", "play"], iron_triangle::IronTriangle::quick_reference(), "ada> "),
-        (&["nodice", "play", "examples/nodice/pc-vs-bandit.toml"], nodice::NoDice::quick_reference(), "kara> "),
+        (
+            &["nodice", "play", "examples/nodice/pc-vs-bandit.toml"],
+            nodice::NoDice::quick_reference(),
+            "kara> ",
+        ),
         (
             &["inciting-incident", "play", "examples/inciting-incident/river-fight.toml"],
             inciting_incident::IncitingIncident::quick_reference(),

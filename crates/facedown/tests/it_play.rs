@@ -275,7 +275,8 @@ fn bad_inputs_exit_with_2_and_say_why() {
     let o = play(&["--script", "-", "--save", save.to_str().unwrap()], FIRST_TURN);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let saved = std::fs::read_to_string(&save).unwrap();
-    let edited = saved.replacen("\\\"grapple\\\":3,\\\"attack\\\":3", "\\\"grapple\\\":2,\\\"attack\\\":4", 1);
+    let edited =
+        saved.replacen("\\\"grapple\\\":3,\\\"attack\\\":3", "\\\"grapple\\\":2,\\\"attack\\\":4", 1);
     assert_ne!(edited, saved, "the spread is in the save: {saved}");
     let tampered = write("tampered.save", &edited);
     let o = play(&["--resume", tampered.to_str().unwrap()], "");
@@ -312,7 +313,8 @@ fn hot_seat_entry_keeps_a_stance_hidden_until_the_reveal() {
 fn hot_seat_rejects_bad_answers_and_asks_again() {
     // A stance above energy (typed as a command: the menu has no such choice), then nonsense,
     // then a good stance; the GM is a bot.
-    let typed = "{\"commit_stance\": {\"stance\": {\"type\": \"grapple\", \"amount\": 3}}}\nlots\n1 grapple\n";
+    let typed =
+        "{\"commit_stance\": {\"stance\": {\"type\": \"grapple\", \"amount\": 3}}}\nlots\n1 grapple\n";
     let save = temp("hot.save");
     let o = play(&["--bot", "gm=greedy", "--save", save.to_str().unwrap()], typed);
     let out = stdout(&o);
@@ -545,10 +547,7 @@ fn a_loss_is_shown_as_the_sum_of_its_parts() {
         "{out}"
     );
     assert!(out.contains("9 = 1 from defend ○ (Kuro's own stance) + 8 spread over the types."), "{out}");
-    assert!(
-        out.contains("gm: spread a loss of 8 over the energy types (§5.3)"),
-        "{out}"
-    );
+    assert!(out.contains("gm: spread a loss of 8 over the energy types (§5.3)"), "{out}");
 }
 
 /// Issue 14, part 5: before the reveal a seat takes back its face-down stance; after it, the
@@ -569,7 +568,10 @@ fn a_seat_takes_back_its_stance_and_the_gm_undoes_a_spread_from_a_script() {
     let out = stdout(&o);
     assert!(out.contains("ada takes back a face-down choice."), "{out}");
     assert!(out.contains("Kuro takes the loss ○2 ▨2 ◆4"), "{out}");
-    assert!(out.contains("The GM (seat gm) undoes the last command of seat gm, which is asked again."), "{out}");
+    assert!(
+        out.contains("The GM (seat gm) undoes the last command of seat gm, which is asked again."),
+        "{out}"
+    );
     let undone = out.find("undoes the last command").unwrap();
     assert!(out[undone..].contains("Kuro takes the loss ○2 ▨3 ◆3 and has ○1 ▨0 ◆2 left."), "{out}");
     // The undo is an entry of the save; the game resumes and ends like the scripted duel.
@@ -581,9 +583,16 @@ fn a_seat_takes_back_its_stance_and_the_gm_undoes_a_spread_from_a_script() {
     let o = play(&["--script", "-"], &format!("{}\n{{\"seat\": \"ada\", \"undo\": true}}\n", lines[0]));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("only the GM"), "{}", stderr(&o));
-    let o = play(&["--script", "-"], &format!("{}\n{}\n{{\"seat\": \"ada\", \"take_back\": true}}\n", lines[0], lines[1]));
+    let o = play(
+        &["--script", "-"],
+        &format!("{}\n{}\n{{\"seat\": \"ada\", \"take_back\": true}}\n", lines[0], lines[1]),
+    );
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("line 3") && stderr(&o).contains("a revealed choice stands"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("line 3") && stderr(&o).contains("a revealed choice stands"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_file(save).ok();
 }
 

@@ -389,10 +389,8 @@ fn max_hands_stops_a_bot_game_after_n_hands() {
 fn justification_line_after_the_reveal_is_shown_to_everyone() {
     // Hand 1 of the worked example; at the next prompt Kara justifies, then spreads.
     let justify = |line: &str| format!("{{\"justify\": {{\"actor\": \"Kara\", \"line\": \"{line}\"}}}}\n");
-    let input = format!(
-        "{CHARGE}\nwil\nstr 4 wildcard\npre 3\n{}int 3\n",
-        justify("I only wanted his map case")
-    );
+    let input =
+        format!("{CHARGE}\nwil\nstr 4 wildcard\npre 3\n{}int 3\n", justify("I only wanted his map case"));
     let o = play(&[&example("pc-vs-bandit.toml")], &input);
     let out = stdout(&o);
     assert!(out.contains("Kara justifies: \"I only wanted his map case\""), "{out}");
@@ -496,10 +494,8 @@ fn engagement_clusters_from_the_file_a_script_and_the_keyboard() {
     assert!(stdout(&o).contains("cluster 1: Kara, Thug"), "{}", stdout(&o));
     assert!(stderr(&o).contains("Bandit"), "a target outside the cluster is refused: {}", stderr(&o));
     // The keyboard: the GM's answer at the start of a Hand (the Thug is UTG here).
-    let o = play(
-        &[&example("brawl-3.toml")],
-        "str thug\n{\"engage\": {\"clusters\": [[\"Kara\", \"Thug\"]]}}\n",
-    );
+    let o =
+        play(&[&example("brawl-3.toml")], "str thug\n{\"engage\": {\"clusters\": [[\"Kara\", \"Thug\"]]}}\n");
     assert!(
         stdout(&o).contains("Not accepted: engagement: the GM engages Actors at the start of a Hand"),
         "{}",

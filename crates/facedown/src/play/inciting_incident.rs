@@ -137,8 +137,9 @@ fn resolve(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow::Resu
     for (key, v) in map.iter_mut() {
         match (key.as_str(), &*v) {
             ("minions", Value::String(name)) => {
-                let id =
-                    scene.find_minions(name).with_context(|| format!("there is no minion group named {name:?}"))?;
+                let id = scene
+                    .find_minions(name)
+                    .with_context(|| format!("there is no minion group named {name:?}"))?;
                 *v = Value::from(id);
             }
             ("target", Value::String(name)) => *v = Value::from(fighter(scene, name)?),
@@ -176,7 +177,9 @@ fn resolve(value: &mut Value, scene: &Scene, acting: Option<u8>) -> anyhow::Resu
                 for item in items {
                     ids.push(match item {
                         Value::String(name) => Value::from(
-                            scene.find_region(name).with_context(|| format!("there is no Region named {name:?}"))?,
+                            scene
+                                .find_region(name)
+                                .with_context(|| format!("there is no Region named {name:?}"))?,
                         ),
                         other => other.clone(),
                     });

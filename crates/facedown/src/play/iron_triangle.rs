@@ -68,7 +68,12 @@ pub(crate) fn play(
     keep: Option<(Hook<IronTriangle>, String)>,
 ) -> anyhow::Result<ExitCode> {
     let setup = table.initial().setup();
-    super::run::<IronTriangle>(&args.common, Start::Table(Box::new(table), setup, resumed), Limits::default(), keep)
+    super::run::<IronTriangle>(
+        &args.common,
+        Start::Table(Box::new(table), setup, resumed),
+        Limits::default(),
+        keep,
+    )
 }
 
 /// The member of the turn's pair (or of the aftermath's) that `seat_name` controls.
@@ -85,14 +90,20 @@ fn seat_member(view: &ConflictView, seat_name: &str) -> Option<FighterId> {
 
 /// Replaces character names by their ids (keys `fighter`, `opponent`, `to`, `target`) and the
 /// seat's move names by their symbols (key `play`).
-fn resolve(value: &mut Value, conflict: &Conflict, view: &ConflictView, seat_name: &str) -> anyhow::Result<()> {
+fn resolve(
+    value: &mut Value,
+    conflict: &Conflict,
+    view: &ConflictView,
+    seat_name: &str,
+) -> anyhow::Result<()> {
     match value {
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
                 match (key.as_str(), &*v) {
                     ("fighter" | "opponent" | "to" | "target", Value::String(name)) => {
-                        let id =
-                            conflict.find(name).with_context(|| format!("there is no character named {name:?}"))?;
+                        let id = conflict
+                            .find(name)
+                            .with_context(|| format!("there is no character named {name:?}"))?;
                         *v = Value::from(id.0);
                     }
                     ("play", Value::String(text)) if text.parse::<Play>().is_err() => {

@@ -236,7 +236,9 @@ pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()>
 
 /// A card as the players call it: "pass", "Scouter", "There Can Be Only One Kuro".
 fn card_text(view: &ConflictView, card: Option<SpecialCard>) -> String {
-    let name = |t: FighterId| view.fighters.get(usize::from(t.0)).map_or_else(|| format!("#{}", t.0), |f| f.name.clone());
+    let name = |t: FighterId| {
+        view.fighters.get(usize::from(t.0)).map_or_else(|| format!("#{}", t.0), |f| f.name.clone())
+    };
     match card {
         None => "pass".to_owned(),
         Some(c) => {

@@ -114,13 +114,19 @@ pub trait System: Ruleset + Sized + 'static {
     fn summary(state: &Self::State) -> String;
 }
 
+/// Why the loop must stop now, if it must (see [`Limits::stop`]).
+pub type StopAt<R> = Box<dyn Fn(&<R as Ruleset>::State) -> Option<String>>;
+
+/// The next command a system's flags give after the end (see [`Limits::epilogue`]).
+pub type Epilogue<R> = Box<dyn FnMut(&<R as Ruleset>::State) -> Option<(SeatId, <R as Ruleset>::Command)>>;
+
 /// The per-game limits and epilogue a system's flags set (`--max-hands`, `--rest`).
 pub struct Limits<R: Ruleset> {
     /// Why the loop stops before the end, if it must now (a Hand limit).
-    pub stop: Box<dyn Fn(&R::State) -> Option<String>>,
+    pub stop: StopAt<R>,
     /// After the end: the next command the system's flags give by themselves (a GM's Rest
     /// Scene), if any.
-    pub epilogue: Box<dyn FnMut(&R::State) -> Option<(SeatId, R::Command)>>,
+    pub epilogue: Epilogue<R>,
 }
 
 impl<R: Ruleset> Default for Limits<R> {
@@ -180,7 +186,12 @@ struct Game<R: System> {
 }
 
 /// Reads `--bot SEAT=KIND` flags against `seats`: for each seat the kind of bot that plays it.
-fn seat_bots<'k>(specs: &[String], seats: &Seats, kinds: &[&'k str], title: &str) -> anyhow::Result<Vec<Option<&'k str>>> {
+fn seat_bots<'k>(
+    specs: &[String],
+    seats: &Seats,
+    kinds: &[&'k str],
+    title: &str,
+) -> anyhow::Result<Vec<Option<&'k str>>> {
     let mut out = vec![None; seats.len()];
     let example = kinds.last().copied().unwrap_or("random");
     for spec in specs {
@@ -229,7 +240,12 @@ fn quick_reference<R: Ruleset>() -> String {
 }
 
 /// Runs a game of `R` to its end or a pause.
-pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook: Option<(Hook<R>, String)>) -> anyhow::Result<ExitCode> {
+pub fn run<R: System>(
+    common: &Common,
+    start: Start<R>,
+    limits: Limits<R>,
+    hook: Option<(Hook<R>, String)>,
+) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let adopted = matches!(start, Start::Table(..));
     let (session, resumed, preface) = match start {
@@ -249,11 +265,8 @@ pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook:
     };
     let state = session.table().state();
     let kinds = seat_bots(&common.bots, R::seats(state), R::BOT_KINDS, R::TITLE)?;
-    let bots = kinds
-        .into_iter()
-        .enumerate()
-        .map(|(i, k)| k.map(|k| R::bot(k, bot_seed(common.seed, i))))
-        .collect();
+    let bots =
+        kinds.into_iter().enumerate().map(|(i, k)| k.map(|k| R::bot(k, bot_seed(common.seed, i)))).collect();
     let source = match &common.script {
         Some(p) => Source::Script(Script::open(p)?),
         None => Source::Keyboard(Keyboard::new()),
@@ -262,10 +275,7 @@ pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook:
         Some(p) => Some(open_log(p)?),
         None => None,
     };
-    let saver = match &common.save {
-        Some(p) => Some(Saver::new(rt, p.clone())),
-        None => None,
-    };
+    let saver = common.save.as_ref().map(|p| Saver::new(rt, p.clone()));
     let (hook, kept) = match hook {
         Some((h, note)) => (Some(h), Some(note)),
         None => (None, None),
@@ -290,7 +300,12 @@ pub fn run<R: System>(common: &Common, start: Start<R>, limits: Limits<R>, hook:
             writeln!(out, "{}", escape(line))?;
         }
         if let Some(p) = resumed.as_ref().filter(|p| !p.as_os_str().is_empty()) {
-            writeln!(out, "Resuming {} ({} commands so far).", p.display(), game.session.record().entries.len())?;
+            writeln!(
+                out,
+                "Resuming {} ({} commands so far).",
+                p.display(),
+                game.session.record().entries.len()
+            )?;
         }
         print_lines(&mut out, &R::intro(game.session.table().state()))?;
     }
@@ -462,7 +477,9 @@ impl<R: System> Game<R> {
                 continue;
             }
             // Bots first: they never wait on a person.
-            if let Some(&seat) = awaiting.iter().find(|s| self.bots.get(usize::from(s.0)).is_some_and(Option::is_some)) {
+            if let Some(&seat) =
+                awaiting.iter().find(|s| self.bots.get(usize::from(s.0)).is_some_and(Option::is_some))
+            {
                 let mut legal = Vec::new();
                 R::legal_commands(self.session.table().state(), seat, &mut legal);
                 legal.retain(|c| R::is_play(c));
@@ -472,7 +489,10 @@ impl<R: System> Game<R> {
                     None => 0,
                 };
                 let Some(command) = legal.get(pick.min(legal.len().saturating_sub(1))).cloned() else {
-                    bail!("the bot of seat {} has nothing to choose", seat_name::<R>(self.session.table().state(), seat));
+                    bail!(
+                        "the bot of seat {} has nothing to choose",
+                        seat_name::<R>(self.session.table().state(), seat)
+                    );
                 };
                 self.session.submit(seat, &command).map_err(|e| anyhow::anyhow!("{e}"))?;
                 self.accepted()?;
@@ -545,9 +565,13 @@ impl<R: System> Game<R> {
         let private = keyboard.is_terminal() && !self.json && (prompt.private || gm);
         writeln!(out)?;
         if private {
-            let ready = format!("Pass the keyboard to seat {name}. {name}: press Enter when the others look away.");
+            let ready =
+                format!("Pass the keyboard to seat {name}. {name}: press Enter when the others look away.");
             if keyboard.read(&ready, false, &mut out)?.is_none() {
-                return Ok(Some(Stop::Paused(format!("the input ended before the {} did ({waiting})", R::GAME))));
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended before the {} did ({waiting})",
+                    R::GAME
+                ))));
             }
         }
         writeln!(out, "===== Seat {name}{} =====", if prompt.private { " (others look away)" } else { "" })?;
@@ -565,7 +589,10 @@ impl<R: System> Game<R> {
         )?;
         loop {
             let Some(answer) = keyboard.read(&format!("{name}> "), prompt.private, &mut out)? else {
-                return Ok(Some(Stop::Paused(format!("the input ended before the {} did ({waiting})", R::GAME))));
+                return Ok(Some(Stop::Paused(format!(
+                    "the input ended before the {} did ({waiting})",
+                    R::GAME
+                ))));
             };
             let answer = answer.trim();
             let result = match answer {

@@ -65,5 +65,10 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
         .build(|p| SheetPath(dir.join(p)), &mut load_sheet)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Conflict::new(built.setup.clone()).with_context(|| format!("{name}: the Conflict cannot start"))?;
-    Ok(Loaded { setup: built.setup, scene: built.scene, warnings: built.warnings, engagement: built.engagement })
+    Ok(Loaded {
+        setup: built.setup,
+        scene: built.scene,
+        warnings: built.warnings,
+        engagement: built.engagement,
+    })
 }

@@ -93,7 +93,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let max = args.max_hands;
     let limits = Limits {
         stop: Box::new(move |c: &Conflict| {
-            (c.hand > max).then(|| format!("stopped after {max} Hand(s) (--max-hands {max}); the Conflict goes on"))
+            (c.hand > max)
+                .then(|| format!("stopped after {max} Hand(s) (--max-hands {max}); the Conflict goes on"))
         }),
         ..Limits::default()
     };

@@ -57,13 +57,14 @@ impl Saver {
             && entries.starts_with(stored)
         {
             let new = &entries[stored.len()..];
-            self.rt.block_on(async {
-                for e in new {
-                    file.append(*game, e).await?;
-                }
-                file.set_events_hash(*game, &hash).await
-            })
-            .with_context(|| format!("cannot write the save {name}"))?;
+            self.rt
+                .block_on(async {
+                    for e in new {
+                        file.append(*game, e).await?;
+                    }
+                    file.set_events_hash(*game, &hash).await
+                })
+                .with_context(|| format!("cannot write the save {name}"))?;
             stored.extend_from_slice(new);
             return Ok(());
         }
@@ -101,7 +102,8 @@ impl Saver {
             }
         };
         std::fs::rename(&tmp, &self.path).with_context(|| format!("cannot write the save {name}"))?;
-        let file = self.rt.block_on(SaveFile::open(&self.path)).with_context(|| format!("cannot reopen {name}"))?;
+        let file =
+            self.rt.block_on(SaveFile::open(&self.path)).with_context(|| format!("cannot reopen {name}"))?;
         self.file = Some((file, id, entries));
         Ok(())
     }
@@ -129,7 +131,11 @@ pub fn read<R: Ruleset>(rt: &Runtime, path: &Path) -> anyhow::Result<Session<R>>
     let (game, entries) = rt
         .block_on(async {
             let file = SaveFile::open(path).await?;
-            let game = file.games().await?.pop().ok_or_else(|| store::PersistError::Format(format!("{name} holds no game")))?;
+            let game = file
+                .games()
+                .await?
+                .pop()
+                .ok_or_else(|| store::PersistError::Format(format!("{name} holds no game")))?;
             let entries = file.entries(game.id).await?;
             Ok::<_, store::PersistError>((game, entries))
         })
@@ -142,8 +148,8 @@ pub fn read<R: Ruleset>(rt: &Runtime, path: &Path) -> anyhow::Result<Session<R>>
         serde_json::from_str(&game.game.setup).map_err(|e| corrupt(format!("its setup: {e}")))?;
     let mut given = Vec::with_capacity(entries.len());
     for e in entries {
-        let command: R::Command = serde_json::from_str(&e.command)
-            .map_err(|err| corrupt(format!("entry {}: {err}", e.seq + 1)))?;
+        let command: R::Command =
+            serde_json::from_str(&e.command).map_err(|err| corrupt(format!("entry {}: {err}", e.seq + 1)))?;
         let how = match e.mark {
             Mark::Played => How::Given,
             Mark::Forced => How::Forced,
