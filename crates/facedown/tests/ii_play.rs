@@ -571,3 +571,43 @@ fn an_old_inciting_incident_save_is_refused_as_an_old_format() {
     assert!(stderr(&o).contains("is a save of the old format"), "{}", stderr(&o));
     let _ = std::fs::remove_file(old);
 }
+
+/// Issue 14, part 5, in a scene: a declaration is taken back before the reveal, and the GM's
+/// adjustment is undone; the save keeps both and resumes.
+#[test]
+fn a_declaration_is_taken_back_and_the_gms_adjustment_undone() {
+    let script = temp("undo.jsonl");
+    std::fs::write(
+        &script,
+        r#"{"seat": "gm", "command": {"adjust": {"crisis": {"crisis": 5}, "reason": "forgot a move"}}}
+{"seat": "gm", "undo": true}
+{"seat": "bren", "command": {"declare": {"character": "Bren", "action": "hold"}}}
+{"seat": "bren", "take_back": true}
+{"seat": "bren", "command": {"declare": {"character": "Bren", "action": "hold"}}}
+"#,
+    )
+    .unwrap();
+    let save = temp("undo-save.json");
+    let o = play(
+        &[
+            &example("river-fight.toml"),
+            "--script",
+            &script.display().to_string(),
+            "--save",
+            &save.display().to_string(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("The GM adjusts the Crisis pool: 0 → 5"), "{text}");
+    assert!(
+        text.contains("The GM (seat gm) undoes the last command of seat gm, which is asked again."),
+        "{text}"
+    );
+    assert!(text.contains("bren takes back a face-down choice."), "{text}");
+    let o = play(&["--resume", &save.display().to_string(), "--bot", "all=random"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_file(&save);
+}
