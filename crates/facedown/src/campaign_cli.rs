@@ -26,8 +26,8 @@ use serde::Serialize;
 use serde_json::json;
 use table::Table;
 
-use crate::it_play;
-use crate::it_play::input::Keyboard;
+use crate::play::iron_triangle as it_play;
+use crate::play::keyboard::Keyboard;
 
 /// Keep an Iron Triangle campaign: characters, problems, countdowns, conflicts, rests, levels.
 #[derive(ClapArgs)]
@@ -1117,15 +1117,14 @@ fn play_conflict(
     let runtime = rt.clone();
     let result = std::rc::Rc::new(std::cell::RefCell::new(None));
     let result_out = result.clone();
-    let hook: it_play::Hook = Box::new(move |t: &Table<IronTriangle>| {
+    let hook: crate::play::Hook<IronTriangle> = Box::new(move |t: &Table<IronTriangle>| {
         let r = runtime.block_on(recorder.record_conflict(id, t.log(), t.state()))?;
         if r.is_some() {
             *result_out.borrow_mut() = r;
         }
         Ok(())
     });
-    let play_args =
-        it_play::Args { bots: bots.to_vec(), seed, script: script.clone(), json, ..it_play::Args::default() };
+    let play_args = it_play::Args::for_campaign(bots.to_vec(), seed, script.clone(), json);
     let note =
         format!("conflict {id} is kept in the campaign; continue with `facedown campaign conflict play`");
     let code = it_play::play(&play_args, table, resumed, Some((hook, note)))?;

@@ -6,18 +6,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyze;
-mod bot_flags;
 mod campaign_cli;
-mod ii_play;
 mod ii_roll;
 mod input;
-mod it_play;
 mod it_resolve;
 mod nd;
-mod nd_play;
 mod nd_resolve;
-mod save_file;
-mod script_lines;
+mod play;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]
@@ -60,7 +55,7 @@ enum Command {
 #[derive(Subcommand)]
 enum IncitingIncidentCommand {
     /// Play a scene in the terminal: hidden declarations, bots, scripts, save and resume.
-    Play(ii_play::Args),
+    Play(play::inciting_incident::Args),
     /// Dice calculator for table play: Talent Rolls, Decisive Attacks, Ability Rolls, Rest Scenes.
     Roll(ii_roll::Args),
 }
@@ -70,7 +65,7 @@ enum IronTriangleCommand {
     /// Referee calculator: resolve one turn played with real cards.
     Resolve(it_resolve::Args),
     /// Play a whole conflict in the terminal: hot-seat, bots, scripts, save and resume.
-    Play(it_play::Args),
+    Play(play::iron_triangle::Args),
 }
 
 /// Restores the default action of SIGPIPE, which Rust programs ignore, so that output cut
@@ -94,12 +89,12 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::IronTriangle { command } => match command {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
-            IronTriangleCommand::Play(args) => it_play::run(args),
+            IronTriangleCommand::Play(args) => play::iron_triangle::run(args),
         },
         Command::Campaign(args) => campaign_cli::run(args),
         Command::Nodice { command } => command.run(),
         Command::IncitingIncident { command } => match command {
-            IncitingIncidentCommand::Play(args) => ii_play::run(args),
+            IncitingIncidentCommand::Play(args) => play::inciting_incident::run(args),
             IncitingIncidentCommand::Roll(args) => ii_roll::run(args),
         },
         Command::Analyze { command } => analyze::run(command),

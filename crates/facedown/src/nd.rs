@@ -2,7 +2,8 @@
 
 use std::process::ExitCode;
 
-use crate::{nd_play, nd_resolve};
+use crate::nd_resolve;
+use crate::play::nodice as nd_play;
 
 /// The No Dice subcommands.
 #[derive(clap::Subcommand)]

@@ -77,8 +77,10 @@ fn bot_games_of_both_examples_finish_and_the_same_seed_replays_the_same_game() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     for line in stdout(&o).lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("every line is JSON");
-        if v["event"] == "stance_committed" || v["event"] == "move_committed" {
-            assert!(v.get("stance").is_none() && v.get("play").is_none(), "{line}");
+        // Each update in the session's form; a face-down choice is blanked, not dropped.
+        let e = &v["event"];
+        if e["event"] == "stance_committed" || e["event"] == "move_committed" {
+            assert!(e.get("stance").is_none() && e.get("play").is_none(), "{line}");
         }
     }
     assert_eq!(final_view(&o)["phase"]["phase"], "over");
@@ -252,7 +254,9 @@ fn bad_inputs_exit_with_2_and_say_why() {
     let e = stderr(&o);
     assert!(e.contains("line 2") && e.contains("cannot take a stance of 9▨"), "{e}");
     let saved = std::fs::read_to_string(&save).unwrap();
-    assert!(saved.contains("stance_committed"), "Ada's accepted stance is saved");
+    // The save is the record: a face-down stance not yet revealed is left out (Ada chooses
+    // again on resume).
+    assert!(saved.contains("facedown-save") && !saved.contains("commit_stance"), "{saved}");
 
     // A command out of turn, and an unknown character name.
     let o = play(&["--script", "-"], r#"{"seat": "gm", "command": {"pass_turn": {"to": "Kuro"}}}"#);
@@ -263,15 +267,21 @@ fn bad_inputs_exit_with_2_and_say_why() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("Nobody"), "{}", stderr(&o));
 
-    // A corrupt save.
-    let corrupt = write("corrupt.save", "{\"initial\": 3}");
+    // A corrupt save, and a save whose commands were edited: its events hash does not match.
+    let corrupt = write("corrupt.save", "{\"format\": 3}");
     let o = play(&["--resume", corrupt.to_str().unwrap()], "");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not a facedown Iron Triangle save"), "{}", stderr(&o));
-    let tampered = write("tampered.save", &saved.replacen("\"amount\": 2", "\"amount\": 7", 1));
+    assert!(stderr(&o).contains("is not a facedown save"), "{}", stderr(&o));
+    let o = play(&["--script", "-", "--save", save.to_str().unwrap()], FIRST_TURN);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let saved = std::fs::read_to_string(&save).unwrap();
+    let edited =
+        saved.replacen("\\\"grapple\\\":3,\\\"attack\\\":3", "\\\"grapple\\\":2,\\\"attack\\\":4", 1);
+    assert_ne!(edited, saved, "the spread is in the save: {saved}");
+    let tampered = write("tampered.save", &edited);
     let o = play(&["--resume", tampered.to_str().unwrap()], "");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("corrupt save"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("replays differently"), "{}", stderr(&o));
 
     for p in [bad, bad_json, invalid, save, corrupt, tampered] {
         std::fs::remove_file(p).ok();
@@ -289,7 +299,7 @@ fn hot_seat_entry_keeps_a_stance_hidden_until_the_reveal() {
     let reveal = out.find("Stances revealed").expect("the stances are revealed");
     assert!(committed < gm_prompt && gm_prompt < reveal, "{out}");
     assert!(
-        !out[..reveal].contains("5◆") && !out.contains("5 attack"),
+        !out[..reveal].contains("5◆") && !out.contains("> 5 attack"),
         "the stance shows before the reveal:\n{out}"
     );
     assert!(out[reveal..].starts_with("Stances revealed: Ada 5◆, Kuro 1○"), "{out}");
@@ -301,13 +311,15 @@ fn hot_seat_entry_keeps_a_stance_hidden_until_the_reveal() {
 
 #[test]
 fn hot_seat_rejects_bad_answers_and_asks_again() {
-    // A stance above energy, then nonsense, then a good stance; the GM is a bot.
-    let typed = "3 grapple\nlots\n1 grapple\n";
+    // A stance above energy (typed as a command: the menu has no such choice), then nonsense,
+    // then a good stance; the GM is a bot.
+    let typed =
+        "{\"commit_stance\": {\"stance\": {\"type\": \"grapple\", \"amount\": 3}}}\nlots\n1 grapple\n";
     let save = temp("hot.save");
     let o = play(&["--bot", "gm=greedy", "--save", save.to_str().unwrap()], typed);
     let out = stdout(&o);
     assert!(out.contains("Not accepted: Ada cannot take a stance of 3▨"), "{out}");
-    assert!(out.contains("Not accepted: not a stance"), "{out}");
+    assert!(out.contains("Not accepted: \"lots\" is none of the choices"), "{out}");
     assert!(out.contains("Ada commits a stance face down"), "{out}");
     assert_eq!(o.status.code(), Some(0), "paused with --save: {}", stderr(&o));
     assert!(out.contains("paused"), "{out}");
@@ -409,9 +421,9 @@ fn a_scripted_scouter_is_revealed_only_when_its_window_closes() {
     let lines: Vec<serde_json::Value> =
         stdout(&o).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
     let committed: Vec<&serde_json::Value> =
-        lines.iter().filter(|v| v["event"] == "special_committed").collect();
+        lines.iter().filter(|v| v["event"]["event"] == "special_committed").collect();
     assert!(!committed.is_empty());
-    assert!(committed.iter().all(|v| v.get("card").is_none()), "{committed:?}");
+    assert!(committed.iter().all(|v| v["event"].get("card").is_none()), "{committed:?}");
     let view = lines.last().unwrap();
     assert_eq!(view["fighters"][0]["specials_used"], serde_json::json!(["scouter"]));
     std::fs::remove_file(conflict).ok();
@@ -440,14 +452,14 @@ fn hot_seat_specials_are_chosen_in_secret() {
     let o = play(&[conflict.to_str().unwrap(), "--save", save.to_str().unwrap()], typed);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("Ada: the before opponent window. Play a special face down, or pass?"), "{out}");
-    assert!(out.contains("0 cards are face down: respond with a special, or pass?"), "{out}");
+    assert!(out.contains("Ada: play a special face down, or pass (before opponent window, §6)"), "{out}");
+    assert!(out.contains("waiting for a response to 0 face-down cards from Ada"), "{out}");
     assert!(out.contains("  1. pass\n  2. Scouter\n"), "{out}");
-    assert!(out.contains("Not accepted: not a special"), "{out}");
+    assert!(out.contains("Not accepted: \"fireball\" is none of the choices"), "{out}");
     let reveal = out.find("Ada reveals Scouter").expect("the reveal");
     let closed = out.find("The before stance window closes").expect("closed");
     assert!(reveal < closed, "{out}");
-    assert!(!out.contains("fireball") && !out.contains("scouter"), "a typed answer is echoed:\n{out}");
+    assert!(!out.contains("> fireball") && !out.contains("scouter"), "a typed answer is echoed:\n{out}");
     // Once Scouter is revealed, Ada's seat sees Kuro's moves and her used special.
     assert!(out[reveal..].contains("specials: Scouter (used)"), "{out}");
     assert!(out[reveal..].contains("moves: Smoke Step ○☵"), "{out}");
@@ -476,16 +488,26 @@ fn the_gm_adjusts_energy_from_a_script() {
 fn the_gm_adjusts_energy_at_the_keyboard() {
     // Ada's stance; the GM adjusts (a refused one first), then answers its stance question;
     // then the two turns of the scripted duel.
-    let typed = "2 grapple\nadjust Ada 9 9 9 too much\nadjust Ada 3 2 4 misread the spread\n0\n\
-                 trip\n1\n2 3 3\n0\n0\noverhand right\nshuriken\n0 0 3\n";
+    let adjust = |e: [u8; 3], why: &str| {
+        format!(
+            "{{\"adjust_energy\": {{\"fighter\": \"Ada\", \"energy\": {{\"defend\": {}, \"grapple\": {}, \"attack\": {}}}, \"reason\": \"{why}\"}}}}\n",
+            e[0], e[1], e[2]
+        )
+    };
+    let typed = format!(
+        "2 grapple\n{}{}no stance\ntrip\n1\n2 3 3\nno stance\nno stance\noverhand right\nshuriken\n0 0 3\n",
+        adjust([9, 9, 9], "too much"),
+        adjust([3, 2, 4], "misread the spread")
+    );
+    let typed = typed.as_str();
     let o = play(&[], typed);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{}\n{out}", stderr(&o));
-    assert!(out.contains("GM: at any prompt you may instead type \"adjust"), "{out}");
+    assert!(out.contains("a command as JSON {...}"), "{out}");
     assert!(out.contains("Not accepted: Ada cannot be set to ○9 ▨9 ◆9"), "{out}");
     let adjusted = out.find("The GM sets Ada's energy to ○3 ▨2 ◆4: misread the spread.").expect("adjusted");
     // The question is asked again.
-    assert!(out[adjusted..].contains("Kuro: choose a stance in secret"), "{out}");
+    assert!(out[adjusted..].contains("Kuro: commit a stance face down"), "{out}");
     assert!(out.contains("Ada [ada]: energy ○3 ▨2 ◆1"), "{out}");
 }
 
@@ -525,8 +547,77 @@ fn a_loss_is_shown_as_the_sum_of_its_parts() {
         "{out}"
     );
     assert!(out.contains("9 = 1 from defend ○ (Kuro's own stance) + 8 spread over the types."), "{out}");
+    assert!(out.contains("gm: spread a loss of 8 over the energy types (§5.3)"), "{out}");
+}
+
+/// Issue 14, part 5: before the reveal a seat takes back its face-down stance; after it, the
+/// GM undoes a public command (a loss spread) and it is given again — from a script, logged
+/// for everyone, kept in the save and replayed on resume.
+#[test]
+fn a_seat_takes_back_its_stance_and_the_gm_undoes_a_spread_from_a_script() {
+    let lines: Vec<&str> = FIRST_TURN.lines().filter(|l| l.starts_with('{')).collect();
+    let script = format!(
+        "{}\n{{\"seat\": \"ada\", \"take_back\": true}}\n{}\n{}\n{}\n{}\n\
+         {{\"seat\": \"gm\", \"command\": {{\"spread_loss\": {{\"spread\": {{\"defend\": 2, \"grapple\": 2, \"attack\": 4}}}}}}}}\n\
+         {{\"seat\": \"gm\", \"undo\": true}}\n{}\n",
+        lines[0], lines[0], lines[1], lines[2], lines[3], lines[4]
+    );
+    let save = temp("undo.save");
+    let o = play(&["--script", "-", "--save", save.to_str().unwrap()], &script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ada takes back a face-down choice."), "{out}");
+    assert!(out.contains("Kuro takes the loss ○2 ▨2 ◆4"), "{out}");
     assert!(
-        out.contains("spread a loss of 8 for Kuro (the loss of 9: 1 from ○ (its own stance) + 8 to spread)"),
+        out.contains("The GM (seat gm) undoes the last command of seat gm, which is asked again."),
         "{out}"
     );
+    let undone = out.find("undoes the last command").unwrap();
+    assert!(out[undone..].contains("Kuro takes the loss ○2 ▨3 ◆3 and has ○1 ▨0 ◆2 left."), "{out}");
+    // The undo is an entry of the save; the game resumes and ends like the scripted duel.
+    assert!(std::fs::read_to_string(&save).unwrap().contains("\"mark\": \"undo\""));
+    let o = play(&["--resume", save.to_str().unwrap(), "--script", "-", "--json"], SECOND_TURN);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(energy(&final_view(&o), 0), (3, 2, 2), "Ada");
+    // Only the GM undoes; a revealed stance cannot be taken back.
+    let o = play(&["--script", "-"], &format!("{}\n{{\"seat\": \"ada\", \"undo\": true}}\n", lines[0]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("only the GM"), "{}", stderr(&o));
+    let o = play(
+        &["--script", "-"],
+        &format!("{}\n{}\n{{\"seat\": \"ada\", \"take_back\": true}}\n", lines[0], lines[1]),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("line 3") && stderr(&o).contains("a revealed choice stands"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(save).ok();
+}
+
+/// The same at the keyboard: `back SEAT` at the GM's prompt gives Ada her stance back, and
+/// `undo` at Ada's next prompt undoes the GM's spread, which the GM then gives again.
+#[test]
+fn at_the_keyboard_back_takes_back_a_stance_and_undo_undoes_a_spread() {
+    let typed = "2 grapple\nback ada\n2 grapple\nno stance\ntrip\n1\n2 2 4\nundo\n2 3 3\n";
+    let o = play(&[], typed);
+    let out = stdout(&o);
+    assert!(out.contains("`back [SEAT]` takes back a face-down choice"), "{out}");
+    let back = out.find("ada takes back a face-down choice.").expect("taken back");
+    assert!(out[back..].contains("Ada: commit a stance face down"), "Ada is asked again: {out}");
+    let undone = out.find("undoes the last command of seat gm").expect("undone");
+    assert!(out[..undone].contains("Kuro takes the loss ○2 ▨2 ◆4"), "{out}");
+    assert!(out[undone..].contains("Kuro takes the loss ○2 ▨3 ◆3"), "{out}");
+}
+
+/// Saves of facedown before the session layer held events, not commands: refused, saying so.
+#[test]
+fn an_old_iron_triangle_save_is_refused_as_an_old_format() {
+    let old = write("old.save", "{\"initial\": {\"stakes\": {}}, \"events\": []}\n");
+    let o = play(&["--resume", old.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("is a save of the old format") && e.contains("docs/play.md"), "{e}");
+    std::fs::remove_file(old).ok();
 }

@@ -6,6 +6,9 @@ use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_facedown");
 
+/// Kara's Aspect card with an intent, typed as a JSON command at her prompt.
+const CHARGE: &str = "{\"commit_aspect\": {\"actor\": \"Kara\", \"aspect\": \"body\", \"ante\": \"STR\", \"targets\": [\"Bandit\"], \"intent\": \"I charge\"}}";
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/nodice")
 }
@@ -70,15 +73,16 @@ fn json_mode_prints_events_and_the_final_view() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert!(lines.iter().any(|l| l.get("aspects_revealed").is_some()));
+    // Each update in the session's form: {"seq", "kind", "event", "text"}.
+    assert!(lines.iter().any(|l| l["event"] == "aspects_revealed"));
     let last = lines.last().unwrap();
     assert_eq!(last["phase"]["step"], "over");
     // Face-down cards are never in the spectator's log.
     for l in &lines {
-        if let Some(c) = l.get("aspect_committed") {
+        if let Some(c) = l["event"].get("aspect_committed") {
             assert!(c["card"].is_null(), "{l}");
         }
-        if let Some(c) = l.get("action_committed") {
+        if let Some(c) = l["event"].get("action_committed") {
             assert!(c["card"].is_null(), "{l}");
         }
     }
@@ -102,14 +106,14 @@ fn scripted_hand_saves_and_resumes_to_the_end() {
     assert!(out.contains("Showdown Totals 8 – 3"), "{out}");
     assert!(out.contains("Bandit takes it: STR −3, AGI −2."), "{out}");
     assert!(out.contains("paused"), "{out}");
-    // A hand-edited save (Kara's bid raised over her cap) is refused.
+    // A hand-edited save (Kara's bid raised over her cap) is refused by the rules on replay.
     let text = std::fs::read_to_string(&save).unwrap();
-    assert!(text.contains("\"bid\": 4"));
+    assert!(text.contains("\\\"bid\\\":4"), "{text}");
     let edited = temp("edited.json");
-    std::fs::write(&edited, text.replacen("\"bid\": 4", "\"bid\": 9", 1)).unwrap();
+    std::fs::write(&edited, text.replacen("\\\"bid\\\":4", "\\\"bid\\\":9", 1)).unwrap();
     let o = play(&["--resume", edited.to_str().unwrap(), "--bot", "all=random"], "");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("corrupt save"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot resume the game: command"), "{}", stderr(&o));
     let o = play(&["--resume", save.to_str().unwrap(), "--bot", "all=random"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("Resuming"));
@@ -120,8 +124,9 @@ fn scripted_hand_saves_and_resumes_to_the_end() {
 
 #[test]
 fn hot_seat_hides_the_other_seats_cards_until_the_reveal() {
-    let input = "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\nint 3\nstr 3 agi 2\n";
-    let o = play(&[&example("pc-vs-bandit.toml")], input);
+    // The intent goes with a command typed as JSON; the menus take the rest.
+    let input = format!("{CHARGE}\nwil\nstr 4 wildcard\npre 3\nint 3\nstr 3 agi 2\n");
+    let o = play(&[&example("pc-vs-bandit.toml")], &input);
     let out = stdout(&o);
     // The GM's screen, before the reveal: Kara's card is face down, her intent is public.
     let gm = out.find("===== Seat gm (others look away) =====").expect("the GM is asked");
@@ -140,8 +145,12 @@ fn hot_seat_hides_the_other_seats_cards_until_the_reveal() {
 
 #[test]
 fn a_rejected_answer_is_asked_again_and_a_bad_script_line_stops_with_status_2() {
-    let o = play(&[&example("pc-vs-bandit.toml")], "rea nobody\nstr 9\nstr\n");
+    let o = play(
+        &[&example("pc-vs-bandit.toml")],
+        "rea nobody\n{\"commit_aspect\": {\"actor\": \"Kara\", \"aspect\": \"body\", \"ante\": \"STR\", \"targets\": [\"nobody\"]}}\nstr\n",
+    );
     let out = stdout(&o);
+    assert!(out.contains("Not accepted: \"rea nobody\" is none of the choices"), "{out}");
     assert!(out.contains("Not accepted: there is no Actor named \"nobody\""), "{out}");
     let script = temp("bad.jsonl");
     std::fs::write(
@@ -193,7 +202,9 @@ fn inherits_the_ruin_example_merges_its_swamp_and_its_ghost() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).is_empty(), "no warnings: {}", stderr(&o));
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
-    let ruin = &saved["initial"]["actors"][1]["sheet"];
+    let setup: serde_json::Value =
+        serde_json::from_str(saved["games"][0]["setup"].as_str().expect("the setup, as JSON text")).unwrap();
+    let ruin = &setup["actors"][1];
     assert_eq!(ruin["name"], "Haunted ruin");
     // M1(-/-/5) from the swamp, B5(8/7/-) its own, S5(6/7/4) from the ghost.
     assert_eq!(ruin["statblock"]["attributes"], serde_json::json!([null, null, 5, 8, 7, null, 6, 7, 4]));
@@ -256,10 +267,10 @@ fn bad_files_and_flags_are_clear_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown bot kind"), "{}", stderr(&o));
     let corrupt = temp("corrupt.json");
-    std::fs::write(&corrupt, "{\"initial\": 1}").unwrap();
+    std::fs::write(&corrupt, "{\"format\": 1}").unwrap();
     let o = play(&["--resume", corrupt.to_str().unwrap()], "");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not a facedown No Dice save"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is not a facedown save"), "{}", stderr(&o));
     let _ = std::fs::remove_file(bad);
     let _ = std::fs::remove_file(corrupt);
 }
@@ -267,7 +278,7 @@ fn bad_files_and_flags_are_clear_errors() {
 #[test]
 fn hot_seat_brawl_with_several_targets_resolves_pairwise() {
     // Kara (UTG) targets both; the GM plays the Thug, then the Bandit.
-    let input = "str thug,bandit : I flip the table onto both\nwil kara\nrea kara\nfit 2\npre 2\nkno 1\n";
+    let input = "{\"commit_aspect\": {\"actor\": \"Kara\", \"aspect\": \"body\", \"ante\": \"STR\", \"targets\": [\"Thug\", \"Bandit\"], \"intent\": \"I flip the table onto both\"}}\nwil kara\nrea kara\nfit 2\npre 2\nkno 1\n";
     let o = play(&[&example("brawl-3.toml")], input);
     let out = stdout(&o);
     assert!(out.contains("Kara antes and plays an Aspect card face down, targeting Thug, Bandit: \"I flip the table onto both\""), "{out}");
@@ -279,10 +290,10 @@ fn hot_seat_brawl_with_several_targets_resolves_pairwise() {
 #[test]
 fn a_spread_answer_too_large_to_add_up_is_asked_again_not_a_panic() {
     // Kara spreads the Bandit's 3 Spirit damage: two huge amounts on INT would overflow.
-    let input = "str bandit\nwil\nstr 4 wildcard\npre 3\nint 40000 int 40000\n";
+    let input = "str bandit\nwil\nstr 4 wildcard\npre 3\n{\"spread_damage\": {\"actor\": \"Kara\", \"spread\": [0, 0, 65535]}}\n";
     let o = play(&[&example("pc-vs-bandit.toml")], input);
     let out = stdout(&o);
-    assert!(out.contains("Not accepted: the spread is too large"), "{out}\n{}", stderr(&o));
+    assert!(out.contains("Not accepted: "), "{out}\n{}", stderr(&o));
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
@@ -348,8 +359,8 @@ fn narration_has_no_debug_formatting_and_articles_fit_the_word() {
     assert!(out.contains("Aspect card: Body (ante STR), targets B"), "{out}");
     assert!(out.contains("C (out: eliminated, Mind exhausted)"), "{out}");
     assert_prose(&out);
-    let input = "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\nint 3\nstr 3 agi 2\n";
-    assert_prose(&stdout(&play(&[&example("pc-vs-bandit.toml")], input)));
+    let input = format!("{CHARGE}\nwil\nstr 4 wildcard\npre 3\nint 3\nstr 3 agi 2\n");
+    assert_prose(&stdout(&play(&[&example("pc-vs-bandit.toml")], &input)));
     // Bot games over every example: pot tokens of every Attribute, eliminations, the summary.
     for file in ["pc-vs-bandit.toml", "brawl-3.toml", "door.toml", "ruin.toml"] {
         for seed in ["1", "2", "3"] {
@@ -377,14 +388,15 @@ fn max_hands_stops_a_bot_game_after_n_hands() {
 #[test]
 fn justification_line_after_the_reveal_is_shown_to_everyone() {
     // Hand 1 of the worked example; at the next prompt Kara justifies, then spreads.
+    let justify = |line: &str| format!("{{\"justify\": {{\"actor\": \"Kara\", \"line\": \"{line}\"}}}}\n");
     let input =
-        "str bandit : I charge\nwil\nstr 4 wildcard\npre 3\njustify: I only wanted his map case\nint 3\n";
-    let o = play(&[&example("pc-vs-bandit.toml")], input);
+        format!("{CHARGE}\nwil\nstr 4 wildcard\npre 3\n{}int 3\n", justify("I only wanted his map case"));
+    let o = play(&[&example("pc-vs-bandit.toml")], &input);
     let out = stdout(&o);
     assert!(out.contains("Kara justifies: \"I only wanted his map case\""), "{out}");
     // Before the reveal it is refused and asked again.
-    let o = play(&[&example("pc-vs-bandit.toml")], "justify: too early\n");
-    assert!(stdout(&o).contains("Not accepted: not now"), "{}", stdout(&o));
+    let o = play(&[&example("pc-vs-bandit.toml")], &justify("too early"));
+    assert!(stdout(&o).contains("Not accepted: "), "{}", stdout(&o));
     // In a script, and refused with control characters.
     let script = temp("justify.jsonl");
     let mut lines = std::fs::read_to_string(examples().join("pc-vs-bandit.script.jsonl")).unwrap();
@@ -482,7 +494,8 @@ fn engagement_clusters_from_the_file_a_script_and_the_keyboard() {
     assert!(stdout(&o).contains("cluster 1: Kara, Thug"), "{}", stdout(&o));
     assert!(stderr(&o).contains("Bandit"), "a target outside the cluster is refused: {}", stderr(&o));
     // The keyboard: the GM's answer at the start of a Hand (the Thug is UTG here).
-    let o = play(&[&example("brawl-3.toml")], "str thug\nengage kara thug\n");
+    let o =
+        play(&[&example("brawl-3.toml")], "str thug\n{\"engage\": {\"clusters\": [[\"Kara\", \"Thug\"]]}}\n");
     assert!(
         stdout(&o).contains("Not accepted: engagement: the GM engages Actors at the start of a Hand"),
         "{}",
@@ -516,10 +529,22 @@ fn gm_adjustment_is_logged_publicly_and_refused_from_a_player_seat() {
     // At the keyboard: the GM's prompt (the Bandit commits), then the same question again.
     let o = play(
         &[&example("pc-vs-bandit.toml")],
-        "str bandit\nadjust Bandit wildcards 1 : r\nadjust Bandit wil 2 : the curse bites\nwil\n",
+        "str bandit\n{\"adjust\": {\"actor\": \"Bandit\", \"change\": {\"wildcards\": {\"to\": 1}}, \"reason\": \"r\"}}\n\
+         {\"adjust\": {\"actor\": \"Bandit\", \"change\": {\"chips\": {\"attribute\": \"WIL\", \"to\": 2}}, \"reason\": \"the curse bites\"}}\nwil\n",
     );
     let out = stdout(&o);
     assert!(out.contains("Not accepted: GM adjustment (Decision 35): 1 Wildcards"), "{out}");
     assert!(out.contains("The GM adjusts Bandit: Willpower 3 → 2 (reason: \"the curse bites\")."), "{out}");
     assert!(out.contains("Reveal:"), "{out}");
+}
+
+/// Saves of facedown before the session layer held events, not commands: refused, saying so.
+#[test]
+fn an_old_nodice_save_is_refused_as_an_old_format() {
+    let old = temp("old.json");
+    std::fs::write(&old, "{\"initial\": {\"actors\": []}, \"events\": [{\"hand_started\": {}}]}\n").unwrap();
+    let o = play(&["--resume", old.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a save of the old format"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(old);
 }

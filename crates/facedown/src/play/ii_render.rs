@@ -1,4 +1,5 @@
-//! The round log in words: every event as a spectator may see it, with every die.
+//! Inciting Incident views in words: the opening map, what a seat sees before it decides, and
+//! the closing lines (the events' narration is the ruleset's own).
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -7,8 +8,8 @@ use crate::input::escape;
 
 use inciting_incident::narrate::action;
 use inciting_incident::view::SceneView;
-use inciting_incident::{Event, IncitingIncident, Scene, Status};
-use table::{Face, Ruleset, Table, Viewer};
+use inciting_incident::{Scene, Status};
+use table::Face;
 
 /// `scene` as printed in text mode: a copy with the names and texts from the scene file
 /// (title, sides, Regions and their effects, characters, minions) control-character escaped,
@@ -36,65 +37,6 @@ pub fn escaped(scene: &Scene) -> Cow<'_, Scene> {
     copy.fighters.iter_mut().for_each(|f| e(&mut std::sync::Arc::make_mut(&mut f.sheet).name));
     copy.minions.iter_mut().for_each(|m| e(&mut std::sync::Arc::make_mut(&mut m.stats).name));
     Cow::Owned(copy)
-}
-
-/// `event` with its free texts (an action's reason for being wasted, the scene's ending)
-/// control-character escaped for a terminal: names are escaped in [`escaped`]'s scene copy.
-fn escaped_event(mut event: Event) -> Event {
-    let e = |n: &mut String| {
-        if let Cow::Owned(x) = escape(n) {
-            *n = x;
-        }
-    };
-    match &mut event {
-        Event::Wasted { why, .. } => e(why),
-        Event::SceneOver { outcome } => e(&mut outcome.why),
-        _ => {}
-    }
-    event
-}
-
-/// Prints the log as it grows, keeping the state the next event applies to.
-pub struct Narrator {
-    printed: usize,
-    json: bool,
-    state: Option<Scene>,
-}
-
-impl Narrator {
-    /// From the first event.
-    pub fn from_start(json: bool) -> Self {
-        Narrator { printed: 0, json, state: None }
-    }
-
-    /// From now on (a resumed scene).
-    pub fn from_now(table: &Table<IncitingIncident>, json: bool) -> Self {
-        Narrator { printed: table.log().len(), json, state: Some(table.state().clone()) }
-    }
-
-    /// Prints the events not printed yet, redacted for a spectator.
-    pub fn catch_up(&mut self, table: &Table<IncitingIncident>, out: &mut dyn Write) -> anyhow::Result<()> {
-        let log = table.log();
-        if self.printed >= log.len() {
-            return Ok(());
-        }
-        // Redaction and names look at the state each event was applied to.
-        let state = self.state.get_or_insert_with(|| table.initial().clone());
-        for e in &log[self.printed..] {
-            if let Some(shown) = state.redact(e, Viewer::Spectator) {
-                if self.json {
-                    writeln!(out, "{}", serde_json::to_string(&shown)?)?;
-                } else if let Some(text) =
-                    IncitingIncident::narrate(&escaped(state), &escaped_event(shown), Viewer::Spectator)
-                {
-                    writeln!(out, "{text}")?;
-                }
-            }
-            state.apply(e);
-        }
-        self.printed = log.len();
-        Ok(())
-    }
 }
 
 /// What `play` prints when its round limit stopped a scene.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use iron_triangle::conflict::{Entrant, SeatSpec};
-use iron_triangle::{Character, Conflict, Setup, Stakes};
+use iron_triangle::{Character, Setup, Stakes};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -162,9 +162,10 @@ pub fn read_setup(path: Option<&Path>) -> anyhow::Result<(String, Setup)> {
 }
 
 /// Reads a conflict file and starts the conflict.
-pub fn load_conflict(path: Option<&Path>) -> anyhow::Result<Conflict> {
+#[cfg(test)]
+pub fn load_conflict(path: Option<&Path>) -> anyhow::Result<iron_triangle::Conflict> {
     let (name, setup) = read_setup(path)?;
-    Conflict::new(setup).with_context(|| format!("{name}: cannot start the conflict"))
+    iron_triangle::Conflict::new(setup).with_context(|| format!("{name}: cannot start the conflict"))
 }
 
 #[cfg(test)]

@@ -1,18 +1,11 @@
-//! The readable log of `facedown nodice play`: every event as the spectator sees it (face-down
-//! cards stay face down), in words or as JSON lines.
+//! No Dice views in words: the opening, what a seat sees before it decides, and the closing
+//! lines (the events' narration is the ruleset's own).
 
 use crate::input::Shown;
 use std::io::Write;
 
-use nodice::{Aspect, Attribute, Conflict, ConflictView, Event, Kind, NoDice, Status};
-use table::{Face, Ruleset, Table, Viewer};
-
-/// Prints the log as it grows, keeping its own copy of the state to describe each event.
-pub struct Narrator {
-    shadow: Conflict,
-    printed: usize,
-    json: bool,
-}
+use nodice::{Aspect, Attribute, ConflictView, Kind, Status};
+use table::Face;
 
 /// Why an Actor is out, in words.
 fn status_text(status: Status) -> String {
@@ -22,61 +15,6 @@ fn status_text(status: Status) -> String {
         Status::CouldNotAnte => "could not ante".to_owned(),
         Status::Exhausted(x) => format!("eliminated, {x} exhausted"),
         Status::Removed => "removed".to_owned(),
-    }
-}
-
-impl Narrator {
-    /// A narrator that prints the whole log.
-    pub fn from_start(table: &Table<NoDice>, json: bool) -> Self {
-        Narrator { shadow: table.initial().clone(), printed: 0, json }
-    }
-
-    /// A narrator that prints only what comes after now (a resumed game).
-    pub fn from_now(table: &Table<NoDice>, json: bool) -> Self {
-        Narrator { shadow: table.state().clone(), printed: table.log().len(), json }
-    }
-
-    /// Prints the events not printed yet.
-    pub fn catch_up(&mut self, table: &Table<NoDice>, out: &mut dyn Write) -> anyhow::Result<()> {
-        for event in &table.log()[self.printed..] {
-            let public = NoDice::redact(&self.shadow, event, Viewer::Spectator);
-            // The words are the ruleset's (read on the state before the event); this shell
-            // only escapes them, line by line (names come from files).
-            let lines = if self.json {
-                Vec::new()
-            } else {
-                nodice::narrate::narrate_lines(&self.shadow, &public, Viewer::Spectator)
-            };
-            NoDice::apply(&mut self.shadow, event);
-            if self.json {
-                writeln!(out, "{}", self.json_line(&public)?)?;
-            } else {
-                for line in &lines {
-                    writeln!(out, "{}", Shown(line))?;
-                }
-            }
-            self.printed += 1;
-        }
-        Ok(())
-    }
-
-    fn json_line(&self, e: &Event) -> anyhow::Result<String> {
-        let c = &self.shadow;
-        Ok(match e {
-            Event::AspectsRevealed => serde_json::to_string(&serde_json::json!({
-                "aspects_revealed": c.order.iter().filter_map(|&a| c.actors[a.index()].aspect.value().map(|card| {
-                    serde_json::json!({"actor": a, "aspect": card.aspect, "ante": card.ante})
-                })).collect::<Vec<_>>(),
-                "trine_wins": c.order.iter().map(|&a| (a, c.actors[a.index()].trine_wins)).collect::<Vec<_>>(),
-            }))?,
-            Event::ActionsRevealed => serde_json::to_string(&serde_json::json!({
-                "actions_revealed": c.order.iter().filter_map(|&a| c.actors[a.index()].action.value().map(|card| {
-                    serde_json::json!({"actor": a, "card": card})
-                })).collect::<Vec<_>>(),
-                "showdown": c.showdown,
-            }))?,
-            other => serde_json::to_string(other)?,
-        })
     }
 }
 

@@ -46,8 +46,8 @@ fn read<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
 
 /// A loaded conflict file: the Conflict, its scene, warnings, and the GM's engagement.
 pub struct Loaded {
-    /// The Conflict.
-    pub conflict: Conflict,
+    /// The Conflict's setup (checked: the Conflict starts).
+    pub setup: nodice::Setup,
     /// The scene text.
     pub scene: Option<String>,
     /// Warnings to print.
@@ -64,7 +64,11 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     let built = file
         .build(|p| SheetPath(dir.join(p)), &mut load_sheet)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    let conflict =
-        Conflict::new(built.setup).with_context(|| format!("{name}: the Conflict cannot start"))?;
-    Ok(Loaded { conflict, scene: built.scene, warnings: built.warnings, engagement: built.engagement })
+    Conflict::new(built.setup.clone()).with_context(|| format!("{name}: the Conflict cannot start"))?;
+    Ok(Loaded {
+        setup: built.setup,
+        scene: built.scene,
+        warnings: built.warnings,
+        engagement: built.engagement,
+    })
 }

@@ -1,5 +1,5 @@
-//! The readable log: events as plain sentences (or JSON lines), redacted for a spectator, and
-//! the views shown to a seat before it decides.
+//! Iron Triangle views in words: the opening, what a seat sees before it decides, and the
+//! closing summary (the events' narration is the ruleset's own).
 
 use crate::input::Shown;
 use std::io::Write;
@@ -8,54 +8,8 @@ use iron_triangle::conflict::side_name;
 use iron_triangle::special::Edition;
 use iron_triangle::view::{ConflictView, FighterView, PhaseView};
 use iron_triangle::windows::SpecialCard;
-use iron_triangle::{Action, Conflict, FighterId, IronTriangle, Play, Status};
-use table::{Face, Ruleset, Table, Viewer};
-
-use super::input;
-
-/// Prints the events of a table as they happen, each as everyone may see it.
-///
-/// It keeps a copy of the state the next event applies to, because redaction looks at the
-/// state before the event.
-pub struct Narrator {
-    shadow: Conflict,
-    printed: usize,
-    json: bool,
-}
-
-impl Narrator {
-    /// A narrator that starts at the first event of `table` (a new game).
-    pub fn from_start(table: &Table<IronTriangle>, json: bool) -> Self {
-        Narrator { shadow: table.initial().clone(), printed: 0, json }
-    }
-
-    /// A narrator that starts after the events already in `table` (a resumed game).
-    pub fn from_now(table: &Table<IronTriangle>, json: bool) -> Self {
-        Narrator { shadow: table.state().clone(), printed: table.log().len(), json }
-    }
-
-    /// Prints every event of `table` not printed yet.
-    pub fn catch_up(&mut self, table: &Table<IronTriangle>, out: &mut dyn Write) -> anyhow::Result<()> {
-        let log = table.log();
-        while self.printed < log.len() {
-            let event = &log[self.printed];
-            // The ruleset's redaction is the only redaction: a face-down choice is blanked.
-            let redacted = IronTriangle::redact(&self.shadow, event, Viewer::Spectator);
-            if self.json {
-                writeln!(out, "{}", serde_json::to_string(&redacted)?)?;
-            } else {
-                // One line each: names and move names from files are escaped with the rest.
-                for s in iron_triangle::narrate::narrate_lines(&self.shadow, &redacted, Viewer::Spectator) {
-                    writeln!(out, "{}", Shown(&s))?;
-                }
-            }
-            IronTriangle::apply(&mut self.shadow, event);
-            self.printed += 1;
-        }
-        out.flush()?;
-        Ok(())
-    }
-}
+use iron_triangle::{Action, FighterId, Play, Status};
+use table::Face;
 
 fn status_text(f: &FighterView) -> String {
     let mut s = match f.status {
@@ -251,7 +205,7 @@ pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()>
             let slot = |f: &Face<Option<SpecialCard>>| match f {
                 Face::Empty => "to choose".to_owned(),
                 Face::FaceDown => "chosen, face down".to_owned(),
-                Face::Known(card) => format!("{} (yours)", input::card_text(view, *card)),
+                Face::Known(card) => format!("{} (yours)", card_text(view, *card)),
             };
             let first: Vec<String> = w
                 .participants
@@ -278,4 +232,24 @@ pub fn seat_view(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()>
     }
     writeln!(out, "  Now: {}.", Shown(&view.waiting_for))?;
     Ok(())
+}
+
+/// A card as the players call it: "pass", "Scouter", "There Can Be Only One Kuro".
+fn card_text(view: &ConflictView, card: Option<SpecialCard>) -> String {
+    let name = |t: FighterId| {
+        view.fighters.get(usize::from(t.0)).map_or_else(|| format!("#{}", t.0), |f| f.name.clone())
+    };
+    match card {
+        None => "pass".to_owned(),
+        Some(c) => {
+            let special = match c.copy {
+                Some(copied) => format!("{} {}", c.special.name(view.edition), copied.name(view.edition)),
+                None => c.special.name(view.edition),
+            };
+            match c.target {
+                Some(t) => format!("{special} {}", name(t)),
+                None => special,
+            }
+        }
+    }
 }
