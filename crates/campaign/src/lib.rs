@@ -26,12 +26,17 @@ use iron_triangle::campaign::rest::{self, Rest};
 use iron_triangle::campaign::{CampaignError, Countdown, Problem, Sheet};
 use iron_triangle::conflict::{Entrant, SeatSpec};
 use iron_triangle::special::Edition;
-use iron_triangle::{Action, Character, Conflict, Event, GM, Kind, PLAYERS, Setup, SetupError, Stakes};
+use iron_triangle::{
+    Action, Character, Conflict, Event, GM, IronTriangle, Kind, PLAYERS, Setup, SetupError, Stakes,
+};
 use serde::Serialize;
 use serde_json::json;
+use session::Session;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+use store::sessions::{self, SessionStoreError};
+use store::{GameId, SqliteGames};
 use table::Role;
 use thiserror::Error;
 
@@ -95,6 +100,9 @@ pub enum StoreError {
     /// The campaign file is read-only: it answers every read, and refuses this change.
     #[error("{0}")]
     ReadOnly(String),
+    /// A conflict's game (its setup and commands, kept next to the campaign).
+    #[error(transparent)]
+    Game(#[from] SessionStoreError),
 }
 
 /// One entry of the campaign log.
@@ -143,6 +151,8 @@ pub struct ConflictResult {
 #[derive(Clone)]
 pub struct Store {
     pool: SqlitePool,
+    /// The conflicts' games, kept in the same file.
+    games: SqliteGames,
     path: PathBuf,
     read_only: bool,
 }
@@ -272,7 +282,11 @@ impl Store {
                 }
                 check_schema_current(&pool, path).await
             } else {
-                Ok(migrator().run(&pool).await?)
+                migrator().run(&pool).await?;
+                SqliteGames::with_pool(pool.clone())
+                    .await
+                    .map_err(|e| StoreError::Game(SessionStoreError::Persist(e)))?;
+                Ok(())
             }
         }
         .await;
@@ -280,7 +294,7 @@ impl Store {
             pool.close().await;
             return Err(e);
         }
-        Ok(Store { pool, path: path.to_owned(), read_only })
+        Ok(Store { games: SqliteGames::current(pool.clone()), pool, path: path.to_owned(), read_only })
     }
 
     /// Closes the database: waits for the connection to finish and checkpoints the write-ahead
@@ -310,17 +324,21 @@ impl Store {
         Ok(v)
     }
 
+    fn read_only_error(&self) -> StoreError {
+        StoreError::ReadOnly(format!(
+            "the campaign {} is read-only: it answers reads (status, show, lists) but changes \
+             nothing; give it write permission to change it",
+            self.path.display()
+        ))
+    }
+
     /// Runs `f` in one transaction and commits if it returns `Ok`; on `Err` nothing changes.
     pub async fn write<T>(
         &self,
         f: impl AsyncFnOnce(&mut Tx) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         if self.read_only {
-            return Err(StoreError::ReadOnly(format!(
-                "the campaign {} is read-only: it answers reads (status, show, lists) but changes \
-                 nothing; give it write permission to change it",
-                self.path.display()
-            )));
+            return Err(self.read_only_error());
         }
         // IMMEDIATE takes the write lock at once, so two processes writing the same campaign
         // wait for each other (busy timeout) instead of failing on a read-to-write upgrade.
@@ -760,34 +778,23 @@ impl Store {
         stakes: &Stakes,
         seed: u64,
     ) -> Result<(u64, Conflict), StoreError> {
+        if self.read_only {
+            // Refused before a game is created for it.
+            return Err(self.read_only_error());
+        }
+        let setup = self.read(async |tx| conflict_setup(tx, pcs, npcs, stakes, seed).await).await?;
+        let session = Session::<IronTriangle>::new(setup.clone())?;
+        // The game is created first (its own write): a conflict that then fails to start
+        // leaves a game nothing refers to, never a conflict without its commands.
+        let game = sessions::create(&self.games, &session).await?;
         self.write(async |tx| {
-            let edition = tx.edition().await?;
-            let all = tx.pcs().await?;
-            let mut names = Vec::new();
-            for n in pcs {
-                names.push(tx.pc(n).await?.name().to_owned());
+            if conflict_setup(tx, pcs, npcs, stakes, seed).await? != setup {
+                return Err(StoreError::Busy(
+                    "the campaign changed while the conflict was being set up; start it again".into(),
+                ));
             }
-            check_entry(&all, &names, stakes)?;
-            if npcs.is_empty() {
-                return Err(StoreError::Invalid("a conflict needs at least one NPC on the GM's side (§5.1)".into()));
-            }
-            let mut seats = Vec::new();
-            let mut characters = Vec::new();
-            for n in &names {
-                let s = tx.pc(n).await?;
-                seats.push(SeatSpec { name: n.clone(), role: Role::Player });
-                characters.push(Entrant { seat: n.clone(), character: s.character });
-            }
-            seats.push(SeatSpec { name: "gm".into(), role: Role::Gm });
-            for (sheet, alias) in npcs {
-                let mut c = tx.npc(sheet).await?;
-                if let Some(a) = alias {
-                    c.name = a.trim().to_owned();
-                }
-                characters.push(Entrant { seat: "gm".into(), character: c });
-            }
-            let conflict = Conflict::new(Setup { stakes: stakes.clone(), seats, characters, edition, seed })?;
-            let id = tx.insert_conflict(&conflict).await?;
+            let conflict = session.table().initial().clone();
+            let id = tx.insert_conflict(&conflict, game).await?;
             tx.log(
                 "conflict.start",
                 &format!("conflict {id}"),
@@ -797,9 +804,72 @@ impl Store {
         }).await
     }
 
+    /// A running conflict as a session to play on, with where its game is kept. A conflict
+    /// begun by an older facedown (kept as events, not commands) cannot be continued: it is
+    /// refused with a message saying to abandon it.
+    pub async fn conflict_session(
+        &self,
+        id: u64,
+    ) -> Result<(Session<IronTriangle>, ConflictGame), StoreError> {
+        let (game, running) = self
+            .read(async |tx| {
+                let (_, _, running) = tx.conflict(id).await?;
+                Ok((tx.conflict_game(id).await?, running))
+            })
+            .await?;
+        let Some(game) = game else {
+            return Err(StoreError::Invalid(format!(
+                "conflict {id} was begun by an older facedown, which kept its events rather than its \
+                 commands, so it cannot be continued; abandon it (`facedown campaign conflict abandon \
+                 {id}`) and start it again"
+            )));
+        };
+        let (session, stored) = sessions::load::<_, IronTriangle>(&self.games, game).await?;
+        Ok((session, ConflictGame { id, game, stored, running }))
+    }
+
+    /// Stores a conflict's progress: the session's settled commands not stored yet and, when
+    /// the conflict is over, its end written back to the player characters (one transaction).
+    /// Returns the result when it ended.
+    pub async fn save_conflict(
+        &self,
+        conflict: &mut ConflictGame,
+        session: &Session<IronTriangle>,
+    ) -> Result<Option<ConflictResult>, StoreError> {
+        let id = conflict.id;
+        if !conflict.running {
+            return Err(StoreError::Busy(format!("conflict {id} is over")));
+        }
+        conflict.stored = sessions::save(&self.games, conflict.game, session, conflict.stored).await?;
+        let state = session.table().state();
+        if !matches!(state.phase, iron_triangle::Phase::Over) {
+            return Ok(None);
+        }
+        let result = self
+            .write(async |tx| {
+                let (_, _, running) = tx.conflict(id).await?;
+                if !running {
+                    return Err(StoreError::Busy(format!("conflict {id} is over")));
+                }
+                conflict_over(tx, id, state).await
+            })
+            .await?;
+        conflict.running = false;
+        Ok(Some(result))
+    }
+
     /// A conflict's initial state, events and whether it runs.
     pub async fn conflict(&self, id: u64) -> Result<(Conflict, Vec<Event>, bool), StoreError> {
-        self.read(async |tx| tx.conflict(id).await).await
+        let (initial, events, running, game) = self
+            .read(async |tx| {
+                let (initial, events, running) = tx.conflict(id).await?;
+                Ok((initial, events, running, tx.conflict_game(id).await?))
+            })
+            .await?;
+        let Some(game) = game else { return Ok((initial, events, running)) };
+        // Kept as commands: the events are derived by replaying them.
+        let (session, _) = sessions::load::<_, IronTriangle>(&self.games, game).await?;
+        Ok((session.table().initial().clone(), session.table().log().to_vec(), running))
     }
 
     /// The running conflict's number, if any.
@@ -810,67 +880,6 @@ impl Store {
     /// Every conflict, oldest first.
     pub async fn conflicts(&self) -> Result<Vec<ConflictSummary>, StoreError> {
         self.read(async |tx| tx.conflicts().await).await
-    }
-
-    /// Stores a running conflict's progress: the events of `log` not stored yet, and, when
-    /// `state` is over, the end of the conflict written back to the player characters — all in
-    /// one transaction. Returns the result when it ended.
-    pub async fn record_conflict(
-        &self,
-        id: u64,
-        log: &[Event],
-        state: &Conflict,
-    ) -> Result<Option<ConflictResult>, StoreError> {
-        self.write(async |tx| {
-            let (_, _, running) = tx.conflict(id).await?;
-            if !running {
-                return Err(StoreError::Busy(format!("conflict {id} is over")));
-            }
-            let stored = tx.conflict_event_count(id).await?;
-            if stored > log.len() {
-                return Err(StoreError::Corrupt(format!("conflict {id} has more events stored than played")));
-            }
-            tx.append_conflict_events(id, stored, &log[stored..]).await?;
-            if !matches!(state.phase, iron_triangle::Phase::Over) {
-                return Ok(None);
-            }
-            let outcome = match state.ending.and_then(|e| e.winner) {
-                Some(s) if s == PLAYERS => "the players' side wins",
-                Some(s) if s == GM => "the GM's side wins",
-                _ => "drawn (the GM recorded the outcome)",
-            };
-            let mut written = Vec::new();
-            let mut cleared = Vec::new();
-            for s in tx.pcs().await? {
-                let fighter = state.fighters.iter().find(|f| f.side == PLAYERS && f.name().eq_ignore_ascii_case(s.name()));
-                match fighter {
-                    Some(f) => {
-                        let new = write_back(&s, f);
-                        tx.put_pc(&new).await?;
-                        written.push(new);
-                    }
-                    None if s.character.sits_out_next_conflict => {
-                        tx.put_pc(&sat_out(&s)).await?;
-                        cleared.push(s.name().to_owned());
-                    }
-                    None => {}
-                }
-            }
-            tx.finish_conflict(id, outcome).await?;
-            tx.log(
-                "conflict.end",
-                &format!("conflict {id}"),
-                json!({
-                    "outcome": outcome,
-                    "characters": written.iter().map(|s| json!({
-                        "name": s.name(), "energy": s.current().to_string(), "dead": s.character.dead,
-                        "zero_marks": s.zero_marks, "sits_out_next_conflict": s.character.sits_out_next_conflict,
-                    })).collect::<Vec<_>>(),
-                    "sat_out": cleared,
-                }),
-            ).await?;
-            Ok(Some(ConflictResult { id, outcome: outcome.to_owned(), characters: written, sat_out: cleared }))
-        }).await
     }
 
     /// Abandons a running conflict: nothing is written back (the GM narrates what happened).
@@ -890,6 +899,100 @@ impl Store {
     pub async fn log(&self, limit: Option<u32>) -> Result<Vec<LogEntry>, StoreError> {
         self.read(async |tx| tx.log_entries(limit).await).await
     }
+}
+
+/// The end of conflict `id`, over in `state`, written back to the player characters (§5.4) and
+/// logged; the conflict is marked finished.
+async fn conflict_over(tx: &mut Tx, id: u64, state: &Conflict) -> Result<ConflictResult, StoreError> {
+    let outcome = match state.ending.and_then(|e| e.winner) {
+        Some(s) if s == PLAYERS => "the players' side wins",
+        Some(s) if s == GM => "the GM's side wins",
+        _ => "drawn (the GM recorded the outcome)",
+    };
+    let mut written = Vec::new();
+    let mut cleared = Vec::new();
+    for s in tx.pcs().await? {
+        let fighter =
+            state.fighters.iter().find(|f| f.side == PLAYERS && f.name().eq_ignore_ascii_case(s.name()));
+        match fighter {
+            Some(f) => {
+                let new = write_back(&s, f);
+                tx.put_pc(&new).await?;
+                written.push(new);
+            }
+            None if s.character.sits_out_next_conflict => {
+                tx.put_pc(&sat_out(&s)).await?;
+                cleared.push(s.name().to_owned());
+            }
+            None => {}
+        }
+    }
+    tx.finish_conflict(id, outcome).await?;
+    tx.log(
+        "conflict.end",
+        &format!("conflict {id}"),
+        json!({
+            "outcome": outcome,
+            "characters": written.iter().map(|s| json!({
+                "name": s.name(), "energy": s.current().to_string(), "dead": s.character.dead,
+                "zero_marks": s.zero_marks, "sits_out_next_conflict": s.character.sits_out_next_conflict,
+            })).collect::<Vec<_>>(),
+            "sat_out": cleared,
+        }),
+    )
+    .await?;
+    Ok(ConflictResult { id, outcome: outcome.to_owned(), characters: written, sat_out: cleared })
+}
+
+/// The setup of a conflict between campaign characters: the player characters by name (each in
+/// a seat of its own, named after it) and NPC sheets (all in the seat `gm`), each NPC given as
+/// `(sheet name, name in this conflict)`. Checks the entry rules (§5.1 step 2).
+async fn conflict_setup(
+    tx: &mut Tx,
+    pcs: &[String],
+    npcs: &[(String, Option<String>)],
+    stakes: &Stakes,
+    seed: u64,
+) -> Result<Setup, StoreError> {
+    let edition = tx.edition().await?;
+    let all = tx.pcs().await?;
+    let mut names = Vec::new();
+    for n in pcs {
+        names.push(tx.pc(n).await?.name().to_owned());
+    }
+    check_entry(&all, &names, stakes)?;
+    if npcs.is_empty() {
+        return Err(StoreError::Invalid("a conflict needs at least one NPC on the GM's side (§5.1)".into()));
+    }
+    let mut seats = Vec::new();
+    let mut characters = Vec::new();
+    for n in &names {
+        let s = tx.pc(n).await?;
+        seats.push(SeatSpec { name: n.clone(), role: Role::Player });
+        characters.push(Entrant { seat: n.clone(), character: s.character });
+    }
+    seats.push(SeatSpec { name: "gm".into(), role: Role::Gm });
+    for (sheet, alias) in npcs {
+        let mut c = tx.npc(sheet).await?;
+        if let Some(a) = alias {
+            c.name = a.trim().to_owned();
+        }
+        characters.push(Entrant { seat: "gm".into(), character: c });
+    }
+    Ok(Setup { stakes: stakes.clone(), seats, characters, edition, seed })
+}
+
+/// A running conflict's game: where its commands are kept and how many are stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictGame {
+    /// The conflict's number.
+    pub id: u64,
+    /// Its game in the store (same file).
+    pub game: GameId,
+    /// How many of its commands are stored.
+    pub stored: u64,
+    /// Whether it was still running when loaded.
+    pub running: bool,
 }
 
 async fn mark_countdown(tx: &mut Tx, name: &str) -> Result<Countdown, StoreError> {

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use sqlx::{Sqlite, Transaction};
 
 use crate::StoreError;
+use store::GameId;
 
 /// An open transaction. Dropped without [`Tx::commit`], it rolls back.
 pub struct Tx {
@@ -296,15 +297,16 @@ impl Tx {
         Ok(())
     }
 
-    /// Starts a conflict record; returns its number.
-    pub async fn insert_conflict(&mut self, initial: &Conflict) -> Result<u64, StoreError> {
+    /// Starts a conflict record kept as the store's game `game`; returns its number.
+    pub async fn insert_conflict(&mut self, initial: &Conflict, game: GameId) -> Result<u64, StoreError> {
         if let Some(id) = self.running_conflict().await? {
             return Err(StoreError::Busy(format!(
                 "conflict {id} is still running; play it to its end (`conflict play`) or abandon it first"
             )));
         }
-        let r = sqlx::query("INSERT INTO conflicts (initial, running) VALUES (?, 1)")
+        let r = sqlx::query("INSERT INTO conflicts (initial, running, game_id) VALUES (?, 1, ?)")
             .bind(encode(initial)?)
+            .bind(i64::try_from(game.0).unwrap_or(-1))
             .execute(&mut *self.tx)
             .await?;
         Ok(u64::try_from(r.last_insert_rowid()).unwrap_or(0))
@@ -339,6 +341,19 @@ impl Tx {
         Ok((decode(&format!("conflict {id}"), &initial)?, events, running))
     }
 
+    /// The store's game a conflict is kept as; `None` for a conflict begun by an older
+    /// facedown, kept as events in `conflict_events`.
+    pub async fn conflict_game(&mut self, id: u64) -> Result<Option<GameId>, StoreError> {
+        let row: Option<(Option<i64>,)> = sqlx::query_as("SELECT game_id FROM conflicts WHERE id = ?")
+            .bind(i64::try_from(id).unwrap_or(-1))
+            .fetch_optional(&mut *self.tx)
+            .await?;
+        let Some((game,)) = row else {
+            return Err(StoreError::NotFound(format!("no conflict number {id}; `conflict list` shows them")));
+        };
+        Ok(game.and_then(|g| u64::try_from(g).ok()).map(GameId))
+    }
+
     /// Every conflict, oldest first.
     pub async fn conflicts(&mut self) -> Result<Vec<crate::ConflictSummary>, StoreError> {
         let rows: Vec<(i64, bool, Option<String>, String)> =
@@ -354,33 +369,6 @@ impl Tx {
                 started_at,
             })
             .collect())
-    }
-
-    /// How many events of a conflict are stored.
-    pub async fn conflict_event_count(&mut self, id: u64) -> Result<usize, StoreError> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM conflict_events WHERE conflict_id = ?")
-            .bind(i64::try_from(id).unwrap_or(-1))
-            .fetch_one(&mut *self.tx)
-            .await?;
-        Ok(usize::try_from(n).unwrap_or(0))
-    }
-
-    /// Appends events to a conflict's log, numbered from `from`.
-    pub async fn append_conflict_events(
-        &mut self,
-        id: u64,
-        from: usize,
-        events: &[Event],
-    ) -> Result<(), StoreError> {
-        for (i, e) in events.iter().enumerate() {
-            sqlx::query("INSERT INTO conflict_events (conflict_id, seq, event) VALUES (?, ?, ?)")
-                .bind(i64::try_from(id).unwrap_or(-1))
-                .bind(i64::try_from(from + i).unwrap_or(i64::MAX))
-                .bind(encode(e)?)
-                .execute(&mut *self.tx)
-                .await?;
-        }
-        Ok(())
     }
 
     /// Marks a conflict finished with its outcome.

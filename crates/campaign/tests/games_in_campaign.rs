@@ -34,7 +34,7 @@ fn campaign_database_holds_several_games_and_still_opens() {
 
         // The campaign opens again, with its own schema version and its data.
         let campaign = Store::open(&path).await.unwrap();
-        assert_eq!(campaign.schema_version().await.unwrap(), 1);
+        assert_eq!(campaign.schema_version().await.unwrap(), 2);
         assert_eq!(campaign.countdowns().await.unwrap().len(), 1);
         campaign.create_countdown("The flood", 5).await.unwrap();
         campaign.close().await;

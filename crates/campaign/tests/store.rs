@@ -11,7 +11,8 @@ use iron_triangle::campaign::problem::{Choice, Decider, ProblemOption};
 use iron_triangle::campaign::rest::Rest;
 use iron_triangle::campaign::{Background, Sheet};
 use iron_triangle::special::Edition;
-use iron_triangle::{Action, Character, Energy, IronTriangle, Stakes};
+use iron_triangle::{Action, Character, Energy, FighterId, IronTriangle, Stakes};
+use session::Session;
 use table::{Saved, Table};
 
 fn db(dir: &tempfile::TempDir) -> PathBuf {
@@ -52,10 +53,10 @@ fn a_new_file_gets_the_versioned_schema_and_reopening_keeps_everything() {
     rt().block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let s = party(&db(&dir)).await;
-        assert_eq!(s.schema_version().await.unwrap(), 1);
+        assert_eq!(s.schema_version().await.unwrap(), 2);
         drop(s);
         let s = Store::open(&db(&dir)).await.unwrap();
-        assert_eq!(s.schema_version().await.unwrap(), 1);
+        assert_eq!(s.schema_version().await.unwrap(), 2);
         assert_eq!(s.pcs().await.unwrap().len(), 2);
         assert_eq!(s.npcs().await.unwrap()[0].name, "Ninja");
     })
@@ -176,22 +177,25 @@ fn a_level_up_without_three_marks_changes_nothing() {
 }
 
 /// Plays a stored conflict to its end with the first (or last) legal command of whoever is
-/// awaited, recording every step; returns the table and the result written back.
-async fn play_out(
-    s: &Store,
-    id: u64,
-    initial: iron_triangle::Conflict,
-    last: bool,
-) -> (Table<IronTriangle>, campaign::ConflictResult) {
-    let mut t = Table::<IronTriangle>::new(initial);
+/// awaited, storing every step (the store is reopened on the way: the game resumes from its
+/// commands); returns the session and the result written back.
+async fn play_out(s: &Store, id: u64, last: bool) -> (Session<IronTriangle>, campaign::ConflictResult) {
+    let (mut t, mut kept) = s.conflict_session(id).await.unwrap();
     let mut legal = Vec::new();
     let mut result = None;
+    let mut steps = 0;
     while !t.is_over() {
         let seat = t.awaiting()[0];
-        t.legal_commands(seat, &mut legal);
+        t.table().legal_commands(seat, &mut legal);
         let c = if last { legal[legal.len() - 1] } else { legal[0] };
         t.submit(seat, &c).unwrap();
-        result = s.record_conflict(id, t.log(), t.state()).await.unwrap();
+        result = s.save_conflict(&mut kept, &t).await.unwrap();
+        steps += 1;
+        if steps == 5 && t.face_down() == 0 {
+            let (again, k) = s.conflict_session(id).await.unwrap();
+            assert_eq!(again.table().state(), t.table().state(), "the stored commands resume the conflict");
+            (t, kept) = (again, k);
+        }
     }
     (t, result.expect("the end is written back"))
 }
@@ -205,26 +209,29 @@ fn a_conflict_is_logged_and_its_end_written_back() {
         assert!(s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &lethal, 0).await.is_err());
         let stakes = Stakes { want: "the scroll".into(), ..Stakes::default() };
         let npcs = [("Ninja".to_string(), None), ("Ninja".to_string(), Some("Ninja 2".to_string()))];
-        let (id, initial) = s.start_conflict(&["Ada".into()], &npcs, &stakes, 1).await.unwrap();
+        let (id, _) = s.start_conflict(&["Ada".into()], &npcs, &stakes, 1).await.unwrap();
         assert!(
             s.start_conflict(&["Bao".into()], &[("Ninja".into(), None)], &stakes, 0).await.is_err(),
             "one at a time"
         );
         assert!(matches!(s.rest(Rest::Full, &[], None).await, Err(StoreError::Busy(_))));
-        let (t, result) = play_out(&s, id, initial, true).await;
-        // The stored log replays into the same conflict.
+        let (t, result) = play_out(&s, id, true).await;
+        // The stored commands replay into the same conflict.
         let (init, events, running) = s.conflict(id).await.unwrap();
         assert!(!running);
         let replayed = Table::<IronTriangle>::load_checked(Saved { initial: init, events }).unwrap();
-        assert_eq!(replayed.state(), t.state());
+        assert_eq!(replayed.state(), t.table().state());
+        let t = t.table();
         let ada_f = t.state().fighters.iter().find(|f| f.name() == "Ada").unwrap();
         let ada = s.pc("Ada").await.unwrap();
         assert_eq!(ada.current(), ada_f.energy);
         assert_eq!(ada.zero_marks, ada_f.zero_marks);
         assert_eq!(result.characters.len(), 1);
+        let (over, mut kept) = s.conflict_session(id).await.unwrap();
+        assert!(!kept.running);
         assert!(
-            s.record_conflict(id, t.log(), t.state()).await.is_err(),
-            "a finished conflict takes no more events"
+            s.save_conflict(&mut kept, &over).await.is_err(),
+            "a finished conflict takes no more commands"
         );
     })
 }
@@ -241,9 +248,8 @@ fn a_sit_out_mark_keeps_a_character_out_of_one_conflict_then_clears() {
                 .is_err()
         );
         let minor = Stakes { minor: true, ..Stakes::default() };
-        let (id, initial) =
-            s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &minor, 0).await.unwrap();
-        let (_, result) = play_out(&s, id, initial, false).await;
+        let (id, _) = s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &minor, 0).await.unwrap();
+        let (_, result) = play_out(&s, id, false).await;
         assert_eq!(result.sat_out, vec!["Bao".to_string()]);
         assert!(!s.pc("Bao").await.unwrap().character.sits_out_next_conflict);
     })
@@ -307,24 +313,29 @@ fn a_death_in_a_lethal_conflict_is_written_back() {
         let dir = tempfile::tempdir().unwrap();
         let s = party(&db(&dir)).await;
         let lethal = Stakes { lethal: true, ..Stakes::default() };
-        let (id, initial) = s
+        let (id, _) = s
             .start_conflict(&["Ada".into(), "Bao".into()], &[("Ninja".into(), None)], &lethal, 0)
             .await
             .unwrap();
-        // The end as the engine leaves it: Ada out of energy and dead, Bao alive, the GM's side won.
-        let mut end = initial.clone();
-        end.phase = iron_triangle::Phase::Over;
-        end.ending = Some(iron_triangle::conflict::Ending { winner: Some(iron_triangle::GM) });
-        let ada = end.fighters.iter_mut().find(|f| f.name() == "Ada").unwrap();
-        ada.energy = Energy::ZERO;
-        ada.zero_marks = [true; 3];
-        ada.status = iron_triangle::Status::Out;
-        ada.dead = true;
-        let result = s.record_conflict(id, &[], &end).await.unwrap().unwrap();
-        assert_eq!(result.outcome, "the GM's side wins");
+        // The GM takes all of Ada's energy (§6: the GM may always correct energy); Bao fights
+        // on to the end.
+        let (mut t, mut kept) = s.conflict_session(id).await.unwrap();
+        let gm = t.table().state().seats.find("gm").unwrap();
+        let reason = iron_triangle::rules::Note::from("the cliff gives way").unwrap();
+        let ada = FighterId(0);
+        t.submit(gm, &iron_triangle::Command::AdjustEnergy { fighter: ada, energy: Energy::ZERO, reason })
+            .unwrap();
+        let (t, result) = match s.save_conflict(&mut kept, &t).await.unwrap() {
+            Some(r) => (t, r),
+            None => play_out(&s, id, false).await,
+        };
+        let ada_f = t.table().state().fighters.iter().find(|f| f.name() == "Ada").unwrap();
+        assert!(ada_f.dead, "out of every energy in a lethal conflict, Ada dies (§5.5)");
+        assert!(result.characters.iter().any(|c| c.name() == "Ada" && c.character.dead));
         let ada = s.pc("Ada").await.unwrap();
         assert!(ada.character.dead && ada.zero_marks == [true; 3]);
-        assert!(!s.pc("Bao").await.unwrap().character.dead);
+        let bao_f = t.table().state().fighters.iter().find(|f| f.name() == "Bao").unwrap();
+        assert_eq!(s.pc("Bao").await.unwrap().character.dead, bao_f.dead);
         // The dead enter no conflict and take no rest.
         assert!(
             s.start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &Stakes::default(), 0)
@@ -397,4 +408,27 @@ fn least_recently_decided_follows_the_order_problems_were_settled_not_their_numb
 /// A runtime for one test: the store owns none, its caller brings one.
 fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+/// A running conflict begun by an older facedown kept its events, not its commands: it cannot
+/// be continued, and the message says to abandon it.
+#[test]
+fn a_conflict_kept_as_events_by_an_older_facedown_is_refused_clearly() {
+    rt().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let path = db(&dir);
+        let s = party(&path).await;
+        let (id, _) = s
+            .start_conflict(&["Ada".into()], &[("Ninja".into(), None)], &Stakes::default(), 0)
+            .await
+            .unwrap();
+        s.close().await;
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+        sqlx::query("UPDATE conflicts SET game_id = NULL").execute(&pool).await.unwrap();
+        pool.close().await;
+        let s = Store::open(&path).await.unwrap();
+        let e = s.conflict_session(id).await.unwrap_err().to_string();
+        assert!(e.contains("older facedown") && e.contains("conflict abandon 1"), "{e}");
+        s.abandon_conflict(id).await.unwrap();
+    })
 }

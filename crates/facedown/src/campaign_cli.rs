@@ -24,7 +24,7 @@ use iron_triangle::special::{Edition, Special};
 use iron_triangle::{Action, Character, Energy, IronTriangle, Kind, Move, Stakes};
 use serde::Serialize;
 use serde_json::json;
-use table::Table;
+use session::Session;
 
 use crate::play::iron_triangle as it_play;
 use crate::play::keyboard::Keyboard;
@@ -1098,27 +1098,19 @@ fn play_conflict(
             .block_on(store.running_conflict())?
             .context("no conflict is running; start one with `conflict start`")?,
     };
-    let (initial, events, running) = rt.block_on(store.conflict(id))?;
-    if !running {
+    let (session, mut kept) = rt.block_on(store.conflict_session(id))?;
+    if !kept.running {
         bail!("conflict {id} is over");
     }
-    let resumed = !events.is_empty();
-    // A conflict not yet begun starts fresh (the table takes the rules' first automatic
-    // steps); one begun replays its stored log, checked.
-    let table = if resumed {
-        Table::<IronTriangle>::load_checked(table::Saved { initial, events })
-            .with_context(|| format!("conflict {id}: its stored log does not replay"))?
-    } else {
-        Table::<IronTriangle>::new(initial)
-    };
+    let resumed = kept.stored > 0;
     let recorder = store.clone();
     // The runtime itself (not a handle): on a current-thread runtime only `Runtime::block_on`
     // runs the tasks sqlx spawns, such as returning a connection to the pool.
     let runtime = rt.clone();
     let result = std::rc::Rc::new(std::cell::RefCell::new(None));
     let result_out = result.clone();
-    let hook: crate::play::Hook<IronTriangle> = Box::new(move |t: &Table<IronTriangle>| {
-        let r = runtime.block_on(recorder.record_conflict(id, t.log(), t.state()))?;
+    let hook: crate::play::Hook<IronTriangle> = Box::new(move |s: &Session<IronTriangle>| {
+        let r = runtime.block_on(recorder.save_conflict(&mut kept, s))?;
         if r.is_some() {
             *result_out.borrow_mut() = r;
         }
@@ -1127,7 +1119,7 @@ fn play_conflict(
     let play_args = it_play::Args::for_campaign(bots.to_vec(), seed, script.clone(), json);
     let note =
         format!("conflict {id} is kept in the campaign; continue with `facedown campaign conflict play`");
-    let code = it_play::play(&play_args, table, resumed, Some((hook, note)))?;
+    let code = it_play::play(&play_args, session, resumed, Some((hook, note)))?;
     if let Some(r) = result.borrow().as_ref() {
         let mut out = std::io::stdout().lock();
         if json {

@@ -66,7 +66,7 @@ fn two_sessions_of_a_small_campaign() {
     let db = dir.path().join("campaign.sqlite");
 
     // ----- Session 1 -----
-    assert!(ok(&db, &["init"]).contains("schema version 1"));
+    assert!(ok(&db, &["init"]).contains("schema version 2"));
     ok(&db, &["character", "create", "--file", &ex("campaign/ada.toml")]);
     ok(&db, &["character", "create", "--file", &ex("campaign/bao.toml")]);
     ok(&db, &["npc", "add", &ex("characters/ninja.toml")]);
@@ -295,6 +295,29 @@ fn a_campaign_conflict_pauses_and_resumes_from_the_database() {
     assert!(done.contains("Conflict 1 is over"), "{done}");
     assert_eq!(json(&db, &["status"])["running_conflict"], serde_json::Value::Null);
     assert!(fails(&db, &["conflict", "play"]).contains("no conflict is running"));
+}
+
+/// Issue 14's bug: a GM adjustment made a campaign conflict impossible to continue, because its
+/// stored events were checked against the legal commands, which never list an adjustment.
+/// Commands are the record now: the adjustment is stored as given and replayed.
+#[test]
+fn a_campaign_conflict_with_an_adjustment_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.sqlite");
+    ok(&db, &["character", "create", "--file", &ex("campaign/ada.toml")]);
+    ok(&db, &["npc", "add", &ex("characters/ninja.toml")]);
+    ok(&db, &["conflict", "start", "--pc", "Ada", "--npc", "Ninja"]);
+    let script = dir.path().join("adjust.jsonl");
+    std::fs::write(
+        &script,
+        r#"{"seat": "gm", "command": {"adjust_energy": {"fighter": "Ada", "energy": {"defend": 1, "grapple": 1, "attack": 1}, "reason": "a fall"}}}"#,
+    )
+    .unwrap();
+    let paused = ok(&db, &["conflict", "play", "--script", script.to_str().unwrap()]);
+    assert!(paused.contains("paused"), "{paused}");
+    let done = ok(&db, &["conflict", "play", "--bot", "all=greedy"]);
+    assert!(done.contains("Conflict 1 is over"), "{done}");
+    assert!(done.contains("energy ○1 ▨1 ◆1"), "the conflict resumes after the adjustment: {done}");
 }
 
 #[test]

@@ -693,34 +693,6 @@ impl<R: Ruleset> Session<R> {
     }
 }
 
-impl<R: Ruleset> Session<R> {
-    /// Continues a game kept as a table's event log rather than as commands (the campaign
-    /// store's conflicts): every viewer's log is written from the table's events. The
-    /// commands before adoption are unknown, so its [`record`](Session::record) holds only
-    /// the commands given since and cannot be resumed, and neither an undo nor a take-back
-    /// may be asked of it (both rebuild the table from the commands); a shell that adopts a
-    /// table keeps the game its own way.
-    pub fn adopt(setup: R::Setup, table: Table<R>) -> Self {
-        let seats = R::seats(table.state()).len();
-        let mut session = Session {
-            setup,
-            shadow: table.initial().clone(),
-            table,
-            written: 0,
-            controls: (0..seats).map(|_| Control::Person).collect(),
-            logs: vec![Vec::new(); seats + 1],
-            entries: Vec::new(),
-            marks: Vec::new(),
-            pending: Vec::new(),
-            narrate: true,
-            bot_limit: 1_000_000,
-            legal: Vec::new(),
-        };
-        session.write_logs(0);
-        session
-    }
-}
-
 /// Whether `command` from `seat` is a face-down choice: one of the seat's prompt's choices
 /// marked private. A command the prompt does not offer (a GM's ruling given beside it) is
 /// public.

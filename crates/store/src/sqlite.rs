@@ -79,6 +79,12 @@ impl SqliteGames {
         Ok(SqliteGames { pool })
     }
 
+    /// Uses an open pool whose games schema is known to be current (e.g. a read-only campaign
+    /// file, already brought up to date when it was last written): no migration is run.
+    pub fn current(pool: SqlitePool) -> SqliteGames {
+        SqliteGames { pool }
+    }
+
     /// Closes the database (folding the write-ahead log back into the file).
     pub async fn close(&self) {
         self.pool.close().await;

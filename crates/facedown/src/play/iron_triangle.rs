@@ -9,9 +9,10 @@ use anyhow::Context;
 use iron_triangle::view::{ConflictView, PhaseView};
 use iron_triangle::{Conflict, FighterId, IronTriangle, Play};
 use serde_json::Value;
+use session::Session;
 use solver::bots::{GreedyBot, RandomBot};
 use solver::equilibrium::EquilibriumBot;
-use table::{Bot, Ruleset, SeatId, Table, Viewer};
+use table::{Bot, Ruleset, SeatId, Viewer};
 
 use super::{Common, Hook, Limits, Start, System, it_render, it_setup};
 
@@ -59,18 +60,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     super::run::<IronTriangle>(&args.common, start, Limits::default(), None)
 }
 
-/// Plays a campaign conflict kept as a table: `keep` records every accepted command, and a
-/// pause needs no save file.
+/// Plays a campaign conflict kept in the campaign's store: `keep` stores every accepted
+/// command, and a pause needs no save file.
 pub(crate) fn play(
     args: &Args,
-    table: Table<IronTriangle>,
+    session: Session<IronTriangle>,
     resumed: bool,
     keep: Option<(Hook<IronTriangle>, String)>,
 ) -> anyhow::Result<ExitCode> {
-    let setup = table.initial().setup();
     super::run::<IronTriangle>(
         &args.common,
-        Start::Table(Box::new(table), setup, resumed),
+        Start::Session(Box::new(session), resumed),
         Limits::default(),
         keep,
     )

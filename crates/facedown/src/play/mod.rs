@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use serde_json::Value;
 use session::{Item, Session, Update};
-use table::{Bot, Decision, Role, Ruleset, SeatId, Seats, Table, Viewer};
+use table::{Bot, Decision, Role, Ruleset, SeatId, Seats, Viewer};
 
 use crate::input::escape;
 use keyboard::Keyboard;
@@ -148,13 +148,14 @@ pub enum Start<R: Ruleset> {
     },
     /// `--resume FILE`.
     Resume(PathBuf),
-    /// A game already under way whose commands were not kept (the campaign's stored log).
-    Table(Box<Table<R>>, R::Setup, bool),
+    /// A game kept elsewhere (a campaign conflict, from the campaign's store): the session,
+    /// and whether it had begun.
+    Session(Box<Session<R>>, bool),
 }
 
-/// Called with the table after every accepted command (the campaign store records the new
-/// events; an error stops the game).
-pub type Hook<R> = Box<dyn FnMut(&Table<R>) -> anyhow::Result<()>>;
+/// Called with the session after every accepted command (the campaign store keeps the new
+/// commands; an error stops the game).
+pub type Hook<R> = Box<dyn FnMut(&Session<R>) -> anyhow::Result<()>>;
 
 /// How a game stopped.
 enum Stop {
@@ -181,8 +182,6 @@ struct Game<R: System> {
     public: Vec<String>,
     hook: Option<Hook<R>>,
     limits: Limits<R>,
-    /// Adopted from a table (a campaign conflict): no undo, no take-back, no record.
-    adopted: bool,
 }
 
 /// Reads `--bot SEAT=KIND` flags against `seats`: for each seat the kind of bot that plays it.
@@ -247,7 +246,6 @@ pub fn run<R: System>(
     hook: Option<(Hook<R>, String)>,
 ) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let adopted = matches!(start, Start::Table(..));
     let (session, resumed, preface) = match start {
         Start::New { setup, first, preface } => {
             let setup = escaped_setup::<R>(setup)?;
@@ -259,9 +257,7 @@ pub fn run<R: System>(
             (session, None, preface)
         }
         Start::Resume(path) => (saves::read::<R>(&rt, &path)?, Some(path), Vec::new()),
-        Start::Table(table, setup, resumed) => {
-            (Session::adopt(setup, *table), resumed.then(PathBuf::new), Vec::new())
-        }
+        Start::Session(session, resumed) => (*session, resumed.then(PathBuf::new), Vec::new()),
     };
     let state = session.table().state();
     let kinds = seat_bots(&common.bots, R::seats(state), R::BOT_KINDS, R::TITLE)?;
@@ -292,7 +288,6 @@ pub fn run<R: System>(
         public: Vec::new(),
         hook,
         limits,
-        adopted,
     };
     if !game.json {
         let mut out = std::io::stdout().lock();
@@ -424,7 +419,7 @@ impl<R: System> Game<R> {
     fn accepted(&mut self) -> anyhow::Result<()> {
         self.save()?;
         if let Some(hook) = &mut self.hook {
-            hook(self.session.table())?;
+            hook(&self.session)?;
         }
         self.show()
     }
@@ -539,8 +534,8 @@ impl<R: System> Game<R> {
                     serde_json::from_value(value).with_context(|| format!("{at}: not a command"))?;
                 self.session.submit(seat, &command).map_err(|e| e.to_string())
             }
-            script::What::TakeBack => take_back(&mut self.session, seat, self.adopted),
-            script::What::Undo => undo(&mut self.session, seat, self.adopted),
+            script::What::TakeBack => take_back(&mut self.session, seat),
+            script::What::Undo => undo(&mut self.session, seat),
         };
         if let Err(e) = result {
             bail!("{at} (seat {}): {e}", escape(&line.seat));
@@ -601,14 +596,14 @@ impl<R: System> Game<R> {
                     continue;
                 }
                 "undo" => match gm_seat {
-                    Some(by) => undo(&mut self.session, by, self.adopted),
+                    Some(by) => undo(&mut self.session, by),
                     None => Err("there is no GM seat to undo a command".to_owned()),
                 },
-                "back" => take_back(&mut self.session, seat, self.adopted),
+                "back" => take_back(&mut self.session, seat),
                 _ if answer.starts_with("back ") => {
                     let named = answer["back ".len()..].trim();
                     match R::seats(self.session.table().state()).find(named) {
-                        Ok(other) => take_back(&mut self.session, other, self.adopted),
+                        Ok(other) => take_back(&mut self.session, other),
                         Err(_) => Err(format!("there is no seat named {named:?}")),
                     }
                 }
@@ -704,20 +699,13 @@ fn cleared_screen(public: &[String]) -> String {
     s
 }
 
-/// The GM's undo of the last public command (not in a game adopted from a table, whose earlier
-/// commands are unknown).
-fn undo<R: Ruleset>(session: &mut Session<R>, seat: SeatId, adopted: bool) -> Result<(), String> {
-    if adopted {
-        return Err("a campaign conflict cannot be undone here".to_owned());
-    }
+/// The GM's undo of the last public command.
+fn undo<R: Ruleset>(session: &mut Session<R>, seat: SeatId) -> Result<(), String> {
     session.undo(seat).map_err(|e| e.to_string())
 }
 
-/// A seat takes back its face-down choice (not in a game adopted from a table).
-fn take_back<R: Ruleset>(session: &mut Session<R>, seat: SeatId, adopted: bool) -> Result<(), String> {
-    if adopted {
-        return Err("a campaign conflict's choices cannot be taken back here".to_owned());
-    }
+/// A seat takes back its face-down choice.
+fn take_back<R: Ruleset>(session: &mut Session<R>, seat: SeatId) -> Result<(), String> {
     session.take_back(seat).map_err(|e| e.to_string())
 }
 
