@@ -113,7 +113,7 @@ fn scripted_hand_saves_and_resumes_to_the_end() {
     std::fs::write(&edited, text.replacen("\\\"bid\\\":4", "\\\"bid\\\":9", 1)).unwrap();
     let o = play(&["--resume", edited.to_str().unwrap(), "--bot", "all=random"], "");
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("cannot resume the game: command"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("command 3 of the record is refused: a bid of 9"), "{}", stderr(&o));
     let o = play(&["--resume", save.to_str().unwrap(), "--bot", "all=random"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("Resuming"));

@@ -51,25 +51,46 @@ pub enum SessionStoreError {
     Diverged(GameId),
 }
 
+/// The store's description of `record`'s game: its ruleset, version and setup.
+pub fn new_game<R: Ruleset>(record: &Record<R>) -> Result<NewGame, PersistError> {
+    let setup = serde_json::to_string(&record.setup)
+        .map_err(|e| PersistError::NotJson { field: "setup", reason: e.to_string() })?;
+    Ok(NewGame {
+        ruleset: R::NAME.to_owned(),
+        ruleset_version: R::VERSION.to_string(),
+        setup,
+        // Today's draw source is seeded by the setup itself; sources mixed from several seeds
+        // (issue 16) keep theirs here.
+        seeds: Vec::new(),
+    })
+}
+
+/// `record`'s entries as the store's rows, numbered from 0.
+pub fn rows<R: Ruleset>(record: &Record<R>) -> Result<Vec<Entry>, PersistError> {
+    record
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let command = serde_json::to_string(&e.command)
+                .map_err(|e| PersistError::NotJson { field: "command", reason: e.to_string() })?;
+            let mark = match e.how {
+                How::Given => Mark::Played,
+                How::Forced => Mark::Forced,
+                How::Undo => Mark::Undo,
+            };
+            Ok(Entry { seq: i as u64, seat: e.seat, command, mark })
+        })
+        .collect()
+}
+
 /// Creates a game in `store` for `session` (as it is now, usually just begun) and stores what
 /// is settled of it. Returns the game's number.
 pub async fn create<P: Persist, R: Ruleset>(
     store: &P,
     session: &Session<R>,
 ) -> Result<GameId, SessionStoreError> {
-    let record = session.record();
-    let setup = serde_json::to_string(&record.setup)
-        .map_err(|e| PersistError::NotJson { field: "setup", reason: e.to_string() })?;
-    let game = store
-        .create_game(&NewGame {
-            ruleset: R::NAME.to_owned(),
-            ruleset_version: R::VERSION.to_string(),
-            setup,
-            // Today's draw source is seeded by the setup itself; sources mixed from several
-            // seeds (issue 16) keep theirs here.
-            seeds: Vec::new(),
-        })
-        .await?;
+    let game = store.create_game(&new_game(&session.record())?).await?;
     save(store, game, session, 0).await?;
     Ok(game)
 }
@@ -89,15 +110,8 @@ pub async fn save<P: Persist, R: Ruleset>(
     if from > settled {
         return Err(SessionStoreError::Diverged(game));
     }
-    for (i, e) in record.entries.iter().enumerate().take(settled).skip(from) {
-        let command = serde_json::to_string(&e.command)
-            .map_err(|e| PersistError::NotJson { field: "command", reason: e.to_string() })?;
-        let mark = match e.how {
-            How::Given => Mark::Played,
-            How::Forced => Mark::Forced,
-            How::Undo => Mark::Undo,
-        };
-        store.append(game, &Entry { seq: i as u64, seat: e.seat, command, mark }).await?;
+    for row in &rows(&record)?[from..] {
+        store.append(game, row).await?;
     }
     if settled > from {
         let hash = EventsHash { entries: settled as u64, hash: record.events_hash };

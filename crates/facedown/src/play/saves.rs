@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use session::{Entry as Given, How, Record, Session};
-use store::{Entry, EventsHash, GameId, Mark, NewGame, Persist, SaveFile};
+use session::{Record, Session};
+use store::sessions;
+use store::{Entry, EventsHash, GameId, Persist, SaveFile};
 use table::Ruleset;
 use tokio::runtime::Runtime;
 
@@ -22,14 +23,6 @@ pub struct Saver {
     file: Option<(SaveFile, GameId, Vec<Entry>)>,
 }
 
-fn mark(how: How) -> Mark {
-    match how {
-        How::Given => Mark::Played,
-        How::Forced => Mark::Forced,
-        How::Undo => Mark::Undo,
-    }
-}
-
 impl Saver {
     /// A saver writing to `path` on the runtime `rt`.
     pub fn new(rt: Runtime, path: PathBuf) -> Saver {
@@ -38,19 +31,7 @@ impl Saver {
 
     /// Brings the save up to `record`.
     pub fn write<R: Ruleset>(&mut self, record: &Record<R>) -> anyhow::Result<()> {
-        let entries: Vec<Entry> = record
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                Ok(Entry {
-                    seq: i as u64,
-                    seat: e.seat,
-                    command: serde_json::to_string(&e.command)?,
-                    mark: mark(e.how),
-                })
-            })
-            .collect::<anyhow::Result<_>>()?;
+        let entries = sessions::rows(record)?;
         let hash = EventsHash { entries: entries.len() as u64, hash: record.events_hash.clone() };
         let name = self.path.display().to_string();
         if let Some((file, game, stored)) = &mut self.file
@@ -79,12 +60,7 @@ impl Saver {
         tmp_name.push(format!(".new-{}", std::process::id()));
         let tmp = dir.join(tmp_name);
         let _ = std::fs::remove_file(&tmp);
-        let game = NewGame {
-            ruleset: record.ruleset.clone(),
-            ruleset_version: record.version.to_string(),
-            setup: serde_json::to_string(&record.setup)?,
-            seeds: Vec::new(),
-        };
+        let game = sessions::new_game(record)?;
         let written = self.rt.block_on(async {
             let file = SaveFile::open(&tmp).await?;
             let id = file.create_game(&game).await?;
@@ -128,41 +104,17 @@ pub fn read<R: Ruleset>(rt: &Runtime, path: &Path) -> anyhow::Result<Session<R>>
              facedown that wrote it (docs/play.md, \"Old saves\")"
         );
     }
-    let (game, entries) = rt
-        .block_on(async {
-            let file = SaveFile::open(path).await?;
-            let game = file
-                .games()
-                .await?
-                .pop()
-                .ok_or_else(|| store::PersistError::Format(format!("{name} holds no game")))?;
-            let entries = file.entries(game.id).await?;
-            Ok::<_, store::PersistError>((game, entries))
-        })
-        .with_context(|| format!("cannot resume {name}"))?;
-    if game.game.ruleset != R::NAME {
-        bail!("{name} is a save of a {} game, not {}", game.game.ruleset, R::NAME);
-    }
-    let corrupt = |what: String| anyhow::anyhow!("{name}: corrupt save: {what}");
-    let setup: R::Setup =
-        serde_json::from_str(&game.game.setup).map_err(|e| corrupt(format!("its setup: {e}")))?;
-    let mut given = Vec::with_capacity(entries.len());
-    for e in entries {
-        let command: R::Command =
-            serde_json::from_str(&e.command).map_err(|err| corrupt(format!("entry {}: {err}", e.seq + 1)))?;
-        let how = match e.mark {
-            Mark::Played => How::Given,
-            Mark::Forced => How::Forced,
-            Mark::Undo => How::Undo,
-        };
-        given.push(Given { seat: e.seat, command, how });
-    }
-    let record = Record::<R> {
-        ruleset: game.game.ruleset.clone(),
-        version: game.game.ruleset_version.parse().map_err(|_| corrupt("its ruleset version".into()))?,
-        setup,
-        entries: given,
-        events_hash: game.events_hash.map(|h| h.hash).unwrap_or_default(),
-    };
-    Session::resume(record).map_err(|e| anyhow::anyhow!("{name}: cannot resume the game: {e}"))
+    rt.block_on(async {
+        let file = SaveFile::open(path).await?;
+        let game = file
+            .games()
+            .await?
+            .pop()
+            .ok_or_else(|| store::PersistError::Format(format!("{name} holds no game")))?;
+        if game.game.ruleset != R::NAME {
+            bail!("{name} is a save of a {} game, not {}", game.game.ruleset, R::NAME);
+        }
+        Ok(sessions::load::<_, R>(&file, game.id).await?.0)
+    })
+    .with_context(|| format!("cannot resume {name}"))
 }
