@@ -16,6 +16,7 @@ mod it_resolve;
 mod nd;
 mod nd_play;
 mod nd_resolve;
+mod rules_cmd;
 mod save_file;
 mod script_lines;
 
@@ -63,6 +64,8 @@ enum IncitingIncidentCommand {
     Play(ii_play::Args),
     /// Dice calculator for table play: Talent Rolls, Decisive Attacks, Ability Rolls, Rest Scenes.
     Roll(ii_roll::Args),
+    /// Quick reference: a round's steps and a legend of every symbol the log prints.
+    Rules(rules_cmd::Args),
 }
 
 #[derive(Subcommand)]
@@ -71,6 +74,8 @@ enum IronTriangleCommand {
     Resolve(it_resolve::Args),
     /// Play a whole conflict in the terminal: hot-seat, bots, scripts, save and resume.
     Play(it_play::Args),
+    /// Quick reference: a turn's steps, the moves and a legend of every symbol the log prints.
+    Rules(rules_cmd::Args),
 }
 
 /// Restores the default action of SIGPIPE, which Rust programs ignore, so that output cut
@@ -95,12 +100,16 @@ fn main() -> ExitCode {
         Command::IronTriangle { command } => match command {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
             IronTriangleCommand::Play(args) => it_play::run(args),
+            IronTriangleCommand::Rules(args) => rules_cmd::run::<iron_triangle::IronTriangle>(args),
         },
         Command::Campaign(args) => campaign_cli::run(args),
         Command::Nodice { command } => command.run(),
         Command::IncitingIncident { command } => match command {
             IncitingIncidentCommand::Play(args) => ii_play::run(args),
             IncitingIncidentCommand::Roll(args) => ii_roll::run(args),
+            IncitingIncidentCommand::Rules(args) => {
+                rules_cmd::run::<inciting_incident::IncitingIncident>(args)
+            }
         },
         Command::Analyze { command } => analyze::run(command),
     };
