@@ -14,7 +14,7 @@
 //! - seeded, portable randomness ([`TableRng`]);
 //! - the shape of a ruleset's quick reference and its legend of symbols ([`reference`]);
 //! - with the `testing` feature (for tests only), a toy ruleset and a random player
-//!   ([`testing`]).
+//!   (`testing`).
 
 mod hidden;
 pub mod reference;
