@@ -13,6 +13,7 @@ mod it_resolve;
 mod nd;
 mod nd_resolve;
 mod play;
+mod rules_cmd;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]
@@ -58,6 +59,8 @@ enum IncitingIncidentCommand {
     Play(play::inciting_incident::Args),
     /// Dice calculator for table play: Talent Rolls, Decisive Attacks, Ability Rolls, Rest Scenes.
     Roll(ii_roll::Args),
+    /// Quick reference: a round's steps and a legend of every symbol the log prints.
+    Rules(rules_cmd::Args),
 }
 
 #[derive(Subcommand)]
@@ -66,6 +69,8 @@ enum IronTriangleCommand {
     Resolve(it_resolve::Args),
     /// Play a whole conflict in the terminal: hot-seat, bots, scripts, save and resume.
     Play(play::iron_triangle::Args),
+    /// Quick reference: a turn's steps, the moves and a legend of every symbol the log prints.
+    Rules(rules_cmd::Args),
 }
 
 /// Restores the default action of SIGPIPE, which Rust programs ignore, so that output cut
@@ -90,12 +95,16 @@ fn main() -> ExitCode {
         Command::IronTriangle { command } => match command {
             IronTriangleCommand::Resolve(args) => it_resolve::run(args),
             IronTriangleCommand::Play(args) => play::iron_triangle::run(args),
+            IronTriangleCommand::Rules(args) => rules_cmd::run::<iron_triangle::IronTriangle>(args),
         },
         Command::Campaign(args) => campaign_cli::run(args),
         Command::Nodice { command } => command.run(),
         Command::IncitingIncident { command } => match command {
             IncitingIncidentCommand::Play(args) => play::inciting_incident::run(args),
             IncitingIncidentCommand::Roll(args) => ii_roll::run(args),
+            IncitingIncidentCommand::Rules(args) => {
+                rules_cmd::run::<inciting_incident::IncitingIncident>(args)
+            }
         },
         Command::Analyze { command } => analyze::run(command),
     };

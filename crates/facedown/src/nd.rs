@@ -12,6 +12,8 @@ pub enum NodiceCommand {
     Resolve(nd_resolve::Args),
     /// Play a whole Conflict in the terminal: hot-seat, bots, scripts, save and resume.
     Play(nd_play::Args),
+    /// Quick reference: a Hand's steps, Aspects and Attributes, and a legend of every symbol.
+    Rules(crate::rules_cmd::Args),
 }
 
 impl NodiceCommand {
@@ -20,6 +22,7 @@ impl NodiceCommand {
         match self {
             NodiceCommand::Resolve(args) => nd_resolve::run(args),
             NodiceCommand::Play(args) => nd_play::run(args),
+            NodiceCommand::Rules(args) => crate::rules_cmd::run::<nodice::NoDice>(args),
         }
     }
 }

@@ -19,6 +19,7 @@
 //! - hidden information: [`view`]
 //! - the log in words: [`narrate`]; what a seat is asked and its default: `prompt`
 //! - checking a saved log with GM adjustments: [`replay`]
+//! - the players' quick reference, with a legend of every symbol: [`reference`]
 //!
 //! **Decisions** beyond the rules reference are in `docs/inciting-incident.md` and on the
 //! items that implement them.
@@ -31,6 +32,7 @@ pub mod duel;
 pub mod map;
 pub mod narrate;
 mod prompt;
+pub mod reference;
 pub mod replay;
 mod resolve;
 pub mod rules;
@@ -106,6 +108,10 @@ impl Ruleset for IncitingIncident {
 
     fn prompt(state: &Scene, seat: SeatId) -> Option<Prompt<Command>> {
         state.prompt(seat)
+    }
+
+    fn quick_reference() -> String {
+        reference::quick_reference()
     }
 
     fn forced(state: &Scene, seat: SeatId) -> Option<Command> {

@@ -25,6 +25,7 @@ pub mod effects;
 pub mod energy;
 pub mod narrate;
 pub mod prompt;
+pub mod reference;
 pub mod rules;
 pub mod special;
 pub mod turn;
@@ -106,6 +107,10 @@ impl Ruleset for IronTriangle {
 
     fn forced(state: &Conflict, seat: SeatId) -> Option<Command> {
         state.forced(seat)
+    }
+
+    fn quick_reference() -> String {
+        reference::quick_reference()
     }
 
     fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {

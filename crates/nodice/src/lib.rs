@@ -20,6 +20,7 @@
 //! - hidden information: [`view`]
 //! - the narration of events in the book's words: [`narrate`]
 //! - what a seat is asked and the default taken for it (Decision 34): [`prompt`]
+//! - the players' quick reference, with a legend of every symbol: [`reference`]
 //! - GM adjustments (Decision 35): `Command::Adjust` in [`rules`]
 //! - a greedy player for bots (`--bot SEAT=greedy`): [`bot`]
 //!
@@ -35,6 +36,7 @@ pub mod hand;
 pub mod narrate;
 pub mod prompt;
 pub mod referee;
+pub mod reference;
 pub mod rules;
 pub mod sheets;
 pub mod stakes;
@@ -114,6 +116,10 @@ impl Ruleset for NoDice {
 
     fn forced(state: &Conflict, seat: SeatId) -> Option<Command> {
         prompt::forced(state, seat)
+    }
+
+    fn quick_reference() -> String {
+        reference::quick_reference()
     }
 
     fn legal_commands(state: &Conflict, seat: SeatId, out: &mut Vec<Command>) {

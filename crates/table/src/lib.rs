@@ -11,13 +11,19 @@
 //!   and the [`Prompt`] of a seat, its forced default, narration;
 //! - the [`Bot`] trait: a program that plays a seat from its [`Decision`] alone;
 //! - the [`Table`]: a state, its event log, replay, and a save format;
-//! - seeded, portable randomness ([`TableRng`]).
+//! - seeded, portable randomness ([`TableRng`]);
+//! - the shape of a ruleset's quick reference and its legend of symbols ([`reference`]);
+//! - with the `testing` feature (for tests only), a toy ruleset and a random player
+//!   (`testing`).
 
 mod hidden;
+pub mod reference;
 mod rng;
 mod ruleset;
 mod seat;
 mod table;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use hidden::{Face, Sealed};
 pub use rng::{TableRng, seeded_rng};
