@@ -11,14 +11,17 @@
 //!   and the [`Prompt`] of a seat, its forced default, narration;
 //! - the [`Bot`] trait: a program that plays a seat from its [`Decision`] alone;
 //! - the [`Table`]: a state, its event log, replay, and a save format;
-//! - seeded, portable randomness ([`TableRng`]).
+//! - the one recorded draw source every ruleset draws from ([`Draws`], from a [`Source`]);
+//! - seeded, portable randomness for bots and tests ([`TableRng`]), never for rule draws.
 
+mod draws;
 mod hidden;
 mod rng;
 mod ruleset;
 mod seat;
 mod table;
 
+pub use draws::{Draws, Source, Stream};
 pub use hidden::{Face, Sealed};
 pub use rng::{TableRng, seeded_rng};
 pub use ruleset::{Bot, Choice, Decision, Prompt, Ruleset, Viewer};
