@@ -108,6 +108,11 @@ impl Ruleset for IronTriangle {
         state.forced(seat)
     }
 
+    /// How far the conflict's [`Draws`](table::Draws) (Drunken Monkey's swaps) has been drawn.
+    fn draw_position(state: &Conflict) -> u64 {
+        state.draws.position()
+    }
+
     fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {
         state.awaiting(out)
     }
