@@ -28,7 +28,7 @@ fn step(t: &mut Table<IncitingIncident>, rng: &mut TableRng) -> bool {
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Envelope {
-    State { state: Scene },
+    State { state: Box<Scene> },
     Event { event: Event },
 }
 
@@ -70,7 +70,7 @@ fn a_scene_saved_as_json_after_a_die_was_rolled_resumes_with_the_same_dice() {
         let back: Scene = serde_json::from_str(&json).unwrap();
         assert_eq!(&back, t.state());
         let resumed = Table::<IncitingIncident>::new(back);
-        through_envelope(Envelope::State { state: t.state().clone() });
+        through_envelope(Envelope::State { state: Box::new(t.state().clone()) });
         for event in t.log() {
             through_envelope(Envelope::Event { event: event.clone() });
         }

@@ -37,7 +37,7 @@ fn swapped(g: &Game) -> bool {
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Envelope {
-    State { state: Conflict },
+    State { state: Box<Conflict> },
     Event { event: Event },
 }
 
@@ -80,7 +80,7 @@ fn a_conflict_saved_as_json_after_a_swap_draw_resumes_with_the_same_draws() {
         let back: Conflict = serde_json::from_str(&json).unwrap();
         assert_eq!(&back, g.state());
         let resumed = Game::new(back);
-        through_envelope(Envelope::State { state: g.state().clone() });
+        through_envelope(Envelope::State { state: Box::new(g.state().clone()) });
         for event in g.log() {
             through_envelope(Envelope::Event { event: *event });
         }

@@ -42,7 +42,7 @@ fn drawn(t: &Table<NoDice>) -> bool {
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Envelope {
-    State { state: Conflict },
+    State { state: Box<Conflict> },
     Event { event: Event },
 }
 
@@ -85,7 +85,7 @@ fn a_conflict_saved_as_json_after_a_token_draw_resumes_with_the_same_draws() {
         let back: Conflict = serde_json::from_str(&json).unwrap();
         assert_eq!(&back, t.state());
         let resumed = Table::<NoDice>::new(back);
-        through_envelope(Envelope::State { state: t.state().clone() });
+        through_envelope(Envelope::State { state: Box::new(t.state().clone()) });
         for event in t.log() {
             through_envelope(Envelope::Event { event: event.clone() });
         }
