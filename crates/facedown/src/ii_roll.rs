@@ -188,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
-    let mut rng = table::seeded_rng(seed);
+    let mut rng = table::Draws::seeded(seed).stream();
     let mut roll_or = |given: Option<i32>, pool: &Pool, adv: i32| -> Option<Roll> {
         match given {
             Some(_) => None,

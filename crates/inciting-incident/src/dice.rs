@@ -1,12 +1,12 @@
 //! Dice (rules reference §3): the level → dice table, pools, Talent and Ability Rolls, and
 //! Advantage/Disadvantage.
 //!
-//! Every roll is drawn from the scene's [`table::TableRng`] and recorded as a [`Roll`] with
-//! each die, so a scene replays identically and the log shows every die.
+//! Every roll is drawn from the scene's draw source ([`table::Draws`], through a
+//! [`Stream`]) and recorded as a [`Roll`] with each die, so a scene replays identically and
+//! the log shows every die.
 
-use rand::RngExt;
 use serde::{Deserialize, Serialize};
-use table::TableRng;
+use table::Stream;
 
 /// The number a Talent Roll (and, by Decision, every Ability Roll) must reach: success is
 /// `total ≥ 20` (§3.2).
@@ -178,12 +178,14 @@ impl Roll {
     }
 }
 
-fn die(rng: &mut TableRng, sides: u8) -> u8 {
-    rng.random_range(1..=sides)
+fn die(rng: &mut Stream, sides: u8) -> u8 {
+    rng.die(sides)
 }
 
-/// Rolls `pool` with `advantage` net points (negative for Disadvantage) under `rule` (§3.3).
-pub fn roll(rng: &mut TableRng, pool: &Pool, advantage: i32, rule: AdvantageRule) -> Roll {
+/// Rolls `pool` with `advantage` net points (negative for Disadvantage) under `rule` (§3.3),
+/// drawing every die from `rng` (a stream of the scene's [`table::Draws`], or of a fresh
+/// `Draws::seeded(seed)` for a roll outside a scene).
+pub fn roll(rng: &mut Stream, pool: &Pool, advantage: i32, rule: AdvantageRule) -> Roll {
     let advantage = advantage.clamp(-crate::attack::MAX_ADVANTAGE, crate::attack::MAX_ADVANTAGE);
     let mut dice = Vec::with_capacity(pool.len() + advantage.unsigned_abs() as usize);
     // A 0-sided die is no die (`Pool::add` skips them; a pool built field by field may not).

@@ -118,6 +118,11 @@ impl Ruleset for IncitingIncident {
         state.forced(seat)
     }
 
+    /// How far the scene's [`Draws`](table::Draws) (its dice and initiative lots) has been drawn.
+    fn draw_position(state: &Scene) -> u64 {
+        state.draws.position()
+    }
+
     fn awaiting(state: &Scene, out: &mut Vec<SeatId>) {
         state.awaiting(out)
     }

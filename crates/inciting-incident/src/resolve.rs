@@ -16,7 +16,7 @@ pub(crate) struct Emit<'a> {
     s: Scene,
     out: &'a mut Vec<Event>,
     fired_now: u128,
-    rng: Option<table::TableRng>,
+    rng: Option<table::Stream>,
 }
 
 impl<'a> Emit<'a> {
@@ -30,10 +30,10 @@ impl<'a> Emit<'a> {
     }
 
     pub(crate) fn roll(&mut self, who: Who, purpose: Purpose, pool: &Pool, advantage: i32) -> i32 {
-        let rng = self.rng.get_or_insert_with(|| self.s.dice());
+        let rng = self.rng.get_or_insert_with(|| self.s.draws.stream());
         let roll = dice::roll(rng, pool, advantage, self.s.setup.options.advantage);
         let total = roll.total;
-        let rng_pos = rng.get_word_pos();
+        let rng_pos = rng.position();
         self.push(Event::Rolled { who, purpose, roll, rng_pos });
         total
     }

@@ -331,7 +331,7 @@ pub enum Event {
         /// Where the scene's dice stand after a seeded lot drew from them (Decision 8), so no
         /// die reuses the lot's draw; absent when no lot was drawn (and in older saves).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        rng_pos: Option<u128>,
+        rng_pos: Option<u64>,
     },
     /// A character declared its action (hidden from other seats until the reveal).
     Declared {
@@ -384,8 +384,8 @@ pub enum Event {
         purpose: Purpose,
         /// Every die.
         roll: Roll,
-        /// Where the scene's dice stand afterwards.
-        rng_pos: u128,
+        /// Where the scene's dice stand afterwards ([`table::Draws::position`]).
+        rng_pos: u64,
     },
     /// A character moved.
     Moved {
@@ -1049,7 +1049,7 @@ impl Scene {
     }
 
     /// Round-one initiative (§5 step 3), and where the dice stand if a lot was drawn.
-    fn first_initiative(&self) -> (u8, InitiativeWhy, Option<u128>) {
+    fn first_initiative(&self) -> (u8, InitiativeWhy, Option<u64>) {
         let mut nimble: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
         let mut talent = [0u8; 2];
         for f in self.fighters.iter().filter(|f| f.engaged_capable()) {
@@ -1060,10 +1060,9 @@ impl Scene {
         match initiative_order(&nimble, talent) {
             Some((side, why)) => (side, why, None),
             None => {
-                let mut rng = self.dice();
-                use rand::RngExt;
-                let side = rng.random_range(0..2u8);
-                (side, InitiativeWhy::Coin, Some(rng.get_word_pos()))
+                let mut draws = self.draws.stream();
+                let side = draws.uniform(0..2u8).unwrap_or(0);
+                (side, InitiativeWhy::Coin, Some(draws.position()))
             }
         }
     }
@@ -1263,7 +1262,7 @@ impl Scene {
         match event {
             Event::RoundStarted { round, initiative, surprise, rng_pos, .. } => {
                 if let Some(pos) = rng_pos {
-                    self.rng_pos = *pos;
+                    self.draws.advance_to(*pos);
                 }
                 self.round = *round;
                 self.initiative = *initiative;
@@ -1295,7 +1294,7 @@ impl Scene {
                 }
             }
             Event::Rolled { rng_pos, .. } => {
-                self.rng_pos = *rng_pos;
+                self.draws.advance_to(*rng_pos);
             }
             Event::Moved { character, path } => {
                 if let Some(f) = self.fighters.get_mut(usize::from(*character)) {

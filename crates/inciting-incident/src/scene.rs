@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId, TableRng};
+use table::{Draws, Role, Sealed, Seat, SeatError, SeatId, Seats, SideId};
 use thiserror::Error;
 
 use crate::attack::ExtraHits;
@@ -534,9 +534,9 @@ pub struct Scene {
     pub positive: u8,
     /// Decisions the round waits for, oldest first.
     pub pending: Vec<Pending>,
-    /// Where the scene's dice stand: the word position of a [`TableRng`] seeded with the
-    /// setup's `seed` (see [`Scene::dice`]).
-    pub rng_pos: u128,
+    /// The scene's draw source (its dice and initiative lots), seeded with the setup's
+    /// `seed`: the only randomness of the rules. Every draw's new position is in its event.
+    pub draws: Draws,
     /// The active Duel of each Region (an index into `duels`), kept by `apply`.
     pub duel_at: [Option<u16>; 5],
     /// How the scene ended.
@@ -886,7 +886,7 @@ impl Scene {
             strikes,
             positive,
             pending: Vec::new(),
-            rng_pos: 0,
+            draws: Draws::seeded(setup.seed),
             duel_at: [None; 5],
             outcome: None,
             rising_tension,
@@ -960,13 +960,6 @@ impl Scene {
     /// The active Duel in a Region.
     pub fn duel_in(&self, r: RegionId) -> Option<u16> {
         self.duel_at.get(usize::from(r)).copied().flatten()
-    }
-
-    /// The scene's dice where they stand now.
-    pub fn dice(&self) -> TableRng {
-        let mut rng = table::seeded_rng(self.setup.seed);
-        rng.set_word_pos(self.rng_pos);
-        rng
     }
 
     /// The combatant bit of a fighter (0 beyond the 64 a scene holds).

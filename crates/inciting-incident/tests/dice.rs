@@ -5,7 +5,7 @@ use inciting_incident::dice::{
     AdvantageRule, Counted, Pool, TARGET, distribution, level_cost, level_dice, roll, success_chance,
     talent_pool,
 };
-use table::seeded_rng;
+use table::Draws;
 
 #[test]
 fn level_dice_table() {
@@ -59,7 +59,7 @@ fn talent_roll_adds_level_dice_bonus_dice_modifier_and_rd_d6() {
     let pool = talent_pool(6, &[4], 2, 3);
     assert_eq!(pool.groups, vec![(2, 8), (1, 4), (3, 6)]);
     assert_eq!(pool.modifier, 2);
-    let mut rng = seeded_rng(1);
+    let mut rng = Draws::seeded(1).stream();
     let r = roll(&mut rng, &pool, 0, AdvantageRule::ExtraDie);
     assert_eq!(r.dice.len(), 6);
     let sum: i32 = r.dice.iter().map(|d| i32::from(d.value)).sum();
@@ -70,7 +70,7 @@ fn talent_roll_adds_level_dice_bonus_dice_modifier_and_rd_d6() {
 #[test]
 fn advantage_rolls_extra_dice_of_the_largest_type_and_drops_the_lowest() {
     let pool = talent_pool(6, &[], 0, 2); // 2d8 + 2d6
-    let mut rng = seeded_rng(5);
+    let mut rng = Draws::seeded(5).stream();
     for _ in 0..200 {
         let r = roll(&mut rng, &pool, 2, AdvantageRule::ExtraDie);
         assert_eq!(r.dice.len(), 6);
@@ -87,7 +87,7 @@ fn advantage_rolls_extra_dice_of_the_largest_type_and_drops_the_lowest() {
 #[test]
 fn disadvantage_drops_the_highest() {
     let pool = talent_pool(5, &[], 0, 3);
-    let mut rng = seeded_rng(6);
+    let mut rng = Draws::seeded(6).stream();
     for _ in 0..200 {
         let r = roll(&mut rng, &pool, -1, AdvantageRule::ExtraDie);
         let dropped: Vec<u8> =
@@ -101,7 +101,7 @@ fn disadvantage_drops_the_highest() {
 #[test]
 fn advantage_rule_is_swappable_to_plus_minus_d6() {
     let pool = Pool::level(4);
-    let mut rng = seeded_rng(8);
+    let mut rng = Draws::seeded(8).stream();
     let r = roll(&mut rng, &pool, 2, AdvantageRule::PlusMinusD6);
     assert_eq!(r.dice.len(), 3);
     assert!(r.dice[1..].iter().all(|d| d.sides == 6 && d.counted == Counted::Added));
@@ -114,11 +114,11 @@ fn advantage_rule_is_swappable_to_plus_minus_d6() {
 fn the_same_seed_gives_the_same_dice() {
     let pool = talent_pool(9, &[], 0, 3);
     let a: Vec<_> = {
-        let mut g = seeded_rng(42);
+        let mut g = Draws::seeded(42).stream();
         (0..20).map(|_| roll(&mut g, &pool, 1, AdvantageRule::ExtraDie)).collect()
     };
     let b: Vec<_> = {
-        let mut g = seeded_rng(42);
+        let mut g = Draws::seeded(42).stream();
         (0..20).map(|_| roll(&mut g, &pool, 1, AdvantageRule::ExtraDie)).collect()
     };
     assert_eq!(a, b);
@@ -129,7 +129,7 @@ fn the_same_seed_gives_the_same_dice() {
 /// 99.9th percentile for these degrees of freedom, and far below what a wrong table gives.
 #[test]
 fn rolled_dice_match_the_level_tables_distributions() {
-    let mut rng = seeded_rng(2026);
+    let mut rng = Draws::seeded(2026).stream();
     let n = 20_000usize;
     for level in 1..=9u8 {
         let pool = Pool::level(level);

@@ -1154,7 +1154,7 @@ fn absurd_numbers_are_refused_or_bounded() {
     s.regions[0].effect.protection = vec![7];
     assert!(Scene::new(s).unwrap_err().to_string().contains("d7"));
     // A roll takes at most 20 points of Advantage.
-    let mut rng = table::seeded_rng(1);
+    let mut rng = table::Draws::seeded(1).stream();
     let r = inciting_incident::dice::roll(
         &mut rng,
         &inciting_incident::dice::Pool::level(3),
@@ -1585,11 +1585,11 @@ fn the_initiative_lot_moves_the_dice_on_so_no_die_repeats_it() {
             "{:?}",
             t.log()
         );
-        assert_ne!(t.state().rng_pos, 0, "seed {seed}: the lot's draw is spent");
+        assert_ne!(t.state().draws.position(), 0, "seed {seed}: the lot's draw is spent");
         // The log replays into the same dice position.
         let saved = t.save();
         let back = Table::<IncitingIncident>::load_checked(saved).unwrap();
-        assert_eq!(back.state().rng_pos, t.state().rng_pos);
+        assert_eq!(back.state().draws.position(), t.state().draws.position());
     }
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use table::{Role, Sealed, Seat, SeatError, SeatId, Seats, SideId};
+use table::{Draws, Role, Sealed, Seat, SeatError, SeatId, Seats, SideId};
 use thiserror::Error;
 
 use crate::card::{Action, Move, MoveSet};
@@ -442,14 +442,10 @@ pub struct Conflict {
     /// turns pass their timing windows without looking.
     #[serde(default)]
     pub specials_known: bool,
-    /// The seed of the conflict's randomness.
-    #[serde(default)]
-    pub seed: u64,
-    /// How far the conflict's random stream has been drawn (a ChaCha8 word position); every
-    /// draw's result and new position are in its event, so replays are exact. (A `u64`, not
-    /// the stream's `u128`, keeps events and the state 8-byte aligned and small.)
-    #[serde(default)]
-    pub rng_pos: u64,
+    /// The conflict's draw source (Drunken Monkey's swaps), seeded with the setup's `seed`:
+    /// the only randomness of the rules. Every draw's result and new position are in its
+    /// event, so replays are exact.
+    pub draws: Draws,
     /// This turn's specials played before the move that stay face down until the moves are
     /// revealed, and whether an identical card of the other of the pair cancels each. (Kept
     /// here rather than in the turn so that the turn stays small: it is copied at every step.)
@@ -480,8 +476,7 @@ impl Clone for Conflict {
             specials_played: self.specials_played.clone(),
             pending_scouts: self.pending_scouts.clone(),
             specials_known: self.specials_known,
-            seed: self.seed,
-            rng_pos: self.rng_pos,
+            draws: self.draws.clone(),
             turn_delayed: self.turn_delayed.clone(),
             turn_effects: self.turn_effects.clone(),
             extras: self.extras.clone(),
@@ -505,8 +500,7 @@ impl Clone for Conflict {
             specials_played,
             pending_scouts,
             specials_known,
-            seed,
-            rng_pos,
+            draws,
             turn_delayed,
             turn_effects,
             extras,
@@ -527,8 +521,7 @@ impl Clone for Conflict {
         specials_played.clone_from(&source.specials_played);
         pending_scouts.clone_from(&source.pending_scouts);
         *specials_known = source.specials_known;
-        *seed = source.seed;
-        *rng_pos = source.rng_pos;
+        draws.clone_from(&source.draws);
         turn_delayed.clone_from(&source.turn_delayed);
         turn_effects.clone_from(&source.turn_effects);
         extras.clone_from(&source.extras);
@@ -615,8 +608,7 @@ impl Conflict {
             specials_played: Vec::new(),
             pending_scouts: Vec::new(),
             specials_known,
-            seed: setup.seed,
-            rng_pos: 0,
+            draws: Draws::seeded(setup.seed),
             turn_delayed: Vec::new(),
             turn_effects: Vec::new(),
             extras: Vec::new(),
@@ -638,7 +630,7 @@ impl Conflict {
                 })
                 .collect(),
             edition: self.edition,
-            seed: self.seed,
+            seed: self.draws.source().seeds().first().copied().unwrap_or_default(),
         }
     }
 

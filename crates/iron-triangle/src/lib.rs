@@ -113,6 +113,11 @@ impl Ruleset for IronTriangle {
         reference::quick_reference()
     }
 
+    /// How far the conflict's [`Draws`](table::Draws) (Drunken Monkey's swaps) has been drawn.
+    fn draw_position(state: &Conflict) -> u64 {
+        state.draws.position()
+    }
+
     fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {
         state.awaiting(out)
     }

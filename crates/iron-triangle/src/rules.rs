@@ -239,7 +239,7 @@ pub enum Event {
         fighter: FighterId,
         /// The move it now plays, if it swapped.
         to: Option<Move>,
-        /// The conflict's random stream position after the draw.
+        /// The conflict's draw position ([`table::Draws::position`]) after the draw.
         rng_pos: u64,
     },
     /// The GM set a character's energy.
@@ -818,7 +818,7 @@ impl Conflict {
                 };
                 let (to, rng_pos) = match self.draw_swap(t, pos).filter(|_| swap) {
                     Some((m, p)) => (Some(m), p),
-                    None => (None, self.rng_pos),
+                    None => (None, self.draws.position()),
                 };
                 events.push(Event::SwapDecided { fighter: id, to, rng_pos });
             }
@@ -1188,7 +1188,7 @@ impl Conflict {
     /// A Drunken Monkey swap is decided (§6).
     #[inline(never)]
     fn apply_swap_decided(&mut self, fighter: FighterId, to: Option<Move>, rng_pos: u64) {
-        self.rng_pos = rng_pos;
+        self.draws.advance_to(rng_pos);
         let mut done = false;
         if let Phase::Turn(t) = &mut self.phase
             && let Some(pos) = t.position(fighter)

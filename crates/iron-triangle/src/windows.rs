@@ -554,18 +554,13 @@ impl Conflict {
             && !self.swap_options(t, pos).is_empty()
     }
 
-    /// The move the opponent "picks at random" for a swap, from the conflict's seeded stream,
-    /// and the stream's new position (`None` also if the stream were ever drawn past `u64`
-    /// words, which no conflict comes near: each swap draws a word or two).
+    /// The move the opponent "picks at random" for a swap (§6 Drunken Monkey), drawn from the
+    /// conflict's [`Draws`](table::Draws), and the draw source's new position (for the
+    /// event); `None`, and nothing drawn, when there is no other move to swap to.
     pub fn draw_swap(&self, t: &Turn, pos: usize) -> Option<(crate::card::Move, u64)> {
-        use rand::RngExt;
         let options: Vec<crate::card::Move> = self.swap_options(t, pos).iter().collect();
-        if options.is_empty() {
-            return None;
-        }
-        let mut rng = table::seeded_rng(self.seed);
-        rng.set_word_pos(u128::from(self.rng_pos));
-        let pick = options[rng.random_range(0..options.len())];
-        Some((pick, u64::try_from(rng.get_word_pos()).ok()?))
+        let mut draws = self.draws.stream();
+        let pick = *draws.pick(&options)?;
+        Some((pick, draws.position()))
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
-use table::{Role, Sealed, SeatId, Seats, SideId};
+use table::{Draws, Role, Sealed, SeatId, Seats, SideId};
 use thiserror::Error;
 
 use crate::actor::{Kind, Statblock};
@@ -344,10 +344,9 @@ pub struct Conflict {
     pub options: Options,
     /// Extensions.
     pub extensions: Extensions,
-    /// Seed of the pot's draws.
-    pub seed: u64,
-    /// Position in the random stream.
-    pub rng_pos: u128,
+    /// The Conflict's draw source (the pot's token draws), seeded with the setup's `seed`: the
+    /// only randomness of the rules.
+    pub draws: Draws,
     /// Who initiated the Conflict.
     pub initiator: ActorId,
     /// The Hand number, from 1 (0 before the first).
@@ -450,8 +449,7 @@ impl Conflict {
             set_stakes: setup.stakes,
             options: setup.options,
             extensions,
-            seed: setup.seed,
-            rng_pos: 0,
+            draws: Draws::seeded(setup.seed),
             initiator: setup.initiator,
             hand: 0,
             utg: setup.initiator,
@@ -482,7 +480,7 @@ impl Conflict {
             stakes: self.set_stakes,
             options: self.options,
             extensions: self.extensions.list().to_vec(),
-            seed: self.seed,
+            seed: self.draws.source().seeds().first().copied().unwrap_or_default(),
         }
     }
 

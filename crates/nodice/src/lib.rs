@@ -126,6 +126,11 @@ impl Ruleset for NoDice {
         state.legal_commands(seat, out)
     }
 
+    /// How far the Conflict's [`Draws`](table::Draws) (the pot's token draws) has been drawn.
+    fn draw_position(state: &Conflict) -> u64 {
+        state.draws.position()
+    }
+
     fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {
         state.awaiting(out)
     }

@@ -5,7 +5,6 @@
 //! reveals, paying the pot, resolving Actions, placing forced damage, the Elimination Check).
 
 use arrayvec::ArrayVec;
-use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use table::{SeatId, SideId};
 use thiserror::Error;
@@ -192,8 +191,8 @@ pub enum Event {
         attribute: Attribute,
         /// Where it went.
         fate: TokenFate,
-        /// The random stream's position after the draw.
-        rng_pos: u128,
+        /// The Conflict's draw position ([`table::Draws::position`]) after the draw.
+        rng_pos: u64,
     },
     /// Nobody won Trine Dominance: the whole pot becomes the Jackpot (Open question 4).
     PotToJackpot,
@@ -907,7 +906,7 @@ impl Conflict {
         Attribute::ALL.iter().any(|&a| self.may_ante(actor, a))
     }
 
-    /// Pays one pot token (seed: Pay the Ante Pot): drawn blind with the seeded generator,
+    /// Pays one pot token (seed: Pay the Ante Pot): drawn blind from the Conflict's [`Draws`](table::Draws),
     /// to the leaders round-robin in commit order from UTG. With one leader every token goes
     /// to it, so the draw order cannot matter and no draw is made.
     fn pay_token(&self) -> Event {
@@ -916,15 +915,14 @@ impl Conflict {
             return Event::PotToJackpot;
         };
         let single = leaders.len() == 1;
-        let mut rng_pos = self.rng_pos;
+        let mut rng_pos = self.draws.position();
         let attribute = if single {
             Attribute::ALL.into_iter().find(|a| self.pot[a.index()] > 0)
         } else {
             let total: u16 = self.pot.iter().sum();
-            let mut rng = table::seeded_rng(self.seed);
-            rng.set_word_pos(rng_pos);
-            let mut pick = rng.random_range(0..total.max(1));
-            rng_pos = rng.get_word_pos();
+            let mut draws = self.draws.stream();
+            let mut pick = draws.uniform(0..total.max(1)).unwrap_or(0);
+            rng_pos = draws.position();
             Attribute::ALL.into_iter().find(|a| {
                 let n = self.pot[a.index()];
                 if pick < n {
@@ -1039,7 +1037,7 @@ impl Conflict {
                     TokenFate::Kept => self.actors[to.index()].stacks[i] += 1,
                     TokenFate::ToJackpot => self.jackpot[i] += 1,
                 }
-                self.rng_pos = *rng_pos;
+                self.draws.advance_to(*rng_pos);
                 self.paid += 1;
                 if self.pot.iter().all(|&c| c == 0) {
                     self.start_actions();

@@ -1,4 +1,5 @@
-//! Seeded, portable randomness.
+//! Seeded, portable randomness for bots, tests and benchmarks. Rules never draw from it directly:
+//! they draw from the recorded [`Draws`](crate::Draws), which uses it underneath.
 //!
 //! `StdRng` may change its algorithm between `rand` versions, which would break saved games and
 //! replays; ChaCha8 is a fixed algorithm, so the same seed gives the same draws everywhere.

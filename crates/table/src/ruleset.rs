@@ -169,8 +169,9 @@ pub trait Ruleset {
         String::new()
     }
 
-    /// How many draws the table's random source has made so far in `state` (its recorded
-    /// position). It never goes back: the session refuses an undo that would rewind it.
+    /// How far the table's random source has been drawn in `state`: the position of the
+    /// state's [`Draws`](crate::Draws), the only source a ruleset draws from. It never goes
+    /// back: the session refuses an undo that would rewind it.
     ///
     /// The default is 0, for a ruleset that never draws.
     fn draw_position(state: &Self::State) -> u64 {
