@@ -2,7 +2,7 @@
 //! the same functions: random Hands played through the engine are entered, as a referee would
 //! enter them, into [`referee::compute`], and both must agree on every Action's damage, which
 //! Actions are void (Decision: resolution order, point 5), who is eliminated, the pot's
-//! leaders and the next UTG.
+//! leaders and the tokens each receives (or the pot going to the Jackpot), and the next UTG.
 
 mod common;
 
@@ -103,6 +103,26 @@ fn compare(report: &referee::Report, played: &Played) {
     }
 }
 
+/// Seed: Pay the Ante Pot. The engine paid the pot token by token to the leaders in TD wins,
+/// round-robin in commit order from UTG (`paid`), or moved it whole to the Jackpot (`None`)
+/// when nobody won Trine Dominance: the calculator names the same leaders and shares.
+fn compare_pot(report: &referee::Report, paid: Option<&[String]>) {
+    match paid {
+        None => assert!(report.pot_leaders.is_empty(), "{report:#?}"),
+        Some([]) => {}
+        Some(paid) => {
+            let n = report.pot_leaders.len();
+            assert!(n > 0, "{report:#?}");
+            let expected: Vec<&String> = (0..paid.len()).map(|i| &report.pot_leaders[i % n]).collect();
+            assert_eq!(paid.iter().collect::<Vec<_>>(), expected, "{report:#?}");
+            let shares = report.pot_shares.clone().unwrap_or_default();
+            for (leader, k) in shares {
+                assert_eq!(paid.iter().filter(|p| **p == leader).count(), usize::from(k), "{report:#?}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
 
@@ -116,9 +136,15 @@ proptest! {
         let mut events = Vec::new();
         let mut pending: Option<(referee::Report, Played)> = None;
         let mut hands = 0;
+        // The pot of the Hand being played: who received each token, or `None` when it
+        // went to the Jackpot.
+        let mut pot: Option<Vec<String>> = Some(Vec::new());
         while c.phase != Phase::Over && hands < 12 {
             if let Some(e) = c.automatic() {
                 match &e {
+                    Event::AspectsRevealed => pot = Some(Vec::new()),
+                    Event::TokenPaid { to, .. } => if let Some(p) = pot.as_mut() { p.push(c.actors[to.index()].sheet.name.clone()) },
+                    Event::PotToJackpot => pot = None,
                     Event::Struck { damage, .. } => if let Some(p) = pending.as_mut() { p.1.strikes.push(Ok(*damage)) },
                     Event::StrikeVoid { why, .. } => if let Some(p) = pending.as_mut() { p.1.strikes.push(Err(*why)) },
                     Event::HandEnded { next_utg } | Event::HandStarted { utg: next_utg, .. } => {
@@ -140,9 +166,11 @@ proptest! {
                 if e == Event::ActionsRevealed {
                     // A Hand where an Actor's only target left before Reveal AT cannot be
                     // entered (the calculator would give it the other Actor): skipped.
-                    let sheet = sheet_of(&c);
+                    let mut sheet = sheet_of(&c);
+                    sheet.pot = pot.as_ref().map(|p| p.len() as u16).filter(|&n| n > 0);
                     if sheet.actors.iter().all(|a| !a.targets.is_empty()) {
                         let report = referee::compute(&sheet).unwrap();
+                        compare_pot(&report, pot.as_deref());
                         pending = Some((report, Played::default()));
                     }
                 }
