@@ -245,3 +245,230 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The calculator's own rules and refusals (§5.2, §5.5, §6)
+// ---------------------------------------------------------------------------------------------
+
+/// One of the pair playing `play` and nothing else.
+fn plays(play: &str) -> SideSheet {
+    SideSheet { play: play.into(), ..SideSheet::default() }
+}
+
+/// One of the pair playing `play` with `special`.
+fn with_special(play: &str, special: &str) -> SideSheet {
+    SideSheet { special: Some(special.into()), ..plays(play) }
+}
+
+fn turn(a: SideSheet, b: SideSheet) -> TurnSheet {
+    TurnSheet { a, b, ..TurnSheet::default() }
+}
+
+fn earlier(mut t: TurnSheet) -> TurnSheet {
+    t.edition = Some("earlier".into());
+    t
+}
+
+#[track_caller]
+fn report(t: &TurnSheet) -> Report {
+    referee::compute(t).unwrap_or_else(|e| panic!("refused: {e}"))
+}
+
+/// Specials that do not change one turn's numbers are accepted and say so (§6); identical
+/// specials of the pair cancel; the edition names the specials.
+#[test]
+fn specials_without_effect_on_the_numbers() {
+    for (special, name, effect) in [
+        ("scouter", "Scouter", "does not change this turn's losses"),
+        ("to blave", "To Blave", "does not change this turn's losses"),
+        ("there can be only one", "There Can Be Only One", "does not change"),
+        ("i already know attack", "I Already Know ◆", "B could not play a ◆ move"),
+        ("liquid metal", "Liquid Metal", "enter the copied special instead"),
+        ("drunken monkey", "Drunken Monkey", "enter the move played after any swap"),
+        ("the way of the samurai", "The Way of the Samurai", "it does not change this turn's losses"),
+    ] {
+        let r = report(&turn(with_special("▨☰", special), plays("○☷")));
+        let s = &r.specials[0];
+        assert_eq!((s.by, s.name.as_str(), s.changed), ("a", name, false), "{special}");
+        assert!(s.effect.contains(effect), "{special}: {:?}", s.effect);
+        assert_eq!(r.final_losses.b.parts, r.b.loss.parts, "{special}");
+        assert_eq!(r.b.loss.total, 4, "{special}");
+    }
+    let r = report(&turn(with_special("▨☰", "wax on defend"), with_special("○☷", "wax_on_defend")));
+    assert!(r.specials.iter().all(|s| s.cancelled), "{r:#?}");
+    let r = report(&earlier(turn(with_special("▨☰", "pressure point"), plays("○☷"))));
+    assert_eq!((r.specials[0].name.as_str(), r.specials[0].place), ("Precise", 4));
+}
+
+/// §6 Decision: identical I Already Know (Premonition) played by both of the pair cancel, so
+/// neither forbids a move.
+#[test]
+fn identical_i_already_know_of_the_pair_cancel_and_forbid_nothing() {
+    for (edition, name) in [("current", "i already know grapple"), ("earlier", "premonition grapple")] {
+        let mut t = turn(with_special("▨☲", name), with_special("◆☰", name));
+        t.edition = Some(edition.into());
+        let r = report(&t);
+        assert!(r.specials.iter().all(|s| s.cancelled), "{edition}");
+        assert_eq!(r.winner, Some("b"), "{edition}");
+    }
+}
+
+/// §6 Decision (two specials at one place in the list): two Dig Two Graves of different types
+/// apply at the same time, each from the losses before either; calling the other one A gives
+/// the same numbers.
+#[test]
+fn dig_two_graves_of_different_types_do_not_depend_on_who_is_a() {
+    let run = |a: [&str; 2], b: [&str; 2]| {
+        let r = report(&turn(with_special(a[0], a[1]), with_special(b[0], b[1])));
+        [r.final_losses.a.total, r.final_losses.b.total]
+    };
+    let (x, y) = (["○☷", "dig two graves grapple"], ["▨☷", "dig two graves defend"]);
+    assert_eq!(run(x, y), [4, 4], "○☷ loses 4, ▨☷ loses the 4 mirrored, nothing comes back");
+    assert_eq!(run(y, x), [4, 4]);
+}
+
+/// §6 Decision (which loss a special means): Dig Two Graves mirrors the §5.3 loss before
+/// energy runs out, 11, not the 3 B has left.
+#[test]
+fn a_specials_loss_is_the_loss_before_energy_runs_out() {
+    let a = SideSheet { stance: Some("2▨".into()), ..plays("▨☰") };
+    let b = SideSheet {
+        stance: Some("1○".into()),
+        energy: Some([1, 1, 1]),
+        ..with_special("○☷", "dig two graves grapple")
+    };
+    let r = report(&turn(a, b));
+    assert_eq!((r.final_losses.a.total, r.final_losses.a.parts.mirrored), (11, 11));
+    assert_eq!(r.b.energy.as_ref().map(|e| e.wiped_out), Some(true));
+}
+
+/// §6 Decision: Yojimbo (Bodyguard) may name a character that loses nothing: accepted, no
+/// effect, and said to count as used.
+#[test]
+fn yojimbo_naming_a_character_who_loses_nothing_has_no_effect() {
+    let mut t = turn(plays("▨☰"), plays("○☷"));
+    t.yojimbo = Some("a".into());
+    let r = report(&t);
+    assert_eq!(
+        (r.specials[0].special, r.specials[0].by, r.specials[0].changed),
+        (Special::Yojimbo, "a_ally", false)
+    );
+    assert!(r.extras.is_empty());
+    assert_eq!(r.final_losses.b.total, 4);
+    assert!(
+        r.specials[0].effect.contains("has no effect: A loses nothing this turn"),
+        "{:?}",
+        r.specials[0].effect
+    );
+    assert!(r.specials[0].effect.contains("still counts as used (§6)"));
+}
+
+/// Santa Carla after the opponent surrenders: the surrender is why nothing is regained (§5.2
+/// Decision), not the stance or the move.
+#[test]
+fn santa_carla_after_a_surrender_says_the_surrender_is_why() {
+    let a = SideSheet { stance: Some("1○".into()), ..with_special("○☷", "santa carla defend") };
+    let r = report(&turn(a, plays("surrender")));
+    let effect = &r.specials[0].effect;
+    assert!(effect.contains("B surrendered, so nobody won the turn"), "{effect}");
+    assert!(!effect.contains("only if it wins with a stance"), "{effect}");
+}
+
+/// Bad turns are refused with a typed error naming the field (as in a file, or as a flag) and
+/// the rule; never a panic.
+#[test]
+fn bad_turns_are_refused_naming_the_field_and_the_rule() {
+    let cases: Vec<(TurnSheet, &str, &[&str])> = vec![
+        (turn(plays("kick"), plays("○☷")), "a.move", &["\"kick\" is not a move"]),
+        (turn(plays("defend jump"), plays("○☷")), "a.move", &["§3"]),
+        (
+            turn(
+                SideSheet { stance: Some("3▨".into()), energy: Some([1, 2, 3]), ..plays("▨☰") },
+                plays("○☷"),
+            ),
+            "a.stance",
+            &["§5.2 step 2"],
+        ),
+        (
+            turn(plays("▨☰"), SideSheet { stance: Some("lots".into()), ..plays("○☷") }),
+            "b.stance",
+            &["not a stance"],
+        ),
+        (
+            turn(plays("▨☰"), SideSheet { disadvantage: vec!["◆☷".into(), "○☷".into()], ..plays("○☷") }),
+            "b.move",
+            &["disadvantage chain", "§5.2 step 3"],
+        ),
+        (
+            turn(
+                SideSheet { combo: vec!["○☵".into()], ..plays("▨☰") },
+                SideSheet { combo: vec!["◆☲".into()], ..plays("○☷") },
+            ),
+            "a.combo",
+            &["a.combo and b.combo are both given", "§5.5"],
+        ),
+        (
+            turn(SideSheet { follow_ups: vec!["▨☰".into()], ..plays("▨☰") }, plays("○☷")),
+            "a.follow_ups",
+            &["give the chain in a.combo", "§5.5"],
+        ),
+        (
+            turn(with_special("▨☰", "fireball"), plays("○☷")),
+            "a.special",
+            &["\"fireball\" is not a special", "§6"],
+        ),
+        (turn(plays("▨☰"), with_special("○☷", "wax on")), "b.special", &["needs an action type"]),
+        (
+            turn(plays("▨☰"), with_special("○☷", "parry grapple")),
+            "b.special",
+            &["Parry ▨", "earlier edition", "--edition earlier"],
+        ),
+        (
+            earlier(turn(plays("▨☰"), with_special("○☷", "wax on grapple"))),
+            "b.special",
+            &["Wax On ▨", "current edition", "Parry ▨"],
+        ),
+        (
+            earlier(turn(with_special("▨☰", "to blave"), plays("○☷"))),
+            "a.special",
+            &["To Blave", "current edition"],
+        ),
+        (
+            turn(with_special("▨☰", "i already know defend"), plays("○☷")),
+            "b.move",
+            &["I Already Know ○", "§6", "B may not play ○☷"],
+        ),
+        (
+            turn(with_special("▨☰", "premonition ▨"), plays("▨☲")),
+            "b.move",
+            &["§6", "I Already Know ▨", "B may not play ▨☲"],
+        ),
+        (turn(with_special("▨☰", "yojimbo"), plays("○☷")), "a.special", &["ally", "--yojimbo"]),
+        (
+            TurnSheet { yojimbo: Some("c".into()), ..turn(plays("▨☰"), plays("○☷")) },
+            "yojimbo",
+            &["write a or b"],
+        ),
+        (
+            TurnSheet { edition: Some("third".into()), ..turn(plays("▨☰"), plays("○☷")) },
+            "edition",
+            &["current", "earlier"],
+        ),
+        (
+            turn(SideSheet { name: Some("  ".into()), ..plays("▨☰") }, plays("○☷")),
+            "a.name",
+            &["cannot be empty"],
+        ),
+    ];
+    for (t, field, phrases) in cases {
+        let e = referee::compute(&t).expect_err(field);
+        let text = e.to_string();
+        assert!(text.starts_with(&format!("{field}: ")) || text.starts_with(field), "{text}");
+        for p in phrases {
+            assert!(text.contains(p), "{field}: {p:?} missing in {text}");
+        }
+        // As flags, the same error names the flag.
+        let flags = e.message(&|f| f.flag());
+        assert!(flags.starts_with(&format!("--{}", field.replace(['.', '_'], "-"))), "{flags}");
+    }
+}
