@@ -7,8 +7,11 @@
 
 mod common;
 
+use inciting_incident::attack::ExtraHits;
 use inciting_incident::calculator::{self, Answer, Request};
+use inciting_incident::dice::AdvantageRule;
 use inciting_incident::rules::{Purpose, Who};
+use inciting_incident::wounds::{RestOutcome, Wounds};
 use inciting_incident::{Action, Event, IncitingIncident, Scene, SceneKind, Target};
 use proptest::prelude::*;
 use rand::RngExt;
@@ -259,4 +262,124 @@ proptest! {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worked examples and the calculator's own checks (§3.1, §7, §9)
+// ---------------------------------------------------------------------------------------------
+
+#[track_caller]
+fn answer(request: Request) -> Answer {
+    calculator::compute(&request, AdvantageRule::ExtraDie, &mut seeded_rng(1))
+        .unwrap_or_else(|e| panic!("refused: {e}"))
+}
+
+fn talent(level: u8, rd: u8, result: i32) -> Request {
+    Request::Talent { level, rd, modifier: 0, advantage: 0, result: Some(result), automatic: false }
+}
+
+fn decisive(level: u8, rd: u8, rv: u8, ability: u8, protection: &[u8], flow: Option<i32>) -> Request {
+    Request::Decisive {
+        level,
+        rd,
+        rv,
+        ability,
+        protection: protection.to_vec(),
+        flow: flow.unwrap_or(0),
+        ranged: flow.is_none(),
+        modifier: 0,
+        advantage: 0,
+        attack: None,
+        defence: None,
+        extra_hits: ExtraHits::AtLeast,
+    }
+}
+
+fn with_totals(mut r: Request, a: i32, d: i32) -> Request {
+    if let Request::Decisive { attack, defence, .. } = &mut r {
+        (*attack, *defence) = (Some(a), Some(d));
+    }
+    r
+}
+
+fn rest(hits: u8, death_hits: u8, incapacitated: bool, full_day: bool, result: Option<i32>) -> Request {
+    Request::Rest {
+        level: 5,
+        difficulty: 4,
+        wounds: Wounds { hits, max_hits: 2, death_hits, incapacitated, doomed: false },
+        full_day,
+        result,
+    }
+}
+
+/// Worked example B (§7.1): a Talent Roll of 25 moves the Flow 5 for 2 Crisis; 13 fails for
+/// 7 Crisis; level 6 against RD 3 reaches 20 half the time.
+#[test]
+fn worked_example_b_with_real_dice() {
+    let Answer::Talent { flow, crisis, .. } = answer(talent(6, 3, 25)) else { panic!() };
+    assert_eq!((flow, crisis), (5, 2));
+    let Answer::Talent { flow, crisis, p_success, .. } = answer(talent(6, 3, 13)) else { panic!() };
+    assert_eq!((flow, crisis), (0, 7));
+    assert!((p_success - 0.5).abs() < 0.002);
+}
+
+/// Worked examples C (§7.2) and F (§7.3, ranged).
+#[test]
+fn worked_examples_c_and_f_decisive_with_real_dice() {
+    let Answer::Decisive { hits, flow_shift, needed, .. } =
+        answer(with_totals(decisive(7, 2, 6, 4, &[6], Some(4)), 17, 9))
+    else {
+        panic!()
+    };
+    assert_eq!((hits, flow_shift, needed), (2, 3, 11));
+    let Answer::Decisive { hits, flow_shift, .. } =
+        answer(with_totals(decisive(5, 2, 7, 3, &[], None), 18, 5))
+    else {
+        panic!()
+    };
+    assert_eq!((hits, flow_shift), (2, 0));
+}
+
+/// §9: a rest roll heals a hit; an unrevived Incapacitated character's failed daily roll
+/// marks a Death Hit (the last one kills); a whole day heals a conscious character; a dead
+/// one rolls nothing; the full-day heal does not apply to the Incapacitated.
+#[test]
+fn rest_scenes_heal_and_the_incapacitated_mark_death_hits() {
+    let outcome = |r: Request| match answer(r) {
+        Answer::Rest { outcome, wounds, dead, .. } => (outcome, wounds.hits, dead),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(outcome(rest(2, 0, false, false, Some(20))), (RestOutcome::Healed, 1, false));
+    assert_eq!(outcome(rest(2, 1, true, false, Some(12))).0, RestOutcome::Dies);
+    assert_eq!(outcome(rest(2, 0, false, true, None)).1, 0);
+    assert_eq!(outcome(rest(2, 2, true, false, Some(25))), (RestOutcome::Dead, 2, true));
+    assert_eq!(outcome(rest(2, 0, true, true, Some(20))), (RestOutcome::Recovered, 1, false));
+    assert_eq!(outcome(rest(2, 0, true, true, Some(3))), (RestOutcome::DeathHit, 2, false));
+}
+
+/// Bad requests are refused with the rule: levels (§3.1), RV (§4.3), hits (§9), the engine's
+/// bounds.
+#[test]
+fn bad_requests_are_refused_with_the_rule() {
+    let refused = |r: Request| {
+        calculator::compute(&r, AdvantageRule::ExtraDie, &mut seeded_rng(1)).expect_err("refused").to_string()
+    };
+    assert!(refused(talent(12, 0, 20)).contains("§3.1"));
+    assert!(refused(talent(0, 0, 20)).contains("§3.1"));
+    assert!(refused(Request::Ability { level: 12, difficulty: 4, result: None }).contains("0 to 9"));
+    assert!(refused(decisive(5, 2, 6, 10, &[], Some(0))).contains("0 to 9"));
+    assert!(refused(decisive(5, 2, 0, 3, &[], Some(0))).contains("§4.3"));
+    assert!(refused(decisive(5, 2, 6, 3, &[7], Some(0))).contains("d4, d6, d8, d10 or d12"));
+    assert!(refused(decisive(5, 21, 6, 3, &[], Some(0))).contains("at most 20"));
+    assert!(refused(rest(3, 0, false, false, None)).contains("§9"));
+    let mut r = talent(5, 0, 20);
+    if let Request::Talent { modifier, .. } = &mut r {
+        *modifier = i32::MAX;
+    }
+    assert!(refused(r).contains("--modifier"));
+    // Level 0 is an Ability level: no dice, only the difficulty.
+    assert!(matches!(
+        answer(Request::Ability { level: 0, difficulty: 4, result: None }),
+        Answer::Ability { .. }
+    ));
 }
