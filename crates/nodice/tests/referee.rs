@@ -207,3 +207,121 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Worked examples of the calculator (moved from the CLI tests)
+// ---------------------------------------------------------------------------------------------
+
+/// An Actor as the referee enters it: `NAME: attribute bid -> targets`.
+fn actor(name: &str, attribute: Attribute, bid: u16, targets: &[&str]) -> ActorPlay {
+    ActorPlay {
+        name: name.into(),
+        attribute,
+        bid,
+        wildcard: false,
+        targets: targets.iter().map(|t| (*t).to_owned()).collect(),
+        serial: None,
+        kind: None,
+        wildcards: None,
+        values: None,
+        damage_aspect: None,
+        damage: None,
+    }
+}
+
+fn with_serial(mut a: ActorPlay, serial: &str) -> ActorPlay {
+    a.serial = Some(serial.into());
+    a
+}
+
+fn hand(stakes: u8, actors: Vec<ActorPlay>) -> HandSheet {
+    HandSheet { stakes: Some(stakes), actors, ..HandSheet::default() }
+}
+
+/// Three Actors resolve pairwise; Body damage reaches B's single Body Attribute as
+/// floor(3/3) = 1 (the partial-Aspect table).
+#[test]
+fn three_actors_resolve_pairwise_with_partial_aspect_damage() {
+    let r = referee::compute(&hand(
+        1,
+        vec![
+            actor("A", Attribute::Fit, 4, &["B", "C"]),
+            with_serial(actor("B", Attribute::Pre, 2, &["A"]), "M4(4/4/4)-B4(4/-/-)-S4(4/4/4)"),
+            actor("C", Attribute::Rea, 1, &["B"]),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(r.pairs.len(), 3);
+    let a_to_b = r.strikes.iter().find(|s| s.attacker == "A" && s.target == "B").unwrap();
+    assert_eq!((a_to_b.damage, a_to_b.damage_through), (3, Some(1)));
+}
+
+/// §3.3: F1 is an object that just has FIT, B1(-/1/-): its bid cap is 1 and Body damage
+/// reaches it through its single Attribute (floor(4/3) = 1); a bad shortened serial names the
+/// word.
+#[test]
+fn thing_shortened_notation_in_serials() {
+    let mut door = with_serial(actor("Door", Attribute::Fit, 1, &["Kara"]), "F1");
+    door.kind = Some(Kind::Abstract);
+    door.damage_aspect = Some(Aspect::Spirit);
+    let r =
+        referee::compute(&hand(1, vec![actor("Kara", Attribute::Str, 4, &["Door"]), door.clone()])).unwrap();
+    let kara = r.strikes.iter().find(|s| s.attacker == "Kara").unwrap();
+    assert_eq!((kara.damage, kara.damage_through), (4, Some(1)));
+    door.serial = Some("FIT-1".into());
+    door.bid = 2;
+    let e =
+        referee::compute(&hand(1, vec![actor("Kara", Attribute::Str, 4, &[]), door.clone()])).unwrap_err();
+    assert!(e.to_string().contains("over the cap of 1"), "{e}");
+    door.serial = Some("FOO-1".into());
+    let e = referee::compute(&hand(1, vec![actor("Kara", Attribute::Str, 4, &[]), door])).unwrap_err();
+    assert!(e.to_string().contains("\"FOO\" in the shortened Thing notation is not an Attribute"), "{e}");
+}
+
+/// Seed: Pay the Ante Pot. A and B (Mind) both beat C (Body): a pot of 7 is paid round-robin
+/// to A and B, 4 and 3.
+#[test]
+fn worked_example_pot_of_7_between_two_tied_leaders_pays_4_and_3() {
+    let mut h = hand(
+        2,
+        vec![
+            actor("A", Attribute::Rea, 1, &["C"]),
+            actor("B", Attribute::Kno, 1, &["C"]),
+            actor("C", Attribute::Str, 1, &["A"]),
+        ],
+    );
+    h.pot = Some(7);
+    let r = referee::compute(&h).unwrap();
+    assert_eq!(r.pot_leaders, ["A", "B"]);
+    assert_eq!(r.pot_shares, Some(vec![("A".to_owned(), 4), ("B".to_owned(), 3)]));
+}
+
+/// Seed Step 3, Bid Cap: a bid never exceeds a Trine Score, and no Trine Score is over 100.
+#[test]
+fn a_bid_over_100_is_a_clear_error_not_a_panic() {
+    let e = referee::compute(&hand(
+        5,
+        vec![actor("A", Attribute::Str, 65535, &[]), actor("B", Attribute::Pre, 3, &[])],
+    ))
+    .unwrap_err();
+    assert_eq!(e, referee::RefereeError::BidOver100("A".into(), 65535));
+}
+
+/// Decision (resolution order, point 5): an Actor eliminated before its turn in the Action
+/// Priority order deals nothing (the audit's `nd_utg_tie` Hand: B's Mind damage exhausts C
+/// before C's turn). The tie for most Dominance wins keeps UTG with A (seed: Step 1).
+#[test]
+fn an_actor_eliminated_before_its_turn_deals_nothing() {
+    let r = referee::compute(&hand(
+        1,
+        vec![
+            with_serial(actor("A", Attribute::Str, 1, &["B"]), "M3(3/3/3)-B3(3/3/3)-S3(3/3/3)"),
+            with_serial(actor("B", Attribute::Rea, 3, &["C"]), "M3(3/3/3)-B3(3/3/3)-S3(3/3/3)"),
+            with_serial(actor("C", Attribute::Wil, 5, &["B"]), "M1(1/0/0)-B3(3/3/3)-S5(5/5/5)"),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(r.strikes[2].void, Some(Void::AttackerOut));
+    assert_eq!(r.eliminated, ["C"]);
+    assert_eq!((r.next_utg.as_deref(), r.utg_tie), (Some("A"), true));
+}
