@@ -12,6 +12,7 @@ mod common;
 use common::*;
 use iron_triangle::referee::{self, Report, SideSheet, TurnSheet};
 use iron_triangle::special::{Edition, Special};
+use iron_triangle::windows::SpecialCard;
 use iron_triangle::{Combo, Command, Conflict, Event, FighterId, Move, Phase};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
@@ -54,7 +55,8 @@ fn random_specials(edition: Edition, rng: &mut TableRng) -> Vec<Special> {
     out
 }
 
-/// A 1v1 of two level-12 characters knowing every move, with random energies (12 to 21, §10,
+/// A 1v1 (a third of the time with an ally of A's side knowing Yojimbo) of level-12
+/// characters knowing every move, with random energies (12 to 21, §10,
 /// sometimes lower now) and specials.
 fn duel(seed: u64) -> Conflict {
     let mut rng = seeded_rng(seed);
@@ -84,23 +86,44 @@ fn duel(seed: u64) -> Conflict {
         }
         c
     };
-    let (a, b) = (character("A"), character("B"));
-    let mut setup = Build::new().pc("p", a).npc(b).setup();
+    let (a, b, mut c) = (character("A"), character("B"), character("C"));
+    let mut build = Build::new().pc("p", a).npc(b);
+    // Sometimes an ally of A's side who knows Yojimbo, to take a loss of the pair (§6).
+    if seed % 3 == 0 {
+        c.specials.push(Special::Yojimbo);
+        build = build.pc("q", c);
+    }
+    let mut setup = build.setup();
     setup.edition = edition;
     Conflict::new(setup).unwrap_or_else(|e| panic!("setup refused: {e}"))
 }
 
 /// The turn about to be resolved, as a referee enters it: `state` is the conflict just before
-/// its `TurnResolved` event, `specials` the cards revealed this turn.
-fn sheet_of(state: &Conflict, specials: &[(FighterId, Special)]) -> Option<TurnSheet> {
+/// its `TurnResolved` event, `specials` the cards revealed this turn. `None` for a turn the
+/// calculator does not take: two specials of one character, a special of an ally other than
+/// Yojimbo, or a combo chain between others than the pair.
+fn sheet_of(state: &Conflict, specials: &[(FighterId, SpecialCard)]) -> Option<TurnSheet> {
     let Phase::Turn(t) = &state.phase else { return None };
     let pair = t.pair()?;
+    if let Some(c) = &state.combo
+        && !c.is_empty()
+        && !(0..2).any(|i| c.side == state.fighter(pair[i]).side && c.against == pair[1 - i])
+    {
+        return None;
+    }
+    let mut yojimbo = None;
+    for (_, card) in specials.iter().filter(|(by, _)| !pair.contains(by)) {
+        match (card.effective(), card.target.and_then(|t| pair.iter().position(|&p| p == t))) {
+            (Special::Yojimbo, Some(i)) if yojimbo.is_none() => yojimbo = Some(["a", "b"][i].to_owned()),
+            _ => return None,
+        }
+    }
     let side = |i: usize| -> Option<SideSheet> {
         let id = pair[i];
         let f = state.fighter(id);
-        let mine: Vec<Special> = specials.iter().filter(|(by, _)| *by == id).map(|(_, s)| *s).collect();
-        if mine.len() > 1 {
-            // The calculator takes one special per character and turn.
+        let mine: Vec<Special> =
+            specials.iter().filter(|(by, _)| *by == id).map(|(_, c)| c.effective()).collect();
+        if mine.len() > 1 || mine.contains(&Special::Yojimbo) {
             return None;
         }
         let (combo, follow_ups) = match &state.combo {
@@ -124,39 +147,47 @@ fn sheet_of(state: &Conflict, specials: &[(FighterId, Special)]) -> Option<TurnS
     Some(TurnSheet {
         comment: None,
         edition: Some(referee::edition_name(state.edition).to_owned()),
-        yojimbo: None,
+        yojimbo,
         a: side(0)?,
         b: side(1)?,
     })
 }
 
-/// "a" or "b" for one of the pair.
-fn key(pair: [FighterId; 2], id: FighterId) -> &'static str {
-    if id == pair[0] { "a" } else { "b" }
+/// "a" or "b" for one of the pair; "a_ally" or "b_ally" for the ally who took a loss with
+/// Yojimbo (`ally_of`, the side it named).
+fn key(pair: [FighterId; 2], id: FighterId, ally_of: Option<&str>) -> &'static str {
+    match (pair.iter().position(|&p| p == id), ally_of) {
+        (Some(0), _) => "a",
+        (Some(_), _) => "b",
+        (None, Some("b")) => "b_ally",
+        (None, _) => "a_ally",
+    }
 }
 
 /// The calculator's report against the engine's state right after `TurnResolved`.
-fn compare(report: &Report, after: &Conflict) -> Result<(), TestCaseError> {
+fn compare(report: &Report, after: &Conflict, ally_of: Option<&str>) -> Result<(), TestCaseError> {
     let Phase::Aftermath(a) = &after.phase else {
         return Err(TestCaseError::fail(format!("no aftermath after TurnResolved: {:?}", after.phase)));
     };
     let r = &a.result;
-    prop_assert_eq!(report.winner, r.outcome.winner().map(|w| key(a.pair, a.pair[w])));
+    prop_assert_eq!(report.winner, r.outcome.winner().map(|w| key(a.pair, a.pair[w], ally_of)));
     prop_assert_eq!(report.decided_by, r.decided_by);
     prop_assert_eq!(report.combo_continued, r.combo_continued);
     prop_assert_eq!([report.a.disadvantaged, report.b.disadvantaged], r.disadvantaged);
     prop_assert_eq!([report.a.loss.parts, report.b.loss.parts], r.losses);
     prop_assert_eq!([report.final_losses.a.parts, report.final_losses.b.parts], a.losses);
-    let spreaders = [0, 1].map(|i| a.spreaders[i].map_or(key(a.pair, a.pair[i]), |s| key(a.pair, s)));
+    let spreaders =
+        [0, 1].map(|i| a.spreaders[i].map_or(key(a.pair, a.pair[i], ally_of), |s| key(a.pair, s, ally_of)));
     prop_assert_eq!([report.spreaders.a, report.spreaders.b], spreaders);
-    let extras: Vec<_> = after.extras.iter().map(|e| (key(a.pair, e.fighter), e.kind, e.amount)).collect();
+    let extras: Vec<_> =
+        after.extras.iter().map(|e| (key(a.pair, e.fighter, ally_of), e.kind, e.amount)).collect();
     let reported: Vec<_> = report.extras.iter().map(|e| (e.fighter, e.kind, e.amount)).collect();
     prop_assert_eq!(reported, extras);
     let chains = [0, 1].map(|i| after.fighter(a.pair[i]).disadvantage.cards());
     prop_assert_eq!([report.next.disadvantage.a.clone(), report.next.disadvantage.b.clone()], chains);
     let combo = after.combo.as_ref().filter(|c| !c.is_empty()).map(|c| {
         let side = if after.fighter(a.pair[0]).side == c.side { "a" } else { "b" };
-        (side, key(a.pair, c.against), c.cards.iter().map(|c| c.card).collect::<Vec<_>>())
+        (side, key(a.pair, c.against, ally_of), c.cards.iter().map(|c| c.card).collect::<Vec<_>>())
     });
     let reported = report.next.combo.as_ref().map(|c| (c.side, c.against, c.cards.clone()));
     prop_assert_eq!(reported, combo);
@@ -192,14 +223,14 @@ proptest! {
     #![proptest_config(config(96))]
 
     /// §5.2 step 4, §5.3–§5.5, §6: `iron-triangle resolve` and the engine agree on random
-    /// turns of random 1v1 conflicts, with random stances, moves, chains, energies and
-    /// specials, in both editions.
+    /// turns of random 1v1 conflicts (some with an ally playing Yojimbo), with random stances,
+    /// moves, chains, energies and specials, in both editions.
     #[test]
     fn resolve_agrees_with_the_engine_on_random_turns(setup in any::<u64>(), seed in any::<u64>()) {
         let mut g: Game = Table::new(duel(setup));
         let mut rng = seeded_rng(seed);
         let mut turns = 0;
-        let mut specials: Vec<(FighterId, Special)> = Vec::new();
+        let mut specials: Vec<(FighterId, SpecialCard)> = Vec::new();
         let mut open: Option<Open> = None;
         let mut out: Vec<FighterId> = Vec::new();
         let mut n = 0;
@@ -217,7 +248,7 @@ proptest! {
             for e in &events {
                 match e {
                     Event::TurnBegan { .. } => specials.clear(),
-                    Event::SpecialRevealed { fighter, card, .. } => specials.push((*fighter, card.effective())),
+                    Event::SpecialRevealed { fighter, card, .. } => specials.push((*fighter, *card)),
                     Event::WentOut { fighter, .. } => out.push(*fighter),
                     _ => {}
                 }
@@ -233,7 +264,7 @@ proptest! {
                             .map_err(|err| TestCaseError::fail(format!("{err} in {sheet:#?}")))?;
                         let mut after = state.clone();
                         after.apply(e);
-                        compare(&report, &after)?;
+                        compare(&report, &after, sheet.yojimbo.as_deref())?;
                         let Phase::Aftermath(a) = &after.phase else { unreachable!("compare checked it") };
                         let samurai = a.pair.map(|id| state.fighter(id).samurai);
                         open = Some(Open { report, pair: a.pair, samurai });
