@@ -89,7 +89,7 @@ fn duel(seed: u64) -> Conflict {
     let (a, b, mut c) = (character("A"), character("B"), character("C"));
     let mut build = Build::new().pc("p", a).npc(b);
     // Sometimes an ally of A's side who knows Yojimbo, to take a loss of the pair (§6).
-    if seed % 3 == 0 {
+    if seed.is_multiple_of(3) {
         c.specials.push(Special::Yojimbo);
         build = build.pc("q", c);
     }
