@@ -1,22 +1,18 @@
-//! `facedown inciting-incident roll`: the dice calculator for a physical table. It rolls (or
-//! takes the totals of real dice) and applies the rules of the `inciting-incident` crate: the
-//! level dice, Talent Rolls against 20, Regular and Decisive Attacks, Ability Rolls.
+//! `facedown inciting-incident roll`: the dice calculator for a physical table. Every rule is
+//! the `inciting-incident` crate's: [`calculator::compute`] checks the request, rolls (or takes
+//! the totals of real dice) and applies the level dice, Talent Rolls against 20, Regular and
+//! Decisive Attacks, Rest Scenes and Ability Rolls. This module reads the flags, seeds the dice
+//! and prints the [`Answer`].
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use inciting_incident::attack::{
-    ExtraHits, MAX_ADVANTAGE, decisive_flow_shift, decisive_hits, defence_value, regular_automatic,
-    regular_roll,
-};
+use inciting_incident::attack::{ExtraHits, MAX_ADVANTAGE};
+use inciting_incident::calculator::{self, Answer, Request};
 use inciting_incident::character::{MAX_DICE, MAX_MODIFIER};
-use inciting_incident::dice::{
-    self, AdvantageRule, Pool, Roll, TARGET, ability_pool, defence_pool, level_cost, level_dice,
-    success_chance, talent_pool,
-};
+use inciting_incident::dice::AdvantageRule;
 use inciting_incident::wounds::{RestOutcome, Wounds};
-use serde_json::json;
 
 /// The engine's bounds, for clap: a count of d6 (a Resistance Difficulty, a difficulty) goes
 /// from 0 to [`MAX_DICE`], as on a sheet.
@@ -164,101 +160,12 @@ enum What {
     },
 }
 
-fn check_level(level: u8) -> anyhow::Result<()> {
-    if !(1..=9).contains(&level) {
-        bail!("--level {level}: levels that roll dice go from 1 to 9 (§3.1)");
-    }
-    Ok(())
-}
-
-fn check_ability(flag: &str, level: u8) -> anyhow::Result<()> {
-    if level > dice::MAX_LEVEL {
-        bail!("{flag} {level}: Ability levels go from 0 to 9 (§3.1)");
-    }
-    Ok(())
-}
-
-/// Runs `facedown inciting-incident roll`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let rule = match args.rule.as_str() {
-        "extra-die" => AdvantageRule::ExtraDie,
-        "plus-minus-d6" => AdvantageRule::PlusMinusD6,
-        other => bail!("--rule {other:?}: use extra-die or plus-minus-d6 (§3.3)"),
-    };
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-    });
-    let mut rng = table::Draws::seeded(seed).stream();
-    let mut roll_or = |given: Option<i32>, pool: &Pool, adv: i32| -> Option<Roll> {
-        match given {
-            Some(_) => None,
-            None => Some(dice::roll(&mut rng, pool, adv, rule)),
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    let value = match args.what {
-        What::Levels => {
-            let rows: Vec<_> = (1..=9u8)
-                .map(|l| {
-                    let (n, s) = level_dice(l);
-                    let pool = Pool::level(l);
-                    json!({"level": l, "dice": format!("{n}d{s}"), "cost": level_cost(l),
-                           "mean": f64::from(n) * (f64::from(s) + 1.0) / 2.0, "p_20": success_chance(&pool)})
-                })
-                .collect();
-            if !args.json {
-                writeln!(out, "level  dice  cost  mean  P(≥20 alone)")?;
-                for r in &rows {
-                    writeln!(
-                        out,
-                        "{:>5}  {:>4}  {:>4}  {:>4.1}  {:.3}",
-                        r["level"],
-                        r["dice"].as_str().unwrap_or(""),
-                        r["cost"],
-                        r["mean"].as_f64().unwrap_or(0.0),
-                        r["p_20"].as_f64().unwrap_or(0.0)
-                    )?;
-                }
-            }
-            json!({ "levels": rows })
-        }
+/// The request the flags describe.
+fn request(what: What) -> Request {
+    match what {
+        What::Levels => Request::Levels,
         What::Talent { level, rd, modifier, advantage, result, automatic } => {
-            if automatic {
-                let o = regular_automatic();
-                if !args.json {
-                    writeln!(
-                        out,
-                        "Automatic Regular Attack: Flow +{} toward the attacker, Crisis +{}.",
-                        o.flow, o.crisis
-                    )?;
-                }
-                json!({"automatic": true, "flow": o.flow, "crisis": o.crisis})
-            } else {
-                check_level(level)?;
-                let pool = talent_pool(level, &[], modifier, rd);
-                let rolled = roll_or(result, &pool, advantage);
-                let total = rolled.as_ref().map_or(result.unwrap_or(0), |r| r.total);
-                let o = regular_roll(total);
-                let p = success_chance(&pool);
-                if !args.json {
-                    if let Some(r) = &rolled {
-                        writeln!(out, "Talent Roll (level {level}, RD {rd}): {}", r.describe())?;
-                    } else {
-                        writeln!(out, "Talent Roll total: {total}")?;
-                    }
-                    if total >= TARGET {
-                        writeln!(
-                            out,
-                            "Success: Flow +{} toward the attacker, Crisis +{}.",
-                            o.flow, o.crisis
-                        )?;
-                    } else {
-                        writeln!(out, "Failure: Flow unchanged, Crisis +{}.", o.crisis)?;
-                    }
-                    writeln!(out, "(Chance to reach 20 without Advantage: {:.1}%.)", p * 100.0)?;
-                }
-                json!({"roll": rolled, "total": total, "success": total >= TARGET, "flow": o.flow, "crisis": o.crisis, "p_success": p})
-            }
+            Request::Talent { level, rd, modifier, advantage, result, automatic }
         }
         What::Decisive {
             level,
@@ -273,134 +180,164 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             attack,
             defence,
             strict,
-        } => {
-            check_level(level)?;
-            check_ability("--ability", ability)?;
-            if rv == 0 {
-                bail!("--rv 0: a Resistance Value is at least 1 (§4.3)");
-            }
-            if let Some(s) = protection.iter().find(|s| !dice::valid_sides(**s)) {
-                bail!("--protection {s}: dice are d4, d6, d8, d10 or d12");
-            }
-            if protection.len() > usize::from(MAX_DICE) {
-                bail!("--protection: at most {MAX_DICE} Protection dice, as on a sheet (§4.3)");
-            }
-            let apool = talent_pool(level, &[], modifier, rd);
-            let arolled = roll_or(attack, &apool, advantage);
-            let dpool = defence_pool(ability, &protection);
-            let drolled = roll_or(defence, &dpool, 0);
-            let a = arolled.as_ref().map_or(attack.unwrap_or(0), |r| r.total);
-            let d = drolled.as_ref().map_or(defence.unwrap_or(0), |r| r.total);
-            let subtract = if ranged { i32::from(level) } else { flow };
-            let dv = defence_value(i32::from(rv), subtract);
-            let needed = d.saturating_add(dv);
-            let rule = if strict { ExtraHits::StrictlyMore } else { ExtraHits::AtLeast };
-            let hits = decisive_hits(a, d, dv, rv, rule);
-            let shift = if ranged { 0 } else { decisive_flow_shift(rv) };
-            if !args.json {
-                match &arolled {
-                    Some(r) => writeln!(out, "Attack roll: {}", r.describe())?,
-                    None => writeln!(out, "Attack roll: {a}")?,
-                }
-                match &drolled {
-                    Some(r) => writeln!(out, "Defence roll: {}", r.describe())?,
-                    None => writeln!(out, "Defence roll: {d}")?,
-                }
-                let what = if ranged { "Talent level" } else { "Flow" };
-                writeln!(out, "Defence value: RV {rv} − {what} {subtract} = {dv}; needed {needed}")?;
-                if hits > 0 {
-                    writeln!(out, "Hit: {hits} hit(s).")?;
-                } else {
-                    writeln!(out, "Miss.")?;
-                }
-                if ranged {
-                    writeln!(out, "Crisis +2; a ranged Decisive Attack leaves the Flow alone.")?;
-                } else {
-                    writeln!(
-                        out,
-                        "Crisis +2; the Flow moves {shift} away from the attacker: {flow:+} → {:+} (attacker's view).",
-                        flow.saturating_sub(shift)
-                    )?;
-                }
-            }
-            json!({"attack": arolled, "attack_total": a, "defence": drolled, "defence_total": d,
-                   "defence_value": dv, "needed": needed, "hits": hits, "flow_shift": shift, "crisis": 2})
-        }
+        } => Request::Decisive {
+            level,
+            rd,
+            rv,
+            ability,
+            protection,
+            flow,
+            ranged,
+            modifier,
+            advantage,
+            attack,
+            defence,
+            extra_hits: if strict { ExtraHits::StrictlyMore } else { ExtraHits::AtLeast },
+        },
         What::Rest { level, difficulty, hits, max_hits, death_hits, incapacitated, full_day, result } => {
-            check_ability("--level", level)?;
-            if max_hits == 0 || hits > max_hits || death_hits > max_hits {
-                bail!("--hits and --death-hits go from 0 to --max-hits, which is at least 1 (§9)");
+            Request::Rest {
+                level,
+                difficulty,
+                wounds: Wounds { hits, max_hits, death_hits, incapacitated, doomed: false },
+                full_day,
+                result,
             }
-            let mut w = Wounds { hits, max_hits, death_hits, incapacitated, doomed: false };
-            // The rules are the crate's (§9): a dead character rolls nothing; a full day heals
-            // every hit of a conscious character, while an Incapacitated one makes its daily
-            // roll that day instead.
-            let needs_roll = !(w.is_dead() || full_day && w.full_day_heals());
-            let (rolled, total) = if needs_roll {
-                let pool = ability_pool(level, difficulty);
-                let rolled = roll_or(result, &pool, 0);
-                let total = rolled.as_ref().map_or(result.unwrap_or(0), |r| r.total);
-                (rolled, Some(total))
-            } else {
-                (None, None)
-            };
-            let success = total.is_some_and(|t| t >= TARGET);
-            let outcome = if full_day { w.full_day(success) } else { w.rest(success) };
-            if !args.json {
-                if full_day {
-                    writeln!(out, "A whole day of rest.")?;
-                    if incapacitated && outcome != RestOutcome::Dead {
-                        writeln!(
-                            out,
-                            "The full-day heal does not apply while Incapacitated (§9): the daily roll decides."
-                        )?;
-                    }
-                }
-                match (&rolled, total) {
-                    (Some(r), _) => writeln!(
-                        out,
-                        "Rest roll (level {level}, difficulty {difficulty}d6): {}",
-                        r.describe()
-                    )?,
-                    (None, Some(t)) => writeln!(out, "Rest roll total: {t}")?,
-                    (None, None) => {}
-                }
-                let what = outcome.describe();
-                let mut what = what.chars();
-                let first = what.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
-                writeln!(
-                    out,
-                    "{first}{}. Hits {}/{}, Death Hits {}/{}.",
-                    what.as_str(),
-                    w.hits,
-                    w.max_hits,
-                    w.death_hits,
-                    w.max_hits
-                )?;
-            }
-            json!({"roll": rolled, "total": total, "outcome": outcome, "wounds": w, "dead": w.is_dead()})
         }
-        What::Ability { level, difficulty, result } => {
-            check_ability("--level", level)?;
-            let pool = ability_pool(level, difficulty);
-            let rolled = roll_or(result, &pool, 0);
-            let total = rolled.as_ref().map_or(result.unwrap_or(0), |r| r.total);
-            if !args.json {
-                match &rolled {
-                    Some(r) => writeln!(
-                        out,
-                        "Ability Roll (level {level}, difficulty {difficulty}d6): {}",
-                        r.describe()
-                    )?,
-                    None => writeln!(out, "Ability Roll total: {total}")?,
-                }
-                writeln!(out, "{}", if total >= TARGET { "Success." } else { "Failure." })?;
-            }
-            json!({"roll": rolled, "total": total, "success": total >= TARGET, "p_success": success_chance(&pool)})
-        }
+        What::Ability { level, difficulty, result } => Request::Ability { level, difficulty, result },
+    }
+}
+
+/// Runs `facedown inciting-incident roll`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let rule = match args.rule.as_str() {
+        "extra-die" => AdvantageRule::ExtraDie,
+        "plus-minus-d6" => AdvantageRule::PlusMinusD6,
+        other => bail!("--rule {other:?}: use extra-die or plus-minus-d6 (§3.3)"),
     };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    });
+    let mut rng = table::Draws::seeded(seed).stream();
+    let request = request(args.what);
+    let answer = calculator::compute(&request, rule, &mut rng)?;
+    let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string(&value)?)?;
+        writeln!(out, "{}", serde_json::to_string(&answer)?)?;
+    } else {
+        write!(out, "{}", text(&request, &answer))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The plain-text rendering of an answer.
+fn text(request: &Request, answer: &Answer) -> String {
+    let mut s = String::new();
+    let mut line = |l: String| {
+        s.push_str(&l);
+        s.push('\n');
+    };
+    match (request, answer) {
+        (_, Answer::Levels { levels }) => {
+            line("level  dice  cost  mean  P(≥20 alone)".to_owned());
+            for r in levels {
+                line(format!("{:>5}  {:>4}  {:>4}  {:>4.1}  {:.3}", r.level, r.dice, r.cost, r.mean, r.p_20));
+            }
+        }
+        (_, Answer::Automatic { flow, crisis, .. }) => {
+            line(format!("Automatic Regular Attack: Flow +{flow} toward the attacker, Crisis +{crisis}."));
+        }
+        (
+            Request::Talent { level, rd, .. },
+            Answer::Talent { roll, total, success, flow, crisis, p_success },
+        ) => {
+            match roll {
+                Some(r) => line(format!("Talent Roll (level {level}, RD {rd}): {}", r.describe())),
+                None => line(format!("Talent Roll total: {total}")),
+            }
+            if *success {
+                line(format!("Success: Flow +{flow} toward the attacker, Crisis +{crisis}."));
+            } else {
+                line(format!("Failure: Flow unchanged, Crisis +{crisis}."));
+            }
+            line(format!("(Chance to reach 20 without Advantage: {:.1}%.)", p_success * 100.0));
+        }
+        (
+            Request::Decisive { rv, flow, ranged, .. },
+            Answer::Decisive {
+                attack,
+                attack_total,
+                defence,
+                defence_total,
+                defence_value,
+                needed,
+                hits,
+                flow_shift,
+                crisis,
+                subtracted,
+                flow_after,
+            },
+        ) => {
+            match attack {
+                Some(r) => line(format!("Attack roll: {}", r.describe())),
+                None => line(format!("Attack roll: {attack_total}")),
+            }
+            match defence {
+                Some(r) => line(format!("Defence roll: {}", r.describe())),
+                None => line(format!("Defence roll: {defence_total}")),
+            }
+            let what = if *ranged { "Talent level" } else { "Flow" };
+            line(format!("Defence value: RV {rv} − {what} {subtracted} = {defence_value}; needed {needed}"));
+            line(if *hits > 0 { format!("Hit: {hits} hit(s).") } else { "Miss.".to_owned() });
+            if *ranged {
+                line(format!("Crisis +{crisis}; a ranged Decisive Attack leaves the Flow alone."));
+            } else {
+                line(format!(
+                    "Crisis +{crisis}; the Flow moves {flow_shift} away from the attacker: {flow:+} → {flow_after:+} (attacker's view)."
+                ));
+            }
+        }
+        (
+            Request::Rest { level, difficulty, wounds: before, full_day, .. },
+            Answer::Rest { roll, total, outcome, wounds: w, .. },
+        ) => {
+            if *full_day {
+                line("A whole day of rest.".to_owned());
+                if before.incapacitated && *outcome != RestOutcome::Dead {
+                    line(
+                        "The full-day heal does not apply while Incapacitated (§9): the daily roll decides."
+                            .to_owned(),
+                    );
+                }
+            }
+            match (roll, total) {
+                (Some(r), _) => {
+                    line(format!("Rest roll (level {level}, difficulty {difficulty}d6): {}", r.describe()))
+                }
+                (None, Some(t)) => line(format!("Rest roll total: {t}")),
+                (None, None) => {}
+            }
+            let what = outcome.describe();
+            let mut what = what.chars();
+            let first = what.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+            line(format!(
+                "{first}{}. Hits {}/{}, Death Hits {}/{}.",
+                what.as_str(),
+                w.hits,
+                w.max_hits,
+                w.death_hits,
+                w.max_hits
+            ));
+        }
+        (Request::Ability { level, difficulty, .. }, Answer::Ability { roll, total, success, .. }) => {
+            match roll {
+                Some(r) => {
+                    line(format!("Ability Roll (level {level}, difficulty {difficulty}d6): {}", r.describe()))
+                }
+                None => line(format!("Ability Roll total: {total}")),
+            }
+            line(if *success { "Success." } else { "Failure." }.to_owned());
+        }
+        _ => {}
+    }
+    s
 }

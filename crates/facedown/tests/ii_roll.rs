@@ -1,4 +1,6 @@
-//! End-to-end tests of `facedown inciting-incident roll`, the dice calculator.
+//! End-to-end tests of `facedown inciting-incident roll`, the dice calculator: flags, text and
+//! `--json` output, exit codes. The rules it applies are tested on
+//! `inciting_incident::calculator` in crates/inciting-incident/tests/calculator.rs.
 
 use std::process::{Command, Output};
 
@@ -17,37 +19,8 @@ fn json(args: &[&str]) -> serde_json::Value {
 }
 
 #[test]
-fn worked_example_b_with_real_dice() {
-    let v = json(&["talent", "--level", "6", "--rd", "3", "--result", "25"]);
-    assert_eq!((v["flow"].as_i64(), v["crisis"].as_i64()), (Some(5), Some(2)));
-    let v = json(&["talent", "--level", "6", "--rd", "3", "--result", "13"]);
-    assert_eq!((v["flow"].as_i64(), v["crisis"].as_i64()), (Some(0), Some(7)));
-    assert!((v["p_success"].as_f64().unwrap() - 0.5).abs() < 0.002);
-}
-
-#[test]
 fn worked_example_c_decisive_with_real_dice() {
-    let v = json(&[
-        "decisive",
-        "--level",
-        "7",
-        "--rd",
-        "2",
-        "--rv",
-        "6",
-        "--ability",
-        "4",
-        "--protection",
-        "6",
-        "--flow",
-        "4",
-        "--attack",
-        "17",
-        "--defence",
-        "9",
-    ]);
-    assert_eq!(v["hits"], 2);
-    assert_eq!(v["flow_shift"], 3);
+    // The numbers are the crate's (crates/inciting-incident/tests/calculator.rs); the text shows them.
     let o = roll(&[
         "decisive",
         "--level",
@@ -67,28 +40,6 @@ fn worked_example_c_decisive_with_real_dice() {
     ]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("needed 11") && text.contains("Hit: 2 hit(s)"), "{text}");
-}
-
-#[test]
-fn worked_example_f_ranged_decisive() {
-    let v = json(&[
-        "decisive",
-        "--level",
-        "5",
-        "--rd",
-        "2",
-        "--rv",
-        "7",
-        "--ability",
-        "3",
-        "--ranged",
-        "--attack",
-        "18",
-        "--defence",
-        "5",
-    ]);
-    assert_eq!(v["hits"], 2);
-    assert_eq!(v["flow_shift"], 0);
 }
 
 #[test]
@@ -116,32 +67,9 @@ fn bad_input_exits_2_with_the_rule() {
     assert_eq!(o.status.code(), Some(2));
     let o = roll(&["talent", "--level", "5", "--rule", "coin"]);
     assert_eq!(o.status.code(), Some(2));
-}
-
-#[test]
-fn rest_scenes_heal_and_the_incapacitated_mark_death_hits() {
-    let v = json(&["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--result", "20"]);
-    assert_eq!(v["outcome"], "healed");
-    assert_eq!(v["wounds"]["hits"], 1);
-    let v = json(&[
-        "rest",
-        "--level",
-        "5",
-        "--hits",
-        "2",
-        "--max-hits",
-        "2",
-        "--incapacitated",
-        "--death-hits",
-        "1",
-        "--result",
-        "12",
-    ]);
-    assert_eq!(v["outcome"], "dies");
-    let v = json(&["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--full-day"]);
-    assert_eq!(v["wounds"]["hits"], 0);
     let o = roll(&["rest", "--level", "5", "--hits", "3", "--max-hits", "2"]);
     assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("§9"));
 }
 
 #[test]
@@ -285,11 +213,6 @@ fn rest_calculator_a_character_at_max_death_hits_is_dead_not_recovered() {
         "--result",
         "25",
     ];
-    let v = json(&args);
-    assert_eq!(v["outcome"], "dead");
-    assert_eq!(v["dead"], true);
-    assert_eq!(v["wounds"]["hits"], 2);
-    assert_eq!(v["wounds"]["incapacitated"], true);
     let text = String::from_utf8_lossy(&roll(&args).stdout).into_owned();
     assert!(text.contains("dead") && !text.contains("no longer Incapacitated"), "{text}");
 }
@@ -297,16 +220,8 @@ fn rest_calculator_a_character_at_max_death_hits_is_dead_not_recovered() {
 #[test]
 fn rest_calculator_full_day_does_not_heal_the_incapacitated() {
     let base = ["rest", "--level", "5", "--hits", "2", "--max-hits", "2", "--incapacitated", "--full-day"];
-    let mut ok = base.to_vec();
-    ok.extend(["--result", "20"]);
-    let v = json(&ok);
-    assert_eq!(v["outcome"], "recovered");
-    assert_eq!(v["wounds"]["hits"], 1, "one hit, not the whole day's heal");
     let mut bad = base.to_vec();
     bad.extend(["--result", "3"]);
-    let v = json(&bad);
-    assert_eq!(v["outcome"], "death_hit");
-    assert_eq!(v["wounds"]["hits"], 2);
     let text = String::from_utf8_lossy(&roll(&bad).stdout).into_owned();
     assert!(text.contains("does not apply while Incapacitated"), "{text}");
 }

@@ -26,6 +26,7 @@
 
 pub mod actions;
 pub mod attack;
+pub mod calculator;
 pub mod character;
 pub mod dice;
 pub mod duel;

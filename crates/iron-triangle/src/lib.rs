@@ -25,6 +25,7 @@ pub mod effects;
 pub mod energy;
 pub mod narrate;
 pub mod prompt;
+pub mod referee;
 pub mod reference;
 pub mod rules;
 pub mod special;

@@ -2,7 +2,7 @@
 //! the same functions: random Hands played through the engine are entered, as a referee would
 //! enter them, into [`referee::compute`], and both must agree on every Action's damage, which
 //! Actions are void (Decision: resolution order, point 5), who is eliminated, the pot's
-//! leaders and the next UTG.
+//! leaders and the tokens each receives (or the pot going to the Jackpot), and the next UTG.
 
 mod common;
 
@@ -103,6 +103,26 @@ fn compare(report: &referee::Report, played: &Played) {
     }
 }
 
+/// Seed: Pay the Ante Pot. The engine paid the pot token by token to the leaders in TD wins,
+/// round-robin in commit order from UTG (`paid`), or moved it whole to the Jackpot (`None`)
+/// when nobody won Trine Dominance: the calculator names the same leaders and shares.
+fn compare_pot(report: &referee::Report, paid: Option<&[String]>) {
+    match paid {
+        None => assert!(report.pot_leaders.is_empty(), "{report:#?}"),
+        Some([]) => {}
+        Some(paid) => {
+            let n = report.pot_leaders.len();
+            assert!(n > 0, "{report:#?}");
+            let expected: Vec<&String> = (0..paid.len()).map(|i| &report.pot_leaders[i % n]).collect();
+            assert_eq!(paid.iter().collect::<Vec<_>>(), expected, "{report:#?}");
+            let shares = report.pot_shares.clone().unwrap_or_default();
+            for (leader, k) in shares {
+                assert_eq!(paid.iter().filter(|p| **p == leader).count(), usize::from(k), "{report:#?}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
 
@@ -116,9 +136,15 @@ proptest! {
         let mut events = Vec::new();
         let mut pending: Option<(referee::Report, Played)> = None;
         let mut hands = 0;
+        // The pot of the Hand being played: who received each token, or `None` when it
+        // went to the Jackpot.
+        let mut pot: Option<Vec<String>> = Some(Vec::new());
         while c.phase != Phase::Over && hands < 12 {
             if let Some(e) = c.automatic() {
                 match &e {
+                    Event::AspectsRevealed => pot = Some(Vec::new()),
+                    Event::TokenPaid { to, .. } => if let Some(p) = pot.as_mut() { p.push(c.actors[to.index()].sheet.name.clone()) },
+                    Event::PotToJackpot => pot = None,
                     Event::Struck { damage, .. } => if let Some(p) = pending.as_mut() { p.1.strikes.push(Ok(*damage)) },
                     Event::StrikeVoid { why, .. } => if let Some(p) = pending.as_mut() { p.1.strikes.push(Err(*why)) },
                     Event::HandEnded { next_utg } | Event::HandStarted { utg: next_utg, .. } => {
@@ -140,9 +166,11 @@ proptest! {
                 if e == Event::ActionsRevealed {
                     // A Hand where an Actor's only target left before Reveal AT cannot be
                     // entered (the calculator would give it the other Actor): skipped.
-                    let sheet = sheet_of(&c);
+                    let mut sheet = sheet_of(&c);
+                    sheet.pot = pot.as_ref().map(|p| p.len() as u16).filter(|&n| n > 0);
                     if sheet.actors.iter().all(|a| !a.targets.is_empty()) {
                         let report = referee::compute(&sheet).unwrap();
+                        compare_pot(&report, pot.as_deref());
                         pending = Some((report, Played::default()));
                     }
                 }
@@ -178,4 +206,122 @@ proptest! {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worked examples of the calculator (moved from the CLI tests)
+// ---------------------------------------------------------------------------------------------
+
+/// An Actor as the referee enters it: `NAME: attribute bid -> targets`.
+fn actor(name: &str, attribute: Attribute, bid: u16, targets: &[&str]) -> ActorPlay {
+    ActorPlay {
+        name: name.into(),
+        attribute,
+        bid,
+        wildcard: false,
+        targets: targets.iter().map(|t| (*t).to_owned()).collect(),
+        serial: None,
+        kind: None,
+        wildcards: None,
+        values: None,
+        damage_aspect: None,
+        damage: None,
+    }
+}
+
+fn with_serial(mut a: ActorPlay, serial: &str) -> ActorPlay {
+    a.serial = Some(serial.into());
+    a
+}
+
+fn hand(stakes: u8, actors: Vec<ActorPlay>) -> HandSheet {
+    HandSheet { stakes: Some(stakes), actors, ..HandSheet::default() }
+}
+
+/// Three Actors resolve pairwise; Body damage reaches B's single Body Attribute as
+/// floor(3/3) = 1 (the partial-Aspect table).
+#[test]
+fn three_actors_resolve_pairwise_with_partial_aspect_damage() {
+    let r = referee::compute(&hand(
+        1,
+        vec![
+            actor("A", Attribute::Fit, 4, &["B", "C"]),
+            with_serial(actor("B", Attribute::Pre, 2, &["A"]), "M4(4/4/4)-B4(4/-/-)-S4(4/4/4)"),
+            actor("C", Attribute::Rea, 1, &["B"]),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(r.pairs.len(), 3);
+    let a_to_b = r.strikes.iter().find(|s| s.attacker == "A" && s.target == "B").unwrap();
+    assert_eq!((a_to_b.damage, a_to_b.damage_through), (3, Some(1)));
+}
+
+/// §3.3: F1 is an object that just has FIT, B1(-/1/-): its bid cap is 1 and Body damage
+/// reaches it through its single Attribute (floor(4/3) = 1); a bad shortened serial names the
+/// word.
+#[test]
+fn thing_shortened_notation_in_serials() {
+    let mut door = with_serial(actor("Door", Attribute::Fit, 1, &["Kara"]), "F1");
+    door.kind = Some(Kind::Abstract);
+    door.damage_aspect = Some(Aspect::Spirit);
+    let r =
+        referee::compute(&hand(1, vec![actor("Kara", Attribute::Str, 4, &["Door"]), door.clone()])).unwrap();
+    let kara = r.strikes.iter().find(|s| s.attacker == "Kara").unwrap();
+    assert_eq!((kara.damage, kara.damage_through), (4, Some(1)));
+    door.serial = Some("FIT-1".into());
+    door.bid = 2;
+    let e =
+        referee::compute(&hand(1, vec![actor("Kara", Attribute::Str, 4, &[]), door.clone()])).unwrap_err();
+    assert!(e.to_string().contains("over the cap of 1"), "{e}");
+    door.serial = Some("FOO-1".into());
+    let e = referee::compute(&hand(1, vec![actor("Kara", Attribute::Str, 4, &[]), door])).unwrap_err();
+    assert!(e.to_string().contains("\"FOO\" in the shortened Thing notation is not an Attribute"), "{e}");
+}
+
+/// Seed: Pay the Ante Pot. A and B (Mind) both beat C (Body): a pot of 7 is paid round-robin
+/// to A and B, 4 and 3.
+#[test]
+fn worked_example_pot_of_7_between_two_tied_leaders_pays_4_and_3() {
+    let mut h = hand(
+        2,
+        vec![
+            actor("A", Attribute::Rea, 1, &["C"]),
+            actor("B", Attribute::Kno, 1, &["C"]),
+            actor("C", Attribute::Str, 1, &["A"]),
+        ],
+    );
+    h.pot = Some(7);
+    let r = referee::compute(&h).unwrap();
+    assert_eq!(r.pot_leaders, ["A", "B"]);
+    assert_eq!(r.pot_shares, Some(vec![("A".to_owned(), 4), ("B".to_owned(), 3)]));
+}
+
+/// Seed Step 3, Bid Cap: a bid never exceeds a Trine Score, and no Trine Score is over 100.
+#[test]
+fn a_bid_over_100_is_a_clear_error_not_a_panic() {
+    let e = referee::compute(&hand(
+        5,
+        vec![actor("A", Attribute::Str, 65535, &[]), actor("B", Attribute::Pre, 3, &[])],
+    ))
+    .unwrap_err();
+    assert_eq!(e, referee::RefereeError::BidOver100("A".into(), 65535));
+}
+
+/// Decision (resolution order, point 5): an Actor eliminated before its turn in the Action
+/// Priority order deals nothing (the audit's `nd_utg_tie` Hand: B's Mind damage exhausts C
+/// before C's turn). The tie for most Dominance wins keeps UTG with A (seed: Step 1).
+#[test]
+fn an_actor_eliminated_before_its_turn_deals_nothing() {
+    let r = referee::compute(&hand(
+        1,
+        vec![
+            with_serial(actor("A", Attribute::Str, 1, &["B"]), "M3(3/3/3)-B3(3/3/3)-S3(3/3/3)"),
+            with_serial(actor("B", Attribute::Rea, 3, &["C"]), "M3(3/3/3)-B3(3/3/3)-S3(3/3/3)"),
+            with_serial(actor("C", Attribute::Wil, 5, &["B"]), "M1(1/0/0)-B3(3/3/3)-S5(5/5/5)"),
+        ],
+    ))
+    .unwrap();
+    assert_eq!(r.strikes[2].void, Some(Void::AttackerOut));
+    assert_eq!(r.eliminated, ["C"]);
+    assert_eq!((r.next_utg.as_deref(), r.utg_tie), (Some("A"), true));
 }
