@@ -621,3 +621,20 @@ fn an_old_iron_triangle_save_is_refused_as_an_old_format() {
     assert!(e.contains("is a save of the old format") && e.contains("docs/play.md"), "{e}");
     std::fs::remove_file(old).ok();
 }
+
+/// Issue 14, part 1: only the GM calls for a seat's decision to be forced, and it is taken by
+/// the rules' documented default, logged for everyone — from a script or at the keyboard.
+#[test]
+fn the_gm_forces_a_seats_decision_from_a_script_or_the_keyboard() {
+    let o = play(&["--script", "-"], "{\"seat\": \"gm\", \"force\": \"ada\"}\n");
+    let out = stdout(&o);
+    let forced = out.find("ada's decision is forced: the rules' default is taken.").expect("forced");
+    assert!(out[forced..].contains("Ada commits a stance face down."), "{out}");
+    let o = play(&["--script", "-"], "{\"seat\": \"ada\", \"force\": \"gm\"}\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("only the GM may force a seat's decision"), "{}", stderr(&o));
+    let o = play(&[], "force\n");
+    let out = stdout(&o);
+    assert!(out.contains("`force [SEAT]`"), "the prompt says how: {out}");
+    assert!(out.contains("ada's decision is forced"), "{out}");
+}

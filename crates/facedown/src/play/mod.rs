@@ -536,6 +536,10 @@ impl<R: System> Game<R> {
             }
             script::What::TakeBack => take_back(&mut self.session, seat),
             script::What::Undo => undo(&mut self.session, seat),
+            script::What::Force(named) => match R::seats(state).find(&named) {
+                Ok(other) => force(&mut self.session, other, seat),
+                Err(_) => Err(format!("there is no seat named {:?} to force", escape(&named))),
+            },
         };
         if let Err(e) = result {
             bail!("{at} (seat {}): {e}", escape(&line.seat));
@@ -580,7 +584,12 @@ impl<R: System> Game<R> {
             out,
             "(a number or a choice's words; `?` the quick reference; a command as JSON {{...}}; `back [SEAT]` \
              takes back a face-down choice not yet revealed{})",
-            if gm_seat.is_some() { "; `undo`: the GM undoes the last public command" } else { "" }
+            if gm_seat.is_some() {
+                "; `undo`: the GM undoes the last public command; `force [SEAT]`: the GM has the rules' default \
+                 taken for this seat (or SEAT)"
+            } else {
+                ""
+            }
         )?;
         loop {
             let Some(answer) = keyboard.read(&format!("{name}> "), prompt.private, &mut out)? else {
@@ -600,6 +609,18 @@ impl<R: System> Game<R> {
                     None => Err("there is no GM seat to undo a command".to_owned()),
                 },
                 "back" => take_back(&mut self.session, seat),
+                "force" => match gm_seat {
+                    Some(by) => force(&mut self.session, seat, by),
+                    None => Err("there is no GM seat to force a decision".to_owned()),
+                },
+                _ if answer.starts_with("force ") => {
+                    let named = answer["force ".len()..].trim();
+                    match (gm_seat, R::seats(self.session.table().state()).find(named)) {
+                        (None, _) => Err("there is no GM seat to force a decision".to_owned()),
+                        (Some(by), Ok(other)) => force(&mut self.session, other, by),
+                        (_, Err(_)) => Err(format!("there is no seat named {named:?}")),
+                    }
+                }
                 _ if answer.starts_with("back ") => {
                     let named = answer["back ".len()..].trim();
                     match R::seats(self.session.table().state()).find(named) {
@@ -702,6 +723,12 @@ fn cleared_screen(public: &[String]) -> String {
 /// The GM's undo of the last public command.
 fn undo<R: Ruleset>(session: &mut Session<R>, seat: SeatId) -> Result<(), String> {
     session.undo(seat).map_err(|e| e.to_string())
+}
+
+/// The GM's seat `by` has `seat`'s awaited decision taken by the rules' documented default
+/// (logged as forced for everyone).
+fn force<R: Ruleset>(session: &mut Session<R>, seat: SeatId, by: SeatId) -> Result<(), String> {
+    session.force(seat, Some(by)).map_err(|e| e.to_string())
 }
 
 /// A seat takes back its face-down choice.

@@ -20,6 +20,9 @@ struct Raw {
     undo: bool,
     #[serde(default)]
     take_back: bool,
+    /// The GM calls for this seat's decision to be taken by the rules' default.
+    #[serde(default)]
+    force: Option<String>,
 }
 
 /// What a line asks for.
@@ -30,6 +33,8 @@ pub enum What {
     Undo,
     /// The seat takes back its face-down choice.
     TakeBack,
+    /// The GM (the line's seat) forces the named seat's decision: the rules' default.
+    Force(String),
 }
 
 /// One line of a script.
@@ -82,11 +87,14 @@ impl Script {
         let at = format!("{} line {number}", self.name);
         let raw: Raw = serde_json::from_str(text)
             .with_context(|| format!("{at}: not a script line {{\"seat\": …, \"command\": …}}"))?;
-        let what = match (raw.command, raw.undo, raw.take_back) {
-            (Some(c), false, false) => What::Command(c),
-            (None, true, false) => What::Undo,
-            (None, false, true) => What::TakeBack,
-            _ => bail!("{at}: give exactly one of \"command\", \"undo\": true or \"take_back\": true"),
+        let what = match (raw.command, raw.undo, raw.take_back, raw.force) {
+            (Some(c), false, false, None) => What::Command(c),
+            (None, true, false, None) => What::Undo,
+            (None, false, true, None) => What::TakeBack,
+            (None, false, false, Some(seat)) => What::Force(seat),
+            _ => bail!(
+                "{at}: give exactly one of \"command\", \"undo\": true, \"take_back\": true or \"force\": SEAT"
+            ),
         };
         Ok(Some(Line { at, seat: raw.seat, what }))
     }
