@@ -9,7 +9,7 @@ use inciting_incident::dice::level_dice;
 use inciting_incident::{DefenceKind, IncitingIncident, Scene, Setup};
 use table::Ruleset;
 use table::reference::{LEGEND_HEADING, unexplained};
-use table::testing::texts_of_random_play;
+use table::testing::{string_literals, texts_of_random_play};
 
 fn setups() -> Vec<Setup> {
     [
@@ -40,21 +40,6 @@ fn table_symbols() -> String {
     s
 }
 
-/// The text inside the string literals of a source file, comment lines left out.
-fn literals(source: &str) -> String {
-    let mut out = String::new();
-    for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
-        let line = line.replace("\\\"", "");
-        for (i, part) in line.split('"').enumerate() {
-            if i % 2 == 1 {
-                out.push_str(part);
-                out.push(' ');
-            }
-        }
-    }
-    out
-}
-
 /// Everything narration and prompts can print: random games of the example scenes, the
 /// tables and the literals of the narration and prompt modules.
 fn printed() -> String {
@@ -69,8 +54,8 @@ fn printed() -> String {
         }
     }
     text.push_str(&table_symbols());
-    text.push_str(&literals(include_str!("../src/narrate.rs")));
-    text.push_str(&literals(include_str!("../src/prompt.rs")));
+    text.push_str(&string_literals(include_str!("../src/narrate.rs")));
+    text.push_str(&string_literals(include_str!("../src/prompt.rs")));
     text
 }
 

@@ -12,7 +12,7 @@ use iron_triangle::special::{Edition, Special};
 use iron_triangle::{Action, Conflict, Element, Energy, IronTriangle, Move, Setup, Stance};
 use table::Ruleset;
 use table::reference::{LEGEND_HEADING, unexplained};
-use table::testing::texts_of_random_play;
+use table::testing::{string_literals, texts_of_random_play};
 
 /// A level-10 sheet knowing all thirteen moves, some combos and every special of `edition`
 /// (the Way of the Samurai only for a player character).
@@ -69,21 +69,6 @@ fn table_symbols() -> String {
     s
 }
 
-/// The text inside the string literals of a source file, comment lines left out.
-fn literals(source: &str) -> String {
-    let mut out = String::new();
-    for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
-        let line = line.replace("\\\"", "");
-        for (i, part) in line.split('"').enumerate() {
-            if i % 2 == 1 {
-                out.push_str(part);
-                out.push(' ');
-            }
-        }
-    }
-    out
-}
-
 /// Everything narration and prompts can print: random games of every setup, the symbol
 /// tables and the literals of the narration and prompt modules.
 fn printed() -> String {
@@ -99,8 +84,8 @@ fn printed() -> String {
         }
     }
     text.push_str(&table_symbols());
-    text.push_str(&literals(include_str!("../src/narrate.rs")));
-    text.push_str(&literals(include_str!("../src/prompt.rs")));
+    text.push_str(&string_literals(include_str!("../src/narrate.rs")));
+    text.push_str(&string_literals(include_str!("../src/prompt.rs")));
     text
 }
 

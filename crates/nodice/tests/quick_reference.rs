@@ -11,7 +11,7 @@ use common::*;
 use nodice::{ActorId, Aspect, Attribute, Conflict, DamageAbility, Ext, NoDice, Setup, Stakes};
 use table::Ruleset;
 use table::reference::{LEGEND_HEADING, unexplained};
-use table::testing::texts_of_random_play;
+use table::testing::{string_literals, texts_of_random_play};
 
 fn setups() -> Vec<Setup> {
     let mut damage = kara_vs_bandit();
@@ -35,21 +35,6 @@ fn table_symbols() -> String {
     s
 }
 
-/// The text inside the string literals of a source file, comment lines left out.
-fn literals(source: &str) -> String {
-    let mut out = String::new();
-    for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
-        let line = line.replace("\\\"", "");
-        for (i, part) in line.split('"').enumerate() {
-            if i % 2 == 1 {
-                out.push_str(part);
-                out.push(' ');
-            }
-        }
-    }
-    out
-}
-
 /// Everything narration and prompts can print: random games of every setup, the tables and
 /// the literals of the narration and prompt modules.
 fn printed() -> String {
@@ -64,8 +49,8 @@ fn printed() -> String {
         }
     }
     text.push_str(&table_symbols());
-    text.push_str(&literals(include_str!("../src/narrate.rs")));
-    text.push_str(&literals(include_str!("../src/prompt.rs")));
+    text.push_str(&string_literals(include_str!("../src/narrate.rs")));
+    text.push_str(&string_literals(include_str!("../src/prompt.rs")));
     text
 }
 

@@ -198,6 +198,23 @@ impl Ruleset for MatchingPennies {
     }
 }
 
+/// The text inside the string literals of a source file (escaped quotes dropped, comment
+/// lines left out): what a ruleset's narration or prompt module can print besides its data,
+/// for the quick-reference tests that check every printed symbol has a legend line.
+pub fn string_literals(source: &str) -> String {
+    let mut out = String::new();
+    for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        let line = line.replace("\\\"", "");
+        for (i, part) in line.split('"').enumerate() {
+            if i % 2 == 1 {
+                out.push_str(part);
+                out.push(' ');
+            }
+        }
+    }
+    out
+}
+
 /// Every text `R` shows in a random game from `initial`: each awaited seat's prompt (question
 /// and choice labels) before each command, and the narration of every event for every viewer
 /// (each seat and a spectator). The game takes random legal commands (seeded by `seed`) for a
