@@ -601,19 +601,27 @@ impl<R: Ruleset> Session<R> {
     /// The game's record: its setup and commands, face-down choices not yet revealed left
     /// out, with the hash of the events they derive.
     pub fn record(&self) -> Record<R> {
-        let entries: Vec<_> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.pending.contains(i))
-            .map(|(_, e)| e.clone())
-            .collect();
-        let events_hash = if self.pending.is_empty() {
+        self.record_of(self.entries.len())
+    }
+
+    /// The record up to [`settled`](Session::settled): what an append-only store keeps, with
+    /// the hash of the events those entries derive.
+    pub fn settled_record(&self) -> Record<R> {
+        self.record_of(self.settled())
+    }
+
+    /// The record of the first `upto` entries, pending face-down choices left out, with the
+    /// hash of the events they derive.
+    fn record_of(&self, upto: usize) -> Record<R> {
+        let kept = |i: &usize| *i < upto && !self.pending.contains(i);
+        let entries: Vec<_> =
+            self.entries.iter().enumerate().filter(|(i, _)| kept(i)).map(|(_, e)| e.clone()).collect();
+        let events_hash = if self.pending.is_empty() && upto == self.entries.len() {
             events_hash::<R>(self.table.log())
         } else {
             let mut table = Table::<R>::new(self.table.initial().clone());
             for (i, (e, m)) in self.entries.iter().zip(&self.marks).enumerate() {
-                if !m.undone && !self.pending.contains(&i) {
+                if !m.undone && kept(&i) {
                     // These commands were all accepted in this order, less face-down choices
                     // nothing has depended on yet, so they are accepted again.
                     let _ = table.submit(e.seat, &e.command);
@@ -627,29 +635,6 @@ impl<R: Ruleset> Session<R> {
             setup: self.setup.clone(),
             entries,
             events_hash,
-        }
-    }
-
-    /// The record up to [`settled`](Session::settled): what an append-only store keeps, with
-    /// the hash of the events those entries derive.
-    pub fn settled_record(&self) -> Record<R> {
-        if self.pending.is_empty() {
-            return self.record();
-        }
-        let settled = self.settled();
-        let mut table = Table::<R>::new(self.table.initial().clone());
-        for (e, m) in self.entries[..settled].iter().zip(&self.marks) {
-            if !m.undone {
-                // Accepted in this order before, with nothing pending among them.
-                let _ = table.submit(e.seat, &e.command);
-            }
-        }
-        Record {
-            ruleset: R::NAME.to_owned(),
-            version: R::VERSION,
-            setup: self.setup.clone(),
-            entries: self.entries[..settled].to_vec(),
-            events_hash: events_hash::<R>(table.log()),
         }
     }
 
