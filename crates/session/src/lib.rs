@@ -35,6 +35,8 @@
 //! An undo that would take back a draw is refused, so the draw counter never rewinds. Every
 //! undo is logged publicly and recorded as an entry of its own: the record only grows.
 
+pub mod any;
+
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use table::{Bot, Prompt, Role, Ruleset, SeatId, Table, Viewer};

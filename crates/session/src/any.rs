@@ -1,0 +1,135 @@
+//! A session of any rule system behind one object type, for a shell that holds games of several
+//! systems at once and knows none of their types (a server's tables): commands come in as JSON,
+//! and updates, prompts, views and records go out as JSON — the serde forms of the ruleset's
+//! own types, so nothing is re-derived or renamed on the way.
+
+use serde_json::Value;
+use table::{Ruleset, SeatId, Seats, Viewer};
+use thiserror::Error;
+
+use crate::Session;
+
+/// Why an [`AnySession`] refused something. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AnyError {
+    /// The JSON is not one of the ruleset's commands.
+    #[error("not a {ruleset} command: {reason}")]
+    NotACommand {
+        /// The ruleset's name.
+        ruleset: &'static str,
+        /// What the JSON reader said.
+        reason: String,
+    },
+    /// The session or the rules refused it; the message names the rule.
+    #[error("{0}")]
+    Refused(String),
+    /// No seat has this number, for a view or a prompt.
+    #[error("there is no seat number {0}")]
+    NoSeat(u16),
+}
+
+/// A [`Session`] of some ruleset, its types hidden behind JSON.
+pub trait AnySession: Send {
+    /// The ruleset's name ([`Ruleset::NAME`]).
+    fn ruleset(&self) -> &'static str;
+    /// The seats, with their roles and sides.
+    fn seats(&self) -> &Seats;
+    /// [`Session::submit`] of a command given as the ruleset's JSON.
+    fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError>;
+    /// [`Session::force`].
+    fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError>;
+    /// [`Session::take_back`].
+    fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError>;
+    /// [`Session::undo`].
+    fn undo(&mut self, by: SeatId) -> Result<(), AnyError>;
+    /// The seats the game waits for.
+    fn awaiting(&self) -> Vec<SeatId>;
+    /// Whether the game is over.
+    fn is_over(&self) -> bool;
+    /// How many items every viewer's log holds.
+    fn seq(&self) -> u64;
+    /// [`Session::updates_since`], each update in its JSON form.
+    fn updates_since(&self, viewer: Viewer, seq: u64) -> Vec<Value>;
+    /// What `seat` is asked now, in the JSON form of [`table::Prompt`].
+    fn prompt(&self, seat: SeatId) -> Result<Option<Value>, AnyError>;
+    /// What `viewer` may see now.
+    fn view(&self, viewer: Viewer) -> Result<Value, AnyError>;
+    /// The game's [`Record`](crate::Record) as JSON.
+    fn record(&self) -> Value;
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Value {
+    // The rulesets' types are plain data with string keys: they always serialise.
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn refused(e: impl std::fmt::Display) -> AnyError {
+    AnyError::Refused(e.to_string())
+}
+
+impl<R> AnySession for Session<R>
+where
+    R: Ruleset + 'static,
+    R::Setup: Send,
+    R::State: Send,
+    R::Command: Send,
+    R::Event: Send,
+{
+    fn ruleset(&self) -> &'static str {
+        R::NAME
+    }
+
+    fn seats(&self) -> &Seats {
+        R::seats(self.table().state())
+    }
+
+    fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
+        let command: R::Command = serde_json::from_value(command.clone())
+            .map_err(|e| AnyError::NotACommand { ruleset: R::NAME, reason: e.to_string() })?;
+        Session::submit(self, seat, &command).map_err(refused)
+    }
+
+    fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError> {
+        Session::force(self, seat, by).map_err(refused)
+    }
+
+    fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError> {
+        Session::take_back(self, seat).map_err(refused)
+    }
+
+    fn undo(&mut self, by: SeatId) -> Result<(), AnyError> {
+        Session::undo(self, by).map_err(refused)
+    }
+
+    fn awaiting(&self) -> Vec<SeatId> {
+        Session::awaiting(self)
+    }
+
+    fn is_over(&self) -> bool {
+        Session::is_over(self)
+    }
+
+    fn seq(&self) -> u64 {
+        Session::seq(self)
+    }
+
+    fn updates_since(&self, viewer: Viewer, seq: u64) -> Vec<Value> {
+        Session::updates_since(self, viewer, seq).iter().map(json).collect()
+    }
+
+    fn prompt(&self, seat: SeatId) -> Result<Option<Value>, AnyError> {
+        self.seats().get(seat).map_err(|_| AnyError::NoSeat(seat.0))?;
+        Ok(Session::prompt(self, seat).as_ref().map(json))
+    }
+
+    fn view(&self, viewer: Viewer) -> Result<Value, AnyError> {
+        if let Viewer::Seat(seat) = viewer {
+            self.seats().get(seat).map_err(|_| AnyError::NoSeat(seat.0))?;
+        }
+        Ok(json(&Session::view(self, viewer)))
+    }
+
+    fn record(&self) -> Value {
+        json(&Session::record(self))
+    }
+}

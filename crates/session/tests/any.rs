@@ -1,0 +1,102 @@
+//! A session behind `AnySession` (JSON in, JSON out) plays exactly as the typed session: the
+//! same random legal commands, given as JSON, give every viewer the same updates, prompts,
+//! views and record; a command that is not the ruleset's is refused naming the ruleset, and
+//! changes nothing.
+
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+use session::Session;
+use session::any::{AnyError, AnySession};
+use table::{Ruleset, SeatId, Viewer};
+
+fn json<T: Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap()
+}
+
+fn same_game<R>(setup: R::Setup, seed: u64)
+where
+    R: Ruleset + 'static,
+    R::Setup: Send,
+    R::State: Send,
+    R::Command: Send,
+    R::Event: Send,
+    R::SetupError: std::fmt::Debug,
+{
+    let mut typed = Session::<R>::new(setup.clone()).unwrap();
+    let mut erased: Box<dyn AnySession> = Box::new(Session::<R>::new(setup).unwrap());
+    assert_eq!(erased.ruleset(), R::NAME);
+    let viewers: Vec<Viewer> = (0..erased.seats().len() as u16)
+        .map(|i| Viewer::Seat(SeatId(i)))
+        .chain([Viewer::Spectator])
+        .collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut steps = 0;
+    while let Some(&seat) = typed.awaiting().first() {
+        assert_eq!(erased.awaiting(), typed.awaiting());
+        assert_eq!(erased.prompt(seat).unwrap(), typed.prompt(seat).as_ref().map(json));
+        let mut legal = Vec::new();
+        typed.table().legal_commands(seat, &mut legal);
+        if legal.is_empty() || steps == 200 {
+            break;
+        }
+        let command = &legal[rng.random_range(0..legal.len())];
+        typed.submit(seat, command).unwrap();
+        erased.submit(seat, &json(command)).unwrap();
+        steps += 1;
+    }
+    assert!(steps >= 2, "the game went on past its first commands");
+    assert_eq!(erased.seq(), typed.seq());
+    for &v in &viewers {
+        let typed_updates: Vec<_> = typed.updates_since(v, 0).iter().map(json).collect();
+        assert_eq!(erased.updates_since(v, 0), typed_updates, "{v:?}");
+        assert_eq!(erased.view(v).unwrap(), json(&typed.view(v)), "{v:?}");
+    }
+    assert_eq!(erased.record(), json(&typed.record()));
+    assert_eq!(erased.is_over(), typed.is_over());
+    // Not a command of this ruleset: refused, naming it; nothing changes.
+    let before = (erased.seq(), erased.record());
+    let e = erased.submit(SeatId(0), &serde_json::json!({"no such command": 1})).unwrap_err();
+    assert!(matches!(e, AnyError::NotACommand { ruleset, .. } if ruleset == R::NAME), "{e}");
+    assert_eq!((erased.seq(), erased.record()), before);
+    assert_eq!(erased.view(Viewer::Seat(SeatId(99))).unwrap_err(), AnyError::NoSeat(99));
+}
+
+#[test]
+fn every_system_plays_the_same_behind_any_session() {
+    for seed in 0..3 {
+        same_game::<iron_triangle::IronTriangle>(
+            iron_triangle::Setup::one_on_one(
+                iron_triangle::Character::with_starting_moves("Ada", iron_triangle::Energy::new(3, 2, 5)),
+                iron_triangle::Character::with_starting_moves("Ninja", iron_triangle::Energy::new(4, 3, 3)),
+            ),
+            seed,
+        );
+        let mut scene: inciting_incident::Setup =
+            toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+        scene.apply_round_limit(Some(12));
+        same_game::<inciting_incident::IncitingIncident>(scene, seed);
+        let conflict: nodice::Setup = nodice_setup();
+        same_game::<nodice::NoDice>(conflict, seed);
+    }
+}
+
+fn nodice_setup() -> nodice::Setup {
+    use nodice::{ActorId, ActorSheet, Kind, Options, Setup, Stakes, Statblock};
+    use table::{Role, Seat, Seats, SideId};
+    let seat = |name: &str, side| Seat { name: name.to_owned(), side: SideId(side), role: Role::Player };
+    Setup {
+        seats: Seats::new(vec![seat("a", 0), seat("b", 1)]).unwrap(),
+        actors: ["A", "B"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
+            })
+            .collect(),
+        initiator: ActorId(0),
+        stakes: Some(Stakes::new(2).unwrap()),
+        options: Options::default(),
+        extensions: vec![],
+        seed: 3,
+    }
+}
