@@ -14,6 +14,7 @@
 mod save_file;
 pub mod sessions;
 mod sqlite;
+pub mod tables;
 
 use std::future::Future;
 

@@ -1,0 +1,99 @@
+//! A client of the protocol over a real WebSocket: what `facedown join`, the wire tests and
+//! the load generator speak with.
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::protocol::{ClientMessage, ServerMessage, VERSION, parse_link};
+
+/// Why the client stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The link is not `{base}/t/{table}#{token}`.
+    #[error("not a facedown link (expected http://host:port/t/TABLE#TOKEN): {0}")]
+    BadLink(String),
+    /// The WebSocket failed.
+    #[error("connection: {0}")]
+    Ws(#[from] tokio_tungstenite::tungstenite::Error),
+    /// The server sent something that is not a protocol message.
+    #[error("the server sent a message this client does not understand: {0}")]
+    Protocol(String),
+    /// The server closed the connection.
+    #[error("the server closed the connection")]
+    Closed,
+}
+
+/// One connection to a table.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+/// The WebSocket address of a link's server: `http` becomes `ws`, `https` becomes `wss`.
+pub fn ws_url(base: &str) -> String {
+    let base = base.trim_end_matches('/');
+    if let Some(rest) = base.strip_prefix("https://") {
+        format!("wss://{rest}/ws")
+    } else if let Some(rest) = base.strip_prefix("http://") {
+        format!("ws://{rest}/ws")
+    } else {
+        format!("{base}/ws")
+    }
+}
+
+impl Client {
+    /// Connects to the server of `link` and says hello with its table and token, asking for
+    /// the updates after `since`. Returns the client; the welcome is its first message.
+    pub async fn join(link: &str, since: u64) -> Result<Client, ClientError> {
+        let (base, table, token) = parse_link(link).ok_or_else(|| ClientError::BadLink(link.to_owned()))?;
+        let mut client = Client::connect(&ws_url(&base)).await?;
+        client.send(&ClientMessage::Hello { v: VERSION, table, token, since }).await?;
+        Ok(client)
+    }
+
+    /// Opens a WebSocket to `url` (`ws://host:port/ws`) without saying hello.
+    pub async fn connect(url: &str) -> Result<Client, ClientError> {
+        let (ws, _) = tokio_tungstenite::connect_async(url).await?;
+        Ok(Client { ws })
+    }
+
+    /// Sends a message.
+    pub async fn send(&mut self, message: &ClientMessage) -> Result<(), ClientError> {
+        let text = serde_json::to_string(message).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        self.send_text(text).await
+    }
+
+    /// Sends a text frame as it is (for tests of bad input).
+    pub async fn send_text(&mut self, text: String) -> Result<(), ClientError> {
+        self.ws.send(Message::text(text)).await?;
+        Ok(())
+    }
+
+    /// The next message from the server, with the frame's text as received.
+    pub async fn next_raw(&mut self) -> Result<(ServerMessage, String), ClientError> {
+        loop {
+            match self.ws.next().await {
+                None => return Err(ClientError::Closed),
+                Some(Err(e)) => return Err(e.into()),
+                Some(Ok(Message::Text(text))) => {
+                    let message = serde_json::from_str(&text)
+                        .map_err(|e| ClientError::Protocol(format!("{e}: {}", text.as_str())))?;
+                    return Ok((message, text.as_str().to_owned()));
+                }
+                Some(Ok(Message::Close(_))) => return Err(ClientError::Closed),
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// The next message from the server.
+    pub async fn next(&mut self) -> Result<ServerMessage, ClientError> {
+        Ok(self.next_raw().await?.0)
+    }
+
+    /// Closes the connection.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}

@@ -1,0 +1,411 @@
+//! The wire protocol (version [`VERSION`]): JSON text frames over one WebSocket per client, and
+//! the HTTP API's bodies. docs/protocol.md describes it; the JSON Schemas under
+//! `docs/protocol/` are generated from these types (`schemars`) and a test keeps them current.
+//!
+//! A connection starts with the client's [`ClientMessage::Hello`], carrying the table and the
+//! secret token from its link's fragment. The server answers [`ServerMessage::Welcome`]: who the
+//! client is, the seats, the table's options, the updates the client missed since the sequence
+//! number it sent, its view, its prompt and its legal choices. Then every change of the table
+//! comes as one [`ServerMessage::Update`]: the log items the change added, each redacted for this
+//! client by the ruleset (a hidden part is blanked, an item is never dropped, so every viewer's
+//! log has the same numbering), with the client's new view and prompt.
+//!
+//! Commands carry a client-chosen id ([`ClientMessage::Command`] and the rest): the server
+//! applies a command once per `(seat, id)` and answers a retry with the first answer, so a
+//! client that lost its connection before the [`ServerMessage::Ack`] sends the command again
+//! safely. An acknowledged command is durable.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol's version: a client's [`ClientMessage::Hello`] names the version it speaks,
+/// and a server refuses another with [`ErrorCode::Version`].
+pub const VERSION: u32 = 1;
+
+/// The longest client id the server accepts, in bytes.
+pub const MAX_CLIENT_ID: usize = 64;
+
+/// A message from a client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    /// The first message of every connection.
+    Hello {
+        /// The protocol version the client speaks ([`VERSION`]).
+        v: u32,
+        /// The table, as its links name it.
+        table: String,
+        /// The secret token from the link's fragment: a seat's, the GM's or the spectators'.
+        token: String,
+        /// The last sequence number the client has seen (0 for none): the welcome carries
+        /// every update after it.
+        #[serde(default)]
+        since: u64,
+    },
+    /// A command of the ruleset, for the client's seat (a seat link only).
+    Command {
+        /// The client's id for this command, unique per seat (at most [`MAX_CLIENT_ID`]
+        /// bytes): a retry with the same id is answered as the first one was.
+        id: String,
+        /// The ruleset's command, in its JSON form (one of the prompt's choices' `command`,
+        /// or a public ruling the rules allow beside it).
+        command: Value,
+    },
+    /// Takes back the seat's face-down choice before the reveal.
+    TakeBack {
+        /// The client's id for this request.
+        id: String,
+    },
+    /// The GM link forces a seat's awaited decision with the rules' documented default.
+    Force {
+        /// The client's id for this request.
+        id: String,
+        /// The seat whose decision is forced.
+        seat: u16,
+    },
+    /// The GM (the GM link, or the ruleset's GM seat) undoes the last public command.
+    Undo {
+        /// The client's id for this request.
+        id: String,
+    },
+    /// A GM link's management of the table.
+    Manage {
+        /// The client's id for this request.
+        id: String,
+        /// What to do.
+        action: ManageAction,
+    },
+    /// Asks for a [`ServerMessage::Pong`] (keeps a connection alive through proxies).
+    Ping {},
+}
+
+impl ClientMessage {
+    /// The client's id of a request, if it carries one.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            ClientMessage::Command { id, .. }
+            | ClientMessage::TakeBack { id }
+            | ClientMessage::Force { id, .. }
+            | ClientMessage::Undo { id }
+            | ClientMessage::Manage { id, .. } => Some(id),
+            ClientMessage::Hello { .. } | ClientMessage::Ping {} => None,
+        }
+    }
+}
+
+/// What the GM link may do to the table besides playing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ManageAction {
+    /// Makes a new link for a seat (or the spectators, with no seat); the old one stops
+    /// working and its connection is closed.
+    Reissue {
+        /// The seat; none for the spectator link.
+        seat: Option<u16>,
+    },
+    /// Revokes a seat's link: it stops working and its connection is closed; the seat waits
+    /// for a reissued link (or a bot).
+    Revoke {
+        /// The seat.
+        seat: u16,
+    },
+    /// Hands a seat to a bot of this kind, playing on the server.
+    Bot {
+        /// The seat.
+        seat: u16,
+        /// One of the system's bot kinds (`random`, `greedy`, …).
+        kind: String,
+    },
+    /// Takes a seat back from its bot for a person.
+    Person {
+        /// The seat.
+        seat: u16,
+    },
+}
+
+/// Who a connection is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Who {
+    /// A seat: sees what its characters know.
+    Seat {
+        /// The seat's number.
+        seat: u16,
+    },
+    /// The table's GM link: manages the table and sees what is public.
+    Gm,
+    /// A spectator: sees what is public.
+    Spectator,
+}
+
+/// Who controls a seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Controller {
+    /// A person, through the seat's link.
+    Person,
+    /// A bot playing on the server.
+    Bot {
+        /// The bot kind.
+        bot: String,
+    },
+}
+
+/// A seat as every client is shown it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatInfo {
+    /// The seat's number.
+    pub seat: u16,
+    /// The seat's name at the table.
+    pub name: String,
+    /// `player` or `gm`.
+    pub role: String,
+    /// The side the seat plays for.
+    pub side: u8,
+    /// A person or a bot.
+    pub controller: Controller,
+    /// Whether a client holds the seat's link now.
+    pub connected: bool,
+}
+
+/// The options a table was created with, shown to every seat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TableOptions {
+    /// Seconds a seat has for each decision; when they run out the rules' documented default
+    /// is taken for it (a forced decision, logged for everyone). None: no timer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_seconds: Option<u32>,
+    /// Milliseconds a server bot waits before it decides (so people can follow).
+    #[serde(default)]
+    pub think_ms: u32,
+}
+
+/// A change of the table as one client sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Change {
+    /// The log items the change added, in order, each redacted for this client (the JSON
+    /// form of the session's `Update`: `seq`, `kind`, and the event with its narration).
+    pub updates: Vec<Value>,
+    /// The sequence number of the last item this client has now.
+    pub seq: u64,
+    /// What this client may see of the table now (the ruleset's view).
+    pub view: Value,
+    /// What this client's seat is asked now, with its legal choices (the ruleset's prompt);
+    /// none when the seat is not asked, or the client is no seat.
+    pub prompt: Option<Value>,
+    /// The seats the game waits for.
+    pub awaiting: Vec<u16>,
+    /// Whether the game is over.
+    pub over: bool,
+}
+
+/// A message from the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The answer to a hello: who the client is, the table, and what it missed.
+    Welcome {
+        /// The protocol version ([`VERSION`]).
+        v: u32,
+        /// The table.
+        table: String,
+        /// The rule system (`iron-triangle`, `nodice`, `inciting-incident`).
+        ruleset: String,
+        /// Who this connection is.
+        you: Who,
+        /// The seats.
+        seats: Vec<SeatInfo>,
+        /// The table's options.
+        options: TableOptions,
+        /// The ruleset's options chosen at creation (the rules references' Decisions that are
+        /// options, the edition), by name.
+        rules: BTreeMap<String, Value>,
+        /// The updates after the hello's `since`, the view, the prompt.
+        #[serde(flatten)]
+        change: Change,
+    },
+    /// The table changed.
+    Update {
+        /// What changed, for this client.
+        #[serde(flatten)]
+        change: Change,
+    },
+    /// A request was applied and is durable.
+    Ack {
+        /// The request's client id.
+        id: String,
+        /// The sequence number of the last log item once it was applied.
+        seq: u64,
+    },
+    /// A message or request was refused; nothing changed.
+    Error {
+        /// The request's client id, when the message had one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// What kind of refusal.
+        code: ErrorCode,
+        /// What was wrong, naming the rule or the field.
+        message: String,
+    },
+    /// The seats changed (a connection, a bot, a link).
+    Seats {
+        /// Every seat.
+        seats: Vec<SeatInfo>,
+    },
+    /// A new link, for the GM link that asked for it.
+    Link {
+        /// The seat; none for the spectator link.
+        seat: Option<u16>,
+        /// The link.
+        url: String,
+    },
+    /// Another device opened this link: this connection is closed.
+    TakenOver {},
+    /// The link was revoked or reissued: this connection is closed.
+    Revoked {},
+    /// The answer to a ping.
+    Pong {},
+    /// The server is shutting down: reconnect later with the last sequence number seen.
+    Closing {},
+}
+
+/// The kinds of refusal in [`ServerMessage::Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not JSON, or not one of the protocol's messages.
+    BadMessage,
+    /// The hello's protocol version is not the server's.
+    Version,
+    /// No table by that name, or the token opens none of its links.
+    Unauthorized,
+    /// The frame is larger than the server accepts.
+    TooLarge,
+    /// Too many messages too fast.
+    RateLimited,
+    /// The command is not the ruleset's, or the rules refuse it (the message names the rule).
+    Refused,
+    /// The request needs another link (a seat's, or the GM's).
+    Forbidden,
+    /// The server is at its limit of tables or connections.
+    Full,
+    /// The server could not keep the change: nothing was applied.
+    Internal,
+}
+
+/// Where a new table's setup comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SetupSource {
+    /// One of the examples the server carries, by name (`duel`, `pc-vs-bandit`, …).
+    Example(String),
+    /// The text of a setup file in TOML (as the CLI's files; paths to other files refused).
+    Toml(String),
+    /// A setup file as JSON (as the CLI's files; paths to other files refused).
+    Json(Value),
+}
+
+/// The body of `POST /api/tables`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTable {
+    /// The rule system.
+    pub system: String,
+    /// The setup.
+    pub setup: SetupSource,
+    /// Who sits where, by seat name: seats not named are people's.
+    #[serde(default)]
+    pub seats: BTreeMap<String, Controller>,
+    /// The table's options.
+    #[serde(default)]
+    pub options: TableOptions,
+}
+
+/// The answer to `POST /api/tables`: the links, each with its secret token in the fragment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CreatedTable {
+    /// The table's name.
+    pub table: String,
+    /// One link per seat, by seat name (bots' seats too: a person may take one over later).
+    pub seats: BTreeMap<String, String>,
+    /// The GM link: manages the table.
+    pub gm: String,
+    /// The spectator link: sees what is public.
+    pub spectator: String,
+}
+
+/// The body of an HTTP API error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ApiError {
+    /// What kind of refusal.
+    pub code: ErrorCode,
+    /// What was wrong, naming the rule or the field.
+    pub message: String,
+}
+
+/// The answer to `GET /api/tables/{table}/log`: the viewer's whole log, redacted for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TableLog {
+    /// The rule system.
+    pub ruleset: String,
+    /// Who the log was redacted for.
+    pub you: Who,
+    /// Every log item, in order.
+    pub updates: Vec<Value>,
+    /// Whether the game is over.
+    pub over: bool,
+}
+
+/// A link as the server prints it: `{base}/t/{table}#{token}`. The token is in the fragment,
+/// which a browser never sends, so it never reaches a request line or a proxy's log.
+pub fn link(base: &str, table: &str, token: &str) -> String {
+    format!("{}/t/{table}#{token}", base.trim_end_matches('/'))
+}
+
+/// Splits a link into its base, table and token.
+pub fn parse_link(link: &str) -> Option<(String, String, String)> {
+    let (before, token) = link.split_once('#')?;
+    let (base, table) = before.rsplit_once("/t/")?;
+    if table.is_empty() || token.is_empty() || table.contains('/') {
+        return None;
+    }
+    Some((base.to_owned(), table.to_owned(), token.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_link_carries_its_token_in_the_fragment() {
+        let l = link("http://127.0.0.1:8080/", "7", "ab12");
+        assert_eq!(l, "http://127.0.0.1:8080/t/7#ab12");
+        assert_eq!(
+            parse_link(&l),
+            Some(("http://127.0.0.1:8080".into(), "7".into(), "ab12".into()))
+        );
+        assert_eq!(parse_link("http://x/t/7"), None);
+        assert_eq!(parse_link("http://x/u/7#k"), None);
+    }
+
+    #[test]
+    fn messages_have_their_documented_json_form() {
+        let hello: ClientMessage =
+            serde_json::from_value(json!({"type": "hello", "v": 1, "table": "3", "token": "k"})).unwrap();
+        assert_eq!(hello, ClientMessage::Hello { v: 1, table: "3".into(), token: "k".into(), since: 0 });
+        let manage: ClientMessage = serde_json::from_value(
+            json!({"type": "manage", "id": "a", "action": {"action": "bot", "seat": 1, "kind": "random"}}),
+        )
+        .unwrap();
+        assert_eq!(manage.id(), Some("a"));
+        let unknown = serde_json::from_value::<ClientMessage>(json!({"type": "hello", "v": 1, "x": 2}));
+        assert!(unknown.is_err());
+        let ack = serde_json::to_value(ServerMessage::Ack { id: "a".into(), seq: 4 }).unwrap();
+        assert_eq!(ack, json!({"type": "ack", "id": "a", "seq": 4}));
+    }
+}
