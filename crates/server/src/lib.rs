@@ -6,3 +6,6 @@
 pub mod client;
 pub mod protocol;
 pub mod systems;
+mod config;
+
+pub use config::{Config, Limits, Running, ServerError, Tls, start};
