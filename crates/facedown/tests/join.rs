@@ -1,0 +1,143 @@
+//! `facedown join`: a seat of a table of `facedown serve` (127.0.0.1 port 0) played over the
+//! protocol to the end against a server bot, by script; the spectator watching it; a restart
+//! of the server in the middle; and links refused without their token being printed.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::{BIN, LIMIT, Server, rebase, run_facedown, wait_bounded};
+
+/// A script that always takes the first choice, long enough for any duel.
+fn first_choices(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    let path = dir.join(format!("first-{n}.jsonl"));
+    std::fs::write(&path, "1\n".repeat(n)).unwrap();
+    path
+}
+
+/// Runs `facedown join` on a link (from a file) with more flags, bounded.
+fn join(dir: &std::path::Path, link: &str, extra: &[&str]) -> (Option<i32>, String, String) {
+    let file = dir.join("seat.link");
+    std::fs::write(&file, format!("{link}\n")).unwrap();
+    let mut args = vec!["join", "--retries", "2", "--link-file", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run_facedown(&args)
+}
+
+fn duel(db: &std::path::Path) -> Server {
+    Server::start(db, &["--table", "iron-triangle:duel", "--bot", "gm=greedy", "--think-ms", "0"])
+}
+
+#[test]
+fn a_seat_plays_the_duel_to_the_end_against_a_server_bot_while_a_spectator_watches() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = duel(&dir.path().join("t.db"));
+    let table = &server.started["table"];
+    let ada = table["seats"]["ada"].as_str().unwrap().to_owned();
+    let spectator = table["spectator"].as_str().unwrap().to_owned();
+    // The spectator watches from the start (its link on standard input).
+    let mut watcher = Command::new(BIN)
+        .args(["join", "--retries", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = watcher.stdin.take().unwrap();
+        writeln!(stdin, "{spectator}").unwrap();
+    }
+    let script = first_choices(dir.path(), 2000);
+    let (code, out, err) = join(dir.path(), &ada, &["--script", script.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains("Joined a table of iron-triangle as seat ada."), "{out}");
+    assert!(out.contains("===== Seat ada ====="), "the prompt looks as in local play:\n{out}");
+    assert!(out.contains("  1. "), "numbered choices:\n{out}");
+    assert!(out.contains("The game is over."), "{out}");
+    let watched = wait_bounded(&mut watcher, LIMIT);
+    let mut seen = String::new();
+    std::io::Read::read_to_string(&mut watcher.stdout.take().unwrap(), &mut seen).unwrap();
+    assert_eq!(watched, Some(0), "the spectator ends with the game:\n{seen}");
+    assert!(seen.contains("as a spectator") && seen.contains("The game is over."), "{seen}");
+    assert!(!seen.contains("===== Seat"), "a spectator is asked nothing:\n{seen}");
+}
+
+#[test]
+fn json_prints_every_frame_from_the_welcome_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = duel(&dir.path().join("t.db"));
+    let ada = server.started["table"]["seats"]["ada"].as_str().unwrap().to_owned();
+    let script = first_choices(dir.path(), 2000);
+    let (code, out, err) = join(dir.path(), &ada, &["--json", "--script", script.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let frames: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(frames[0]["type"], "welcome", "{out}");
+    assert!(frames.iter().any(|f| f["type"] == "ack"), "commands are acknowledged");
+    assert!(frames.iter().any(|f| f["over"] == true), "the game ends");
+    assert!(err.contains("===== Seat ada"), "prompts go to standard error with --json");
+}
+
+#[test]
+fn after_a_crash_and_a_restart_the_seat_goes_on_where_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let mut server = duel(&db);
+    let ada = server.started["table"]["seats"]["ada"].as_str().unwrap().to_owned();
+    let spectator = server.started["table"]["spectator"].as_str().unwrap().to_owned();
+    let few = first_choices(dir.path(), 3);
+    let (code, out, err) = join(dir.path(), &ada, &["--script", few.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{out}\n{err}");
+    assert!(err.contains("the script ended before the game did"), "{err}");
+    server.crash();
+
+    let server = duel(&db);
+    let ada = rebase(&ada, server.addr);
+    let (code, out, _) =
+        join(dir.path(), &rebase(&spectator, server.addr), &["--json", "--script", few.to_str().unwrap()]);
+    let welcome: serde_json::Value = serde_json::from_str(out.lines().next().unwrap_or("{}")).unwrap();
+    assert!(welcome["seq"].as_u64().is_some_and(|s| s > 0), "the table kept its log: {out} ({code:?})");
+    let rest = first_choices(dir.path(), 2000);
+    let (code, out, err) = join(dir.path(), &ada, &["--script", rest.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("The game is over."), "{out}");
+}
+
+#[test]
+fn a_bad_link_is_refused_without_printing_its_token() {
+    let (code, _, err) = run_facedown(&["join", "http://127.0.0.1:9/u/1#secret0123456789"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not a facedown link") && !err.contains("secret0123456789"), "{err}");
+    let (code, _, err) = run_facedown(&["join"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no link"), "{err}");
+}
+
+#[test]
+fn a_wrong_token_is_refused_by_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = duel(&dir.path().join("t.db"));
+    let ada = server.started["table"]["seats"]["ada"].as_str().unwrap();
+    let (base, _) = ada.split_once('#').unwrap();
+    let wrong = format!("{base}#00000000000000000000000000000000");
+    let (code, out, err) = join(dir.path(), &wrong, &[]);
+    assert_eq!(code, Some(2), "{out}\n{err}");
+    assert!(err.contains("refused the link"), "{err}");
+    assert!(!err.contains("00000000000000000000000000000000"), "{err}");
+}
+
+#[test]
+fn a_server_that_is_gone_is_given_up_after_the_retries() {
+    // A port that was just free: nobody listens there.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let link = format!("http://{addr}/t/1#0123456789abcdef0123456789abcdef");
+    let started = std::time::Instant::now();
+    let (code, _, err) = join(dir.path(), &link, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("after 2 tries"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
