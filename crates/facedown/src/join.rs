@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 use std::hash::BuildHasher;
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -708,7 +708,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         answers,
         welcomed: false,
     };
-    let interactive = !args.json && std::io::stdout().is_terminal();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     rt.block_on(async move {
         let mut failures = 0u32;
@@ -736,14 +735,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         );
                     }
                     let pause = backoff(failures);
-                    if interactive || args.script.is_some() {
-                        eprintln!(
-                            "connection lost ({}); reconnecting in {:.1} s ({failures}/{})",
-                            escape(&why),
-                            pause.as_secs_f64(),
-                            args.retries
-                        );
-                    }
+                    eprintln!(
+                        "connection lost ({}); reconnecting in {:.1} s ({failures}/{})",
+                        escape(&why),
+                        pause.as_secs_f64(),
+                        args.retries
+                    );
                     tokio::time::sleep(pause).await;
                 }
             }

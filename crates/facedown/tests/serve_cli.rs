@@ -71,7 +71,7 @@ fn refused(args: &[&str], what: &str) {
 #[test]
 fn bad_flags_are_refused_naming_the_flag() {
     refused(&["--listen", "localhost"], "--listen");
-    refused(&["--max-message-bytes", "-4"], "--max-message-bytes");
+    refused(&["--max-message-bytes", "lots"], "--max-message-bytes");
     refused(&["--max-message-bytes", "10"], "--max-message-bytes 10");
     refused(&["--public-url", "dice.example.org"], "--public-url");
     refused(&["--admin-secret", "short"], "--admin-secret");
