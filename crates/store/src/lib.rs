@@ -191,7 +191,9 @@ pub enum PersistError {
     Closed,
     /// The store's writer stopped (crashed or aborted) while the request was in flight: whether
     /// it was kept is unknown until the table is loaded again.
-    #[error("the table store's writer stopped before answering; load the table to see whether the request was kept")]
+    #[error(
+        "the table store's writer stopped before answering; load the table to see whether the request was kept"
+    )]
     WriterLost,
     /// A save file of another format or version.
     #[error("{0}")]

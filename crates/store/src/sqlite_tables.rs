@@ -25,7 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
 };
 use sqlx::{Acquire, Connection, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot};
@@ -213,8 +214,10 @@ impl TableStore for SqliteTables {
                 limit: limits::MAX_ACCESS_ROWS as u64,
             });
         }
-        let access =
-            access.into_iter().map(|(who, token_hash, controller)| Access { who, token_hash, controller }).collect();
+        let access = access
+            .into_iter()
+            .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
+            .collect();
         let mut journal: Vec<String> = Vec::new();
         let mut bytes = 0u64;
         // Bounded: each page is full or the last, and numbers are below MAX_JOURNAL_ENTRIES.
@@ -323,10 +326,16 @@ impl Writer {
                 match request {
                     Request::Stop { done } => stop.push(done),
                     // Nothing after a stop is written.
-                    Request::Create { reply, .. } if !stop.is_empty() => drop(reply.send(Err(PersistError::Closed))),
-                    Request::Commit { reply, .. } if !stop.is_empty() => drop(reply.send(Err(PersistError::Closed))),
+                    Request::Create { reply, .. } if !stop.is_empty() => {
+                        drop(reply.send(Err(PersistError::Closed)))
+                    }
+                    Request::Commit { reply, .. } if !stop.is_empty() => {
+                        drop(reply.send(Err(PersistError::Closed)))
+                    }
                     Request::Create { table, reply } => group.push(Work::Create { table, reply }),
-                    Request::Commit { writes, reply } => group.push(Work::Commit { writes, reply, next: Vec::new() }),
+                    Request::Commit { writes, reply } => {
+                        group.push(Work::Commit { writes, reply, next: Vec::new() })
+                    }
                 }
             }
             self.group(group).await;
@@ -430,7 +439,11 @@ impl Writer {
 
     /// Checks a commit against the known tables and their next numbers (after the requests
     /// already accepted in this group, `pending`); returns the next numbers after it.
-    fn plan(&self, writes: &[Write], pending: &HashMap<TableId, u64>) -> Result<Vec<(TableId, u64)>, PersistError> {
+    fn plan(
+        &self,
+        writes: &[Write],
+        pending: &HashMap<TableId, u64>,
+    ) -> Result<Vec<(TableId, u64)>, PersistError> {
         let mut next: Vec<(TableId, u64)> = Vec::new();
         for write in writes {
             let table = write.table();
@@ -551,7 +564,9 @@ impl Writer {
                     kept += 1;
                     let id = created
                         .next()
-                        .ok_or_else(|| PersistError::Corrupt("a new table's number went missing in the writer".into()))
+                        .ok_or_else(|| {
+                            PersistError::Corrupt("a new table's number went missing in the writer".into())
+                        })
                         .and_then(|id| Ok(TableId(to_u64(id, "table number")?)));
                     if let Ok(id) = id {
                         self.next.insert(id, 0);
@@ -679,7 +694,8 @@ async fn mark_finished(tx: &mut SqliteConnection, tables: &[i64]) -> Result<(), 
     for size in chunks(tables.len()) {
         let (these, after) = rest.split_at(size);
         rest = after;
-        let sql = format!("UPDATE server_tables SET finished = TRUE WHERE id IN ({})", vec!["?"; size].join(", "));
+        let sql =
+            format!("UPDATE server_tables SET finished = TRUE WHERE id IN ({})", vec!["?"; size].join(", "));
         let mut query = sqlx::query(&sql);
         for &table in these {
             query = query.bind(table);
