@@ -166,9 +166,8 @@ async fn terminated() {
 /// Starts a server on the embedded default store, SQLite at `config.db`: opens it, binds, and
 /// serves. Tables load when a client comes (those with bots at once).
 pub async fn start(config: Config) -> Result<Running, ServerError> {
-    // MERGE: store::SqliteTables::open(&config.db) once the table store lands.
-    let _ = config;
-    Err(ServerError::Config("not yet".into()))
+    let store = store::SqliteTables::open(&config.db).await?;
+    start_with(config, store).await
 }
 
 /// Starts a server on `store`.

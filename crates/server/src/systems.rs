@@ -472,6 +472,12 @@ where
     fn ruleset(&self) -> &'static str {
         AnySession::ruleset(&self.session)
     }
+    fn version(&self) -> u32 {
+        AnySession::version(&self.session)
+    }
+    fn face_down(&self) -> usize {
+        AnySession::face_down(&self.session)
+    }
     fn seats(&self) -> &Seats {
         AnySession::seats(&self.session)
     }
