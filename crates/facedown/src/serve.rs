@@ -81,8 +81,9 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().idle_seconds)]
     pub idle_seconds: u64,
 
-    /// Create a table at start-up and print its links: SYSTEM (iron-triangle, nodice,
-    /// inciting-incident) with its first example, or SYSTEM:EXAMPLE (iron-triangle:duel).
+    /// Create a table at start-up and print its links: SYSTEM:EXAMPLE (an example's file name,
+    /// iron-triangle:ambush-2v3), or SYSTEM alone for its default example (iron-triangle: duel,
+    /// nodice: pc-vs-bandit, inciting-incident: river-fight).
     #[arg(long, value_name = "SYSTEM[:EXAMPLE]")]
     pub table: Option<String>,
 
@@ -109,6 +110,21 @@ pub struct Args {
     /// instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The example `--table SYSTEM` plays, by system: the one `play` starts without a file, or
+/// the first of the system's rules reference.
+const DEFAULT_EXAMPLES: &[(&str, &str)] =
+    &[("iron-triangle", "duel"), ("nodice", "pc-vs-bandit"), ("inciting-incident", "river-fight")];
+
+/// The example `--table SYSTEM` plays.
+fn default_example(system: &str) -> Option<String> {
+    DEFAULT_EXAMPLES
+        .iter()
+        .find(|(s, _)| *s == system)
+        .map(|(_, e)| *e)
+        .or_else(|| server::systems::examples(system).and_then(|e| e.first().copied()))
+        .map(str::to_owned)
 }
 
 /// The table `--table SYSTEM[:EXAMPLE]` asks for.
@@ -368,9 +384,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(s) => {
                 let example = match &s.example {
                     Some(e) => e.clone(),
-                    None => server::systems::examples(&s.system)
-                        .and_then(|e| e.first())
-                        .map(|e| (*e).to_owned())
+                    None => default_example(&s.system)
                         .with_context(|| format!("--table {}: name an example (SYSTEM:EXAMPLE)", s.system))?,
                 };
                 let request = CreateTable {
@@ -385,7 +399,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let created = match running.create_table(request).await {
                     Ok(c) => c,
                     Err(e) => {
-                        running.shutdown().await;
+                        let _ = running.shutdown().await;
                         bail!("--table {}:{}: {}", s.system, escape(&example), escape(&e.message));
                     }
                 };
@@ -432,6 +446,10 @@ mod tests {
         let t = table_spec("iron-triangle:duel").unwrap();
         assert_eq!((t.system.as_str(), t.example.as_deref()), ("iron-triangle", Some("duel")));
         assert_eq!(table_spec("nodice").unwrap().example, None);
+        for (system, example) in DEFAULT_EXAMPLES {
+            let known = server::systems::examples(system).unwrap_or_default();
+            assert!(known.contains(example), "{system} carries {example}");
+        }
         assert!(table_spec("chess").unwrap_err().to_string().contains("no rule system named \"chess\""));
         assert!(table_spec("nodice:").unwrap_err().to_string().contains("SYSTEM:EXAMPLE"));
     }
