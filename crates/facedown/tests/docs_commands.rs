@@ -300,7 +300,10 @@ fn run_server(dir: &Path, script: &str) -> (Option<i32>, String, Duration) {
     let stop = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
-            break if ready { s.code() } else { None };
+            // Killed by a signal: reported as a shell does (128 + the signal's number).
+            let code =
+                s.code().or_else(|| std::os::unix::process::ExitStatusExt::signal(&s).map(|n| 128 + n));
+            break if ready { code } else { None };
         }
         if stop.elapsed() > Duration::from_secs(30) || !ready {
             let _ = child.kill();

@@ -145,3 +145,80 @@ fn a_server_that_is_gone_is_given_up_after_the_retries() {
     assert!(err.contains("after 2 tries"), "{err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
+
+#[test]
+fn a_dropped_connection_is_resumed_from_the_last_sequence_number_seen() {
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let server = duel(&dir.path().join("t.db"));
+    let relay = common::Relay::start(server.addr);
+    let ada = rebase(server.started["table"]["seats"]["ada"].as_str().unwrap(), relay.addr);
+    let mut child = Command::new(BIN)
+        .args(["join", "--json", "--retries", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut keys = child.stdin.take().unwrap();
+    writeln!(keys, "{ada}").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(serde_json::from_str(&line).unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    let next = |what: &str| {
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no frame: waiting for {what}"))
+    };
+    let mut frames = Vec::new();
+    // Ada's stance, acknowledged; then the network drops the connection.
+    loop {
+        let f = next("the welcome");
+        let asked = f["prompt"].is_object();
+        frames.push(f);
+        if asked {
+            break;
+        }
+    }
+    writeln!(keys, "1").unwrap();
+    let acked = loop {
+        let f = next("the ack");
+        frames.push(f.clone());
+        if f["type"] == "ack" {
+            break f["seq"].as_u64().unwrap();
+        }
+    };
+    relay.cut();
+    // The client reconnects by itself with `since`: its second welcome has only what it missed.
+    let welcome = loop {
+        let f = next("the second welcome");
+        frames.push(f.clone());
+        if f["type"] == "welcome" {
+            break f;
+        }
+    };
+    let seen_before = frames[..frames.len() - 1].iter().filter_map(|f| f["seq"].as_u64()).max().unwrap();
+    assert!(seen_before >= acked);
+    for u in welcome["updates"].as_array().unwrap() {
+        assert!(u["seq"].as_u64().unwrap() > seen_before, "only what was missed: {u} (seen {seen_before})");
+    }
+    // The game goes on over the new connection, to its end.
+    for _ in 0..200 {
+        let _ = writeln!(keys, "1");
+    }
+    drop(keys);
+    let mut over = welcome["over"] == true;
+    while !over {
+        let f = next("the end");
+        over = f["over"] == true;
+    }
+    assert_eq!(wait_bounded(&mut child, LIMIT), Some(0));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("connection lost"), "{err}");
+}

@@ -158,3 +158,48 @@ pub fn join_json(link: &str, extra: &[&str]) -> (Option<i32>, String, String) {
     args.extend_from_slice(extra);
     run_facedown(&args)
 }
+
+/// A TCP relay on 127.0.0.1 port 0 to a server, whose connections the test can cut (as a
+/// network that drops them), while it goes on accepting new ones.
+pub struct Relay {
+    pub addr: SocketAddr,
+    open: std::sync::Arc<std::sync::Mutex<Vec<TcpStream>>>,
+}
+
+impl Relay {
+    /// Relays to `to` until the test ends.
+    pub fn start(to: SocketAddr) -> Relay {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let addr = listener.local_addr().unwrap();
+        let open = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = std::sync::Arc::clone(&open);
+        std::thread::spawn(move || {
+            // Bounded: a test makes a handful of connections.
+            for client in listener.incoming().take(64) {
+                let Ok(client) = client else { break };
+                let Ok(server) = TcpStream::connect_timeout(&to, Duration::from_secs(10)) else { continue };
+                let pairs =
+                    [(client.try_clone(), server.try_clone()), (server.try_clone(), client.try_clone())];
+                for (from, into) in pairs {
+                    if let (Ok(mut from), Ok(mut into)) = (from, into) {
+                        std::thread::spawn(move || {
+                            let _ = std::io::copy(&mut from, &mut into);
+                            let _ = into.shutdown(std::net::Shutdown::Write);
+                        });
+                    }
+                }
+                let mut open = kept.lock().unwrap();
+                open.push(client);
+                open.push(server);
+            }
+        });
+        Relay { addr, open }
+    }
+
+    /// Cuts every connection relayed so far.
+    pub fn cut(&self) {
+        for s in self.open.lock().unwrap().drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
