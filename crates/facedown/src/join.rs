@@ -429,6 +429,13 @@ impl Join {
                 let value: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
                 self.command(value)
             }
+            _ if self.my_seat().is_none() => Err(if self.is_gm() {
+                "only a seat's link plays commands; the GM link may `force SEAT`, `undo`, `bot SEAT KIND`, \
+                 `person SEAT`, `reissue [SEAT]`, `revoke SEAT`"
+                    .to_owned()
+            } else {
+                "only a seat's link plays commands; a spectator watches".to_owned()
+            }),
             _ => {
                 let Some(prompt) = &self.prompt else {
                     return Err("nothing is asked of this seat now".to_owned());

@@ -222,3 +222,25 @@ fn a_dropped_connection_is_resumed_from_the_last_sequence_number_seen() {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(err.contains("connection lost"), "{err}");
 }
+
+#[test]
+fn the_gm_link_hands_a_seat_to_a_bot_and_watches_the_game_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = duel(&dir.path().join("t.db"));
+    let gm = server.started["table"]["gm"].as_str().unwrap().to_owned();
+    let script = dir.path().join("gm.jsonl");
+    // The GM hands Ada's seat to a server bot: the two bots play the duel out.
+    std::fs::write(&script, "\"bot ada random\"\n").unwrap();
+    let (code, out, err) = join(dir.path(), &gm, &["--script", script.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("as the GM"), "{out}");
+    assert!(out.contains("The game is over."), "{out}");
+    assert!(!out.contains("===== Seat"), "the GM link is asked nothing:\n{out}");
+    // A choice is a seat's: from the GM link it is refused before anything is sent.
+    let other = duel(&dir.path().join("other.db"));
+    let gm = other.started["table"]["gm"].as_str().unwrap().to_owned();
+    std::fs::write(&script, "1\n").unwrap();
+    let (code, _, err) = join(dir.path(), &gm, &["--script", script.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("gm.jsonl:1: not accepted: only a seat's link plays commands"), "{err}");
+}
