@@ -148,60 +148,20 @@ fn a_server_that_is_gone_is_given_up_after_the_retries() {
 
 #[test]
 fn a_dropped_connection_is_resumed_from_the_last_sequence_number_seen() {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let server = duel(&dir.path().join("t.db"));
     let relay = common::Relay::start(server.addr);
     let ada = rebase(server.started["table"]["seats"]["ada"].as_str().unwrap(), relay.addr);
-    let mut child = Command::new(BIN)
-        .args(["join", "--json", "--retries", "4"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut keys = child.stdin.take().unwrap();
-    writeln!(keys, "{ada}").unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(serde_json::from_str(&line).unwrap_or_default()).is_err() {
-                break;
-            }
-        }
-    });
-    let next = |what: &str| {
-        rx.recv_timeout(std::time::Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("no frame: waiting for {what}"))
-    };
+    let (mut child, mut keys, rx) = spawn_json(&ada);
     let mut frames = Vec::new();
     // Ada's stance, acknowledged; then the network drops the connection.
-    loop {
-        let f = next("the welcome");
-        let asked = f["prompt"].is_object();
-        frames.push(f);
-        if asked {
-            break;
-        }
-    }
+    frame_where(&rx, &mut frames, "the welcome", |f| f["prompt"].is_object());
     writeln!(keys, "1").unwrap();
-    let acked = loop {
-        let f = next("the ack");
-        frames.push(f.clone());
-        if f["type"] == "ack" {
-            break f["seq"].as_u64().unwrap();
-        }
-    };
+    let acked = frame_where(&rx, &mut frames, "the ack", |f| f["type"] == "ack")["seq"].as_u64().unwrap();
     relay.cut();
     // The client reconnects by itself with `since`: its second welcome has only what it missed.
-    let welcome = loop {
-        let f = next("the second welcome");
-        frames.push(f.clone());
-        if f["type"] == "welcome" {
-            break f;
-        }
-    };
+    let welcome = frame_where(&rx, &mut frames, "the second welcome", |f| f["type"] == "welcome");
     let seen_before = frames[..frames.len() - 1].iter().filter_map(|f| f["seq"].as_u64()).max().unwrap();
     assert!(seen_before >= acked);
     for u in welcome["updates"].as_array().unwrap() {
@@ -212,10 +172,8 @@ fn a_dropped_connection_is_resumed_from_the_last_sequence_number_seen() {
         let _ = writeln!(keys, "1");
     }
     drop(keys);
-    let mut over = welcome["over"] == true;
-    while !over {
-        let f = next("the end");
-        over = f["over"] == true;
+    if welcome["over"] != true {
+        frame_where(&rx, &mut frames, "the end", |f| f["over"] == true);
     }
     assert_eq!(wait_bounded(&mut child, LIMIT), Some(0));
     let mut err = String::new();
@@ -243,4 +201,89 @@ fn the_gm_link_hands_a_seat_to_a_bot_and_watches_the_game_end() {
     let (code, _, err) = join(dir.path(), &gm, &["--script", script.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("gm.jsonl:1: not accepted: only a seat's link plays commands"), "{err}");
+}
+
+/// `facedown join --json` on `link` with keys on a pipe; its frames come on the channel.
+fn spawn_json(
+    link: &str,
+) -> (std::process::Child, std::process::ChildStdin, std::sync::mpsc::Receiver<serde_json::Value>) {
+    use std::io::{BufRead, Write};
+    let mut child = Command::new(BIN)
+        .args(["join", "--json", "--retries", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut keys = child.stdin.take().unwrap();
+    writeln!(keys, "{link}").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(serde_json::from_str(&line).unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, keys, rx)
+}
+
+/// The next frame that `fits`, waiting at most 30 s; every frame read goes to `seen`.
+fn frame_where(
+    rx: &std::sync::mpsc::Receiver<serde_json::Value>,
+    seen: &mut Vec<serde_json::Value>,
+    what: &str,
+    fits: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    loop {
+        let f = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no frame: {what}"));
+        seen.push(f.clone());
+        if fits(&f) {
+            return f;
+        }
+    }
+}
+
+#[test]
+fn a_command_whose_answer_was_lost_is_sent_again_with_its_id_and_applied_once() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let server = duel(&dir.path().join("t.db"));
+    let relay = common::Relay::start(server.addr);
+    let table = &server.started["table"];
+    let ada = rebase(table["seats"]["ada"].as_str().unwrap(), relay.addr);
+    // A spectator, straight to the server, sees when Ada's stance is in.
+    let (mut watcher, _watcher_keys, watched) = spawn_json(table["spectator"].as_str().unwrap());
+    let (mut child, mut keys, rx) = spawn_json(&ada);
+    let mut frames = Vec::new();
+    frame_where(&rx, &mut frames, "Ada's first prompt", |f| f["prompt"].is_object());
+    // The network loses everything the server says from now on: Ada's command is applied but
+    // its ack never arrives.
+    relay.swallow(true);
+    writeln!(keys, "1").unwrap();
+    let mut others = Vec::new();
+    frame_where(&watched, &mut others, "Ada's stance, seen by the spectator", |f| {
+        f["updates"].as_array().is_some_and(|u| {
+            u.iter().any(|u| u["event"]["event"] == "stance_committed" && u["event"]["fighter"] == 0)
+        })
+    });
+    relay.cut();
+    relay.swallow(false);
+    // The client reconnects and sends the command again with its id: answered with the
+    // first answer, not applied twice (which the rules would refuse: the stance is in).
+    frame_where(&rx, &mut frames, "the second welcome", |f| f["type"] == "welcome");
+    let ack = frame_where(&rx, &mut frames, "the ack of the command sent again", |f| f["type"] == "ack");
+    assert!(ack["id"].as_str().is_some_and(|id| id.ends_with("-1")), "the first command's id: {ack}");
+    for _ in 0..200 {
+        let _ = writeln!(keys, "1");
+    }
+    drop(keys);
+    frame_where(&rx, &mut frames, "the end", |f| f["over"] == true);
+    assert_eq!(wait_bounded(&mut child, LIMIT), Some(0));
+    assert_eq!(wait_bounded(&mut watcher, LIMIT), Some(0), "the spectator ends with the game");
+    let errors: Vec<_> = frames.iter().filter(|f| f["type"] == "error").collect();
+    assert!(errors.is_empty(), "nothing was refused: {errors:?}");
 }

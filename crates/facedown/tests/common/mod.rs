@@ -164,6 +164,9 @@ pub fn join_json(link: &str, extra: &[&str]) -> (Option<i32>, String, String) {
 pub struct Relay {
     pub addr: SocketAddr,
     open: std::sync::Arc<std::sync::Mutex<Vec<TcpStream>>>,
+    /// While set, what the server sends is dropped instead of relayed (a network that loses
+    /// the answers).
+    swallow: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Relay {
@@ -173,17 +176,30 @@ impl Relay {
         let addr = listener.local_addr().unwrap();
         let open = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let kept = std::sync::Arc::clone(&open);
+        let swallow = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let swallowing = std::sync::Arc::clone(&swallow);
         std::thread::spawn(move || {
             // Bounded: a test makes a handful of connections.
             for client in listener.incoming().take(64) {
                 let Ok(client) = client else { break };
                 let Ok(server) = TcpStream::connect_timeout(&to, Duration::from_secs(10)) else { continue };
-                let pairs =
-                    [(client.try_clone(), server.try_clone()), (server.try_clone(), client.try_clone())];
-                for (from, into) in pairs {
+                let pairs = [
+                    (client.try_clone(), server.try_clone(), None),
+                    (server.try_clone(), client.try_clone(), Some(std::sync::Arc::clone(&swallowing))),
+                ];
+                for (from, into, swallow) in pairs {
                     if let (Ok(mut from), Ok(mut into)) = (from, into) {
                         std::thread::spawn(move || {
-                            let _ = std::io::copy(&mut from, &mut into);
+                            let mut buf = [0u8; 16 * 1024];
+                            // Ends when either side closes (or the test cuts them).
+                            while let Ok(n @ 1..) = from.read(&mut buf) {
+                                let dropped = swallow
+                                    .as_ref()
+                                    .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst));
+                                if !dropped && into.write_all(&buf[..n]).is_err() {
+                                    break;
+                                }
+                            }
                             let _ = into.shutdown(std::net::Shutdown::Write);
                         });
                     }
@@ -193,7 +209,12 @@ impl Relay {
                 open.push(server);
             }
         });
-        Relay { addr, open }
+        Relay { addr, open, swallow }
+    }
+
+    /// Drops (true) or relays again (false) what the server sends.
+    pub fn swallow(&self, on: bool) {
+        self.swallow.store(on, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Cuts every connection relayed so far.
