@@ -403,10 +403,20 @@ async fn http_get(url: &str, token: Option<&str>) -> (u16, String) {
 }
 
 async fn http_post(url: &str, body: Value) -> (u16, Value) {
+    http_post_with(url, body, &[]).await
+}
+
+async fn http_post_with(url: &str, body: Value, headers: &[(&str, &str)]) -> (u16, Value) {
     let url = url.to_owned();
+    let headers: Vec<(String, String)> =
+        headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     tokio::task::spawn_blocking(move || {
         let agent = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
-        let mut response = agent.post(&url).send_json(&body).unwrap();
+        let mut request = agent.post(&url);
+        for (k, v) in &headers {
+            request = request.header(k, v);
+        }
+        let mut response = request.send_json(&body).unwrap();
         let status = response.status().as_u16();
         let body: Value = response.body_mut().read_json().unwrap();
         (status, body)
@@ -418,8 +428,20 @@ async fn http_post(url: &str, body: Value) -> (u16, Value) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_http_api_creates_tables_serves_logs_health_and_metrics() {
     let dir = tempfile::tempdir().unwrap();
-    let server = server::start(config(&dir.path().join("s.db"))).await.unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.admin_secret = Some("correct horse".into());
+    let server = server::start(c).await.unwrap();
     let base = server.base_url.clone();
+    // Relayed by a proxy, a request is not the host's own: it needs the admin secret.
+    let body = json!({"system": "nodice", "setup": {"example": "pc-vs-bandit"}});
+    let relayed = [("X-Forwarded-For", "192.0.2.7")];
+    let (status, refused) = http_post_with(&format!("{base}/api/tables"), body.clone(), &relayed).await;
+    assert_eq!(status, 401, "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("admin secret"), "{refused}");
+    let wrong = [("X-Forwarded-For", "192.0.2.7"), ("Authorization", "Bearer wrong horse")];
+    assert_eq!(http_post_with(&format!("{base}/api/tables"), body.clone(), &wrong).await.0, 401);
+    let right = [("X-Forwarded-For", "192.0.2.7"), ("Authorization", "Bearer correct horse")];
+    assert_eq!(http_post_with(&format!("{base}/api/tables"), body, &right).await.0, 201);
     let (status, created) = http_post(
         &format!("{base}/api/tables"),
         json!({"system": "nodice", "setup": {"example": "pc-vs-bandit"}, "seats": {}, "options": {"think_ms": 0}}),
@@ -513,6 +535,32 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
     expect_error(&mut old, ErrorCode::Unauthorized).await;
     let mut ada = Client::join(&new_link, 0).await.unwrap();
     welcome(&mut ada).await;
+
+    // A seat to a bot and back to its person: every client is shown who controls it.
+    let controller_of = |seats: &[server::protocol::SeatInfo], seat: usize| seats[seat].controller.clone();
+    gm.send(&ClientMessage::Manage {
+        id: "p1".into(),
+        action: ManageAction::Bot { seat: 1, kind: "greedy".into() },
+    })
+    .await
+    .unwrap();
+    loop {
+        if let ServerMessage::Seats { seats } = gm.next().await.unwrap()
+            && controller_of(&seats, 1) == (Controller::Bot { bot: "greedy".into() })
+        {
+            break;
+        }
+    }
+    gm.send(&ClientMessage::Manage { id: "p2".into(), action: ManageAction::Person { seat: 1 } })
+        .await
+        .unwrap();
+    loop {
+        if let ServerMessage::Seats { seats } = gm.next().await.unwrap()
+            && controller_of(&seats, 1) == Controller::Person
+        {
+            break;
+        }
+    }
 
     // Both seats to bots: the game plays itself to the end.
     for seat in [0, 1] {
