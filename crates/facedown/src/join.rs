@@ -65,6 +65,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often an idle connection is pinged (so proxies keep it open).
 const PING_EVERY: Duration = Duration::from_secs(25);
 
+/// Lines typed ahead that are kept until they can be used (more wait in the keyboard's pipe).
+const KEYBOARD_LINES: usize = 64;
+
 /// The longest line of a link file or of the keyboard.
 const LINE_LIMIT: u64 = 64 * 1024;
 
@@ -86,7 +89,7 @@ struct Answers {
     /// Whether they come from a script (a refused one stops the client).
     scripted: bool,
     /// The keyboard's lines, read on a thread of their own.
-    keyboard: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
+    keyboard: Option<tokio::sync::mpsc::Receiver<String>>,
 }
 
 /// Reads a script: one JSON value a line.
@@ -117,8 +120,8 @@ fn read_script(path: &std::path::Path) -> anyhow::Result<VecDeque<(Answer, Strin
 
 /// Starts reading the keyboard on a thread of its own: its lines come on the channel, which
 /// closes when the input ends.
-fn keyboard() -> tokio::sync::mpsc::UnboundedReceiver<String> {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+fn keyboard() -> tokio::sync::mpsc::Receiver<String> {
+    let (tx, rx) = tokio::sync::mpsc::channel(KEYBOARD_LINES);
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
         let mut lines = stdin.lock();
@@ -127,7 +130,7 @@ fn keyboard() -> tokio::sync::mpsc::UnboundedReceiver<String> {
             match (&mut lines).take(LINE_LIMIT).read_line(&mut line) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
-                    if tx.send(line.trim().to_owned()).is_err() {
+                    if tx.blocking_send(line.trim().to_owned()).is_err() {
                         break;
                     }
                 }
@@ -199,7 +202,8 @@ struct Join {
 /// The lines of one update of a viewer's log (the JSON form of the session's `Update`).
 fn update_lines(update: &Value, name: &dyn Fn(u16) -> String) -> Vec<String> {
     let seat = |key: &str| {
-        update.get(key).and_then(Value::as_u64).map_or_else(|| "?".to_owned(), |s| name(s as u16))
+        let number = update.get(key).and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
+        number.map_or_else(|| "?".to_owned(), name)
     };
     match update.get("kind").and_then(Value::as_str) {
         Some("event") => match update.get("text").and_then(Value::as_str) {
@@ -606,7 +610,7 @@ impl Join {
                 }
             };
             tokio::select! {
-                line = keyboard => match line {
+                line = keyboard, if self.answers.queue.len() < KEYBOARD_LINES => match line {
                     Some(line) => {
                         if !line.is_empty() {
                             self.answers.queue.push_back((Answer::Typed(line), "the keyboard".to_owned()));

@@ -51,8 +51,8 @@ pub struct Args {
     pub tls_key: Option<PathBuf>,
 
     /// The secret that creating a table over HTTP needs (as `Authorization: Bearer SECRET`)
-    /// unless the request comes from this machine. Prefer the environment variable: a flag
-    /// shows in the process list. Never printed.
+    /// unless the request comes from this machine; at least 16 characters. Prefer the
+    /// environment variable: a flag shows in the process list. Never printed.
     #[arg(long, value_name = "SECRET", env = "FACEDOWN_ADMIN_SECRET", hide_env_values = true)]
     pub admin_secret: Option<String>,
 
