@@ -29,8 +29,9 @@ facedown join --link-file ada.link                # the link saved in a file\n  
 facedown join < ada.link                          # or as the first line of standard input\n  \
 facedown join http://192.168.1.5:8080/t/3#…       # or given whole (it stays in the shell's history)\n\n\
 At a prompt type a number or a choice's words; `back` takes back your face-down choice before\n\
-the reveal; `?` prints the quick reference. With the GM link: `force SEAT`, `undo`,\n\
-`bot SEAT KIND`, `person SEAT`, `reissue [SEAT]`, `revoke SEAT`. Exits 0 when the game is over.")]
+the reveal; `?` prints the quick reference. The GM link or the rules' GM seat: `force SEAT`\n\
+and `undo`; the GM link also `bot SEAT KIND`, `person SEAT`, `reissue [SEAT]`, `revoke SEAT`.\n\
+Exits 0 when the game is over.")]
 pub struct Args {
     /// The table's link, http://host:port/t/TABLE#TOKEN. Leave it out to read it from
     /// --link-file or the first line of standard input: a link on the command line stays in
@@ -359,11 +360,23 @@ impl Join {
         let labels = labels(&prompt);
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let view = view_text(&self.ruleset, &self.view, &name, ViewPart::Seat);
-        let help = "a number or a choice's words; `?` the quick reference; a command as JSON {...}; `back` takes \
-                    back your face-down choice not yet revealed";
+        let gm_seat = self
+            .my_seat()
+            .and_then(|m| self.seats.iter().find(|s| s.seat == m))
+            .is_some_and(|s| s.role == "gm");
+        let help = format!(
+            "a number or a choice's words; `?` the quick reference; a command as JSON {{...}}; `back` takes back \
+             your face-down choice not yet revealed{}",
+            if gm_seat {
+                "; `undo`: the GM undoes the last public command; `force [SEAT]`: the GM has the rules' default \
+                 taken for SEAT (or the first seat awaited)"
+            } else {
+                ""
+            }
+        );
         let mut out = self.out();
         writeln!(out)?;
-        play::write_prompt(&mut out, &name, false, &view, question, &labels, help)?;
+        play::write_prompt(&mut out, &name, false, &view, question, &labels, &help)?;
         if self.answers.keyboard.is_some() {
             write!(out, "{}> ", escape(&name))?;
         }
@@ -398,9 +411,10 @@ impl Join {
             ("undo", "") if self.is_gm() || self.my_seat().is_some() => {
                 Ok(Some(ClientMessage::Undo { id: self.next_id() }))
             }
-            ("force", seat) if !seat.is_empty() || self.is_gm() => {
-                if !self.is_gm() {
-                    return Err(gm_only("force"));
+            // The GM link, or the rules' GM seat (the server asks the rules).
+            ("force", seat) => {
+                if self.you == Some(Who::Spectator) {
+                    return Err("a spectator link only watches".to_owned());
                 }
                 let seat = if seat.is_empty() {
                     *self.awaiting.first().ok_or("the game waits for nobody")?

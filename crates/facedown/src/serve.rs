@@ -510,4 +510,13 @@ mod tests {
     fn loopback_listening_prints_no_network_addresses() {
         assert!(network_bases("127.0.0.1:8080".parse().unwrap(), 8080, "http").is_empty());
     }
+
+    #[test]
+    fn listening_everywhere_prints_this_machines_other_addresses() {
+        // Only computed, nothing is bound: whatever addresses this machine has.
+        for base in network_bases("0.0.0.0:8080".parse().unwrap(), 8123, "https") {
+            let addr: SocketAddr = base.strip_prefix("https://").unwrap().parse().unwrap();
+            assert!(addr.is_ipv4() && !addr.ip().is_loopback() && addr.port() == 8123, "{base}");
+        }
+    }
 }
