@@ -287,3 +287,31 @@ fn a_command_whose_answer_was_lost_is_sent_again_with_its_id_and_applied_once() 
     let errors: Vec<_> = frames.iter().filter(|f| f["type"] == "error").collect();
     assert!(errors.is_empty(), "nothing was refused: {errors:?}");
 }
+
+#[test]
+fn a_seat_of_each_other_system_plays_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = first_choices(dir.path(), 3000);
+    let cases: [(&str, &[&str], &str, &str); 2] = [
+        ("nodice:pc-vs-bandit", &["--bot", "gm=greedy"], "kara", "No Dice Conflict"),
+        (
+            "inciting-incident:river-fight",
+            &["--bot", "gm=random", "--bot", "bren=random"],
+            "mira",
+            "== Round 1 ==",
+        ),
+    ];
+    for (table, bots, seat, opening) in cases {
+        let mut flags = vec!["--table", table, "--think-ms", "0"];
+        flags.extend_from_slice(bots);
+        let server = Server::start(&dir.path().join(format!("{seat}.db")), &flags);
+        let link = server.started["table"]["seats"][seat].as_str().unwrap().to_owned();
+        let (code, out, err) = join(dir.path(), &link, &["--script", script.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{table}: {out}\n{err}");
+        assert!(out.contains(opening), "{table} opens as in local play:\n{out}");
+        assert!(
+            out.contains(&format!("===== Seat {seat} =====")) && out.contains("The game is over."),
+            "{out}"
+        );
+    }
+}
