@@ -436,7 +436,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if args.json {
             let line = serde_json::json!({
                 "addr": running.addr.to_string(),
-                "url": running.base_url,
+                "url": base,
                 "urls": urls,
                 "table": created.as_ref().map(|(c, _)| c),
             });
