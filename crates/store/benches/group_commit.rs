@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 use store::SqliteTables;
 use store::tables::{Access, NewTable, TableId, TableStore, Write};
 
@@ -27,7 +29,11 @@ fn new_table() -> NewTable {
         ruleset_version: "0.1.0".into(),
         setup: r#"{"fighters":["ada","bandit"]}"#.into(),
         options: "{}".into(),
-        access: vec![Access { who: "gm".into(), token_hash: Some("00".repeat(32)), controller: "null".into() }],
+        access: vec![Access {
+            who: "gm".into(),
+            token_hash: Some("00".repeat(32)),
+            controller: "null".into(),
+        }],
     }
 }
 
@@ -143,11 +149,12 @@ fn group_commit(c: &mut Criterion) {
 /// One entry, one transaction: check the number, insert, commit (one sync).
 async fn naive_commit(pool: &SqlitePool, table: TableId, n: u64) {
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.expect("a transaction");
-    let (next,): (i64,) = sqlx::query_as("SELECT COALESCE(MAX(n) + 1, 0) FROM server_journal WHERE table_id = ?")
-        .bind(table.0 as i64)
-        .fetch_one(&mut *tx)
-        .await
-        .expect("the next number");
+    let (next,): (i64,) =
+        sqlx::query_as("SELECT COALESCE(MAX(n) + 1, 0) FROM server_journal WHERE table_id = ?")
+            .bind(table.0 as i64)
+            .fetch_one(&mut *tx)
+            .await
+            .expect("the next number");
     assert_eq!(next as u64, n, "{table}");
     sqlx::query("INSERT INTO server_journal (table_id, n, entry) VALUES (?, ?, ?)")
         .bind(table.0 as i64)
