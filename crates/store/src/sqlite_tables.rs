@@ -89,6 +89,23 @@ struct Inner {
 struct Stats {
     syncs: AtomicU64,
     acknowledged: AtomicU64,
+    in_flight: AtomicU64,
+}
+
+/// Counts a request in flight while it lives (also when its caller gives up waiting).
+struct InFlight<'a>(&'a AtomicU64);
+
+impl<'a> InFlight<'a> {
+    fn start(count: &'a AtomicU64) -> InFlight<'a> {
+        count.fetch_add(1, Ordering::Relaxed);
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 type Reply<T> = oneshot::Sender<Result<T, PersistError>>;
@@ -176,7 +193,14 @@ impl SqliteTables {
         self.inner.stats.acknowledged.load(Ordering::Relaxed)
     }
 
+    /// How many requests callers have sent and still wait for (queued, or in the group being
+    /// written): a gauge for metrics.
+    pub fn in_flight(&self) -> u64 {
+        self.inner.stats.in_flight.load(Ordering::Relaxed)
+    }
+
     async fn send<T>(&self, make: impl FnOnce(Reply<T>) -> Request) -> Result<T, PersistError> {
+        let _counted = InFlight::start(&self.inner.stats.in_flight);
         let (reply, answer) = oneshot::channel();
         self.inner.queue.send(make(reply)).await.map_err(|_| PersistError::Closed)?;
         answer.await.map_err(|_| PersistError::WriterLost)?
