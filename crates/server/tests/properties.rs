@@ -23,14 +23,15 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use server::client::{Client, ClientError};
 use server::protocol::{
-    Change, ClientMessage, CreateTable, CreatedTable, ErrorCode, ServerMessage, SetupSource, TableOptions, Who,
+    Change, ClientMessage, CreateTable, CreatedTable, ErrorCode, ServerMessage, SetupSource, TableOptions,
+    Who,
 };
 use server::{Config, Running};
 use store::tables::{TableId, TableStore};
 use table::{SeatId, Viewer};
 
 /// Cases per property unless `PROPTEST_CASES` asks for fewer.
-const CASES: u32 = 2;
+const CASES: u32 = 4;
 /// The systems, each with an example every seat of which a person plays.
 const GAMES: [(&str, &str); 3] =
     [("iron-triangle", "duel"), ("nodice", "pc-vs-bandit"), ("inciting-incident", "river-fight")];
@@ -106,8 +107,8 @@ struct Player {
 #[derive(Clone)]
 struct Request {
     message: ClientMessage,
-    /// Whether the command answered a face-down choice.
-    private: bool,
+    /// Whether the seat takes this face-down choice back once it is acknowledged.
+    take_back: bool,
     /// The sequence number the client had when it sent it: a refusal is expected only if
     /// the table changed since (another seat came first, or took its choice back), or for a
     /// take-back that came too late.
@@ -140,7 +141,12 @@ impl Player {
     fn take(&mut self, change: Change) {
         for u in &change.updates {
             let seq = u["seq"].as_u64().expect("an update has its seq");
-            assert_eq!(seq, self.last_seq() + 1, "{:?}: updates come in order without gaps or repeats", self.who);
+            assert_eq!(
+                seq,
+                self.last_seq() + 1,
+                "{:?}: updates come in order without gaps or repeats",
+                self.who
+            );
             self.items.insert(seq, u.clone());
         }
         assert_eq!(change.seq, self.last_seq(), "{:?}: a change's seq is its last item's", self.who);
@@ -163,10 +169,7 @@ impl Player {
                 match request.message {
                     ClientMessage::TakeBack { .. } => self.took_back += 1,
                     ClientMessage::Command { .. }
-                        if request.private
-                            && !self.latest.as_ref().is_some_and(|c| c.over)
-                            && self.take_backs < MAX_TAKE_BACKS
-                            && self.rng.random_range(0..3) == 0 =>
+                        if request.take_back && !self.latest.as_ref().is_some_and(|c| c.over) =>
                     {
                         // Take the face-down choice back before its reveal (refused if the
                         // reveal came first), and choose again when asked again.
@@ -174,7 +177,7 @@ impl Player {
                         *sent += 1;
                         let message = ClientMessage::TakeBack { id: format!("t{sent}") };
                         let seq = self.last_seq();
-                        self.in_flight = Some(Request { message: message.clone(), private: false, seq });
+                        self.in_flight = Some(Request { message: message.clone(), take_back: false, seq });
                         return Some(message);
                     }
                     _ => {}
@@ -188,7 +191,8 @@ impl Player {
                 // sent again on the next connection.
             }
             ServerMessage::Error { code: ErrorCode::Refused, message, id } => {
-                let request = self.in_flight.take().unwrap_or_else(|| panic!("refused with nothing asked: {message}"));
+                let request =
+                    self.in_flight.take().unwrap_or_else(|| panic!("refused with nothing asked: {message}"));
                 assert_eq!(request.message.id(), id.as_deref(), "the refusal names the request");
                 let too_late = matches!(request.message, ClientMessage::TakeBack { .. })
                     && (message.contains("take back") || message.contains("taken back"));
@@ -198,12 +202,25 @@ impl Player {
                     "{:?}: refused: {message} ({:?}, after {:?})",
                     self.who,
                     request.message,
-                    self.changes.iter().rev().take(3).map(|c| (c.seq, &c.awaiting, &c.updates)).collect::<Vec<_>>()
+                    self.changes
+                        .iter()
+                        .rev()
+                        .take(3)
+                        .map(|c| (c.seq, &c.awaiting, &c.updates))
+                        .collect::<Vec<_>>()
                 );
             }
             other => panic!("{:?}: unexpected {other:?}", self.who),
         }
-        self.answer(sent)
+        None
+    }
+
+    /// Whether this seat is playing out a take-back: its face-down choice that it will take
+    /// back, or the take-back itself, is in flight.
+    fn taking_back(&self) -> bool {
+        self.in_flight
+            .as_ref()
+            .is_some_and(|r| r.take_back || matches!(r.message, ClientMessage::TakeBack { .. }))
     }
 
     /// A seat asked (and not already answering) answers with a seeded choice.
@@ -225,11 +242,9 @@ impl Player {
         assert!(*sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
         self.asked_at = Some(change.seq);
         let message = ClientMessage::Command { id: format!("c{sent}"), command: pick["command"].clone() };
-        self.in_flight = Some(Request {
-            message: message.clone(),
-            private: prompt["private"] == Value::Bool(true) && pick["private"] == Value::Bool(true),
-            seq: change.seq,
-        });
+        let private = prompt["private"] == Value::Bool(true) && pick["private"] == Value::Bool(true);
+        let take_back = private && self.take_backs < MAX_TAKE_BACKS && self.rng.random_range(0..3) == 0;
+        self.in_flight = Some(Request { message: message.clone(), take_back, seq: change.seq });
         Some(message)
     }
 
@@ -279,7 +294,8 @@ struct Played {
 }
 
 /// Plays one whole game of `system`'s `example`, every seat a person on its own client and a
-/// spectator watching, restarting the server after each count of frames in `restarts`.
+/// spectator watching, restarting the server once the clients together have received each
+/// count of frames in `restarts` (counts past the game's end are not reached).
 async fn play(system: &str, example: &str, seed: u64, restarts: &[usize]) -> Played {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let db = dir.path().join("server.db");
@@ -332,9 +348,7 @@ async fn play(system: &str, example: &str, seed: u64, restarts: &[usize]) -> Pla
                     Box::pin(async move { (i, p.client.as_mut().expect("connected").next_raw().await) })
                 })
                 .collect();
-            tokio::time::timeout(FRAME_TIMEOUT, select_all(waiting))
-                .await
-                .map(|(first, _, _)| first)
+            tokio::time::timeout(FRAME_TIMEOUT, select_all(waiting)).await.map(|(first, _, _)| first)
         };
         let (i, received) = next.unwrap_or_else(|_| panic!("{system}: no frame within {FRAME_TIMEOUT:?}"));
         let p = &mut players[i];
@@ -347,6 +361,17 @@ async fn play(system: &str, example: &str, seed: u64, restarts: &[usize]) -> Pla
         if let Some(request) = p.handle(message, raw, &mut sent) {
             p.send(&request).await;
         }
+        // While a seat plays out a take-back, the others hold their answers, so that the
+        // choice is still face down when the take-back comes (else the reveal would nearly
+        // always win the race); then everyone asked answers.
+        let holder = players.iter().position(Player::taking_back);
+        for (j, p) in players.iter_mut().enumerate() {
+            if holder.is_none_or(|h| h == j)
+                && let Some(request) = p.answer(&mut sent)
+            {
+                p.send(&request).await;
+            }
+        }
     }
     for p in &mut players {
         if let Some(c) = p.client.take() {
@@ -355,9 +380,10 @@ async fn play(system: &str, example: &str, seed: u64, restarts: &[usize]) -> Pla
     }
     server.take().expect("running").shutdown().await.expect("a graceful shutdown");
     eprintln!(
-        "{system} seed {seed}: {frames} frames, {sent} requests, {} items, {restarted} restarts, {} take-backs",
+        "{system} seed {seed}: {frames} frames, {sent} requests, {} items, {restarted} restarts, {} of {} take-backs",
         players[0].last_seq(),
-        players.iter().map(|p| p.took_back).sum::<usize>()
+        players.iter().map(|p| p.took_back).sum::<usize>(),
+        players.iter().map(|p| p.take_backs).sum::<usize>()
     );
     Played { _dir: dir, db, table: created.table, players, restarts: restarted }
 }
@@ -382,7 +408,8 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn server::systems::Hosted>, Ve
     let mut game = server::systems::open(&stored.table.ruleset, &setup).expect("the setup opens");
     let point = |game: &dyn server::systems::Hosted| {
         let seats = game.seats().len() as u16;
-        let mut views: Vec<Value> = (0..seats).map(|s| game.view(Viewer::Seat(SeatId(s))).expect("a view")).collect();
+        let mut views: Vec<Value> =
+            (0..seats).map(|s| game.view(Viewer::Seat(SeatId(s))).expect("a view")).collect();
         views.push(game.view(Viewer::Spectator).expect("a view"));
         Point {
             seq: game.seq(),
@@ -399,7 +426,9 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn server::systems::Hosted>, Ve
         let applied = match op["op"].as_str().expect("an op") {
             "submit" => game.submit(seat("seat"), &op["command"]),
             "take_back" => game.take_back(seat("seat")),
-            "force" => game.force(seat("seat"), op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16))),
+            "force" => {
+                game.force(seat("seat"), op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16)))
+            }
             "undo" => game.undo(seat("by")),
             other => panic!("journal entry {other}"),
         };
@@ -426,9 +455,18 @@ fn check_identical(system: &str, played: &Played, game: &dyn server::systems::Ho
         let log = game.updates_since(viewer(who), 0);
         let got: Vec<Value> = p.items.values().cloned().collect();
         if got.len() != log.len() {
-            eprintln!("DEBUG {system} {who:?}: got {:?}\nwant {:?}", got.last(), &log[got.len().saturating_sub(1)..]);
+            eprintln!(
+                "DEBUG {system} {who:?}: got {:?}\nwant {:?}",
+                got.last(),
+                &log[got.len().saturating_sub(1)..]
+            );
         }
-        assert_eq!(got.len(), log.len(), "{system}: {who:?} got every item, across {} restarts", played.restarts);
+        assert_eq!(
+            got.len(),
+            log.len(),
+            "{system}: {who:?} got every item, across {} restarts",
+            played.restarts
+        );
         for (i, (got, want)) in got.iter().zip(&log).enumerate() {
             assert_eq!(got, want, "{system}: {who:?}'s item {} is the replay's", i + 1);
         }
@@ -535,8 +573,10 @@ proptest! {
     #[test]
     fn a_restart_at_any_point_continues_identically(
         seed in any::<u64>(),
-        restarts in prop::collection::vec(1usize..120, 1..=3),
+        gaps in prop::collection::vec(1usize..40, 1..=4),
     ) {
+        // Restart after these counts of frames (all clients together), each gap after the last.
+        let restarts: Vec<usize> = gaps.iter().scan(0, |at, gap| { *at += gap; Some(*at) }).collect();
         runtime().block_on(async {
             for (i, (system, example)) in GAMES.iter().enumerate() {
                 let played = play(system, example, seed.wrapping_add(i as u64 * 1_000), &restarts).await;
@@ -574,7 +614,10 @@ fn the_leak_check_reports_a_frame_holding_a_private_item() {
     };
     let frame = serde_json::to_string(&ServerMessage::Update { change }).unwrap();
     let frames = vec!["{\"type\":\"pong\"}".to_owned(), frame];
-    assert_eq!(leaks(&private, Who::Spectator, &frames), vec![Leak { seat: 0, seq: 3, to: Who::Spectator, frame: 1 }]);
+    assert_eq!(
+        leaks(&private, Who::Spectator, &frames),
+        vec![Leak { seat: 0, seq: 3, to: Who::Spectator, frame: 1 }]
+    );
     assert_eq!(leaks(&private, Who::Seat { seat: 1 }, &frames).len(), 1);
     assert!(leaks(&private, Who::Seat { seat: 0 }, &frames).is_empty());
     assert!(leaks(&private, Who::Spectator, &frames[..1]).is_empty());
