@@ -622,3 +622,25 @@ fn the_leak_check_reports_a_frame_holding_a_private_item() {
     assert!(leaks(&private, Who::Seat { seat: 0 }, &frames).is_empty());
     assert!(leaks(&private, Who::Spectator, &frames[..1]).is_empty());
 }
+
+/// What the restart property found: a seat's face-down declaration is still pending when the
+/// GM ends the scene; taking it back then would add an item to a finished game's log.
+#[test]
+fn a_face_down_choice_cannot_be_taken_back_once_the_game_is_over() {
+    let setup = server::systems::read_setup("inciting-incident", &SetupSource::Example("river-fight".into()))
+        .expect("the example");
+    let mut game = server::systems::open("inciting-incident", &setup).expect("the setup opens");
+    let bren = SeatId(0);
+    let prompt = game.prompt(bren).expect("a seat").expect("Bren is asked to declare");
+    assert_eq!(prompt["private"], Value::Bool(true), "a declaration is face down");
+    game.submit(bren, &prompt["choices"][0]["command"]).expect("Bren declares");
+    assert_eq!(game.face_down(), 1);
+    let gm =
+        game.seats().iter().find(|(_, s)| s.role == table::Role::Gm).map(|(id, _)| id).expect("a GM seat");
+    game.submit(gm, &serde_json::json!({"end_scene": {"winner": 0}})).expect("the GM ends the scene");
+    assert!(game.is_over());
+    let seq = game.seq();
+    let refused = game.take_back(bren).expect_err("the game is over");
+    assert!(refused.to_string().contains("game is over"), "{refused}");
+    assert_eq!(game.seq(), seq, "nothing was logged");
+}

@@ -420,13 +420,13 @@ impl<R: Ruleset> Session<R> {
     /// awaited seat has committed) while the game is not over. Logged publicly; the seat is
     /// asked again.
     pub fn take_back(&mut self, seat: SeatId) -> Result<(), SessionError<R::Error>> {
+        let Some(at) = self.pending.iter().rposition(|&i| self.entries[i].seat == seat) else {
+            return Err(SessionError::NothingToTakeBack(seat.0));
+        };
         if self.is_over() {
             // A finished game's log is final (a server has marked the table finished).
             return Err(SessionError::Over(seat.0));
         }
-        let Some(at) = self.pending.iter().rposition(|&i| self.entries[i].seat == seat) else {
-            return Err(SessionError::NothingToTakeBack(seat.0));
-        };
         let index = self.pending[at];
         self.drop_pending(index);
         // Rebuild the table from the commands: before a reveal nothing depends on the choice.
