@@ -93,11 +93,13 @@ struct Player {
     frames: Vec<String>,
     /// Every change received (welcomes' and updates').
     changes: Vec<Change>,
+    /// The last change: what the client knows of the table now.
     latest: Option<Change>,
     /// The request awaiting its answer (one at a time), with what it was.
     in_flight: Option<Request>,
     /// The sequence number of the last prompt answered.
     asked_at: Option<u64>,
+    /// Take-backs tried, and those that came before the reveal.
     take_backs: usize,
     took_back: usize,
     /// Reading what a connection held when the server shut down.
