@@ -176,6 +176,9 @@ pub enum SessionError<E: std::error::Error> {
     /// Nothing of the seat's is face down to take back.
     #[error("seat {0} has no face-down choice to take back (a revealed choice stands)")]
     NothingToTakeBack(u16),
+    /// The game is over: a face-down choice left unrevealed stays as it is.
+    #[error("the game is over: seat {0}'s face-down choice can no longer be taken back")]
+    Over(u16),
     /// Nothing public is left to undo.
     #[error("there is no public command to undo")]
     NothingToUndo,
@@ -414,11 +417,16 @@ impl<R: Ruleset> Session<R> {
     }
 
     /// Takes back `seat`'s latest face-down choice, allowed until it is revealed (until every
-    /// awaited seat has committed). Logged publicly; the seat is asked again.
+    /// awaited seat has committed) while the game is not over. Logged publicly; the seat is
+    /// asked again.
     pub fn take_back(&mut self, seat: SeatId) -> Result<(), SessionError<R::Error>> {
         let Some(at) = self.pending.iter().rposition(|&i| self.entries[i].seat == seat) else {
             return Err(SessionError::NothingToTakeBack(seat.0));
         };
+        if self.is_over() {
+            // A finished game's log is final (a server has marked the table finished).
+            return Err(SessionError::Over(seat.0));
+        }
         let index = self.pending[at];
         self.drop_pending(index);
         // Rebuild the table from the commands: before a reveal nothing depends on the choice.
