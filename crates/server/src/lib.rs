@@ -4,8 +4,8 @@
 //! See ARCHITECTURE.md and docs/protocol.md.
 
 pub mod client;
+mod config;
 pub mod protocol;
 pub mod systems;
-mod config;
 
 pub use config::{Config, Limits, Running, ServerError, Tls, start};

@@ -385,10 +385,7 @@ mod tests {
     fn a_link_carries_its_token_in_the_fragment() {
         let l = link("http://127.0.0.1:8080/", "7", "ab12");
         assert_eq!(l, "http://127.0.0.1:8080/t/7#ab12");
-        assert_eq!(
-            parse_link(&l),
-            Some(("http://127.0.0.1:8080".into(), "7".into(), "ab12".into()))
-        );
+        assert_eq!(parse_link(&l), Some(("http://127.0.0.1:8080".into(), "7".into(), "ab12".into())));
         assert_eq!(parse_link("http://x/t/7"), None);
         assert_eq!(parse_link("http://x/u/7#k"), None);
     }
