@@ -143,8 +143,6 @@ struct SeatClient {
     acked: Vec<Acked>,
     /// Retries of acknowledged commands, and the sequence number their first answer had.
     replays: BTreeMap<String, u64>,
-    /// Acknowledgements on each connection.
-    acks_per_connection: Vec<usize>,
     problems: Vec<String>,
 }
 
@@ -166,7 +164,6 @@ impl SeatClient {
             unacked: None,
             acked: Vec::new(),
             replays: BTreeMap::new(),
-            acks_per_connection: Vec::new(),
             problems: Vec::new(),
         }
     }
@@ -293,9 +290,6 @@ impl SeatClient {
                             let (id, command) = self.unacked.take().expect("checked");
                             self.acked.push(Acked { id, command, seq });
                             self.act_from = seq;
-                            if let Some(n) = self.acks_per_connection.last_mut() {
-                                *n += 1;
-                            }
                         } else {
                             self.problems
                                 .push(format!("{}: an ack for {id}, which is not in flight", self.name));
