@@ -8,7 +8,8 @@
 //! - §4 character sheets: [`character`]
 //! - §5.2 step 4 and §5.3 winner and losses: [`turn`] ([`turn::resolve`])
 //! - §5.4 disadvantage, §5.5 combos: [`chain`]
-//! - §5.1, §5.2 steps 1–3, §5.6, §5.7 the conflict flow: [`conflict`] and [`rules`]
+//! - §5.1, §5.2 steps 1–3, §5.6, §5.7 the conflict flow: [`conflict`] and [`rules`]; the
+//!   conflict file a shell reads (sheets inline or through the shell's loader): [`conflict_file`]
 //! - hidden information: [`view`]; narration of events: [`narrate`]; a seat's prompt and its
 //!   forced default: [`prompt`]
 //! - §4 campaign sheets, §7 problems, §8 countdowns, §9 resting, §10 levelling: [`campaign`]
@@ -21,6 +22,7 @@ pub mod card;
 pub mod chain;
 pub mod character;
 pub mod conflict;
+pub mod conflict_file;
 pub mod effects;
 pub mod energy;
 pub mod narrate;

@@ -1,11 +1,15 @@
 //! How a server is started: its [`Config`], and the [`Running`] server.
-//!
-//! INTERFACE STUB: the server's core lands in issue 15's core work.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
+use store::tables::TableStore;
 use thiserror::Error;
+use tokio::sync::{mpsc, watch};
+
+use crate::hub::Hub;
 
 use crate::protocol::{ApiError, CreateTable, CreatedTable};
 
@@ -108,27 +112,135 @@ pub struct Running {
     pub addr: SocketAddr,
     /// The base of its links: the public URL, or `http(s)://addr`.
     pub base_url: String,
+    create: Box<dyn Fn(CreateTable) -> BoxFuture<Result<CreatedTable, ApiError>> + Send + Sync>,
+    stop: watch::Sender<bool>,
+    done: tokio::task::JoinHandle<Result<(), ServerError>>,
 }
+
+type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
 
 impl Running {
     /// Creates a table as `POST /api/tables` does (from the host itself: no admin secret).
     pub async fn create_table(&self, request: CreateTable) -> Result<CreatedTable, ApiError> {
-        let _ = request;
-        Err(ApiError { code: crate::protocol::ErrorCode::Internal, message: "not yet".into() })
+        (self.create)(request).await
     }
 
     /// Runs until SIGTERM or Ctrl-C, then shuts down gracefully: connections are told
     /// ([`crate::protocol::ServerMessage::Closing`]), nothing acknowledged is lost.
     pub async fn wait(self) -> Result<(), ServerError> {
-        Ok(())
+        let stop = self.stop.clone();
+        tokio::spawn(async move {
+            terminated().await;
+            tracing::info!("shutting down");
+            let _ = stop.send(true);
+        });
+        self.done.await.map_err(|e| ServerError::Config(format!("the server task failed: {e}")))?
     }
 
-    /// Shuts down gracefully now.
-    pub async fn shutdown(self) {}
+    /// Shuts down gracefully now, and returns once it has.
+    pub async fn shutdown(self) -> Result<(), ServerError> {
+        let _ = self.stop.send(true);
+        self.done.await.map_err(|e| ServerError::Config(format!("the server task failed: {e}")))?
+    }
 }
 
-/// Starts a server: opens the store, resumes its open tables lazily, binds, and serves.
+/// SIGTERM or Ctrl-C.
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(t) => t,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Starts a server on the embedded default store, SQLite at `config.db`: opens it, binds, and
+/// serves. Tables load when a client comes (those with bots at once).
 pub async fn start(config: Config) -> Result<Running, ServerError> {
-    let _ = config;
-    Err(ServerError::Config("not yet".into()))
+    let store = store::SqliteTables::open(&config.db).await?;
+    start_with(config, store).await
+}
+
+/// Starts a server on `store`.
+pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Running, ServerError> {
+    if let Some(url) = &config.public_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(ServerError::Config(format!("--public-url: {url:?} is not an http:// or https:// URL")));
+    }
+    let tls = match &config.tls {
+        Some(tls) => {
+            // One process-wide provider; installing it twice is harmless.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            Some(axum_server::tls_rustls::RustlsConfig::from_pem_file(&tls.cert, &tls.key).await.map_err(
+                |e| {
+                    ServerError::Tls(format!(
+                        "--tls-cert {} / --tls-key {}: {e}",
+                        tls.cert.display(),
+                        tls.key.display()
+                    ))
+                },
+            )?)
+        }
+        None => None,
+    };
+    let listener = std::net::TcpListener::bind(config.listen)
+        .map_err(|e| ServerError::Listen { addr: config.listen, reason: e.to_string() })?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| ServerError::Listen { addr: config.listen, reason: e.to_string() })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| ServerError::Listen { addr: config.listen, reason: e.to_string() })?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let base_url = match &config.public_url {
+        Some(url) => url.trim_end_matches('/').to_owned(),
+        None => format!("{scheme}://{addr}"),
+    };
+    let open = store.open_tables().await?;
+    let (stop, stopped) = watch::channel(false);
+    let (alive, all_gone) = mpsc::channel::<()>(1);
+    let hub = Arc::new(Hub::new(store, config, base_url.clone(), open.len(), stopped.clone(), alive));
+    let app = crate::web::router(Arc::clone(&hub)).into_make_service_with_connect_info::<SocketAddr>();
+    let handle = axum_server::Handle::new();
+    let serving = {
+        let handle = handle.clone();
+        async move {
+            match tls {
+                Some(tls) => axum_server::from_tcp_rustls(listener, tls)?.handle(handle).serve(app).await,
+                None => axum_server::from_tcp(listener)?.handle(handle).serve(app).await,
+            }
+        }
+    };
+    let server = tokio::spawn(serving);
+    let done = {
+        let hub = Arc::clone(&hub);
+        let mut stopped = stopped;
+        tokio::spawn(async move {
+            let _ = stopped.wait_for(|s| *s).await;
+            // Tables finish what they are keeping and tell their clients; then HTTP stops.
+            hub.close_all(all_gone).await;
+            handle.graceful_shutdown(Some(std::time::Duration::from_secs(5)));
+            let served = server.await.map_err(|e| ServerError::Config(e.to_string()))?;
+            served.map_err(|e| ServerError::Listen { addr, reason: e.to_string() })?;
+            Ok(())
+        })
+    };
+    let creator = Arc::clone(&hub);
+    let create = Box::new(move |request: CreateTable| -> BoxFuture<Result<CreatedTable, ApiError>> {
+        let hub = Arc::clone(&creator);
+        Box::pin(async move {
+            hub.create_table(request).await.map_err(|r| ApiError { code: r.code, message: r.message })
+        })
+    });
+    Ok(Running { addr, base_url, create, stop, done })
 }

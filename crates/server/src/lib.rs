@@ -3,9 +3,15 @@
 //!
 //! See ARCHITECTURE.md and docs/protocol.md.
 
+mod auth;
 pub mod client;
 mod config;
+mod hub;
+mod journal;
+mod metrics;
 pub mod protocol;
 pub mod systems;
+mod web;
 
-pub use config::{Config, Limits, Running, ServerError, Tls, start};
+pub use config::{Config, Limits, Running, ServerError, Tls, start, start_with};
+pub use hub::{Hub, Refusal};

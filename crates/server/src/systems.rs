@@ -2,19 +2,44 @@
 //! setup read from an upload or an example (never from the host's files), a session whose seats
 //! are all remote, and the server's bots.
 //!
-//! INTERFACE STUB — implemented in issue 15's systems work.
+//! **Setups.** [`read_setup`] reads the same TOML/JSON as the CLI's conflict and scene files
+//! into the ruleset's typed setup, as JSON. The file formats are the rules crates'
+//! ([`iron_triangle::conflict_file`], [`nodice::conflict_file`], [`inciting_incident::Setup`]);
+//! only where a file names other files does the source matter: an example resolves them from
+//! the files embedded in the server ([`embedded`]), an upload may name none
+//! ([`SetupError::ReadsFiles`]).
+//!
+//! **Bots.** The bot kinds are the CLI's ([`solver::kinds::BotKinds`], one mapping for both);
+//! the session never runs them itself (every seat is `Control::Remote`): the server asks
+//! [`Hosted::bot_command`] after its think delay and submits the answer like a person's.
+
+pub mod embedded;
 
 use std::collections::BTreeMap;
+use std::io;
 
-use serde_json::Value;
-use session::any::AnySession;
-use table::SeatId;
+use inciting_incident::IncitingIncident;
+use iron_triangle::IronTriangle;
+use iron_triangle::conflict_file::ConflictFile as ItFile;
+use nodice::NoDice;
+use nodice::conflict_file::ConflictFile as NdFile;
+use nodice::sheets::{ActorFile, Loaded};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use session::any::{AnyError, AnySession};
+use session::{Control, Session};
+use solver::kinds::BotKinds;
+use table::{Bot, Decision, Role, SeatId, Seats, Viewer};
 use thiserror::Error;
 
 use crate::protocol::SetupSource;
 
 /// The systems a server hosts, by their names on the wire.
 pub const SYSTEMS: &[&str] = &["iron-triangle", "nodice", "inciting-incident"];
+
+/// The largest setup the server reads, in bytes (a TOML text, or a JSON upload serialised).
+pub const MAX_SETUP_BYTES: usize = 256 * 1024;
 
 /// Why a table cannot be created from a setup.
 #[derive(Debug, Error)]
@@ -56,25 +81,536 @@ pub trait Hosted: AnySession {
 
 /// The bot kinds of `system`.
 pub fn bot_kinds(system: &str) -> Option<&'static [&'static str]> {
-    let _ = system;
-    None
+    match system {
+        "iron-triangle" => Some(IronTriangle::BOT_KINDS),
+        "nodice" => Some(NoDice::BOT_KINDS),
+        "inciting-incident" => Some(IncitingIncident::BOT_KINDS),
+        _ => None,
+    }
 }
 
 /// The examples `system` carries, by name.
 pub fn examples(system: &str) -> Option<&'static [&'static str]> {
-    let _ = system;
-    None
+    match system {
+        "iron-triangle" => Some(embedded::IRON_TRIANGLE_EXAMPLES),
+        "nodice" => Some(embedded::NODICE_EXAMPLES),
+        "inciting-incident" => Some(embedded::INCITING_INCIDENT_EXAMPLES),
+        _ => None,
+    }
+}
+
+/// The embedded files of `system`.
+fn files(system: &str) -> &'static [(&'static str, &'static str)] {
+    match system {
+        "iron-triangle" => embedded::IRON_TRIANGLE_FILES,
+        "nodice" => embedded::NODICE_FILES,
+        "inciting-incident" => embedded::INCITING_INCIDENT_FILES,
+        _ => &[],
+    }
 }
 
 /// Reads a setup for `system` from an upload or an example, into the ruleset's typed setup
 /// as JSON, checked to start a game. Nothing is read from the host's files.
+///
+/// A No Dice conflict file's `engagement` (the GM's interaction clusters from the first Hand)
+/// is kept beside the setup's fields as `engagement` (the Actors' numbers); [`open`] gives it
+/// as the GM's first command, as the CLI does. Its `scene` text and the serials' warnings are
+/// not kept.
 pub fn read_setup(system: &str, source: &SetupSource) -> Result<Value, SetupError> {
-    let _ = source;
-    Err(SetupError::NoSystem(system.to_owned()))
+    let value = match system {
+        "iron-triangle" => read_iron_triangle(source)?,
+        "nodice" => read_nodice(source)?,
+        "inciting-incident" => read_inciting_incident(source)?,
+        _ => return Err(SetupError::NoSystem(system.to_owned())),
+    };
+    // The setup starts a game: the same check a table's creation makes.
+    open(system, &value)?;
+    Ok(value)
 }
 
 /// Opens a new game of `system` from a setup [`read_setup`] returned (or a stored one).
+///
+/// A No Dice setup's `engagement` is given as the GM's first command here (so a table
+/// rebuilt from its stored commands opens with it again, and those commands never hold it).
 pub fn open(system: &str, setup: &Value) -> Result<Box<dyn Hosted>, SetupError> {
-    let _ = setup;
-    Err(SetupError::NoSystem(system.to_owned()))
+    match system {
+        "iron-triangle" => Ok(Box::new(Table::<IronTriangle>::open(setup, Vec::new())?)),
+        "nodice" => {
+            let mut first = Vec::new();
+            if let Some(clusters) = setup.get("engagement") {
+                let clusters = Vec::<nodice::Targets>::deserialize(clusters)
+                    .map_err(|e| SetupError::Invalid(format!("engagement: {e}")))?;
+                let seats = Seats::deserialize(setup.get("seats").unwrap_or(&Value::Null))
+                    .map_err(|e| SetupError::Invalid(format!("seats: {e}")))?;
+                let gm = seats.iter().find(|(_, s)| s.role == Role::Gm).map(|(id, _)| id).ok_or_else(|| {
+                    SetupError::Invalid("engagement needs a GM seat (the GM engages the Actors)".into())
+                })?;
+                first.push((gm, nodice::Command::Engage { clusters }));
+            }
+            Ok(Box::new(Table::<NoDice>::open(setup, first)?))
+        }
+        "inciting-incident" => Ok(Box::new(Table::<IncitingIncident>::open(setup, Vec::new())?)),
+        _ => Err(SetupError::NoSystem(system.to_owned())),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading setups.
+
+/// A setup file's text: a TOML text or a JSON upload.
+enum Text<'a> {
+    Toml(&'a str),
+    Json(&'a Value),
+}
+
+/// Counts the bytes written, failing past [`MAX_SETUP_BYTES`].
+struct Bounded(usize);
+
+impl io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        if self.0 > MAX_SETUP_BYTES {
+            return Err(io::Error::other("too large"));
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn too_large(what: &str) -> SetupError {
+    SetupError::Invalid(format!("{what}: a setup may be at most {MAX_SETUP_BYTES} bytes"))
+}
+
+/// Parses a setup file (or a file it references), bounded in size; `what` names it in errors.
+fn parse<T: DeserializeOwned>(what: &str, text: Text<'_>) -> Result<T, SetupError> {
+    match text {
+        Text::Toml(text) => {
+            if text.len() > MAX_SETUP_BYTES {
+                return Err(too_large(what));
+            }
+            toml::from_str(text).map_err(|e| SetupError::Invalid(format!("{what}: {e}")))
+        }
+        Text::Json(value) => {
+            serde_json::to_writer(Bounded(0), value).map_err(|_| too_large(what))?;
+            from_json(value).map_err(|e| SetupError::Invalid(format!("{what}: {e}")))
+        }
+    }
+}
+
+/// Reads a typed value from JSON; the error names the field (`characters[1].sheet.energy`).
+fn from_json<T: DeserializeOwned>(value: &Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| match e.path().to_string().as_str() {
+        "." => e.inner().to_string(),
+        path => format!("{path}: {}", e.inner()),
+    })
+}
+
+/// Parses an embedded file, as TOML or JSON by its extension.
+fn parse_embedded<T: DeserializeOwned>(system: &str, path: &str, text: &str) -> Result<T, String> {
+    let what = format!("(built-in) {system}/{path}");
+    if path.ends_with(".json") {
+        let value: Value = serde_json::from_str(text).map_err(|e| format!("{what}: {e}"))?;
+        from_json(&value).map_err(|e| format!("{what}: {e}"))
+    } else {
+        toml::from_str(text).map_err(|e| format!("{what}: {e}"))
+    }
+}
+
+/// An embedded example: its path and text.
+fn example(system: &str, name: &str) -> Result<(&'static str, &'static str), SetupError> {
+    let known = examples(system).unwrap_or(&[]);
+    if known.contains(&name) {
+        for ext in [".toml", ".json"] {
+            let path = format!("{name}{ext}");
+            if let Some(found) = files(system).iter().find(|(p, _)| *p == path) {
+                return Ok(*found);
+            }
+        }
+    }
+    Err(SetupError::NoExample { system: system.to_owned(), name: name.to_owned(), known: known.join(", ") })
+}
+
+/// The folder part of an embedded path (`""` at the top).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// `rel` joined to the embedded folder `dir`, `.` and `..` resolved; `None` when it leaves
+/// the system's examples or is absolute.
+fn join(dir: &str, rel: &str) -> Option<String> {
+    if rel.starts_with('/') || rel.contains('\\') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// An embedded file of `system` at `path`.
+fn embedded_file(system: &str, path: &str) -> Result<&'static str, String> {
+    files(system)
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, text)| *text)
+        .ok_or_else(|| format!("the built-in examples have no file {path}"))
+}
+
+fn json_of<T: serde::Serialize>(value: &T) -> Result<Value, SetupError> {
+    serde_json::to_value(value).map_err(|e| SetupError::Invalid(format!("the setup: {e}")))
+}
+
+fn upload_text(source: &SetupSource) -> Option<Text<'_>> {
+    match source {
+        SetupSource::Example(_) => None,
+        SetupSource::Toml(text) => Some(Text::Toml(text)),
+        SetupSource::Json(value) => Some(Text::Json(value)),
+    }
+}
+
+fn no_files(field: &str, path: &str) -> SetupError {
+    SetupError::ReadsFiles(format!(
+        "{field}: an uploaded setup may not name a file ({path:?}): the server reads none of its \
+         host's files; give it inline"
+    ))
+}
+
+fn read_iron_triangle(source: &SetupSource) -> Result<Value, SetupError> {
+    const SYSTEM: &str = "iron-triangle";
+    let setup = match source {
+        SetupSource::Example(name) => {
+            let (path, text) = example(SYSTEM, name)?;
+            let file: ItFile = parse_embedded(SYSTEM, path, text).map_err(SetupError::Invalid)?;
+            let dir = folder(path);
+            file.build(|rel| {
+                let at = join(dir, rel).ok_or_else(|| format!("{rel:?} is outside the built-in examples"))?;
+                parse_embedded(SYSTEM, &at, embedded_file(SYSTEM, &at)?)
+            })
+            .map_err(|e| SetupError::Invalid(format!("(built-in) {SYSTEM}/{path}: {e}")))?
+        }
+        _ => {
+            let text = upload_text(source).ok_or_else(|| SetupError::Invalid("no setup".into()))?;
+            let file: ItFile = parse("the conflict file", text)?;
+            if let Some((i, path)) = file.sheet_paths().next() {
+                return Err(no_files(&format!("characters[{i}].sheet"), path));
+            }
+            file.build(|path| Err(format!("an uploaded setup may not name a file ({path:?})")))
+                .map_err(|e| SetupError::ReadsFiles(e.to_string()))?
+        }
+    };
+    json_of(&setup)
+}
+
+fn read_nodice(source: &SetupSource) -> Result<Value, SetupError> {
+    const SYSTEM: &str = "nodice";
+    let built = match source {
+        SetupSource::Example(name) => {
+            let (path, text) = example(SYSTEM, name)?;
+            let file: NdFile = parse_embedded(SYSTEM, path, text).map_err(SetupError::Invalid)?;
+            let dir = folder(path);
+            // Keys are embedded paths; one outside the examples is a key no file has.
+            let key = |rel: &str| join(dir, rel).unwrap_or_else(|| format!("../{rel}"));
+            let mut load = |at: &String| -> Result<Loaded<String>, String> {
+                let file: ActorFile = parse_embedded(SYSTEM, at, embedded_file(SYSTEM, at)?)?;
+                let here = folder(at);
+                let inherits =
+                    file.inherits.iter().map(|p| join(here, p).unwrap_or_else(|| format!("../{p}"))).collect();
+                Ok(Loaded { id: at.clone(), file, inherits })
+            };
+            file.build(key, &mut load)
+                .map_err(|e| SetupError::Invalid(format!("(built-in) {SYSTEM}/{path}: {e}")))?
+        }
+        _ => {
+            let text = upload_text(source).ok_or_else(|| SetupError::Invalid("no setup".into()))?;
+            let file: NdFile = parse("the conflict file", text)?;
+            for (i, actor) in file.actors.iter().enumerate() {
+                if let Some(sheet) = &actor.sheet {
+                    return Err(no_files(&format!("actors[{i}].sheet"), sheet));
+                }
+                if let Some(inherits) = &actor.inherits {
+                    return Err(no_files(&format!("actors[{i}].inherits"), &inherits.join(", ")));
+                }
+            }
+            let mut refuse = |at: &String| -> Result<Loaded<String>, String> {
+                Err(format!("an uploaded setup may not name a file ({at:?})"))
+            };
+            file.build(|p| p.to_owned(), &mut refuse).map_err(|e| SetupError::Invalid(e.to_string()))?
+        }
+    };
+    let mut value = json_of(&built.setup)?;
+    if !built.engagement.is_empty()
+        && let Value::Object(map) = &mut value
+    {
+        map.insert("engagement".into(), json_of(&built.engagement)?);
+    }
+    Ok(value)
+}
+
+fn read_inciting_incident(source: &SetupSource) -> Result<Value, SetupError> {
+    const SYSTEM: &str = "inciting-incident";
+    let mut setup: inciting_incident::Setup = match source {
+        SetupSource::Example(name) => {
+            let (path, text) = example(SYSTEM, name)?;
+            parse_embedded(SYSTEM, path, text).map_err(SetupError::Invalid)?
+        }
+        _ => {
+            let text = upload_text(source).ok_or_else(|| SetupError::Invalid("no setup".into()))?;
+            parse("the scene file", text)?
+        }
+    };
+    // The round limit is a rules option: the crate's default when the file sets none, as in
+    // the CLI, so a game of bots always ends.
+    setup.apply_round_limit(None);
+    json_of(&setup)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosting a session.
+
+/// What the server needs of a ruleset beyond its bots: its ruleset options by name.
+trait HostedRules: BotKinds + 'static
+where
+    Self::Setup: Send,
+    Self::State: Send,
+    Self::Command: Send,
+    Self::Event: Send,
+{
+    /// The ruleset options `setup` chose, named with the books' words
+    /// (docs/server-rules-options.md).
+    fn rules_options(setup: &Self::Setup) -> BTreeMap<String, Value>;
+}
+
+impl HostedRules for IronTriangle {
+    fn rules_options(setup: &iron_triangle::Setup) -> BTreeMap<String, Value> {
+        BTreeMap::from([
+            ("edition".into(), json!(setup.edition)),
+            ("lethal".into(), json!(setup.stakes.lethal)),
+            ("minor".into(), json!(setup.stakes.minor)),
+        ])
+    }
+}
+
+impl HostedRules for NoDice {
+    fn rules_options(setup: &nodice::Setup) -> BTreeMap<String, Value> {
+        let o = &setup.options;
+        BTreeMap::from([
+            ("stakes_formula".into(), json!(o.stakes_formula)),
+            ("sweep_bonus".into(), o.sweep_bonus.map_or(json!("stakes"), |b| json!(b))),
+            ("stalemate_hands".into(), json!(o.stalemate_hands)),
+        ])
+    }
+}
+
+impl HostedRules for IncitingIncident {
+    fn rules_options(setup: &inciting_incident::Setup) -> BTreeMap<String, Value> {
+        let o = &setup.options;
+        BTreeMap::from([
+            ("advantage".into(), json!(o.advantage)),
+            ("extra_hits".into(), json!(o.extra_hits)),
+            ("ability_dice".into(), json!(o.ability_dice)),
+            ("max_rounds".into(), json!(o.max_rounds)),
+        ])
+    }
+}
+
+/// A game as the server hosts it: the session (every seat remote) and the server's bots.
+struct Table<R: HostedRules>
+where
+    R::Setup: Send,
+    R::State: Send,
+    R::Command: Send,
+    R::Event: Send,
+{
+    session: Session<R>,
+    /// Per seat: the bot playing it, with its kind.
+    bots: Vec<Option<Box<dyn Bot<R> + Send>>>,
+    options: BTreeMap<String, Value>,
+}
+
+impl<R: HostedRules> Table<R>
+where
+    R::Setup: Send,
+    R::State: Send,
+    R::Command: Send,
+    R::Event: Send,
+{
+    /// Opens the game from the JSON of its setup, every seat remote, then gives `first`.
+    fn open(setup: &Value, first: Vec<(SeatId, R::Command)>) -> Result<Self, SetupError> {
+        let typed: R::Setup =
+            from_json(setup).map_err(|e| SetupError::Invalid(format!("not a {} setup: {e}", R::NAME)))?;
+        let options = R::rules_options(&typed);
+        let mut session =
+            Session::<R>::new(typed).map_err(|e| SetupError::Invalid(format!("the game cannot start: {e}")))?;
+        let seats = R::seats(session.table().state()).len();
+        for i in 0..seats {
+            let seat = SeatId(i as u16);
+            session.control(seat, Control::Remote).map_err(|e| SetupError::Invalid(e.to_string()))?;
+        }
+        for (seat, command) in first {
+            session.submit(seat, &command).map_err(|e| SetupError::Invalid(e.to_string()))?;
+        }
+        Ok(Table { session, bots: (0..seats).map(|_| None).collect(), options })
+    }
+}
+
+impl<R: HostedRules> AnySession for Table<R>
+where
+    R::Setup: Send,
+    R::State: Send,
+    R::Command: Send,
+    R::Event: Send,
+{
+    fn ruleset(&self) -> &'static str {
+        AnySession::ruleset(&self.session)
+    }
+    fn version(&self) -> u32 {
+        AnySession::version(&self.session)
+    }
+    fn face_down(&self) -> usize {
+        AnySession::face_down(&self.session)
+    }
+    fn seats(&self) -> &Seats {
+        AnySession::seats(&self.session)
+    }
+    fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
+        AnySession::submit(&mut self.session, seat, command)
+    }
+    fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError> {
+        AnySession::force(&mut self.session, seat, by)
+    }
+    fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError> {
+        AnySession::take_back(&mut self.session, seat)
+    }
+    fn undo(&mut self, by: SeatId) -> Result<(), AnyError> {
+        AnySession::undo(&mut self.session, by)
+    }
+    fn awaiting(&self) -> Vec<SeatId> {
+        AnySession::awaiting(&self.session)
+    }
+    fn is_over(&self) -> bool {
+        AnySession::is_over(&self.session)
+    }
+    fn seq(&self) -> u64 {
+        AnySession::seq(&self.session)
+    }
+    fn updates_since(&self, viewer: Viewer, seq: u64) -> Vec<Value> {
+        AnySession::updates_since(&self.session, viewer, seq)
+    }
+    fn prompt(&self, seat: SeatId) -> Result<Option<Value>, AnyError> {
+        AnySession::prompt(&self.session, seat)
+    }
+    fn view(&self, viewer: Viewer) -> Result<Value, AnyError> {
+        AnySession::view(&self.session, viewer)
+    }
+    fn record(&self) -> Value {
+        AnySession::record(&self.session)
+    }
+}
+
+impl<R: HostedRules> Hosted for Table<R>
+where
+    R::Setup: Send,
+    R::State: Send,
+    R::Command: Send,
+    R::Event: Send,
+{
+    fn set_bot(&mut self, seat: SeatId, kind: Option<&str>, seed: u64) -> Result<(), SetupError> {
+        let seats = self.bots.len();
+        let slot = self.bots.get_mut(usize::from(seat.0)).ok_or_else(|| {
+            SetupError::Invalid(format!("there is no seat number {} (the table has {seats})", seat.0))
+        })?;
+        *slot = match kind {
+            None => None,
+            Some(kind) => Some(R::bot(kind, seed).ok_or_else(|| {
+                SetupError::Invalid(format!(
+                    "{} has no bot kind {kind:?} (its kinds: {})",
+                    R::NAME,
+                    R::BOT_KINDS.join(", ")
+                ))
+            })?),
+        };
+        Ok(())
+    }
+
+    /// As the CLI runs its bots: the seat's legal commands, less the GM's standing rulings
+    /// ([`BotKinds::is_play`]), as a [`Decision`] the bot picks from.
+    fn bot_command(&mut self, seat: SeatId) -> Option<Value> {
+        let bot = self.bots.get_mut(usize::from(seat.0))?.as_mut()?;
+        if !self.session.awaiting().contains(&seat) {
+            return None;
+        }
+        let state = self.session.table().state();
+        let mut legal = Vec::new();
+        R::legal_commands(state, seat, &mut legal);
+        legal.retain(|c| R::is_play(c));
+        if legal.is_empty() {
+            return None;
+        }
+        let decision = Decision::<R>::new(state, seat, &legal);
+        let pick = bot.choose(&decision).min(legal.len() - 1);
+        serde_json::to_value(&legal[pick]).ok()
+    }
+
+    fn rules_options(&self) -> BTreeMap<String, Value> {
+        self.options.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_joins_inside_the_examples_only() {
+        assert_eq!(join("", "characters/ada.toml").as_deref(), Some("characters/ada.toml"));
+        assert_eq!(join("", "./characters/ada.toml").as_deref(), Some("characters/ada.toml"));
+        assert_eq!(join("actors", "swamp.toml").as_deref(), Some("actors/swamp.toml"));
+        assert_eq!(join("actors", "../actors/kara.toml").as_deref(), Some("actors/kara.toml"));
+        assert_eq!(join("", "../etc/passwd"), None);
+        assert_eq!(join("actors", "/etc/passwd"), None);
+        assert_eq!(folder("actors/ruin.toml"), "actors");
+        assert_eq!(folder("duel.toml"), "");
+    }
+
+    #[test]
+    fn every_example_file_and_every_file_it_references_is_embedded() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
+        for system in SYSTEMS {
+            let dir = std::path::Path::new(root).join(system);
+            let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(|e| {
+                    let p = e.unwrap().path();
+                    let ext = p.extension()?.to_str()?;
+                    (p.is_file() && (ext == "toml" || ext == "json"))
+                        .then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+                })
+                .collect();
+            on_disk.sort();
+            assert_eq!(examples(system).unwrap(), on_disk, "{system}: examples/{system} changed");
+            for (path, text) in files(system) {
+                let disk = std::fs::read_to_string(dir.join(path)).unwrap();
+                assert_eq!(&disk, text, "{system}/{path}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_json_upload_is_bounded_in_size() {
+        let big = json!({ "title": "x".repeat(MAX_SETUP_BYTES) });
+        let e = read_setup("inciting-incident", &SetupSource::Json(big)).unwrap_err();
+        assert!(e.to_string().contains("at most"), "{e}");
+        let big = format!("title = \"{}\"", "x".repeat(MAX_SETUP_BYTES));
+        let e = read_setup("inciting-incident", &SetupSource::Toml(big)).unwrap_err();
+        assert!(e.to_string().contains("at most"), "{e}");
+    }
 }

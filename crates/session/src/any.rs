@@ -32,6 +32,8 @@ pub enum AnyError {
 pub trait AnySession: Send {
     /// The ruleset's name ([`Ruleset::NAME`]).
     fn ruleset(&self) -> &'static str;
+    /// The ruleset's version ([`Ruleset::VERSION`]).
+    fn version(&self) -> u32;
     /// The seats, with their roles and sides.
     fn seats(&self) -> &Seats;
     /// [`Session::submit`] of a command given as the ruleset's JSON.
@@ -48,6 +50,8 @@ pub trait AnySession: Send {
     fn is_over(&self) -> bool;
     /// How many items every viewer's log holds.
     fn seq(&self) -> u64;
+    /// [`Session::face_down`]: face-down choices waiting for their reveal.
+    fn face_down(&self) -> usize;
     /// [`Session::updates_since`], each update in its JSON form.
     fn updates_since(&self, viewer: Viewer, seq: u64) -> Vec<Value>;
     /// What `seat` is asked now, in the JSON form of [`table::Prompt`].
@@ -77,6 +81,10 @@ where
 {
     fn ruleset(&self) -> &'static str {
         R::NAME
+    }
+
+    fn version(&self) -> u32 {
+        R::VERSION
     }
 
     fn seats(&self) -> &Seats {
@@ -111,6 +119,10 @@ where
 
     fn seq(&self) -> u64 {
         Session::seq(self)
+    }
+
+    fn face_down(&self) -> usize {
+        Session::face_down(self)
     }
 
     fn updates_since(&self, viewer: Viewer, seq: u64) -> Vec<Value> {

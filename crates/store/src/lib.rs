@@ -14,6 +14,7 @@
 mod save_file;
 pub mod sessions;
 mod sqlite;
+mod sqlite_tables;
 pub mod tables;
 
 use std::future::Future;
@@ -24,6 +25,7 @@ use thiserror::Error;
 
 pub use save_file::{SAVE_FORMAT, SAVE_VERSION, SaveFile, write_atomic};
 pub use sqlite::SqliteGames;
+pub use sqlite_tables::SqliteTables;
 
 /// A game's number in its store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -118,7 +120,8 @@ pub struct GameRecord {
     pub events_hash: Option<EventsHash>,
 }
 
-/// Why a store operation failed. Nothing was changed.
+/// Why a store operation failed. Nothing was changed (except after [`PersistError::WriterLost`],
+/// when it is unknown).
 #[derive(Debug, Error)]
 pub enum PersistError {
     /// No game by that number.
@@ -139,7 +142,7 @@ pub enum PersistError {
     /// A field that must be JSON text is not.
     #[error("the {field} is not JSON text: {reason}")]
     NotJson {
-        /// `setup` or `command`.
+        /// Which text: `setup`, `command`, `options`, `journal entry`, `controller`.
         field: &'static str,
         /// What the JSON parser said.
         reason: String,
@@ -154,6 +157,44 @@ pub enum PersistError {
         /// The entries stored.
         have: u64,
     },
+    /// No table by that number (see [`tables::TableStore`]).
+    #[error("there is no {0} in this store")]
+    NoTable(tables::TableId),
+    /// A journal entry's number is not the table's next one (a duplicate, or a gap).
+    #[error(
+        "{table}: journal entry number {got} refused; the next entry is number {expected} (journal entries are numbered 0, 1, 2… per table, without gaps)"
+    )]
+    JournalSequence {
+        /// The table.
+        table: tables::TableId,
+        /// The number the next entry must have.
+        expected: u64,
+        /// The number given.
+        got: u64,
+    },
+    /// A value over one of the store's limits (see [`tables::limits`]).
+    #[error("the {what} is {size}, over the store's limit of {limit}")]
+    Limit {
+        /// What is too large, e.g. `journal entry (bytes)`.
+        what: &'static str,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The transaction this request shared with others (a group commit) failed as a whole,
+    /// e.g. the disk is full; nothing of it was kept.
+    #[error("the group commit failed, nothing of it was kept: {0}")]
+    GroupFailed(String),
+    /// The store was closed: nothing was written.
+    #[error("the table store is closed")]
+    Closed,
+    /// The store's writer stopped (crashed or aborted) while the request was in flight: whether
+    /// it was kept is unknown until the table is loaded again.
+    #[error(
+        "the table store's writer stopped before answering; load the table to see whether the request was kept"
+    )]
+    WriterLost,
     /// A save file of another format or version.
     #[error("{0}")]
     Format(String),

@@ -14,7 +14,7 @@ use std::future::Future;
 
 use serde::{Deserialize, Serialize};
 
-use crate::PersistError;
+use crate::{PersistError, check_json};
 
 /// A table's number in its store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -50,7 +50,8 @@ pub struct NewTable {
     pub setup: String,
     /// The table's options as JSON text.
     pub options: String,
-    /// Who may open it.
+    /// Who may open it. A store gives the rows back ordered by `who`; of two rows with the same
+    /// `who`, the last is kept.
     pub access: Vec<Access>,
 }
 
@@ -78,6 +79,90 @@ pub enum Write {
         /// The table.
         table: TableId,
     },
+}
+
+impl Write {
+    /// The table it changes.
+    pub fn table(&self) -> TableId {
+        match self {
+            Write::Journal { table, .. } | Write::Access { table, .. } | Write::Finished { table } => *table,
+        }
+    }
+}
+
+/// The bounds every table store keeps to, so that every read is bounded: what is refused on
+/// the way in cannot be too large on the way out.
+pub mod limits {
+    /// Bytes of one JSON text: a setup, the options, a journal entry, a controller.
+    pub const MAX_TEXT_BYTES: usize = 1 << 20;
+    /// Bytes of a name: a ruleset, its version, an access row's `who`, a token hash.
+    pub const MAX_NAME_BYTES: usize = 256;
+    /// Access rows of one table.
+    pub const MAX_ACCESS_ROWS: usize = 1024;
+    /// Journal entries of one table (entry numbers are below it).
+    pub const MAX_JOURNAL_ENTRIES: u64 = 1 << 20;
+    /// Bytes of one table's whole journal, as [`super::TableStore::load`] reads it.
+    pub const MAX_JOURNAL_BYTES: u64 = 256 << 20;
+    /// Open tables [`super::TableStore::open_tables`] lists.
+    pub const MAX_OPEN_TABLES: usize = 1 << 20;
+    /// Writes in one [`super::TableStore::commit`].
+    pub const MAX_WRITES: usize = 4096;
+}
+
+fn check_size(what: &'static str, size: usize, limit: usize) -> Result<(), PersistError> {
+    if size > limit {
+        return Err(PersistError::Limit { what, size: size as u64, limit: limit as u64 });
+    }
+    Ok(())
+}
+
+fn check_access(access: &Access) -> Result<(), PersistError> {
+    use limits::*;
+    check_size("access row's who (bytes)", access.who.len(), MAX_NAME_BYTES)?;
+    if let Some(hash) = &access.token_hash {
+        check_size("token hash (bytes)", hash.len(), MAX_NAME_BYTES)?;
+    }
+    check_size("controller (bytes)", access.controller.len(), MAX_TEXT_BYTES)?;
+    check_json("controller", &access.controller)
+}
+
+/// Checks a new table against the [`limits`] and that its setup, options and controllers are
+/// JSON text, before anything is sent to a store.
+pub(crate) fn check_new_table(table: &NewTable) -> Result<(), PersistError> {
+    use limits::*;
+    check_size("ruleset name (bytes)", table.ruleset.len(), MAX_NAME_BYTES)?;
+    check_size("ruleset version (bytes)", table.ruleset_version.len(), MAX_NAME_BYTES)?;
+    check_size("setup (bytes)", table.setup.len(), MAX_TEXT_BYTES)?;
+    check_size("options (bytes)", table.options.len(), MAX_TEXT_BYTES)?;
+    check_size("access rows", table.access.len(), MAX_ACCESS_ROWS)?;
+    check_json("setup", &table.setup)?;
+    check_json("options", &table.options)?;
+    table.access.iter().try_for_each(check_access)
+}
+
+/// Checks a commit's writes against the [`limits`] and that its texts are JSON, before
+/// anything is sent to a store. Journal numbers are the store's to check.
+pub(crate) fn check_writes(writes: &[Write]) -> Result<(), PersistError> {
+    use limits::*;
+    check_size("commit (writes)", writes.len(), MAX_WRITES)?;
+    for write in writes {
+        match write {
+            Write::Journal { n, entry, .. } => {
+                if *n >= MAX_JOURNAL_ENTRIES {
+                    return Err(PersistError::Limit {
+                        what: "journal entry number",
+                        size: *n,
+                        limit: MAX_JOURNAL_ENTRIES - 1,
+                    });
+                }
+                check_size("journal entry (bytes)", entry.len(), MAX_TEXT_BYTES)?;
+                check_json("journal entry", entry)?;
+            }
+            Write::Access { access, .. } => check_access(access)?,
+            Write::Finished { .. } => {}
+        }
+    }
+    Ok(())
 }
 
 /// A stored table.

@@ -8,8 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use inciting_incident::{Command, IncitingIncident, Scene, Setup};
 use serde_json::Value;
-use solver::bots::RandomBot;
-use table::{Bot, Ruleset, SeatId, Viewer};
+use table::{Ruleset, SeatId, Viewer};
 
 use super::{Common, Limits, Start, System, ii_render};
 
@@ -201,18 +200,8 @@ fn text(f: impl FnOnce(&mut Vec<u8>) -> anyhow::Result<()>) -> String {
 impl System for IncitingIncident {
     const TITLE: &'static str = "Inciting Incident";
     const GAME: &'static str = "scene";
-    const BOT_KINDS: &'static [&'static str] = &["random"];
-
-    fn bot(_kind: &str, seed: u64) -> Box<dyn Bot<Self>> {
-        Box::new(RandomBot::new(seed))
-    }
-
     fn resolve_names(state: &Scene, _seat: SeatId, command: &mut Value) -> anyhow::Result<()> {
         resolve(command, state, None)
-    }
-
-    fn is_play(command: &Command) -> bool {
-        !command.is_gm_ruling()
     }
 
     fn intro(state: &Scene) -> String {

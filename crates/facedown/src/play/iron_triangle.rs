@@ -10,9 +10,7 @@ use iron_triangle::view::{ConflictView, PhaseView};
 use iron_triangle::{Conflict, FighterId, IronTriangle, Play};
 use serde_json::Value;
 use session::Session;
-use solver::bots::{GreedyBot, RandomBot};
-use solver::equilibrium::EquilibriumBot;
-use table::{Bot, Ruleset, SeatId, Viewer};
+use table::{Ruleset, SeatId, Viewer};
 
 use super::{Common, Hook, Limits, Start, System, it_render, it_setup};
 
@@ -137,16 +135,6 @@ fn text(f: impl FnOnce(&mut Vec<u8>) -> anyhow::Result<()>) -> String {
 impl System for IronTriangle {
     const TITLE: &'static str = "Iron Triangle";
     const GAME: &'static str = "conflict";
-    const BOT_KINDS: &'static [&'static str] = &["random", "greedy", "equilibrium"];
-
-    fn bot(kind: &str, seed: u64) -> Box<dyn Bot<Self>> {
-        match kind {
-            "greedy" => Box::new(GreedyBot::new()),
-            "equilibrium" => Box::new(EquilibriumBot::new(seed)),
-            _ => Box::new(RandomBot::new(seed)),
-        }
-    }
-
     fn resolve_names(state: &Conflict, seat: SeatId, command: &mut Value) -> anyhow::Result<()> {
         let view = state.view(Viewer::Seat(seat));
         resolve(command, state, &view, state.seat_name(seat))

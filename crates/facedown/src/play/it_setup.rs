@@ -1,14 +1,12 @@
-//! Conflict files: the stakes, the seats and the characters of one conflict, in TOML or JSON
-//! (chosen by the file's extension), with character sheets inline or in their own files.
+//! Reading Iron Triangle conflict files: TOML or JSON (chosen by the file's extension), with
+//! character sheets inline or in their own files. The format is typed in the ruleset
+//! ([`iron_triangle::conflict_file::ConflictFile`]); this module only does the I/O.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use iron_triangle::conflict::{Entrant, SeatSpec};
-use iron_triangle::{Character, Setup, Stakes};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use iron_triangle::conflict_file::ConflictFile;
+use iron_triangle::{Character, Setup};
 
 /// The built-in conflict, used when no file is given: `examples/iron-triangle/duel.toml` and
 /// the sheets it names, embedded at build time.
@@ -17,71 +15,6 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("characters/ada.toml", include_str!("../../../../examples/iron-triangle/characters/ada.toml")),
     ("characters/ninja.toml", include_str!("../../../../examples/iron-triangle/characters/ninja.toml")),
 ];
-
-/// A conflict file.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConflictFile {
-    /// What is at stake (all fields optional).
-    #[serde(default)]
-    pub stakes: Stakes,
-    /// The seats at the table.
-    pub seats: Vec<SeatSpec>,
-    /// The characters entering the conflict.
-    pub characters: Vec<CharacterEntry>,
-    /// The edition of the rules: "current" (default) or "earlier" (§11).
-    #[serde(default)]
-    pub edition: iron_triangle::special::Edition,
-    /// The seed of the conflict's own randomness (Drunken Monkey's draws); 0 when not given.
-    #[serde(default)]
-    pub seed: u64,
-}
-
-/// One character entering the conflict.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct CharacterEntry {
-    /// The name of the seat controlling it.
-    pub seat: String,
-    /// The sheet: a path (relative to the conflict file) or an inline sheet.
-    pub sheet: SheetRef,
-    /// A name replacing the sheet's, so one sheet can enter several times (three bandits).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-/// A character sheet, inline or in a file of its own.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum SheetRef {
-    /// A path to a TOML or JSON sheet, relative to the conflict file.
-    Path(String),
-    /// The sheet itself.
-    Inline(Box<Character>),
-}
-
-impl<'de> Deserialize<'de> for SheetRef {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = SheetRef;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "a path to a character sheet file (e.g. \"characters/ada.toml\") or an inline sheet"
-                )
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<SheetRef, E> {
-                Ok(SheetRef::Path(v.to_owned()))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SheetRef, A::Error> {
-                Character::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|c| SheetRef::Inline(Box::new(c)))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
 
 /// Where a conflict file and its sheets are read from.
 enum Origin {
@@ -139,26 +72,13 @@ pub fn read_setup(path: Option<&Path>) -> anyhow::Result<(String, Setup)> {
     };
     let (name, text) = origin.read(&rel)?;
     let file: ConflictFile = parse(&name, &text)?;
-    let mut characters = Vec::with_capacity(file.characters.len());
-    for (i, entry) in file.characters.into_iter().enumerate() {
-        let mut character = match entry.sheet {
-            SheetRef::Inline(c) => *c,
-            SheetRef::Path(p) => {
-                let (sheet_name, sheet_text) =
-                    origin.read(&p).with_context(|| format!("{name}: characters[{i}].sheet"))?;
-                parse::<Character>(&sheet_name, &sheet_text)
-                    .with_context(|| format!("{name}: characters[{i}].sheet"))?
-            }
-        };
-        if let Some(n) = entry.name {
-            character.name = n;
-        }
-        characters.push(Entrant { seat: entry.seat, character });
-    }
-    Ok((
-        name,
-        Setup { stakes: file.stakes, seats: file.seats, characters, edition: file.edition, seed: file.seed },
-    ))
+    let setup = file
+        .build(|path| {
+            let (sheet_name, sheet_text) = origin.read(path).map_err(|e| format!("{e:#}"))?;
+            parse::<Character>(&sheet_name, &sheet_text).map_err(|e| format!("{e:#}"))
+        })
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    Ok((name, setup))
 }
 
 /// Reads a conflict file and starts the conflict.
@@ -177,28 +97,5 @@ mod tests {
         let c = load_conflict(None).unwrap();
         assert_eq!(c.fighters.len(), 2);
         assert_eq!(c.fighters[0].character.name, "Ada");
-    }
-
-    #[test]
-    fn sheets_may_be_inline_or_paths() {
-        let text = r#"
-            seats = [{ name = "p" }, { name = "gm", role = "gm" }]
-            [[characters]]
-            seat = "p"
-            sheet = "characters/ada.toml"
-            [[characters]]
-            seat = "gm"
-            name = "Shadow"
-            [characters.sheet]
-            name = "X"
-            energy = { defend = 1, grapple = 1, attack = 1 }
-            moves = [{ name = "Jab", move = "◆☵" }]
-        "#;
-        let f: ConflictFile = parse("x.toml", text).unwrap();
-        assert!(matches!(f.characters[0].sheet, SheetRef::Path(_)));
-        assert!(matches!(f.characters[1].sheet, SheetRef::Inline(_)));
-        let bad = text.replace("energy =", "energi =");
-        let e = format!("{:#}", parse::<ConflictFile>("x.toml", &bad).unwrap_err());
-        assert!(e.contains("energi"), "{e}");
     }
 }

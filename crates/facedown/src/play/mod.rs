@@ -30,6 +30,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use serde_json::Value;
 use session::{Item, Session, Update};
+use solver::kinds::BotKinds;
 use table::{Bot, Decision, Role, Ruleset, SeatId, Seats, Viewer};
 
 use crate::input::escape;
@@ -78,30 +79,19 @@ pub struct Common {
     pub json: bool,
 }
 
-/// The per-system part of the play loop: everything else is the same for every ruleset.
-pub trait System: Ruleset + Sized + 'static {
+/// The per-system part of the play loop: everything else is the same for every ruleset. The
+/// bot kinds `--bot SEAT=KIND` accepts (the default first), their bots and which commands are
+/// choices of play are the system's [`BotKinds`], shared with the server.
+pub trait System: BotKinds + Ruleset + Sized + 'static {
     /// The system's name in messages ("Iron Triangle").
     const TITLE: &'static str;
     /// What one game is called ("conflict", "scene").
     const GAME: &'static str;
-    /// The kinds `--bot SEAT=KIND` accepts, the default first.
-    const BOT_KINDS: &'static [&'static str];
-
-    /// A bot of `kind` (one of [`BOT_KINDS`](System::BOT_KINDS)) drawing from `seed`.
-    fn bot(kind: &str, seed: u64) -> Box<dyn Bot<Self>>;
-
     /// Replaces the names a script or a typed JSON command may use (characters, moves…) by
     /// the numbers of the ruleset's serde `Command`, for `seat`.
     fn resolve_names(state: &Self::State, seat: SeatId, command: &mut Value) -> anyhow::Result<()> {
         let _ = (state, seat, command);
         Ok(())
-    }
-
-    /// Whether a legal command is a choice of play (a bot may take it, and a decision with a
-    /// single such choice is taken by itself); a GM's standing ruling (ending a scene) is not.
-    fn is_play(command: &Self::Command) -> bool {
-        let _ = command;
-        true
     }
 
     /// The opening lines: what everyone sees at the start.
@@ -261,8 +251,18 @@ pub fn run<R: System>(
     };
     let state = session.table().state();
     let kinds = seat_bots(&common.bots, R::seats(state), R::BOT_KINDS, R::TITLE)?;
-    let bots =
-        kinds.into_iter().enumerate().map(|(i, k)| k.map(|k| R::bot(k, bot_seed(common.seed, i)))).collect();
+    let bots = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| {
+            k.map(|k| {
+                R::bot(k, bot_seed(common.seed, i))
+                    .map(|b| -> Box<dyn Bot<R>> { b })
+                    .with_context(|| format!("{} has no bot kind {k:?}", R::TITLE))
+            })
+            .transpose()
+        })
+        .collect::<anyhow::Result<_>>()?;
     let source = match &common.script {
         Some(p) => Source::Script(Script::open(p)?),
         None => Source::Keyboard(Keyboard::new()),

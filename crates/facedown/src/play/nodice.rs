@@ -6,11 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use nodice::bot::GreedyBot;
 use nodice::{Command, Conflict, NoDice};
 use serde_json::Value;
-use solver::bots::RandomBot;
-use table::{Bot, Decision, Role, Ruleset, SeatId, Viewer};
+use table::{Role, Ruleset, SeatId, Viewer};
 
 use super::{Common, Limits, Start, System, nd_render, nd_setup};
 
@@ -43,30 +41,6 @@ pub struct Args {
     /// The flags of every play command.
     #[command(flatten)]
     pub common: Common,
-}
-
-/// A random bot that does not withdraw while it can ante.
-struct SteadyBot(RandomBot);
-
-impl Bot<NoDice> for SteadyBot {
-    fn choose(&mut self, decision: &Decision<'_, NoDice>) -> usize {
-        let pick = self.0.choose(decision);
-        let legal = decision.legal;
-        if matches!(legal.get(pick), Some(Command::Withdraw { .. })) && legal.len() > 1 {
-            (pick + 1) % legal.len()
-        } else {
-            pick
-        }
-    }
-}
-
-/// `greedy`: [`nodice::bot::GreedyBot`] on the seat's own view.
-struct Greedy(GreedyBot);
-
-impl Bot<NoDice> for Greedy {
-    fn choose(&mut self, decision: &Decision<'_, NoDice>) -> usize {
-        self.0.choose(&decision.view(), decision.legal)
-    }
 }
 
 /// Runs `facedown nodice play`.
@@ -142,15 +116,6 @@ fn text(f: impl FnOnce(&mut Vec<u8>) -> anyhow::Result<()>) -> String {
 impl System for NoDice {
     const TITLE: &'static str = "No Dice";
     const GAME: &'static str = "conflict";
-    const BOT_KINDS: &'static [&'static str] = &["random", "greedy"];
-
-    fn bot(kind: &str, seed: u64) -> Box<dyn Bot<Self>> {
-        match kind {
-            "greedy" => Box::new(Greedy(GreedyBot::new(seed))),
-            _ => Box::new(SteadyBot(RandomBot::new(seed))),
-        }
-    }
-
     fn resolve_names(state: &Conflict, _seat: SeatId, command: &mut Value) -> anyhow::Result<()> {
         resolve(command, state)
     }

@@ -1,0 +1,1056 @@
+//! The tables a server holds, each run by one task (its *actor*) that owns the table's session:
+//! requests in, durable journal entries, per-viewer changes out.
+//!
+//! A table's actor handles one request at a time: it applies the request to the session (the
+//! rules check it), hands the journal entry to the store and awaits its durable commit (the
+//! store groups the commits of every table in flight into one sync), and only then sends each
+//! connection its change — so nothing a client has seen, and nothing acknowledged, can be lost
+//! to a crash. Bots and decision timers are deadlines in the same loop. A table with no
+//! connection and nothing to do leaves memory after the idle limit and is reloaded (its
+//! journal replayed) when a client comes back.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use session::any::AnyError;
+use store::tables::{Access, NewTable, TableId, TableStore, Write};
+use table::{SeatId, Viewer};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use crate::auth;
+use crate::config::Config;
+use crate::journal::Op;
+use crate::metrics::Metrics;
+use crate::protocol::{
+    Change, ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, SeatInfo,
+    ServerMessage, TableLog, TableOptions, Who, link,
+};
+use crate::systems::{self, Hosted};
+
+/// How many answered client ids a seat's link remembers (a retry older than that is applied
+/// again — clients retry only their last unacknowledged request).
+const REMEMBERED_IDS: usize = 64;
+/// Frames queued to a connection before it counts as stuck and is closed.
+pub(crate) const OUTBOX: usize = 64;
+/// Requests queued to a table.
+const INBOX: usize = 256;
+/// The longest decision timer, and the longest bot think delay.
+const MAX_DECISION_SECONDS: u32 = 7 * 24 * 3600;
+const MAX_THINK_MS: u32 = 60_000;
+
+/// A refusal, as the protocol reports it.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    /// What kind.
+    pub code: ErrorCode,
+    /// What was wrong, naming the rule or field.
+    pub message: String,
+}
+
+impl Refusal {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
+        Refusal { code, message: message.into() }
+    }
+}
+
+/// What a connection is sent.
+#[derive(Debug)]
+pub(crate) enum Out {
+    /// A frame.
+    Text(String),
+    /// Close the connection (after the frames before it).
+    Close,
+}
+
+/// What a table's actor is asked.
+pub(crate) enum ToTable {
+    /// A connection said hello with this token.
+    Join {
+        token: String,
+        since: u64,
+        conn: u64,
+        out: mpsc::Sender<Out>,
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    /// A joined connection's request.
+    Request { conn: u64, message: ClientMessage, received: Instant },
+    /// A connection ended.
+    Leave { conn: u64 },
+    /// The log of the viewer this token opens.
+    Log { token: String, reply: oneshot::Sender<Result<TableLog, Refusal>> },
+    /// The server is shutting down.
+    Close,
+}
+
+/// The server's tables and everything they share.
+pub struct Hub<S: TableStore> {
+    pub(crate) store: S,
+    pub(crate) metrics: Metrics,
+    pub(crate) config: Config,
+    pub(crate) base_url: String,
+    /// Each table in memory: its actor's generation (which spawn it is) and inbox.
+    tables: Mutex<HashMap<u64, (u64, mpsc::Sender<ToTable>)>>,
+    next_gen: AtomicUsize,
+    open: AtomicUsize,
+    pub(crate) connections: AtomicUsize,
+    next_conn: AtomicUsize,
+    /// Set when the server shuts down.
+    pub(crate) shutdown: watch::Receiver<bool>,
+    /// Every actor holds a clone; shutdown waits until all are dropped.
+    alive: Mutex<Option<mpsc::Sender<()>>>,
+}
+
+/// The name of a table on the wire: its number.
+pub(crate) fn table_name(id: TableId) -> String {
+    id.0.to_string()
+}
+
+fn who_key(who: Who) -> String {
+    match who {
+        Who::Seat { seat } => format!("seat:{seat}"),
+        Who::Gm => "gm".into(),
+        Who::Spectator => "spectator".into(),
+    }
+}
+
+fn who_of(key: &str) -> Option<Who> {
+    match key {
+        "gm" => Some(Who::Gm),
+        "spectator" => Some(Who::Spectator),
+        _ => key.strip_prefix("seat:")?.parse().ok().map(|seat| Who::Seat { seat }),
+    }
+}
+
+fn viewer(who: Who) -> Viewer {
+    match who {
+        Who::Seat { seat } => Viewer::Seat(SeatId(seat)),
+        Who::Gm | Who::Spectator => Viewer::Spectator,
+    }
+}
+
+impl<S: TableStore> Hub<S> {
+    /// A hub over `store`, with the number of open tables it holds.
+    pub(crate) fn new(
+        store: S,
+        config: Config,
+        base_url: String,
+        open: usize,
+        shutdown: watch::Receiver<bool>,
+        alive: mpsc::Sender<()>,
+    ) -> Hub<S> {
+        let metrics = Metrics::new();
+        metrics.tables_open.set(open as i64);
+        Hub {
+            store,
+            metrics,
+            config,
+            base_url,
+            tables: Mutex::new(HashMap::new()),
+            open: AtomicUsize::new(open),
+            connections: AtomicUsize::new(0),
+            next_conn: AtomicUsize::new(1),
+            next_gen: AtomicUsize::new(1),
+            shutdown,
+            alive: Mutex::new(Some(alive)),
+        }
+    }
+
+    pub(crate) fn next_conn(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed) as u64
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (u64, mpsc::Sender<ToTable>)>> {
+        // A panic while holding the lock cannot leave the map inconsistent (single inserts and
+        // removes), so a poisoned lock is used as it is.
+        self.tables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The actor of table `id`, started (and the table loaded) if it is not in memory.
+    pub(crate) fn table(self: &Arc<Self>, id: u64) -> Option<mpsc::Sender<ToTable>> {
+        if *self.shutdown.borrow() {
+            return None;
+        }
+        let alive = self.alive.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+        let mut map = self.lock();
+        if let Some((_, tx)) = map.get(&id).filter(|(_, tx)| !tx.is_closed()) {
+            return Some(tx.clone());
+        }
+        let (tx, rx) = mpsc::channel(INBOX);
+        let generation = self.next_gen.fetch_add(1, Ordering::Relaxed) as u64;
+        map.insert(id, (generation, tx.clone()));
+        drop(map);
+        let hub = Arc::clone(self);
+        tokio::spawn(async move {
+            let _alive = alive;
+            actor_main(hub, TableId(id), generation, rx).await;
+        });
+        Some(tx)
+    }
+
+    /// Sends `message` to table `id`'s actor, loading the table if needed (once more if the
+    /// actor left memory meanwhile).
+    pub(crate) async fn send(self: &Arc<Self>, id: u64, mut message: ToTable) -> Result<(), Refusal> {
+        for _ in 0..3 {
+            let tx = self
+                .table(id)
+                .ok_or_else(|| Refusal::new(ErrorCode::Internal, "the server is shutting down"))?;
+            match tx.send(message).await {
+                Ok(()) => return Ok(()),
+                Err(mpsc::error::SendError(m)) => message = m,
+            }
+        }
+        Err(Refusal::new(ErrorCode::Internal, format!("table {id} could not be loaded")))
+    }
+
+    /// Removes table `id`'s entry if it is still this actor's (`generation`) and nothing waits
+    /// in its inbox; false when something does.
+    fn leave_memory(&self, id: TableId, generation: u64, rx: &mpsc::Receiver<ToTable>) -> bool {
+        let mut map = self.lock();
+        if !rx.is_empty() {
+            return false;
+        }
+        self.forget(&mut map, id, generation);
+        true
+    }
+
+    fn forget(&self, map: &mut HashMap<u64, (u64, mpsc::Sender<ToTable>)>, id: TableId, generation: u64) {
+        if map.get(&id.0).is_some_and(|(g, _)| *g == generation) {
+            map.remove(&id.0);
+        }
+    }
+
+    /// Every table in memory is told to close; returns once all their actors ended.
+    pub(crate) async fn close_all(&self, mut all_gone: mpsc::Receiver<()>) {
+        let senders: Vec<_> = self.lock().values().map(|(_, tx)| tx.clone()).collect();
+        self.alive.lock().unwrap_or_else(|p| p.into_inner()).take();
+        for tx in senders {
+            let _ = tx.send(ToTable::Close).await;
+        }
+        // Every actor holds a sender: recv returns None once the last one ended.
+        let _ = tokio::time::timeout(Duration::from_secs(20), all_gone.recv()).await;
+    }
+
+    /// Creates a table: reads the setup (never the host's files), checks the seats, the bots
+    /// and the options, makes the links' tokens and keeps only their hashes.
+    pub async fn create_table(self: &Arc<Self>, request: CreateTable) -> Result<CreatedTable, Refusal> {
+        let refused = |m: String| Refusal::new(ErrorCode::Refused, m);
+        if self.open.load(Ordering::Relaxed) >= self.config.limits.max_tables {
+            return Err(Refusal::new(
+                ErrorCode::Full,
+                format!("the server holds its limit of {} open tables", self.config.limits.max_tables),
+            ));
+        }
+        check_options(&request.options).map_err(refused)?;
+        let setup =
+            systems::read_setup(&request.system, &request.setup).map_err(|e| refused(e.to_string()))?;
+        let game = systems::open(&request.system, &setup).map_err(|e| refused(e.to_string()))?;
+        let seats = game.seats().clone();
+        let names: Vec<String> = seats.iter().map(|(_, s)| s.name.clone()).collect();
+        let mut controllers: Vec<Controller> = vec![Controller::Person; names.len()];
+        for (name, controller) in &request.seats {
+            let Some(i) = names.iter().position(|n| n == name) else {
+                return Err(refused(format!(
+                    "seats: there is no seat named {name:?} (the seats: {})",
+                    names.join(", ")
+                )));
+            };
+            if let Controller::Bot { bot } = controller {
+                check_bot(&request.system, bot).map_err(refused)?;
+            }
+            controllers[i] = controller.clone();
+        }
+        let mut access = Vec::new();
+        let mut links = BTreeMap::new();
+        let mut tokens: Vec<(Option<String>, String)> = Vec::new();
+        for (i, (name, controller)) in names.iter().zip(&controllers).enumerate() {
+            let token = auth::new_token();
+            access.push(Access {
+                who: who_key(Who::Seat { seat: i as u16 }),
+                token_hash: Some(auth::hash(&token)),
+                controller: serde_json::to_string(controller).unwrap_or_else(|_| "null".into()),
+            });
+            tokens.push((Some(name.clone()), token));
+        }
+        for who in [Who::Gm, Who::Spectator] {
+            let token = auth::new_token();
+            access.push(Access {
+                who: who_key(who),
+                token_hash: Some(auth::hash(&token)),
+                controller: "null".into(),
+            });
+            tokens.push((None, token));
+        }
+        let new = NewTable {
+            ruleset: request.system.clone(),
+            ruleset_version: game.version().to_string(),
+            setup: setup.to_string(),
+            options: serde_json::to_string(&request.options).unwrap_or_else(|_| "{}".into()),
+            access,
+        };
+        let id = self.store.create_table(&new).await.map_err(|e| {
+            tracing::error!("creating a table: {e}");
+            Refusal::new(ErrorCode::Internal, "the table could not be kept; nothing was created")
+        })?;
+        self.open.fetch_add(1, Ordering::Relaxed);
+        self.metrics.tables_open.inc();
+        let name = table_name(id);
+        let mut gm = String::new();
+        let mut spectator = String::new();
+        for (i, (seat, token)) in tokens.into_iter().enumerate() {
+            let url = link(&self.base_url, &name, &token);
+            match seat {
+                Some(seat) => {
+                    links.insert(seat, url);
+                }
+                None if i == names.len() => gm = url,
+                None => spectator = url,
+            }
+        }
+        if controllers.iter().any(|c| matches!(c, Controller::Bot { .. })) {
+            // Bots play without anyone connected: load the table now.
+            self.table(id.0);
+        }
+        Ok(CreatedTable { table: name, seats: links, gm, spectator })
+    }
+
+    pub(crate) fn table_finished(&self) {
+        self.open.fetch_sub(1, Ordering::Relaxed);
+        self.metrics.tables_open.dec();
+    }
+}
+
+fn check_options(options: &TableOptions) -> Result<(), String> {
+    if let Some(s) = options.decision_seconds
+        && !(1..=MAX_DECISION_SECONDS).contains(&s)
+    {
+        return Err(format!("options.decision_seconds: {s} is not between 1 and {MAX_DECISION_SECONDS}"));
+    }
+    if options.think_ms > MAX_THINK_MS {
+        return Err(format!("options.think_ms: {} is more than {MAX_THINK_MS}", options.think_ms));
+    }
+    Ok(())
+}
+
+fn check_bot(system: &str, kind: &str) -> Result<(), String> {
+    let kinds = systems::bot_kinds(system).unwrap_or(&[]);
+    if kinds.contains(&kind) {
+        Ok(())
+    } else {
+        Err(format!("{system} has no bot kind {kind:?} (its kinds: {})", kinds.join(", ")))
+    }
+}
+
+/// Applies one journal entry to the game.
+fn apply(game: &mut dyn Hosted, op: &Op) -> Result<(), AnyError> {
+    match op {
+        Op::Submit { seat, command, .. } => game.submit(SeatId(*seat), command),
+        Op::TakeBack { seat, .. } => game.take_back(SeatId(*seat)),
+        Op::Force { seat, by, .. } => game.force(SeatId(*seat), by.map(SeatId)),
+        Op::Undo { by, .. } => game.undo(SeatId(*by)),
+    }
+}
+
+/// Who asked for an entry, and the client's id, when a client did.
+fn asked(op: &Op) -> Option<(String, String)> {
+    match op {
+        Op::Submit { seat, id: Some(id), .. } | Op::TakeBack { seat, id: Some(id) } => {
+            Some((who_key(Who::Seat { seat: *seat }), id.clone()))
+        }
+        Op::Force { id: Some(id), who: Some(who), .. } | Op::Undo { id: Some(id), who: Some(who), .. } => {
+            Some((who.clone(), id.clone()))
+        }
+        _ => None,
+    }
+}
+
+struct Conn {
+    who: Who,
+    key: String,
+    out: mpsc::Sender<Out>,
+    /// The last sequence number this connection was sent.
+    seq: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Deadline {
+    Bot,
+    Timer,
+}
+
+struct Row {
+    hash: Option<String>,
+    controller: Controller,
+}
+
+struct Actor<S: TableStore> {
+    hub: Arc<Hub<S>>,
+    id: TableId,
+    name: String,
+    ruleset: String,
+    game: Box<dyn Hosted>,
+    options: TableOptions,
+    rules: BTreeMap<String, Value>,
+    journal: u64,
+    access: BTreeMap<String, Row>,
+    conns: HashMap<u64, Conn>,
+    answered: HashMap<String, VecDeque<(String, String)>>,
+    deadlines: BTreeMap<u16, (Instant, Deadline)>,
+    finished: bool,
+    idle_since: Instant,
+}
+
+async fn actor_main<S: TableStore>(
+    hub: Arc<Hub<S>>,
+    id: TableId,
+    generation: u64,
+    mut rx: mpsc::Receiver<ToTable>,
+) {
+    match Actor::load(Arc::clone(&hub), id).await {
+        Ok(actor) => {
+            hub.metrics.tables_loaded.inc();
+            actor.run(generation, &mut rx).await;
+            hub.metrics.tables_loaded.dec();
+        }
+        Err(refusal) => {
+            // Answer what is queued, then leave: the next hello tries again.
+            rx.close();
+            hub.forget(&mut hub.lock(), id, generation);
+            while let Some(m) = rx.recv().await {
+                match m {
+                    ToTable::Join { reply, .. } => {
+                        let _ = reply.send(Err(refusal.clone()));
+                    }
+                    ToTable::Log { reply, .. } => {
+                        let _ = reply.send(Err(refusal.clone()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+impl<S: TableStore> Actor<S> {
+    async fn load(hub: Arc<Hub<S>>, id: TableId) -> Result<Actor<S>, Refusal> {
+        let unknown = || Refusal::new(ErrorCode::Unauthorized, format!("there is no table {}", id.0));
+        let stored = hub.store.load(id).await.map_err(|e| {
+            tracing::debug!("loading {id}: {e}");
+            unknown()
+        })?;
+        let damaged = |what: &str, e: &dyn std::fmt::Display| {
+            tracing::error!("{id} cannot be resumed: {what}: {e}");
+            Refusal::new(ErrorCode::Internal, format!("table {} cannot be resumed ({what})", id.0))
+        };
+        let setup: Value = serde_json::from_str(&stored.table.setup).map_err(|e| damaged("setup", &e))?;
+        let mut game = systems::open(&stored.table.ruleset, &setup).map_err(|e| damaged("setup", &e))?;
+        let options: TableOptions =
+            serde_json::from_str(&stored.table.options).map_err(|e| damaged("options", &e))?;
+        let mut access = BTreeMap::new();
+        for row in &stored.table.access {
+            let controller = if row.who.starts_with("seat:") {
+                serde_json::from_str(&row.controller).map_err(|e| damaged("seat controller", &e))?
+            } else {
+                Controller::Person
+            };
+            if let (Some(Who::Seat { seat }), Controller::Bot { bot }) = (who_of(&row.who), &controller) {
+                game.set_bot(SeatId(seat), Some(bot), bot_seed(id, seat)).map_err(|e| damaged("bot", &e))?;
+            }
+            access.insert(row.who.clone(), Row { hash: row.token_hash.clone(), controller });
+        }
+        let mut answered: HashMap<String, VecDeque<(String, String)>> = HashMap::new();
+        for (n, entry) in stored.journal.iter().enumerate() {
+            let op: Op =
+                serde_json::from_str(entry).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
+            apply(&mut *game, &op).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
+            if let Some((who, cid)) = asked(&op) {
+                let ack = ServerMessage::Ack { id: cid.clone(), seq: game.seq() };
+                remember(&mut answered, who, cid, &ack);
+            }
+        }
+        let rules = game.rules_options();
+        Ok(Actor {
+            name: table_name(id),
+            ruleset: stored.table.ruleset,
+            hub,
+            id,
+            game,
+            options,
+            rules,
+            journal: stored.journal.len() as u64,
+            access,
+            conns: HashMap::new(),
+            answered,
+            deadlines: BTreeMap::new(),
+            finished: stored.finished,
+            idle_since: Instant::now(),
+        })
+    }
+
+    async fn run(mut self, generation: u64, rx: &mut mpsc::Receiver<ToTable>) {
+        self.reschedule(None);
+        let idle = Duration::from_secs(self.hub.config.limits.idle_seconds);
+        loop {
+            let next = self.deadlines.values().map(|(at, _)| *at).min();
+            let idle_at = (self.conns.is_empty() && next.is_none()).then(|| self.idle_since + idle);
+            tokio::select! {
+                message = rx.recv() => {
+                    let Some(message) = message else { break };
+                    match message {
+                        ToTable::Close => {
+                            self.close_all(ServerMessage::Closing {});
+                            break;
+                        }
+                        m => {
+                            if let Err(fatal) = self.handle(m).await {
+                                tracing::error!("{}: {fatal}; the table leaves memory and reloads from the store", self.id);
+                                self.close_all(ServerMessage::Error {
+                                    id: None,
+                                    code: ErrorCode::Internal,
+                                    message: "the server could not keep a change; reconnect".into(),
+                                });
+                                break;
+                            }
+                        }
+                    }
+                }
+                () = sleep_until(next), if next.is_some() => {
+                    if let Err(fatal) = self.fire().await {
+                        tracing::error!("{}: {fatal}", self.id);
+                        self.close_all(ServerMessage::Closing {});
+                        break;
+                    }
+                }
+                () = sleep_until(idle_at), if idle_at.is_some() => {
+                    if self.hub.leave_memory(self.id, generation, rx) {
+                        break;
+                    }
+                }
+            }
+            if self.conns.is_empty() && self.deadlines.is_empty() {
+                // Idle from now, unless it already was.
+            } else {
+                self.idle_since = Instant::now();
+            }
+        }
+        self.hub.forget(&mut self.hub.lock(), self.id, generation);
+    }
+
+    async fn handle(&mut self, message: ToTable) -> Result<(), String> {
+        match message {
+            ToTable::Join { token, since, conn, out, reply } => {
+                let _ = reply.send(self.join(&token, since, conn, out));
+                Ok(())
+            }
+            ToTable::Request { conn, message, received } => self.request(conn, message, received).await,
+            ToTable::Leave { conn } => {
+                if let Some(c) = self.conns.remove(&conn)
+                    && matches!(c.who, Who::Seat { .. })
+                {
+                    self.send_seats();
+                }
+                Ok(())
+            }
+            ToTable::Log { token, reply } => {
+                let _ = reply.send(self.log(&token));
+                Ok(())
+            }
+            ToTable::Close => Ok(()),
+        }
+    }
+
+    /// Who `token` opens, compared in constant time against every link's hash.
+    fn who_by_token(&self, token: &str) -> Option<Who> {
+        let mut found = None;
+        for (key, row) in &self.access {
+            if let Some(hash) = &row.hash
+                && auth::matches(token, hash)
+            {
+                found = who_of(key);
+            }
+        }
+        found
+    }
+
+    fn unauthorized(&self) -> Refusal {
+        Refusal::new(
+            ErrorCode::Unauthorized,
+            format!("this link opens nothing at table {} (mistyped, revoked or reissued)", self.name),
+        )
+    }
+
+    fn join(&mut self, token: &str, since: u64, conn: u64, out: mpsc::Sender<Out>) -> Result<(), Refusal> {
+        let who = self.who_by_token(token).ok_or_else(|| self.unauthorized())?;
+        let key = who_key(who);
+        if who != Who::Spectator {
+            // A link opened on a second device takes the seat over.
+            let old: Vec<u64> = self.conns.iter().filter(|(_, c)| c.key == key).map(|(id, _)| *id).collect();
+            for id in old {
+                if let Some(c) = self.conns.remove(&id) {
+                    let _ = c.out.try_send(Out::Text(text(&ServerMessage::TakenOver {})));
+                    let _ = c.out.try_send(Out::Close);
+                }
+            }
+        }
+        let since = since.min(self.game.seq());
+        let change = self.change(who, since);
+        let welcome = ServerMessage::Welcome {
+            v: crate::protocol::VERSION,
+            table: self.name.clone(),
+            ruleset: self.ruleset.clone(),
+            you: who,
+            seats: self.seats(),
+            options: self.options.clone(),
+            rules: self.rules.clone(),
+            change,
+        };
+        let seq = self.game.seq();
+        if out.try_send(Out::Text(text(&welcome))).is_err() {
+            return Err(Refusal::new(ErrorCode::Internal, "the connection closed"));
+        }
+        self.conns.insert(conn, Conn { who, key, out, seq });
+        if matches!(who, Who::Seat { .. }) {
+            self.send_seats();
+        }
+        Ok(())
+    }
+
+    fn log(&self, token: &str) -> Result<TableLog, Refusal> {
+        let who = self.who_by_token(token).ok_or_else(|| self.unauthorized())?;
+        Ok(TableLog {
+            ruleset: self.ruleset.clone(),
+            you: who,
+            updates: self.game.updates_since(viewer(who), 0),
+            over: self.game.is_over(),
+        })
+    }
+
+    fn change(&self, who: Who, since: u64) -> Change {
+        let v = viewer(who);
+        let prompt = match who {
+            Who::Seat { seat } => self.game.prompt(SeatId(seat)).ok().flatten(),
+            _ => None,
+        };
+        Change {
+            updates: self.game.updates_since(v, since),
+            seq: self.game.seq(),
+            view: self.game.view(v).unwrap_or(Value::Null),
+            prompt,
+            awaiting: self.game.awaiting().into_iter().map(|s| s.0).collect(),
+            over: self.game.is_over(),
+        }
+    }
+
+    fn seats(&self) -> Vec<SeatInfo> {
+        self.game
+            .seats()
+            .iter()
+            .map(|(id, s)| {
+                let i = id.0;
+                let key = who_key(Who::Seat { seat: i });
+                SeatInfo {
+                    seat: i,
+                    name: s.name.clone(),
+                    role: serde_json::to_value(s.role)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                    side: s.side.0,
+                    controller: self.access.get(&key).map_or(Controller::Person, |r| r.controller.clone()),
+                    connected: self.conns.values().any(|c| c.key == key),
+                }
+            })
+            .collect()
+    }
+
+    fn send_seats(&mut self) {
+        let frame = text(&ServerMessage::Seats { seats: self.seats() });
+        self.send_all(|_| Some(frame.clone()));
+    }
+
+    /// Sends each connection what `frame` makes for it; a connection whose queue is full is
+    /// stuck and closed (it reconnects and catches up by sequence number).
+    fn send_all(&mut self, mut frame: impl FnMut(&Conn) -> Option<String>) {
+        let mut stuck = Vec::new();
+        for (id, c) in &self.conns {
+            if let Some(f) = frame(c)
+                && c.out.try_send(Out::Text(f)).is_err()
+            {
+                stuck.push(*id);
+            }
+        }
+        for id in stuck {
+            if let Some(c) = self.conns.remove(&id) {
+                let _ = c.out.try_send(Out::Close);
+            }
+        }
+    }
+
+    fn send_to(&mut self, conn: u64, message: &ServerMessage) {
+        if let Some(c) = self.conns.get(&conn)
+            && c.out.try_send(Out::Text(text(message))).is_err()
+        {
+            let c = self.conns.remove(&conn);
+            if let Some(c) = c {
+                let _ = c.out.try_send(Out::Close);
+            }
+        }
+    }
+
+    fn close_all(&mut self, last: ServerMessage) {
+        let frame = text(&last);
+        for (_, c) in self.conns.drain() {
+            let _ = c.out.try_send(Out::Text(frame.clone()));
+            let _ = c.out.try_send(Out::Close);
+        }
+    }
+
+    /// Sends every connection the log items it has not seen, with its view and prompt.
+    fn broadcast(&mut self) {
+        let seq = self.game.seq();
+        let mut frames = Vec::new();
+        for (id, c) in &self.conns {
+            if c.seq < seq {
+                let change = self.change(c.who, c.seq);
+                frames.push((*id, text(&ServerMessage::Update { change })));
+            }
+        }
+        let mut stuck = Vec::new();
+        for (id, frame) in frames {
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.seq = seq;
+                if c.out.try_send(Out::Text(frame)).is_err() {
+                    stuck.push(id);
+                }
+            }
+        }
+        for id in stuck {
+            if let Some(c) = self.conns.remove(&id) {
+                let _ = c.out.try_send(Out::Close);
+            }
+        }
+    }
+
+    fn refuse(&mut self, conn: u64, id: Option<String>, code: ErrorCode, message: String) {
+        self.hub.metrics.refused.inc();
+        self.send_to(conn, &ServerMessage::Error { id, code, message });
+    }
+
+    fn gm_seat(&self) -> Option<u16> {
+        self.game.seats().iter().find(|(_, s)| s.role == table::Role::Gm).map(|(id, _)| id.0)
+    }
+
+    async fn request(&mut self, conn: u64, message: ClientMessage, received: Instant) -> Result<(), String> {
+        let Some(c) = self.conns.get(&conn) else { return Ok(()) };
+        let (who, key) = (c.who, c.key.clone());
+        if let Some(id) = message.id()
+            && let Some(frame) = self.answered.get(&key).and_then(|q| q.iter().find(|(i, _)| i == id))
+        {
+            // A retry: answered as the first time, applied once.
+            let frame = frame.1.clone();
+            if let Some(c) = self.conns.get(&conn) {
+                let _ = c.out.try_send(Out::Text(frame));
+            }
+            return Ok(());
+        }
+        let forbidden = |what: &str| (ErrorCode::Forbidden, what.to_owned());
+        let op = match (message, who) {
+            (ClientMessage::Ping {}, _) => {
+                self.send_to(conn, &ServerMessage::Pong {});
+                return Ok(());
+            }
+            (ClientMessage::Hello { .. }, _) => {
+                self.refuse(conn, None, ErrorCode::BadMessage, "this connection already said hello".into());
+                return Ok(());
+            }
+            (ClientMessage::Command { id, command }, Who::Seat { seat }) => {
+                Ok(Op::Submit { seat, command, id: Some(id) })
+            }
+            (ClientMessage::TakeBack { id }, Who::Seat { seat }) => Ok(Op::TakeBack { seat, id: Some(id) }),
+            (ClientMessage::Force { id, seat }, Who::Gm) => {
+                Ok(Op::Force { seat, by: self.gm_seat(), id: Some(id), who: Some(key.clone()) })
+            }
+            (ClientMessage::Force { id, seat }, Who::Seat { seat: by }) => {
+                Ok(Op::Force { seat, by: Some(by), id: Some(id), who: Some(key.clone()) })
+            }
+            (ClientMessage::Undo { id }, Who::Gm) => match self.gm_seat() {
+                Some(by) => Ok(Op::Undo { by, id: Some(id), who: Some(key.clone()) }),
+                None => {
+                    let m = "undo: these rules have no GM seat to undo for (an undo is the GM's)";
+                    self.refuse(conn, Some(id), ErrorCode::Refused, m.into());
+                    return Ok(());
+                }
+            },
+            (ClientMessage::Undo { id }, Who::Seat { seat }) => {
+                Ok(Op::Undo { by: seat, id: Some(id), who: Some(key.clone()) })
+            }
+            (ClientMessage::Manage { id, action }, Who::Gm) => return self.manage(conn, id, action).await,
+            (m @ (ClientMessage::Command { .. } | ClientMessage::TakeBack { .. }), _) => {
+                Err((m.id().map(str::to_owned), forbidden("only a seat's link gives commands")))
+            }
+            (m @ ClientMessage::Manage { .. }, _) => {
+                Err((m.id().map(str::to_owned), forbidden("only the GM link manages the table")))
+            }
+            (m @ (ClientMessage::Force { .. } | ClientMessage::Undo { .. }), Who::Spectator) => {
+                Err((m.id().map(str::to_owned), forbidden("a spectator link only watches")))
+            }
+        };
+        match op {
+            Ok(op) => self.keep(op, Some(conn), received).await,
+            Err((id, (code, message))) => {
+                self.refuse(conn, id, code, message);
+                Ok(())
+            }
+        }
+    }
+
+    /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.
+    async fn keep(&mut self, op: Op, from: Option<u64>, received: Instant) -> Result<(), String> {
+        let face_down = self.game.face_down();
+        if let Err(e) = apply(&mut *self.game, &op) {
+            if let Some(conn) = from {
+                let id = asked(&op).map(|(_, id)| id);
+                self.refuse(conn, id, ErrorCode::Refused, e.to_string());
+            } else {
+                tracing::warn!("{}: a bot's or timer's decision was refused: {e}", self.id);
+            }
+            return Ok(());
+        }
+        let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
+        let mut writes = vec![Write::Journal { table: self.id, n: self.journal, entry }];
+        let over = self.game.is_over() && !self.finished;
+        if over {
+            writes.push(Write::Finished { table: self.id });
+        }
+        let started = Instant::now();
+        self.hub.store.commit(writes).await.map_err(|e| format!("the journal could not be kept: {e}"))?;
+        self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
+        self.hub.metrics.commands.inc();
+        self.journal += 1;
+        if over {
+            self.finished = true;
+            self.hub.table_finished();
+        }
+        self.broadcast();
+        if let Some((who, id)) = asked(&op) {
+            let ack = ServerMessage::Ack { id: id.clone(), seq: self.game.seq() };
+            let frame = remember(&mut self.answered, who, id, &ack);
+            if let Some(conn) = from
+                && let Some(c) = self.conns.get(&conn)
+            {
+                let _ = c.out.try_send(Out::Text(frame));
+            }
+        }
+        let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. });
+        if revealing && face_down > 0 && self.game.face_down() == 0 {
+            self.hub.metrics.reveals.inc();
+            self.hub.metrics.reveal_latency.observe(received.elapsed().as_secs_f64());
+        }
+        let acted = match op {
+            Op::Submit { seat, .. } | Op::TakeBack { seat, .. } | Op::Force { seat, .. } => Some(seat),
+            Op::Undo { .. } => None,
+        };
+        if acted.is_none() {
+            self.deadlines.clear();
+        }
+        self.reschedule(acted);
+        Ok(())
+    }
+
+    async fn manage(&mut self, conn: u64, id: String, action: ManageAction) -> Result<(), String> {
+        let seats = self.game.seats().len();
+        let seat_ok = |seat: u16| -> Result<(), String> {
+            if usize::from(seat) < seats {
+                Ok(())
+            } else {
+                Err(format!("seat: there is no seat number {seat} (seats 0 to {})", seats.saturating_sub(1)))
+            }
+        };
+        let mut reply = None;
+        let (who, row) = match &action {
+            ManageAction::Reissue { seat } => {
+                if let Some(seat) = seat
+                    && let Err(m) = seat_ok(*seat)
+                {
+                    self.refuse(conn, Some(id), ErrorCode::Refused, m);
+                    return Ok(());
+                }
+                let who = seat.map_or(Who::Spectator, |seat| Who::Seat { seat });
+                let token = auth::new_token();
+                reply = Some(ServerMessage::Link {
+                    seat: *seat,
+                    url: link(&self.hub.base_url, &self.name, &token),
+                });
+                let controller =
+                    self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
+                (who, Row { hash: Some(auth::hash(&token)), controller })
+            }
+            ManageAction::Revoke { seat } => {
+                if let Err(m) = seat_ok(*seat) {
+                    self.refuse(conn, Some(id), ErrorCode::Refused, m);
+                    return Ok(());
+                }
+                let who = Who::Seat { seat: *seat };
+                let controller =
+                    self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
+                (who, Row { hash: None, controller })
+            }
+            ManageAction::Bot { seat, kind } => {
+                if let Err(m) = seat_ok(*seat).and_then(|()| check_bot(&self.ruleset, kind)) {
+                    self.refuse(conn, Some(id), ErrorCode::Refused, m);
+                    return Ok(());
+                }
+                let who = Who::Seat { seat: *seat };
+                let hash = self.access.get(&who_key(who)).and_then(|r| r.hash.clone());
+                (who, Row { hash, controller: Controller::Bot { bot: kind.clone() } })
+            }
+            ManageAction::Person { seat } => {
+                if let Err(m) = seat_ok(*seat) {
+                    self.refuse(conn, Some(id), ErrorCode::Refused, m);
+                    return Ok(());
+                }
+                let who = Who::Seat { seat: *seat };
+                let hash = self.access.get(&who_key(who)).and_then(|r| r.hash.clone());
+                (who, Row { hash, controller: Controller::Person })
+            }
+        };
+        let key = who_key(who);
+        let access = Access {
+            who: key.clone(),
+            token_hash: row.hash.clone(),
+            controller: match who {
+                Who::Seat { .. } => serde_json::to_string(&row.controller).unwrap_or_else(|_| "null".into()),
+                _ => "null".into(),
+            },
+        };
+        self.hub
+            .store
+            .commit(vec![Write::Access { table: self.id, access }])
+            .await
+            .map_err(|e| format!("a link could not be kept: {e}"))?;
+        let relinked = matches!(action, ManageAction::Reissue { .. } | ManageAction::Revoke { .. });
+        if let Who::Seat { seat } = who {
+            let bot = match &row.controller {
+                Controller::Bot { bot } => Some(bot.as_str()),
+                Controller::Person => None,
+            };
+            if let Err(e) = self.game.set_bot(SeatId(seat), bot, bot_seed(self.id, seat)) {
+                tracing::error!("{}: {e}", self.id);
+            }
+            self.deadlines.remove(&seat);
+        }
+        self.access.insert(key.clone(), row);
+        if relinked {
+            let old: Vec<u64> = self.conns.iter().filter(|(_, c)| c.key == key).map(|(i, _)| *i).collect();
+            for i in old {
+                if let Some(c) = self.conns.remove(&i) {
+                    let _ = c.out.try_send(Out::Text(text(&ServerMessage::Revoked {})));
+                    let _ = c.out.try_send(Out::Close);
+                }
+            }
+        }
+        self.hub.metrics.commands.inc();
+        if let Some(reply) = reply {
+            self.send_to(conn, &reply);
+        }
+        let ack = ServerMessage::Ack { id: id.clone(), seq: self.game.seq() };
+        let frame = remember(&mut self.answered, "gm".into(), id, &ack);
+        if let Some(c) = self.conns.get(&conn) {
+            let _ = c.out.try_send(Out::Text(frame));
+        }
+        self.send_seats();
+        self.reschedule(None);
+        Ok(())
+    }
+
+    /// Sets the deadlines of the seats the game waits for: a bot's think delay, a person's
+    /// decision timer. `acted` is the seat that just decided: its timer starts again.
+    fn reschedule(&mut self, acted: Option<u16>) {
+        if let Some(seat) = acted {
+            self.deadlines.remove(&seat);
+        }
+        if self.game.is_over() {
+            self.deadlines.clear();
+            return;
+        }
+        let awaiting: Vec<u16> = self.game.awaiting().into_iter().map(|s| s.0).collect();
+        self.deadlines.retain(|seat, _| awaiting.contains(seat));
+        let now = Instant::now();
+        for seat in awaiting {
+            let bot = matches!(
+                self.access.get(&who_key(Who::Seat { seat })).map(|r| &r.controller),
+                Some(Controller::Bot { .. })
+            );
+            let wanted = if bot {
+                Some((now + Duration::from_millis(u64::from(self.options.think_ms)), Deadline::Bot))
+            } else {
+                self.options
+                    .decision_seconds
+                    .map(|s| (now + Duration::from_secs(u64::from(s)), Deadline::Timer))
+            };
+            match (self.deadlines.get(&seat), wanted) {
+                (Some((_, kind)), Some((_, want))) if *kind == want => {}
+                (_, Some(d)) => {
+                    self.deadlines.insert(seat, d);
+                }
+                (_, None) => {
+                    self.deadlines.remove(&seat);
+                }
+            }
+        }
+    }
+
+    /// The earliest deadline has come: a bot decides, or a timer forces the decision.
+    async fn fire(&mut self) -> Result<(), String> {
+        let now = Instant::now();
+        let Some((&seat, &(_, kind))) =
+            self.deadlines.iter().filter(|(_, (at, _))| *at <= now).min_by_key(|(_, (at, _))| *at)
+        else {
+            return Ok(());
+        };
+        self.deadlines.remove(&seat);
+        let op = match kind {
+            Deadline::Bot => match self.game.bot_command(SeatId(seat)) {
+                Some(command) => Op::Submit { seat, command, id: None },
+                None => return Ok(()),
+            },
+            Deadline::Timer => Op::Force { seat, by: None, id: None, who: None },
+        };
+        self.keep(op, None, now).await
+    }
+}
+
+fn remember(
+    answered: &mut HashMap<String, VecDeque<(String, String)>>,
+    who: String,
+    id: String,
+    answer: &ServerMessage,
+) -> String {
+    let frame = text(answer);
+    let q = answered.entry(who).or_default();
+    if q.len() >= REMEMBERED_IDS {
+        q.pop_front();
+    }
+    q.push_back((id, frame.clone()));
+    frame
+}
+
+/// A bot's seed: fixed per table and seat.
+fn bot_seed(id: TableId, seat: u16) -> u64 {
+    id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(seat)
+}
+
+pub(crate) fn text(message: &ServerMessage) -> String {
+    // The protocol's types are plain data: they always serialise.
+    serde_json::to_string(message).unwrap_or_default()
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,55 @@
+//! A table's journal entries: every request the table accepted, in order, as the store keeps
+//! them. Replaying them through a fresh session rebuilds the table exactly — its per-viewer
+//! logs and their sequence numbers included — and the client ids already answered.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One accepted request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Op {
+    /// A seat's command (or its bot's).
+    Submit {
+        /// The seat.
+        seat: u16,
+        /// The ruleset's command.
+        command: Value,
+        /// The client's id, none for a bot's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// A seat took back its face-down choice.
+    TakeBack {
+        /// The seat.
+        seat: u16,
+        /// The client's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// A seat's decision was forced: by the GM's seat, or by the decision timer (none).
+    Force {
+        /// The seat.
+        seat: u16,
+        /// The GM's seat, none for the timer or a GM link without a GM seat.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<u16>,
+        /// The client's id (who asked: `gm` or a seat).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// Who asked, for the client id (`gm`, `seat:N`); none for the timer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        who: Option<String>,
+    },
+    /// The GM's seat undid the last public command.
+    Undo {
+        /// The GM's seat.
+        by: u16,
+        /// The client's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// Who asked (`gm`, `seat:N`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        who: Option<String>,
+    },
+}

@@ -1,0 +1,185 @@
+//! The server's limits and hygiene on a real server: rate limits, the most tables and
+//! connections, idle tables leaving memory and coming back, the WebSocket Origin check, and
+//! HTTPS served directly with rustls.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use server::client::Client;
+use server::protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage, SetupSource, TableOptions};
+use server::{Config, Running};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn config(db: &Path) -> Config {
+    let mut c = Config::new(db.to_path_buf());
+    c.listen = "127.0.0.1:0".parse().unwrap();
+    c
+}
+
+fn duel() -> CreateTable {
+    CreateTable {
+        system: "iron-triangle".into(),
+        setup: SetupSource::Example("duel".into()),
+        seats: BTreeMap::new(),
+        options: TableOptions::default(),
+    }
+}
+
+/// The next message, within 10 s.
+async fn next(client: &mut Client) -> ServerMessage {
+    tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer in time").unwrap()
+}
+
+async fn welcomed(link: &str) -> Client {
+    let mut c = Client::join(link, 0).await.unwrap();
+    match next(&mut c).await {
+        ServerMessage::Welcome { .. } => c,
+        other => panic!("expected a welcome, got {other:?}"),
+    }
+}
+
+/// A raw HTTP/1.1 exchange over plain TCP: the status line and headers, then the body.
+async fn raw_http(addr: std::net::SocketAddr, request: &str) -> String {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out)).await.unwrap().unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_sending_too_fast_is_told_and_its_extra_messages_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.messages_per_second = 1;
+    c.limits.burst = 3;
+    let server = server::start(c).await.unwrap();
+    let created = server.create_table(duel()).await.unwrap();
+    let mut spectator = welcomed(&created.spectator).await;
+    for _ in 0..6 {
+        spectator.send(&ClientMessage::Ping {}).await.unwrap();
+    }
+    let mut pongs = 0;
+    let mut limited = 0;
+    while pongs + limited < 6 {
+        match next(&mut spectator).await {
+            ServerMessage::Pong {} => pongs += 1,
+            ServerMessage::Error { code: ErrorCode::RateLimited, .. } => limited += 1,
+            ServerMessage::Seats { .. } => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(pongs <= 3 && limited >= 3, "{pongs} answered, {limited} limited");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_holds_at_most_its_limit_of_tables_and_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.max_tables = 2;
+    c.limits.max_connections = 2;
+    let server = server::start(c).await.unwrap();
+    let first = server.create_table(duel()).await.unwrap();
+    server.create_table(duel()).await.unwrap();
+    let full = server.create_table(duel()).await.unwrap_err();
+    assert_eq!(full.code, ErrorCode::Full);
+    assert!(full.message.contains("2 open tables"), "{}", full.message);
+    let _a = welcomed(&first.seats["ada"]).await;
+    let _b = welcomed(&first.seats["gm"]).await;
+    let refused = Client::join(&first.spectator, 0).await;
+    assert!(refused.is_err(), "a third connection is refused at the upgrade");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_table_leaves_memory_and_comes_back_when_a_client_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.idle_seconds = 1;
+    let server = server::start(c).await.unwrap();
+    let created = server.create_table(duel()).await.unwrap();
+    let mut ada = welcomed(&created.seats["ada"]).await;
+    ada.send(&ClientMessage::Ping {}).await.unwrap();
+    while next(&mut ada).await != (ServerMessage::Pong {}) {}
+    ada.close().await;
+    let loaded = || async {
+        let body = raw_http(server.addr, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+        body.lines()
+            .find(|l| l.starts_with("facedown_tables_loaded "))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
+            .unwrap()
+    };
+    let mut gone = false;
+    for _ in 0..100 {
+        if loaded().await == 0 {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(gone, "the idle table left memory");
+    let back = welcomed(&created.seats["ada"]).await;
+    assert_eq!(loaded().await, 1, "and came back for its client");
+    back.close().await;
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_websocket_from_another_origin_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.public_url = Some("https://games.example.org".into());
+    let server = server::start(c).await.unwrap();
+    let upgrade = |origin: &str| {
+        format!(
+            "GET /ws HTTP/1.1\r\nHost: games.example.org\r\nOrigin: {origin}\r\nConnection: Upgrade\r\n\
+             Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+    };
+    let evil = raw_http(server.addr, &upgrade("https://evil.example")).await;
+    assert!(evil.starts_with("HTTP/1.1 403"), "{evil}");
+    assert!(evil.contains("--public-url"), "{evil}");
+    let mut s = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    s.write_all(upgrade("https://games.example.org").as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 101");
+    drop(s);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_is_served_directly_with_the_given_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let (cert_pem, key_pem) = (cert.cert.pem(), cert.signing_key.serialize_pem());
+    std::fs::write(dir.path().join("cert.pem"), &cert_pem).unwrap();
+    std::fs::write(dir.path().join("key.pem"), &key_pem).unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.tls = Some(server::Tls { cert: dir.path().join("cert.pem"), key: dir.path().join("key.pem") });
+    let server: Running = server::start(c).await.unwrap();
+    assert!(server.base_url.starts_with("https://"), "{}", server.base_url);
+
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(cert.cert.der().clone()).unwrap();
+    let tls = rustls::ClientConfig::builder().with_root_certificates(roots).with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(tls));
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+    let mut stream = connector.connect(name, tcp).await.unwrap();
+    stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut out)).await.unwrap();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 200") && text.ends_with("ok\n"), "{text}");
+
+    let mut bad = config(&dir.path().join("s2.db"));
+    bad.tls = Some(server::Tls { cert: dir.path().join("missing.pem"), key: dir.path().join("key.pem") });
+    let err = server::start(bad).await.err().expect("a missing certificate is refused");
+    assert!(err.to_string().contains("missing.pem"), "{err}");
+    server.shutdown().await.unwrap();
+}

@@ -1,0 +1,558 @@
+//! Tests on the wire: a real server on 127.0.0.1 (port 0), real WebSocket clients per seat and
+//! a spectator, whole games of all three systems with people and bots mixed. Every frame each
+//! client receives is recorded and checked against the game replayed from the server's own
+//! journal: each client got exactly its redaction of every log item, in order, without gaps,
+//! and no item private to one seat ever reached another seat or the spectator.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+use server::client::Client;
+use server::protocol::{
+    ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, ServerMessage, SetupSource,
+    TableOptions, Who,
+};
+use server::{Config, Running};
+use store::tables::{TableId, TableStore};
+use table::{SeatId, Viewer};
+
+const GAME_TIMEOUT: Duration = Duration::from_secs(60);
+const MAX_COMMANDS: usize = 2_000;
+
+fn config(db: &Path) -> Config {
+    let mut c = Config::new(db.to_path_buf());
+    c.listen = "127.0.0.1:0".parse().unwrap();
+    c.limits.messages_per_second = 10_000;
+    c.limits.burst = 10_000;
+    c
+}
+
+async fn create(server: &Running, system: &str, example: &str, seats: &[(&str, &str)]) -> CreatedTable {
+    let seats = seats
+        .iter()
+        .map(|(name, bot)| (name.to_string(), Controller::Bot { bot: bot.to_string() }))
+        .collect();
+    server
+        .create_table(CreateTable {
+            system: system.into(),
+            setup: SetupSource::Example(example.into()),
+            seats,
+            options: TableOptions::default(),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
+}
+
+/// Everything one client received.
+#[derive(Default)]
+struct Seen {
+    who: Option<Who>,
+    /// Every update item by sequence number (each must come once, in order).
+    items: BTreeMap<u64, Value>,
+    frames: Vec<String>,
+    over: bool,
+}
+
+impl Seen {
+    fn take(&mut self, change: &server::protocol::Change) {
+        for u in &change.updates {
+            let seq = u["seq"].as_u64().expect("an update has its seq");
+            let expected = self.items.keys().next_back().map_or(1, |s| s + 1);
+            assert_eq!(seq, expected, "updates come in order without gaps or repeats");
+            self.items.insert(seq, u.clone());
+        }
+        assert_eq!(change.seq, self.items.keys().next_back().copied().unwrap_or(0));
+        self.over = change.over;
+    }
+}
+
+/// Plays one link until the game is over: a seat answers each of its prompts with a random
+/// choice; a spectator watches.
+async fn play(link: String, seed: u64) -> Seen {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut client = Client::join(&link, 0).await.expect("connects");
+    let mut seen = Seen::default();
+    let mut sent = 0usize;
+    let mut asked_at = None;
+    let result = tokio::time::timeout(GAME_TIMEOUT, async {
+        loop {
+            let (message, raw) = client.next_raw().await.expect("the server keeps the connection");
+            seen.frames.push(raw);
+            let change = match message {
+                ServerMessage::Welcome { you, change, .. } => {
+                    seen.who = Some(you);
+                    change
+                }
+                ServerMessage::Update { change } => change,
+                ServerMessage::Ack { .. } | ServerMessage::Seats { .. } => continue,
+                ServerMessage::Error { message, .. } => panic!("refused: {message}"),
+                other => panic!("unexpected {other:?}"),
+            };
+            seen.take(&change);
+            if change.over {
+                return;
+            }
+            if let (Some(prompt), Some(Who::Seat { seat })) = (&change.prompt, seen.who)
+                && change.awaiting.contains(&seat)
+                && asked_at != Some(change.seq)
+            {
+                let choices = prompt["choices"].as_array().expect("a prompt has choices");
+                let pick = &choices[rng.random_range(0..choices.len())];
+                sent += 1;
+                assert!(sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
+                asked_at = Some(change.seq);
+                client
+                    .send(&ClientMessage::Command { id: format!("c{sent}"), command: pick["command"].clone() })
+                    .await
+                    .unwrap();
+            }
+        }
+    })
+    .await;
+    assert!(result.is_ok(), "the game ends within {GAME_TIMEOUT:?}");
+    client.close().await;
+    seen
+}
+
+/// The game replayed from the server's journal, as a session of the same system.
+async fn replay(db: &Path, table: &str) -> Box<dyn server::systems::Hosted> {
+    let store = store::SqliteTables::open(db).await.unwrap();
+    let stored = store.load(TableId(table.parse().unwrap())).await.unwrap();
+    let setup: Value = serde_json::from_str(&stored.table.setup).unwrap();
+    let mut game = server::systems::open(&stored.table.ruleset, &setup).unwrap();
+    for entry in &stored.journal {
+        let op: Value = serde_json::from_str(entry).unwrap();
+        let seat = |k: &str| SeatId(op[k].as_u64().unwrap() as u16);
+        match op["op"].as_str().unwrap() {
+            "submit" => game.submit(seat("seat"), &op["command"]).unwrap(),
+            "take_back" => game.take_back(seat("seat")).unwrap(),
+            "force" => game.force(seat("seat"), op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16))).unwrap(),
+            "undo" => game.undo(seat("by")).unwrap(),
+            other => panic!("journal entry {other}"),
+        }
+    }
+    store.close().await;
+    game
+}
+
+fn viewer(who: Who) -> Viewer {
+    match who {
+        Who::Seat { seat } => Viewer::Seat(SeatId(seat)),
+        _ => Viewer::Spectator,
+    }
+}
+
+/// Checks what every client saw against the replayed game.
+fn check_redaction(game: &dyn server::systems::Hosted, seen: &[Seen]) {
+    let seq = game.seq();
+    let logs: Vec<(Who, Vec<Value>)> =
+        seen.iter().map(|s| (s.who.unwrap(), game.updates_since(viewer(s.who.unwrap()), 0))).collect();
+    let spectator = game.updates_since(Viewer::Spectator, 0);
+    for (s, (who, log)) in seen.iter().zip(&logs) {
+        assert_eq!(s.items.len() as u64, seq, "{who:?} saw every item of the log");
+        for (i, item) in log.iter().enumerate() {
+            assert_eq!(&s.items[&(i as u64 + 1)], item, "{who:?} got exactly its redaction of item {}", i + 1);
+        }
+    }
+    // An item private to a seat (it differs from what the spectators are shown) reaches no
+    // other seat's frames and no spectator's.
+    let seats = game.seats().len() as u16;
+    for x in 0..seats {
+        let mine = game.updates_since(Viewer::Seat(SeatId(x)), 0);
+        for (i, item) in mine.iter().enumerate() {
+            if *item == spectator[i] {
+                continue;
+            }
+            let hidden = serde_json::to_string(item).unwrap();
+            for s in seen {
+                if s.who == Some(Who::Seat { seat: x }) {
+                    continue;
+                }
+                let theirs = serde_json::to_string(&s.items[&(i as u64 + 1)]).unwrap();
+                assert_ne!(theirs, hidden, "seat {x}'s private item {} reached {:?}", i + 1, s.who);
+                for frame in &s.frames {
+                    assert!(!frame.contains(&hidden), "seat {x}'s private item {} is in a frame to {:?}", i + 1, s.who);
+                }
+            }
+        }
+    }
+}
+
+/// One whole game of `system`'s `example`: the seats in `bots` are the server's bots, the
+/// others people on their own WebSockets, and a spectator watches.
+async fn whole_game(system: &str, example: &str, bots: &[(&str, &str)], seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let created = create(&server, system, example, bots).await;
+    let mut tasks = Vec::new();
+    for (i, (name, link)) in created.seats.iter().enumerate() {
+        if bots.iter().any(|(b, _)| b == name) {
+            continue;
+        }
+        tasks.push(tokio::spawn(play(link.clone(), seed + i as u64)));
+    }
+    tasks.push(tokio::spawn(play(created.spectator.clone(), 0)));
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap());
+    }
+    assert!(seen.iter().all(|s| s.over));
+    server.shutdown().await.unwrap();
+    let game = replay(&db, &created.table).await;
+    assert!(game.is_over(), "the journal replays to the end of the game");
+    check_redaction(&*game, &seen);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iron_triangle_on_the_wire_every_seat_sees_only_what_it_may() {
+    whole_game("iron-triangle", "duel", &[], 1).await;
+    whole_game("iron-triangle", "ambush-2v3", &[("gm", "random")], 2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodice_on_the_wire_every_seat_sees_only_what_it_may() {
+    whole_game("nodice", "pc-vs-bandit", &[], 3).await;
+    whole_game("nodice", "brawl-3", &[("gm", "random")], 4).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inciting_incident_on_the_wire_every_seat_sees_only_what_it_may() {
+    whole_game("inciting-incident", "river-fight", &[], 5).await;
+    whole_game("inciting-incident", "three-factions", &[("gm", "random")], 6).await;
+}
+
+async fn welcome(client: &mut Client) -> (Who, server::protocol::Change) {
+    match client.next().await.unwrap() {
+        ServerMessage::Welcome { you, change, .. } => (you, change),
+        other => panic!("expected a welcome, got {other:?}"),
+    }
+}
+
+/// The next message that is not a seats notice.
+async fn next(client: &mut Client) -> ServerMessage {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer").unwrap() {
+            ServerMessage::Seats { .. } => continue,
+            m => return m,
+        }
+    }
+}
+
+async fn expect_error(client: &mut Client, code: ErrorCode) -> String {
+    loop {
+        match next(client).await {
+            ServerMessage::Error { code: c, message, .. } => {
+                assert_eq!(c, code, "{message}");
+                return message;
+            }
+            ServerMessage::Update { .. } => continue,
+            other => panic!("expected an error {code:?}, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_on_the_wire_gets_a_clear_error_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let created = create(&server, "iron-triangle", "duel", &[]).await;
+    let url = server::client::ws_url(&server.base_url);
+
+    // Before hello, and hellos that open nothing.
+    let mut c = Client::connect(&url).await.unwrap();
+    c.send(&ClientMessage::Command { id: "x".into(), command: json!("end_combo") }).await.unwrap();
+    expect_error(&mut c, ErrorCode::BadMessage).await;
+    c.send_text("{not json".into()).await.unwrap();
+    assert!(expect_error(&mut c, ErrorCode::BadMessage).await.contains("not a protocol message"));
+    c.send_text(json!({"type": "hello", "v": "one", "table": 1, "token": []}).to_string()).await.unwrap();
+    expect_error(&mut c, ErrorCode::BadMessage).await;
+    c.send(&ClientMessage::Hello { v: 1, table: created.table.clone(), token: "0".repeat(32), since: 0 }).await.unwrap();
+    expect_error(&mut c, ErrorCode::Unauthorized).await;
+    c.send(&ClientMessage::Hello { v: 1, table: "999".into(), token: "0".repeat(32), since: 0 }).await.unwrap();
+    expect_error(&mut c, ErrorCode::Unauthorized).await;
+    c.send_text("x".repeat(200 * 1024)).await.unwrap();
+    expect_error(&mut c, ErrorCode::TooLarge).await;
+
+    // A seat: commands out of turn, of the wrong shape, from another seat's token.
+    let ada = created.seats["ada"].clone();
+    let gm = created.seats["gm"].clone();
+    let mut a = Client::join(&ada, 0).await.unwrap();
+    let (_, before) = welcome(&mut a).await;
+    let mut g0 = Client::join(&gm, 0).await.unwrap();
+    welcome(&mut g0).await;
+    a.send(&ClientMessage::Command { id: "1".into(), command: json!({"no_such_command": {}}) }).await.unwrap();
+    assert!(expect_error(&mut a, ErrorCode::Refused).await.contains("iron-triangle"));
+    a.send(&ClientMessage::Command { id: "2".into(), command: json!({"pass_turn": {"to": 0}}) }).await.unwrap();
+    expect_error(&mut a, ErrorCode::Refused).await;
+    a.send(&ClientMessage::Manage { id: "3".into(), action: ManageAction::Revoke { seat: 1 } }).await.unwrap();
+    expect_error(&mut a, ErrorCode::Forbidden).await;
+    a.send(&ClientMessage::Command { id: "y".repeat(65), command: json!("end_combo") }).await.unwrap();
+    expect_error(&mut a, ErrorCode::BadMessage).await;
+    a.send(&ClientMessage::Ping {}).await.unwrap();
+    assert_eq!(next(&mut a).await, ServerMessage::Pong {});
+
+    // Nothing changed: a fresh look shows the same log and view.
+    let mut again = Client::join(&ada, 0).await.unwrap();
+    let (_, after) = welcome(&mut again).await;
+    assert_eq!(after.seq, before.seq);
+    assert_eq!(after.view, before.view);
+    assert_eq!(after.prompt, before.prompt);
+    // The first connection was taken over by the second.
+    loop {
+        match a.next().await {
+            Ok(ServerMessage::TakenOver {}) => break,
+            Ok(_) => continue,
+            Err(e) => panic!("expected a takeover notice, got {e}"),
+        }
+    }
+
+    // A replayed client id is applied once and answered as the first time.
+    let mut g = Client::join(&gm, 0).await.unwrap();
+    let (_, gm_now) = welcome(&mut g).await;
+    let mut player = again;
+    let (mover, prompt) = match (after.prompt.clone(), gm_now.prompt) {
+        (Some(p), _) => (&mut player, p),
+        (None, Some(p)) => (&mut g, p),
+        (None, None) => panic!("someone is asked first"),
+    };
+    let command = prompt["choices"][0]["command"].clone();
+    mover.send(&ClientMessage::Command { id: "once".into(), command: command.clone() }).await.unwrap();
+    let first = loop {
+        if let ServerMessage::Ack { id, seq } = next(mover).await {
+            assert_eq!(id, "once");
+            break seq;
+        }
+    };
+    mover.send(&ClientMessage::Command { id: "once".into(), command }).await.unwrap();
+    match next(mover).await {
+        ServerMessage::Ack { id, seq } => assert_eq!((id.as_str(), seq), ("once", first)),
+        other => panic!("a retry is answered with its first ack, got {other:?}"),
+    }
+    server.shutdown().await.unwrap();
+}
+
+async fn http_get(url: &str, token: Option<&str>) -> (u16, String) {
+    let url = url.to_owned();
+    let token = token.map(str::to_owned);
+    tokio::task::spawn_blocking(move || {
+        let agent = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
+        let mut request = agent.get(&url);
+        if let Some(t) = token {
+            request = request.header("Authorization", &format!("Bearer {t}"));
+        }
+        let mut response = request.call().unwrap();
+        let status = response.status().as_u16();
+        let headers = format!("{:?}", response.headers());
+        let body = response.body_mut().read_to_string().unwrap();
+        (status, format!("{headers}\n{body}"))
+    })
+    .await
+    .unwrap()
+}
+
+async fn http_post(url: &str, body: Value) -> (u16, Value) {
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let agent = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
+        let mut response = agent.post(&url).send_json(&body).unwrap();
+        let status = response.status().as_u16();
+        let body: Value = response.body_mut().read_json().unwrap();
+        (status, body)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_api_creates_tables_serves_logs_health_and_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(config(&dir.path().join("s.db"))).await.unwrap();
+    let base = server.base_url.clone();
+    let (status, created) = http_post(
+        &format!("{base}/api/tables"),
+        json!({"system": "nodice", "setup": {"example": "pc-vs-bandit"}, "seats": {}, "options": {"think_ms": 0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let created: CreatedTable = serde_json::from_value(created).unwrap();
+    assert!(created.gm.contains('#'), "the token is in the fragment");
+
+    // An upload that names a host file is refused, naming the field.
+    let (status, refused) = http_post(
+        &format!("{base}/api/tables"),
+        json!({"system": "iron-triangle", "setup": {"toml": "[[seats]]\nname = \"a\"\nrole = \"player\"\n[[seats]]\nname = \"b\"\nrole = \"gm\"\n[[characters]]\nseat = \"a\"\nsheet = \"/etc/passwd\"\n[[characters]]\nseat = \"b\"\nsheet = \"/etc/passwd\"\n"}}),
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("sheet"), "{refused}");
+    let (status, refused) = http_post(&format!("{base}/api/tables"), json!({"system": "chess"})).await;
+    assert_eq!(status, 400, "{refused}");
+
+    let (_, _, token) = server::protocol::parse_link(&created.spectator).unwrap();
+    let (status, body) = http_get(&format!("{base}/api/tables/{}/log", created.table), Some(&token)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"ruleset\":\"nodice\""), "{body}");
+    assert!(body.contains("no-store") && body.contains("nosniff"), "security headers: {body}");
+    let (status, _) = http_get(&format!("{base}/api/tables/{}/log", created.table), Some("0000")).await;
+    assert_eq!(status, 401);
+    let (status, body) = http_get(&format!("{base}/healthz"), None).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = http_get(&format!("{base}/metrics"), None).await;
+    assert_eq!(status, 200);
+    for name in ["facedown_tables_open", "facedown_connections", "facedown_commands_total", "facedown_reveal_latency_seconds"] {
+        assert!(body.contains(name), "{name} in {body}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(config(&dir.path().join("s.db"))).await.unwrap();
+    let created = server
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions { decision_seconds: Some(1), think_ms: 0 },
+        })
+        .await
+        .unwrap();
+    let mut gm = Client::join(&created.gm, 0).await.unwrap();
+    let (you, _) = welcome(&mut gm).await;
+    assert_eq!(you, Who::Gm);
+    // Nobody plays: the timer forces the first decision, logged for everyone.
+    let forced = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let ServerMessage::Update { change } = gm.next().await.unwrap()
+                && change.updates.iter().any(|u| u["kind"] == "forced")
+            {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(forced.is_ok(), "the decision timer forced a decision");
+
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    welcome(&mut ada).await;
+    gm.send(&ClientMessage::Manage { id: "r".into(), action: ManageAction::Reissue { seat: Some(0) } }).await.unwrap();
+    let new_link = loop {
+        if let ServerMessage::Link { seat, url } = next(&mut gm).await {
+            assert_eq!(seat, Some(0));
+            break url;
+        }
+    };
+    loop {
+        match ada.next().await {
+            Ok(ServerMessage::Revoked {}) => break,
+            Ok(_) => continue,
+            Err(e) => panic!("the old link's connection is told: {e}"),
+        }
+    }
+    let mut old = Client::join(&created.seats["ada"], 0).await.unwrap();
+    expect_error(&mut old, ErrorCode::Unauthorized).await;
+    let mut ada = Client::join(&new_link, 0).await.unwrap();
+    welcome(&mut ada).await;
+
+    // Both seats to bots: the game plays itself to the end.
+    for seat in [0, 1] {
+        gm.send(&ClientMessage::Manage {
+            id: format!("b{seat}"),
+            action: ManageAction::Bot { seat, kind: "random".into() },
+        })
+        .await
+        .unwrap();
+    }
+    let over = tokio::time::timeout(GAME_TIMEOUT, async {
+        loop {
+            if let ServerMessage::Update { change } = gm.next().await.unwrap()
+                && change.over
+            {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(over.is_ok(), "the bots finished the game");
+    gm.send(&ClientMessage::Manage { id: "k".into(), action: ManageAction::Bot { seat: 0, kind: "psychic".into() } })
+        .await
+        .unwrap();
+    assert!(expect_error(&mut gm, ErrorCode::Refused).await.contains("random"));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_reconnecting_after_a_restart_gets_exactly_what_it_missed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let created = create(&server, "iron-triangle", "duel", &[("gm", "random")]).await;
+    let mut link = created.seats["ada"].clone();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut seen = Seen::default();
+    let mut client = Client::join(&link, 0).await.unwrap();
+    let mut server = Some(server);
+    let mut sent = 0;
+    let mut restarts = 0;
+    let done = tokio::time::timeout(GAME_TIMEOUT, async {
+        loop {
+            let change = match client.next().await {
+                Ok(ServerMessage::Welcome { change, you, .. }) => {
+                    seen.who = Some(you);
+                    change
+                }
+                Ok(ServerMessage::Update { change }) => change,
+                Ok(ServerMessage::Closing {}) | Err(_) => {
+                    // Restarted: come back with the last number seen.
+                    let last = seen.items.keys().next_back().copied().unwrap_or(0);
+                    client = Client::join(&link, last).await.unwrap();
+                    continue;
+                }
+                Ok(_) => continue,
+            };
+            seen.take(&change);
+            if change.over {
+                return;
+            }
+            if sent % 3 == 2 && restarts < 3 {
+                // Restart the server in the middle of the game (the port changes: rejoin the
+                // link re-based on the new address).
+                restarts += 1;
+                server.take().unwrap().shutdown().await.unwrap();
+                let mut c = config(&db);
+                c.public_url = None;
+                let s = server::start(c).await.unwrap();
+                let (_, table, token) = server::protocol::parse_link(&link).unwrap();
+                link = server::protocol::link(&s.base_url, &table, &token);
+                server = Some(s);
+                let last = seen.items.keys().next_back().copied().unwrap_or(0);
+                client = Client::join(&link, last).await.unwrap();
+                sent += 1;
+                continue;
+            }
+            if let Some(prompt) = &change.prompt {
+                let choices = prompt["choices"].as_array().unwrap();
+                let pick = &choices[rng.random_range(0..choices.len())];
+                sent += 1;
+                client
+                    .send(&ClientMessage::Command { id: format!("c{sent}"), command: pick["command"].clone() })
+                    .await
+                    .unwrap();
+            }
+        }
+    })
+    .await;
+    assert!(done.is_ok(), "the game ended across restarts");
+    assert_eq!(restarts, 3);
+    server.unwrap().shutdown().await.unwrap();
+    let game = replay(&db, &created.table).await;
+    let log = game.updates_since(Viewer::Seat(SeatId(0)), 0);
+    assert_eq!(seen.items.values().cloned().collect::<Vec<_>>(), log, "nothing missed, nothing twice");
+}

@@ -1,0 +1,721 @@
+//! A server's tables in a SQLite database, written by one group-commit task.
+//!
+//! Every write — a new table, a [`TableStore::commit`] — goes to one *writer* task that owns one
+//! connection. The writer takes everything queued (up to [`MAX_GROUP`] requests), checks each
+//! request's journal numbers against the next numbers it keeps per table (loaded from the
+//! database on a table's first use, never counted per entry), answers the refused ones at once,
+//! and writes all the others in one `BEGIN IMMEDIATE` … `COMMIT` transaction with a few
+//! multi-row statements: one WAL sync for the whole group. Each request is answered only after
+//! `COMMIT` returned, so everything acknowledged is durable.
+//!
+//! Should a statement of the group fail all the same (the database changed behind the writer's
+//! back, a constraint), the transaction is rolled back and the group is written again one
+//! request at a time, each under its own `SAVEPOINT` and checked against the database itself:
+//! the failing request is rolled back alone and answered with its own error; the others commit.
+//!
+//! Reads ([`TableStore::load`], [`TableStore::open_tables`]) use a small pool of connections:
+//! in WAL mode they read a consistent snapshot beside the writer. One `SqliteTables` writes a
+//! database at a time (the writer trusts its cached next numbers; another writer's duplicates
+//! would still be refused by the primary keys).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
+};
+use sqlx::{Acquire, Connection, Sqlite, Transaction};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::PersistError;
+use crate::tables::{
+    Access, NewTable, StoredTable, TableId, TableStore, Write, check_new_table, check_writes, limits,
+};
+
+/// The most requests the writer takes into one group (one transaction, one sync).
+pub const MAX_GROUP: usize = 4096;
+/// Requests queued for the writer before [`TableStore::commit`] waits for room.
+const QUEUE: usize = 2 * MAX_GROUP;
+/// Rows of the largest multi-row statement. Groups are written in chunks of powers of two up
+/// to it, so that the connection's statement cache holds a few statements, all reused.
+const CHUNK: usize = 256;
+/// Journal entries read per statement by [`TableStore::load`].
+const PAGE: i64 = 4096;
+/// Tables whose next journal number the writer keeps; past it the cache starts again.
+const MAX_CACHED_TABLES: usize = 1 << 20;
+
+/// The embedded, versioned schema migrations (`migrations/*.sql`), shared with
+/// [`crate::SqliteGames`].
+fn migrator() -> sqlx::migrate::Migrator {
+    let mut m = sqlx::migrate!("./migrations");
+    // The database may also hold a campaign's migrations, which this build does not list.
+    m.set_ignore_missing(true);
+    m
+}
+
+fn to_i64(n: u64, what: &str) -> Result<i64, PersistError> {
+    i64::try_from(n).map_err(|_| PersistError::Corrupt(format!("{what} {n} is too large to store")))
+}
+
+fn to_u64(n: i64, what: &str) -> Result<u64, PersistError> {
+    u64::try_from(n).map_err(|_| PersistError::Corrupt(format!("{what} {n} is negative")))
+}
+
+/// A server's tables kept in a SQLite database (see the module's documentation). Cheap to
+/// clone: clones share the writer and the pool.
+#[derive(Clone)]
+pub struct SqliteTables {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Readers.
+    pool: SqlitePool,
+    /// To the writer.
+    queue: mpsc::Sender<Request>,
+    writer: JoinHandle<()>,
+    stats: Arc<Stats>,
+}
+
+#[derive(Default)]
+struct Stats {
+    syncs: AtomicU64,
+    acknowledged: AtomicU64,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, PersistError>>;
+
+enum Request {
+    Create { table: NewTable, reply: Reply<TableId> },
+    Commit { writes: Vec<Write>, reply: Reply<()> },
+    Stop { done: oneshot::Sender<()> },
+}
+
+/// A request of the group being written.
+enum Work {
+    Create { table: NewTable, reply: Reply<TableId> },
+    Commit { writes: Vec<Write>, reply: Reply<()>, next: Vec<(TableId, u64)> },
+}
+
+impl Work {
+    fn fail(self, e: PersistError) {
+        // A caller that gave up waiting is no longer interested in the answer.
+        match self {
+            Work::Create { reply, .. } => drop(reply.send(Err(e))),
+            Work::Commit { reply, .. } => drop(reply.send(Err(e))),
+        }
+    }
+}
+
+impl SqliteTables {
+    /// Opens (creating if missing) the database at `path` — it may also hold
+    /// [`crate::SqliteGames`]' games — applies any migration it lacks and starts the writer
+    /// task on the current tokio runtime.
+    pub async fn open(path: &Path) -> Result<SqliteTables, PersistError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| PersistError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .foreign_keys(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options.clone()).await?;
+        migrator().run(&pool).await?;
+        let conn = SqliteConnection::connect_with(&options).await?;
+        let stats = Arc::new(Stats::default());
+        let (queue, requests) = mpsc::channel(QUEUE);
+        let writer = Writer { conn, next: HashMap::new(), stats: stats.clone() };
+        let writer = tokio::spawn(writer.run(requests));
+        Ok(SqliteTables { inner: Arc::new(Inner { pool, queue, writer, stats }) })
+    }
+
+    /// Stops the writer once the requests already queued are written (later ones fail with
+    /// [`PersistError::Closed`]) and closes the database.
+    pub async fn close(&self) {
+        let (done, stopped) = oneshot::channel();
+        if self.inner.queue.send(Request::Stop { done }).await.is_ok() {
+            // An error here means the writer is gone already.
+            let _ = stopped.await;
+        }
+        self.inner.pool.close().await;
+    }
+
+    /// Stops the writer at once, as a crash would: requests in flight fail with
+    /// [`PersistError::WriterLost`] (their transaction, if not committed, is rolled back by
+    /// SQLite), later ones with [`PersistError::Closed`]. For tests of a caller's recovery.
+    pub fn abort(&self) {
+        self.inner.writer.abort();
+    }
+
+    /// How many transactions (each one sync) the writer has committed: with group commit,
+    /// fewer than the requests it acknowledged.
+    pub fn syncs(&self) -> u64 {
+        self.inner.stats.syncs.load(Ordering::Relaxed)
+    }
+
+    /// How many requests (new tables and commits) the writer has acknowledged as durable.
+    pub fn acknowledged(&self) -> u64 {
+        self.inner.stats.acknowledged.load(Ordering::Relaxed)
+    }
+
+    async fn send<T>(&self, make: impl FnOnce(Reply<T>) -> Request) -> Result<T, PersistError> {
+        let (reply, answer) = oneshot::channel();
+        self.inner.queue.send(make(reply)).await.map_err(|_| PersistError::Closed)?;
+        answer.await.map_err(|_| PersistError::WriterLost)?
+    }
+}
+
+impl TableStore for SqliteTables {
+    async fn create_table(&self, table: &NewTable) -> Result<TableId, PersistError> {
+        check_new_table(table)?;
+        let table = table.clone();
+        self.send(|reply| Request::Create { table, reply }).await
+    }
+
+    async fn commit(&self, writes: Vec<Write>) -> Result<(), PersistError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        check_writes(&writes)?;
+        self.send(|reply| Request::Commit { writes, reply }).await
+    }
+
+    async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        // One read transaction: the table, its access rows and its journal as of one moment.
+        let mut tx = self.inner.pool.begin().await?;
+        let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
+            "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
+        let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
+            "SELECT who, token_hash, controller FROM server_access WHERE table_id = ? ORDER BY who LIMIT ?",
+        )
+        .bind(id)
+        .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
+        .fetch_all(&mut *tx)
+        .await?;
+        if access.len() > limits::MAX_ACCESS_ROWS {
+            return Err(PersistError::Limit {
+                what: "access rows",
+                size: access.len() as u64,
+                limit: limits::MAX_ACCESS_ROWS as u64,
+            });
+        }
+        let access = access
+            .into_iter()
+            .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
+            .collect();
+        let mut journal: Vec<String> = Vec::new();
+        let mut bytes = 0u64;
+        // Bounded: each page is full or the last, and numbers are below MAX_JOURNAL_ENTRIES.
+        for _ in 0..=(limits::MAX_JOURNAL_ENTRIES / PAGE as u64) {
+            let page: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT n, entry FROM server_journal WHERE table_id = ? AND n >= ? ORDER BY n LIMIT ?",
+            )
+            .bind(id)
+            .bind(to_i64(journal.len() as u64, "journal length")?)
+            .bind(PAGE)
+            .fetch_all(&mut *tx)
+            .await?;
+            let last = page.len() < PAGE as usize;
+            for (n, entry) in page {
+                if to_u64(n, "journal entry number")? != journal.len() as u64 {
+                    return Err(PersistError::Corrupt(format!(
+                        "{table}: journal entry {} is missing (the next stored is {n})",
+                        journal.len()
+                    )));
+                }
+                bytes += entry.len() as u64;
+                if bytes > limits::MAX_JOURNAL_BYTES {
+                    return Err(PersistError::Limit {
+                        what: "journal (bytes)",
+                        size: bytes,
+                        limit: limits::MAX_JOURNAL_BYTES,
+                    });
+                }
+                journal.push(entry);
+            }
+            if last {
+                break;
+            }
+        }
+        tx.rollback().await?;
+        Ok(StoredTable {
+            id: table,
+            table: NewTable { ruleset, ruleset_version, setup, options, access },
+            journal,
+            finished,
+        })
+    }
+
+    async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
+        let rows: Vec<(i64,)> =
+            sqlx::query_as("SELECT id FROM server_tables WHERE finished = FALSE ORDER BY id LIMIT ?")
+                .bind(limits::MAX_OPEN_TABLES as i64 + 1)
+                .fetch_all(&self.inner.pool)
+                .await?;
+        if rows.len() > limits::MAX_OPEN_TABLES {
+            return Err(PersistError::Limit {
+                what: "open tables",
+                size: rows.len() as u64,
+                limit: limits::MAX_OPEN_TABLES as u64,
+            });
+        }
+        rows.into_iter().map(|(id,)| Ok(TableId(to_u64(id, "table number")?))).collect()
+    }
+}
+
+/// Splits `n` rows into chunks: as many [`CHUNK`]s as fit, then the powers of two of the rest.
+fn chunks(mut n: usize) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if n == 0 {
+            return None;
+        }
+        let size = if n >= CHUNK { CHUNK } else { 1 << n.ilog2() };
+        n -= size;
+        Some(size)
+    })
+}
+
+/// `(?, ?, ?), (?, ?, ?)…`: `rows` groups of `columns` placeholders.
+fn placeholders(rows: usize, columns: usize) -> String {
+    let one = format!("({})", vec!["?"; columns].join(", "));
+    vec![one; rows].join(", ")
+}
+
+/// How a group's fast path failed.
+enum Failed {
+    /// Starting or committing the transaction: the group fails as a whole.
+    Group(sqlx::Error),
+    /// A statement: some request may be at fault; the group is written again one by one.
+    Statement,
+}
+
+/// The task that owns the writing connection.
+struct Writer {
+    conn: SqliteConnection,
+    /// Each known table's next journal number, as committed.
+    next: HashMap<TableId, u64>,
+    stats: Arc<Stats>,
+}
+
+impl Writer {
+    async fn run(mut self, mut requests: mpsc::Receiver<Request>) {
+        let mut batch = Vec::with_capacity(MAX_GROUP);
+        loop {
+            batch.clear();
+            if requests.recv_many(&mut batch, MAX_GROUP).await == 0 {
+                break; // every handle is gone
+            }
+            let mut stop = Vec::new();
+            let mut group = Vec::with_capacity(batch.len());
+            for request in batch.drain(..) {
+                match request {
+                    Request::Stop { done } => stop.push(done),
+                    // Nothing after a stop is written.
+                    Request::Create { reply, .. } if !stop.is_empty() => {
+                        drop(reply.send(Err(PersistError::Closed)))
+                    }
+                    Request::Commit { reply, .. } if !stop.is_empty() => {
+                        drop(reply.send(Err(PersistError::Closed)))
+                    }
+                    Request::Create { table, reply } => group.push(Work::Create { table, reply }),
+                    Request::Commit { writes, reply } => {
+                        group.push(Work::Commit { writes, reply, next: Vec::new() })
+                    }
+                }
+            }
+            self.group(group).await;
+            if !stop.is_empty() {
+                requests.close();
+                // Bounded: the queue is closed, so at most QUEUE requests remain.
+                while let Ok(request) = requests.try_recv() {
+                    match request {
+                        Request::Create { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
+                        Request::Commit { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
+                        Request::Stop { done } => stop.push(done),
+                    }
+                }
+                let _ = self.conn.close().await;
+                for done in stop {
+                    let _ = done.send(());
+                }
+                return;
+            }
+        }
+        let _ = self.conn.close().await;
+    }
+
+    /// Writes one group: checks, then one transaction, then the answers.
+    async fn group(&mut self, group: Vec<Work>) {
+        if group.is_empty() {
+            return;
+        }
+        if self.next.len() > MAX_CACHED_TABLES {
+            self.next.clear();
+        }
+        let unknown: HashSet<TableId> = group
+            .iter()
+            .filter_map(|w| match w {
+                Work::Commit { writes, .. } => Some(writes),
+                Work::Create { .. } => None,
+            })
+            .flatten()
+            .map(Write::table)
+            .filter(|t| !self.next.contains_key(t))
+            .collect();
+        if let Err(e) = self.learn(unknown.into_iter().collect()).await {
+            let e = e.to_string();
+            group.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
+            return;
+        }
+
+        // Each request's journal numbers, against the ones accepted before it in this group.
+        let mut pending: HashMap<TableId, u64> = HashMap::new();
+        let mut accepted = Vec::with_capacity(group.len());
+        for work in group {
+            match work {
+                Work::Commit { writes, reply, .. } => match self.plan(&writes, &pending) {
+                    Ok(next) => {
+                        pending.extend(next.iter().copied());
+                        accepted.push(Work::Commit { writes, reply, next });
+                    }
+                    Err(e) => drop(reply.send(Err(e))),
+                },
+                create => accepted.push(create),
+            }
+        }
+        if accepted.is_empty() {
+            return;
+        }
+
+        match self.write_group(&accepted).await {
+            Ok(created) => self.answer(accepted.into_iter().map(|w| (w, Ok(()))), created),
+            Err(Failed::Group(e)) => {
+                let e = e.to_string();
+                accepted.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
+            }
+            Err(Failed::Statement) => self.one_by_one(accepted).await,
+        }
+    }
+
+    /// Loads the next journal number of each of `tables` the database has.
+    async fn learn(&mut self, tables: Vec<TableId>) -> Result<(), sqlx::Error> {
+        let ids: Vec<i64> = tables.iter().filter_map(|t| i64::try_from(t.0).ok()).collect();
+        let mut rest = &ids[..];
+        for size in chunks(ids.len()) {
+            let (these, after) = rest.split_at(size);
+            rest = after;
+            let sql = format!(
+                "SELECT t.id, (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = t.id) \
+                 FROM server_tables t WHERE t.id IN ({})",
+                vec!["?"; size].join(", ")
+            );
+            let mut query = sqlx::query_as::<_, (i64, i64)>(&sql);
+            for &id in these {
+                query = query.bind(id);
+            }
+            for (id, next) in query.fetch_all(&mut self.conn).await? {
+                if let (Ok(id), Ok(next)) = (u64::try_from(id), u64::try_from(next)) {
+                    self.next.insert(TableId(id), next);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a commit against the known tables and their next numbers (after the requests
+    /// already accepted in this group, `pending`); returns the next numbers after it.
+    fn plan(
+        &self,
+        writes: &[Write],
+        pending: &HashMap<TableId, u64>,
+    ) -> Result<Vec<(TableId, u64)>, PersistError> {
+        let mut next: Vec<(TableId, u64)> = Vec::new();
+        for write in writes {
+            let table = write.table();
+            let Some(&stored) = self.next.get(&table) else {
+                return Err(PersistError::NoTable(table));
+            };
+            if let Write::Journal { n, .. } = write {
+                let at = match next.iter().position(|(t, _)| *t == table) {
+                    Some(at) => at,
+                    None => {
+                        next.push((table, pending.get(&table).copied().unwrap_or(stored)));
+                        next.len() - 1
+                    }
+                };
+                let expected = next[at].1;
+                if *n != expected {
+                    return Err(PersistError::JournalSequence { table, expected, got: *n });
+                }
+                next[at].1 = expected + 1;
+            }
+        }
+        Ok(next)
+    }
+
+    /// The fast path: the whole group in one transaction, a few statements per kind of row.
+    /// Returns the numbers of the tables created, in order.
+    async fn write_group(&mut self, group: &[Work]) -> Result<Vec<i64>, Failed> {
+        let mut tx = self.conn.begin_with("BEGIN IMMEDIATE").await.map_err(Failed::Group)?;
+        let mut created = Vec::new();
+        // Access rows by (table, who), the last one kept.
+        let mut access: HashMap<(i64, &str), &Access> = HashMap::new();
+        let mut journal: Vec<(i64, i64, &str)> = Vec::new();
+        let mut finished: Vec<i64> = Vec::new();
+        for work in group {
+            match work {
+                Work::Create { table, .. } => {
+                    let id = insert_table(&mut tx, table).await.map_err(|_| Failed::Statement)?;
+                    for row in &table.access {
+                        access.insert((id, row.who.as_str()), row);
+                    }
+                    created.push(id);
+                }
+                Work::Commit { writes, .. } => {
+                    for write in writes {
+                        // Checked by `plan` (known tables come from the database) and by
+                        // `check_writes` (numbers below MAX_JOURNAL_ENTRIES): both fit an i64.
+                        let table = write.table().0 as i64;
+                        match write {
+                            Write::Journal { n, entry, .. } => journal.push((table, *n as i64, entry)),
+                            Write::Access { access: row, .. } => {
+                                access.insert((table, row.who.as_str()), row);
+                            }
+                            Write::Finished { .. } => finished.push(table),
+                        }
+                    }
+                }
+            }
+        }
+        let access: Vec<(i64, &Access)> = access.into_iter().map(|((t, _), row)| (t, row)).collect();
+        insert_journal(&mut tx, &journal).await.map_err(|_| Failed::Statement)?;
+        upsert_access(&mut tx, &access).await.map_err(|_| Failed::Statement)?;
+        mark_finished(&mut tx, &finished).await.map_err(|_| Failed::Statement)?;
+        tx.commit().await.map_err(Failed::Group)?;
+        Ok(created)
+    }
+
+    /// The slow path, after a statement of the fast path failed: the group again, one request
+    /// at a time under its own savepoint, each checked against the database itself.
+    async fn one_by_one(&mut self, group: Vec<Work>) {
+        // The cached numbers may be what was wrong: they are loaded again on next use.
+        self.next.clear();
+        let mut tx = match self.conn.begin_with("BEGIN IMMEDIATE").await {
+            Ok(tx) => tx,
+            Err(e) => {
+                let e = e.to_string();
+                group.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
+                return;
+            }
+        };
+        let mut results = Vec::with_capacity(group.len());
+        let mut created = Vec::new();
+        for work in group {
+            let result = match savepoint(&mut tx, &work).await {
+                Ok(result) => result,
+                Err(e) => {
+                    // The savepoint itself failed: the transaction is lost.
+                    drop(tx);
+                    let e = e.to_string();
+                    results.into_iter().map(|(w, _)| w).chain([work]).for_each(|w: Work| {
+                        w.fail(PersistError::GroupFailed(e.clone()));
+                    });
+                    return;
+                }
+            };
+            if let Ok(Some(id)) = result {
+                created.push(id);
+            }
+            results.push((work, result.map(drop)));
+        }
+        if let Err(e) = tx.commit().await {
+            let e = e.to_string();
+            results.into_iter().for_each(|(w, _)| w.fail(PersistError::GroupFailed(e.clone())));
+            return;
+        }
+        self.next.clear();
+        self.answer(results.into_iter(), created);
+    }
+
+    /// Answers a committed group: `Ok` to the requests kept, their own error to the others.
+    fn answer(&mut self, group: impl Iterator<Item = (Work, Result<(), PersistError>)>, created: Vec<i64>) {
+        self.stats.syncs.fetch_add(1, Ordering::Relaxed);
+        let mut created = created.into_iter();
+        let mut kept = 0;
+        for (work, result) in group {
+            match (work, result) {
+                (work, Err(e)) => work.fail(e),
+                (Work::Create { reply, .. }, Ok(())) => {
+                    kept += 1;
+                    let id = created
+                        .next()
+                        .ok_or_else(|| {
+                            PersistError::Corrupt("a new table's number went missing in the writer".into())
+                        })
+                        .and_then(|id| Ok(TableId(to_u64(id, "table number")?)));
+                    if let Ok(id) = id {
+                        self.next.insert(id, 0);
+                    }
+                    let _ = reply.send(id);
+                }
+                (Work::Commit { reply, next, .. }, Ok(())) => {
+                    kept += 1;
+                    self.next.extend(next);
+                    let _ = reply.send(Ok(()));
+                }
+            }
+        }
+        self.stats.acknowledged.fetch_add(kept, Ordering::Relaxed);
+    }
+}
+
+/// One request of the slow path under its own savepoint. `Err`: the transaction failed;
+/// `Ok(Err)`: this request was refused and rolled back alone; `Ok(Ok(id))`: kept (with the
+/// new table's number for a creation).
+async fn savepoint(
+    tx: &mut Transaction<'_, Sqlite>,
+    work: &Work,
+) -> Result<Result<Option<i64>, PersistError>, sqlx::Error> {
+    let mut sp = tx.begin().await?;
+    let result = match work {
+        Work::Create { table, .. } => create_one(&mut sp, table).await,
+        Work::Commit { writes, .. } => commit_one(&mut sp, writes).await.map(|()| None),
+    };
+    match result {
+        Ok(id) => sp.commit().await.map(|()| Ok(id)),
+        Err(e) => sp.rollback().await.map(|()| Err(e)),
+    }
+}
+
+async fn create_one(tx: &mut SqliteConnection, table: &NewTable) -> Result<Option<i64>, PersistError> {
+    let id = insert_table(tx, table).await?;
+    let mut rows: HashMap<&str, &Access> = HashMap::new();
+    for row in &table.access {
+        rows.insert(&row.who, row);
+    }
+    let rows: Vec<(i64, &Access)> = rows.into_values().map(|row| (id, row)).collect();
+    upsert_access(tx, &rows).await?;
+    Ok(Some(id))
+}
+
+/// A commit's writes one by one, each checked against the database.
+async fn commit_one(tx: &mut SqliteConnection, writes: &[Write]) -> Result<(), PersistError> {
+    for write in writes {
+        let table = write.table();
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        let next: Option<(i64,)> = sqlx::query_as(
+            "SELECT (SELECT COALESCE(MAX(n) + 1, 0) FROM server_journal WHERE table_id = ?1) \
+             FROM server_tables WHERE id = ?1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (next,) = next.ok_or(PersistError::NoTable(table))?;
+        match write {
+            Write::Journal { n, entry, .. } => {
+                let expected = to_u64(next, "journal length")?;
+                if *n != expected {
+                    return Err(PersistError::JournalSequence { table, expected, got: *n });
+                }
+                insert_journal(tx, &[(id, to_i64(*n, "journal entry number")?, entry)]).await?;
+            }
+            Write::Access { access, .. } => upsert_access(tx, &[(id, access)]).await?,
+            Write::Finished { .. } => mark_finished(tx, &[id]).await?,
+        }
+    }
+    Ok(())
+}
+
+async fn insert_table(tx: &mut SqliteConnection, table: &NewTable) -> Result<i64, sqlx::Error> {
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO server_tables (ruleset, ruleset_version, setup, options) VALUES (?, ?, ?, ?) RETURNING id",
+    )
+    .bind(&table.ruleset)
+    .bind(&table.ruleset_version)
+    .bind(&table.setup)
+    .bind(&table.options)
+    .fetch_one(&mut *tx)
+    .await?;
+    Ok(id)
+}
+
+async fn insert_journal(tx: &mut SqliteConnection, rows: &[(i64, i64, &str)]) -> Result<(), sqlx::Error> {
+    let mut rest = rows;
+    for size in chunks(rows.len()) {
+        let (these, after) = rest.split_at(size);
+        rest = after;
+        let sql = format!("INSERT INTO server_journal (table_id, n, entry) VALUES {}", placeholders(size, 3));
+        let mut query = sqlx::query(&sql);
+        for &(table, n, entry) in these {
+            query = query.bind(table).bind(n).bind(entry);
+        }
+        query.execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+async fn upsert_access(tx: &mut SqliteConnection, rows: &[(i64, &Access)]) -> Result<(), sqlx::Error> {
+    let mut rest = rows;
+    for size in chunks(rows.len()) {
+        let (these, after) = rest.split_at(size);
+        rest = after;
+        let sql = format!(
+            "INSERT INTO server_access (table_id, who, token_hash, controller) VALUES {} \
+             ON CONFLICT (table_id, who) DO UPDATE SET token_hash = excluded.token_hash, \
+             controller = excluded.controller",
+            placeholders(size, 4)
+        );
+        let mut query = sqlx::query(&sql);
+        for &(table, row) in these {
+            query = query.bind(table).bind(&row.who).bind(row.token_hash.as_deref()).bind(&row.controller);
+        }
+        query.execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+async fn mark_finished(tx: &mut SqliteConnection, tables: &[i64]) -> Result<(), sqlx::Error> {
+    let mut rest = tables;
+    for size in chunks(tables.len()) {
+        let (these, after) = rest.split_at(size);
+        rest = after;
+        let sql =
+            format!("UPDATE server_tables SET finished = TRUE WHERE id IN ({})", vec!["?"; size].join(", "));
+        let mut query = sqlx::query(&sql);
+        for &table in these {
+            query = query.bind(table);
+        }
+        query.execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_row_with_few_sizes() {
+        for n in [0, 1, 2, 3, 255, 256, 257, 1000, 4096, 4097] {
+            let sizes: Vec<usize> = chunks(n).collect();
+            assert_eq!(sizes.iter().sum::<usize>(), n, "{n}");
+            assert!(sizes.iter().all(|s| s.is_power_of_two() && *s <= CHUNK), "{n}: {sizes:?}");
+        }
+        assert_eq!(placeholders(2, 3), "(?, ?, ?), (?, ?, ?)");
+    }
+}
