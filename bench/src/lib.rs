@@ -12,13 +12,13 @@ pub mod api;
 pub mod play;
 pub mod procstat;
 pub mod serve;
+pub mod wire;
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use server::client::ClientError;
 use server::protocol::ErrorCode;
 use thiserror::Error;
 use tokio::sync::{Semaphore, watch};
@@ -66,8 +66,16 @@ pub enum LoadError {
         reason: String,
     },
     /// A WebSocket connection.
-    #[error(transparent)]
-    Client(#[from] ClientError),
+    #[error("WebSocket: {0}")]
+    Ws(String),
+    /// A frame from the server is not the protocol's.
+    #[error("the server sent a frame the protocol does not have ({reason}): {frame}")]
+    Frame {
+        /// What is wrong with it.
+        reason: String,
+        /// Its beginning.
+        frame: String,
+    },
     /// The server refused a request the load generator cannot go on from.
     #[error("the server refused ({code:?}): {message}")]
     Refused {

@@ -8,40 +8,12 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use rand::RngExt;
-use serde_json::Value;
-use server::client::Client;
-use server::protocol::{ClientMessage, ErrorCode, ServerMessage};
+use server::protocol::ErrorCode;
 use table::TableRng;
 use tokio::sync::watch;
 
 use crate::LoadError;
-
-/// The Iron Triangle events that reveal face-down choices to everyone: the update carrying
-/// one of them ends a simultaneous choice.
-pub const REVEAL_EVENTS: &[&str] = &["stances_revealed", "moves_revealed"];
-
-/// The sequence numbers of the reveals among a change's log items.
-pub fn reveals(updates: &[Value]) -> impl Iterator<Item = u64> + '_ {
-    updates.iter().filter_map(|u| {
-        let name = u.get("event")?.get("event")?.as_str()?;
-        if u.get("kind")?.as_str()? == "event" && REVEAL_EVENTS.contains(&name) {
-            u.get("seq")?.as_u64()
-        } else {
-            None
-        }
-    })
-}
-
-/// One of a prompt's choices, uniformly: its command, and whether it is a face-down choice.
-pub fn choose(prompt: &Value, rng: &mut TableRng) -> Option<(Value, bool)> {
-    let choices = prompt.get("choices")?.as_array()?;
-    if choices.is_empty() {
-        return None;
-    }
-    let choice = &choices[rng.random_range(0..choices.len())];
-    let private = choice.get("private").and_then(Value::as_bool).unwrap_or(false);
-    Some((choice.get("command")?.clone(), private))
-}
+use crate::wire::{Choice, Conn, Incoming, command_frame};
 
 /// The clock of a table's reveals, shared by its two seats: each seat notes when it sent a
 /// face-down choice and when a reveal reached it; once both have it, the reveal's latency is
@@ -142,13 +114,13 @@ pub enum SeatEnd {
 /// One seat of a table, connected and welcomed.
 pub struct Seat {
     /// Its connection.
-    pub client: Client,
+    pub conn: Conn,
     /// 0 or 1: its place in the table's [`RevealClock`].
     pub index: usize,
     /// The sequence number of the last change it has seen.
     pub seq: u64,
-    /// What it is asked now, as of `seq`.
-    pub prompt: Option<Value>,
+    /// What it is asked now (the prompt's choices), as of `seq`.
+    pub prompt: Option<Vec<Choice>>,
     /// Whether the game is over.
     pub over: bool,
 }
@@ -157,22 +129,17 @@ impl Seat {
     /// Connects to a seat's link and reads its welcome (within `timeout`).
     pub async fn join(link: &str, index: usize, timeout: Duration) -> Result<Seat, LoadError> {
         let work = async {
-            let mut client = Client::join(link, 0).await?;
+            let mut conn = Conn::join(link, 0).await?;
             loop {
-                match client.next().await? {
-                    ServerMessage::Welcome { change, .. } => {
-                        return Ok::<_, LoadError>(Seat {
-                            client,
-                            index,
-                            seq: change.seq,
-                            prompt: change.prompt,
-                            over: change.over,
-                        });
+                match conn.next().await? {
+                    Incoming::Change { seq, prompt, over, .. } => {
+                        return Ok::<_, LoadError>(Seat { conn, index, seq, prompt, over });
                     }
-                    ServerMessage::Error { code, message, .. } => {
+                    Incoming::Error { code, message, .. } => {
                         return Err(LoadError::Refused { code, message });
                     }
-                    _ => continue,
+                    Incoming::Closing => return Err(LoadError::Closed),
+                    Incoming::Ack { .. } | Incoming::Other => continue,
                 }
             }
         };
@@ -194,7 +161,7 @@ impl Seat {
         stall: Duration,
     ) -> Result<SeatEnd, LoadError> {
         let mut next_id: u64 = 0;
-        let mut in_flight: Option<String> = None;
+        let mut in_flight: Option<u64> = None;
         // The first change a prompt may be answered from: the last acknowledgement's.
         let mut act_from: u64 = 0;
         let mut retry_at: Option<tokio::time::Instant> = None;
@@ -208,48 +175,58 @@ impl Seat {
             }
             let may_act = in_flight.is_none() && self.seq >= act_from && retry_at.is_none();
             if may_act
-                && let Some(prompt) = self.prompt.take()
-                && let Some((command, private)) = choose(&prompt, &mut rng)
+                && let Some(choices) = &self.prompt
+                && !choices.is_empty()
             {
+                // Uniformly among the prompt's choices.
+                let choice = &choices[rng.random_range(0..choices.len())];
                 next_id += 1;
-                let id = next_id.to_string();
-                let now = Instant::now();
-                if private && let Ok(mut c) = clock.lock() {
-                    c.committed(self.index, now);
+                if choice.private
+                    && let Ok(mut c) = clock.lock()
+                {
+                    c.committed(self.index, Instant::now());
                 }
-                self.client.send(&ClientMessage::Command { id: id.clone(), command }).await?;
-                in_flight = Some(id);
+                let frame = command_frame(next_id, &choice.command);
+                self.conn.send(frame).await?;
+                in_flight = Some(next_id);
             }
             let wake = retry_at.unwrap_or_else(|| tokio::time::Instant::now() + stall);
             let message = tokio::select! {
-                _ = stop.changed() => continue,
+                changed = stop.changed() => {
+                    // The load generator is gone or said stop: either way, stop.
+                    if changed.is_err() {
+                        return Ok(SeatEnd::Stopped);
+                    }
+                    continue;
+                }
                 _ = tokio::time::sleep_until(wake), if retry_at.is_some() => {
                     retry_at = None;
                     continue;
                 }
-                m = tokio::time::timeout(stall, self.client.next()) => {
+                m = tokio::time::timeout(stall, self.conn.next()) => {
                     m.map_err(|_| LoadError::Stalled { what: "a message from the server", timeout: stall })??
                 }
             };
+            let ours = |id: &str| in_flight.is_some_and(|n| id.parse() == Ok(n));
             match message {
-                ServerMessage::Update { change } | ServerMessage::Welcome { change, .. } => {
+                Incoming::Change { seq, reveals, prompt, over } => {
                     let now = Instant::now();
-                    for seq in reveals(&change.updates) {
-                        let latency = clock.lock().ok().and_then(|mut c| c.revealed(self.index, seq, now));
+                    for reveal in reveals {
+                        let latency = clock.lock().ok().and_then(|mut c| c.revealed(self.index, reveal, now));
                         if let Some(latency) = latency {
                             counters.record(latency);
                         }
                     }
-                    self.seq = change.seq;
-                    self.prompt = change.prompt;
-                    self.over = change.over;
+                    self.seq = seq;
+                    self.prompt = prompt;
+                    self.over = over;
                 }
-                ServerMessage::Ack { id, seq } if in_flight.as_deref() == Some(&id) => {
+                Incoming::Ack { id, seq } if ours(&id) => {
                     in_flight = None;
                     act_from = seq;
                     counters.commands.fetch_add(1, Ordering::Relaxed);
                 }
-                ServerMessage::Error { id: Some(id), code, message } if in_flight.as_deref() == Some(&id) => {
+                Incoming::Error { id: Some(id), code, message } if ours(&id) => {
                     in_flight = None;
                     counters.refused.fetch_add(1, Ordering::Relaxed);
                     match code {
@@ -265,13 +242,11 @@ impl Seat {
                         code => return Err(LoadError::Refused { code, message }),
                     }
                 }
-                ServerMessage::Error { id: None, code, message } => {
+                Incoming::Error { id: None, code, message } => {
                     return Err(LoadError::Refused { code, message });
                 }
-                ServerMessage::TakenOver {} | ServerMessage::Revoked {} | ServerMessage::Closing {} => {
-                    return Err(LoadError::Closed);
-                }
-                _ => {}
+                Incoming::Closing => return Err(LoadError::Closed),
+                Incoming::Ack { .. } | Incoming::Error { .. } | Incoming::Other => {}
             }
         }
     }
@@ -280,39 +255,6 @@ impl Seat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn reveals_are_found_by_their_event_names() {
-        let updates = vec![
-            json!({"seq": 7, "kind": "event", "event": {"event": "move_committed", "fighter": 1}, "text": null}),
-            json!({"seq": 8, "kind": "event", "event": {"event": "moves_revealed", "plays": []}, "text": "x"}),
-            json!({"seq": 9, "kind": "forced", "seat": 1}),
-            json!({"seq": 10, "kind": "event", "event": {"event": "stances_revealed"}, "text": null}),
-        ];
-        assert_eq!(reveals(&updates).collect::<Vec<_>>(), vec![8, 10]);
-        assert_eq!(reveals(&[]).count(), 0);
-    }
-
-    #[test]
-    fn a_choice_is_one_of_the_prompts_and_every_one_is_chosen() {
-        let prompt = json!({"seat": 0, "question": "q", "private": true, "choices": [
-            {"label": "a", "command": {"c": 0}, "private": true},
-            {"label": "b", "command": {"c": 1}, "private": false},
-            {"label": "c", "command": {"c": 2}, "private": true},
-        ]});
-        let mut rng = table::seeded_rng(3);
-        let mut seen = [0u32; 3];
-        for _ in 0..300 {
-            let (command, private) = choose(&prompt, &mut rng).unwrap();
-            let i = command["c"].as_u64().unwrap() as usize;
-            seen[i] += 1;
-            assert_eq!(private, i != 1);
-        }
-        assert!(seen.iter().all(|&n| n > 50), "{seen:?}");
-        assert_eq!(choose(&json!({"choices": []}), &mut rng), None);
-        assert_eq!(choose(&json!({}), &mut rng), None);
-    }
 
     #[test]
     fn a_reveal_is_timed_from_the_last_commit_to_the_last_arrival() {

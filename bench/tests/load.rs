@@ -25,7 +25,7 @@ async fn a_short_load_times_reveals_against_a_real_server() {
         seed: 1,
     };
     let report = run_load(&opts, &target).await.unwrap();
-    running.shutdown().await;
+    running.shutdown().await.expect("a graceful shutdown");
     assert_eq!(report.failed_tables, 0, "{:?}", report.failures);
     assert!(report.reveals >= 100, "{report}");
     assert_eq!(report.latency_ms.count, report.reveals);

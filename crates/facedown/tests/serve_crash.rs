@@ -267,7 +267,13 @@ impl SeatClient {
                     return Ok(());
                 }
                 let message = tokio::select! {
-                    _ = stop.changed() => continue,
+                    changed = stop.changed() => {
+                        if changed.is_err() {
+                            client.close().await;
+                            return Ok(());
+                        }
+                        continue;
+                    }
                     m = tokio::time::timeout(WAIT, client.next()) => match m {
                         Ok(m) => m?,
                         Err(_) => {
