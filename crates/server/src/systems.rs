@@ -142,9 +142,10 @@ pub fn open(system: &str, setup: &Value) -> Result<Box<dyn Hosted>, SetupError> 
                     .map_err(|e| SetupError::Invalid(format!("engagement: {e}")))?;
                 let seats = Seats::deserialize(setup.get("seats").unwrap_or(&Value::Null))
                     .map_err(|e| SetupError::Invalid(format!("seats: {e}")))?;
-                let gm = seats.iter().find(|(_, s)| s.role == Role::Gm).map(|(id, _)| id).ok_or_else(|| {
-                    SetupError::Invalid("engagement needs a GM seat (the GM engages the Actors)".into())
-                })?;
+                let gm =
+                    seats.iter().find(|(_, s)| s.role == Role::Gm).map(|(id, _)| id).ok_or_else(|| {
+                        SetupError::Invalid("engagement needs a GM seat (the GM engages the Actors)".into())
+                    })?;
                 first.push((gm, nodice::Command::Engage { clusters }));
             }
             Ok(Box::new(Table::<NoDice>::open(setup, first)?))
@@ -322,8 +323,11 @@ fn read_nodice(source: &SetupSource) -> Result<Value, SetupError> {
             let mut load = |at: &String| -> Result<Loaded<String>, String> {
                 let file: ActorFile = parse_embedded(SYSTEM, at, embedded_file(SYSTEM, at)?)?;
                 let here = folder(at);
-                let inherits =
-                    file.inherits.iter().map(|p| join(here, p).unwrap_or_else(|| format!("../{p}"))).collect();
+                let inherits = file
+                    .inherits
+                    .iter()
+                    .map(|p| join(here, p).unwrap_or_else(|| format!("../{p}")))
+                    .collect();
                 Ok(Loaded { id: at.clone(), file, inherits })
             };
             file.build(key, &mut load)
@@ -448,8 +452,8 @@ where
         let typed: R::Setup =
             from_json(setup).map_err(|e| SetupError::Invalid(format!("not a {} setup: {e}", R::NAME)))?;
         let options = R::rules_options(&typed);
-        let mut session =
-            Session::<R>::new(typed).map_err(|e| SetupError::Invalid(format!("the game cannot start: {e}")))?;
+        let mut session = Session::<R>::new(typed)
+            .map_err(|e| SetupError::Invalid(format!("the game cannot start: {e}")))?;
         let seats = R::seats(session.table().state()).len();
         for i in 0..seats {
             let seat = SeatId(i as u16);

@@ -29,7 +29,8 @@ fn play_out(game: &mut dyn Hosted, kind: &str, what: &str) -> usize {
         }
         let awaiting = game.awaiting();
         let seat = *awaiting.first().unwrap_or_else(|| panic!("{what}: nobody is awaited before the end"));
-        let command = game.bot_command(seat).unwrap_or_else(|| panic!("{what}: the bot of seat {} is silent", seat.0));
+        let command =
+            game.bot_command(seat).unwrap_or_else(|| panic!("{what}: the bot of seat {} is silent", seat.0));
         game.submit(seat, &command).unwrap_or_else(|e| panic!("{what}: bot command {command} refused: {e}"));
     }
     panic!("{what}: not over after {MAX_STEPS} commands");
@@ -191,13 +192,18 @@ fn unknown_systems_and_examples_are_told_with_the_known_names() {
 
 #[test]
 fn an_invalid_setup_names_the_field_or_the_rule() {
-    let e = systems::read_setup("iron-triangle", &SetupSource::Toml(IT_UPLOAD.replace("energy =", "energi ="))).unwrap_err();
+    let e =
+        systems::read_setup("iron-triangle", &SetupSource::Toml(IT_UPLOAD.replace("energy =", "energi =")))
+            .unwrap_err();
     assert!(matches!(&e, SetupError::Invalid(m) if m.contains("energi")), "{e}");
     // The rules refuse a conflict with one side only (both characters at the player's seat).
-    let one_side = IT_UPLOAD.replace("seat = \"gm\"\n[characters.sheet]", "seat = \"ada\"\n[characters.sheet]");
+    let one_side =
+        IT_UPLOAD.replace("seat = \"gm\"\n[characters.sheet]", "seat = \"ada\"\n[characters.sheet]");
     let e = systems::read_setup("iron-triangle", &SetupSource::Toml(one_side)).unwrap_err();
     assert!(matches!(e, SetupError::Invalid(_)), "{e}");
-    let e = systems::read_setup("nodice", &SetupSource::Toml(ND_UPLOAD.replace("M3(3/3/3)-B4", "Q3(3/3/3)-B4"))).unwrap_err();
+    let e =
+        systems::read_setup("nodice", &SetupSource::Toml(ND_UPLOAD.replace("M3(3/3/3)-B4", "Q3(3/3/3)-B4")))
+            .unwrap_err();
     assert!(matches!(&e, SetupError::Invalid(m) if m.contains("actor 1")), "{e}");
     let e = systems::read_setup("inciting-incident", &SetupSource::Json(json!({"title": 3}))).unwrap_err();
     assert!(matches!(&e, SetupError::Invalid(m) if m.contains("title")), "{e}");
@@ -207,7 +213,9 @@ fn an_invalid_setup_names_the_field_or_the_rule() {
 
 #[test]
 fn a_bots_command_is_one_of_the_prompts_legal_choices_and_is_accepted() {
-    for (system, name) in [("iron-triangle", "duel"), ("nodice", "pc-vs-bandit"), ("inciting-incident", "river-fight")] {
+    for (system, name) in
+        [("iron-triangle", "duel"), ("nodice", "pc-vs-bandit"), ("inciting-incident", "river-fight")]
+    {
         let mut game = example(system, name);
         let seat = game.awaiting()[0];
         // No bot holds the seat yet; a seat the game does not wait for gives nothing.
@@ -244,9 +252,12 @@ fn the_rules_options_are_the_setups() {
     let lethal = example("iron-triangle", "lethal-showdown").rules_options();
     assert_eq!(lethal["lethal"], json!(true));
 
-    let nd = systems::open("nodice", &systems::read_setup("nodice", &SetupSource::Toml(ND_UPLOAD.into())).unwrap())
-        .unwrap()
-        .rules_options();
+    let nd = systems::open(
+        "nodice",
+        &systems::read_setup("nodice", &SetupSource::Toml(ND_UPLOAD.into())).unwrap(),
+    )
+    .unwrap()
+    .rules_options();
     assert_eq!(nd["stakes_formula"], json!("old"));
     assert_eq!(nd["sweep_bonus"], json!("stakes"));
     assert_eq!(nd["stalemate_hands"], json!(10));

@@ -4,7 +4,8 @@
 //! host's files at run time.
 
 /// The names of the iron-triangle examples (their files' stems).
-pub const IRON_TRIANGLE_EXAMPLES: &[&str] = &["ambush-2v3", "duel", "earlier-edition", "lethal-showdown", "minor-wager", "specials-duel"];
+pub const IRON_TRIANGLE_EXAMPLES: &[&str] =
+    &["ambush-2v3", "duel", "earlier-edition", "lethal-showdown", "minor-wager", "specials-duel"];
 
 /// The iron-triangle files: the examples and the files they reference.
 pub const IRON_TRIANGLE_FILES: &[(&str, &str)] = &[
@@ -15,7 +16,10 @@ pub const IRON_TRIANGLE_FILES: &[(&str, &str)] = &[
     ("minor-wager.toml", include_str!("../../../../examples/iron-triangle/minor-wager.toml")),
     ("specials-duel.toml", include_str!("../../../../examples/iron-triangle/specials-duel.toml")),
     ("characters/ada.toml", include_str!("../../../../examples/iron-triangle/characters/ada.toml")),
-    ("characters/bandit-chief.toml", include_str!("../../../../examples/iron-triangle/characters/bandit-chief.toml")),
+    (
+        "characters/bandit-chief.toml",
+        include_str!("../../../../examples/iron-triangle/characters/bandit-chief.toml"),
+    ),
     ("characters/bandit.toml", include_str!("../../../../examples/iron-triangle/characters/bandit.toml")),
     ("characters/bao.toml", include_str!("../../../../examples/iron-triangle/characters/bao.toml")),
     ("characters/ninja.toml", include_str!("../../../../examples/iron-triangle/characters/ninja.toml")),
