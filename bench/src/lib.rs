@@ -162,6 +162,9 @@ pub struct ServerCost {
     pub cpu_cores: f64,
     /// CPU microseconds per reveal.
     pub cpu_us_per_reveal: f64,
+    /// CPU microseconds per table opened in the connect phase (created over HTTP, both seats
+    /// connected and welcomed): the cost of each game that ends and is replaced.
+    pub cpu_us_per_table_opened: f64,
     /// Resident memory before any table, KiB.
     pub rss_kib_before: u64,
     /// Resident memory with every table idle and its seats connected, KiB.
@@ -199,6 +202,11 @@ pub struct Report {
     pub server: Option<ServerCost>,
     /// The load generator's own CPU seconds during the load phase.
     pub loadgen_cpu_seconds: Option<f64>,
+    /// The load generator's own CPU microseconds per table opened in the connect phase.
+    pub loadgen_cpu_us_per_table_opened: Option<f64>,
+    /// The server's own mean time from a journal entry handed to its store to the entry's
+    /// durable commit, during the load phase (from its `/metrics`), in milliseconds.
+    pub server_commit_ms: Option<f64>,
     /// Tables whose play failed (a connection error, a stall).
     pub failed_tables: u64,
     /// The first few failures.
@@ -262,6 +270,12 @@ async fn drive(shared: Arc<Shared>, index: usize, mut seats: [Seat; 2]) -> Resul
     Ok(())
 }
 
+/// The server's metrics, if it answers.
+async fn scrape(api: &Api) -> Option<String> {
+    let api = api.clone();
+    tokio::task::spawn_blocking(move || api.metrics().ok()).await.ok().flatten()
+}
+
 fn usage(pid: Option<u32>) -> Result<Option<procstat::Usage>, LoadError> {
     pid.map(procstat::usage).transpose()
 }
@@ -274,6 +288,7 @@ fn millis(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
 /// reports what it measured.
 pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, LoadError> {
     let before = usage(target.pid)?;
+    let own_before = procstat::own_usage().ok();
     let (stop_tx, stop) = watch::channel(false);
     let shared = Arc::new(Shared {
         api: Api::new(&target.base_url, opts.stall),
@@ -305,12 +320,18 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         timeout: opts.connect_timeout,
     })??;
     let connect_seconds = connect_start.elapsed().as_secs_f64();
+    let connected = usage(target.pid)?;
+    let own_connected = procstat::own_usage().ok();
+    let per_table = |a: procstat::Usage, b: procstat::Usage| {
+        (b.cpu_seconds - a.cpu_seconds) * 1e6 / opts.tables.max(1) as f64
+    };
 
     // Idle: every table in memory, its seats connected, nothing in flight.
     tokio::time::sleep(opts.settle).await;
     let idle = usage(target.pid)?;
 
     // Load.
+    let metrics_start = scrape(&shared.api).await;
     let own_start = procstat::own_usage().ok();
     let start_usage = usage(target.pid)?;
     let start = Instant::now();
@@ -347,6 +368,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
     let seconds = start.elapsed().as_secs_f64();
     let end_usage = usage(target.pid)?;
     let own_end = procstat::own_usage().ok();
+    let metrics_end = scrape(&shared.api).await;
     let (reveals, commands) =
         (counters.reveals.load(Ordering::Relaxed), counters.commands.load(Ordering::Relaxed));
 
@@ -371,13 +393,14 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
             mean: h.mean() / 1000.0,
         }
     };
-    let server = match (before, idle, start_usage, end_usage) {
-        (Some(before), Some(idle), Some(start), Some(end)) => {
+    let server = match (before, connected, idle, start_usage, end_usage) {
+        (Some(before), Some(connected), Some(idle), Some(start), Some(end)) => {
             let cpu = end.cpu_seconds - start.cpu_seconds;
             Some(ServerCost {
                 cpu_seconds: cpu,
                 cpu_cores: cpu / seconds.max(1e-9),
                 cpu_us_per_reveal: if reveals > 0 { cpu * 1e6 / reveals as f64 } else { 0.0 },
+                cpu_us_per_table_opened: per_table(before, connected),
                 rss_kib_before: before.rss_kib,
                 rss_kib_idle: idle.rss_kib,
                 rss_kib_end: end.rss_kib,
@@ -386,7 +409,19 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         }
         _ => None,
     };
+    let commit = |text: &Option<String>| {
+        let text = text.as_deref()?;
+        Some((
+            api::metric(text, "facedown_commit_latency_seconds_sum")?,
+            api::metric(text, "facedown_commit_latency_seconds_count")?,
+        ))
+    };
+    let server_commit_ms = match (commit(&metrics_start), commit(&metrics_end)) {
+        (Some((s0, n0)), Some((s1, n1))) if n1 > n0 => Some((s1 - s0) * 1000.0 / (n1 - n0)),
+        _ => None,
+    };
     Ok(Report {
+        server_commit_ms,
         tables: opts.tables,
         connect_seconds,
         seconds,
@@ -399,6 +434,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         latency_ms: latency,
         server,
         loadgen_cpu_seconds: own_start.zip(own_end).map(|(a, b)| b.cpu_seconds - a.cpu_seconds),
+        loadgen_cpu_us_per_table_opened: own_before.zip(own_connected).map(|(a, b)| per_table(a, b)),
         failed_tables,
         failures,
     })
@@ -426,6 +462,7 @@ impl std::fmt::Display for Report {
                 "server CPU        {:.2} s ({:.2} cores), {:.1} µs per reveal",
                 s.cpu_seconds, s.cpu_cores, s.cpu_us_per_reveal
             )?;
+            writeln!(f, "server CPU/table  {:.0} µs per table opened", s.cpu_us_per_table_opened)?;
             writeln!(
                 f,
                 "server RSS        {} KiB before, {} KiB idle ({:.1} KiB per idle table), {} KiB at the end",
@@ -434,6 +471,12 @@ impl std::fmt::Display for Report {
         }
         if let Some(cpu) = self.loadgen_cpu_seconds {
             writeln!(f, "loadgen CPU       {cpu:.2} s")?;
+        }
+        if let Some(cpu) = self.loadgen_cpu_us_per_table_opened {
+            writeln!(f, "loadgen CPU/table {cpu:.0} µs per table opened")?;
+        }
+        if let Some(ms) = self.server_commit_ms {
+            writeln!(f, "server commits    {ms:.2} ms on average (its /metrics)")?;
         }
         if self.failed_tables > 0 {
             writeln!(f, "failed tables     {}", self.failed_tables)?;
