@@ -10,10 +10,12 @@ mod campaign_cli;
 mod ii_roll;
 mod input;
 mod it_resolve;
+mod join;
 mod nd;
 mod nd_resolve;
 mod play;
 mod rules_cmd;
+mod serve;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]
@@ -51,6 +53,10 @@ enum Command {
         #[command(subcommand)]
         command: analyze::AnalyzeCommand,
     },
+    /// Host remote tables: each seat plays from its own device and sees only what it may.
+    Serve(serve::Args),
+    /// Play one seat of a remote table (or watch it) in the terminal, from its link.
+    Join(join::Args),
 }
 
 #[derive(Subcommand)]
@@ -107,6 +113,8 @@ fn main() -> ExitCode {
             }
         },
         Command::Analyze { command } => analyze::run(command),
+        Command::Serve(args) => serve::run(args),
+        Command::Join(args) => join::run(args),
     };
     match result {
         Ok(code) => code,

@@ -12,6 +12,10 @@
 //! Each command must exit 0, unless one of the explicit lists below says otherwise, with its
 //! reason: skipped ([`SKIPPED`]), replaced by a smaller variant the same document shows
 //! ([`SMALLER`]), or expected to stop with a given status ([`EXPECTED`]).
+//!
+//! A `facedown serve` command runs until it is stopped: it is run with `--listen 127.0.0.1:0`
+//! added (the last `--listen` wins), must print that it is listening, and is then stopped with
+//! SIGTERM and must exit 0 (see [`run_server`]).
 
 #![cfg(unix)]
 
@@ -38,6 +42,15 @@ const SKIPPED: &[(&str, &str)] = &[
     ("facedown nodice play --resume FILE", "a synopsis with placeholders, not a command"),
     ("facedown nodice resolve --actor SPEC", "a synopsis with placeholders, not a command"),
     ("facedown nodice resolve --input FILE", "a synopsis with placeholders, not a command"),
+    (
+        "facedown join",
+        "plays a seat of a running table from its link (a secret the document cannot show); \
+         tests/join.rs plays one against `facedown serve`",
+    ),
+    (
+        "facedown serve --listen 0.0.0.0:8443 --tls-cert cert.pem",
+        "needs the reader's own certificate and key; tests/serve_cli.rs checks the flags",
+    ),
 ];
 
 /// Commands whose full run is too slow for a test, stood in for by a smaller variant that the
@@ -205,6 +218,109 @@ fn run(dir: &Path, script: &str) -> (Option<i32>, String, Duration) {
     (status, reader.join().unwrap(), start.elapsed())
 }
 
+/// The environment assignments before a command (`NAME=value facedown …`), and the rest.
+fn assignments(script: &str) -> (Vec<(String, String)>, String) {
+    let mut vars = Vec::new();
+    let mut rest = script.trim_start();
+    while let Some((word, after)) = rest.split_once(' ') {
+        match word.split_once('=') {
+            Some((name, value))
+                if !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c == '_') =>
+            {
+                vars.push((name.to_owned(), value.to_owned()));
+                rest = after.trim_start();
+            }
+            _ => break,
+        }
+    }
+    (vars, rest.to_owned())
+}
+
+/// Runs a `facedown serve` command on 127.0.0.1 port 0 until it prints that it is listening,
+/// then stops it with SIGTERM: it must exit 0. Returns the status (None: it never got ready
+/// or did not stop in time), standard output and error, and the time taken.
+fn run_server(dir: &Path, script: &str) -> (Option<i32>, String, Duration) {
+    use std::io::BufRead as _;
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let (vars, command) = assignments(script);
+    let start = Instant::now();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        // A trailing comment would swallow the added flag: it goes.
+        .arg(format!(
+            "exec {} --listen 127.0.0.1:0",
+            command.split(" #").next().unwrap_or_default().trim_end()
+        ))
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("XDG_DATA_HOME", dir.join(".data"))
+        .envs(vars)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let mut err_pipe = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err_pipe.read_to_end(&mut s);
+        String::from_utf8_lossy(&s).into_owned()
+    });
+    // The lines of standard output, on a channel, so waiting for readiness is bounded.
+    let out_pipe = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out_pipe).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut printed = String::new();
+    let ready = loop {
+        match rx.recv_timeout(TIMEOUT.saturating_sub(start.elapsed())) {
+            Ok(line) => {
+                let ready = line.contains("listening on") || line.contains("\"addr\"");
+                printed.push_str(&line);
+                printed.push('\n');
+                if ready {
+                    break true;
+                }
+            }
+            Err(_) => break false,
+        }
+    };
+    if ready {
+        // SAFETY: sends a signal to the child this test started (sh exec'd into facedown).
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+        }
+    }
+    let stop = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            // Killed by a signal: reported as a shell does (128 + the signal's number).
+            let code =
+                s.code().or_else(|| std::os::unix::process::ExitStatusExt::signal(&s).map(|n| 128 + n));
+            break if ready { code } else { None };
+        }
+        if stop.elapsed() > Duration::from_secs(30) || !ready {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = errors.join().unwrap();
+    (status, format!("{printed}{stderr}"), start.elapsed())
+}
+
+/// Whether a command starts a server.
+fn serves(key: &str) -> bool {
+    assignments(key).1.starts_with("facedown serve") && !key.contains("--help")
+}
+
 /// The last `n` characters of `s`.
 fn tail(s: &str, n: usize) -> String {
     let chars: Vec<char> = s.trim_end().chars().collect();
@@ -251,7 +367,8 @@ fn run_document(doc: &Path) -> (Vec<String>, Vec<String>) {
         let expected =
             EXPECTED.iter().find(|(start, d, ..)| key.starts_with(start) && (d.is_empty() || *d == c.doc));
         let (want, must_say) = expected.map_or((0, ""), |e| (e.2, e.3));
-        let (status, stderr, took) = run(dir.path(), &script);
+        let (status, stderr, took) =
+            if serves(&key) { run_server(dir.path(), &script) } else { run(dir.path(), &script) };
         timings.push(format!("{at}: {:.1} s  {key}", took.as_secs_f64()));
         match status {
             None => failures.push(format!(
@@ -304,5 +421,15 @@ fn the_command_extraction_joins_continuation_lines_and_skips_other_blocks() {
     assert_eq!(
         normalise("cargo run --release -p solver --example e -- 1").1,
         "cargo run --release -p solver --example e -- 1"
+    );
+    let (vars, rest) = assignments("FACEDOWN_ADMIN_SECRET=abc facedown serve --json");
+    assert_eq!(
+        (vars, rest.as_str()),
+        (vec![("FACEDOWN_ADMIN_SECRET".into(), "abc".into())], "facedown serve --json")
+    );
+    assert!(
+        serves("facedown serve --table nodice")
+            && !serves("facedown serve --help")
+            && !serves("facedown join x")
     );
 }

@@ -134,7 +134,7 @@ pub fn read_setup(system: &str, source: &SetupSource) -> Result<Value, SetupErro
 /// rebuilt from its stored commands opens with it again, and those commands never hold it).
 pub fn open(system: &str, setup: &Value) -> Result<Box<dyn Hosted>, SetupError> {
     match system {
-        "iron-triangle" => Ok(Box::new(Table::<IronTriangle>::open(setup, Vec::new())?)),
+        "iron-triangle" => Ok(Box::new(HostedGame::<IronTriangle>::open(setup, Vec::new())?)),
         "nodice" => {
             let mut first = Vec::new();
             if let Some(clusters) = setup.get("engagement") {
@@ -148,9 +148,9 @@ pub fn open(system: &str, setup: &Value) -> Result<Box<dyn Hosted>, SetupError> 
                     })?;
                 first.push((gm, nodice::Command::Engage { clusters }));
             }
-            Ok(Box::new(Table::<NoDice>::open(setup, first)?))
+            Ok(Box::new(HostedGame::<NoDice>::open(setup, first)?))
         }
-        "inciting-incident" => Ok(Box::new(Table::<IncitingIncident>::open(setup, Vec::new())?)),
+        "inciting-incident" => Ok(Box::new(HostedGame::<IncitingIncident>::open(setup, Vec::new())?)),
         _ => Err(SetupError::NoSystem(system.to_owned())),
     }
 }
@@ -427,7 +427,7 @@ impl HostedRules for IncitingIncident {
 }
 
 /// A game as the server hosts it: the session (every seat remote) and the server's bots.
-struct Table<R: HostedRules>
+struct HostedGame<R: HostedRules>
 where
     R::Setup: Send,
     R::State: Send,
@@ -435,12 +435,12 @@ where
     R::Event: Send,
 {
     session: Session<R>,
-    /// Per seat: the bot playing it, with its kind.
+    /// Per seat: the bot playing it, if any.
     bots: Vec<Option<Box<dyn Bot<R> + Send>>>,
     options: BTreeMap<String, Value>,
 }
 
-impl<R: HostedRules> Table<R>
+impl<R: HostedRules> HostedGame<R>
 where
     R::Setup: Send,
     R::State: Send,
@@ -462,11 +462,11 @@ where
         for (seat, command) in first {
             session.submit(seat, &command).map_err(|e| SetupError::Invalid(e.to_string()))?;
         }
-        Ok(Table { session, bots: (0..seats).map(|_| None).collect(), options })
+        Ok(HostedGame { session, bots: (0..seats).map(|_| None).collect(), options })
     }
 }
 
-impl<R: HostedRules> AnySession for Table<R>
+impl<R: HostedRules> AnySession for HostedGame<R>
 where
     R::Setup: Send,
     R::State: Send,
@@ -520,7 +520,7 @@ where
     }
 }
 
-impl<R: HostedRules> Hosted for Table<R>
+impl<R: HostedRules> Hosted for HostedGame<R>
 where
     R::Setup: Send,
     R::State: Send,

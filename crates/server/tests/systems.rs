@@ -291,3 +291,40 @@ fn an_example_reads_its_referenced_files_from_the_embedded_copies() {
     let setup = systems::read_setup("iron-triangle", &SetupSource::Example("ambush-2v3".into())).unwrap();
     assert_eq!(setup["characters"].as_array().unwrap().len(), 5, "{setup}");
 }
+
+/// No Dice's seed, Step 1 (Engagement): every Hand the GM confirms who is interacting, so an
+/// Actor may come into the Conflict at a later Hand. A seat that joins late is in the setup
+/// with its Actor outside the first engagement; the GM engages it at the start of a Hand.
+#[test]
+fn a_no_dice_seat_may_join_the_conflict_at_a_later_hands_engagement() {
+    let text = ND_UPLOAD.replacen("seed = 7\n", "seed = 7\nengagement = [[\"Kara\", \"Bandit\"]]\n", 1)
+        + "[[seats]]\nname = \"ren\"\nside = 0\n[[actors]]\nseat = \"ren\"\nname = \"Ren\"\nkind = \"pc\"\nserial = \"M3(3/3/3)-B4(4/5/4)-S3(3/3/3)\"\n";
+    let setup = systems::read_setup("nodice", &SetupSource::Toml(text)).unwrap();
+    let mut game = systems::open("nodice", &setup).unwrap();
+    let (kara, gm, ren) = (SeatId(0), SeatId(1), SeatId(2));
+    game.set_bot(kara, Some("random"), 1).unwrap();
+    game.set_bot(gm, Some("random"), 2).unwrap();
+    let engage_all = json!({"engage": {"clusters": []}});
+    let mut joined = false;
+    for step in 0..2_000 {
+        assert!(!game.is_over(), "the Conflict ended before Ren joined");
+        if joined {
+            if game.awaiting().contains(&ren) {
+                // Ren plays: the late seat is asked like any other.
+                assert!(game.prompt(ren).unwrap().is_some());
+                return;
+            }
+        } else {
+            assert!(!game.awaiting().contains(&ren), "Ren is asked before being engaged");
+            // Once Hand 1 is under way, the GM engages everyone at the next Hand's start.
+            joined = step > 0 && game.submit(gm, &engage_all).is_ok();
+            if joined {
+                continue;
+            }
+        }
+        let seat = game.awaiting()[0];
+        let command = game.bot_command(seat).unwrap();
+        game.submit(seat, &command).unwrap();
+    }
+    panic!("Ren was never engaged and asked");
+}

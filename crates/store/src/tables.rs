@@ -186,8 +186,12 @@ pub trait TableStore: Send + Sync + 'static {
 
     /// Keeps `writes` atomically and durably (all or none), grouped with the other commits
     /// in flight into one transaction and one sync. A journal entry whose number is not the
-    /// table's next is refused with [`PersistError::Sequence`]-like error and nothing of this
-    /// call is kept; other callers' commits in the same group are unaffected.
+    /// table's next is refused with [`PersistError::JournalSequence`], a write to a table the
+    /// store does not have with [`PersistError::NoTable`], a text that is not JSON or over the
+    /// [`limits`] before it reaches the store; then nothing of this call is kept, and other
+    /// callers' commits in the same group are unaffected. Returns `Ok` only once the writes are
+    /// durable. A call whose future is dropped after it was queued may still be kept: load the
+    /// table to know.
     fn commit(&self, writes: Vec<Write>) -> impl Future<Output = Result<(), PersistError>> + Send;
 
     /// A table with its access rows and journal.

@@ -14,10 +14,10 @@
 mod ii_render;
 pub mod inciting_incident;
 pub mod iron_triangle;
-mod it_render;
+pub(crate) mod it_render;
 mod it_setup;
 pub mod keyboard;
-mod nd_render;
+pub(crate) mod nd_render;
 mod nd_setup;
 pub mod nodice;
 mod saves;
@@ -219,7 +219,7 @@ fn is_gm<R: Ruleset>(state: &R::State, seat: SeatId) -> bool {
 }
 
 /// What the GM may say when nothing else is known: the quick reference, or a fallback.
-fn quick_reference<R: Ruleset>() -> String {
+pub(crate) fn quick_reference<R: Ruleset>() -> String {
     let r = R::quick_reference();
     if r.trim().is_empty() {
         format!("No quick reference for {} yet: see the docs folder (docs/{}.md).", R::NAME, R::NAME)
@@ -342,7 +342,7 @@ fn escaped_setup<R: Ruleset>(setup: R::Setup) -> anyhow::Result<R::Setup> {
 }
 
 /// Prints `text` line by line, escaped (names come from files).
-fn print_lines(out: &mut dyn Write, text: &str) -> anyhow::Result<()> {
+pub(crate) fn print_lines(out: &mut dyn Write, text: &str) -> anyhow::Result<()> {
     for line in text.lines() {
         writeln!(out, "{}", escape(line))?;
     }
@@ -364,16 +364,50 @@ fn update_text<R: Ruleset>(state: &R::State, update: &Update<R::Event>) -> Vec<S
     match &update.item {
         Item::Event { text: Some(t), .. } => t.lines().map(|l| escape(l).into_owned()).collect(),
         Item::Event { text: None, .. } => Vec::new(),
-        Item::TookBack { seat } => vec![format!("{} takes back a face-down choice.", escape(&who(*seat)))],
-        Item::Forced { seat } => {
-            vec![format!("{}'s decision is forced: the rules' default is taken.", escape(&who(*seat)))]
-        }
-        Item::Undone { by, seat } => vec![format!(
-            "The GM (seat {}) undoes the last command of seat {}, which is asked again.",
-            escape(&who(*by)),
-            escape(&who(*seat))
-        )],
+        Item::TookBack { seat } => vec![took_back_text(&who(*seat))],
+        Item::Forced { seat } => vec![forced_text(&who(*seat))],
+        Item::Undone { by, seat } => vec![undone_text(&who(*by), &who(*seat))],
     }
+}
+
+/// A log item: `seat` took back a face-down choice (local and remote play say it alike).
+pub(crate) fn took_back_text(seat: &str) -> String {
+    format!("{} takes back a face-down choice.", escape(seat))
+}
+
+/// A log item: `seat`'s decision was forced.
+pub(crate) fn forced_text(seat: &str) -> String {
+    format!("{}'s decision is forced: the rules' default is taken.", escape(seat))
+}
+
+/// A log item: the GM (`by`) undid the last command of `seat`.
+pub(crate) fn undone_text(by: &str, seat: &str) -> String {
+    format!(
+        "The GM (seat {}) undoes the last command of seat {}, which is asked again.",
+        escape(by),
+        escape(seat)
+    )
+}
+
+/// Writes what a seat is asked: its header, what it sees (`view`, lines), the question, the
+/// numbered choices and a line of `help` — local and remote play look the same.
+pub(crate) fn write_prompt(
+    out: &mut dyn Write,
+    name: &str,
+    private: bool,
+    view: &str,
+    question: &str,
+    labels: &[&str],
+    help: &str,
+) -> anyhow::Result<()> {
+    writeln!(out, "===== Seat {}{} =====", escape(name), if private { " (others look away)" } else { "" })?;
+    print_lines(out, view)?;
+    writeln!(out, "{}", escape(question))?;
+    for (i, label) in labels.iter().enumerate() {
+        writeln!(out, "  {}. {}", i + 1, escape(label))?;
+    }
+    writeln!(out, "({help})")?;
+    Ok(())
 }
 
 impl<R: System> Game<R> {
@@ -573,23 +607,27 @@ impl<R: System> Game<R> {
                 ))));
             }
         }
-        writeln!(out, "===== Seat {name}{} =====", if prompt.private { " (others look away)" } else { "" })?;
-        print_lines(&mut out, &R::seat_view(state, seat))?;
-        writeln!(out, "{}", escape(&prompt.question))?;
-        for (i, c) in prompt.choices.iter().enumerate() {
-            writeln!(out, "  {}. {}", i + 1, escape(&c.label))?;
-        }
         let gm_seat = R::seats(state).iter().find(|(_, s)| s.role == Role::Gm).map(|(id, _)| id);
-        writeln!(
-            out,
-            "(a number or a choice's words; `?` the quick reference; a command as JSON {{...}}; `back [SEAT]` \
-             takes back a face-down choice not yet revealed{})",
+        let help = format!(
+            "a number or a choice's words; `?` the quick reference; a command as JSON {{...}}; `back [SEAT]` \
+             takes back a face-down choice not yet revealed{}",
             if gm_seat.is_some() {
                 "; `undo`: the GM undoes the last public command; `force [SEAT]`: the GM has the rules' default \
                  taken for this seat (or SEAT)"
             } else {
                 ""
             }
+        );
+        let labels: Vec<&str> = prompt.choices.iter().map(|c| c.label.as_str()).collect();
+        let raw_name = seat_name::<R>(state, seat);
+        write_prompt(
+            &mut out,
+            &raw_name,
+            prompt.private,
+            &R::seat_view(state, seat),
+            &prompt.question,
+            &labels,
+            &help,
         )?;
         loop {
             let Some(answer) = keyboard.read(&format!("{name}> "), prompt.private, &mut out)? else {
@@ -759,38 +797,50 @@ fn parse_answer<R: System>(
         R::resolve_names(state, seat, &mut value).map_err(|e| format!("{e:#}"))?;
         return serde_json::from_value(value).map_err(|e| format!("not a command: {e}"));
     }
+    let labels: Vec<&str> = choices.iter().map(|c| c.label.as_str()).collect();
+    let i = choose(&labels, answer)?;
+    Ok(choices[i].command.clone())
+}
+
+/// Which of the choices labelled `labels` a typed answer picks (its index): a choice's number,
+/// its label (symbols and case aside), or words of it in the label's order.
+pub(crate) fn choose(labels: &[&str], answer: &str) -> Result<usize, String> {
+    if answer.is_empty() {
+        return Err("type a number from the list".to_owned());
+    }
     if let Ok(n) = answer.parse::<usize>() {
-        return match n.checked_sub(1).and_then(|i| choices.get(i)) {
-            Some(c) => Ok(c.command.clone()),
-            None => Err(format!("there is no choice {n}; choose 1 to {}", choices.len())),
+        return match n.checked_sub(1).filter(|&i| i < labels.len()) {
+            Some(i) => Ok(i),
+            None => Err(format!("there is no choice {n}; choose 1 to {}", labels.len())),
         };
     }
-    if let Some(c) = choices.iter().find(|c| c.label.trim().eq_ignore_ascii_case(answer)) {
-        return Ok(c.command.clone());
+    if let Some(i) = labels.iter().position(|l| l.trim().eq_ignore_ascii_case(answer)) {
+        return Ok(i);
     }
     let typed = words(answer);
     if typed.is_empty() {
         return Err(format!("{answer:?} is none of the choices"));
     }
-    let exact: Vec<_> = choices.iter().filter(|c| words(&c.label) == typed).collect();
+    let exact: Vec<usize> = (0..labels.len()).filter(|&i| words(labels[i]) == typed).collect();
     if let [one] = exact.as_slice() {
-        return Ok(one.command.clone());
+        return Ok(*one);
     }
     // The typed words in the label's order, the label with the fewest other words winning.
     let typed: Vec<&str> = typed.split(' ').collect();
-    let fits: Vec<(usize, &table::Choice<R::Command>)> = choices
+    let fits: Vec<(usize, usize)> = labels
         .iter()
-        .filter_map(|c| {
-            let label = words(&c.label);
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let label = words(l);
             let label: Vec<&str> = label.split(' ').collect();
             let mut rest = label.iter();
-            typed.iter().all(|w| rest.any(|l| l == w)).then_some((label.len(), c))
+            typed.iter().all(|w| rest.any(|l| l == w)).then_some((label.len(), i))
         })
         .collect();
     let fewest = fits.iter().map(|(n, _)| *n).min();
     let best: Vec<_> = fits.iter().filter(|(n, _)| Some(*n) == fewest).collect();
     match best.as_slice() {
-        [(_, one)] => Ok(one.command.clone()),
+        [(_, one)] => Ok(*one),
         [] => Err(format!("{answer:?} is none of the choices")),
         _ => Err(format!("{answer:?} fits several choices; type its number")),
     }
