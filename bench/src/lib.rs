@@ -247,9 +247,12 @@ fn seat_rng(seed: u64, table: usize, round: u64, seat: usize) -> table::TableRng
     table::seeded_rng(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
+/// The most games one table slot plays in a run (a bound; the time cap comes first).
+const MAX_GAMES: u64 = 1_000_000;
+
 /// Plays one table until stopped, replacing its game with a new table whenever one ends.
 async fn drive(shared: Arc<Shared>, index: usize, mut seats: [Seat; 2]) -> Result<(), LoadError> {
-    for round in 0u64.. {
+    for round in 0..MAX_GAMES {
         let clock = Arc::new(Mutex::new(RevealClock::default()));
         let [a, b] = seats;
         let play = |seat: Seat| {
