@@ -356,28 +356,6 @@ fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Resu
     Ok(())
 }
 
-/// SIGTERM or Ctrl-C (SIGINT), caught from now on: the future ends when one comes.
-fn stop_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).context("catching SIGTERM")?;
-        let mut int = signal(SignalKind::interrupt()).context("catching SIGINT")?;
-        Ok(async move {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-        })
-    }
-    #[cfg(not(unix))]
-    {
-        Ok(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-    }
-}
-
 /// `facedown serve`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = config(&args)?;
@@ -429,9 +407,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             None => None,
         };
-        // The signals are caught from before the start-up line: whoever reads it may stop the
-        // server at once (`Running::wait` would catch them only once it runs).
-        let stopped = stop_signal()?;
         let mut out = std::io::stdout().lock();
         if args.json {
             let line = serde_json::json!({
@@ -454,8 +429,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             print_started(&mut out, &started, qr)?;
         }
         drop(out);
-        stopped.await;
-        running.shutdown().await.context("the server stopped")?;
+        // SIGTERM and Ctrl-C were caught from the start (server::start): a graceful stop.
+        running.wait().await.context("the server stopped")?;
         if !args.json {
             println!("facedown serve: stopped.");
         }

@@ -125,15 +125,10 @@ impl Running {
         (self.create)(request).await
     }
 
-    /// Runs until SIGTERM or Ctrl-C, then shuts down gracefully: connections are told
-    /// ([`crate::protocol::ServerMessage::Closing`]), nothing acknowledged is lost.
+    /// Runs until SIGTERM or Ctrl-C (caught from [`start`] on), then shuts down gracefully:
+    /// connections are told ([`crate::protocol::ServerMessage::Closing`]), nothing acknowledged
+    /// is lost.
     pub async fn wait(self) -> Result<(), ServerError> {
-        let stop = self.stop.clone();
-        tokio::spawn(async move {
-            terminated().await;
-            tracing::info!("shutting down");
-            let _ = stop.send(true);
-        });
         self.done.await.map_err(|e| ServerError::Config(format!("the server task failed: {e}")))?
     }
 
@@ -144,22 +139,28 @@ impl Running {
     }
 }
 
-/// SIGTERM or Ctrl-C.
-async fn terminated() {
+/// SIGTERM or Ctrl-C (SIGINT), caught from the call on: the future ends when one comes.
+fn stop_signal() -> Result<impl std::future::Future<Output = ()> + Send, ServerError> {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(t) => t,
-            Err(_) => return std::future::pending().await,
+        use tokio::signal::unix::{SignalKind, signal};
+        let catch = |kind, name: &str| {
+            signal(kind).map_err(|e| ServerError::Config(format!("cannot catch {name}: {e}")))
         };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
+        let mut term = catch(SignalKind::terminate(), "SIGTERM")?;
+        let mut int = catch(SignalKind::interrupt(), "SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }
 
@@ -235,6 +236,17 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
             Ok(())
         })
     };
+    // Caught from here on, before the caller can print where the server is: a signal sent by
+    // whoever reads that never finds the default action (death) in place.
+    let signalled = stop_signal()?;
+    {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            signalled.await;
+            tracing::info!("shutting down");
+            let _ = stop.send(true);
+        });
+    }
     let creator = Arc::clone(&hub);
     let create = Box::new(move |request: CreateTable| -> BoxFuture<Result<CreatedTable, ApiError>> {
         let hub = Arc::clone(&creator);

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use session::any::AnyError;
 use store::tables::{Access, NewTable, TableId, TableStore, Write};
 use table::{SeatId, Viewer};
@@ -708,14 +709,61 @@ impl<S: TableStore> Actor<S> {
         }
     }
 
-    /// Sends every connection the log items it has not seen, with its view and prompt.
+    /// The update frame `who` is sent for the items after `since`: written from the session's
+    /// typed updates, view and prompt straight to text (no `Value` trees on this hot path).
+    /// The same JSON as [`ServerMessage::Update`].
+    fn update_frame(&self, who: Who, since: u64) -> String {
+        #[derive(serde::Serialize)]
+        struct Frame<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            updates: &'a RawValue,
+            seq: u64,
+            view: &'a RawValue,
+            prompt: Option<&'a RawValue>,
+            awaiting: &'a [u16],
+            over: bool,
+        }
+        let v = viewer(who);
+        let updates = self.game.updates_raw(v, since);
+        let view = self.game.view_raw(v).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        let prompt = match who {
+            Who::Seat { seat } => self.game.prompt_raw(SeatId(seat)).ok().flatten(),
+            _ => None,
+        };
+        let awaiting: Vec<u16> = self.game.awaiting().into_iter().map(|s| s.0).collect();
+        let frame = Frame {
+            kind: "update",
+            updates: &updates,
+            seq: self.game.seq(),
+            view: &view,
+            prompt: prompt.as_deref(),
+            awaiting: &awaiting,
+            over: self.game.is_over(),
+        };
+        serde_json::to_string(&frame).unwrap_or_default()
+    }
+
+    /// Sends every connection the log items it has not seen, with its view and prompt. Viewers
+    /// who see the same (the spectators and the GM link) share one frame.
     fn broadcast(&mut self) {
         let seq = self.game.seq();
+        let mut made: Vec<((Viewer, u64), String)> = Vec::new();
         let mut frames = Vec::new();
         for (id, c) in &self.conns {
             if c.seq < seq {
-                let change = self.change(c.who, c.seq);
-                frames.push((*id, text(&ServerMessage::Update { change })));
+                let key = (viewer(c.who), c.seq);
+                let frame = match made.iter().find(|(k, _)| *k == key) {
+                    Some((_, f)) => f.clone(),
+                    None => {
+                        let f = self.update_frame(c.who, c.seq);
+                        if !matches!(c.who, Who::Seat { .. }) {
+                            made.push((key, f.clone()));
+                        }
+                        f
+                    }
+                };
+                frames.push((*id, frame));
             }
         }
         let mut stuck = Vec::new();

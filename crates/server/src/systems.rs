@@ -26,6 +26,7 @@ use nodice::conflict_file::ConflictFile as NdFile;
 use nodice::sheets::{ActorFile, Loaded};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use session::any::{AnyError, AnySession};
 use session::{Control, Session};
@@ -517,6 +518,15 @@ where
     }
     fn record(&self) -> Value {
         AnySession::record(&self.session)
+    }
+    fn updates_raw(&self, viewer: Viewer, seq: u64) -> Box<RawValue> {
+        AnySession::updates_raw(&self.session, viewer, seq)
+    }
+    fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError> {
+        AnySession::prompt_raw(&self.session, seat)
+    }
+    fn view_raw(&self, viewer: Viewer) -> Result<Box<RawValue>, AnyError> {
+        AnySession::view_raw(&self.session, viewer)
     }
 }
 

@@ -369,14 +369,33 @@ async fn connection<S: TableStore>(hub: Arc<Hub<S>>, socket: WebSocket) {
                     }
                 }
             }
-            out = out_rx.recv() => match out {
-                Some(Out::Text(t)) => {
-                    if sink.send(Message::Text(t.into())).await.is_err() {
-                        break;
+            out = out_rx.recv() => {
+                // Everything queued goes out with one flush (one write to the socket).
+                let mut close = false;
+                let mut failed = false;
+                let mut next = out;
+                loop {
+                    match next {
+                        Some(Out::Text(t)) => {
+                            if sink.feed(Message::Text(t.into())).await.is_err() {
+                                failed = true;
+                                break;
+                            }
+                        }
+                        Some(Out::Close) | None => {
+                            close = true;
+                            break;
+                        }
+                    }
+                    match out_rx.try_recv() {
+                        Ok(o) => next = Some(o),
+                        Err(_) => break,
                     }
                 }
-                Some(Out::Close) | None => break,
-            },
+                if failed || sink.flush().await.is_err() || close {
+                    break;
+                }
+            }
             () = tokio::time::sleep_until(hello_by), if joined.is_none() => {
                 let _ = sink.send(error_frame(None, ErrorCode::BadMessage, "no hello within 10 seconds")).await;
                 break;

@@ -4,6 +4,7 @@
 //! own types, so nothing is re-derived or renamed on the way.
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use table::{Ruleset, SeatId, Seats, Viewer};
 use thiserror::Error;
 
@@ -60,11 +61,23 @@ pub trait AnySession: Send {
     fn view(&self, viewer: Viewer) -> Result<Value, AnyError>;
     /// The game's [`Record`](crate::Record) as JSON.
     fn record(&self) -> Value;
+    /// [`updates_since`](AnySession::updates_since) as the text of one JSON array, written
+    /// straight from the typed updates (no [`Value`] tree): a server's hot path.
+    fn updates_raw(&self, viewer: Viewer, seq: u64) -> Box<RawValue>;
+    /// [`prompt`](AnySession::prompt) as JSON text.
+    fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError>;
+    /// [`view`](AnySession::view) as JSON text.
+    fn view_raw(&self, viewer: Viewer) -> Result<Box<RawValue>, AnyError>;
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Value {
     // The rulesets' types are plain data with string keys: they always serialise.
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn raw<T: serde::Serialize + ?Sized>(value: &T) -> Box<RawValue> {
+    // As `json`: plain data always serialises; `null` is the unreachable fallback.
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
 
 fn refused(e: impl std::fmt::Display) -> AnyError {
@@ -143,5 +156,21 @@ where
 
     fn record(&self) -> Value {
         json(&Session::record(self))
+    }
+
+    fn updates_raw(&self, viewer: Viewer, seq: u64) -> Box<RawValue> {
+        raw(&Session::updates_since(self, viewer, seq))
+    }
+
+    fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError> {
+        self.seats().get(seat).map_err(|_| AnyError::NoSeat(seat.0))?;
+        Ok(Session::prompt(self, seat).as_ref().map(raw))
+    }
+
+    fn view_raw(&self, viewer: Viewer) -> Result<Box<RawValue>, AnyError> {
+        if let Viewer::Seat(seat) = viewer {
+            self.seats().get(seat).map_err(|_| AnyError::NoSeat(seat.0))?;
+        }
+        Ok(raw(&Session::view(self, viewer)))
     }
 }
