@@ -1,0 +1,492 @@
+//! The load generator for `facedown serve` (issue 15's benchmark): N Iron Triangle tables of
+//! two person seats each, every seat a WebSocket connection playing uniformly random legal
+//! choices as fast as the server answers, and what it costs: the latency of each reveal from
+//! the last commit to both seats having it, reveals and commands per second, and the server
+//! process's CPU and memory (idle and under load). Loopback only; bounded in count and time.
+//!
+//! The phases: create the tables and connect every seat; measure the server's memory with
+//! every table idle but connected; then play until `seconds` have passed or `max_reveals`
+//! reveals were timed, and stop. A game that ends is replaced by a new table.
+
+pub mod api;
+pub mod play;
+pub mod procstat;
+pub mod serve;
+pub mod wire;
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use server::protocol::ErrorCode;
+use thiserror::Error;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+
+use crate::api::Api;
+use crate::play::{Counters, RevealClock, Seat, SeatEnd};
+
+/// Why the load generator stopped short.
+#[derive(Debug, Error)]
+pub enum LoadError {
+    /// Reading a process's usage under `/proc`.
+    #[error("reading {path}: {reason}")]
+    Proc {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// The server's start line is not the JSON `facedown serve --json` prints.
+    #[error("the server's start line {line:?} is not its JSON with an `addr`: {reason}")]
+    StartLine {
+        /// The line.
+        line: String,
+        /// Why.
+        reason: String,
+    },
+    /// Starting the server process.
+    #[error("starting the server {bin:?}: {reason}")]
+    Spawn {
+        /// The binary.
+        bin: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// Raising the limit of open files.
+    #[error("raising RLIMIT_NOFILE: {0}")]
+    Limit(String),
+    /// An HTTP request to the API.
+    #[error("{url}: {reason}")]
+    Http {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// A WebSocket connection.
+    #[error("WebSocket: {0}")]
+    Ws(String),
+    /// A frame from the server is not the protocol's.
+    #[error("the server sent a frame the protocol does not have ({reason}): {frame}")]
+    Frame {
+        /// What is wrong with it.
+        reason: String,
+        /// Its beginning.
+        frame: String,
+    },
+    /// The server refused a request the load generator cannot go on from.
+    #[error("the server refused ({code:?}): {message}")]
+    Refused {
+        /// The kind of refusal.
+        code: ErrorCode,
+        /// The server's message.
+        message: String,
+    },
+    /// Nothing came within the time allowed.
+    #[error("no {what} within {timeout:?}")]
+    Stalled {
+        /// What was awaited.
+        what: &'static str,
+        /// How long.
+        timeout: Duration,
+    },
+    /// The server closed the connection (another device, a revoked link, a shutdown).
+    #[error("the server closed a seat's connection")]
+    Closed,
+    /// The latency histogram.
+    #[error("histogram: {0}")]
+    Histogram(String),
+    /// The table is not what the load generator plays.
+    #[error("{0}")]
+    Setup(String),
+    /// A task of the load generator failed.
+    #[error("a task failed: {0}")]
+    Task(String),
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// How many tables.
+    pub tables: usize,
+    /// The longest the load phase runs.
+    pub seconds: Duration,
+    /// The load phase stops once this many reveals were timed.
+    pub max_reveals: u64,
+    /// Tables created and seats connected at once in the connect phase.
+    pub connect_concurrency: usize,
+    /// The longest the connect phase may take.
+    pub connect_timeout: Duration,
+    /// How long the tables stay idle before their memory is measured.
+    pub settle: Duration,
+    /// The longest a seat waits for any message before its table counts as failed.
+    pub stall: Duration,
+    /// The seed of the seats' random choices.
+    pub seed: u64,
+}
+
+/// The server under load.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Its base URL, `http://host:port`.
+    pub base_url: String,
+    /// Its process, when it is one of its own (its CPU and memory are then measured).
+    pub pid: Option<u32>,
+}
+
+/// Reveal latencies, in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    /// How many reveals were timed.
+    pub count: u64,
+    /// The median.
+    pub p50: f64,
+    /// The 90th percentile.
+    pub p90: f64,
+    /// The 99th percentile.
+    pub p99: f64,
+    /// The largest.
+    pub max: f64,
+    /// The mean.
+    pub mean: f64,
+}
+
+/// What the server process cost.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerCost {
+    /// CPU seconds (user + system) during the load phase.
+    pub cpu_seconds: f64,
+    /// Cores busy on average during the load phase.
+    pub cpu_cores: f64,
+    /// CPU microseconds per reveal.
+    pub cpu_us_per_reveal: f64,
+    /// CPU microseconds per table opened in the connect phase (created over HTTP, both seats
+    /// connected and welcomed): the cost of each game that ends and is replaced.
+    pub cpu_us_per_table_opened: f64,
+    /// Resident memory before any table, KiB.
+    pub rss_kib_before: u64,
+    /// Resident memory with every table idle and its seats connected, KiB.
+    pub rss_kib_idle: u64,
+    /// Resident memory at the end of the load phase, KiB.
+    pub rss_kib_end: u64,
+    /// (idle − before) / tables, KiB.
+    pub kib_per_idle_table: f64,
+}
+
+/// The figures of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Tables played at once.
+    pub tables: usize,
+    /// Seconds the connect phase took (tables created, seats welcomed).
+    pub connect_seconds: f64,
+    /// Seconds the load phase ran.
+    pub seconds: f64,
+    /// Reveals both seats received.
+    pub reveals: u64,
+    /// Commands acknowledged.
+    pub commands: u64,
+    /// Requests the server refused (stale prompts, rate limits).
+    pub refused: u64,
+    /// Games that ended (each replaced by a new table).
+    pub games: u64,
+    /// Reveals per second.
+    pub reveals_per_second: f64,
+    /// Acknowledged commands per second.
+    pub commands_per_second: f64,
+    /// Reveal latency from the last commit to both seats having the reveal.
+    pub latency_ms: Latency,
+    /// The server process's cost, when it is a process of its own.
+    pub server: Option<ServerCost>,
+    /// The load generator's own CPU seconds during the load phase.
+    pub loadgen_cpu_seconds: Option<f64>,
+    /// The load generator's own CPU microseconds per table opened in the connect phase.
+    pub loadgen_cpu_us_per_table_opened: Option<f64>,
+    /// The server's own mean time from a journal entry handed to its store to the entry's
+    /// durable commit, during the load phase (from its `/metrics`), in milliseconds.
+    pub server_commit_ms: Option<f64>,
+    /// Tables whose play failed (a connection error, a stall).
+    pub failed_tables: u64,
+    /// The first few failures.
+    pub failures: Vec<String>,
+}
+
+/// Everything the tables' tasks share.
+struct Shared {
+    api: Api,
+    counters: Arc<Counters>,
+    stop: watch::Receiver<bool>,
+    opts: LoadOptions,
+}
+
+const SYSTEM: &str = "iron-triangle";
+const EXAMPLE: &str = "duel";
+
+/// Creates a duel table and connects both its seats.
+async fn open_table(shared: &Shared) -> Result<[Seat; 2], LoadError> {
+    let api = shared.api.clone();
+    let created = tokio::task::spawn_blocking(move || api.create_table(SYSTEM, EXAMPLE))
+        .await
+        .map_err(|e| LoadError::Task(e.to_string()))??;
+    let links: Vec<&String> = created.seats.values().collect();
+    let [a, b] = links[..] else {
+        return Err(LoadError::Setup(format!(
+            "the {SYSTEM} example {EXAMPLE:?} has {} seats; the load generator plays two",
+            links.len()
+        )));
+    };
+    let timeout = shared.opts.stall;
+    let (a, b) = tokio::try_join!(Seat::join(a, 0, timeout), Seat::join(b, 1, timeout))?;
+    Ok([a, b])
+}
+
+fn seat_rng(seed: u64, table: usize, round: u64, seat: usize) -> table::TableRng {
+    let n = ((table as u64) << 32) ^ (round << 1) ^ seat as u64;
+    table::seeded_rng(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// The most games one table slot plays in a run (a bound; the time cap comes first).
+const MAX_GAMES: u64 = 1_000_000;
+
+/// Plays one table until stopped, replacing its game with a new table whenever one ends.
+async fn drive(shared: Arc<Shared>, index: usize, mut seats: [Seat; 2]) -> Result<(), LoadError> {
+    for round in 0..MAX_GAMES {
+        let clock = Arc::new(Mutex::new(RevealClock::default()));
+        let [a, b] = seats;
+        let play = |seat: Seat| {
+            let (clock, counters, stop) = (clock.clone(), shared.counters.clone(), shared.stop.clone());
+            let rng = seat_rng(shared.opts.seed, index, round, seat.index);
+            let stall = shared.opts.stall;
+            tokio::spawn(async move { seat.play(&clock, &counters, rng, stop, stall).await })
+        };
+        let (ha, hb) = (play(a), play(b));
+        let (ra, rb) = tokio::join!(ha, hb);
+        let ea = ra.map_err(|e| LoadError::Task(e.to_string()))??;
+        let eb = rb.map_err(|e| LoadError::Task(e.to_string()))??;
+        if ea != SeatEnd::Over || eb != SeatEnd::Over || *shared.stop.borrow() {
+            return Ok(());
+        }
+        seats = open_table(&shared).await?;
+    }
+    Ok(())
+}
+
+/// The server's metrics, if it answers.
+async fn scrape(api: &Api) -> Option<String> {
+    let api = api.clone();
+    tokio::task::spawn_blocking(move || api.metrics().ok()).await.ok().flatten()
+}
+
+fn usage(pid: Option<u32>) -> Result<Option<procstat::Usage>, LoadError> {
+    pid.map(procstat::usage).transpose()
+}
+
+fn millis(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
+    h.value_at_quantile(q) as f64 / 1000.0
+}
+
+/// Runs the load against `target` on the current tokio runtime, in its three phases, and
+/// reports what it measured.
+pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, LoadError> {
+    let before = usage(target.pid)?;
+    let own_before = procstat::own_usage().ok();
+    let (stop_tx, stop) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        api: Api::new(&target.base_url, opts.stall),
+        counters: Arc::new(Counters::new()?),
+        stop,
+        opts: opts.clone(),
+    });
+
+    // Connect: every table created and both its seats welcomed.
+    let connect_start = Instant::now();
+    let permits = Arc::new(Semaphore::new(opts.connect_concurrency.max(1)));
+    let mut opening = JoinSet::new();
+    for index in 0..opts.tables {
+        let (shared, permits) = (shared.clone(), permits.clone());
+        opening.spawn(async move {
+            let _permit = permits.acquire_owned().await.map_err(|e| LoadError::Task(e.to_string()))?;
+            Ok::<_, LoadError>((index, open_table(&shared).await?))
+        });
+    }
+    let mut opened = Vec::with_capacity(opts.tables);
+    let connecting = async {
+        while let Some(result) = opening.join_next().await {
+            opened.push(result.map_err(|e| LoadError::Task(e.to_string()))??);
+        }
+        Ok::<_, LoadError>(())
+    };
+    tokio::time::timeout(opts.connect_timeout, connecting).await.map_err(|_| LoadError::Stalled {
+        what: "end of the connect phase",
+        timeout: opts.connect_timeout,
+    })??;
+    let connect_seconds = connect_start.elapsed().as_secs_f64();
+    let connected = usage(target.pid)?;
+    let own_connected = procstat::own_usage().ok();
+    let per_table = |a: procstat::Usage, b: procstat::Usage| {
+        (b.cpu_seconds - a.cpu_seconds) * 1e6 / opts.tables.max(1) as f64
+    };
+
+    // Idle: every table in memory, its seats connected, nothing in flight.
+    tokio::time::sleep(opts.settle).await;
+    let idle = usage(target.pid)?;
+
+    // Load.
+    let metrics_start = scrape(&shared.api).await;
+    let own_start = procstat::own_usage().ok();
+    let start_usage = usage(target.pid)?;
+    let start = Instant::now();
+    let deadline = tokio::time::Instant::now() + opts.seconds;
+    let mut driving = JoinSet::new();
+    for (index, seats) in opened {
+        driving.spawn(drive(shared.clone(), index, seats));
+    }
+    let mut failures = Vec::new();
+    let mut failed_tables = 0u64;
+    let mut note = |result: Result<Result<(), LoadError>, tokio::task::JoinError>| {
+        let error = match result {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        failed_tables += 1;
+        if failures.len() < 5 {
+            failures.push(error);
+        }
+    };
+    let counters = &shared.counters;
+    while tokio::time::Instant::now() < deadline
+        && counters.reveals.load(Ordering::Relaxed) < opts.max_reveals
+        && !driving.is_empty()
+    {
+        let tick = (tokio::time::Instant::now() + Duration::from_millis(20)).min(deadline);
+        tokio::select! {
+            Some(result) = driving.join_next() => note(result),
+            _ = tokio::time::sleep_until(tick) => {}
+        }
+    }
+    let _ = stop_tx.send(true);
+    let seconds = start.elapsed().as_secs_f64();
+    let end_usage = usage(target.pid)?;
+    let own_end = procstat::own_usage().ok();
+    let metrics_end = scrape(&shared.api).await;
+    let (reveals, commands) =
+        (counters.reveals.load(Ordering::Relaxed), counters.commands.load(Ordering::Relaxed));
+
+    // Wind down: every seat sees the stop at its next message or at once.
+    let winding = async {
+        while let Some(result) = driving.join_next().await {
+            note(result);
+        }
+    };
+    if tokio::time::timeout(opts.stall, winding).await.is_err() {
+        driving.abort_all();
+    }
+
+    let latency = {
+        let h = counters.latency.lock().map_err(|e| LoadError::Task(e.to_string()))?;
+        Latency {
+            count: h.len(),
+            p50: millis(&h, 0.5),
+            p90: millis(&h, 0.9),
+            p99: millis(&h, 0.99),
+            max: h.max() as f64 / 1000.0,
+            mean: h.mean() / 1000.0,
+        }
+    };
+    let server = match (before, connected, idle, start_usage, end_usage) {
+        (Some(before), Some(connected), Some(idle), Some(start), Some(end)) => {
+            let cpu = end.cpu_seconds - start.cpu_seconds;
+            Some(ServerCost {
+                cpu_seconds: cpu,
+                cpu_cores: cpu / seconds.max(1e-9),
+                cpu_us_per_reveal: if reveals > 0 { cpu * 1e6 / reveals as f64 } else { 0.0 },
+                cpu_us_per_table_opened: per_table(before, connected),
+                rss_kib_before: before.rss_kib,
+                rss_kib_idle: idle.rss_kib,
+                rss_kib_end: end.rss_kib,
+                kib_per_idle_table: (idle.rss_kib as f64 - before.rss_kib as f64) / opts.tables.max(1) as f64,
+            })
+        }
+        _ => None,
+    };
+    let commit = |text: &Option<String>| {
+        let text = text.as_deref()?;
+        Some((
+            api::metric(text, "facedown_commit_latency_seconds_sum")?,
+            api::metric(text, "facedown_commit_latency_seconds_count")?,
+        ))
+    };
+    let server_commit_ms = match (commit(&metrics_start), commit(&metrics_end)) {
+        (Some((s0, n0)), Some((s1, n1))) if n1 > n0 => Some((s1 - s0) * 1000.0 / (n1 - n0)),
+        _ => None,
+    };
+    Ok(Report {
+        server_commit_ms,
+        tables: opts.tables,
+        connect_seconds,
+        seconds,
+        reveals,
+        commands,
+        refused: counters.refused.load(Ordering::Relaxed),
+        games: counters.games.load(Ordering::Relaxed),
+        reveals_per_second: reveals as f64 / seconds.max(1e-9),
+        commands_per_second: commands as f64 / seconds.max(1e-9),
+        latency_ms: latency,
+        server,
+        loadgen_cpu_seconds: own_start.zip(own_end).map(|(a, b)| b.cpu_seconds - a.cpu_seconds),
+        loadgen_cpu_us_per_table_opened: own_before.zip(own_connected).map(|(a, b)| per_table(a, b)),
+        failed_tables,
+        failures,
+    })
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "tables            {} (connected in {:.1} s)", self.tables, self.connect_seconds)?;
+        writeln!(f, "load phase        {:.1} s, {} games ended", self.seconds, self.games)?;
+        writeln!(f, "reveals           {} ({:.0}/s)", self.reveals, self.reveals_per_second)?;
+        writeln!(
+            f,
+            "commands          {} ({:.0}/s), {} refused",
+            self.commands, self.commands_per_second, self.refused
+        )?;
+        let l = &self.latency_ms;
+        writeln!(
+            f,
+            "reveal latency    p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            l.p50, l.p90, l.p99, l.max
+        )?;
+        if let Some(s) = &self.server {
+            writeln!(
+                f,
+                "server CPU        {:.2} s ({:.2} cores), {:.1} µs per reveal",
+                s.cpu_seconds, s.cpu_cores, s.cpu_us_per_reveal
+            )?;
+            writeln!(f, "server CPU/table  {:.0} µs per table opened", s.cpu_us_per_table_opened)?;
+            writeln!(
+                f,
+                "server RSS        {} KiB before, {} KiB idle ({:.1} KiB per idle table), {} KiB at the end",
+                s.rss_kib_before, s.rss_kib_idle, s.kib_per_idle_table, s.rss_kib_end
+            )?;
+        }
+        if let Some(cpu) = self.loadgen_cpu_seconds {
+            writeln!(f, "loadgen CPU       {cpu:.2} s")?;
+        }
+        if let Some(cpu) = self.loadgen_cpu_us_per_table_opened {
+            writeln!(f, "loadgen CPU/table {cpu:.0} µs per table opened")?;
+        }
+        if let Some(ms) = self.server_commit_ms {
+            writeln!(f, "server commits    {ms:.2} ms on average (its /metrics)")?;
+        }
+        if self.failed_tables > 0 {
+            writeln!(f, "failed tables     {}", self.failed_tables)?;
+            for failure in &self.failures {
+                writeln!(f, "  {failure}")?;
+            }
+        }
+        Ok(())
+    }
+}

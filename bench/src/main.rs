@@ -1,0 +1,91 @@
+//! `loadgen`: the load generator for `facedown serve` (see the crate's documentation and
+//! docs/performance.md, "Server"). Starts the server as a process of its own on 127.0.0.1
+//! with a temporary database, loads it, stops it, and prints the figures.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use facedown_bench::serve::{ServerProcess, raise_open_files};
+use facedown_bench::{LoadOptions, Target, run_load};
+
+/// Loads a `facedown serve` with N Iron Triangle duels played at random as fast as it answers
+/// (loopback only; stops by itself after --seconds or --max-reveals).
+#[derive(Parser)]
+#[command(name = "loadgen", version, about)]
+struct Args {
+    /// The `facedown` binary to start the server from.
+    #[arg(long, default_value = "target/release/facedown")]
+    server_bin: PathBuf,
+    /// Tables played at once (two connected seats each).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=5000))]
+    tables: u32,
+    /// The longest the load phase runs, in seconds.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    seconds: u64,
+    /// The load phase stops once this many reveals were timed.
+    #[arg(long, default_value_t = 2_000_000)]
+    max_reveals: u64,
+    /// Tables created and seats connected at once while connecting.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    connect_concurrency: u32,
+    /// Milliseconds the tables stay idle before the server's memory is measured.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    settle_ms: u64,
+    /// The seed of the seats' random choices.
+    #[arg(long, default_value_t = 15)]
+    seed: u64,
+    /// An argument passed on to `facedown serve` (repeat for several, e.g. limits).
+    #[arg(long = "server-arg", allow_hyphen_values = true)]
+    server_args: Vec<String>,
+    /// Prints the figures as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("loadgen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let open_files = raise_open_files()?;
+    let needed = u64::from(args.tables) * 2 + 64;
+    if open_files < needed {
+        return Err(
+            format!("{} tables need {needed} open files; the limit is {open_files}", args.tables).into()
+        );
+    }
+    let dir = tempfile::tempdir()?;
+    let db = dir.path().join("facedown.sqlite");
+    let server = ServerProcess::start(&args.server_bin, &db, &args.server_args, Duration::from_secs(60))?;
+    let target = Target { base_url: server.base_url(), pid: Some(server.pid()) };
+    let opts = LoadOptions {
+        tables: args.tables as usize,
+        seconds: Duration::from_secs(args.seconds),
+        max_reveals: args.max_reveals,
+        connect_concurrency: args.connect_concurrency as usize,
+        connect_timeout: Duration::from_secs(300),
+        settle: Duration::from_millis(args.settle_ms),
+        stall: Duration::from_secs(30),
+        seed: args.seed,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let report = runtime.block_on(run_load(&opts, &target));
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    server.stop(Duration::from_secs(10));
+    let report = report?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(())
+}

@@ -1,0 +1,279 @@
+//! Playing a table as fast as the server answers: each seat a connection of its own, choosing
+//! uniformly among its prompt's choices whenever it is asked, and the clock of each reveal from
+//! the last commit to both seats having it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use rand::RngExt;
+use server::protocol::ErrorCode;
+use table::TableRng;
+use tokio::sync::watch;
+
+use crate::LoadError;
+use crate::wire::{Choice, Conn, Incoming, command_frame};
+
+/// The clock of a table's reveals, shared by its two seats: each seat notes when it sent a
+/// face-down choice and when a reveal reached it; once both have it, the reveal's latency is
+/// from the later of the two seats' last commits to the later arrival.
+#[derive(Debug, Default)]
+pub struct RevealClock {
+    committed: [Option<Instant>; 2],
+    pending: Option<Pending>,
+}
+
+#[derive(Debug)]
+struct Pending {
+    seq: u64,
+    committed: Option<Instant>,
+    arrived: Instant,
+    seen: u8,
+}
+
+impl RevealClock {
+    /// Seat `seat` (0 or 1) sent a face-down choice at `at`.
+    pub fn committed(&mut self, seat: usize, at: Instant) {
+        if let Some(c) = self.committed.get_mut(seat) {
+            *c = Some(at);
+        }
+    }
+
+    /// The reveal numbered `seq` reached seat `seat` at `at`; returns its latency once both
+    /// seats have it. A seat cannot commit again before the reveal reaches it, so its last
+    /// commit, read now, is its part of this reveal.
+    pub fn revealed(&mut self, seat: usize, seq: u64, at: Instant) -> Option<Duration> {
+        let own = *self.committed.get(seat)?;
+        let bit = 1u8 << seat;
+        match &mut self.pending {
+            Some(p) if p.seq == seq => {
+                p.seen |= bit;
+                p.arrived = p.arrived.max(at);
+                p.committed = p.committed.max(own);
+                if p.seen == 0b11 {
+                    let p = self.pending.take()?;
+                    return p.committed.map(|c| p.arrived.saturating_duration_since(c));
+                }
+                None
+            }
+            _ => {
+                self.pending = Some(Pending { seq, committed: own, arrived: at, seen: bit });
+                None
+            }
+        }
+    }
+}
+
+/// What every connection counts, shared by all of them.
+pub struct Counters {
+    /// Reveals both seats have received.
+    pub reveals: AtomicU64,
+    /// Commands acknowledged.
+    pub commands: AtomicU64,
+    /// Requests refused (a stale prompt, a rate limit…).
+    pub refused: AtomicU64,
+    /// Games that ended.
+    pub games: AtomicU64,
+    /// Latency of each reveal, in microseconds.
+    pub latency: Mutex<Histogram<u64>>,
+}
+
+impl Counters {
+    /// Zero counts; latencies from 1 µs to 10 minutes, 3 significant figures.
+    pub fn new() -> Result<Counters, LoadError> {
+        let latency =
+            Histogram::new_with_bounds(1, 600_000_000, 3).map_err(|e| LoadError::Histogram(e.to_string()))?;
+        Ok(Counters {
+            reveals: AtomicU64::new(0),
+            commands: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            games: AtomicU64::new(0),
+            latency: Mutex::new(latency),
+        })
+    }
+
+    fn record(&self, latency: Duration) {
+        self.reveals.fetch_add(1, Ordering::Relaxed);
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX).clamp(1, 600_000_000);
+        if let Ok(mut h) = self.latency.lock() {
+            let _ = h.record(micros);
+        }
+    }
+}
+
+/// How a seat's play ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatEnd {
+    /// The game is over.
+    Over,
+    /// The load generator said stop.
+    Stopped,
+}
+
+/// One seat of a table, connected and welcomed.
+pub struct Seat {
+    /// Its connection.
+    pub conn: Conn,
+    /// 0 or 1: its place in the table's [`RevealClock`].
+    pub index: usize,
+    /// The sequence number of the last change it has seen.
+    pub seq: u64,
+    /// What it is asked now (the prompt's choices), as of `seq`.
+    pub prompt: Option<Vec<Choice>>,
+    /// Whether the game is over.
+    pub over: bool,
+}
+
+impl Seat {
+    /// Connects to a seat's link and reads its welcome (within `timeout`).
+    pub async fn join(link: &str, index: usize, timeout: Duration) -> Result<Seat, LoadError> {
+        let work = async {
+            let mut conn = Conn::join(link, 0).await?;
+            loop {
+                match conn.next().await? {
+                    Incoming::Change { seq, prompt, over, .. } => {
+                        return Ok::<_, LoadError>(Seat { conn, index, seq, prompt, over });
+                    }
+                    Incoming::Error { code, message, .. } => {
+                        return Err(LoadError::Refused { code, message });
+                    }
+                    Incoming::Closing => return Err(LoadError::Closed),
+                    Incoming::Ack { .. } | Incoming::Other => continue,
+                }
+            }
+        };
+        tokio::time::timeout(timeout, work)
+            .await
+            .map_err(|_| LoadError::Stalled { what: "a welcome", timeout })?
+    }
+
+    /// Plays until the game is over or `stop` turns true: whenever the seat is asked and has no
+    /// request in flight, it sends one of the prompt's choices; a stale prompt (one the server
+    /// sent before acknowledging the seat's last command) is never answered. Each reveal is
+    /// timed on `clock`; `stall` bounds the wait for any message.
+    pub async fn play(
+        mut self,
+        clock: &Mutex<RevealClock>,
+        counters: &Counters,
+        mut rng: TableRng,
+        mut stop: watch::Receiver<bool>,
+        stall: Duration,
+    ) -> Result<SeatEnd, LoadError> {
+        let mut next_id: u64 = 0;
+        let mut in_flight: Option<u64> = None;
+        // The first change a prompt may be answered from: the last acknowledgement's.
+        let mut act_from: u64 = 0;
+        let mut retry_at: Option<tokio::time::Instant> = None;
+        loop {
+            if self.over {
+                counters.games.fetch_add(u64::from(self.index == 0), Ordering::Relaxed);
+                return Ok(SeatEnd::Over);
+            }
+            if *stop.borrow() {
+                return Ok(SeatEnd::Stopped);
+            }
+            let may_act = in_flight.is_none() && self.seq >= act_from && retry_at.is_none();
+            if may_act
+                && let Some(choices) = &self.prompt
+                && !choices.is_empty()
+            {
+                // Uniformly among the prompt's choices.
+                let choice = &choices[rng.random_range(0..choices.len())];
+                next_id += 1;
+                if choice.private
+                    && let Ok(mut c) = clock.lock()
+                {
+                    c.committed(self.index, Instant::now());
+                }
+                let frame = command_frame(next_id, &choice.command);
+                self.conn.send(frame).await?;
+                in_flight = Some(next_id);
+            }
+            let wake = retry_at.unwrap_or_else(|| tokio::time::Instant::now() + stall);
+            let message = tokio::select! {
+                changed = stop.changed() => {
+                    // The load generator is gone or said stop: either way, stop.
+                    if changed.is_err() {
+                        return Ok(SeatEnd::Stopped);
+                    }
+                    continue;
+                }
+                _ = tokio::time::sleep_until(wake), if retry_at.is_some() => {
+                    retry_at = None;
+                    continue;
+                }
+                m = tokio::time::timeout(stall, self.conn.next()) => {
+                    m.map_err(|_| LoadError::Stalled { what: "a message from the server", timeout: stall })??
+                }
+            };
+            let ours = |id: &str| in_flight.is_some_and(|n| id.parse() == Ok(n));
+            match message {
+                Incoming::Change { seq, reveals, prompt, over } => {
+                    let now = Instant::now();
+                    for reveal in reveals {
+                        let latency = clock.lock().ok().and_then(|mut c| c.revealed(self.index, reveal, now));
+                        if let Some(latency) = latency {
+                            counters.record(latency);
+                        }
+                    }
+                    self.seq = seq;
+                    self.prompt = prompt;
+                    self.over = over;
+                }
+                Incoming::Ack { id, seq } if ours(&id) => {
+                    in_flight = None;
+                    act_from = seq;
+                    counters.commands.fetch_add(1, Ordering::Relaxed);
+                }
+                Incoming::Error { id: Some(id), code, message } if ours(&id) => {
+                    in_flight = None;
+                    counters.refused.fetch_add(1, Ordering::Relaxed);
+                    match code {
+                        // Too fast: the same prompt again a little later.
+                        ErrorCode::RateLimited => {
+                            retry_at = Some(tokio::time::Instant::now() + Duration::from_millis(50));
+                        }
+                        // The prompt was stale: wait for the next change.
+                        ErrorCode::Refused => {
+                            act_from = self.seq + 1;
+                            self.prompt = None;
+                        }
+                        code => return Err(LoadError::Refused { code, message }),
+                    }
+                }
+                Incoming::Error { id: None, code, message } => {
+                    return Err(LoadError::Refused { code, message });
+                }
+                Incoming::Closing => return Err(LoadError::Closed),
+                Incoming::Ack { .. } | Incoming::Error { .. } | Incoming::Other => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reveal_is_timed_from_the_last_commit_to_the_last_arrival() {
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let mut clock = RevealClock::default();
+        clock.committed(0, ms(0));
+        clock.committed(1, ms(5));
+        assert_eq!(clock.revealed(1, 4, ms(8)), None);
+        // Seat 1 commits again before seat 0 sees the reveal: not part of this one.
+        clock.committed(1, ms(9));
+        assert_eq!(clock.revealed(0, 4, ms(12)), Some(Duration::from_millis(7)));
+        // The next reveal, seen by seat 0 first.
+        clock.committed(0, ms(20));
+        assert_eq!(clock.revealed(0, 6, ms(21)), None);
+        assert_eq!(clock.revealed(1, 6, ms(30)), Some(Duration::from_millis(10)));
+        // A reveal only one seat saw is dropped when the next begins.
+        assert_eq!(clock.revealed(0, 8, ms(40)), None);
+        assert_eq!(clock.revealed(1, 10, ms(41)), None);
+        assert_eq!(clock.revealed(0, 10, ms(42)), Some(Duration::from_millis(22)));
+    }
+}

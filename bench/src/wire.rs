@@ -1,0 +1,273 @@
+//! The protocol as the load generator reads it: a WebSocket of its own (tokio-tungstenite) and
+//! a lean reading of the server's frames that keeps only what playing and timing need — the
+//! sequence numbers, the names of the events (to find reveals), the prompt as raw JSON, an
+//! acknowledgement's id — and skips each view without building it. The load generator shares
+//! the machine with the server, so what it spends reading frames is taken from the server.
+
+use std::borrow::Cow;
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::Value;
+use server::client::ws_url;
+use server::protocol::{ClientMessage, ErrorCode, VERSION, parse_link};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::LoadError;
+
+/// The largest frame accepted from the server.
+const MAX_FRAME: usize = 1024 * 1024;
+
+/// The Iron Triangle events that reveal face-down choices to everyone: the update carrying
+/// one of them ends a simultaneous choice.
+pub const REVEAL_EVENTS: &[&str] = &["stances_revealed", "moves_revealed"];
+
+/// A frame from the server, as far as the load generator reads it.
+#[derive(Debug, PartialEq)]
+pub enum Incoming {
+    /// A welcome or an update.
+    Change {
+        /// The last sequence number the client has now.
+        seq: u64,
+        /// The sequence numbers of the reveals among the change's items.
+        reveals: Vec<u64>,
+        /// The prompt's choices, if the seat is asked.
+        prompt: Option<Vec<Choice>>,
+        /// Whether the game is over.
+        over: bool,
+    },
+    /// A request was applied.
+    Ack {
+        /// Its client id.
+        id: String,
+        /// The sequence number after it.
+        seq: u64,
+    },
+    /// A request or message was refused.
+    Error {
+        /// The request's client id, if it had one.
+        id: Option<String>,
+        /// The kind of refusal.
+        code: ErrorCode,
+        /// Why.
+        message: String,
+    },
+    /// The server closed this connection (taken over, revoked, shutting down).
+    Closing,
+    /// Anything else (seats, links, pongs).
+    Other,
+}
+
+#[derive(Deserialize)]
+struct Frame<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    seq: Option<u64>,
+    #[serde(default, borrow)]
+    updates: Vec<Item<'a>>,
+    #[serde(default)]
+    prompt: Option<Prompt>,
+    #[serde(default)]
+    over: bool,
+    #[serde(default)]
+    code: Option<ErrorCode>,
+    #[serde(default, borrow)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Item<'a> {
+    seq: u64,
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    event: Option<EventName<'a>>,
+}
+
+#[derive(Deserialize)]
+struct EventName<'a> {
+    #[serde(borrow)]
+    event: Cow<'a, str>,
+}
+
+/// Reads a frame of the server's.
+pub fn parse(text: &str) -> Result<Incoming, LoadError> {
+    let bad = |reason: String| LoadError::Frame { reason, frame: text.chars().take(200).collect() };
+    let frame: Frame = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    Ok(match frame.kind.as_ref() {
+        "welcome" | "update" => Incoming::Change {
+            seq: frame.seq.ok_or_else(|| bad("a change without `seq`".into()))?,
+            reveals: frame
+                .updates
+                .iter()
+                .filter(|u| {
+                    u.kind == "event"
+                        && u.event.as_ref().is_some_and(|e| REVEAL_EVENTS.contains(&e.event.as_ref()))
+                })
+                .map(|u| u.seq)
+                .collect(),
+            prompt: frame.prompt.map(|p| p.choices).filter(|c| !c.is_empty()),
+            over: frame.over,
+        },
+        "ack" => Incoming::Ack {
+            id: frame.id.ok_or_else(|| bad("an ack without `id`".into()))?.into_owned(),
+            seq: frame.seq.ok_or_else(|| bad("an ack without `seq`".into()))?,
+        },
+        "error" => Incoming::Error {
+            id: frame.id.map(Cow::into_owned),
+            code: frame.code.ok_or_else(|| bad("an error without `code`".into()))?,
+            message: frame.message.map(Cow::into_owned).unwrap_or_default(),
+        },
+        "taken_over" | "revoked" | "closing" => Incoming::Closing,
+        _ => Incoming::Other,
+    })
+}
+
+/// A prompt, as far as it is read: its choices (labels and the question skipped).
+#[derive(Deserialize)]
+struct Prompt {
+    choices: Vec<Choice>,
+}
+
+/// One of a prompt's choices.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Choice {
+    /// The command it gives, the ruleset's JSON.
+    pub command: Value,
+    /// Whether it is a face-down choice.
+    #[serde(default)]
+    pub private: bool,
+}
+
+/// The frame of a command: `id` is the client id.
+pub fn command_frame(id: u64, command: &Value) -> String {
+    format!(r#"{{"type":"command","id":"{id}","command":{command}}}"#)
+}
+
+/// One WebSocket connection to a table.
+pub struct Conn {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl Conn {
+    /// Connects to the server of a seat's `link` and says hello, asking for what came after
+    /// `since`.
+    pub async fn join(link: &str, since: u64) -> Result<Conn, LoadError> {
+        let (base, table, token) =
+            parse_link(link).ok_or_else(|| LoadError::Setup(format!("not a facedown link: {link}")))?;
+        let config =
+            WebSocketConfig::default().max_message_size(Some(MAX_FRAME)).max_frame_size(Some(MAX_FRAME));
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(ws_url(&base), Some(config), true)
+            .await
+            .map_err(|e| LoadError::Ws(e.to_string()))?;
+        let mut conn = Conn { ws };
+        let hello = ClientMessage::Hello { v: VERSION, table, token, since };
+        let hello = serde_json::to_string(&hello).map_err(|e| LoadError::Setup(e.to_string()))?;
+        conn.send(hello).await?;
+        Ok(conn)
+    }
+
+    /// Sends a text frame.
+    pub async fn send(&mut self, text: String) -> Result<(), LoadError> {
+        self.ws.send(Message::text(text)).await.map_err(|e| LoadError::Ws(e.to_string()))
+    }
+
+    /// The next frame from the server, read.
+    pub async fn next(&mut self) -> Result<Incoming, LoadError> {
+        loop {
+            match self.ws.next().await {
+                None | Some(Ok(Message::Close(_))) => return Err(LoadError::Closed),
+                Some(Err(e)) => return Err(LoadError::Ws(e.to_string())),
+                Some(Ok(Message::Text(text))) => return parse(text.as_str()),
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use server::protocol::{Change, ServerMessage};
+
+    fn change(updates: Vec<serde_json::Value>, prompt: Option<serde_json::Value>, over: bool) -> Change {
+        Change {
+            updates,
+            seq: 10,
+            view: json!({"fighters": [{"energy": [1, 2, 3]}]}),
+            prompt,
+            awaiting: vec![0],
+            over,
+        }
+    }
+
+    #[test]
+    fn frames_are_read_as_the_protocol_writes_them() {
+        let updates = vec![
+            json!({"seq": 8, "kind": "event", "event": {"event": "move_committed", "fighter": 1}, "text": null}),
+            json!({"seq": 9, "kind": "event", "event": {"event": "moves_revealed", "plays": []}, "text": "x"}),
+            json!({"seq": 10, "kind": "forced", "seat": 1}),
+        ];
+        let prompt = json!({"seat": 0, "question": "q", "private": true, "choices": []});
+        let update = ServerMessage::Update { change: change(updates, Some(prompt), false) };
+        let Incoming::Change { seq, reveals, prompt: got, over } =
+            parse(&serde_json::to_string(&update).unwrap()).unwrap()
+        else {
+            panic!("not a change")
+        };
+        assert_eq!((seq, reveals, over), (10, vec![9], false));
+        assert_eq!(got, Some(vec![]).filter(|c: &Vec<Choice>| !c.is_empty()));
+        let choices = json!([{"label": "a", "command": "end_combo", "private": false},
+                             {"label": "b", "command": {"c": 1}, "private": true}]);
+        let asked = ServerMessage::Update {
+            change: change(vec![], Some(json!({"seat": 0, "choices": choices})), false),
+        };
+        let Incoming::Change { prompt: Some(got), .. } =
+            parse(&serde_json::to_string(&asked).unwrap()).unwrap()
+        else {
+            panic!("no prompt")
+        };
+        assert_eq!(
+            got,
+            vec![
+                Choice { command: json!("end_combo"), private: false },
+                Choice { command: json!({"c": 1}), private: true }
+            ]
+        );
+
+        let over = ServerMessage::Update { change: change(vec![], None, true) };
+        assert!(matches!(
+            parse(&serde_json::to_string(&over).unwrap()).unwrap(),
+            Incoming::Change { prompt: None, over: true, .. }
+        ));
+        let ack = ServerMessage::Ack { id: "7".into(), seq: 12 };
+        assert_eq!(
+            parse(&serde_json::to_string(&ack).unwrap()).unwrap(),
+            Incoming::Ack { id: "7".into(), seq: 12 }
+        );
+        let error = ServerMessage::Error { id: None, code: ErrorCode::RateLimited, message: "slow".into() };
+        assert_eq!(
+            parse(&serde_json::to_string(&error).unwrap()).unwrap(),
+            Incoming::Error { id: None, code: ErrorCode::RateLimited, message: "slow".into() }
+        );
+        let closing = serde_json::to_string(&ServerMessage::Closing {}).unwrap();
+        assert_eq!(parse(&closing).unwrap(), Incoming::Closing);
+        assert_eq!(parse(&serde_json::to_string(&ServerMessage::Pong {}).unwrap()).unwrap(), Incoming::Other);
+        assert!(matches!(parse("{\"type\": 3}"), Err(LoadError::Frame { .. })));
+        assert!(matches!(parse(r#"{"type":"ack","seq":1}"#), Err(LoadError::Frame { .. })));
+    }
+
+    #[test]
+    fn a_command_frame_is_the_protocols() {
+        let command = json!({"commit_stance": {"stance": {"action": "attack", "amount": 2}}});
+        let frame: ClientMessage = serde_json::from_str(&command_frame(3, &command)).unwrap();
+        assert_eq!(frame, ClientMessage::Command { id: "3".into(), command });
+    }
+}
