@@ -34,6 +34,11 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 const SKIPPED: &[(&str, &str)] = &[
     ("cargo test", "runs the test suite this test is part of"),
     ("cargo bench", "benchmarks: release builds with LTO and minutes of measuring"),
+    (
+        "target/release/loadgen",
+        "the server's load generator: release builds and seconds of load on every core; \
+         bench/tests/load.rs runs a short load against a real server",
+    ),
     ("cargo +nightly fuzz", "fuzzing: the nightly toolchain and minutes of running, outside CI"),
     ("bench/", "benchmark scripts comparing with external tools (Gambit, pygambit)"),
     ("cargo build --release", "a release build of an example: minutes, and it writes into target/"),
