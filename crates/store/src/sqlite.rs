@@ -24,6 +24,22 @@ fn migrator() -> sqlx::migrate::Migrator {
     m
 }
 
+/// How every store opens its SQLite file (creating it and its folder if missing): WAL,
+/// `synchronous = FULL` (a commit is on disk when it returns), foreign keys, a busy timeout.
+pub(crate) fn durable_options(path: &Path) -> Result<SqliteConnectOptions, PersistError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| PersistError::Io(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    Ok(SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .foreign_keys(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .busy_timeout(std::time::Duration::from_secs(10)))
+}
+
 /// Games kept in a SQLite database. Cheap to clone (the connection pool is shared).
 #[derive(Clone)]
 pub struct SqliteGames {
@@ -58,17 +74,7 @@ impl SqliteGames {
     /// Opens (creating if missing) the database at `path` and applies any migration it lacks.
     /// A campaign database may be given: the games live next to the campaign.
     pub async fn open(path: &Path) -> Result<SqliteGames, PersistError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| PersistError::Io(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .foreign_keys(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(std::time::Duration::from_secs(10));
+        let options = durable_options(path)?;
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
         SqliteGames::with_pool(pool).await
     }

@@ -22,12 +22,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
-    SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnection, SqlitePool, SqlitePoolOptions};
 use sqlx::{Acquire, Connection, Sqlite, Transaction};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -135,19 +131,9 @@ impl Work {
 impl SqliteTables {
     /// Opens (creating if missing) the database at `path` — it may also hold
     /// [`crate::SqliteGames`]' games — applies any migration it lacks and starts the writer
-    /// task on the current tokio runtime.
+    /// on a thread of its own.
     pub async fn open(path: &Path) -> Result<SqliteTables, PersistError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| PersistError::Io(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .foreign_keys(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(Duration::from_secs(10));
+        let options = crate::sqlite::durable_options(path)?;
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options.clone()).await?;
         migrator().run(&pool).await?;
         // Every group rewrites the index pages of every table it touches; checkpointing (copying
