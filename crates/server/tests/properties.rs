@@ -158,7 +158,10 @@ impl Player {
 
     /// Handles one frame; returns the request to send now, if any.
     fn handle(&mut self, message: ServerMessage, raw: String, sent: &mut usize) -> Option<ClientMessage> {
-        self.frames.push(raw);
+        // Kept in the canonical form the private items are written in (keys sorted, as a
+        // `Value` writes them): the server writes its frames straight from the typed values,
+        // keys in declaration order, so the raw text is searched in the same form.
+        self.frames.push(canonical(&raw));
         match message {
             ServerMessage::Welcome { you, change, .. } => {
                 self.who = Some(you);
@@ -512,6 +515,12 @@ struct Leak {
 }
 
 /// Checks one client's frames: no other seat's private item is in any of them.
+/// A frame's JSON written as a `Value` writes it (keys sorted), so a search for an item's text
+/// does not depend on the order the server wrote its keys in.
+fn canonical(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw).map_or_else(|_| raw.to_owned(), |v| v.to_string())
+}
+
 fn leaks(private: &[Private], to: Who, frames: &[String]) -> Vec<Leak> {
     let mut found = Vec::new();
     for x in private {

@@ -87,7 +87,10 @@ async fn play(link: String, seed: u64) -> Seen {
     let result = tokio::time::timeout(GAME_TIMEOUT, async {
         loop {
             let (message, raw) = client.next_raw().await.expect("the server keeps the connection");
-            seen.frames.push(raw);
+            // Searched for items' texts as a `Value` writes them (keys sorted): the server writes
+            // its frames from the typed values, keys in declaration order.
+            let canonical = serde_json::from_str::<Value>(&raw).map_or(raw, |v| v.to_string());
+            seen.frames.push(canonical);
             match message {
                 ServerMessage::Welcome { you, change, .. } => {
                     seen.who = Some(you);
