@@ -594,14 +594,17 @@ impl Writer {
 
     /// Answers a committed group: `Ok` to the requests kept, their own error to the others.
     fn answer(&mut self, group: impl Iterator<Item = (Work, Result<(), PersistError>)>, created: Vec<i64>) {
+        // The statistics are counted before any answer goes out: whoever reads them after their
+        // answer sees their request counted (the writer runs on a thread of its own).
+        let group: Vec<_> = group.collect();
+        let kept = group.iter().filter(|(_, r)| r.is_ok()).count() as u64;
         self.stats.syncs.fetch_add(1, Ordering::Relaxed);
+        self.stats.acknowledged.fetch_add(kept, Ordering::Relaxed);
         let mut created = created.into_iter();
-        let mut kept = 0;
         for (work, result) in group {
             match (work, result) {
                 (work, Err(e)) => work.fail(e),
                 (Work::Create { reply, .. }, Ok(())) => {
-                    kept += 1;
                     let id = created
                         .next()
                         .ok_or_else(|| {
@@ -614,13 +617,11 @@ impl Writer {
                     let _ = reply.send(id);
                 }
                 (Work::Commit { reply, next, .. }, Ok(())) => {
-                    kept += 1;
                     self.next.extend(next);
                     let _ = reply.send(Ok(()));
                 }
             }
         }
-        self.stats.acknowledged.fetch_add(kept, Ordering::Relaxed);
     }
 }
 
