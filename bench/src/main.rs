@@ -10,6 +10,11 @@ use clap::Parser;
 use facedown_bench::serve::{ServerProcess, raise_open_files};
 use facedown_bench::{LoadOptions, Target, run_load};
 
+/// The same allocator as the server's: the load generator shares the machine with it, and
+/// glibc's malloc and free were a sixth of its CPU.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Loads a `facedown serve` with N Iron Triangle duels played at random as fast as it answers
 /// (loopback only; stops by itself after --seconds or --max-reveals).
 #[derive(Parser)]
