@@ -152,9 +152,7 @@ impl Draws {
                 }
                 Inner::Seeded(rng)
             }
-            Source::Verifiable(v) => {
-                Inner::Verifiable { drawer: Box::new(v.drawer()), counter: self.position }
-            }
+            Source::Verifiable(v) => Inner::Verifiable { drawer: v.drawer(), counter: self.position },
         };
         Stream { inner }
     }
@@ -205,7 +203,7 @@ enum Inner {
     Seeded(TableRng),
     /// The next draw's counter is `counter`.
     Verifiable {
-        drawer: Box<Drawer>,
+        drawer: Drawer,
         counter: u64,
     },
 }

@@ -117,6 +117,15 @@ pub enum ChainError {
         /// Why it has no canonical form.
         source: CanonicalError,
     },
+    /// A stored entry that is not JSON, or not written in its canonical form (a second
+    /// spelling of the same value would let a changed byte go unnoticed).
+    #[error("entry {index}: {reason}")]
+    NotCanonical {
+        /// The entry's index (0 is the first).
+        index: u64,
+        /// What is wrong with its text.
+        reason: String,
+    },
     /// An entry whose recorded hash is not the one the chain gives: it, or an entry before it,
     /// was changed.
     #[error("entry {index}: recorded hash {recorded}, but the chain gives {derived}")]
@@ -773,6 +782,24 @@ impl HashChain {
         Ok(self.head)
     }
 
+    /// Appends an entry stored as text, which must be JSON in its canonical form, and returns
+    /// its hash. A text that is not is refused and the chain left as it was.
+    pub fn append_text(&mut self, text: &str) -> Result<ChainHash, ChainError> {
+        let index = self.len;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ChainError::NotCanonical { index, reason: format!("not JSON: {e}") })?;
+        let canonical = canonical_json(&value).map_err(|source| ChainError::Canonical { index, source })?;
+        if canonical != text {
+            return Err(ChainError::NotCanonical { index, reason: "not in canonical form".into() });
+        }
+        let mut hash = Sha256::new();
+        hash.update(self.head.0);
+        hash.update(text.as_bytes());
+        self.head = ChainHash(hash.finalize().into());
+        self.len += 1;
+        Ok(self.head)
+    }
+
     /// The head: the last entry's hash, or [`GENESIS`] before the first.
     pub fn head(&self) -> ChainHash {
         self.head
@@ -802,5 +829,55 @@ impl HashChain {
             }
         }
         Ok(chain)
+    }
+
+    /// Checks a recorded log whose entries are stored as canonical JSON text, each with the
+    /// hash recorded for it ([`append_text`](HashChain::append_text)). Returns the chain or
+    /// names the first entry that is not canonical or whose hash does not match.
+    pub fn verify_texts<'a>(
+        entries: impl IntoIterator<Item = (&'a str, &'a ChainHash)>,
+    ) -> Result<HashChain, ChainError> {
+        let mut chain = HashChain::new();
+        for (text, recorded) in entries {
+            let index = chain.len;
+            let derived = chain.append_text(text)?;
+            if !bool::from(derived.0.ct_eq(&recorded.0)) {
+                return Err(ChainError::Mismatch { index, recorded: *recorded, derived });
+            }
+        }
+        Ok(chain)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seed_padded_to_a_block_is_the_same_hmac_key() {
+        let seed = ServerSeed([7; 32]);
+        let drawer = Drawer::new(&seed, b"message".to_vec());
+        let mut plain = <Hmac<Sha256> as Mac>::new_from_slice(&[7; 32]).unwrap();
+        plain.update(b"message");
+        plain.update(&5u64.to_be_bytes());
+        plain.update(&0u32.to_be_bytes());
+        let out = plain.finalize().into_bytes();
+        assert_eq!(drawer.first_word(5, 0).to_be_bytes(), out[..8]);
+    }
+
+    #[test]
+    fn reduction_rejects_exactly_the_top_remainder() {
+        // n = 3: 2^64 = 3·6148914691236517205 + 1, so only 2^64 − 1 is rejected.
+        assert_eq!(reduce(u64::MAX, 3), None);
+        assert_eq!(reduce(u64::MAX - 1, 3), Some(((u128::from(u64::MAX) - 1) % 3) as u64));
+        // n = 6: 2^64 mod 6 = 4, so the top four words are rejected.
+        for k in 0..4 {
+            assert_eq!(reduce(u64::MAX - k, 6), None);
+        }
+        assert_eq!(reduce(u64::MAX - 4, 6), Some(((u128::from(u64::MAX) - 4) % 6) as u64));
+        // Powers of two and 2^64 itself reject nothing.
+        assert_eq!(reduce(u64::MAX, 1 << 32), Some(u64::from(u32::MAX)));
+        assert_eq!(reduce(u64::MAX, 1 << 64), Some(u64::MAX));
+        assert_eq!(reduce(12345, 1), Some(0));
     }
 }
