@@ -29,7 +29,9 @@ use rand::RngExt;
 use rand::distr::uniform::{SampleRange, SampleUniform};
 use serde::{Deserialize, Serialize};
 
-use crate::fairness::{ClientSeed, Drawer, FairnessError, Nonce, ServerSeed, Verifiable};
+use crate::fairness::{
+    ClientSeed, DrawRecord, Drawer, FairnessError, Nonce, ServerSeed, Verifiable, note_draw,
+};
 use crate::rng::{TableRng, seeded_rng};
 
 /// Where a table's randomness comes from.
@@ -152,7 +154,9 @@ impl Draws {
                 }
                 Inner::Seeded(rng)
             }
-            Source::Verifiable(v) => Inner::Verifiable { drawer: v.drawer(), counter: self.position },
+            Source::Verifiable(v) => {
+                Inner::Verifiable { drawer: v.drawer(), counter: self.position, mixes: v.mixes() }
+            }
         };
         Stream { inner }
     }
@@ -201,10 +205,11 @@ pub struct Stream {
 #[derive(Debug, Clone)]
 enum Inner {
     Seeded(TableRng),
-    /// The next draw's counter is `counter`.
+    /// The next draw's counter is `counter`; `mixes` rounds have been mixed in.
     Verifiable {
         drawer: Drawer,
         counter: u64,
+        mixes: u64,
     },
 }
 
@@ -271,9 +276,16 @@ impl Stream {
         }
         match &mut self.inner {
             Inner::Seeded(rng) => range.sample_single(rng).ok(),
-            Inner::Verifiable { drawer, counter } => {
+            Inner::Verifiable { drawer, counter, mixes } => {
                 let (first, n) = range.first_and_count()?;
                 let drawn = drawer.draw(*counter, n);
+                note_draw(DrawRecord {
+                    counter: *counter,
+                    n,
+                    value: drawn.value,
+                    retries: drawn.retries,
+                    mixes: *mixes,
+                });
                 *counter = counter.saturating_add(1);
                 T::from_i128(first.to_i128() + i128::from(drawn.value))
             }

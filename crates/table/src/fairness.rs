@@ -13,6 +13,7 @@
 //!   [`Source::Verifiable`](crate::Source::Verifiable), so the rulesets draw from it unchanged.
 //! - [`HashChain`]: each log entry's hash is SHA-256(previous hash ‖ canonical entry).
 
+use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -101,6 +102,16 @@ pub enum FairnessError {
     /// A draw over no outcomes or more than 2^64.
     #[error("range size {0}: a draw has from 1 to 2^64 outcomes")]
     RangeSize(u128),
+    /// A recorded draw that the inputs in effect do not give.
+    #[error("draw {counter}: recorded {recorded}, but the seeds and nonces give {derived}")]
+    DrawMismatch {
+        /// The draw's counter.
+        counter: u64,
+        /// The record as logged (value over n, after how many mixes).
+        recorded: String,
+        /// What the inputs give.
+        derived: String,
+    },
     /// A fairness operation on a draw source that is not verifiable.
     #[error("the table's draw source is seeded, not verifiable")]
     NotVerifiable,
@@ -591,6 +602,113 @@ impl fmt::Debug for Drawer {
     }
 }
 
+/// One draw as made, for the log: its counter, its number of outcomes, the outcome, the
+/// rejected tries before it, and how many sealed rounds had been mixed in. With the log's
+/// seeds and rounds a verifier re-derives it ([`Verifiable::check`]).
+///
+/// In JSON the 64-bit quantities that can exceed 2^53 (`counter`, `n`, `value`) are decimal
+/// strings, so a JavaScript verifier reads them exactly (with `BigInt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DrawRecord {
+    /// The draw counter: the source's position before the draw.
+    #[serde(with = "decimal")]
+    pub counter: u64,
+    /// How many outcomes (1 to 2^64).
+    #[serde(with = "decimal")]
+    pub n: u128,
+    /// The outcome, from 0 to n − 1 (the ruleset adds the range's first value).
+    #[serde(with = "decimal")]
+    pub value: u64,
+    /// How many tries were rejected before it.
+    pub retries: u32,
+    /// How many sealed rounds had been mixed in ([`Verifiable::mixes`]).
+    pub mixes: u64,
+}
+
+impl fmt::Display for DrawRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} of {} after {} retries and {} mixes", self.value, self.n, self.retries, self.mixes)
+    }
+}
+
+/// Unsigned integers as decimal strings in their one spelling (no sign, no leading zero).
+mod decimal {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    pub fn serialize<T: Display, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    pub fn deserialize<'de, T, D>(deserializer: D) -> Result<T, D::Error>
+    where
+        T: FromStr + Display,
+        D: Deserializer<'de>,
+    {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        match text.parse::<T>() {
+            Ok(v) if v.to_string() == text => Ok(v),
+            _ => Err(serde::de::Error::custom(format!(
+                "expected an unsigned integer as a decimal string, got {:?}",
+                text.chars().take(30).collect::<String>()
+            ))),
+        }
+    }
+}
+
+thread_local! {
+    /// The draws made on this thread inside [`record_draws`], if it is running.
+    static JOURNAL: RefCell<Option<Vec<DrawRecord>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` and returns, with its result, every verifiable draw made on this thread while it
+/// ran, in the order made. The session wraps each command's application in it to log the
+/// draws: keep those [`settled`] between the source's positions before and after (a refused
+/// command's draws, or any drawn and not used, are left out). A seeded source records nothing.
+pub fn record_draws<T>(f: impl FnOnce() -> T) -> (T, Vec<DrawRecord>) {
+    /// Puts back the recording this one interrupted (if any) when this one ends, even by a
+    /// panic, handing it this one's draws too.
+    struct Restore(Option<Vec<DrawRecord>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            JOURNAL.with(|j| {
+                let mut j = j.borrow_mut();
+                let inner = j.take().unwrap_or_default();
+                *j = outer.map(|mut o| {
+                    o.extend(inner);
+                    o
+                });
+            });
+        }
+    }
+    let restore = Restore(JOURNAL.with(|j| j.borrow_mut().replace(Vec::new())));
+    let out = f();
+    let made = JOURNAL.with(|j| j.borrow().clone().unwrap_or_default());
+    drop(restore);
+    (out, made)
+}
+
+pub(crate) fn note_draw(record: DrawRecord) {
+    JOURNAL.with(|j| {
+        if let Some(j) = j.borrow_mut().as_mut() {
+            j.push(record);
+        }
+    });
+}
+
+/// The draws a command really made, from what [`record_draws`] saw: those with counters from
+/// `from` (the source's position before) up to `to` (after), the last made for each counter,
+/// in counter order.
+pub fn settled(made: &[DrawRecord], from: u64, to: u64) -> Vec<DrawRecord> {
+    let mut by_counter = std::collections::BTreeMap::new();
+    for r in made.iter().filter(|r| (from..to).contains(&r.counter)) {
+        by_counter.insert(r.counter, *r);
+    }
+    by_counter.into_values().collect()
+}
+
 /// The state of a verifiable draw source ([`Source::Verifiable`](crate::Source::Verifiable)):
 /// the secret server seed, each seat's client seed in effect and given since, the nonces of the
 /// latest sealed round, and how many rounds have been mixed in.
@@ -729,6 +847,22 @@ impl Verifiable {
     /// counter carry on.
     pub fn rotate(&mut self, next: ServerSeed) -> ServerSeed {
         std::mem::replace(&mut self.server_seed, next)
+    }
+
+    /// Checks a logged draw against the inputs in effect: same number of mixes, and the
+    /// seeds and nonces give the same outcome after the same retries.
+    pub fn check(&self, record: &DrawRecord) -> Result<(), FairnessError> {
+        let drawn = self.inputs().draw(record.counter, record.n)?;
+        let derived = DrawRecord { value: drawn.value, retries: drawn.retries, mixes: self.mixes, ..*record };
+        if derived == *record {
+            Ok(())
+        } else {
+            Err(FairnessError::DrawMismatch {
+                counter: record.counter,
+                recorded: record.to_string(),
+                derived: derived.to_string(),
+            })
+        }
     }
 
     pub(crate) fn drawer(&self) -> Drawer {

@@ -636,3 +636,62 @@ fn a_stored_entry_must_be_its_canonical_text() {
         HashChain::new().append(&json!({"b": 1, "a": 2})).ok()
     );
 }
+
+// --- recording draws for the log ------------------------------------------------------------
+
+#[test]
+fn the_draws_a_command_makes_are_recorded_and_check_against_the_inputs() {
+    use table::fairness::{DrawRecord, record_draws, settled};
+    let mut d = verifiable_draws();
+    d.mix(&[Some(nonce("a")), None, None]).unwrap();
+    let before = d.position();
+    let ((), made) = record_draws(|| {
+        // A draw made and not used (a stream dropped), then the real ones from the same point.
+        let mut wasted = d.stream();
+        wasted.die(100);
+        d.die(6);
+        d.pick(&[1, 2, 3]);
+        // Nested recordings see their own draws; the outer one sees them too.
+        let (_, inner) = record_draws(|| d.die(8));
+        assert_eq!(inner.len(), 1);
+    });
+    assert_eq!(made.len(), 4);
+    let kept = settled(&made, before, d.position());
+    assert_eq!(kept.iter().map(|r| (r.counter, r.n)).collect::<Vec<_>>(), vec![(0, 6), (1, 3), (2, 8)]);
+    let v = d.source().verifiable().unwrap();
+    for r in &kept {
+        assert_eq!(r.mixes, 1);
+        assert_eq!(v.check(r), Ok(()));
+    }
+    // A changed value, n, or mix count is caught.
+    for bad in [
+        DrawRecord { value: (kept[0].value + 1) % 6, ..kept[0] },
+        DrawRecord { n: 7, ..kept[0] },
+        DrawRecord { mixes: 0, ..kept[0] },
+    ] {
+        assert!(matches!(v.check(&bad), Err(FairnessError::DrawMismatch { counter: 0, .. })), "{bad}");
+    }
+    // Outside a recording nothing is kept, and a seeded source records nothing.
+    let ((), none) = record_draws(|| {
+        Draws::seeded(1).die(6);
+    });
+    assert!(none.is_empty());
+
+    // In JSON the 64-bit quantities are decimal strings in their one spelling.
+    let text = serde_json::to_string(&kept[0]).unwrap();
+    assert_eq!(
+        text,
+        format!(
+            r#"{{"counter":"0","n":"6","value":"{}","retries":{},"mixes":1}}"#,
+            kept[0].value, kept[0].retries
+        )
+    );
+    assert_eq!(serde_json::from_str::<DrawRecord>(&text).unwrap(), kept[0]);
+    for bad in [
+        r#"{"counter":"00","n":"6","value":"1","retries":0,"mixes":1}"#,
+        r#"{"counter":0,"n":"6","value":"1","retries":0,"mixes":1}"#,
+        r#"{"counter":"+1","n":"6","value":"1","retries":0,"mixes":1}"#,
+    ] {
+        assert!(serde_json::from_str::<DrawRecord>(bad).is_err(), "{bad}");
+    }
+}
