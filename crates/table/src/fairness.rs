@@ -99,6 +99,16 @@ pub enum FairnessError {
         /// How many round nonce places were given.
         round_nonces: usize,
     },
+    /// A sealed round mixed in with a nonce place per seat of another table.
+    #[error(
+        "mix: {given} round nonces given for a table of {seats} seats (one per seat, none where a seat has none)"
+    )]
+    RoundSize {
+        /// How many nonce places were given.
+        given: usize,
+        /// How many seats the table has.
+        seats: usize,
+    },
     /// A draw over no outcomes or more than 2^64.
     #[error("range size {0}: a draw has from 1 to 2^64 outcomes")]
     RangeSize(u128),
@@ -827,10 +837,7 @@ impl Verifiable {
     /// since the last mix takes effect.
     pub fn mix(&mut self, round_nonces: &[Option<Nonce>]) -> Result<(), FairnessError> {
         if round_nonces.len() != self.seats() {
-            return Err(FairnessError::Seats {
-                client_seeds: self.seats(),
-                round_nonces: round_nonces.len(),
-            });
+            return Err(FairnessError::RoundSize { given: round_nonces.len(), seats: self.seats() });
         }
         self.round_nonces.copy_from_slice(round_nonces);
         for (now, given) in self.client_seeds.iter_mut().zip(&self.given_client_seeds) {

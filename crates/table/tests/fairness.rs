@@ -542,7 +542,7 @@ fn mixing_a_round_and_client_seeds_change_the_draws_from_the_next_mix_on() {
         seeded.add_client_seed(3, ClientSeed::from_phrase("x")),
         Err(FairnessError::NoSeat { seat: 3, seats: 3 })
     );
-    assert!(matches!(seeded.mix(&[None]), Err(FairnessError::Seats { .. })));
+    assert_eq!(seeded.mix(&[None]), Err(FairnessError::RoundSize { given: 1, seats: 3 }));
 }
 
 #[test]
