@@ -302,3 +302,20 @@ fn every_hash_quoted_in_the_document_is_a_vector() {
     }
     assert!(quoted >= 5, "the document quotes its examples ({quoted} found)");
 }
+
+#[test]
+fn the_vectors_check_in_javascript_too() {
+    // A second implementation, written from the document: run where Node is installed.
+    let node = std::process::Command::new("node").arg("--version").output();
+    if !node.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no `node` on the PATH to run docs/fairness/check-vectors.mjs");
+        return;
+    }
+    let out = std::process::Command::new("node")
+        .arg(repo_file("docs/fairness/check-vectors.mjs"))
+        .arg(repo_file("docs/fairness/vectors.json"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && said.contains("vectors check"), "{said}");
+}
