@@ -695,3 +695,26 @@ fn the_draws_a_command_makes_are_recorded_and_check_against_the_inputs() {
         assert!(serde_json::from_str::<DrawRecord>(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn a_verifiable_source_and_its_records_go_through_an_internally_tagged_message() {
+    // As a server or store might wrap a state: serde reads it through its buffer.
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Envelope {
+        State { draws: Draws },
+        Draw { record: table::fairness::DrawRecord },
+    }
+    let mut d = verifiable_draws();
+    d.add_client_seed(0, ClientSeed::from_phrase("x")).unwrap();
+    d.mix(&[None, Some(nonce("n")), None]).unwrap();
+    let ((), made) = table::fairness::record_draws(|| {
+        d.uniform(0..=u64::MAX);
+    });
+    for message in [Envelope::State { draws: d.clone() }, Envelope::Draw { record: made[0] }] {
+        let text = serde_json::to_string(&message).unwrap();
+        assert_eq!(serde_json::from_str::<Envelope>(&text).unwrap(), message);
+        // And it has a canonical form: no float, no integer beyond 2^53 − 1.
+        assert!(canonical_json(&serde_json::to_value(&message).unwrap()).is_ok(), "{text}");
+    }
+}
