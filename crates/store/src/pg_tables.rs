@@ -147,9 +147,13 @@ impl PgTables {
     /// As [`PgTables::open`], with the connection's options.
     pub async fn connect_with(options: PgConnectOptions) -> Result<PgTables, PersistError> {
         let options = options.application_name("facedown");
-        let pool = PgPoolOptions::new().max_connections(READERS).connect_with(options.clone()).await?;
-        // Several instances starting at once: the migrator takes an advisory lock.
-        migrator().run(&pool).await?;
+        // One connection first: a database that cannot be reached is named at once, with the
+        // reason (a pool would wait for its timeout and say only that). Several instances
+        // starting at once: the migrator takes an advisory lock.
+        let mut first = PgConnection::connect_with(&options).await?;
+        migrator().run(&mut first).await?;
+        first.close().await?;
+        let pool = PgPoolOptions::new().max_connections(READERS).connect_lazy_with(options.clone());
         // Acknowledged means flushed, whatever the server's or the role's default.
         let writing = options.options([("synchronous_commit", "on")]);
         let stats = Arc::new(Stats::default());
