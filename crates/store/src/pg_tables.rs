@@ -151,7 +151,7 @@ impl PgTables {
         // reason (a pool would wait for its timeout and say only that). Several instances
         // starting at once: the migrator takes an advisory lock.
         let mut first = PgConnection::connect_with(&options).await?;
-        migrator().run(&mut first).await?;
+        migrator().run_direct(&mut first).await?;
         first.close().await?;
         let pool = PgPoolOptions::new().max_connections(READERS).connect_lazy_with(options.clone());
         // Acknowledged means flushed, whatever the server's or the role's default.
@@ -436,11 +436,11 @@ impl Writer {
         };
         let (accepted, outcome) = fast_path(conn, group).await;
         match outcome {
+            Ok(Committed::Nothing) => {}
             Ok(Committed::Done(created)) => self.answer(accepted.into_iter().map(|w| (w, Ok(()))), created),
-            Ok(Committed::Unknown(e)) => {
+            Ok(Committed::Unknown) => {
                 // The connection broke during COMMIT: kept or not, nobody knows until a load.
                 self.conn = None;
-                tracing_unknown(&e);
                 accepted.into_iter().for_each(|w| w.fail(PersistError::WriterLost));
             }
             Err(Failed::Group(e)) => {
@@ -464,25 +464,25 @@ impl Writer {
             }
         };
         let (results, end) = slow_path(conn, group).await;
-        let e = match end {
+        // Each request's error, when the transaction did not commit.
+        let error: Box<dyn Fn() -> PersistError + Send> = match end {
             Ok(created) => return self.answer(results.into_iter(), created),
-            Err(Ended::Refused(e)) => PersistError::GroupFailed(e.to_string()),
+            Err(Ended::Refused(e)) => {
+                let e = e.to_string();
+                Box::new(move || PersistError::GroupFailed(e.clone()))
+            }
             Err(Ended::Lost(e)) => {
                 self.conn = None;
-                PersistError::GroupFailed(e.to_string())
+                let e = e.to_string();
+                Box::new(move || PersistError::GroupFailed(e.clone()))
             }
-            Err(Ended::Unknown(e)) => {
+            Err(Ended::Unknown) => {
+                // Kept or not, nobody knows until a load.
                 self.conn = None;
-                tracing_unknown(&e);
-                PersistError::WriterLost
+                Box::new(|| PersistError::WriterLost)
             }
         };
-        for (work, _) in results {
-            work.fail(match &e {
-                PersistError::GroupFailed(text) => PersistError::GroupFailed(text.clone()),
-                _ => PersistError::WriterLost,
-            });
-        }
+        results.into_iter().for_each(|(work, _)| work.fail(error()));
     }
 
     /// Answers a committed group: `Ok` to the requests kept, their own error to the others.
@@ -510,19 +510,14 @@ impl Writer {
     }
 }
 
-/// Notes a commit whose outcome is unknown (there is no logger in this crate: standard error).
-fn tracing_unknown(e: &sqlx::Error) {
-    eprintln!(
-        "table store: the connection broke during COMMIT ({e}); the group's requests may have been kept"
-    );
-}
-
 /// How the fast path's transaction ended.
 enum Committed {
+    /// Every request was refused before anything was written: rolled back, nothing to answer.
+    Nothing,
     /// Committed: the numbers of the tables created, in order.
     Done(Vec<i64>),
     /// The connection broke during `COMMIT`.
-    Unknown(sqlx::Error),
+    Unknown,
 }
 
 /// The fast path: the group's next numbers read once, the requests they refuse answered, the
@@ -555,7 +550,7 @@ async fn fast_path(conn: &mut PgConnection, group: Vec<Work>) -> (Vec<Work>, Res
     }
     if accepted.is_empty() {
         let _ = tx.rollback().await;
-        return (accepted, Ok(Committed::Done(Vec::new())));
+        return (accepted, Ok(Committed::Nothing));
     }
     let written = write_group(&mut tx, &accepted).await;
     let created = match written {
@@ -574,7 +569,7 @@ async fn fast_path(conn: &mut PgConnection, group: Vec<Work>) -> (Vec<Work>, Res
         Ok(()) => (accepted, Ok(Committed::Done(created))),
         // Refused by the database at COMMIT (a deferred check): nothing was kept.
         Err(e @ sqlx::Error::Database(_)) => (accepted, Err(Failed::Group(e))),
-        Err(e) => (accepted, Ok(Committed::Unknown(e))),
+        Err(_) => (accepted, Ok(Committed::Unknown)),
     }
 }
 
@@ -585,7 +580,7 @@ enum Ended {
     /// The connection broke before `COMMIT`: nothing was kept.
     Lost(sqlx::Error),
     /// The connection broke during `COMMIT`: kept or not, unknown.
-    Unknown(sqlx::Error),
+    Unknown,
 }
 
 /// The slow path's transaction: every request under its own savepoint. Returns each request
@@ -619,7 +614,7 @@ async fn slow_path(
     match tx.commit().await {
         Ok(()) => (results, Ok(created)),
         Err(e @ sqlx::Error::Database(_)) => (results, Err(Ended::Refused(e))),
-        Err(e) => (results, Err(Ended::Unknown(e))),
+        Err(_) => (results, Err(Ended::Unknown)),
     }
 }
 
