@@ -797,6 +797,176 @@ fn acknowledged_entries_survive_sigkill<P: Place>(place: P) {
     }
 }
 
+/// Cases of the model property unless `PROPTEST_CASES` asks for fewer.
+const MODEL_CASES: u32 = 24;
+
+/// One write of a generated commit: (kind, table index, journal number's offset from the
+/// table's next, `who` index, whether a token hash).
+type GenWrite = (u8, usize, i8, usize, bool);
+
+/// What a table should hold, by the rules of `TableStore::commit`.
+#[derive(Clone, Default)]
+struct ModelTable {
+    journal: Vec<String>,
+    access: std::collections::BTreeMap<String, Access>,
+    finished: bool,
+}
+
+/// The outcome a commit should have, without its text.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Kept,
+    NoTable(TableId),
+    Conflict(TableId, u64),
+    Sequence(TableId, u64, u64),
+}
+
+fn outcome(result: &Result<(), PersistError>) -> Outcome {
+    match result {
+        Ok(()) => Outcome::Kept,
+        Err(PersistError::NoTable(t)) => Outcome::NoTable(*t),
+        Err(PersistError::Conflict { table, seq }) => Outcome::Conflict(*table, *seq),
+        Err(PersistError::JournalSequence { table, expected, got }) => {
+            Outcome::Sequence(*table, *expected, *got)
+        }
+        Err(e) => panic!("an error no model predicts: {e}"),
+    }
+}
+
+/// Applies a commit to the model: its outcome, and the model changed only when it is kept.
+fn model_commit(model: &mut std::collections::HashMap<TableId, ModelTable>, writes: &[Write]) -> Outcome {
+    let mut after = model.clone();
+    let mut before: std::collections::HashMap<TableId, u64> = std::collections::HashMap::new();
+    for write in writes {
+        let table = write.table();
+        let Some(m) = after.get_mut(&table) else { return Outcome::NoTable(table) };
+        match write {
+            Write::Journal { n, entry, .. } => {
+                let first = *before.entry(table).or_insert(m.journal.len() as u64);
+                let expected = m.journal.len() as u64;
+                if *n < first {
+                    return Outcome::Conflict(table, *n);
+                }
+                if *n != expected {
+                    return Outcome::Sequence(table, expected, *n);
+                }
+                m.journal.push(entry.clone());
+            }
+            Write::Access { access, .. } => {
+                m.access.insert(access.who.clone(), access.clone());
+            }
+            Write::Finished { .. } => m.finished = true,
+        }
+    }
+    *model = after;
+    Outcome::Kept
+}
+
+fn any_commits_keep_what_a_model_keeps<P: Place>(place: P) {
+    use proptest::prelude::*;
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(MODEL_CASES, |n| n.clamp(1, MODEL_CASES));
+    let config =
+        ProptestConfig { cases, max_shrink_iters: 64, failure_persistence: None, ..Default::default() };
+    let write = (0u8..4, 0usize..3, -2i8..=2, 0usize..3, any::<bool>());
+    let commits = proptest::collection::vec(proptest::collection::vec(write, 1..=3), 1..16);
+    let rt = runtime();
+    let s = rt.block_on(place.open());
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let result = runner.run(&commits, |commits: Vec<Vec<GenWrite>>| {
+        rt.block_on(async {
+            // Three fresh tables per case, and a number no table has.
+            let mut tables = Vec::new();
+            let mut model = std::collections::HashMap::new();
+            for i in 0..3 {
+                let t = s.create_table(&new_table(i)).await.unwrap();
+                let rows = new_table(i).access.into_iter().map(|a| (a.who.clone(), a)).collect();
+                model.insert(t, ModelTable { access: rows, ..Default::default() });
+                tables.push(t);
+            }
+            let missing = TableId(tables.iter().map(|t| t.0).max().unwrap() + 1000);
+            for (c, commit) in commits.iter().enumerate() {
+                let writes: Vec<Write> = commit
+                    .iter()
+                    .map(|&(kind, i, offset, who, token)| {
+                        let table = tables[i];
+                        let next = model[&table].journal.len() as i64;
+                        match kind {
+                            0 | 1 => {
+                                let n = (next + i64::from(offset)).max(0) as u64;
+                                Write::Journal { table, n, entry: format!(r#"{{"case":{c},"n":{n}}}"#) }
+                            }
+                            2 => Write::Access {
+                                table,
+                                access: access(
+                                    ["gm", "seat:0", "seat:9"][who],
+                                    token.then_some("ab12"),
+                                    &format!(r#"{{"commit":{c}}}"#),
+                                ),
+                            },
+                            _ if token => Write::Finished { table },
+                            _ => Write::Finished { table: missing },
+                        }
+                    })
+                    .collect();
+                let expected = model_commit(&mut model, &writes);
+                let got = outcome(&s.commit(writes).await);
+                prop_assert_eq!(got, expected, "commit {}", c);
+            }
+            for &t in &tables {
+                let stored = s.load(t).await.unwrap();
+                let m = &model[&t];
+                prop_assert_eq!(&stored.journal, &m.journal);
+                prop_assert_eq!(stored.table.access, m.access.values().cloned().collect::<Vec<_>>());
+                prop_assert_eq!(stored.finished, m.finished);
+            }
+            Ok(())
+        })
+    });
+    rt.block_on(s.close());
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// PostgreSQL only: a writer whose connection is cut (the server restarted, a proxy dropped it)
+/// fails the group in flight without keeping any of it, and connects again for the next.
+#[test]
+fn postgres_writer_connects_again_after_its_connection_is_cut() {
+    let Some(place) = pg_place("postgres_writer_connects_again_after_its_connection_is_cut") else { return };
+    runtime().block_on(async {
+        let s = place.open().await;
+        let t = s.create_table(&new_table(1)).await.unwrap();
+        s.commit(vec![journal(t, 0)]).await.unwrap();
+        let mut admin = PgConnection::connect_with(&place.options()).await.unwrap();
+        let (cut,): (i64,) = sqlx::query_as(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()) AS cut",
+        )
+        .fetch_one(&mut admin)
+        .await
+        .unwrap();
+        assert!(cut >= 1, "the writer's connection is cut");
+        admin.close().await.unwrap();
+        // Each refused attempt kept nothing (else the next would be a conflict); bounded.
+        let mut refused = 0;
+        for n in 1..=3u64 {
+            loop {
+                match s.commit(vec![journal(t, n)]).await {
+                    Ok(()) => break,
+                    Err(PersistError::GroupFailed(_)) if refused < 3 => refused += 1,
+                    other => panic!("entry {n} after the cut: {other:?}"),
+                }
+            }
+        }
+        assert!(refused <= 1, "only the group in flight at the cut fails: {refused}");
+        assert_eq!(s.load(t).await.unwrap().journal, (0..4).map(|n| entry(t, n)).collect::<Vec<_>>());
+        s.close().await;
+    });
+}
+
 /// The SQLite store shares its file, and its migrations, with the games store.
 #[test]
 fn sqlite_tables_live_beside_the_games() {
@@ -850,4 +1020,5 @@ on_both_backends!(
     two_thousand_tables_of_ten_entries_land_in_order,
     a_stopped_writer_fails_commits_instead_of_hanging,
     acknowledged_entries_survive_sigkill,
+    any_commits_keep_what_a_model_keeps,
 );
