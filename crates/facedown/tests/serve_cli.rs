@@ -144,32 +144,11 @@ fn json_start_up_has_no_table_without_table() {
     assert!(server.started["url"].as_str().is_some_and(|u| u.starts_with("http://127.0.0.1:")));
 }
 
-/// A database of its own on the tests' PostgreSQL server (`FACEDOWN_TEST_POSTGRES`, a base URL),
-/// as a URL; `None` (printed) when no server is named outside CI, where the tests never skip.
-fn postgres_database(test: &str) -> Option<String> {
-    use sqlx::Connection;
-    let Ok(base) = std::env::var("FACEDOWN_TEST_POSTGRES") else {
-        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-            panic!("{test}: FACEDOWN_TEST_POSTGRES is not set, and in CI the PostgreSQL tests never skip");
-        }
-        eprintln!("{test}: skipped, no PostgreSQL server (FACEDOWN_TEST_POSTGRES is not set)");
-        return None;
-    };
-    use rand::RngExt;
-    let name = format!("facedown_cli_{:016x}", rand::rng().random::<u64>());
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-        let mut admin =
-            sqlx::PgConnection::connect(&base).await.expect("the tests' PostgreSQL server answers");
-        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.unwrap();
-        admin.close().await.unwrap();
-    });
-    // The base URL names no database (`.ci/postgres.sh` prints `postgres://USER@HOST:PORT`).
-    Some(format!("{}/{name}", base.trim_end_matches('/')))
-}
-
 #[test]
 fn serve_keeps_its_tables_in_postgres_across_a_restart() {
-    let Some(url) = postgres_database("serve_keeps_its_tables_in_postgres_across_a_restart") else { return };
+    let Some(url) = common::postgres_database("serve_keeps_its_tables_in_postgres_across_a_restart") else {
+        return;
+    };
     let db = std::path::Path::new(&url);
     let mut server = Server::start(db, &["--table", "iron-triangle:duel"]);
     let ada = server.started["table"]["seats"]["ada"].as_str().expect("a link for seat ada").to_owned();
