@@ -967,6 +967,47 @@ fn postgres_writer_connects_again_after_its_connection_is_cut() {
     });
 }
 
+/// The two schemas keep step: the same tables with the same columns, in the same order, and the
+/// same primary keys — so a table can move between the stores (issue 16, part 5).
+#[test]
+fn both_schemas_have_the_same_tables_columns_and_keys() {
+    let Some(pg) = pg_place("both_schemas_have_the_same_tables_columns_and_keys") else { return };
+    let sqlite = sqlite_place();
+    runtime().block_on(async {
+        sqlite.open().await.close().await;
+        pg.open().await.close().await;
+        let tables = ["server_tables", "server_access", "server_journal"];
+        let lite = sqlx::SqlitePool::connect(&format!("sqlite://{}", sqlite.path.display())).await.unwrap();
+        let mut post = PgConnection::connect_with(&pg.options()).await.unwrap();
+        for table in tables {
+            // (name, position in the primary key, or 0)
+            let lite_columns: Vec<(String, i64)> =
+                sqlx::query_as(&format!("SELECT name, pk FROM pragma_table_info('{table}') ORDER BY cid"))
+                    .fetch_all(&lite)
+                    .await
+                    .unwrap();
+            let post_columns: Vec<(String, i64)> = sqlx::query_as(
+                "SELECT c.column_name::TEXT, COALESCE(k.ordinal_position, 0)::BIGINT \
+                 FROM information_schema.columns c \
+                 LEFT JOIN information_schema.table_constraints t \
+                   ON t.table_name = c.table_name AND t.constraint_type = 'PRIMARY KEY' \
+                 LEFT JOIN information_schema.key_column_usage k \
+                   ON k.constraint_name = t.constraint_name AND k.column_name = c.column_name \
+                 WHERE c.table_name = $1 AND c.table_schema = current_schema() \
+                 ORDER BY c.ordinal_position",
+            )
+            .bind(table)
+            .fetch_all(&mut post)
+            .await
+            .unwrap();
+            assert!(!lite_columns.is_empty(), "{table} in SQLite");
+            assert_eq!(lite_columns, post_columns, "{table}: SQLite's columns and keys, then PostgreSQL's");
+        }
+        lite.close().await;
+        post.close().await.unwrap();
+    });
+}
+
 /// The SQLite store shares its file, and its migrations, with the games store.
 #[test]
 fn sqlite_tables_live_beside_the_games() {
