@@ -49,7 +49,8 @@ start() {
         [ -n "$bin" ] || { say "PostgreSQL installed, but no initdb found"; exit 1; }
     fi
     local dir
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/facedown-pg.XXXXXX")
+    # In /tmp, which the postgres user can reach (a TMPDIR under /root could not be).
+    dir=$(mktemp -d /tmp/facedown-pg.XXXXXX)
     mkdir -p "$dir/data" "$dir/sock"
     if [ "$(id -u)" = 0 ]; then
         chown -R postgres: "$dir"
@@ -86,7 +87,7 @@ stop() {
         as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >&2 || true
     fi
     case "$dir" in
-        "${TMPDIR:-/tmp}"/facedown-pg.*) rm -rf "$dir" ;;
+        /tmp/facedown-pg.*) rm -rf "$dir" ;;
         *) say "leaving $dir in place (not a folder this script made)" ;;
     esac
 }
