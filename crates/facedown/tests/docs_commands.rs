@@ -54,6 +54,15 @@ const SKIPPED: &[(&str, &str)] = &[
          tests/join.rs plays one against `facedown serve`",
     ),
     (
+        "facedown serve --db postgres://",
+        "needs the reader's PostgreSQL server; tests/serve_cli.rs and crates/server/tests/postgres.rs \
+         serve tables from a throwaway one (FACEDOWN_TEST_POSTGRES)",
+    ),
+    (
+        "sudo -u postgres",
+        "creates a role and a database on the reader's PostgreSQL server, as its administrator",
+    ),
+    (
         "facedown serve --listen 0.0.0.0:8443 --tls-cert cert.pem",
         "needs the reader's own certificate and key; tests/serve_cli.rs checks the flags",
     ),
