@@ -39,6 +39,14 @@ const SKIPPED: &[(&str, &str)] = &[
         "the server's load generator: release builds and seconds of load on every core; \
          bench/tests/load.rs runs a short load against a real server",
     ),
+    (
+        "cargo build --profile profiling",
+        "a whole optimised build of the server and the load generator: minutes, and it writes into target/",
+    ),
+    (
+        "target/profiling/loadgen",
+        "the server's load generator on the profiling build (see the skipped target/release/loadgen)",
+    ),
     ("cargo +nightly fuzz", "fuzzing: the nightly toolchain and minutes of running, outside CI"),
     ("bench/", "benchmark scripts comparing with external tools (Gambit, pygambit)"),
     ("cargo build --release", "a release build of an example: minutes, and it writes into target/"),
