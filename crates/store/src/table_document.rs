@@ -28,6 +28,7 @@ pub const TABLE_VERSION: u32 = 1;
 /// The largest table document read, in bytes: a whole journal at the store's limit, with room
 /// for the escaping JSON strings add.
 pub const MAX_DOCUMENT_BYTES: u64 = 2 * limits::MAX_JOURNAL_BYTES + (64 << 20);
+const _: () = assert!(MAX_DOCUMENT_BYTES > limits::MAX_JOURNAL_BYTES, "a whole journal fits a document");
 
 /// A table as it is moved: everything a store keeps of it but its number, which the store it
 /// is imported into chooses (see [`crate::tables::TableStore::import_table`]).
@@ -224,6 +225,12 @@ impl TableDocument {
     pub fn parse(text: &str) -> Result<TableDocument, DocumentError> {
         if text.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(DocumentError::TooLarge { limit: MAX_DOCUMENT_BYTES });
+        }
+        if !text.trim_start().starts_with('{') {
+            // Not even the start of an object (a `Head` would also read an array's items).
+            serde_json::from_str::<serde::de::IgnoredAny>(text)
+                .map_err(|e| DocumentError::NotJson { reason: e.to_string() })?;
+            return Err(DocumentError::Malformed { reason: "a table document is a JSON object".into() });
         }
         let head: Head =
             serde_json::from_str(text).map_err(|e| DocumentError::NotJson { reason: e.to_string() })?;
