@@ -196,6 +196,13 @@ async fn import<S: TableStore>(store: &S, file: &Path, json: bool, db: &str) -> 
         if stdin { read_stdin_bounded(MAX_DOCUMENT_BYTES) } else { read_bounded(file, MAX_DOCUMENT_BYTES) }
             .with_context(|| format!("cannot read {shown}"))?;
     let doc = TableDocument::parse(&text).with_context(|| format!("{shown} is refused"))?;
+    if !server::systems::SYSTEMS.contains(&doc.table.ruleset.as_str()) {
+        bail!(
+            "{shown} is refused: table.ruleset: {:?} is not a rule system this facedown serves ({})",
+            escape(&doc.table.ruleset),
+            server::systems::SYSTEMS.join(", ")
+        );
+    }
     let (from, ruleset, entries, finished) =
         (doc.exported_id(), doc.table.ruleset.clone(), doc.journal.len(), doc.table.finished);
     let moved = doc.into_moved().with_context(|| format!("{shown} is refused"))?;

@@ -242,6 +242,7 @@ fn the_commands_refuse_what_they_must_with_a_non_zero_status() {
     tamper(&|v| v["journal"] = serde_json::json!([{"n": 1, "entry": "{}"}]), "journal[0].n");
     tamper(&|v| v["table"]["options"] = "{".into(), "options is not JSON");
     tamper(&|v| v["table"]["extra"] = 1.into(), "unknown field `extra`");
+    tamper(&|v| v["table"]["ruleset"] = "chess".into(), "table.ruleset: \"chess\" is not a rule system");
     std::fs::write(&tampered, "{\"format\": \"facedown-table\", ").unwrap();
     refusal(&["tables", "import", "--db", db, tampered.to_str().unwrap()], "not JSON");
     let listed = facedown_ok(&["tables", "list", "--db", db]);
