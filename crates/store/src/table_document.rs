@@ -322,10 +322,30 @@ impl TableDocument {
     fn name_field(&self, e: crate::tables::MoveError) -> DocumentError {
         use crate::tables::MoveError;
         match e {
-            MoveError::Table(e) => field("table", e.to_string()),
+            MoveError::Table(e) => field(table_field(&e), e.to_string()),
             MoveError::Access { index, error } => field(format!("access[{index}]"), error.to_string()),
             MoveError::Entry { index, error } => field(format!("journal[{index}].entry"), error.to_string()),
             MoveError::Journal(e) => field("journal", e.to_string()),
         }
     }
+}
+
+/// The document's field a store's refusal of a table's row is about.
+fn table_field(e: &crate::PersistError) -> &'static str {
+    use crate::PersistError::{Limit, NotJson, Nul};
+    let what = match e {
+        NotJson { field, .. } | Nul { field } => field,
+        Limit { what, .. } => what,
+        _ => "",
+    };
+    [
+        ("ruleset name", "table.ruleset"),
+        ("ruleset version", "table.ruleset_version"),
+        ("setup", "table.setup"),
+        ("options", "table.options"),
+        ("access rows", "access"),
+    ]
+    .into_iter()
+    .find(|(start, _)| what.starts_with(start))
+    .map_or("table", |(_, name)| name)
 }

@@ -243,8 +243,14 @@ fn a_tampered_document_is_refused_naming_the_field() {
     let mut setup = good.clone();
     setup["table"]["setup"] = "{".into();
     let DocumentError::Field { field, reason } = refused(&setup) else { panic!("a field") };
-    assert_eq!(field, "table");
-    assert!(reason.contains("setup"), "{reason}");
+    assert_eq!(field, "table.setup");
+    assert!(reason.contains("not JSON"), "{reason}");
+    let mut nul = good.clone();
+    nul["table"]["ruleset_version"] = "1\u{0}".into();
+    assert_eq!(refused_field(&nul), "table.ruleset_version");
+    let mut long = good.clone();
+    long["table"]["ruleset"] = "x".repeat(store::tables::limits::MAX_NAME_BYTES + 1).into();
+    assert_eq!(refused_field(&long), "table.ruleset");
 
     let mut unknown = good.clone();
     unknown["table"]["owner"] = "mallory".into();
