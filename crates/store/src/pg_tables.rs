@@ -383,6 +383,8 @@ async fn hear(pool: PgPool, mut listener: PgListener, heard: broadcast::Sender<H
                 }
             }
             Ok(None) | Err(_) => {
+                // The pool has one connection: the lost listener gives it back first.
+                drop(listener);
                 listener = loop {
                     if heard.receiver_count() == 0 {
                         return;
@@ -865,9 +867,14 @@ async fn write_group(tx: &mut PgConnection, group: &[Work]) -> Result<Vec<i64>, 
     let journal: Vec<(i64, i64, &str)> = journal.into_iter().map(|((t, n), e)| (t, n, e)).collect();
     let access: Vec<(i64, &Access)> = access.into_iter().map(|((t, _), row)| (t, row)).collect();
     let finished: Vec<i64> = finished.into_iter().collect();
-    // Each table written, and whether more than its journal (access rows, its end).
-    let mut written: BTreeMap<i64, bool> = journal.iter().map(|(t, _, _)| (*t, false)).collect();
-    written.extend(access.iter().map(|(t, _)| (*t, true)).chain(finished.iter().map(|t| (*t, true))));
+    // Each table a commit wrote to (a new table has nobody to tell), and whether more than its
+    // journal (access rows, its end).
+    let mut written: BTreeMap<i64, bool> = BTreeMap::new();
+    for write in group.iter().flat_map(Work::writes) {
+        // Checked as above: fits an i64.
+        let more = written.entry(write.table().0 as i64).or_insert(false);
+        *more |= !matches!(write, Write::Journal { .. });
+    }
     insert_journal(&mut *tx, &journal).await?;
     upsert_access(&mut *tx, &access).await?;
     mark_finished(&mut *tx, &finished).await?;
