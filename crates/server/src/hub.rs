@@ -514,6 +514,7 @@ impl<S: TableStore> Actor<S> {
         let idle = Duration::from_secs(self.hub.config.limits.idle_seconds);
         loop {
             // Bots and timers run where the table's lease is held.
+            fanout::want(&mut self.follow, !self.deadlines.is_empty() && !self.finished);
             let runs = fanout::runs_deadlines(&self.follow);
             let next = self.deadlines.values().map(|(at, _)| *at).min().filter(|_| runs);
             let idle_at = (self.conns.is_empty() && next.is_none()).then(|| self.idle_since + idle);

@@ -307,12 +307,13 @@ async fn instance(url: &str, lease_seconds: u32) -> (Running, Instance) {
     (server::start_with(c, store.clone()).await.unwrap(), store)
 }
 
-fn duel(seats: BTreeMap<String, Controller>) -> CreateTable {
+/// The built-in duel, with its bots' think delay.
+fn duel(seats: BTreeMap<String, Controller>, think_ms: u32) -> CreateTable {
     CreateTable {
         system: "iron-triangle".into(),
         setup: SetupSource::Example("duel".into()),
         seats,
-        options: TableOptions { decision_seconds: None, think_ms: 20 },
+        options: TableOptions { decision_seconds: None, think_ms },
     }
 }
 
@@ -366,7 +367,7 @@ async fn a_seat_on_each_instance_play_one_table_together() {
     let url = db.url();
     let (a, _) = instance(&url, 10).await;
     let (b, _) = instance(&url, 10).await;
-    let created = a.create_table(duel(BTreeMap::new())).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
     let on_a = links_on(&a, &created.seats);
     let on_b = links_on(&b, &created.seats);
     // Seat 0 on the first instance, seat 1 on the second.
@@ -394,7 +395,7 @@ async fn instances_racing_at_one_number_keep_one_entry_each() {
     let url = db.url();
     let (a, _) = instance(&url, 10).await;
     let (b, b_store) = instance(&url, 10).await;
-    let created = a.create_table(duel(BTreeMap::new())).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
     let on_a = links_on(&a, &created.seats);
     let on_b = links_on(&b, &created.seats);
     let (mut zero, start0) = join(&on_a[0]).await;
@@ -481,7 +482,7 @@ async fn a_missed_notice_is_caught_up_from_the_journal() {
     let url = db.url();
     let (a, _) = instance(&url, 10).await;
     let (b, b_store) = instance(&url, 10).await;
-    let created = a.create_table(duel(BTreeMap::new())).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
     let (mut zero, start0) = join(&links_on(&a, &created.seats)[0]).await;
     let (mut one, start1) = join(&links_on(&b, &created.seats)[1]).await;
     b_store.deaf.store(true, Ordering::SeqCst);
@@ -545,7 +546,9 @@ async fn when_the_lease_holder_dies_the_other_instance_runs_the_bots_and_its_cli
     let (a, a_store) = instance(&url, 2).await;
     let (b, _) = instance(&url, 2).await;
     let bots = BTreeMap::from([("gm".to_owned(), Controller::Bot { bot: "greedy".into() })]);
-    let created = a.create_table(duel(bots)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    // The bot thinks long enough that it still has a choice to make when the person's third
+    // command is acknowledged: its instance holds the lease then.
+    let created = a.create_table(duel(bots, 600)).await.unwrap_or_else(|e| panic!("{}", e.message));
     let person: Vec<String> =
         created.seats.iter().filter(|(name, _)| *name != "gm").map(|(_, l)| l.clone()).collect();
     assert_eq!(person.len(), 1);
@@ -581,12 +584,12 @@ async fn a_bot_waits_while_another_instance_holds_the_lease() {
         return;
     };
     let url = db.url();
-    let (a, a_store) = instance(&url, 3).await;
-    let (b, _) = instance(&url, 3).await;
+    let (a, a_store) = instance(&url, 6).await;
+    let (b, _) = instance(&url, 6).await;
     let bots = BTreeMap::from([("gm".to_owned(), Controller::Bot { bot: "greedy".into() })]);
-    let created = a.create_table(duel(bots)).await.unwrap_or_else(|e| panic!("{}", e.message));
-    // The first instance loaded the table and took its lease; the bot has nothing to play
-    // until the person chose (the bot moved already, or waits for ada).
+    // The bot thinks 2 s: the first instance, which loaded the table at once, holds the lease
+    // for its bot when it is cut off.
+    let created = a.create_table(duel(bots, 2000)).await.unwrap_or_else(|e| panic!("{}", e.message));
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(lease_holder(&url, &created.table).await.is_some());
     a_store.cut.store(true, Ordering::SeqCst);
@@ -605,9 +608,11 @@ async fn a_bot_waits_while_another_instance_holds_the_lease() {
             _ => {}
         }
     };
+    // Renewed at most 2 s before the cut, the lease (6 s) expires at least 4 s after it; the
+    // second instance's own bot would have moved 2 s after it loaded the table.
     assert!(
-        revealed >= Duration::from_millis(900),
-        "the bot moved {revealed:?} after its holder was cut: before the lease (3 s) could expire"
+        revealed >= Duration::from_millis(3500),
+        "the bot moved {revealed:?} after its holder was cut: before the lease could expire"
     );
     client.close().await;
     a.shutdown().await.unwrap();

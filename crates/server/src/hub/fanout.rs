@@ -99,7 +99,14 @@ impl Fanout {
         let head = Head { missed, ..Head::default() };
         let (tx, rx) = watch::channel(head);
         self.heads().insert(id.0, (generation, tx));
-        Some(Follow { head: rx, seen: head, held_until: None, renew_at: Instant::now(), asked: false })
+        Some(Follow {
+            head: rx,
+            seen: head,
+            held_until: None,
+            renew_at: Instant::now(),
+            asked: false,
+            wanted: false,
+        })
     }
 
     /// Stops following table `id`, if actor `generation` still follows it.
@@ -148,6 +155,8 @@ pub(crate) struct Follow {
     /// Whether the lease was asked for once: an actor that starts takes it if it is free
     /// (then no orphan is left behind by a table loaded with nothing to run).
     asked: bool,
+    /// Whether the actor had deadlines to run when last told.
+    wanted: bool,
 }
 
 impl Follow {
@@ -161,6 +170,16 @@ impl Follow {
 /// shared, else while it holds the lease.
 pub(super) fn runs_deadlines(follow: &Option<Follow>) -> bool {
     follow.as_ref().is_none_or(Follow::holds)
+}
+
+/// Tells the fan-out whether the actor has deadlines to run (`wanted`): when it comes to have
+/// some without holding the lease, the lease is asked for at once, not at the next renewal.
+pub(super) fn want(follow: &mut Option<Follow>, wanted: bool) {
+    let Some(follow) = follow else { return };
+    if wanted && !follow.wanted && !follow.holds() {
+        follow.renew_at = Instant::now();
+    }
+    follow.wanted = wanted;
 }
 
 /// Resolves when the actor should act on the fan-out: something was heard, or the lease is
@@ -195,25 +214,33 @@ impl<S: TableStore> Actor<S> {
         }
     }
 
-    /// Takes or renews the table's lease when there is something to run, or it is held.
+    /// Takes or renews the table's lease while there is something to run (bots, timers); gives
+    /// it up when there is nothing (no lease kept for nothing). Once, when the actor starts, it
+    /// is asked for whatever there is to run: a table left behind by a dead holder is taken
+    /// over (then given up if nothing is to run), so it is nobody's orphan any longer.
     pub(super) async fn renew_lease(&mut self) {
         let hub = Arc::clone(&self.hub);
         let wanted = !self.deadlines.is_empty() && !self.finished;
         let Some(follow) = self.follow.as_mut() else { return };
-        let period = hub.fanout.period();
         let now = Instant::now();
-        follow.renew_at = now + period;
-        if !wanted && follow.held_until.is_none() && follow.asked {
+        follow.renew_at = now + hub.fanout.period();
+        let first = !follow.asked;
+        follow.asked = true;
+        if !wanted && !first {
+            if follow.held_until.take().is_some()
+                && let Err(e) = hub.store.release(self.id, &hub.fanout.holder, false).await
+            {
+                tracing::warn!("{}: the lease could not be given up (it expires): {e}", self.id);
+            }
             return;
         }
-        follow.asked = true;
         let seconds = hub.fanout.lease_seconds;
         match hub.store.lease(self.id, &hub.fanout.holder, seconds).await {
             Ok(true) => {
                 // Valid until two thirds of the lease from when it was asked for: renewed once
                 // a third has gone by, given up a third before the database lets it go.
                 let until = now + Duration::from_millis(u64::from(seconds) * 2000 / 3);
-                if follow.held_until.is_none() {
+                if follow.held_until.is_none() && wanted {
                     tracing::info!("{}: this instance holds the table's lease", self.id);
                 }
                 follow.held_until = Some(until);
@@ -221,6 +248,10 @@ impl<S: TableStore> Actor<S> {
             Ok(false) => follow.held_until = None,
             // It lapses by itself if no renewal succeeds.
             Err(e) => tracing::warn!("{}: the lease could not be renewed: {e}", self.id),
+        }
+        if !wanted {
+            // Asked for once to clear an orphan: nothing to run, so given up at once.
+            follow.renew_at = now;
         }
     }
 
