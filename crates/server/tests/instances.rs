@@ -521,7 +521,17 @@ async fn a_missed_notice_is_caught_up_from_the_journal() {
     db.drop_it().await;
 }
 
-/// The holder of the lease left holder's place (`None`: no lease).
+/// How many journal entries `table` has.
+async fn entries(c: &mut PgConnection, table: i64) -> i64 {
+    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM server_journal WHERE table_id = $1")
+        .bind(table)
+        .fetch_one(c)
+        .await
+        .unwrap();
+    n
+}
+
+/// Who holds the lease of `table` (`None`: nobody).
 async fn lease_holder(url: &str, table: &str) -> Option<String> {
     let mut c = PgConnection::connect(url).await.unwrap();
     let row: Option<(String,)> = sqlx::query_as("SELECT holder FROM server_leases WHERE table_id = $1")
@@ -594,25 +604,27 @@ async fn a_bot_waits_while_another_instance_holds_the_lease() {
     assert!(lease_holder(&url, &created.table).await.is_some());
     a_store.cut.store(true, Ordering::SeqCst);
     let cut_at = tokio::time::Instant::now();
+    let table = created.table.parse::<i64>().unwrap();
+    let mut db_conn = PgConnection::connect(&url).await.unwrap();
+    assert_eq!(entries(&mut db_conn, table).await, 0, "the bot had not moved when its instance was cut");
+    // The person joins through the second instance, which loads the table: its bot is
+    // awaited, and the person makes no move, so the first entry is the bot's, made there.
     let ada = BTreeMap::from([("ada".to_owned(), created.seats["ada"].clone())]);
-    let (mut client, start) = join(&links_on(&b, &ada)[0]).await;
-    client.send(&ClientMessage::Command { id: "a1".into(), command: first_choice(&start) }).await.unwrap();
-    // The reveal needs the bot's choice, which only the lease's holder makes.
-    let revealed = loop {
-        match next(&mut client).await {
-            ServerMessage::Update { change }
-                if !change.awaiting.contains(&1) && change.seq > start.seq + 1 =>
-            {
-                break cut_at.elapsed();
-            }
-            _ => {}
+    let (client, _) = join(&links_on(&b, &ada)[0]).await;
+    let moved = loop {
+        if entries(&mut db_conn, table).await > 0 {
+            break cut_at.elapsed();
         }
+        assert!(cut_at.elapsed() < Duration::from_secs(30), "the bot moves once the lease expired");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     };
+    db_conn.close().await.unwrap();
     // Renewed at most 2 s before the cut, the lease (6 s) expires at least 4 s after it; the
-    // second instance's own bot would have moved 2 s after it loaded the table.
+    // second instance's bot, if it did not wait for the lease, would have moved 2 s after the
+    // table was loaded there.
     assert!(
-        revealed >= Duration::from_millis(3500),
-        "the bot moved {revealed:?} after its holder was cut: before the lease could expire"
+        moved >= Duration::from_millis(3500),
+        "the bot moved {moved:?} after its holder was cut: before the lease could expire"
     );
     client.close().await;
     a.shutdown().await.unwrap();
