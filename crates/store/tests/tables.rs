@@ -1070,6 +1070,39 @@ fn notice_payloads_read_back_and_others_are_ignored() {
     }
 }
 
+/// Every payload a writer's NOTIFY makes (`table:len`, `table:len:access`) reads back as what
+/// was written, and any other text is read the same way or refused, never with a panic.
+#[test]
+fn notice_payloads_read_back_whatever_the_numbers() {
+    use proptest::prelude::*;
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(256);
+    let config = ProptestConfig { cases, failure_persistence: None, ..Default::default() };
+    let mut runner = proptest::test_runner::TestRunner::new(config.clone());
+    runner
+        .run(&(any::<u64>(), any::<u64>(), any::<bool>()), |(table, len, access)| {
+            let payload = format!("{table}:{len}{}", if access { ":access" } else { "" });
+            prop_assert_eq!(
+                Heard::parse(&payload),
+                Some(Heard::Wrote { table: TableId(table), len, access })
+            );
+            Ok(())
+        })
+        .unwrap();
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    runner
+        .run(&"[0-9:a-z-]{0,24}", |text| {
+            // Read or refused, never a panic; what reads is three parts at most, the third
+            // `access`, and reads the same once written canonically.
+            if let Some(heard @ Heard::Wrote { table, len, access }) = Heard::parse(&text) {
+                prop_assert!(text.split(':').count() == 2 + usize::from(access));
+                let again = format!("{}:{len}{}", table.0, if access { ":access" } else { "" });
+                prop_assert_eq!(Heard::parse(&again), Some(heard));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
 /// The next notice within a few seconds.
 async fn next_heard(rx: &mut tokio::sync::broadcast::Receiver<Heard>) -> Heard {
     tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.expect("a notice comes").unwrap()
