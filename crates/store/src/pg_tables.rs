@@ -383,8 +383,10 @@ async fn hear(pool: PgPool, mut listener: PgListener, heard: broadcast::Sender<H
                 }
             }
             Ok(None) | Err(_) => {
-                // The pool has one connection: the lost listener gives it back first.
+                // The pool has one connection: the lost listener gives it back first. A short
+                // pause first, so that a connection lost again at once is no busy loop.
                 drop(listener);
+                tokio::time::sleep(LISTEN_RETRY / 5).await;
                 listener = loop {
                     if heard.receiver_count() == 0 {
                         return;
