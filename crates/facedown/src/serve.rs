@@ -252,6 +252,7 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             max_tables: args.max_tables,
             max_connections: args.max_connections,
             idle_seconds: args.idle_seconds,
+            ..Limits::default()
         },
     })
 }

@@ -166,6 +166,33 @@ fn serve_keeps_its_tables_in_postgres_across_a_restart() {
     drop(server);
 }
 
+/// Two `facedown serve` processes on one PostgreSQL database serve the same tables (issue 16,
+/// part 4): a table created through the first opens through the second, and still does after
+/// the first is killed with SIGKILL.
+#[test]
+fn two_serve_processes_on_one_postgres_serve_the_same_tables() {
+    let Some(url) = common::postgres_database("two_serve_processes_on_one_postgres_serve_the_same_tables")
+    else {
+        return;
+    };
+    let db = std::path::Path::new(&url);
+    let mut first = Server::start(db, &["--table", "iron-triangle:duel", "--bot", "gm=greedy"]);
+    let second = Server::start(db, &[]);
+    let ada = first.started["table"]["seats"]["ada"].as_str().expect("a link for seat ada").to_owned();
+    let opens = |what: &str| {
+        let (code, out, err) = common::join_json(&common::rebase(&ada, second.addr), &[]);
+        let first_line = out.lines().next().unwrap_or_default();
+        assert!(
+            first_line.contains("\"type\":\"welcome\"") && first_line.contains("\"kind\":\"seat\""),
+            "{what}: the link opens its seat through the second server: {first_line} / {err} ({code:?})"
+        );
+    };
+    opens("while both run");
+    first.crash();
+    opens("after the first was killed");
+    drop(second);
+}
+
 #[test]
 fn a_postgres_database_that_cannot_be_reached_is_named_without_its_password() {
     // Port 1 of loopback: nothing listens there.

@@ -57,6 +57,10 @@ pub struct Limits {
     pub max_connections: usize,
     /// Seconds a table with no connection and nothing to do stays in memory.
     pub idle_seconds: u64,
+    /// Seconds a table's lease lasts unless renewed (renewed every third of it), on a store
+    /// several instances share: how long a table's bots and timers wait after their instance
+    /// died before another takes them over.
+    pub lease_seconds: u32,
 }
 
 impl Default for Limits {
@@ -68,6 +72,7 @@ impl Default for Limits {
             max_tables: 10_000,
             max_connections: 20_000,
             idle_seconds: 300,
+            lease_seconds: 10,
         }
     }
 }
@@ -239,10 +244,15 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
         Some(url) => url.trim_end_matches('/').to_owned(),
         None => format!("{scheme}://{addr}"),
     };
+    // On a shared store, heard from before the tables are listed: nothing in between is lost.
+    let heard = store.listen().await?;
     let open = store.open_tables().await?;
     let (stop, stopped) = watch::channel(false);
     let (alive, all_gone) = mpsc::channel::<()>(1);
     let hub = Arc::new(Hub::new(store, config, base_url.clone(), open.len(), stopped.clone(), alive));
+    if let Some(heard) = heard {
+        tokio::spawn(crate::hub::fanout::run(Arc::clone(&hub), heard, stopped.clone()));
+    }
     let app = crate::web::router(Arc::clone(&hub)).into_make_service_with_connect_info::<SocketAddr>();
     let handle = axum_server::Handle::new();
     let serving = {

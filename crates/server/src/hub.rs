@@ -32,6 +32,11 @@ use crate::protocol::{
 };
 use crate::systems::{self, Hosted};
 
+pub(crate) mod fanout;
+
+/// Times a request is tried again after another instance kept its journal number first.
+const MAX_CONFLICTS: u32 = 3;
+
 /// How many answered client ids a seat's link remembers (a retry older than that is applied
 /// again — clients retry only their last unacknowledged request).
 const REMEMBERED_IDS: usize = 64;
@@ -103,6 +108,8 @@ pub struct Hub<S: TableStore> {
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Every actor holds a clone; shutdown waits until all are dropped.
     alive: Mutex<Option<mpsc::Sender<()>>>,
+    /// Other instances on the same store: what they commit, and the leases.
+    pub(crate) fanout: fanout::Fanout,
 }
 
 /// The name of a table on the wire: its number.
@@ -145,7 +152,9 @@ impl<S: TableStore> Hub<S> {
     ) -> Hub<S> {
         let metrics = Metrics::new();
         metrics.tables_open.set(open as i64);
+        let fanout = fanout::Fanout::new(store.shared(), config.limits.lease_seconds);
         Hub {
+            fanout,
             store,
             metrics,
             config,
@@ -422,6 +431,8 @@ struct Actor<S: TableStore> {
     deadlines: BTreeMap<u16, (Instant, Deadline)>,
     finished: bool,
     idle_since: Instant,
+    /// On a shared store: what other instances committed, and the lease.
+    follow: Option<fanout::Follow>,
 }
 
 async fn actor_main<S: TableStore>(
@@ -431,17 +442,22 @@ async fn actor_main<S: TableStore>(
     mut rx: mpsc::Receiver<ToTable>,
     created: Option<Actor<S>>,
 ) {
+    // Followed before the load: nothing committed after it goes unheard.
+    let follow = hub.fanout.follow(id, generation);
     let actor = match created {
         Some(actor) => Ok(actor),
         None => Actor::load(Arc::clone(&hub), id).await,
     };
     match actor {
-        Ok(actor) => {
+        Ok(mut actor) => {
+            actor.follow = follow;
             hub.metrics.tables_loaded.inc();
             actor.run(generation, &mut rx).await;
             hub.metrics.tables_loaded.dec();
+            hub.fanout.unfollow(id, generation);
         }
         Err(refusal) => {
+            hub.fanout.unfollow(id, generation);
             // Answer what is queued, then leave: the next hello tries again.
             rx.close();
             hub.forget(&mut hub.lock(), id, generation);
@@ -532,14 +548,19 @@ impl<S: TableStore> Actor<S> {
             deadlines: BTreeMap::new(),
             finished: false,
             idle_since: Instant::now(),
+            follow: None,
         })
     }
 
     async fn run(mut self, generation: u64, rx: &mut mpsc::Receiver<ToTable>) {
         self.reschedule(None);
+        self.renew_lease().await;
         let idle = Duration::from_secs(self.hub.config.limits.idle_seconds);
         loop {
-            let next = self.deadlines.values().map(|(at, _)| *at).min();
+            // Bots and timers run where the table's lease is held.
+            fanout::want(&mut self.follow, !self.deadlines.is_empty() && !self.finished);
+            let runs = fanout::runs_deadlines(&self.follow);
+            let next = self.deadlines.values().map(|(at, _)| *at).min().filter(|_| runs);
             let idle_at = (self.conns.is_empty() && next.is_none()).then(|| self.idle_since + idle);
             tokio::select! {
                 message = rx.recv() => {
@@ -569,6 +590,13 @@ impl<S: TableStore> Actor<S> {
                         break;
                     }
                 }
+                wake = fanout::wake(&mut self.follow) => {
+                    if let Err(fatal) = self.woken(wake).await {
+                        tracing::error!("{}: {fatal}; the table leaves memory and reloads from the store", self.id);
+                        self.close_all(ServerMessage::Closing {});
+                        break;
+                    }
+                }
                 () = sleep_until(idle_at), if idle_at.is_some() => {
                     if self.hub.leave_memory(self.id, generation, rx) {
                         break;
@@ -581,6 +609,7 @@ impl<S: TableStore> Actor<S> {
                 self.idle_since = Instant::now();
             }
         }
+        self.release_lease().await;
         self.hub.forget(&mut self.hub.lock(), self.id, generation);
     }
 
@@ -901,25 +930,39 @@ impl<S: TableStore> Actor<S> {
 
     /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.
     async fn keep(&mut self, op: Op, from: Option<u64>, received: Instant) -> Result<(), String> {
-        let face_down = self.game.face_down();
-        if let Err(e) = apply(&mut *self.game, &op) {
-            if let Some(conn) = from {
-                let id = asked(&op).map(|(_, id)| id);
-                self.refuse(conn, id, ErrorCode::Refused, e.to_string());
-            } else {
-                tracing::warn!("{}: a bot's or timer's decision was refused: {e}", self.id);
+        let mut conflicts = 0;
+        let (face_down, over) = loop {
+            let face_down = self.game.face_down();
+            if let Err(e) = apply(&mut *self.game, &op) {
+                if let Some(conn) = from {
+                    let id = asked(&op).map(|(_, id)| id);
+                    self.refuse(conn, id, ErrorCode::Refused, e.to_string());
+                } else {
+                    tracing::warn!("{}: a bot's or timer's decision was refused: {e}", self.id);
+                }
+                return Ok(());
             }
-            return Ok(());
-        }
-        let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
-        let mut writes = vec![Write::Journal { table: self.id, n: self.journal, entry }];
-        let over = self.game.is_over() && !self.finished;
-        if over {
-            writes.push(Write::Finished { table: self.id });
-        }
-        let started = Instant::now();
-        self.hub.store.commit(writes).await.map_err(|e| format!("the journal could not be kept: {e}"))?;
-        self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
+            let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
+            let mut writes = vec![Write::Journal { table: self.id, n: self.journal, entry }];
+            let over = self.game.is_over() && !self.finished;
+            if over {
+                writes.push(Write::Finished { table: self.id });
+            }
+            let started = Instant::now();
+            match self.hub.store.commit(writes).await {
+                Ok(()) => {
+                    self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
+                    break (face_down, over);
+                }
+                // Another instance kept this number first: the table as the store has it,
+                // then the request again, which the rules accept or refuse on that state.
+                Err(e) if fanout::is_conflict(&e) && conflicts < MAX_CONFLICTS => {
+                    conflicts += 1;
+                    self.reload().await?;
+                }
+                Err(e) => return Err(format!("the journal could not be kept: {e}")),
+            }
+        };
         self.hub.metrics.commands.inc();
         self.journal += 1;
         if over {

@@ -33,15 +33,15 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 use sqlx::{Acquire, Connection, PgExecutor, Postgres, Transaction};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::PersistError;
 use crate::tables::{
-    Access, NewTable, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
-    check_new_table, check_number, check_writes, limits,
+    Access, Heard, NOTIFY_CHANNEL, NewTable, StoredTable, TableId, TableStore, TableSummary, Write,
+    check_moved_table, check_new_table, check_number, check_writes, limits,
 };
 use crate::writer::{InFlight, Reply, Stats, spawn_on_own_thread};
 
@@ -58,6 +58,10 @@ const CHUNK_BYTES: usize = 64 << 20;
 const PAGE: i64 = 4096;
 /// Connections of the readers' pool.
 const READERS: u32 = 4;
+/// Notices a [`TableStore::listen`]er may fall behind by before it is told [`Heard::Missed`].
+const HEARD_QUEUE: usize = 4096;
+/// How long the listener waits before connecting again after a failed attempt.
+const LISTEN_RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The embedded, versioned schema migrations for PostgreSQL (`migrations_pg/*.sql`).
 fn migrator() -> sqlx::migrate::Migrator {
@@ -105,6 +109,10 @@ struct Inner {
     queue: mpsc::Sender<Request>,
     writer: JoinHandle<()>,
     stats: Arc<Stats>,
+    /// The listener's own connection (one, apart from the readers').
+    listening: PgPool,
+    /// The listener task and where it tells what it hears, once started.
+    listener: std::sync::Mutex<Option<(JoinHandle<()>, broadcast::Sender<Heard>)>>,
 }
 
 enum Request {
@@ -154,6 +162,7 @@ impl PgTables {
         migrator().run_direct(&mut first).await?;
         first.close().await?;
         let pool = PgPoolOptions::new().max_connections(READERS).connect_lazy_with(options.clone());
+        let listening = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
         // Acknowledged means flushed, whatever the server's or the role's default.
         let writing = options.options([("synchronous_commit", "on")]);
         let stats = Arc::new(Stats::default());
@@ -177,7 +186,16 @@ impl PgTables {
             Ok(Err(e)) => return Err(e.into()),
             Err(_) => return Err(PersistError::WriterLost),
         }
-        Ok(PgTables { inner: Arc::new(Inner { pool, queue, writer, stats }) })
+        Ok(PgTables {
+            inner: Arc::new(Inner {
+                pool,
+                queue,
+                writer,
+                stats,
+                listening,
+                listener: std::sync::Mutex::new(None),
+            }),
+        })
     }
 
     /// Stops the writer once the requests already queued are written (later ones fail with
@@ -188,7 +206,16 @@ impl PgTables {
             // An error here means the writer is gone already.
             let _ = stopped.await;
         }
+        if let Some((task, _)) = self.listener().take() {
+            task.abort();
+        }
         self.inner.pool.close().await;
+        self.inner.listening.close().await;
+    }
+
+    fn listener(&self) -> std::sync::MutexGuard<'_, Option<(JoinHandle<()>, broadcast::Sender<Heard>)>> {
+        // Only replaced whole under the lock: a poisoned lock holds a consistent value.
+        self.inner.listener.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Stops the writer at once, as a crash would: requests in flight fail with
@@ -240,78 +267,11 @@ impl TableStore for PgTables {
     }
 
     async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
-        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
-        // One snapshot for every statement: the table, its access rows and its journal as of
-        // one moment, whatever other writers commit meanwhile.
-        let mut tx = self.inner.pool.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
-        let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
-            "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
-        // Ordered as SQLite orders text (by bytes), whatever the database's collation.
-        let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
-            "SELECT who, token_hash, controller FROM server_access WHERE table_id = $1 \
-             ORDER BY who COLLATE \"C\" LIMIT $2",
-        )
-        .bind(id)
-        .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
-        .fetch_all(&mut *tx)
-        .await?;
-        if access.len() > limits::MAX_ACCESS_ROWS {
-            return Err(PersistError::Limit {
-                what: "access rows",
-                size: access.len() as u64,
-                limit: limits::MAX_ACCESS_ROWS as u64,
-            });
-        }
-        let access = access
-            .into_iter()
-            .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
-            .collect();
-        let mut journal: Vec<String> = Vec::new();
-        let mut bytes = 0u64;
-        // Bounded: each page is full or the last, and numbers are below MAX_JOURNAL_ENTRIES.
-        for _ in 0..=(limits::MAX_JOURNAL_ENTRIES / PAGE as u64) {
-            let page: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT n, entry FROM server_journal WHERE table_id = $1 AND n >= $2 ORDER BY n LIMIT $3",
-            )
-            .bind(id)
-            .bind(journal.len() as i64)
-            .bind(PAGE)
-            .fetch_all(&mut *tx)
-            .await?;
-            let last = page.len() < PAGE as usize;
-            for (n, entry) in page {
-                if to_u64(n, "journal entry number")? != journal.len() as u64 {
-                    return Err(PersistError::Corrupt(format!(
-                        "{table}: journal entry {} is missing (the next stored is {n})",
-                        journal.len()
-                    )));
-                }
-                bytes += entry.len() as u64;
-                if bytes > limits::MAX_JOURNAL_BYTES {
-                    return Err(PersistError::Limit {
-                        what: "journal (bytes)",
-                        size: bytes,
-                        limit: limits::MAX_JOURNAL_BYTES,
-                    });
-                }
-                journal.push(entry);
-            }
-            if last {
-                break;
-            }
-        }
-        tx.rollback().await?;
-        Ok(StoredTable {
-            id: table,
-            table: NewTable { ruleset, ruleset_version, setup, options, access },
-            journal,
-            finished,
-        })
+        self.load_from(table, 0).await
+    }
+
+    async fn load_since(&self, table: TableId, from: u64) -> Result<StoredTable, PersistError> {
+        self.load_from(table, from.min(limits::MAX_JOURNAL_ENTRIES)).await
     }
 
     async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
@@ -365,6 +325,199 @@ impl TableStore for PgTables {
         }
         tx.commit().await?;
         Ok(TableId(to_u64(id, "table number")?))
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    async fn listen(&self) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
+        if let Some((task, heard)) = self.listener().as_ref()
+            && !task.is_finished()
+        {
+            return Ok(Some(heard.subscribe()));
+        }
+        // LISTEN before answering: whatever is committed from now on is heard.
+        let listener = listen_on(&self.inner.listening).await?;
+        let mut slot = self.listener();
+        if let Some((task, heard)) = slot.as_ref()
+            && !task.is_finished()
+        {
+            // Another caller started one meanwhile.
+            return Ok(Some(heard.subscribe()));
+        }
+        let (heard, receiver) = broadcast::channel(HEARD_QUEUE);
+        let task = tokio::spawn(hear(self.inner.listening.clone(), listener, heard.clone()));
+        *slot = Some((task, heard));
+        Ok(Some(receiver))
+    }
+
+    async fn lease(&self, table: TableId, holder: &str, seconds: u32) -> Result<bool, PersistError> {
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        // Taken when nobody holds it, renewed by its holder, taken over once expired; always
+        // by the database's clock.
+        let row: Option<(String,)> = sqlx::query_as(
+            "INSERT INTO server_leases (table_id, holder, expires) \
+             VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3)) \
+             ON CONFLICT (table_id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires \
+             WHERE server_leases.holder = excluded.holder OR server_leases.expires <= clock_timestamp() \
+             RETURNING holder",
+        )
+        .bind(id)
+        .bind(holder)
+        .bind(f64::from(seconds))
+        .fetch_optional(&self.inner.pool)
+        .await
+        .map_err(|e| match &e {
+            sqlx::Error::Database(d) if d.is_foreign_key_violation() => PersistError::NoTable(table),
+            _ => e.into(),
+        })?;
+        Ok(row.is_some())
+    }
+
+    async fn release(&self, table: TableId, holder: &str, hand_over: bool) -> Result<(), PersistError> {
+        let Ok(id) = i64::try_from(table.0) else { return Ok(()) };
+        let statement = if hand_over {
+            "UPDATE server_leases SET expires = clock_timestamp() WHERE table_id = $1 AND holder = $2"
+        } else {
+            "DELETE FROM server_leases WHERE table_id = $1 AND holder = $2"
+        };
+        sqlx::query(statement).bind(id).bind(holder).execute(&self.inner.pool).await?;
+        Ok(())
+    }
+
+    async fn orphans(&self, limit: usize) -> Result<Vec<TableId>, PersistError> {
+        let rows: Vec<(i64,)> = sqlx::query_as(
+            "SELECT l.table_id FROM server_leases l JOIN server_tables t ON t.id = l.table_id \
+             WHERE l.expires <= clock_timestamp() AND NOT t.finished ORDER BY l.table_id LIMIT $1",
+        )
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.inner.pool)
+        .await?;
+        rows.into_iter().map(|(id,)| Ok(TableId(to_u64(id, "table number")?))).collect()
+    }
+}
+
+/// A listener on [`NOTIFY_CHANNEL`], on the listener's own connection.
+async fn listen_on(pool: &PgPool) -> Result<PgListener, PersistError> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    listener.listen(NOTIFY_CHANNEL).await?;
+    Ok(listener)
+}
+
+/// The listener task: tells every receiver each notice it hears; after a lost connection,
+/// listens again and then tells [`Heard::Missed`] (so that what receivers read from the store
+/// then is as new as anything heard afterwards). Ends when no receiver is left.
+async fn hear(pool: PgPool, mut listener: PgListener, heard: broadcast::Sender<Heard>) {
+    loop {
+        match listener.try_recv().await {
+            Ok(Some(notice)) => {
+                // A payload that is not `table:len` is another program's: not ours to tell.
+                if let Some(notice) = Heard::parse(notice.payload())
+                    && heard.send(notice).is_err()
+                {
+                    return;
+                }
+            }
+            Ok(None) | Err(_) => {
+                // The pool has one connection: the lost listener gives it back first. A short
+                // pause first, so that a connection lost again at once is no busy loop.
+                drop(listener);
+                tokio::time::sleep(LISTEN_RETRY / 5).await;
+                listener = loop {
+                    if heard.receiver_count() == 0 {
+                        return;
+                    }
+                    match listen_on(&pool).await {
+                        Ok(listener) => break listener,
+                        Err(_) => tokio::time::sleep(LISTEN_RETRY).await,
+                    }
+                };
+                if heard.send(Heard::Missed).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl PgTables {
+    /// A table with its access rows and its journal from entry `from` on, read in one snapshot.
+    async fn load_from(&self, table: TableId, from: u64) -> Result<StoredTable, PersistError> {
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        // One snapshot for every statement: the table, its access rows and its journal as of
+        // one moment, whatever other writers commit meanwhile.
+        let mut tx = self.inner.pool.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+        let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
+            "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
+        // Ordered as SQLite orders text (by bytes), whatever the database's collation.
+        let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
+            "SELECT who, token_hash, controller FROM server_access WHERE table_id = $1 \
+             ORDER BY who COLLATE \"C\" LIMIT $2",
+        )
+        .bind(id)
+        .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
+        .fetch_all(&mut *tx)
+        .await?;
+        if access.len() > limits::MAX_ACCESS_ROWS {
+            return Err(PersistError::Limit {
+                what: "access rows",
+                size: access.len() as u64,
+                limit: limits::MAX_ACCESS_ROWS as u64,
+            });
+        }
+        let access = access
+            .into_iter()
+            .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
+            .collect();
+        let mut journal: Vec<String> = Vec::new();
+        let mut bytes = 0u64;
+        // Bounded: each page is full or the last, and numbers are below MAX_JOURNAL_ENTRIES.
+        for _ in 0..=(limits::MAX_JOURNAL_ENTRIES / PAGE as u64) {
+            // `from` is at most MAX_JOURNAL_ENTRIES, and so is the next number: both fit an i64.
+            let next = from + journal.len() as u64;
+            let page: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT n, entry FROM server_journal WHERE table_id = $1 AND n >= $2 ORDER BY n LIMIT $3",
+            )
+            .bind(id)
+            .bind(next as i64)
+            .bind(PAGE)
+            .fetch_all(&mut *tx)
+            .await?;
+            let last = page.len() < PAGE as usize;
+            for (n, entry) in page {
+                let next = from + journal.len() as u64;
+                if to_u64(n, "journal entry number")? != next {
+                    return Err(PersistError::Corrupt(format!(
+                        "{table}: journal entry {next} is missing (the next stored is {n})"
+                    )));
+                }
+                bytes += entry.len() as u64;
+                if bytes > limits::MAX_JOURNAL_BYTES {
+                    return Err(PersistError::Limit {
+                        what: "journal (bytes)",
+                        size: bytes,
+                        limit: limits::MAX_JOURNAL_BYTES,
+                    });
+                }
+                journal.push(entry);
+            }
+            if last {
+                break;
+            }
+        }
+        tx.rollback().await?;
+        Ok(StoredTable {
+            id: table,
+            table: NewTable { ruleset, ruleset_version, setup, options, access },
+            journal,
+            finished,
+        })
     }
 }
 
@@ -648,6 +801,17 @@ async fn slow_path(
         }
         results.push((work, result.map(drop)));
     }
+    let mut written: BTreeMap<i64, bool> = BTreeMap::new();
+    for write in results.iter().filter(|(_, result)| result.is_ok()).flat_map(|(work, _)| work.writes()) {
+        // Kept: its table exists, so its number fits an i64.
+        let more = written.entry(write.table().0 as i64).or_insert(false);
+        *more |= !matches!(write, Write::Journal { .. });
+    }
+    if let Err(e) = notify(&mut tx, &written).await {
+        // The transaction is aborted: nothing of it is kept.
+        let _ = tx.rollback().await;
+        return (results, Err(Ended::Lost(e)));
+    }
     match tx.commit().await {
         Ok(()) => (results, Ok(created)),
         Err(e @ sqlx::Error::Database(_)) => (results, Err(Ended::Refused(e))),
@@ -742,10 +906,43 @@ async fn write_group(tx: &mut PgConnection, group: &[Work]) -> Result<Vec<i64>, 
     let journal: Vec<(i64, i64, &str)> = journal.into_iter().map(|((t, n), e)| (t, n, e)).collect();
     let access: Vec<(i64, &Access)> = access.into_iter().map(|((t, _), row)| (t, row)).collect();
     let finished: Vec<i64> = finished.into_iter().collect();
+    // Each table a commit wrote to (a new table has nobody to tell), and whether more than its
+    // journal (access rows, its end).
+    let mut written: BTreeMap<i64, bool> = BTreeMap::new();
+    for write in group.iter().flat_map(Work::writes) {
+        // Checked as above: fits an i64.
+        let more = written.entry(write.table().0 as i64).or_insert(false);
+        *more |= !matches!(write, Write::Journal { .. });
+    }
     insert_journal(&mut *tx, &journal).await?;
     upsert_access(&mut *tx, &access).await?;
     mark_finished(&mut *tx, &finished).await?;
+    notify(&mut *tx, &written).await?;
     Ok(created)
+}
+
+/// NOTIFYs [`NOTIFY_CHANNEL`] once for each of `tables` (`table:len`, the journal's length as
+/// this transaction leaves it, then `:access` when more than its journal was written — access
+/// rows, its end): delivered to every listener when the transaction commits, never if it does
+/// not.
+async fn notify(tx: &mut PgConnection, tables: &BTreeMap<i64, bool>) -> Result<(), sqlx::Error> {
+    if tables.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = tables.keys().copied().collect();
+    let more: Vec<bool> = tables.values().copied().collect();
+    sqlx::query(
+        "SELECT pg_notify($1, w.id::TEXT || ':' || \
+         (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = w.id)::TEXT || \
+         CASE WHEN w.more THEN ':access' ELSE '' END) \
+         FROM UNNEST($2::BIGINT[], $3::BOOL[]) AS w (id, more)",
+    )
+    .bind(NOTIFY_CHANNEL)
+    .bind(&ids)
+    .bind(&more)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
 }
 
 /// One request of the slow path under its own savepoint. `Err`: the transaction failed;

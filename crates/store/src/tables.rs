@@ -13,6 +13,7 @@
 use std::future::Future;
 
 use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
 
 use crate::{PersistError, check_json};
 
@@ -336,5 +337,110 @@ pub trait TableStore: Send + Sync + 'static {
         table: TableId,
     ) -> impl Future<Output = Result<crate::TableDocument, PersistError>> + Send {
         async move { Ok(crate::TableDocument::from_stored(&self.load(table).await?)) }
+    }
+
+    /// A table with its access rows and the journal entries from number `from` on (fewer
+    /// than `from` entries: none) — what a server holding the table lacks after another
+    /// instance wrote to it. [`StoredTable::journal`] then starts at entry `from`.
+    fn load_since(
+        &self,
+        table: TableId,
+        from: u64,
+    ) -> impl Future<Output = Result<StoredTable, PersistError>> + Send {
+        async move {
+            let mut stored = self.load(table).await?;
+            let from = usize::try_from(from).unwrap_or(usize::MAX).min(stored.journal.len());
+            stored.journal.drain(..from);
+            Ok(stored)
+        }
+    }
+
+    /// Whether other writers (other server instances) may share this store, so that a server
+    /// must [`listen`](TableStore::listen) for their writes and take [leases](TableStore::lease).
+    /// False for a SQLite file (one server per file), true for PostgreSQL.
+    fn shared(&self) -> bool {
+        false
+    }
+
+    /// Starts hearing what every writer of the store commits: each commit is [`Heard`] once
+    /// it is durable (a store that is not [`shared`](TableStore::shared) has nothing to tell:
+    /// `None`). Whoever calls it first starts the listener; once this returns, nothing
+    /// committed afterwards goes unheard — when notices may have been lost (the listener
+    /// connected again, a receiver fell behind), [`Heard::Missed`] says so.
+    fn listen(
+        &self,
+    ) -> impl Future<Output = Result<Option<broadcast::Receiver<Heard>>, PersistError>> + Send {
+        async { Ok(None) }
+    }
+
+    /// Takes, or renews, `holder`'s lease on `table` for `seconds` (by the database's clock):
+    /// true when `holder` holds it now, false when another holder's lease has not expired.
+    /// The holder of a table's lease is the one server instance that runs its bots and
+    /// decision timers. A store that is not [`shared`](TableStore::shared) has one holder,
+    /// always granted.
+    fn lease(
+        &self,
+        table: TableId,
+        holder: &str,
+        seconds: u32,
+    ) -> impl Future<Output = Result<bool, PersistError>> + Send {
+        let _ = (table, holder, seconds);
+        async { Ok(true) }
+    }
+
+    /// Gives up `holder`'s lease on `table` (nothing if another holds it): `hand_over` marks
+    /// it expired, so that another instance [takes it over](TableStore::orphans) at once (the
+    /// table still has bots or timers to run); otherwise the lease is removed.
+    fn release(
+        &self,
+        table: TableId,
+        holder: &str,
+        hand_over: bool,
+    ) -> impl Future<Output = Result<(), PersistError>> + Send {
+        let _ = (table, holder, hand_over);
+        async { Ok(()) }
+    }
+
+    /// Unfinished tables whose lease expired (their holder died, or handed them over), at most
+    /// `limit`, oldest first: an instance loads them to take their leases over.
+    fn orphans(&self, limit: usize) -> impl Future<Output = Result<Vec<TableId>, PersistError>> + Send {
+        let _ = limit;
+        async { Ok(Vec::new()) }
+    }
+}
+
+/// What a [`TableStore::listen`]er hears.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heard {
+    /// A writer committed to `table`; its journal now has `len` entries. PostgreSQL's NOTIFY
+    /// payload on [`NOTIFY_CHANNEL`]: `table:len`, or `table:len:access`.
+    Wrote {
+        /// The table.
+        table: TableId,
+        /// The journal's length after the commit.
+        len: u64,
+        /// Whether more than journal entries were written: access rows, or the table's end
+        /// (payload `table:len:access`).
+        access: bool,
+    },
+    /// Notices may have been lost: every table held in memory must check the store.
+    Missed,
+}
+
+/// The PostgreSQL channel writers NOTIFY on after each commit, one notice per table written.
+pub const NOTIFY_CHANNEL: &str = "facedown_tables";
+
+impl Heard {
+    /// Reads a notice's payload, `table:len` or `table:len:access`.
+    pub fn parse(payload: &str) -> Option<Heard> {
+        let mut parts = payload.split(':');
+        let table = TableId(parts.next()?.parse().ok()?);
+        let len = parts.next()?.parse().ok()?;
+        let access = match parts.next() {
+            None => false,
+            Some("access") => true,
+            Some(_) => return None,
+        };
+        parts.next().is_none().then_some(Heard::Wrote { table, len, access })
     }
 }

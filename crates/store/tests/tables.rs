@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use rand::RngExt;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
-use store::tables::{Access, NewTable, TableId, TableStore, Write};
+use store::tables::{Access, Heard, NewTable, TableId, TableStore, Write};
 use store::{PersistError, PgTables, SqliteTables};
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -1025,6 +1025,185 @@ fn sqlite_tables_live_beside_the_games() {
     });
 }
 
+/// A journal read from an entry on: the access rows and the entries from there (none past the
+/// end), as a server holding the table reads what another instance wrote.
+fn a_journal_reads_from_an_entry_on<P: Place>(place: P) {
+    runtime().block_on(async {
+        let s = place.open().await;
+        let t = s.create_table(&new_table(1)).await.unwrap();
+        s.commit((0..5).map(|n| journal(t, n)).collect()).await.unwrap();
+        let since = s.load_since(t, 3).await.unwrap();
+        assert_eq!(since.journal, vec![entry(t, 3), entry(t, 4)]);
+        assert_eq!(since.table, new_table(1));
+        assert_eq!(s.load_since(t, 0).await.unwrap(), s.load(t).await.unwrap());
+        assert!(s.load_since(t, 5).await.unwrap().journal.is_empty());
+        assert!(s.load_since(t, u64::MAX).await.unwrap().journal.is_empty());
+        assert!(matches!(s.load_since(TableId(999), 0).await, Err(PersistError::NoTable(_))));
+        s.close().await;
+    });
+}
+
+/// A SQLite file has one server: nothing to hear, and every lease is its own.
+#[test]
+fn sqlite_is_not_shared_and_grants_every_lease() {
+    let place = sqlite_place();
+    runtime().block_on(async {
+        let s = place.open().await;
+        let t = s.create_table(&new_table(1)).await.unwrap();
+        assert!(!s.shared());
+        assert!(s.listen().await.unwrap().is_none());
+        assert!(s.lease(t, "a", 10).await.unwrap());
+        assert!(s.lease(t, "b", 10).await.unwrap());
+        s.release(t, "a", true).await.unwrap();
+        assert!(s.orphans(10).await.unwrap().is_empty());
+        s.close().await;
+    });
+}
+
+#[test]
+fn notice_payloads_read_back_and_others_are_ignored() {
+    let t = TableId(7);
+    assert_eq!(Heard::parse("7:12"), Some(Heard::Wrote { table: t, len: 12, access: false }));
+    assert_eq!(Heard::parse("7:0:access"), Some(Heard::Wrote { table: t, len: 0, access: true }));
+    for bad in ["", "7", "7:", "x:1", "7:-1", "7:1:other", "7:1:access:more", " 7:1"] {
+        assert_eq!(Heard::parse(bad), None, "{bad:?}");
+    }
+}
+
+/// Every payload a writer's NOTIFY makes (`table:len`, `table:len:access`) reads back as what
+/// was written, and any other text is read the same way or refused, never with a panic.
+#[test]
+fn notice_payloads_read_back_whatever_the_numbers() {
+    use proptest::prelude::*;
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(256);
+    let config = ProptestConfig { cases, failure_persistence: None, ..Default::default() };
+    let mut runner = proptest::test_runner::TestRunner::new(config.clone());
+    runner
+        .run(&(any::<u64>(), any::<u64>(), any::<bool>()), |(table, len, access)| {
+            let payload = format!("{table}:{len}{}", if access { ":access" } else { "" });
+            prop_assert_eq!(
+                Heard::parse(&payload),
+                Some(Heard::Wrote { table: TableId(table), len, access })
+            );
+            Ok(())
+        })
+        .unwrap();
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    runner
+        .run(&"[0-9:a-z-]{0,24}", |text| {
+            // Read or refused, never a panic; what reads is three parts at most, the third
+            // `access`, and reads the same once written canonically.
+            if let Some(heard @ Heard::Wrote { table, len, access }) = Heard::parse(&text) {
+                prop_assert!(text.split(':').count() == 2 + usize::from(access));
+                let again = format!("{}:{len}{}", table.0, if access { ":access" } else { "" });
+                prop_assert_eq!(Heard::parse(&again), Some(heard));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// The next notice within a few seconds.
+async fn next_heard(rx: &mut tokio::sync::broadcast::Receiver<Heard>) -> Heard {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.expect("a notice comes").unwrap()
+}
+
+/// PostgreSQL: a store hears, once durable, what every writer commits — its own commits and
+/// another store's on the same database, one notice per table with the journal's length, and
+/// `access` when more than the journal changed; nothing of a refused commit.
+#[test]
+fn postgres_listeners_hear_every_writers_commits() {
+    let Some(place) = pg_place("postgres_listeners_hear_every_writers_commits") else { return };
+    runtime().block_on(async {
+        let a = place.open().await;
+        let b = place.open().await;
+        assert!(a.shared());
+        let mut heard = b.listen().await.unwrap().expect("PostgreSQL is shared");
+        let t = a.create_table(&new_table(1)).await.unwrap();
+        let u = a.create_table(&new_table(2)).await.unwrap();
+        a.commit(vec![journal(t, 0), journal(t, 1), journal(u, 0)]).await.unwrap();
+        let mut got = vec![next_heard(&mut heard).await, next_heard(&mut heard).await];
+        got.sort_by_key(|h| format!("{h:?}"));
+        let mut want = vec![
+            Heard::Wrote { table: t, len: 2, access: false },
+            Heard::Wrote { table: u, len: 1, access: false },
+        ];
+        want.sort_by_key(|h| format!("{h:?}"));
+        assert_eq!(got, want);
+        // Refused (a conflict): nothing told. Then an access row and an end: `access`.
+        assert!(matches!(a.commit(vec![journal(t, 1)]).await, Err(PersistError::Conflict { .. })));
+        a.commit(vec![Write::Access { table: t, access: access("gm", None, "null") }]).await.unwrap();
+        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: t, len: 2, access: true });
+        b.commit(vec![journal(t, 2), Write::Finished { table: t }]).await.unwrap();
+        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: t, len: 3, access: true });
+        // A second listener of the same store hears from then on.
+        let mut again = b.listen().await.unwrap().unwrap();
+        a.commit(vec![journal(u, 1)]).await.unwrap();
+        assert_eq!(next_heard(&mut again).await, Heard::Wrote { table: u, len: 2, access: false });
+        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: u, len: 2, access: false });
+        a.close().await;
+        b.close().await;
+    });
+}
+
+/// PostgreSQL: a listener whose connection is cut connects again and says it may have missed
+/// notices, then hears on.
+#[test]
+fn postgres_listener_says_missed_after_its_connection_is_cut() {
+    let Some(place) = pg_place("postgres_listener_says_missed_after_its_connection_is_cut") else { return };
+    runtime().block_on(async {
+        let s = place.open().await;
+        let t = s.create_table(&new_table(1)).await.unwrap();
+        let mut heard = s.listen().await.unwrap().unwrap();
+        let mut admin = PgConnection::connect_with(&place.options()).await.unwrap();
+        sqlx::query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid() \
+             AND query ILIKE '%LISTEN%'",
+        )
+        .execute(&mut admin)
+        .await
+        .unwrap();
+        admin.close().await.unwrap();
+        assert_eq!(next_heard(&mut heard).await, Heard::Missed);
+        s.commit(vec![journal(t, 0)]).await.unwrap();
+        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: t, len: 1, access: false });
+        s.close().await;
+    });
+}
+
+/// PostgreSQL: one holder at a time per table, renewed by its holder, taken over once expired
+/// or handed over; an expired lease of an unfinished table is an orphan; a released one is not.
+#[test]
+fn postgres_leases_have_one_holder_until_they_expire() {
+    let Some(place) = pg_place("postgres_leases_have_one_holder_until_they_expire") else { return };
+    runtime().block_on(async {
+        let s = place.open().await;
+        let t = s.create_table(&new_table(1)).await.unwrap();
+        let u = s.create_table(&new_table(2)).await.unwrap();
+        assert!(s.lease(t, "a", 1).await.unwrap());
+        assert!(!s.lease(t, "b", 1).await.unwrap(), "a holds it");
+        assert!(s.lease(t, "a", 1).await.unwrap(), "renewed by its holder");
+        assert!(s.orphans(10).await.unwrap().is_empty());
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        assert_eq!(s.orphans(10).await.unwrap(), vec![t], "expired");
+        assert!(s.lease(t, "b", 30).await.unwrap(), "taken over once expired");
+        assert!(!s.lease(t, "a", 30).await.unwrap());
+        s.release(t, "a", false).await.unwrap();
+        assert!(!s.lease(t, "a", 30).await.unwrap(), "only its holder releases a lease");
+        s.release(t, "b", true).await.unwrap();
+        assert_eq!(s.orphans(10).await.unwrap(), vec![t], "handed over: an orphan at once");
+        assert!(s.lease(t, "a", 30).await.unwrap());
+        s.release(t, "a", false).await.unwrap();
+        assert!(s.orphans(10).await.unwrap().is_empty());
+        assert!(s.lease(u, "a", 0).await.unwrap());
+        s.commit(vec![Write::Finished { table: u }]).await.unwrap();
+        assert!(s.orphans(10).await.unwrap().is_empty(), "a finished table is nobody's orphan");
+        assert!(matches!(s.lease(TableId(999), "a", 1).await, Err(PersistError::NoTable(_))));
+        s.close().await;
+    });
+}
+
 /// Each test body, once per backend.
 macro_rules! on_both_backends {
     ($($test:ident),* $(,)?) => {
@@ -1062,4 +1241,5 @@ on_both_backends!(
     a_stopped_writer_fails_commits_instead_of_hanging,
     acknowledged_entries_survive_sigkill,
     any_commits_keep_what_a_model_keeps,
+    a_journal_reads_from_an_entry_on,
 );

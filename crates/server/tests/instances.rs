@@ -1,0 +1,641 @@
+//! Two server instances on one PostgreSQL (issue 16, part 4): a seat on one instance and a seat
+//! on the other play one table together, the instances' updates fanned out by LISTEN/NOTIFY; two
+//! instances racing at one journal number keep exactly one entry each, the loser catching up
+//! and answering its client; a notice missed is made good; and when the instance holding a
+//! table's lease dies, the other takes its bots over and its clients play on through it.
+//!
+//! Each instance is `server::start_with` on its own `PgTables` (each its own writer, listener
+//! and hub), wrapped in [`Instance`], through which a test can make an instance deaf (its
+//! notices are dropped, as over a broken listener) or cut it off the database (every call
+//! fails, as for a dead machine: its leases are not renewed and expire).
+//!
+//! The PostgreSQL server comes from `FACEDOWN_TEST_POSTGRES` (see tests/postgres.rs).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+use server::client::Client;
+use server::protocol::{
+    Change, ClientMessage, Controller, CreateTable, ErrorCode, ServerMessage, SetupSource, TableOptions, Who,
+    link, parse_link,
+};
+use server::{Config, Running};
+use sqlx::Connection;
+use sqlx::postgres::PgConnection;
+use store::tables::{Heard, NewTable, StoredTable, TableId, TableStore, Write};
+use store::{PersistError, PgTables};
+use tokio::sync::broadcast;
+
+const POSTGRES_VAR: &str = "FACEDOWN_TEST_POSTGRES";
+/// The longest a whole phase of play may take.
+const PHASE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a seat waits for a message before the first phase ends for it.
+const IDLE: Duration = Duration::from_secs(2);
+const MAX_COMMANDS: usize = 2_000;
+
+/// A database of its own on the tests' PostgreSQL server, dropped at the end.
+struct Database {
+    base: String,
+    name: String,
+}
+
+impl Database {
+    /// A new database, or `None` (printed) when no server is named outside CI.
+    async fn create(test: &str) -> Option<Database> {
+        let Ok(base) = std::env::var(POSTGRES_VAR) else {
+            if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+                panic!("{test}: {POSTGRES_VAR} is not set, and in CI the PostgreSQL tests never skip");
+            }
+            eprintln!(
+                "{test}: skipped, no PostgreSQL server ({POSTGRES_VAR} is not set; .ci/postgres.sh start)"
+            );
+            return None;
+        };
+        let name = format!("facedown_server_{:016x}", rand::rng().random::<u64>());
+        let mut admin = PgConnection::connect(&base).await.expect("the tests' PostgreSQL server answers");
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.unwrap();
+        admin.close().await.unwrap();
+        Some(Database { base, name })
+    }
+
+    /// The database's URL: the base with the database's name as its path.
+    fn url(&self) -> String {
+        let base = self.base.split(['?', '#']).next().unwrap_or(&self.base);
+        let authority = base.split_once("://").map_or(base, |(_, rest)| rest);
+        match authority.split_once('/') {
+            Some(_) => format!("{}/{}", base.rsplit_once('/').unwrap().0, self.name),
+            None => format!("{}/{}", base.trim_end_matches('/'), self.name),
+        }
+    }
+
+    async fn drop_it(self) {
+        let mut admin = PgConnection::connect(&self.base).await.unwrap();
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+        admin.close().await.unwrap();
+    }
+}
+
+fn config(url: &str) -> Config {
+    let mut c = Config::new(url.into());
+    c.listen = "127.0.0.1:0".parse().unwrap();
+    c.limits.messages_per_second = 10_000;
+    c.limits.burst = 10_000;
+    c
+}
+
+/// What one seat received, by sequence number.
+#[derive(Default, Clone)]
+struct Seen {
+    who: Option<Who>,
+    items: BTreeMap<u64, Value>,
+    over: bool,
+}
+
+impl Seen {
+    fn take(&mut self, change: &Change) {
+        for u in &change.updates {
+            let seq = u["seq"].as_u64().expect("an update has its seq");
+            let expected = self.items.keys().next_back().map_or(1, |s| s + 1);
+            assert_eq!(seq, expected, "updates come in order without gaps or repeats");
+            self.items.insert(seq, u.clone());
+        }
+        self.over = change.over;
+    }
+}
+
+/// Plays a seat's link with random choices from the start of the log: to the game's end, or,
+/// with `stop_after`, until that many of its commands were acknowledged or nothing came for
+/// [`IDLE`] (the other seat stopped).
+async fn play(link: String, seed: u64, stop_after: Option<usize>) -> Seen {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut client = Client::join(&link, 0).await.expect("connects");
+    let mut seen = Seen::default();
+    let (mut sent, mut acked) = (0usize, 0usize);
+    let mut asked_at = None;
+    let mut in_flight = false;
+    let mut multi = false;
+    let mut latest: Option<Change> = None;
+    let result = tokio::time::timeout(PHASE_TIMEOUT, async {
+        loop {
+            if stop_after.is_some_and(|n| acked >= n) && !in_flight {
+                return;
+            }
+            let next = match stop_after {
+                Some(_) => match tokio::time::timeout(IDLE, client.next()).await {
+                    Ok(next) => next,
+                    Err(_) if !in_flight => return,
+                    Err(_) => panic!("a command had no answer within {IDLE:?}"),
+                },
+                None => client.next().await,
+            };
+            match next.expect("the server keeps the connection") {
+                ServerMessage::Welcome { you, change, .. } => {
+                    seen.who = Some(you);
+                    seen.take(&change);
+                    latest = Some(change);
+                }
+                ServerMessage::Update { change } => {
+                    seen.take(&change);
+                    latest = Some(change);
+                }
+                ServerMessage::Ack { .. } => {
+                    in_flight = false;
+                    acked += 1;
+                }
+                ServerMessage::Seats { .. } => {}
+                // Another seat's command came first: wait for the next change.
+                ServerMessage::Error { code: ErrorCode::Refused, .. } if multi => in_flight = false,
+                ServerMessage::Error { message, .. } => panic!("refused: {message}"),
+                other => panic!("unexpected {other:?}"),
+            }
+            let Some(change) = &latest else { continue };
+            if change.over {
+                return;
+            }
+            if let (Some(prompt), Some(Who::Seat { seat }), false) = (&change.prompt, seen.who, in_flight)
+                && change.awaiting.contains(&seat)
+                && asked_at != Some(change.seq)
+            {
+                let choices = prompt["choices"].as_array().expect("a prompt has choices");
+                let pick = &choices[rng.random_range(0..choices.len())];
+                sent += 1;
+                assert!(sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
+                asked_at = Some(change.seq);
+                in_flight = true;
+                multi = change.awaiting.len() > 1;
+                client
+                    .send(&ClientMessage::Command {
+                        id: format!("c{seed}-{sent}"),
+                        command: pick["command"].clone(),
+                    })
+                    .await
+                    .unwrap();
+            }
+        }
+    })
+    .await;
+    assert!(result.is_ok(), "a phase of play ends within {PHASE_TIMEOUT:?}");
+    client.close().await;
+    seen
+}
+
+/// Every seat's link, on `server`.
+fn links_on(server: &Running, seats: &BTreeMap<String, String>) -> Vec<String> {
+    seats
+        .values()
+        .map(|l| {
+            let (_, table, token) = parse_link(l).unwrap();
+            link(&server.base_url, &table, &token)
+        })
+        .collect()
+}
+
+async fn play_all(links: Vec<String>, stop_after: Option<usize>) -> Vec<Seen> {
+    let tasks: Vec<_> = links
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| tokio::spawn(play(l, 16 + i as u64 + stop_after.map_or(100, |_| 0), stop_after)))
+        .collect();
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap());
+    }
+    seen
+}
+
+/// One instance's store: the shared `PgTables`, which a test can make deaf or cut off.
+#[derive(Clone)]
+struct Instance {
+    inner: PgTables,
+    /// Notices heard while deaf are dropped.
+    deaf: Arc<AtomicBool>,
+    /// Every call fails.
+    cut: Arc<AtomicBool>,
+    /// Where this instance's server hears, once it listens.
+    heard: Arc<Mutex<Option<broadcast::Sender<Heard>>>>,
+}
+
+impl Instance {
+    async fn open(url: &str) -> Instance {
+        Instance {
+            inner: PgTables::open(url).await.unwrap(),
+            deaf: Arc::default(),
+            cut: Arc::default(),
+            heard: Arc::default(),
+        }
+    }
+
+    fn check(&self) -> Result<(), PersistError> {
+        if self.cut.load(Ordering::SeqCst) { Err(PersistError::Closed) } else { Ok(()) }
+    }
+
+    /// Hears again, told it may have missed notices (as after a listener's reconnection).
+    fn hear_again(&self) {
+        self.deaf.store(false, Ordering::SeqCst);
+        if let Some(tx) = self.heard.lock().unwrap().as_ref() {
+            let _ = tx.send(Heard::Missed);
+        }
+    }
+}
+
+impl TableStore for Instance {
+    async fn create_table(&self, table: &NewTable) -> Result<TableId, PersistError> {
+        self.check()?;
+        self.inner.create_table(table).await
+    }
+    async fn commit(&self, writes: Vec<Write>) -> Result<(), PersistError> {
+        self.check()?;
+        self.inner.commit(writes).await
+    }
+    async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
+        self.check()?;
+        self.inner.load(table).await
+    }
+    async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
+        self.check()?;
+        self.inner.open_tables().await
+    }
+    async fn load_since(&self, table: TableId, from: u64) -> Result<StoredTable, PersistError> {
+        self.check()?;
+        self.inner.load_since(table, from).await
+    }
+    async fn list_tables(&self) -> Result<Vec<store::tables::TableSummary>, PersistError> {
+        self.check()?;
+        self.inner.list_tables().await
+    }
+    async fn import_table(&self, table: &store::MovedTable) -> Result<TableId, PersistError> {
+        self.check()?;
+        self.inner.import_table(table).await
+    }
+    fn shared(&self) -> bool {
+        true
+    }
+    async fn listen(&self) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
+        self.check()?;
+        let mut from = self.inner.listen().await?.expect("PostgreSQL is shared");
+        let (tx, rx) = broadcast::channel(4096);
+        *self.heard.lock().unwrap() = Some(tx.clone());
+        let (deaf, cut) = (self.deaf.clone(), self.cut.clone());
+        tokio::spawn(async move {
+            while let Ok(notice) = from.recv().await {
+                if !deaf.load(Ordering::SeqCst) && !cut.load(Ordering::SeqCst) && tx.send(notice).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Some(rx))
+    }
+    async fn lease(&self, table: TableId, holder: &str, seconds: u32) -> Result<bool, PersistError> {
+        self.check()?;
+        self.inner.lease(table, holder, seconds).await
+    }
+    async fn release(&self, table: TableId, holder: &str, hand_over: bool) -> Result<(), PersistError> {
+        self.check()?;
+        self.inner.release(table, holder, hand_over).await
+    }
+    async fn orphans(&self, limit: usize) -> Result<Vec<TableId>, PersistError> {
+        self.check()?;
+        self.inner.orphans(limit).await
+    }
+}
+
+/// An instance of the server on `url`, with leases of `lease_seconds`.
+async fn instance(url: &str, lease_seconds: u32) -> (Running, Instance) {
+    let store = Instance::open(url).await;
+    let mut c = config(url);
+    c.limits.lease_seconds = lease_seconds;
+    (server::start_with(c, store.clone()).await.unwrap(), store)
+}
+
+/// The built-in duel, with its bots' think delay.
+fn duel(seats: BTreeMap<String, Controller>, think_ms: u32) -> CreateTable {
+    CreateTable {
+        system: "iron-triangle".into(),
+        setup: SetupSource::Example("duel".into()),
+        seats,
+        options: TableOptions { decision_seconds: None, think_ms },
+    }
+}
+
+/// The next message that is not a seats notice, within a few seconds.
+async fn next(client: &mut Client) -> ServerMessage {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(15), client.next())
+            .await
+            .expect("a message within 15 s")
+            .expect("the server keeps the connection");
+        if !matches!(m, ServerMessage::Seats { .. }) {
+            return m;
+        }
+    }
+}
+
+/// Joins with `link` and returns the client and its welcome's change.
+async fn join(link: &str) -> (Client, Change) {
+    let mut client = Client::join(link, 0).await.expect("connects");
+    match next(&mut client).await {
+        ServerMessage::Welcome { change, .. } => (client, change),
+        other => panic!("a welcome, not {other:?}"),
+    }
+}
+
+/// The first legal choice of the prompt of `change`.
+fn first_choice(change: &Change) -> Value {
+    change.prompt.as_ref().expect("a prompt")["choices"][0]["command"].clone()
+}
+
+/// The stored journal's entries as JSON.
+async fn journal_of(url: &str, table: &str) -> Vec<Value> {
+    let store = PgTables::open(url).await.unwrap();
+    let stored = store.load(TableId(table.parse().unwrap())).await.unwrap();
+    store.close().await;
+    stored.journal.iter().map(|e| serde_json::from_str(e).unwrap()).collect()
+}
+
+/// A client's ids appear at most once in the journal: nothing applied twice.
+fn assert_no_duplicates(journal: &[Value]) {
+    let ids: Vec<&str> = journal.iter().filter_map(|e| e["id"].as_str()).collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "a client id twice in the journal: {journal:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_on_each_instance_play_one_table_together() {
+    let Some(db) = Database::create("a_seat_on_each_instance_play_one_table_together").await else { return };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, _) = instance(&url, 10).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    // Seat 0 on the first instance, seat 1 on the second.
+    let seen = play_all(vec![on_a[0].clone(), on_b[1].clone()], None).await;
+    for s in &seen {
+        assert!(s.over, "{:?} played to the end across the two instances", s.who);
+    }
+    let journal = journal_of(&url, &created.table).await;
+    assert_no_duplicates(&journal);
+    assert!(journal.iter().any(|e| e["seat"] == 0) && journal.iter().any(|e| e["seat"] == 1));
+    a.shutdown().await.unwrap();
+    b.shutdown().await.unwrap();
+    db.drop_it().await;
+}
+
+/// Both instances apply a command at the same journal number: the database keeps one; the
+/// other instance reads the table again and applies its command after it (the rules accept
+/// it), its client acknowledged — one entry each, nothing lost or twice. Then a seat's second
+/// device on the deaf instance races its first: answered, and still nothing twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_racing_at_one_number_keep_one_entry_each() {
+    let Some(db) = Database::create("instances_racing_at_one_number_keep_one_entry_each").await else {
+        return;
+    };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, b_store) = instance(&url, 10).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (mut zero, start0) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    assert!(start0.awaiting.contains(&0) && start0.awaiting.contains(&1), "both seats choose at once");
+    // The second instance hears nothing of the first from here on.
+    b_store.deaf.store(true, Ordering::SeqCst);
+    zero.send(&ClientMessage::Command { id: "zero-1".into(), command: first_choice(&start0) }).await.unwrap();
+    loop {
+        match next(&mut zero).await {
+            ServerMessage::Ack { id, .. } if id == "zero-1" => break,
+            ServerMessage::Update { .. } => {}
+            other => panic!("seat 0: {other:?}"),
+        }
+    }
+    assert_eq!(journal_of(&url, &created.table).await.len(), 1);
+    // The deaf instance still has an empty journal: it applies at number 0 and is refused.
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    loop {
+        match next(&mut one).await {
+            ServerMessage::Ack { id, seq } if id == "one-1" => {
+                assert!(seq >= 2, "acknowledged after seat 0's entry: {seq}");
+                break;
+            }
+            ServerMessage::Update { .. } => {}
+            other => panic!("seat 1 is answered after the catch-up, not {other:?}"),
+        }
+    }
+    let journal = journal_of(&url, &created.table).await;
+    assert_eq!(journal.len(), 2, "one entry each: {journal:?}");
+    assert_eq!((journal[0]["seat"].as_u64(), journal[0]["id"].as_str()), (Some(0), Some("zero-1")));
+    assert_eq!((journal[1]["seat"].as_u64(), journal[1]["id"].as_str()), (Some(1), Some("one-1")));
+    // The first instance heard the second's entry: seat 0 sees the reveal too.
+    let mut zero_seq = 0;
+    while zero_seq < 2 {
+        match next(&mut zero).await {
+            ServerMessage::Update { change } => zero_seq = change.seq,
+            other => panic!("seat 0: {other:?}"),
+        }
+    }
+
+    // Seat 1's link on both instances, the second still deaf: both answer the next decision.
+    let (mut one_on_a, now_a) = join(&on_a[1]).await;
+    let Some(choice) = now_a.prompt.as_ref().map(|_| first_choice(&now_a)) else {
+        panic!("seat 1 is asked again: {now_a:?}")
+    };
+    one_on_a.send(&ClientMessage::Command { id: "one-2a".into(), command: choice.clone() }).await.unwrap();
+    loop {
+        match next(&mut one_on_a).await {
+            ServerMessage::Ack { id, .. } if id == "one-2a" => break,
+            ServerMessage::Update { .. } => {}
+            other => panic!("seat 1 on the first instance: {other:?}"),
+        }
+    }
+    one.send(&ClientMessage::Command { id: "one-2b".into(), command: choice }).await.unwrap();
+    let answered = loop {
+        match next(&mut one).await {
+            ServerMessage::Ack { id, .. } if id == "one-2b" => break "applied",
+            ServerMessage::Error { id: Some(id), code: ErrorCode::Refused, .. } if id == "one-2b" => {
+                break "refused";
+            }
+            ServerMessage::Update { .. } => {}
+            other => panic!("seat 1 on the deaf instance: {other:?}"),
+        }
+    };
+    let journal = journal_of(&url, &created.table).await;
+    assert_no_duplicates(&journal);
+    let last = journal.iter().filter(|e| e["id"] == "one-2b").count();
+    assert_eq!(last, usize::from(answered == "applied"), "{answered}: {journal:?}");
+    // A fresh instance replays the journal whole.
+    let (c, _) = instance(&url, 10).await;
+    let (_, replayed) = join(&links_on(&c, &created.seats)[0]).await;
+    assert!(replayed.seq >= 2);
+    for s in [a, b, c] {
+        s.shutdown().await.unwrap();
+    }
+    db.drop_it().await;
+}
+
+/// Notices dropped while an instance is deaf are made good when it is told it missed some.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missed_notice_is_caught_up_from_the_journal() {
+    let Some(db) = Database::create("a_missed_notice_is_caught_up_from_the_journal").await else { return };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, b_store) = instance(&url, 10).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let (mut zero, start0) = join(&links_on(&a, &created.seats)[0]).await;
+    let (mut one, start1) = join(&links_on(&b, &created.seats)[1]).await;
+    b_store.deaf.store(true, Ordering::SeqCst);
+    // Seat 1 decides through the first instance too (its link opened there as well).
+    let mut one_on_a = Client::join(&links_on(&a, &created.seats)[1], 0).await.unwrap();
+    for (client, change, id) in [(&mut zero, &start0, "z"), (&mut one_on_a, &start1, "o")] {
+        client.send(&ClientMessage::Command { id: id.into(), command: first_choice(change) }).await.unwrap();
+    }
+    for (client, id) in [(&mut zero, "z"), (&mut one_on_a, "o")] {
+        loop {
+            match next(client).await {
+                ServerMessage::Ack { id: got, .. } if got == id => break,
+                ServerMessage::Update { .. } | ServerMessage::Welcome { .. } => {}
+                other => panic!("{id}: {other:?}"),
+            }
+        }
+    }
+    // Nothing reaches the deaf instance's client...
+    let quiet = tokio::time::timeout(Duration::from_millis(800), one.next()).await;
+    assert!(
+        !matches!(quiet, Ok(Ok(ServerMessage::Update { .. }))),
+        "a deaf instance hears nothing: {quiet:?}"
+    );
+    // ...until it is told it may have missed notices: then it reads the journal.
+    b_store.hear_again();
+    let mut seq = 0;
+    while seq < 2 {
+        match next(&mut one).await {
+            ServerMessage::Update { change } => seq = change.seq,
+            other => panic!("seat 1 on the second instance: {other:?}"),
+        }
+    }
+    for s in [a, b] {
+        s.shutdown().await.unwrap();
+    }
+    db.drop_it().await;
+}
+
+/// How many journal entries `table` has.
+async fn entries(c: &mut PgConnection, table: i64) -> i64 {
+    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM server_journal WHERE table_id = $1")
+        .bind(table)
+        .fetch_one(c)
+        .await
+        .unwrap();
+    n
+}
+
+/// Who holds the lease of `table` (`None`: nobody).
+async fn lease_holder(url: &str, table: &str) -> Option<String> {
+    let mut c = PgConnection::connect(url).await.unwrap();
+    let row: Option<(String,)> = sqlx::query_as("SELECT holder FROM server_leases WHERE table_id = $1")
+        .bind(table.parse::<i64>().unwrap())
+        .fetch_optional(&mut c)
+        .await
+        .unwrap();
+    c.close().await.unwrap();
+    row.map(|(h,)| h)
+}
+
+/// A table with a bot, created on the first instance (which loads it, holds its lease and
+/// runs the bot); a person plays some turns through it; the first instance dies — cut off the
+/// database, so its lease is not renewed or given up, then stopped. The person reconnects to
+/// the second instance and plays on to the end: the second took the lease over once it
+/// expired and runs the bot, and the person is given back everything it saw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_lease_holder_dies_the_other_instance_runs_the_bots_and_its_clients_play_on() {
+    let test = "when_the_lease_holder_dies_the_other_instance_runs_the_bots_and_its_clients_play_on";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, a_store) = instance(&url, 2).await;
+    let (b, _) = instance(&url, 2).await;
+    let bots = BTreeMap::from([("gm".to_owned(), Controller::Bot { bot: "greedy".into() })]);
+    // The bot thinks long enough that it still has a choice to make when the person's third
+    // command is acknowledged: its instance holds the lease then.
+    let created = a.create_table(duel(bots, 600)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let person: Vec<String> =
+        created.seats.iter().filter(|(name, _)| *name != "gm").map(|(_, l)| l.clone()).collect();
+    assert_eq!(person.len(), 1);
+    let people = BTreeMap::from([("ada".to_owned(), person[0].clone())]);
+    let before = play_all(links_on(&a, &people), Some(3)).await;
+    assert!(before.iter().all(|s| !s.over && !s.items.is_empty()), "the game is under way");
+    let first_holder = lease_holder(&url, &created.table).await.expect("the first instance holds the lease");
+
+    a_store.cut.store(true, Ordering::SeqCst);
+    a.shutdown().await.unwrap();
+
+    let after = play_all(links_on(&b, &people), None).await;
+    for (b4, af) in before.iter().zip(&after) {
+        assert!(af.over, "played to the end through the second instance");
+        for (seq, item) in &b4.items {
+            assert_eq!(af.items.get(seq), Some(item), "item {seq} is given back as it was seen");
+        }
+        assert!(af.items.len() > b4.items.len());
+    }
+    let journal = journal_of(&url, &created.table).await;
+    assert_no_duplicates(&journal);
+    let holder = lease_holder(&url, &created.table).await;
+    assert!(holder.as_ref() != Some(&first_holder), "the lease changed hands: {holder:?}");
+    b.shutdown().await.unwrap();
+    db.drop_it().await;
+}
+
+/// Only the holder of a table's lease runs its bots: while an instance that was cut off the
+/// database still holds it, the other instance's bot waits — and moves once the lease expired.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_waits_while_another_instance_holds_the_lease() {
+    let Some(db) = Database::create("a_bot_waits_while_another_instance_holds_the_lease").await else {
+        return;
+    };
+    let url = db.url();
+    let (a, a_store) = instance(&url, 6).await;
+    let (b, _) = instance(&url, 6).await;
+    let bots = BTreeMap::from([("gm".to_owned(), Controller::Bot { bot: "greedy".into() })]);
+    // The bot thinks 2 s: the first instance, which loaded the table at once, holds the lease
+    // for its bot when it is cut off.
+    let created = a.create_table(duel(bots, 2000)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(lease_holder(&url, &created.table).await.is_some());
+    a_store.cut.store(true, Ordering::SeqCst);
+    let cut_at = tokio::time::Instant::now();
+    let table = created.table.parse::<i64>().unwrap();
+    let mut db_conn = PgConnection::connect(&url).await.unwrap();
+    assert_eq!(entries(&mut db_conn, table).await, 0, "the bot had not moved when its instance was cut");
+    // The person joins through the second instance, which loads the table: its bot is
+    // awaited, and the person makes no move, so the first entry is the bot's, made there.
+    let ada = BTreeMap::from([("ada".to_owned(), created.seats["ada"].clone())]);
+    let (client, _) = join(&links_on(&b, &ada)[0]).await;
+    let moved = loop {
+        if entries(&mut db_conn, table).await > 0 {
+            break cut_at.elapsed();
+        }
+        assert!(cut_at.elapsed() < Duration::from_secs(30), "the bot moves once the lease expired");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    db_conn.close().await.unwrap();
+    // Renewed at most 2 s before the cut, the lease (6 s) expires at least 4 s after it; the
+    // second instance's bot, if it did not wait for the lease, would have moved 2 s after the
+    // table was loaded there.
+    assert!(
+        moved >= Duration::from_millis(3500),
+        "the bot moved {moved:?} after its holder was cut: before the lease could expire"
+    );
+    client.close().await;
+    a.shutdown().await.unwrap();
+    b.shutdown().await.unwrap();
+    db.drop_it().await;
+}
