@@ -186,7 +186,9 @@ pub struct SeatCommitment {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SealError {
     /// Not 64 lowercase hex digits.
-    #[error("commitment: not 64 lowercase hex digits (SHA-256 of the command's canonical JSON and the nonce)")]
+    #[error(
+        "commitment: not 64 lowercase hex digits (SHA-256 of the command's canonical JSON and the nonce)"
+    )]
     BadCommitment,
     /// Not 64 lowercase hex digits.
     #[error("nonce: not 64 lowercase hex digits (32 bytes)")]
@@ -198,7 +200,9 @@ pub enum SealError {
     #[error("seat {0} is not asked a face-down question now (nothing to commit)")]
     NotAsked(u16),
     /// Every awaited seat has committed: commitments are bound and can no longer change.
-    #[error("the commitments are bound (every awaited seat committed): seat {0} can no longer change its choice; reveal it")]
+    #[error(
+        "the commitments are bound (every awaited seat committed): seat {0} can no longer change its choice; reveal it"
+    )]
     Bound(u16),
     /// Reveals come after every awaited seat has committed.
     #[error("not every awaited seat has committed yet: seat {0} reveals once the commitments are bound")]
@@ -277,8 +281,13 @@ fn asked_face_down<R: Ruleset>(state: &R::State, seat: SeatId) -> bool {
 
 impl<R: Ruleset> Round<R> {
     fn new(state: &R::State) -> Round<R> {
-        let mut round =
-            Round { slots: Vec::new(), bound: false, asked_in: Vec::new(), end: state.clone(), next: Vec::new() };
+        let mut round = Round {
+            slots: Vec::new(),
+            bound: false,
+            asked_in: Vec::new(),
+            end: state.clone(),
+            next: Vec::new(),
+        };
         round.project(state);
         round
     }
@@ -336,7 +345,10 @@ impl<R: Ruleset> Round<R> {
     }
 
     fn commitments(&self) -> Vec<SeatCommitment> {
-        self.slots.iter().map(|s| SeatCommitment { seat: s.seat, commitment: s.commitment.to_hex() }).collect()
+        self.slots
+            .iter()
+            .map(|s| SeatCommitment { seat: s.seat, commitment: s.commitment.to_hex() })
+            .collect()
     }
 }
 
@@ -417,7 +429,12 @@ impl<R: Ruleset> Session<R> {
 
     /// Adds or replaces `seat`'s commitment: a new decision when the round asks the seat, else
     /// its latest one (a seat that reloads commits again).
-    fn commit(&mut self, seat: SeatId, commitment: Commitment, held: Held<R::Command>) -> Result<(), SessionError<R::Error>> {
+    fn commit(
+        &mut self,
+        seat: SeatId,
+        commitment: Commitment,
+        held: Held<R::Command>,
+    ) -> Result<(), SessionError<R::Error>> {
         let state = self.table.state().clone();
         let Some(round) = self.round_for(seat)? else {
             return Err(SessionError::Sealing(SealError::NotAsked(seat.0)));
@@ -461,8 +478,15 @@ impl<R: Ruleset> Session<R> {
     /// seat's or a bot's command, the nonce the caller's fresh random one): held, its
     /// commitment published with the others', and given to the rules after the reveals.
     /// Outside a round it is [`Session::submit`].
-    pub fn submit_bound(&mut self, seat: SeatId, command: &R::Command, nonce: Nonce) -> Result<(), SessionError<R::Error>> {
-        if !self.in_round(seat) && !self.round.as_ref().is_some_and(|r| r.slots.iter().any(|s| s.seat == seat)) {
+    pub fn submit_bound(
+        &mut self,
+        seat: SeatId,
+        command: &R::Command,
+        nonce: Nonce,
+    ) -> Result<(), SessionError<R::Error>> {
+        if !self.in_round(seat)
+            && !self.round.as_ref().is_some_and(|r| r.slots.iter().any(|s| s.seat == seat))
+        {
             if self.round.is_some() {
                 return Err(SessionError::Sealing(SealError::RoundOpen));
             }
@@ -471,7 +495,13 @@ impl<R: Ruleset> Session<R> {
         self.hold(seat, command.clone(), nonce, How::Given)
     }
 
-    fn hold(&mut self, seat: SeatId, command: R::Command, nonce: Nonce, how: How) -> Result<(), SessionError<R::Error>> {
+    fn hold(
+        &mut self,
+        seat: SeatId,
+        command: R::Command,
+        nonce: Nonce,
+        how: How,
+    ) -> Result<(), SessionError<R::Error>> {
         if self.round.is_none() {
             // Opens the round, so that the state the seat is asked in is known.
             self.round_for(seat)?;
@@ -489,11 +519,17 @@ impl<R: Ruleset> Session<R> {
     /// that does not hash to its commitment is a [`Fault::WrongNonce`]: accepted (and returned)
     /// — the seat's decision will be forced. The rules judge the command once every reveal is
     /// in.
-    pub fn reveal(&mut self, seat: SeatId, command: &R::Command, nonce: Nonce) -> Result<Option<Fault>, SessionError<R::Error>> {
+    pub fn reveal(
+        &mut self,
+        seat: SeatId,
+        command: &R::Command,
+        nonce: Nonce,
+    ) -> Result<Option<Fault>, SessionError<R::Error>> {
         let Some(round) = self.round.as_mut() else {
             return Err(SessionError::Sealing(SealError::NothingToReveal(seat.0)));
         };
-        let Some(slot) = round.slots.iter_mut().find(|s| s.seat == seat && matches!(s.held, Held::Sealed)) else {
+        let Some(slot) = round.slots.iter_mut().find(|s| s.seat == seat && matches!(s.held, Held::Sealed))
+        else {
             return Err(SessionError::Sealing(SealError::NothingToReveal(seat.0)));
         };
         if !round.bound {
@@ -514,7 +550,12 @@ impl<R: Ruleset> Session<R> {
     /// A forced decision inside a round: before the binding the seat's default is held like
     /// a plain command (bound by `nonce`); after it, a sealed seat that has not revealed
     /// faults ([`Fault::NoReveal`]). Outside a round it is [`Session::force`].
-    pub fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: Nonce) -> Result<(), SessionError<R::Error>> {
+    pub fn force_bound(
+        &mut self,
+        seat: SeatId,
+        by: Option<SeatId>,
+        nonce: Nonce,
+    ) -> Result<(), SessionError<R::Error>> {
         let Some(round) = self.round.as_ref() else {
             if self.in_round(seat) {
                 return self.force_in_round(seat, by, nonce);
@@ -524,7 +565,9 @@ impl<R: Ruleset> Session<R> {
         if round.bound {
             self.check_forcer(by)?;
             let round = self.round.as_mut().ok_or(SessionError::NotAwaited(seat.0))?;
-            let Some(slot) = round.slots.iter_mut().find(|s| s.seat == seat && matches!(s.held, Held::Sealed)) else {
+            let Some(slot) =
+                round.slots.iter_mut().find(|s| s.seat == seat && matches!(s.held, Held::Sealed))
+            else {
                 return Err(SessionError::NotAwaited(seat.0));
             };
             slot.held = Held::Fault(Fault::NoReveal);
@@ -536,7 +579,12 @@ impl<R: Ruleset> Session<R> {
         self.force_in_round(seat, by, nonce)
     }
 
-    fn force_in_round(&mut self, seat: SeatId, by: Option<SeatId>, nonce: Nonce) -> Result<(), SessionError<R::Error>> {
+    fn force_in_round(
+        &mut self,
+        seat: SeatId,
+        by: Option<SeatId>,
+        nonce: Nonce,
+    ) -> Result<(), SessionError<R::Error>> {
         self.check_forcer(by)?;
         if self.round.is_none() {
             self.round_for(seat)?;
@@ -594,7 +642,8 @@ impl<R: Ruleset> Session<R> {
         let mut opened = Vec::new();
         loop {
             let awaiting = self.table.awaiting();
-            let Some(i) = left.iter().position(|s| s.as_ref().is_some_and(|s| awaiting.contains(&s.seat))) else {
+            let Some(i) = left.iter().position(|s| s.as_ref().is_some_and(|s| awaiting.contains(&s.seat)))
+            else {
                 break;
             };
             let Some(slot) = left[i].take() else { break };
@@ -651,7 +700,10 @@ impl<R: Ruleset> Session<R> {
 
     fn check_forcer(&self, by: Option<SeatId>) -> Result<(), SessionError<R::Error>> {
         if let Some(by) = by {
-            let role = R::seats(self.table.state()).get(by).map(|s| s.role).map_err(|_| SessionError::NoSeat(by.0))?;
+            let role = R::seats(self.table.state())
+                .get(by)
+                .map(|s| s.role)
+                .map_err(|_| SessionError::NoSeat(by.0))?;
             if role != table::Role::Gm {
                 return Err(SessionError::NotGm);
             }
