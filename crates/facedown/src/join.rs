@@ -214,6 +214,9 @@ fn update_lines(update: &Value, name: &dyn Fn(u16) -> String) -> Vec<String> {
         Some("took_back") => vec![play::took_back_text(&seat("seat"))],
         Some("forced") => vec![play::forced_text(&seat("seat"))],
         Some("undone") => vec![play::undone_text(&seat("by"), &seat("seat"))],
+        Some("fault") => {
+            vec![play::fault_text(&seat("seat"), update.get("fault").and_then(Value::as_str).unwrap_or(""))]
+        }
         _ => Vec::new(),
     }
 }
@@ -684,7 +687,11 @@ impl Join {
             ServerMessage::Closing {} => {
                 return Err(Restart.into());
             }
-            ServerMessage::Welcome { .. } | ServerMessage::Pong {} => {}
+            // This client plays plain: a sealed round of other seats shows in its items.
+            ServerMessage::Welcome { .. }
+            | ServerMessage::Pong {}
+            | ServerMessage::Sealed { .. }
+            | ServerMessage::Bound { .. } => {}
         }
         Ok(false)
     }

@@ -394,6 +394,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     options: TableOptions {
                         decision_seconds: args.decision_seconds,
                         think_ms: args.think_ms,
+                        ..TableOptions::default()
                     },
                 };
                 let created = match running.create_table(request).await {

@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use session::any::AnyError;
+use session::sealed::{Fault, Mode, Nonce, RoundInfo, SealError};
 use store::tables::{Access, NewTable, TableId, TableStore, Write};
 use table::{SeatId, Viewer};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -27,8 +28,8 @@ use crate::config::Config;
 use crate::journal::Op;
 use crate::metrics::Metrics;
 use crate::protocol::{
-    Change, ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, SeatInfo,
-    ServerMessage, TableLog, TableOptions, Who, link,
+    Change, ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, RoundState,
+    SeatCommitment, SeatInfo, SeatMode, ServerMessage, TableLog, TableOptions, Who, link,
 };
 use crate::systems::{self, Hosted};
 
@@ -264,6 +265,19 @@ impl<S: TableStore> Hub<S> {
             }
             controllers[i] = controller.clone();
         }
+        for (name, mode) in &request.options.modes {
+            let Some(i) = names.iter().position(|n| n == name) else {
+                return Err(refused(format!(
+                    "options.modes: there is no seat named {name:?} (the seats: {})",
+                    names.join(", ")
+                )));
+            };
+            if *mode == SeatMode::Sealed && matches!(controllers[i], Controller::Bot { .. }) {
+                return Err(refused(format!(
+                    "options.modes: seat {name:?} is a bot's, and a bot plays on the server: plain"
+                )));
+            }
+        }
         let mut access = Vec::new();
         let mut links = BTreeMap::new();
         let mut tokens: Vec<(Option<String>, String)> = Vec::new();
@@ -345,22 +359,62 @@ fn check_bot(system: &str, kind: &str) -> Result<(), String> {
     }
 }
 
-/// Applies one journal entry to the game.
-fn apply(game: &mut dyn Hosted, op: &Op) -> Result<(), AnyError> {
+/// Applies one journal entry to the game; a sealed seat's reveal that does not match its
+/// commitment comes back as its fault (applied: the seat's decision will be forced).
+fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
+    let nonce = |n: &str| Nonce::from_hex(n).map_err(AnyError::Sealing);
     match op {
-        Op::Submit { seat, command, .. } => game.submit(SeatId(*seat), command),
-        Op::TakeBack { seat, .. } => game.take_back(SeatId(*seat)),
-        Op::Force { seat, by, .. } => game.force(SeatId(*seat), by.map(SeatId)),
-        Op::Undo { by, .. } => game.undo(SeatId(*by)),
+        Op::Submit { seat, command, nonce: Some(n), .. } => {
+            game.submit_bound(SeatId(*seat), command, &nonce(n)?).map(|()| None)
+        }
+        Op::Submit { seat, command, nonce: None, .. } => game.submit(SeatId(*seat), command).map(|()| None),
+        Op::TakeBack { seat, .. } => game.take_back(SeatId(*seat)).map(|()| None),
+        Op::Force { seat, by, nonce: Some(n), .. } => {
+            game.force_bound(SeatId(*seat), by.map(SeatId), &nonce(n)?).map(|()| None)
+        }
+        Op::Force { seat, by, nonce: None, .. } => game.force(SeatId(*seat), by.map(SeatId)).map(|()| None),
+        Op::Undo { by, .. } => game.undo(SeatId(*by)).map(|()| None),
+        Op::Seal { seat, commitment, .. } => game.seal(SeatId(*seat), commitment).map(|()| None),
+        Op::Reveal { seat, command, nonce, .. } => game.reveal(SeatId(*seat), command, nonce),
+    }
+}
+
+/// The protocol's code for a refusal: a sealed round's rule by name, else the rules'.
+fn refusal_code(e: &AnyError) -> ErrorCode {
+    match e {
+        AnyError::Sealing(SealError::BadCommitment | SealError::BadNonce) => ErrorCode::BadMessage,
+        AnyError::Sealing(SealError::NotSealed | SealError::NotAsked(_) | SealError::NothingToReveal(_)) => {
+            ErrorCode::NotAsked
+        }
+        AnyError::Sealing(SealError::Bound(_)) => ErrorCode::Bound,
+        AnyError::Sealing(SealError::NotBound(_)) => ErrorCode::NotBound,
+        AnyError::Sealing(SealError::RoundOpen) => ErrorCode::RoundOpen,
+        AnyError::Sealing(SealError::NeedsNonce(_)) => ErrorCode::Internal,
+        _ => ErrorCode::Refused,
+    }
+}
+
+/// A sealed round as a welcome shows it.
+fn round_state(r: RoundInfo) -> RoundState {
+    RoundState {
+        sealed: r.committed.iter().map(|s| s.0).collect(),
+        bound: r.bound,
+        commitments: r
+            .commitments
+            .into_iter()
+            .map(|c| SeatCommitment { seat: c.seat.0, commitment: c.commitment })
+            .collect(),
+        revealing: r.revealing.iter().map(|s| s.0).collect(),
     }
 }
 
 /// Who asked for an entry, and the client's id, when a client did.
 fn asked(op: &Op) -> Option<(String, String)> {
     match op {
-        Op::Submit { seat, id: Some(id), .. } | Op::TakeBack { seat, id: Some(id) } => {
-            Some((who_key(Who::Seat { seat: *seat }), id.clone()))
-        }
+        Op::Submit { seat, id: Some(id), .. }
+        | Op::TakeBack { seat, id: Some(id) }
+        | Op::Seal { seat, id: Some(id), .. }
+        | Op::Reveal { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
         Op::Force { id: Some(id), who: Some(who), .. } | Op::Undo { id: Some(id), who: Some(who), .. } => {
             Some((who.clone(), id.clone()))
         }
@@ -462,14 +516,20 @@ impl<S: TableStore> Actor<S> {
             }
             access.insert(row.who.clone(), Row { hash: row.token_hash.clone(), controller });
         }
+        let names: Vec<String> = game.seats().iter().map(|(_, s)| s.name.clone()).collect();
+        for (name, mode) in &options.modes {
+            if let Some(i) = names.iter().position(|n| n == name) {
+                game.set_mode(SeatId(i as u16), (*mode).into()).map_err(|e| damaged("options.modes", &e))?;
+            }
+        }
         let mut answered: HashMap<String, VecDeque<(String, String)>> = HashMap::new();
         for (n, entry) in stored.journal.iter().enumerate() {
             let op: Op =
                 serde_json::from_str(entry).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
-            apply(&mut *game, &op).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
+            let fault = apply(&mut *game, &op).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
             if let Some((who, cid)) = asked(&op) {
-                let ack = ServerMessage::Ack { id: cid.clone(), seq: game.seq() };
-                remember(&mut answered, who, cid, &ack);
+                let answer = answer(cid.clone(), game.seq(), fault);
+                remember(&mut answered, who, cid, &answer);
             }
         }
         let rules = game.rules_options();
@@ -606,6 +666,7 @@ impl<S: TableStore> Actor<S> {
             seats: self.seats(),
             options: self.options.clone(),
             rules: self.rules.clone(),
+            round: self.game.round().map(round_state),
             change,
         };
         let seq = self.game.seq();
@@ -662,6 +723,10 @@ impl<S: TableStore> Actor<S> {
                     side: s.side.0,
                     controller: self.access.get(&key).map_or(Controller::Person, |r| r.controller.clone()),
                     connected: self.conns.values().any(|c| c.key == key),
+                    mode: match self.game.mode(id) {
+                        Mode::Plain => SeatMode::Plain,
+                        Mode::Sealed => SeatMode::Sealed,
+                    },
                 }
             })
             .collect()
@@ -787,6 +852,41 @@ impl<S: TableStore> Actor<S> {
         self.send_to(conn, &ServerMessage::Error { id, code, message });
     }
 
+    /// A fresh random nonce for a command that may belong to a sealed round: only at a table
+    /// with a sealed seat (the server's own commitment to a plain seat's or a bot's choice).
+    fn nonce(&self) -> Option<String> {
+        self.game.sealing().then(|| hex::encode(rand::random::<[u8; 32]>()))
+    }
+
+    /// Whether `seat` plays sealed and its next face-down decision is in the open round (or
+    /// it already committed there): its choice may only come as a commitment.
+    fn sealed_decision(&self, seat: u16) -> bool {
+        let seat = SeatId(seat);
+        self.game.mode(seat) == Mode::Sealed
+            && (self.game.in_round(seat) || self.game.round().is_some_and(|r| r.committed.contains(&seat)))
+    }
+
+    /// After a change: tells everyone who has committed in the open round (never what), or,
+    /// when the round just bound, every commitment.
+    fn send_round(&mut self, before: Option<&RoundInfo>) {
+        let after = self.game.round();
+        let message = match (&after, before) {
+            (Some(r), b) if r.bound && !b.is_some_and(|b| b.bound) => {
+                let commitments = round_state(r.clone()).commitments;
+                Some(ServerMessage::Bound { commitments })
+            }
+            (Some(r), b) if !r.bound && b.is_none_or(|b| b.committed != r.committed) => {
+                Some(ServerMessage::Sealed { seats: r.committed.iter().map(|s| s.0).collect() })
+            }
+            (None, Some(b)) if !b.bound => Some(ServerMessage::Sealed { seats: Vec::new() }),
+            _ => None,
+        };
+        if let Some(message) = message {
+            let frame = text(&message);
+            self.send_all(|_| Some(frame.clone()));
+        }
+    }
+
     fn gm_seat(&self) -> Option<u16> {
         self.game.seats().iter().find(|(_, s)| s.role == table::Role::Gm).map(|(id, _)| id.0)
     }
@@ -814,16 +914,37 @@ impl<S: TableStore> Actor<S> {
                 self.refuse(conn, None, ErrorCode::BadMessage, "this connection already said hello".into());
                 return Ok(());
             }
+            (ClientMessage::Command { id, .. }, Who::Seat { seat }) if self.sealed_decision(seat) => {
+                let m = format!(
+                    "seat {seat} plays sealed: its face-down choice is sent as `seal` (the commitment), \
+                     then `reveal` once every seat is bound — never in the clear"
+                );
+                Err((Some(id), (ErrorCode::SealedSeat, m)))
+            }
             (ClientMessage::Command { id, command }, Who::Seat { seat }) => {
-                Ok(Op::Submit { seat, command, id: Some(id) })
+                Ok(Op::Submit { seat, command, id: Some(id), nonce: self.nonce() })
+            }
+            (ClientMessage::Seal { id, commitment }, Who::Seat { seat }) => {
+                Ok(Op::Seal { seat, commitment, id: Some(id) })
+            }
+            (ClientMessage::Reveal { id, command, nonce }, Who::Seat { seat }) => {
+                Ok(Op::Reveal { seat, command, nonce, id: Some(id) })
             }
             (ClientMessage::TakeBack { id }, Who::Seat { seat }) => Ok(Op::TakeBack { seat, id: Some(id) }),
-            (ClientMessage::Force { id, seat }, Who::Gm) => {
-                Ok(Op::Force { seat, by: self.gm_seat(), id: Some(id), who: Some(key.clone()) })
-            }
-            (ClientMessage::Force { id, seat }, Who::Seat { seat: by }) => {
-                Ok(Op::Force { seat, by: Some(by), id: Some(id), who: Some(key.clone()) })
-            }
+            (ClientMessage::Force { id, seat }, Who::Gm) => Ok(Op::Force {
+                seat,
+                by: self.gm_seat(),
+                id: Some(id),
+                who: Some(key.clone()),
+                nonce: self.nonce(),
+            }),
+            (ClientMessage::Force { id, seat }, Who::Seat { seat: by }) => Ok(Op::Force {
+                seat,
+                by: Some(by),
+                id: Some(id),
+                who: Some(key.clone()),
+                nonce: self.nonce(),
+            }),
             (ClientMessage::Undo { id }, Who::Gm) => match self.gm_seat() {
                 Some(by) => Ok(Op::Undo { by, id: Some(id), who: Some(key.clone()) }),
                 None => {
@@ -836,9 +957,13 @@ impl<S: TableStore> Actor<S> {
                 Ok(Op::Undo { by: seat, id: Some(id), who: Some(key.clone()) })
             }
             (ClientMessage::Manage { id, action }, Who::Gm) => return self.manage(conn, id, action).await,
-            (m @ (ClientMessage::Command { .. } | ClientMessage::TakeBack { .. }), _) => {
-                Err((m.id().map(str::to_owned), forbidden("only a seat's link gives commands")))
-            }
+            (
+                m @ (ClientMessage::Command { .. }
+                | ClientMessage::TakeBack { .. }
+                | ClientMessage::Seal { .. }
+                | ClientMessage::Reveal { .. }),
+                _,
+            ) => Err((m.id().map(str::to_owned), forbidden("only a seat's link gives commands"))),
             (m @ ClientMessage::Manage { .. }, _) => {
                 Err((m.id().map(str::to_owned), forbidden("only the GM link manages the table")))
             }
@@ -858,15 +983,19 @@ impl<S: TableStore> Actor<S> {
     /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.
     async fn keep(&mut self, op: Op, from: Option<u64>, received: Instant) -> Result<(), String> {
         let face_down = self.game.face_down();
-        if let Err(e) = apply(&mut *self.game, &op) {
-            if let Some(conn) = from {
-                let id = asked(&op).map(|(_, id)| id);
-                self.refuse(conn, id, ErrorCode::Refused, e.to_string());
-            } else {
-                tracing::warn!("{}: a bot's or timer's decision was refused: {e}", self.id);
+        let round = self.game.round();
+        let fault = match apply(&mut *self.game, &op) {
+            Ok(fault) => fault,
+            Err(e) => {
+                if let Some(conn) = from {
+                    let id = asked(&op).map(|(_, id)| id);
+                    self.refuse(conn, id, refusal_code(&e), e.to_string());
+                } else {
+                    tracing::warn!("{}: a bot's or timer's decision was refused: {e}", self.id);
+                }
+                return Ok(());
             }
-            return Ok(());
-        }
+        };
         let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
         let mut writes = vec![Write::Journal { table: self.id, n: self.journal, entry }];
         let over = self.game.is_over() && !self.finished;
@@ -883,8 +1012,9 @@ impl<S: TableStore> Actor<S> {
             self.hub.table_finished();
         }
         self.broadcast();
+        self.send_round(round.as_ref());
         if let Some((who, id)) = asked(&op) {
-            let ack = ServerMessage::Ack { id: id.clone(), seq: self.game.seq() };
+            let ack = answer(id.clone(), self.game.seq(), fault);
             let frame = remember(&mut self.answered, who, id, &ack);
             if let Some(conn) = from
                 && let Some(c) = self.conns.get(&conn)
@@ -892,13 +1022,18 @@ impl<S: TableStore> Actor<S> {
                 let _ = c.out.try_send(Out::Text(frame));
             }
         }
-        let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. });
-        if revealing && face_down > 0 && self.game.face_down() == 0 {
+        let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. } | Op::Reveal { .. });
+        let sealed_reveal = round.is_some_and(|r| r.bound) && self.game.round().is_none();
+        if revealing && ((face_down > 0 && self.game.face_down() == 0) || sealed_reveal) {
             self.hub.metrics.reveals.inc();
             self.hub.metrics.reveal_latency.observe(received.elapsed().as_secs_f64());
         }
         let acted = match op {
-            Op::Submit { seat, .. } | Op::TakeBack { seat, .. } | Op::Force { seat, .. } => Some(seat),
+            Op::Submit { seat, .. }
+            | Op::TakeBack { seat, .. }
+            | Op::Force { seat, .. }
+            | Op::Seal { seat, .. }
+            | Op::Reveal { seat, .. } => Some(seat),
             Op::Undo { .. } => None,
         };
         if acted.is_none() {
@@ -1062,12 +1197,29 @@ impl<S: TableStore> Actor<S> {
         self.deadlines.remove(&seat);
         let op = match kind {
             Deadline::Bot => match self.game.bot_command(SeatId(seat)) {
-                Some(command) => Op::Submit { seat, command, id: None },
+                Some(command) => Op::Submit { seat, command, id: None, nonce: self.nonce() },
                 None => return Ok(()),
             },
-            Deadline::Timer => Op::Force { seat, by: None, id: None, who: None },
+            Deadline::Timer => Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() },
         };
         self.keep(op, None, now).await
+    }
+}
+
+/// The answer to an applied request: its ack, or — for a reveal that did not match its
+/// commitment — the fault, applied and public.
+fn answer(id: String, seq: u64, fault: Option<Fault>) -> ServerMessage {
+    match fault {
+        None => ServerMessage::Ack { id, seq },
+        Some(fault) => ServerMessage::Error {
+            id: Some(id),
+            code: ErrorCode::WrongNonce,
+            message: format!(
+                "the revealed command and nonce do not hash to the seat's commitment: a fault \
+                 ({}), logged for every seat; the seat's decision is forced",
+                serde_json::to_value(&fault).ok().and_then(|v| v.get("fault").cloned()).unwrap_or_default()
+            ),
+        },
     }
 }
 
