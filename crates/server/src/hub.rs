@@ -866,6 +866,20 @@ impl<S: TableStore> Actor<S> {
             && (self.game.in_round(seat) || self.game.round().is_some_and(|r| r.committed.contains(&seat)))
     }
 
+    /// Sends every connection its view, prompt and who is awaited, with no new item.
+    fn refresh(&mut self) {
+        let frames: Vec<(u64, String)> =
+            self.conns.iter().map(|(id, c)| (*id, self.update_frame(c.who, c.seq))).collect();
+        for (id, frame) in frames {
+            if let Some(c) = self.conns.get(&id)
+                && c.out.try_send(Out::Text(frame)).is_err()
+                && let Some(c) = self.conns.remove(&id)
+            {
+                let _ = c.out.try_send(Out::Close);
+            }
+        }
+    }
+
     /// After a change: tells everyone who has committed in the open round (never what), or,
     /// when the round just bound, every commitment.
     fn send_round(&mut self, before: Option<&RoundInfo>) {
@@ -984,6 +998,7 @@ impl<S: TableStore> Actor<S> {
     async fn keep(&mut self, op: Op, from: Option<u64>, received: Instant) -> Result<(), String> {
         let face_down = self.game.face_down();
         let round = self.game.round();
+        let seq = self.game.seq();
         let fault = match apply(&mut *self.game, &op) {
             Ok(fault) => fault,
             Err(e) => {
@@ -1012,6 +1027,11 @@ impl<S: TableStore> Actor<S> {
             self.hub.table_finished();
         }
         self.broadcast();
+        if self.game.seq() == seq && self.game.round() != round {
+            // A commitment adds no log item, yet who is asked next may change (decisions asked
+            // in sequence): every connection gets its prompt and who is awaited again.
+            self.refresh();
+        }
         self.send_round(round.as_ref());
         if let Some((who, id)) = asked(&op) {
             let ack = answer(id.clone(), self.game.seq(), fault);
