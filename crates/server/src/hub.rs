@@ -666,7 +666,7 @@ impl<S: TableStore> Actor<S> {
             seats: self.seats(),
             options: self.options.clone(),
             rules: self.rules.clone(),
-            round: self.game.round().map(round_state),
+            round: self.game.round().map(|r| Box::new(round_state(r))),
             change,
         };
         let seq = self.game.seq();

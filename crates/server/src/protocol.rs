@@ -299,7 +299,7 @@ pub enum ServerMessage {
         rules: BTreeMap<String, Value>,
         /// The open sealed round, if any: who has committed, and once bound every commitment.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        round: Option<RoundState>,
+        round: Option<Box<RoundState>>,
         /// The updates after the hello's `since`, the view, the prompt.
         #[serde(flatten)]
         change: Change,

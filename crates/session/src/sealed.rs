@@ -736,6 +736,17 @@ mod tests {
     }
 
     #[test]
+    fn the_protocol_documents_this_commitment() {
+        // docs/protocol.md, Sealed choices: the worked example a client author checks against.
+        let command = json!({"commit_stance": {"stance": {"type": "grapple", "amount": 2}}});
+        assert_eq!(canonical_json(&command), r#"{"commit_stance":{"stance":{"amount":2,"type":"grapple"}}}"#);
+        assert_eq!(
+            Commitment::of(&command, &Nonce([0x9f; 32])).to_hex(),
+            "e8aa6dc50ba3fadd440e71381ca7b76f2ebd180fd59976a3ad97e512dfad3779"
+        );
+    }
+
+    #[test]
     fn hex_must_be_64_lowercase_digits() {
         assert_eq!(Nonce::from_hex(&"ab".repeat(32)).map(|n| n.0[0]), Ok(0xab));
         assert_eq!(Nonce::from_hex(&"AB".repeat(32)), Err(SealError::BadNonce));

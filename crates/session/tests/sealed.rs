@@ -336,3 +336,21 @@ fn a_sealed_round_refuses_what_does_not_fit() {
     assert_eq!(s.prompt(SeatId(1)), None);
     assert!(s.prompt(SeatId(0)).is_some());
 }
+
+#[test]
+fn a_timer_before_the_binding_holds_the_forced_decision_like_a_plain_one() {
+    let (mut s, [a, _]) = duel();
+    s.seal(SeatId(0), Commitment::of(&json(&a), &Nonce([1; 32]))).unwrap();
+    // Seat 1 has not committed: its default is bound by the caller's nonce, then the round binds.
+    s.force_bound(SeatId(1), None, Nonce([4; 32])).unwrap();
+    let r = s.round().unwrap();
+    assert!(r.bound);
+    assert_eq!(r.revealing, vec![SeatId(0)]);
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce([1; 32])), Ok(None));
+    let entries = s.record().entries;
+    assert_eq!((entries[1].seat, entries[1].how), (SeatId(1), How::Forced));
+    let items = public(&s);
+    assert!(items.contains(&Item::Forced { seat: SeatId(1) }));
+    assert!(!items.iter().any(|i| matches!(i, Item::Fault { .. })), "a timer before the binding is no fault");
+    assert_eq!(check_opened(&s), 2);
+}
