@@ -120,3 +120,27 @@ proptest! {
         prop_assert_eq!(recorded.is_some(), last > 0);
     }
 }
+
+/// A scene drawing from a verifiable source (docs/fairness.md) plays as ever, counting its draws
+/// one by one (one per die), and no view, redacted event, narration or prompt shows any viewer
+/// the secret server seed.
+#[test]
+fn a_verifiable_source_rolls_the_dice_and_no_viewer_sees_its_seed() {
+    use table::fairness::ServerSeed;
+    let seed = ServerSeed::from_bytes([0x5e; 32]);
+    let initial = common::fight();
+    let seats = IncitingIncident::seats(&initial).len() as u16;
+    let state =
+        table::testing::with_draws::<IncitingIncident>(&initial, &table::Draws::verifiable(seed, seats))
+            .unwrap();
+    let mut drew = 0;
+    for game in 0..4 {
+        let (shown, position) =
+            table::testing::shown_in_random_play::<IncitingIncident>(state.clone(), game, 300);
+        drew += position;
+        for text in &shown {
+            assert!(!text.contains(&seed.reveal()) && !text.contains("server_seed"), "shown: {text}");
+        }
+    }
+    assert!(drew > 0, "some dice were rolled");
+}

@@ -122,3 +122,26 @@ proptest! {
         prop_assert_eq!(swapped(&g), last > 0, "a position only after a swap was drawn");
     }
 }
+
+/// A conflict drawing from a verifiable source (docs/fairness.md) plays as ever, counting its
+/// draws one by one, and no view, redacted event, narration or prompt shows any viewer the
+/// secret server seed.
+#[test]
+fn a_verifiable_source_draws_the_swaps_and_no_viewer_sees_its_seed() {
+    use table::fairness::ServerSeed;
+    let seed = ServerSeed::from_bytes([0x5e; 32]);
+    let initial = drunk_brawl(1).state().clone();
+    let seats = IronTriangle::seats(&initial).len() as u16;
+    let state =
+        table::testing::with_draws::<IronTriangle>(&initial, &table::Draws::verifiable(seed, seats)).unwrap();
+    let mut drew = 0;
+    for game in 0..8 {
+        let (shown, position) =
+            table::testing::shown_in_random_play::<IronTriangle>(state.clone(), game, 600);
+        drew += position;
+        for text in &shown {
+            assert!(!text.contains(&seed.reveal()) && !text.contains("server_seed"), "shown: {text}");
+        }
+    }
+    assert!(drew > 0, "some Drunken Monkey swaps were drawn");
+}

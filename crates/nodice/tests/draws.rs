@@ -129,3 +129,26 @@ proptest! {
         prop_assert_eq!(recorded.unwrap_or(0), last);
     }
 }
+
+/// A Conflict drawing from a verifiable source (docs/fairness.md) plays as ever, counting its
+/// draws one by one, and no view, redacted event, narration or prompt shows any viewer the
+/// secret server seed.
+#[test]
+fn a_verifiable_source_draws_the_pot_and_no_viewer_sees_its_seed() {
+    use table::fairness::ServerSeed;
+    let seed = ServerSeed::from_bytes([0x5e; 32]);
+    let initial = Conflict::new(brawl(2)).unwrap();
+    let seats = NoDice::seats(&initial).len() as u16;
+    let state =
+        table::testing::with_draws::<NoDice>(&initial, &table::Draws::verifiable(seed, seats)).unwrap();
+    assert!(NoDice::draw_position(&state) == 0 && state != initial);
+    let mut drew = 0;
+    for game in 0..12 {
+        let (shown, position) = table::testing::shown_in_random_play::<NoDice>(state.clone(), game, 600);
+        drew += position;
+        for text in &shown {
+            assert!(!text.contains(&seed.reveal()) && !text.contains("server_seed"), "shown: {text}");
+        }
+    }
+    assert!(drew > 0, "some pot tokens were drawn among several leaders");
+}

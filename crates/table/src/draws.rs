@@ -7,19 +7,31 @@
 //! records the draw carries the new position, so replaying the events lands on the same
 //! position and the next draw is the same.
 //!
-//! Today the only source is [`Source::Seeded`]: ChaCha8 seeded with `seed_from_u64(seed)`,
-//! whose position is the generator's word position. A later issue adds verifiable draws mixed
-//! from several seeds as a new [`Source`] variant: the rulesets only ever call the draw methods
-//! of [`Draws`] and [`Stream`], so they need no change for it.
+//! Two sources: [`Source::Seeded`], ChaCha8 seeded with `seed_from_u64(seed)`, whose position
+//! is the generator's word position; and [`Source::Verifiable`], the draws of docs/fairness.md
+//! (HMAC-SHA256 keyed by a secret server seed over the seats' client seeds, the nonces of the
+//! latest sealed round and the draw counter, reduced by rejection sampling), whose position is
+//! the draw counter: how many draws have been made. The rulesets only ever call the draw
+//! methods of [`Draws`] and [`Stream`], so they draw from either without knowing which.
+//!
+//! A verifiable source changes between draws when a seat gives a client seed, when a sealed
+//! round is revealed ([`Draws::mix`]) and when its server seed is revealed and replaced
+//! ([`Draws::rotate_server_seed`]); the session calls these and records them, so a replay
+//! makes the same changes at the same points.
 //!
 //! The position is a `u64` (a JSON number), never the generator's `u128`: `serde_json` cannot
 //! write a `u128` inside an internally tagged or flattened value, which once made an Inciting
 //! Incident game unsaveable after its first die. It only grows.
 
+use std::ops::{Range, RangeInclusive};
+
 use rand::RngExt;
 use rand::distr::uniform::{SampleRange, SampleUniform};
 use serde::{Deserialize, Serialize};
 
+use crate::fairness::{
+    ClientSeed, DrawRecord, Drawer, FairnessError, Nonce, ServerSeed, Verifiable, note_draw,
+};
 use crate::rng::{TableRng, seeded_rng};
 
 /// Where a table's randomness comes from.
@@ -32,13 +44,26 @@ pub enum Source {
         /// The seed (the setup file's `seed`).
         seed: u64,
     },
+    /// The verifiable draws of docs/fairness.md. It holds the secret server seed: the state
+    /// that holds it stays on the server (no view or log item carries a state's [`Draws`]).
+    Verifiable(Box<Verifiable>),
 }
 
 impl Source {
-    /// The seeds this source was made from, for a game's record.
+    /// The numeric seeds this source was made from, for a game's record: none for a verifiable
+    /// source (its seeds are [`Verifiable`]'s, and a setup's `seed` reads 0 for it).
     pub fn seeds(&self) -> &[u64] {
         match self {
             Source::Seeded { seed } => std::slice::from_ref(seed),
+            Source::Verifiable(_) => &[],
+        }
+    }
+
+    /// The verifiable source's state, if it is one.
+    pub fn verifiable(&self) -> Option<&Verifiable> {
+        match self {
+            Source::Seeded { .. } => None,
+            Source::Verifiable(v) => Some(v),
         }
     }
 }
@@ -52,7 +77,8 @@ impl Source {
 pub struct Draws {
     /// Where the draws come from.
     source: Source,
-    /// How far the source has been drawn (for [`Source::Seeded`], the ChaCha8 word position).
+    /// How far the source has been drawn (for [`Source::Seeded`], the ChaCha8 word position;
+    /// for [`Source::Verifiable`], the number of draws made, so the next draw's counter).
     position: u64,
 }
 
@@ -65,6 +91,38 @@ impl Draws {
     /// A fresh [`Source::Seeded`] draw source.
     pub fn seeded(seed: u64) -> Draws {
         Draws::new(Source::Seeded { seed })
+    }
+
+    /// A fresh [`Source::Verifiable`] draw source for a table of `seats` seats, keyed by
+    /// `server_seed` (whose [`commitment`](ServerSeed::commitment) the server publishes).
+    pub fn verifiable(server_seed: ServerSeed, seats: u16) -> Draws {
+        Draws::new(Source::Verifiable(Box::new(Verifiable::new(server_seed, seats))))
+    }
+
+    fn verifiable_mut(&mut self) -> Result<&mut Verifiable, FairnessError> {
+        match &mut self.source {
+            Source::Seeded { .. } => Err(FairnessError::NotVerifiable),
+            Source::Verifiable(v) => Ok(v),
+        }
+    }
+
+    /// Records the client seed `seat` gives; it takes part in the draws from the next
+    /// [`mix`](Draws::mix) on ([`Verifiable::add_client_seed`]).
+    pub fn add_client_seed(&mut self, seat: u16, seed: ClientSeed) -> Result<(), FairnessError> {
+        self.verifiable_mut()?.add_client_seed(seat, seed)
+    }
+
+    /// Mixes in a revealed sealed round: the nonces revealed in it, one per seat in seat order
+    /// ([`Verifiable::mix`]). The session calls it when the round is revealed, before the
+    /// commands that draw are applied, and records it so replay mixes at the same point.
+    pub fn mix(&mut self, round_nonces: &[Option<Nonce>]) -> Result<(), FairnessError> {
+        self.verifiable_mut()?.mix(round_nonces)
+    }
+
+    /// Replaces the server seed with `next` and gives back the old one, to be revealed
+    /// ([`Verifiable::rotate`]); the draw counter carries on.
+    pub fn rotate_server_seed(&mut self, next: ServerSeed) -> Result<ServerSeed, FairnessError> {
+        Ok(self.verifiable_mut()?.rotate(next))
     }
 
     /// Where the draws come from.
@@ -88,21 +146,27 @@ impl Draws {
     /// the generator again for each. It does not move this position: record the stream's
     /// [`position`](Stream::position) (in the event of the draw) and [`advance_to`](Draws::advance_to) it.
     pub fn stream(&self) -> Stream {
-        let mut rng = match &self.source {
-            Source::Seeded { seed } => seeded_rng(*seed),
+        let inner = match &self.source {
+            Source::Seeded { seed } => {
+                let mut rng = seeded_rng(*seed);
+                if self.position > 0 {
+                    rng.set_word_pos(u128::from(self.position));
+                }
+                Inner::Seeded(rng)
+            }
+            Source::Verifiable(v) => {
+                Inner::Verifiable { drawer: v.drawer(), counter: self.position, mixes: v.mixes() }
+            }
         };
-        if self.position > 0 {
-            rng.set_word_pos(u128::from(self.position));
-        }
-        Stream { rng }
+        Stream { inner }
     }
 
     /// Draws a value uniformly from `range` (`0..n`, `1..=6`, …); `None`, and nothing drawn,
     /// when the range is empty.
     pub fn uniform<T, R>(&mut self, range: R) -> Option<T>
     where
-        T: SampleUniform,
-        R: SampleRange<T>,
+        T: DrawInt,
+        R: DrawRange<T>,
     {
         self.with_stream(|s| s.uniform(range))
     }
@@ -135,26 +199,97 @@ impl Draws {
 /// draw methods, and the position reached, to be recorded.
 #[derive(Debug, Clone)]
 pub struct Stream {
-    rng: TableRng,
+    inner: Inner,
+}
+
+#[derive(Debug, Clone)]
+enum Inner {
+    Seeded(TableRng),
+    /// The next draw's counter is `counter`; `mixes` rounds have been mixed in.
+    Verifiable {
+        drawer: Drawer,
+        counter: u64,
+        mixes: u64,
+    },
+}
+
+/// An integer type the draws produce: `u8` to `u64`, `usize`, `i8` to `i64`.
+pub trait DrawInt: SampleUniform + Copy + PartialOrd {
+    /// The value as an `i128` (every such type fits).
+    fn to_i128(self) -> i128;
+    /// The `i128` as this type, if it fits.
+    fn from_i128(value: i128) -> Option<Self>;
+}
+
+macro_rules! draw_int {
+    ($($t:ty),*) => {$(
+        impl DrawInt for $t {
+            fn to_i128(self) -> i128 {
+                self as i128
+            }
+            fn from_i128(value: i128) -> Option<$t> {
+                <$t>::try_from(value).ok()
+            }
+        }
+    )*};
+}
+draw_int!(u8, u16, u32, u64, usize, i8, i16, i32, i64);
+
+/// A range a draw is made over: `a..b` or `a..=b` of a [`DrawInt`].
+pub trait DrawRange<T: DrawInt>: SampleRange<T> {
+    /// Its first value and how many values it holds (1 to 2^64), or `None` when it is empty.
+    fn first_and_count(&self) -> Option<(T, u128)>;
+}
+
+impl<T: DrawInt> DrawRange<T> for Range<T> {
+    fn first_and_count(&self) -> Option<(T, u128)> {
+        let n = self.end.to_i128() - self.start.to_i128();
+        (n > 0).then_some((self.start, n.unsigned_abs()))
+    }
+}
+
+impl<T: DrawInt> DrawRange<T> for RangeInclusive<T> {
+    fn first_and_count(&self) -> Option<(T, u128)> {
+        let n = self.end().to_i128() - self.start().to_i128() + 1;
+        (n > 0 && !SampleRange::is_empty(self)).then_some((*self.start(), n.unsigned_abs()))
+    }
 }
 
 impl Stream {
     /// How far the source has been drawn, counting this stream's draws.
     pub fn position(&self) -> u64 {
-        // 2^64 words is beyond any game (each draw takes one or two).
-        u64::try_from(self.rng.get_word_pos()).unwrap_or(u64::MAX)
+        match &self.inner {
+            // 2^64 words is beyond any game (each draw takes one or two).
+            Inner::Seeded(rng) => u64::try_from(rng.get_word_pos()).unwrap_or(u64::MAX),
+            Inner::Verifiable { counter, .. } => *counter,
+        }
     }
 
     /// Draws a value uniformly from `range`; `None`, and nothing drawn, when it is empty.
     pub fn uniform<T, R>(&mut self, range: R) -> Option<T>
     where
-        T: SampleUniform,
-        R: SampleRange<T>,
+        T: DrawInt,
+        R: DrawRange<T>,
     {
         if range.is_empty() {
             return None;
         }
-        range.sample_single(&mut self.rng).ok()
+        match &mut self.inner {
+            Inner::Seeded(rng) => range.sample_single(rng).ok(),
+            Inner::Verifiable { drawer, counter, mixes } => {
+                let (first, n) = range.first_and_count()?;
+                let drawn = drawer.draw(*counter, n);
+                note_draw(DrawRecord {
+                    counter: *counter,
+                    n,
+                    value: drawn.value,
+                    retries: drawn.retries,
+                    mixes: *mixes,
+                });
+                *counter = counter.saturating_add(1);
+                T::from_i128(first.to_i128() + i128::from(drawn.value))
+            }
+        }
     }
 
     /// Picks one of `items` uniformly; `None`, and nothing drawn, when there are none.
@@ -175,7 +310,15 @@ impl Stream {
         } else if p >= 1.0 {
             true
         } else {
-            self.rng.random_bool(p)
+            match &mut self.inner {
+                Inner::Seeded(rng) => rng.random_bool(p),
+                Inner::Verifiable { .. } => {
+                    // Exact on every machine: p·2^32 is exact in a double, rounded half away
+                    // from zero (JavaScript's Math.round agrees for positive values).
+                    let threshold = (p * 4_294_967_296.0).round() as u64;
+                    self.uniform(0..1u64 << 32).is_some_and(|x| x < threshold)
+                }
+            }
         }
     }
 }

@@ -12,12 +12,15 @@
 //! - the [`Bot`] trait: a program that plays a seat from its [`Decision`] alone;
 //! - the [`Table`]: a state, its event log, replay, and a save format;
 //! - the one recorded draw source every ruleset draws from ([`Draws`], from a [`Source`]);
+//! - sealed commitments, verifiable draws and the hash-chained log of docs/fairness.md
+//!   ([`fairness`]);
 //! - seeded, portable randomness for bots and tests ([`TableRng`]), never for rule draws;
 //! - the shape of a ruleset's quick reference and its legend of symbols ([`reference`]);
 //! - with the `testing` feature (for tests only), a toy ruleset and a random player
 //!   (`testing`).
 
 mod draws;
+pub mod fairness;
 mod hidden;
 pub mod reference;
 mod rng;
@@ -27,7 +30,7 @@ mod table;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use draws::{Draws, Source, Stream};
+pub use draws::{DrawInt, DrawRange, Draws, Source, Stream};
 pub use hidden::{Face, Sealed};
 pub use rng::{TableRng, seeded_rng};
 pub use ruleset::{Bot, Choice, Decision, Prompt, Ruleset, Viewer};

@@ -259,6 +259,90 @@ pub fn texts_of_random_play<R: Ruleset>(initial: R::State, seed: u64, limit: usi
     texts
 }
 
+/// `initial` with every draw source in it (each `draws` member of the state's JSON holding a
+/// `source` and a `position`) replaced by `draws`: a ruleset's state made to draw from, say, a
+/// [`Source::Verifiable`](crate::Source::Verifiable) without a setup field for it. `None` if
+/// the state has no draw source or does not read back.
+pub fn with_draws<R: Ruleset>(initial: &R::State, draws: &crate::Draws) -> Option<R::State> {
+    fn replace(v: &mut serde_json::Value, with: &serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Object(m) => {
+                let mut n = 0;
+                for (k, item) in m.iter_mut() {
+                    let is_draws = k == "draws"
+                        && item.get("source").is_some()
+                        && item.get("position").is_some_and(serde_json::Value::is_u64);
+                    if is_draws {
+                        *item = with.clone();
+                        n += 1;
+                    } else {
+                        n += replace(item, with);
+                    }
+                }
+                n
+            }
+            serde_json::Value::Array(items) => items.iter_mut().map(|i| replace(i, with)).sum(),
+            _ => 0,
+        }
+    }
+    let mut json = serde_json::to_value(initial).ok()?;
+    let with = serde_json::to_value(draws).ok()?;
+    if replace(&mut json, &with) == 0 {
+        return None;
+    }
+    serde_json::from_value(json).ok()
+}
+
+/// Everything `R` shows any viewer in a random game from `initial` — each seat's and a
+/// spectator's view (as JSON) after every command, every event as redacted for each of them
+/// (as JSON) and its narration, and each awaited seat's prompt — with the table's draw position
+/// at the end. The game takes random legal commands (seeded by `seed`) for a random awaited
+/// seat, at most `limit` of them. For tests that no viewer is ever shown a secret of the state.
+pub fn shown_in_random_play<R: Ruleset>(initial: R::State, seed: u64, limit: usize) -> (Vec<String>, u64) {
+    let mut rng = seeded_rng(seed);
+    let viewers: Vec<Viewer> = (0..R::seats(&initial).len())
+        .map(|i| Viewer::Seat(SeatId(i as u16)))
+        .chain([Viewer::Spectator])
+        .collect();
+    let mut table = Table::<R>::new(initial);
+    let mut shown = Vec::new();
+    let mut legal = Vec::new();
+    for _ in 0..limit {
+        for &viewer in &viewers {
+            shown.push(serde_json::to_string(&R::view(table.state(), viewer)).unwrap_or_default());
+        }
+        let awaiting = table.awaiting();
+        if awaiting.is_empty() {
+            break;
+        }
+        for &seat in &awaiting {
+            if let Some(p) = R::prompt(table.state(), seat) {
+                shown.push(p.question);
+                shown.extend(p.choices.into_iter().map(|c| c.label));
+            }
+        }
+        let seat = awaiting[rng.random_range(0..awaiting.len())];
+        legal.clear();
+        table.legal_commands(seat, &mut legal);
+        if legal.is_empty() {
+            break;
+        }
+        let command = legal[rng.random_range(0..legal.len())].clone();
+        let mut state = table.state().clone();
+        let Ok(events) = table.submit(seat, &command) else { break };
+        for event in events {
+            for &viewer in &viewers {
+                let seen = R::redact(&state, event, viewer);
+                shown.push(serde_json::to_string(&seen).unwrap_or_default());
+                shown.extend(R::narrate(&state, &seen, viewer));
+            }
+            R::apply(&mut state, event);
+        }
+    }
+    let position = R::draw_position(table.state());
+    (shown, position)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
