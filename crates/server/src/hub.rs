@@ -362,7 +362,7 @@ fn check_bot(system: &str, kind: &str) -> Result<(), String> {
 /// Applies one journal entry to the game; a sealed seat's reveal that does not match its
 /// commitment comes back as its fault (applied: the seat's decision will be forced).
 fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
-    let nonce = |n: &str| Nonce::from_hex(n).map_err(AnyError::Sealing);
+    let nonce = |n: &str| n.parse::<Nonce>().map_err(|_| AnyError::Sealing(SealError::BadNonce));
     match op {
         Op::Submit { seat, command, nonce: Some(n), .. } => {
             game.submit_bound(SeatId(*seat), command, &nonce(n)?).map(|()| None)
@@ -382,7 +382,9 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
 /// The protocol's code for a refusal: a sealed round's rule by name, else the rules'.
 fn refusal_code(e: &AnyError) -> ErrorCode {
     match e {
-        AnyError::Sealing(SealError::BadCommitment | SealError::BadNonce) => ErrorCode::BadMessage,
+        AnyError::Sealing(SealError::BadCommitment | SealError::BadNonce | SealError::NoCanonicalForm(_)) => {
+            ErrorCode::BadMessage
+        }
         AnyError::Sealing(SealError::NotSealed | SealError::NotAsked(_) | SealError::NothingToReveal(_)) => {
             ErrorCode::NotAsked
         }

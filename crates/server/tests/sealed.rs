@@ -17,8 +17,9 @@ use server::protocol::{
 };
 use server::systems::Hosted;
 use server::{Config, Running};
-use session::sealed::{Commitment, Nonce, canonical_json};
+use session::sealed::{Commitment, Nonce};
 use store::tables::{TableId, TableStore};
+use table::fairness::canonical_json;
 use table::{SeatId, Viewer};
 
 const GAME_TIMEOUT: Duration = Duration::from_secs(90);
@@ -74,8 +75,13 @@ impl Seen {
     }
 }
 
+/// The commitment to a command's JSON with a nonce (docs/fairness.md).
+fn commit(command: &Value, nonce: &Nonce) -> Commitment {
+    Commitment::to_command(command, nonce).unwrap()
+}
+
 fn random_nonce(rng: &mut ChaCha8Rng) -> Nonce {
-    Nonce(rng.random())
+    Nonce::from_bytes(rng.random())
 }
 
 /// Plays one link to the end: each prompt answered at random — face down by `seal` (then
@@ -118,8 +124,11 @@ async fn play(link: String, seed: u64) -> Seen {
                         sent += 1;
                         in_flight += 1;
                         seen.revealed += 1;
-                        let reveal =
-                            ClientMessage::Reveal { id: format!("r{sent}"), command, nonce: nonce.to_hex() };
+                        let reveal = ClientMessage::Reveal {
+                            id: format!("r{sent}"),
+                            command,
+                            nonce: nonce.to_string(),
+                        };
                         client.send(&reveal).await.unwrap();
                     }
                 }
@@ -148,7 +157,7 @@ async fn play(link: String, seed: u64) -> Seen {
                 let id = format!("c{sent}");
                 let message = if private && sealed_seat {
                     let nonce = random_nonce(&mut rng);
-                    let commitment = Commitment::of(&command, &nonce).to_hex();
+                    let commitment = commit(&command, &nonce).to_string();
                     to_reveal.push((command, nonce));
                     ClientMessage::Seal { id, commitment }
                 } else {
@@ -180,7 +189,7 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn Hosted>, Vec<Value>) {
     let ops: Vec<Value> = stored.journal.iter().map(|e| serde_json::from_str(e).unwrap()).collect();
     for op in &ops {
         let seat = |k: &str| SeatId(op[k].as_u64().unwrap() as u16);
-        let nonce = op.get("nonce").and_then(Value::as_str).map(|n| Nonce::from_hex(n).unwrap());
+        let nonce = op.get("nonce").and_then(Value::as_str).map(|n| n.parse::<Nonce>().unwrap());
         let by = op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16));
         match (op["op"].as_str().unwrap(), nonce) {
             ("submit", Some(n)) => game.submit_bound(seat("seat"), &op["command"], &n).unwrap(),
@@ -243,8 +252,8 @@ fn check(game: &dyn Hosted, seen: &[Seen]) {
                 }
             }
             "opened" => {
-                let nonce = Nonce::from_hex(item["nonce"].as_str().unwrap()).unwrap();
-                let c = (item["seat"].as_u64().unwrap(), Commitment::of(&item["command"], &nonce).to_hex());
+                let nonce = item["nonce"].as_str().unwrap().parse::<Nonce>().unwrap();
+                let c = (item["seat"].as_u64().unwrap(), commit(&item["command"], &nonce).to_string());
                 let at =
                     bound.iter().position(|b| *b == c).expect("an opened command matches its commitment");
                 bound.remove(at);
@@ -326,7 +335,7 @@ async fn next(client: &mut Client) -> ServerMessage {
 /// The welcome: the seat's first face-down choice, and the round if one is open.
 async fn welcome(
     client: &mut Client,
-) -> (Option<Value>, Option<server::protocol::RoundState>, Vec<SeatMode>) {
+) -> (Option<Value>, Option<Box<server::protocol::RoundState>>, Vec<SeatMode>) {
     match next(client).await {
         ServerMessage::Welcome { change, round, seats, .. } => {
             let first = change.prompt.map(|p| p["choices"][0]["command"].clone());
@@ -368,11 +377,11 @@ async fn send(client: &mut Client, message: ClientMessage) {
 }
 
 fn seal(id: &str, command: &Value, nonce: &Nonce) -> ClientMessage {
-    ClientMessage::Seal { id: id.into(), commitment: Commitment::of(command, nonce).to_hex() }
+    ClientMessage::Seal { id: id.into(), commitment: commit(command, nonce).to_string() }
 }
 
 fn reveal(id: &str, command: &Value, nonce: &Nonce) -> ClientMessage {
-    ClientMessage::Reveal { id: id.into(), command: command.clone(), nonce: nonce.to_hex() }
+    ClientMessage::Reveal { id: id.into(), command: command.clone(), nonce: nonce.to_string() }
 }
 
 /// A duel with both seats sealed, both seats joined.
@@ -405,7 +414,7 @@ async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("server.db");
     let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
-    let (na, ng) = (Nonce([0x5a; 32]), Nonce([0xa5; 32]));
+    let (na, ng) = (Nonce::from_bytes([0x5a; 32]), Nonce::from_bytes([0xa5; 32]));
     send(&mut a, seal("s1", &ca, &na)).await;
     ack(&mut a, "s1").await;
     send(&mut g, seal("s2", &cg, &ng)).await;
@@ -414,7 +423,7 @@ async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_
         other => panic!("expected the binding, got {other:?}"),
     };
     assert_eq!(bound.len(), 2);
-    assert_eq!(bound[0].commitment, Commitment::of(&ca, &na).to_hex());
+    assert_eq!(bound[0].commitment, commit(&ca, &na).to_string());
     ack(&mut g, "s2").await;
     // A retried seal is answered as the first time and applied once.
     send(&mut a, seal("s1", &ca, &na)).await;
@@ -427,7 +436,7 @@ async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_
     let text = database_text(&db);
     assert!(text.contains(&bound[1].commitment));
     for command in [&ca, &cg] {
-        assert!(!text.contains(&canonical_json(command)), "{command} is in the database");
+        assert!(!text.contains(&canonical_json(command).unwrap()), "{command} is in the database");
         assert!(!text.contains(&command.to_string()));
     }
     // The session rebuilt from it: the round bound, no command given to the rules.
@@ -437,7 +446,10 @@ async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_
     assert!(game.round().unwrap().bound);
     assert_eq!(game.face_down(), 0);
     let session_text = format!("{} {:?}", game.record(), game.round());
-    assert!(!session_text.contains(&canonical_json(&ca)) && !session_text.contains(&canonical_json(&cg)));
+    assert!(
+        !session_text.contains(&canonical_json(&ca).unwrap())
+            && !session_text.contains(&canonical_json(&cg).unwrap())
+    );
 
     // A restart: the round is still bound, the reveals continue the game.
     let server = server::start(config(&db)).await.unwrap();
@@ -475,7 +487,7 @@ async fn a_wrong_nonce_gets_the_forced_decision_and_a_public_fault() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("server.db");
     let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
-    let (na, ng) = (Nonce([1; 32]), Nonce([2; 32]));
+    let (na, ng) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
     // A sealed seat may not send its face-down choice in the clear.
     send(&mut a, ClientMessage::Command { id: "x".into(), command: ca.clone() }).await;
     refused(&mut a, ErrorCode::SealedSeat).await;
@@ -487,7 +499,7 @@ async fn a_wrong_nonce_gets_the_forced_decision_and_a_public_fault() {
     send(&mut g, seal("s2", &cg, &ng)).await;
     assert!(matches!(next(&mut g).await, ServerMessage::Bound { .. }));
     ack(&mut g, "s2").await;
-    send(&mut a, reveal("r1", &ca, &Nonce([3; 32]))).await;
+    send(&mut a, reveal("r1", &ca, &Nonce::from_bytes([3; 32]))).await;
     assert_eq!(refused(&mut a, ErrorCode::WrongNonce).await.as_deref(), Some("r1"));
     // Its retry is answered alike, and the fault stands.
     send(&mut a, reveal("r1", &ca, &na)).await;
@@ -513,7 +525,8 @@ async fn a_commitment_replaced_before_every_seat_committed_has_no_fault() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("server.db");
     let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
-    let (first, second, ng) = (Nonce([7; 32]), Nonce([8; 32]), Nonce([9; 32]));
+    let (first, second, ng) =
+        (Nonce::from_bytes([7; 32]), Nonce::from_bytes([8; 32]), Nonce::from_bytes([9; 32]));
     send(&mut a, seal("s1", &cg, &first)).await;
     ack(&mut a, "s1").await;
     // The player reloads on another device and commits again.
@@ -527,7 +540,7 @@ async fn a_commitment_replaced_before_every_seat_committed_has_no_fault() {
     match next(&mut g).await {
         ServerMessage::Bound { commitments } => {
             assert_eq!(commitments.len(), 2);
-            assert_eq!(commitments[0].commitment, Commitment::of(&ca, &second).to_hex());
+            assert_eq!(commitments[0].commitment, commit(&ca, &second).to_string());
         }
         other => panic!("{other:?}"),
     }

@@ -224,12 +224,13 @@ where
     }
 
     fn seal(&mut self, seat: SeatId, commitment: &str) -> Result<(), AnyError> {
-        let commitment = Commitment::from_hex(commitment).map_err(AnyError::Sealing)?;
+        let commitment: Commitment =
+            commitment.parse().map_err(|_| AnyError::Sealing(SealError::BadCommitment))?;
         Session::seal(self, seat, commitment).map_err(refused)
     }
 
     fn reveal(&mut self, seat: SeatId, command: &Value, nonce: &str) -> Result<Option<Fault>, AnyError> {
-        let nonce = Nonce::from_hex(nonce).map_err(AnyError::Sealing)?;
+        let nonce: Nonce = nonce.parse().map_err(|_| AnyError::Sealing(SealError::BadNonce))?;
         let command = typed::<R>(command)?;
         Session::reveal(self, seat, &command, nonce).map_err(refused)
     }

@@ -2,7 +2,8 @@
 //! every seat is bound.
 //!
 //! A seat in [`Mode::Sealed`] answers a face-down question with a [`Commitment`] only:
-//! SHA-256 over the canonical JSON of its command followed by a 32-byte [`Nonce`] it keeps.
+//! SHA-256 over the canonical JSON of its command followed by a 32-byte [`Nonce`] it keeps
+//! (`table::fairness` and docs/fairness.md define both exactly).
 //! When a table has any sealed seat, every face-down decision becomes a *sealed round*:
 //!
 //! 1. **Committing.** Each seat the round waits for commits: a sealed seat its hash
@@ -35,7 +36,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+pub use table::fairness::{Commitment, Nonce};
 use table::{Ruleset, SeatId, Table};
 use thiserror::Error;
 
@@ -52,110 +53,6 @@ pub enum Mode {
     /// The seat sends a commitment, then reveals its command and nonce once every seat is
     /// bound.
     Sealed,
-}
-
-/// The bytes of a nonce.
-pub const NONCE_BYTES: usize = 32;
-
-/// A nonce: 32 random bytes, kept by whoever commits until the reveal (lowercase hex on the
-/// wire).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Nonce(pub [u8; NONCE_BYTES]);
-
-impl std::fmt::Debug for Nonce {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Nonce({})", self.to_hex())
-    }
-}
-
-impl Nonce {
-    /// Reads 64 hex digits.
-    pub fn from_hex(text: &str) -> Result<Nonce, SealError> {
-        bytes32(text).map(Nonce).ok_or(SealError::BadNonce)
-    }
-
-    /// The nonce as 64 lowercase hex digits.
-    pub fn to_hex(&self) -> String {
-        hex::encode(self.0)
-    }
-}
-
-/// A commitment: SHA-256 over the canonical JSON of a command followed by the 32 raw nonce
-/// bytes (lowercase hex on the wire).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Commitment(pub [u8; 32]);
-
-impl std::fmt::Debug for Commitment {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Commitment({})", self.to_hex())
-    }
-}
-
-impl Commitment {
-    /// Reads 64 hex digits.
-    pub fn from_hex(text: &str) -> Result<Commitment, SealError> {
-        bytes32(text).map(Commitment).ok_or(SealError::BadCommitment)
-    }
-
-    /// The commitment as 64 lowercase hex digits.
-    pub fn to_hex(&self) -> String {
-        hex::encode(self.0)
-    }
-
-    /// The commitment to `command` (its JSON form) with `nonce`.
-    pub fn of(command: &Value, nonce: &Nonce) -> Commitment {
-        let mut hasher = Sha256::new();
-        hasher.update(canonical_json(command).as_bytes());
-        hasher.update(nonce.0);
-        Commitment(hasher.finalize().into())
-    }
-}
-
-fn bytes32(text: &str) -> Option<[u8; 32]> {
-    if text.len() != 64 || text.bytes().any(|b| b.is_ascii_uppercase()) {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    hex::decode_to_slice(text, &mut out).ok()?;
-    Some(out)
-}
-
-/// The canonical JSON text of a value: no white space, object keys in ascending order of
-/// their UTF-8 bytes, strings and numbers as `serde_json` writes them.
-pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write_canonical(&map[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(v, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
 }
 
 /// Why a seat's sealed decision was taken by the session: shown to every viewer.
@@ -213,6 +110,9 @@ pub enum SealError {
     /// A sealed round is open: other requests wait for its reveal.
     #[error("a sealed round is open (seats commit, then reveal): this waits until the reveal")]
     RoundOpen,
+    /// The command has no canonical JSON form, so no commitment can bind it.
+    #[error("{0}")]
+    NoCanonicalForm(String),
     /// In a sealed round a plain seat's command is bound with a nonce: the caller must give
     /// one ([`Session::submit_bound`]).
     #[error("in a sealed round seat {0}'s command is bound with a nonce, which the caller must give")]
@@ -347,7 +247,7 @@ impl<R: Ruleset> Round<R> {
     fn commitments(&self) -> Vec<SeatCommitment> {
         self.slots
             .iter()
-            .map(|s| SeatCommitment { seat: s.seat, commitment: s.commitment.to_hex() })
+            .map(|s| SeatCommitment { seat: s.seat, commitment: s.commitment.to_string() })
             .collect()
     }
 }
@@ -511,7 +411,8 @@ impl<R: Ruleset> Session<R> {
             R::decide(state, seat, &command, &mut events).map_err(SessionError::Rules)?;
         }
         let json = serde_json::to_value(&command).unwrap_or(Value::Null);
-        let commitment = Commitment::of(&json, &nonce);
+        let commitment = Commitment::to_command(&json, &nonce)
+            .map_err(|e| SessionError::Sealing(SealError::NoCanonicalForm(e.to_string())))?;
         self.commit(seat, commitment, Held::Plain { command, nonce, how })
     }
 
@@ -536,7 +437,8 @@ impl<R: Ruleset> Session<R> {
             return Err(SessionError::Sealing(SealError::NotBound(seat.0)));
         }
         let json = serde_json::to_value(command).unwrap_or(Value::Null);
-        let fault = if Commitment::of(&json, &nonce) == slot.commitment {
+        // A command with no canonical form matches no commitment: a fault as a wrong nonce.
+        let fault = if table::fairness::verify_commitment(&json, &nonce, &slot.commitment).is_ok() {
             slot.held = Held::Revealed { command: command.clone(), nonce };
             None
         } else {
@@ -691,7 +593,7 @@ impl<R: Ruleset> Session<R> {
             for (seat, command, nonce) in opened {
                 let command = serde_json::to_value(&command).unwrap_or(Value::Null);
                 for log in &mut self.logs {
-                    log.push(Item::Opened { seat, command: command.clone(), nonce: nonce.to_hex() });
+                    log.push(Item::Opened { seat, command: command.clone(), nonce: nonce.to_string() });
                 }
             }
         }
@@ -718,39 +620,17 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn canonical_json_sorts_keys_and_drops_white_space() {
-        let v = json!({"b": 1, "a": {"d": [1, 2, {"z": "x", "y": null}], "c": true}});
-        assert_eq!(canonical_json(&v), r#"{"a":{"c":true,"d":[1,2,{"y":null,"z":"x"}]},"b":1}"#);
-    }
-
-    #[test]
-    fn a_commitment_is_sha256_of_the_canonical_json_then_the_nonce() {
-        let nonce = Nonce([7; 32]);
-        let c = Commitment::of(&json!({"b": 2, "a": 1}), &nonce);
-        let mut h = Sha256::new();
-        h.update(br#"{"a":1,"b":2}"#);
-        h.update([7u8; 32]);
-        assert_eq!(c.0, <[u8; 32]>::from(h.finalize()));
-        assert_eq!(Commitment::from_hex(&c.to_hex()), Ok(c));
-        assert_ne!(Commitment::of(&json!({"a": 1, "b": 2}), &Nonce([8; 32])), c);
-    }
-
-    #[test]
     fn the_protocol_documents_this_commitment() {
         // docs/protocol.md, Sealed choices: the worked example a client author checks against.
         let command = json!({"commit_stance": {"stance": {"type": "grapple", "amount": 2}}});
-        assert_eq!(canonical_json(&command), r#"{"commit_stance":{"stance":{"amount":2,"type":"grapple"}}}"#);
+        let nonce = Nonce::from_bytes([0x9f; 32]);
         assert_eq!(
-            Commitment::of(&command, &Nonce([0x9f; 32])).to_hex(),
+            table::fairness::canonical_json(&command).unwrap(),
+            r#"{"commit_stance":{"stance":{"amount":2,"type":"grapple"}}}"#
+        );
+        assert_eq!(
+            Commitment::to_command(&command, &nonce).unwrap().to_string(),
             "e8aa6dc50ba3fadd440e71381ca7b76f2ebd180fd59976a3ad97e512dfad3779"
         );
-    }
-
-    #[test]
-    fn hex_must_be_64_lowercase_digits() {
-        assert_eq!(Nonce::from_hex(&"ab".repeat(32)).map(|n| n.0[0]), Ok(0xab));
-        assert_eq!(Nonce::from_hex(&"AB".repeat(32)), Err(SealError::BadNonce));
-        assert_eq!(Nonce::from_hex("ab"), Err(SealError::BadNonce));
-        assert_eq!(Commitment::from_hex(&"zz".repeat(32)), Err(SealError::BadCommitment));
     }
 }

@@ -50,6 +50,11 @@ fn json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap()
 }
 
+/// The commitment to a command's JSON with a nonce (docs/fairness.md).
+fn commit(command: &Value, nonce: &Nonce) -> Commitment {
+    Commitment::to_command(command, nonce).unwrap()
+}
+
 /// A plain game of random answers to the prompts (a face-down question answered face down),
 /// as the list of commands given.
 fn plain_game<R: Ruleset>(
@@ -86,9 +91,9 @@ fn sealed_game<R: Ruleset>(setup: R::Setup, modes: &[Mode], given: &[(SeatId, R:
             continue;
         }
         assert!(s.awaiting().contains(seat), "the round asks the seat the plain game asked");
-        let nonce = Nonce([(k % 251) as u8; 32]);
+        let nonce = Nonce::from_bytes([(k % 251) as u8; 32]);
         if s.mode(*seat) == Mode::Sealed {
-            s.seal(*seat, Commitment::of(&json(command), &nonce)).unwrap();
+            s.seal(*seat, commit(&json(command), &nonce)).unwrap();
             to_reveal.push((*seat, command.clone(), nonce));
         } else {
             s.submit_bound(*seat, command, nonce).unwrap();
@@ -118,7 +123,7 @@ fn check_opened<R: Ruleset>(s: &Session<R>) -> usize {
                 bound.extend(commitments.into_iter().map(|c| (c.seat, c.commitment)))
             }
             Item::Opened { seat, command, nonce } => {
-                let c = Commitment::of(&command, &Nonce::from_hex(&nonce).unwrap()).to_hex();
+                let c = commit(&command, &nonce.parse::<Nonce>().unwrap()).to_string();
                 let at = bound.iter().position(|b| *b == (seat, c.clone()));
                 assert!(at.is_some(), "opened {seat:?} {command} matches no bound commitment");
                 bound.remove(at.unwrap());
@@ -213,9 +218,9 @@ fn duel() -> (Session<It>, [iron_triangle::Command; 2]) {
 fn between_commit_and_reveal_the_session_holds_only_hashes() {
     let (mut s, [a, b]) = duel();
     let before = json(s.table().state());
-    let (na, nb) = (Nonce([1; 32]), Nonce([2; 32]));
-    s.seal(SeatId(0), Commitment::of(&json(&a), &na)).unwrap();
-    s.seal(SeatId(1), Commitment::of(&json(&b), &nb)).unwrap();
+    let (na, nb) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    s.seal(SeatId(0), commit(&json(&a), &na)).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &nb)).unwrap();
     assert!(s.round().unwrap().bound);
     // The rules' state did not move, the record holds nothing, the logs hold the hashes only.
     assert_eq!(json(s.table().state()), before);
@@ -225,7 +230,7 @@ fn between_commit_and_reveal_the_session_holds_only_hashes() {
         let text = serde_json::to_string(command).unwrap();
         assert!(!everything.contains(&text) && !format!("{everything:?}").contains(&format!("{command:?}")));
     }
-    assert!(everything.contains(&Commitment::of(&json(&a), &na).to_hex()));
+    assert!(everything.contains(&commit(&json(&a), &na).to_string()));
     assert_eq!(s.reveal(SeatId(0), &a, na), Ok(None));
     assert_eq!(s.awaiting(), vec![SeatId(1)]);
     assert_eq!(json(s.table().state()), before, "nothing reaches the rules before every reveal");
@@ -238,14 +243,14 @@ fn between_commit_and_reveal_the_session_holds_only_hashes() {
 #[test]
 fn a_wrong_nonce_is_a_public_fault_and_the_forced_decision() {
     let (mut s, [a, b]) = duel();
-    s.seal(SeatId(0), Commitment::of(&json(&a), &Nonce([1; 32]))).unwrap();
-    s.seal(SeatId(1), Commitment::of(&json(&b), &Nonce([2; 32]))).unwrap();
-    assert_eq!(s.reveal(SeatId(1), &b, Nonce([9; 32])), Ok(Some(Fault::WrongNonce)));
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(1), &b, Nonce::from_bytes([9; 32])), Ok(Some(Fault::WrongNonce)));
     assert_eq!(
-        s.reveal(SeatId(1), &b, Nonce([2; 32])),
+        s.reveal(SeatId(1), &b, Nonce::from_bytes([2; 32])),
         Err(SessionError::Sealing(SealError::NothingToReveal(1)))
     );
-    assert_eq!(s.reveal(SeatId(0), &a, Nonce([1; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
     let forced = It::forced(&Session::<It>::new(iron_triangle()).unwrap().table().state().clone(), SeatId(1));
     let entries = s.record().entries;
     assert_eq!(entries[1].seat, SeatId(1));
@@ -266,10 +271,10 @@ fn an_illegal_revealed_choice_is_a_fault() {
     let illegal = iron_triangle::Command::CommitStance {
         stance: iron_triangle::Stance::new(iron_triangle::Action::Attack, 9),
     };
-    s.seal(SeatId(0), Commitment::of(&json(&a), &Nonce([1; 32]))).unwrap();
-    s.seal(SeatId(1), Commitment::of(&json(&illegal), &Nonce([2; 32]))).unwrap();
-    assert_eq!(s.reveal(SeatId(1), &illegal, Nonce([2; 32])), Ok(None));
-    assert_eq!(s.reveal(SeatId(0), &a, Nonce([1; 32])), Ok(None));
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&illegal), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(1), &illegal, Nonce::from_bytes([2; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
     let fault = public(&s).into_iter().find_map(|i| match i {
         Item::Fault { seat, fault } => Some((seat, fault)),
         _ => None,
@@ -281,10 +286,10 @@ fn an_illegal_revealed_choice_is_a_fault() {
 #[test]
 fn no_reveal_before_the_deadline_is_a_fault() {
     let (mut s, [a, b]) = duel();
-    s.seal(SeatId(0), Commitment::of(&json(&a), &Nonce([1; 32]))).unwrap();
-    s.seal(SeatId(1), Commitment::of(&json(&b), &Nonce([2; 32]))).unwrap();
-    assert_eq!(s.reveal(SeatId(0), &a, Nonce([1; 32])), Ok(None));
-    s.force_bound(SeatId(1), None, Nonce([3; 32])).unwrap();
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    s.force_bound(SeatId(1), None, Nonce::from_bytes([3; 32])).unwrap();
     assert!(public(&s).contains(&Item::Fault { seat: SeatId(1), fault: Fault::NoReveal }));
     assert!(s.round().is_none());
     assert_eq!(s.record().entries.len(), 2);
@@ -293,20 +298,20 @@ fn no_reveal_before_the_deadline_is_a_fault() {
 #[test]
 fn a_commitment_is_replaced_without_a_fault_until_every_seat_committed() {
     let (mut s, [a, b]) = duel();
-    let first = Commitment::of(&json(&b), &Nonce([5; 32]));
+    let first = commit(&json(&b), &Nonce::from_bytes([5; 32]));
     s.seal(SeatId(0), first).unwrap();
-    let second = Commitment::of(&json(&a), &Nonce([1; 32]));
+    let second = commit(&json(&a), &Nonce::from_bytes([1; 32]));
     s.seal(SeatId(0), second).unwrap();
     assert_eq!(s.round().unwrap().committed, vec![SeatId(0)], "replaced, not added");
     s.take_back(SeatId(1)).unwrap_err();
-    s.seal(SeatId(1), Commitment::of(&json(&b), &Nonce([2; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
     let r = s.round().unwrap();
     assert!(r.bound);
-    assert_eq!(r.commitments[0].commitment, second.to_hex());
+    assert_eq!(r.commitments[0].commitment, second.to_string());
     assert_eq!(s.seal(SeatId(0), first), Err(SessionError::Sealing(SealError::Bound(0))));
     assert_eq!(s.take_back(SeatId(0)), Err(SessionError::Sealing(SealError::Bound(0))));
-    assert_eq!(s.reveal(SeatId(0), &a, Nonce([1; 32])), Ok(None));
-    assert_eq!(s.reveal(SeatId(1), &b, Nonce([2; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(1), &b, Nonce::from_bytes([2; 32])), Ok(None));
     assert_eq!(check_opened(&s), 2);
 }
 
@@ -315,11 +320,14 @@ fn a_sealed_round_refuses_what_does_not_fit() {
     let (mut s, [a, b]) = duel();
     assert_eq!(s.submit(SeatId(0), &a), Err(SessionError::Sealing(SealError::NeedsNonce(0))));
     assert_eq!(
-        s.reveal(SeatId(0), &a, Nonce([1; 32])),
+        s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])),
         Err(SessionError::Sealing(SealError::NothingToReveal(0)))
     );
-    s.seal(SeatId(0), Commitment::of(&json(&a), &Nonce([1; 32]))).unwrap();
-    assert_eq!(s.reveal(SeatId(0), &a, Nonce([1; 32])), Err(SessionError::Sealing(SealError::NotBound(0))));
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    assert_eq!(
+        s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])),
+        Err(SessionError::Sealing(SealError::NotBound(0)))
+    );
     assert!(matches!(s.undo(SeatId(1)), Err(SessionError::Sealing(SealError::RoundOpen))));
     // Taking back a commitment before the binding asks the seat again.
     s.take_back(SeatId(0)).unwrap();
@@ -330,8 +338,11 @@ fn a_sealed_round_refuses_what_does_not_fit() {
     let illegal = iron_triangle::Command::CommitStance {
         stance: iron_triangle::Stance::new(iron_triangle::Action::Attack, 9),
     };
-    assert!(matches!(s.submit_bound(SeatId(1), &illegal, Nonce([2; 32])), Err(SessionError::Rules(_))));
-    s.submit_bound(SeatId(1), &b, Nonce([2; 32])).unwrap();
+    assert!(matches!(
+        s.submit_bound(SeatId(1), &illegal, Nonce::from_bytes([2; 32])),
+        Err(SessionError::Rules(_))
+    ));
+    s.submit_bound(SeatId(1), &b, Nonce::from_bytes([2; 32])).unwrap();
     assert_eq!(s.awaiting(), vec![SeatId(0)]);
     assert_eq!(s.prompt(SeatId(1)), None);
     assert!(s.prompt(SeatId(0)).is_some());
@@ -340,13 +351,13 @@ fn a_sealed_round_refuses_what_does_not_fit() {
 #[test]
 fn a_timer_before_the_binding_holds_the_forced_decision_like_a_plain_one() {
     let (mut s, [a, _]) = duel();
-    s.seal(SeatId(0), Commitment::of(&json(&a), &Nonce([1; 32]))).unwrap();
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
     // Seat 1 has not committed: its default is bound by the caller's nonce, then the round binds.
-    s.force_bound(SeatId(1), None, Nonce([4; 32])).unwrap();
+    s.force_bound(SeatId(1), None, Nonce::from_bytes([4; 32])).unwrap();
     let r = s.round().unwrap();
     assert!(r.bound);
     assert_eq!(r.revealing, vec![SeatId(0)]);
-    assert_eq!(s.reveal(SeatId(0), &a, Nonce([1; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
     let entries = s.record().entries;
     assert_eq!((entries[1].seat, entries[1].how), (SeatId(1), How::Forced));
     let items = public(&s);
