@@ -558,3 +558,50 @@ async fn a_commitment_replaced_before_every_seat_committed_has_no_fault() {
     assert_eq!(log.iter().filter(|u| u["kind"] == "opened").count(), 2);
     assert_eq!(game.record()["entries"].as_array().unwrap().len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_reveal_before_the_decision_timer_is_a_public_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let modes = [("ada".to_string(), SeatMode::Sealed), ("gm".to_string(), SeatMode::Sealed)].into();
+    let created = server
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions { decision_seconds: Some(1), think_ms: 0, modes },
+        })
+        .await
+        .unwrap();
+    let mut a = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let mut g = Client::join(&created.seats["gm"], 0).await.unwrap();
+    let ca = welcome(&mut a).await.0.unwrap();
+    let cg = welcome(&mut g).await.0.unwrap();
+    let (na, ng) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    send(&mut a, seal("s1", &ca, &na)).await;
+    ack(&mut a, "s1").await;
+    send(&mut g, seal("s2", &cg, &ng)).await;
+    ack(&mut g, "s2").await;
+    send(&mut a, reveal("r1", &ca, &na)).await;
+    ack(&mut a, "r1").await;
+    // The GM never reveals: its timer runs out, its decision is forced, and everyone sees why.
+    let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut kinds: Vec<(String, Value)> = Vec::new();
+    while !kinds.iter().any(|(k, _)| k == "fault") {
+        let m = tokio::time::timeout_at(deadline, spectator.next()).await.expect("the timer fires").unwrap();
+        let change = match m {
+            ServerMessage::Welcome { change, .. } | ServerMessage::Update { change } => change,
+            _ => continue,
+        };
+        kinds.extend(change.updates.iter().map(|u| (u["kind"].as_str().unwrap().to_owned(), u.clone())));
+    }
+    let at = kinds.iter().position(|(k, _)| k == "fault").unwrap();
+    assert_eq!((kinds[at].1["seat"].as_u64(), kinds[at].1["fault"].as_str()), (Some(1), Some("no_reveal")));
+    assert_eq!(kinds[at + 1].0, "forced");
+    let opened: Vec<u64> =
+        kinds.iter().filter(|(k, _)| k == "opened").map(|(_, u)| u["seat"].as_u64().unwrap()).collect();
+    assert_eq!(opened, vec![0], "Ada's command is opened; the GM's never came");
+    server.shutdown().await.unwrap();
+}
