@@ -352,9 +352,12 @@ impl<R: Ruleset> Session<R> {
         Ok(())
     }
 
-    /// The state `seat`'s new (or replaced) decision is asked in.
+    /// The state `seat`'s new (or replaced) decision is asked in: the table's when no round is
+    /// open yet (the seat's decision would open it).
     fn asking_state(&self, seat: SeatId) -> Option<&R::State> {
-        let round = self.round.as_ref()?;
+        let Some(round) = self.round.as_ref() else {
+            return self.in_round(seat).then(|| self.table.state());
+        };
         if round.next.contains(&seat) {
             return Some(&round.end);
         }
@@ -402,14 +405,10 @@ impl<R: Ruleset> Session<R> {
         nonce: Nonce,
         how: How,
     ) -> Result<(), SessionError<R::Error>> {
-        if self.round.is_none() {
-            // Opens the round, so that the state the seat is asked in is known.
-            self.round_for(seat)?;
-        }
-        if let Some(state) = self.asking_state(seat) {
-            let mut events = Vec::new();
-            R::decide(state, seat, &command, &mut events).map_err(SessionError::Rules)?;
-        }
+        // Checked before anything changes: a refused command opens no round.
+        let state = self.asking_state(seat).ok_or(SessionError::Sealing(SealError::NotAsked(seat.0)))?;
+        let mut events = Vec::new();
+        R::decide(state, seat, &command, &mut events).map_err(SessionError::Rules)?;
         let json = serde_json::to_value(&command).unwrap_or(Value::Null);
         let commitment = Commitment::to_command(&json, &nonce)
             .map_err(|e| SessionError::Sealing(SealError::NoCanonicalForm(e.to_string())))?;
@@ -445,7 +444,7 @@ impl<R: Ruleset> Session<R> {
             slot.held = Held::Fault(Fault::WrongNonce);
             Some(Fault::WrongNonce)
         };
-        self.finish_if_revealed()?;
+        self.finish_if_revealed();
         Ok(fault)
     }
 
@@ -473,7 +472,8 @@ impl<R: Ruleset> Session<R> {
                 return Err(SessionError::NotAwaited(seat.0));
             };
             slot.held = Held::Fault(Fault::NoReveal);
-            return self.finish_if_revealed();
+            self.finish_if_revealed();
+            return Ok(());
         }
         if !round.next.contains(&seat) {
             return Err(SessionError::NotAwaited(seat.0));
@@ -488,9 +488,6 @@ impl<R: Ruleset> Session<R> {
         nonce: Nonce,
     ) -> Result<(), SessionError<R::Error>> {
         self.check_forcer(by)?;
-        if self.round.is_none() {
-            self.round_for(seat)?;
-        }
         let state = self.asking_state(seat).ok_or(SessionError::NotAwaited(seat.0))?;
         let command = R::forced(state, seat).ok_or(SessionError::NoDefault(seat.0))?;
         self.hold(seat, command, nonce, How::Forced)
@@ -529,17 +526,20 @@ impl<R: Ruleset> Session<R> {
             log.push(Item::Bound { commitments: commitments.clone() });
         }
         // With no sealed seat in it, the round resolves at once.
-        let _ = self.finish_if_revealed();
+        self.finish_if_revealed();
     }
 
     /// Once every sealed seat has revealed or faulted, gives the commands to the rules in the
     /// order they ask for them, forces the faulted seats' decisions, and opens every command
     /// and nonce.
-    fn finish_if_revealed(&mut self) -> Result<(), SessionError<R::Error>> {
+    ///
+    /// Never fails: every request was checked before it changed anything. A forced decision
+    /// the rules would refuse is left out, and the seat is asked again.
+    fn finish_if_revealed(&mut self) {
         if self.round.as_ref().is_none_or(|r| !r.bound || r.waiting_reveals()) {
-            return Ok(());
+            return;
         }
-        let Some(round) = self.round.take() else { return Ok(()) };
+        let Some(round) = self.round.take() else { return };
         let mut left: Vec<Option<Slot<R::Command>>> = round.slots.into_iter().map(Some).collect();
         let mut opened = Vec::new();
         loop {
@@ -583,7 +583,7 @@ impl<R: Ruleset> Session<R> {
                     for log in &mut self.logs {
                         log.push(Item::Forced { seat });
                     }
-                    self.submit_as(seat, &command, How::Forced)?;
+                    let _ = self.submit_as(seat, &command, How::Forced);
                 }
             }
         }
@@ -597,7 +597,6 @@ impl<R: Ruleset> Session<R> {
                 }
             }
         }
-        Ok(())
     }
 
     fn check_forcer(&self, by: Option<SeatId>) -> Result<(), SessionError<R::Error>> {

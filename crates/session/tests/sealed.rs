@@ -342,6 +342,7 @@ fn a_sealed_round_refuses_what_does_not_fit() {
         s.submit_bound(SeatId(1), &illegal, Nonce::from_bytes([2; 32])),
         Err(SessionError::Rules(_))
     ));
+    assert!(s.round().is_none(), "a refused command opens no round");
     s.submit_bound(SeatId(1), &b, Nonce::from_bytes([2; 32])).unwrap();
     assert_eq!(s.awaiting(), vec![SeatId(0)]);
     assert_eq!(s.prompt(SeatId(1)), None);
