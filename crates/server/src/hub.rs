@@ -28,9 +28,10 @@ use crate::config::Config;
 use crate::journal::Op;
 use crate::metrics::Metrics;
 use crate::protocol::{
-    Change, ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, RoundState,
-    SeatCommitment, SeatInfo, SeatMode, ServerMessage, TableLog, TableOptions, Who, link,
+    Change, ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, SeatInfo,
+    SeatMode, ServerMessage, TableLog, TableOptions, Who, link,
 };
+use crate::sealing::{answer, refusal_code, round_state};
 use crate::systems::{self, Hosted};
 
 /// How many answered client ids a seat's link remembers (a retry older than that is applied
@@ -376,37 +377,6 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
         Op::Undo { by, .. } => game.undo(SeatId(*by)).map(|()| None),
         Op::Seal { seat, commitment, .. } => game.seal(SeatId(*seat), commitment).map(|()| None),
         Op::Reveal { seat, command, nonce, .. } => game.reveal(SeatId(*seat), command, nonce),
-    }
-}
-
-/// The protocol's code for a refusal: a sealed round's rule by name, else the rules'.
-fn refusal_code(e: &AnyError) -> ErrorCode {
-    match e {
-        AnyError::Sealing(SealError::BadCommitment | SealError::BadNonce | SealError::NoCanonicalForm(_)) => {
-            ErrorCode::BadMessage
-        }
-        AnyError::Sealing(SealError::NotSealed | SealError::NotAsked(_) | SealError::NothingToReveal(_)) => {
-            ErrorCode::NotAsked
-        }
-        AnyError::Sealing(SealError::Bound(_)) => ErrorCode::Bound,
-        AnyError::Sealing(SealError::NotBound(_)) => ErrorCode::NotBound,
-        AnyError::Sealing(SealError::RoundOpen) => ErrorCode::RoundOpen,
-        AnyError::Sealing(SealError::NeedsNonce(_)) => ErrorCode::Internal,
-        _ => ErrorCode::Refused,
-    }
-}
-
-/// A sealed round as a welcome shows it.
-fn round_state(r: RoundInfo) -> RoundState {
-    RoundState {
-        sealed: r.committed.iter().map(|s| s.0).collect(),
-        bound: r.bound,
-        commitments: r
-            .commitments
-            .into_iter()
-            .map(|c| SeatCommitment { seat: c.seat.0, commitment: c.commitment })
-            .collect(),
-        revealing: r.revealing.iter().map(|s| s.0).collect(),
     }
 }
 
@@ -1225,23 +1195,6 @@ impl<S: TableStore> Actor<S> {
             Deadline::Timer => Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() },
         };
         self.keep(op, None, now).await
-    }
-}
-
-/// The answer to an applied request: its ack, or — for a reveal that did not match its
-/// commitment — the fault, applied and public.
-fn answer(id: String, seq: u64, fault: Option<Fault>) -> ServerMessage {
-    match fault {
-        None => ServerMessage::Ack { id, seq },
-        Some(fault) => ServerMessage::Error {
-            id: Some(id),
-            code: ErrorCode::WrongNonce,
-            message: format!(
-                "the revealed command and nonce do not hash to the seat's commitment: a fault \
-                 ({}), logged for every seat; the seat's decision is forced",
-                serde_json::to_value(&fault).ok().and_then(|v| v.get("fault").cloned()).unwrap_or_default()
-            ),
-        },
     }
 }
 
