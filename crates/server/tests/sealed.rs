@@ -298,6 +298,13 @@ async fn two_sealed_seats_play_an_iron_triangle_duel() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iron_triangle_specials_and_several_seats_sealed() {
+    // Timing windows of the specials (§6), and a 2-against-3 ambush with a bot beside.
+    whole_game("iron-triangle", "specials-duel", &[], &["ren", "gm"], 16).await;
+    whole_game("iron-triangle", "ambush-2v3", &[("bao", "random")], &["ada", "gm"], 17).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sealed_seat_plays_against_a_bot() {
     whole_game("iron-triangle", "duel", &[("gm", "greedy")], &["ada"], 12).await;
 }
@@ -442,6 +449,11 @@ async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_
     // The session rebuilt from it: the round bound, no command given to the rules.
     let (game, ops) = replay(&db, &created.table).await;
     assert_eq!(ops.iter().filter(|o| o["op"] == "seal").count(), 2);
+    for op in &ops {
+        // The journal table's entries: a seal is its seat, its hash and the client's id.
+        let keys: Vec<&str> = op.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["commitment", "id", "op", "seat"], "{op}");
+    }
     assert_eq!(game.record()["entries"], json!([]));
     assert!(game.round().unwrap().bound);
     assert_eq!(game.face_down(), 0);
