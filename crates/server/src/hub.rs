@@ -1187,7 +1187,13 @@ impl<S: TableStore> Actor<S> {
             return Ok(());
         };
         self.deadlines.remove(&seat);
+        let revealing = self.game.round().is_some_and(|r| r.revealing.contains(&SeatId(seat)));
         let op = match kind {
+            // A bot handed a seat whose sealed choice waits for its reveal cannot reveal it:
+            // the seat faults (no reveal) and its decision is forced.
+            Deadline::Bot if revealing => {
+                Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() }
+            }
             Deadline::Bot => match self.game.bot_command(SeatId(seat)) {
                 Some(command) => Op::Submit { seat, command, id: None, nonce: self.nonce() },
                 None => return Ok(()),

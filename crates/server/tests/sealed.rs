@@ -617,3 +617,36 @@ async fn no_reveal_before_the_decision_timer_is_a_public_fault() {
     assert_eq!(opened, vec![0], "Ada's command is opened; the GM's never came");
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_handed_to_a_bot_before_its_reveal_faults_and_play_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    send(&mut a, seal("s1", &ca, &Nonce::from_bytes([1; 32]))).await;
+    ack(&mut a, "s1").await;
+    send(&mut g, seal("s2", &cg, &Nonce::from_bytes([2; 32]))).await;
+    ack(&mut g, "s2").await;
+    // Ada's player leaves before revealing; the GM link hands her seat to a bot, which cannot
+    // know her choice.
+    let mut gm = Client::join(&created.gm, 0).await.unwrap();
+    welcome(&mut gm).await;
+    let action = server::protocol::ManageAction::Bot { seat: 0, kind: "random".into() };
+    send(&mut gm, ClientMessage::Manage { id: "m1".into(), action }).await;
+    ack(&mut gm, "m1").await;
+    send(&mut g, reveal("r2", &cg, &Nonce::from_bytes([2; 32]))).await;
+    ack(&mut g, "r2").await;
+    let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut items: Vec<Value> = Vec::new();
+    while !items.iter().any(|u| u["kind"] == "fault") {
+        let m =
+            tokio::time::timeout_at(deadline, spectator.next()).await.expect("the bot's turn comes").unwrap();
+        if let ServerMessage::Welcome { change, .. } | ServerMessage::Update { change } = m {
+            items.extend(change.updates);
+        }
+    }
+    let fault = items.iter().find(|u| u["kind"] == "fault").unwrap();
+    assert_eq!((fault["seat"].as_u64(), fault["fault"].as_str()), (Some(0), Some("no_reveal")));
+    server.shutdown().await.unwrap();
+}
