@@ -17,6 +17,12 @@ mod play;
 mod rules_cmd;
 mod serve;
 
+/// mimalloc instead of the system allocator: the server allocates and frees a few small strings
+/// and buffers per frame, and under load glibc's malloc and free took about a quarter of its
+/// CPU (docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]
 #[command(name = "facedown", version, about, propagate_version = true)]

@@ -116,11 +116,23 @@ fn check_size(what: &'static str, size: usize, limit: usize) -> Result<(), Persi
     Ok(())
 }
 
+/// Refuses a NUL character in a name: PostgreSQL's text cannot hold one, and every store refuses
+/// what another could not keep, so that a table can move between stores. (JSON text never
+/// holds one: the parser refuses it.)
+fn check_no_nul(field: &'static str, text: &str) -> Result<(), PersistError> {
+    if text.contains('\0') {
+        return Err(PersistError::Nul { field });
+    }
+    Ok(())
+}
+
 fn check_access(access: &Access) -> Result<(), PersistError> {
     use limits::*;
     check_size("access row's who (bytes)", access.who.len(), MAX_NAME_BYTES)?;
+    check_no_nul("access row's who", &access.who)?;
     if let Some(hash) = &access.token_hash {
         check_size("token hash (bytes)", hash.len(), MAX_NAME_BYTES)?;
+        check_no_nul("token hash", hash)?;
     }
     check_size("controller (bytes)", access.controller.len(), MAX_TEXT_BYTES)?;
     check_json("controller", &access.controller)
@@ -132,6 +144,8 @@ pub(crate) fn check_new_table(table: &NewTable) -> Result<(), PersistError> {
     use limits::*;
     check_size("ruleset name (bytes)", table.ruleset.len(), MAX_NAME_BYTES)?;
     check_size("ruleset version (bytes)", table.ruleset_version.len(), MAX_NAME_BYTES)?;
+    check_no_nul("ruleset name", &table.ruleset)?;
+    check_no_nul("ruleset version", &table.ruleset_version)?;
     check_size("setup (bytes)", table.setup.len(), MAX_TEXT_BYTES)?;
     check_size("options (bytes)", table.options.len(), MAX_TEXT_BYTES)?;
     check_size("access rows", table.access.len(), MAX_ACCESS_ROWS)?;
@@ -165,6 +179,21 @@ pub(crate) fn check_writes(writes: &[Write]) -> Result<(), PersistError> {
     Ok(())
 }
 
+/// Checks journal entry number `n` of `table` in a request: `before` is the table's next number
+/// before the request, `expected` its next number after the request's earlier entries. A number
+/// below `before` was kept already — by another writer, or by an earlier request — and is a
+/// [`PersistError::Conflict`]; any other number but `expected` (a gap, or a number the request
+/// gives twice) is a [`PersistError::JournalSequence`].
+pub(crate) fn check_number(table: TableId, n: u64, before: u64, expected: u64) -> Result<(), PersistError> {
+    if n < before {
+        return Err(PersistError::Conflict { table, seq: n });
+    }
+    if n != expected {
+        return Err(PersistError::JournalSequence { table, expected, got: n });
+    }
+    Ok(())
+}
+
 /// A stored table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredTable {
@@ -178,15 +207,18 @@ pub struct StoredTable {
     pub finished: bool,
 }
 
-/// Where a server keeps its tables: SQLite ([`crate::SqliteGames`]'s database) now, PostgreSQL
-/// in a later issue, behind this one interface. Futures are `Send`; each call is atomic.
+/// Where a server keeps its tables: SQLite ([`crate::SqliteTables`], in [`crate::SqliteGames`]'
+/// database) or PostgreSQL ([`crate::PgTables`]), behind this one interface. Futures are
+/// `Send`; each call is atomic.
 pub trait TableStore: Send + Sync + 'static {
     /// Creates a table and returns its number.
     fn create_table(&self, table: &NewTable) -> impl Future<Output = Result<TableId, PersistError>> + Send;
 
     /// Keeps `writes` atomically and durably (all or none), grouped with the other commits
-    /// in flight into one transaction and one sync. A journal entry whose number is not the
-    /// table's next is refused with [`PersistError::JournalSequence`], a write to a table the
+    /// in flight into one transaction and one sync. A journal entry whose number is kept
+    /// already is refused with [`PersistError::Conflict`] — of two writers racing at one number,
+    /// exactly one wins —, one whose number is otherwise not the table's next (a gap) with
+    /// [`PersistError::JournalSequence`], a write to a table the
     /// store does not have with [`PersistError::NoTable`], a text that is not JSON or over the
     /// [`limits`] before it reaches the store; then nothing of this call is kept, and other
     /// callers' commits in the same group are unaffected. Returns `Ok` only once the writes are
