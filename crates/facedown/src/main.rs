@@ -16,6 +16,7 @@ mod nd_resolve;
 mod play;
 mod rules_cmd;
 mod serve;
+mod tables_cli;
 
 /// mimalloc instead of the system allocator: the server allocates and frees a few small strings
 /// and buffers per frame, and under load glibc's malloc and free took about a quarter of its
@@ -63,6 +64,8 @@ enum Command {
     Serve(serve::Args),
     /// Play one seat of a remote table (or watch it) in the terminal, from its link.
     Join(join::Args),
+    /// The tables a server keeps: list them, export one, import one into another store.
+    Tables(tables_cli::Args),
 }
 
 #[derive(Subcommand)]
@@ -121,6 +124,7 @@ fn main() -> ExitCode {
         Command::Analyze { command } => analyze::run(command),
         Command::Serve(args) => serve::run(args),
         Command::Join(args) => join::run(args),
+        Command::Tables(args) => tables_cli::run(args),
     };
     match result {
         Ok(code) => code,

@@ -194,7 +194,7 @@ fn seat_bots(
 }
 
 /// The default database: `facedown/server.db` in the user's data directory.
-fn default_db() -> anyhow::Result<PathBuf> {
+pub(crate) fn default_db() -> anyhow::Result<PathBuf> {
     let dir = dirs::data_dir().context(
         "--db: this system has no data directory for the default database; name one with --db FILE",
     )?;

@@ -67,6 +67,11 @@ const SKIPPED: &[(&str, &str)] = &[
          serve tables from a throwaway one (FACEDOWN_TEST_POSTGRES)",
     ),
     (
+        "facedown tables import --db postgres://",
+        "needs the reader's PostgreSQL server; tests/tables_cli.rs moves a table mid-game into a \
+         throwaway one (FACEDOWN_TEST_POSTGRES) and serves it there",
+    ),
+    (
         "sudo -u postgres",
         "creates a role and a database on the reader's PostgreSQL server, as its administrator",
     ),

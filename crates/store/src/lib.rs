@@ -19,6 +19,7 @@ mod save_file;
 pub mod sessions;
 mod sqlite;
 mod sqlite_tables;
+mod table_document;
 pub mod tables;
 mod writer;
 
@@ -32,6 +33,10 @@ pub use pg_tables::{PgTables, is_postgres_url, redacted_url};
 pub use save_file::{SAVE_FORMAT, SAVE_VERSION, SaveFile, write_atomic};
 pub use sqlite::SqliteGames;
 pub use sqlite_tables::SqliteTables;
+pub use table_document::{
+    AccessRow, DocumentError, JournalEntry, MAX_DOCUMENT_BYTES, MovedTable, TABLE_FORMAT, TABLE_VERSION,
+    TableDocument, TableRow,
+};
 
 /// A game's number in its store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -40,8 +40,8 @@ use tokio::task::JoinHandle;
 
 use crate::PersistError;
 use crate::tables::{
-    Access, NewTable, StoredTable, TableId, TableStore, Write, check_new_table, check_number, check_writes,
-    limits,
+    Access, NewTable, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
+    check_new_table, check_number, check_writes, limits,
 };
 use crate::writer::{InFlight, Reply, Stats, spawn_on_own_thread};
 
@@ -328,6 +328,43 @@ impl TableStore for PgTables {
             });
         }
         rows.into_iter().map(|(id,)| Ok(TableId(to_u64(id, "table number")?))).collect()
+    }
+
+    async fn list_tables(&self) -> Result<Vec<TableSummary>, PersistError> {
+        let rows: Vec<(i64, String, String, i64, bool)> = sqlx::query_as(
+            "SELECT t.id, t.ruleset, t.ruleset_version, \
+             (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = t.id), t.finished \
+             FROM server_tables t ORDER BY t.id LIMIT $1",
+        )
+        .bind(limits::MAX_OPEN_TABLES as i64 + 1)
+        .fetch_all(&self.inner.pool)
+        .await?;
+        crate::sqlite_tables::summaries(rows)
+    }
+
+    /// Written beside the writer, on a connection of the pool, in one transaction flushed to
+    /// the write-ahead log before it is acknowledged (`synchronous_commit = on`, as the
+    /// writer's). No other writer knows the new table's number until it is committed.
+    async fn import_table(&self, moved: &crate::MovedTable) -> Result<TableId, PersistError> {
+        check_moved_table(moved)?;
+        let mut tx = self.inner.pool.begin().await?;
+        sqlx::query("SET LOCAL synchronous_commit = on").execute(&mut *tx).await?;
+        let id = insert_table(&mut tx, &moved.table).await?;
+        let mut rows: BTreeMap<&str, &Access> = BTreeMap::new();
+        for row in &moved.table.access {
+            rows.insert(&row.who, row);
+        }
+        let rows: Vec<(i64, &Access)> = rows.into_values().map(|row| (id, row)).collect();
+        upsert_access(&mut tx, &rows).await?;
+        // Checked: at most MAX_JOURNAL_ENTRIES entries, so every number fits an i64.
+        let journal: Vec<(i64, i64, &str)> =
+            moved.journal.iter().enumerate().map(|(n, e)| (id, n as i64, e.as_str())).collect();
+        insert_journal(&mut tx, &journal).await?;
+        if moved.finished {
+            mark_finished(&mut tx, &[id]).await?;
+        }
+        tx.commit().await?;
+        Ok(TableId(to_u64(id, "table number")?))
     }
 }
 

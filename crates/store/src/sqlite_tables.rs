@@ -30,8 +30,8 @@ use tokio::task::JoinHandle;
 
 use crate::PersistError;
 use crate::tables::{
-    Access, NewTable, StoredTable, TableId, TableStore, Write, check_new_table, check_number, check_writes,
-    limits,
+    Access, NewTable, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
+    check_new_table, check_number, check_writes, limits,
 };
 use crate::writer::{InFlight, Reply, Stats, spawn_on_own_thread};
 
@@ -273,6 +273,67 @@ impl TableStore for SqliteTables {
         }
         rows.into_iter().map(|(id,)| Ok(TableId(to_u64(id, "table number")?))).collect()
     }
+
+    async fn list_tables(&self) -> Result<Vec<TableSummary>, PersistError> {
+        let rows: Vec<(i64, String, String, i64, bool)> = sqlx::query_as(
+            "SELECT t.id, t.ruleset, t.ruleset_version, \
+             (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = t.id), t.finished \
+             FROM server_tables t ORDER BY t.id LIMIT ?",
+        )
+        .bind(limits::MAX_OPEN_TABLES as i64 + 1)
+        .fetch_all(&self.inner.pool)
+        .await?;
+        summaries(rows)
+    }
+
+    /// Written beside the writer, on a connection of the pool, in one `BEGIN IMMEDIATE`
+    /// transaction (SQLite lets one transaction write at a time; the other waits its busy
+    /// timeout). The writer learns the new table's numbers from the database on first use.
+    async fn import_table(&self, moved: &crate::MovedTable) -> Result<TableId, PersistError> {
+        check_moved_table(moved)?;
+        let mut conn = self.inner.pool.acquire().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        let id = insert_table(&mut tx, &moved.table).await?;
+        let mut rows: HashMap<&str, &Access> = HashMap::new();
+        for row in &moved.table.access {
+            rows.insert(&row.who, row);
+        }
+        let rows: Vec<(i64, &Access)> = rows.into_values().map(|row| (id, row)).collect();
+        upsert_access(&mut tx, &rows).await?;
+        // Checked: at most MAX_JOURNAL_ENTRIES entries, so every number fits an i64.
+        let journal: Vec<(i64, i64, &str)> =
+            moved.journal.iter().enumerate().map(|(n, e)| (id, n as i64, e.as_str())).collect();
+        insert_journal(&mut tx, &journal).await?;
+        if moved.finished {
+            mark_finished(&mut tx, &[id]).await?;
+        }
+        tx.commit().await?;
+        Ok(TableId(to_u64(id, "table number")?))
+    }
+}
+
+/// The lines of [`TableStore::list_tables`], bounded.
+pub(crate) fn summaries(
+    rows: Vec<(i64, String, String, i64, bool)>,
+) -> Result<Vec<TableSummary>, PersistError> {
+    if rows.len() > limits::MAX_OPEN_TABLES {
+        return Err(PersistError::Limit {
+            what: "tables listed",
+            size: rows.len() as u64,
+            limit: limits::MAX_OPEN_TABLES as u64,
+        });
+    }
+    rows.into_iter()
+        .map(|(id, ruleset, ruleset_version, entries, finished)| {
+            Ok(TableSummary {
+                id: TableId(to_u64(id, "table number")?),
+                ruleset,
+                ruleset_version,
+                entries: to_u64(entries, "journal length")?,
+                finished,
+            })
+        })
+        .collect()
 }
 
 /// Splits `n` rows into chunks: as many [`CHUNK`]s as fit, then the powers of two of the rest.

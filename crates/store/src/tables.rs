@@ -154,6 +154,76 @@ pub(crate) fn check_new_table(table: &NewTable) -> Result<(), PersistError> {
     table.access.iter().try_for_each(check_access)
 }
 
+/// Why a table to import ([`crate::MovedTable`]) was refused, by the part at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum MoveError {
+    /// The table's row: its names, setup or options, or how many access rows it has.
+    #[error("{0}")]
+    Table(PersistError),
+    /// Access row number `index`.
+    #[error("access row {index}: {error}")]
+    Access {
+        /// Its index in the table's access rows.
+        index: usize,
+        /// Why.
+        error: PersistError,
+    },
+    /// Journal entry number `index`.
+    #[error("journal entry {index}: {error}")]
+    Entry {
+        /// Its number.
+        index: usize,
+        /// Why.
+        error: PersistError,
+    },
+    /// The journal as a whole: too many entries, or too many bytes.
+    #[error("{0}")]
+    Journal(PersistError),
+}
+
+impl From<MoveError> for PersistError {
+    fn from(e: MoveError) -> PersistError {
+        match e {
+            MoveError::Table(e) | MoveError::Journal(e) => e,
+            MoveError::Access { error, .. } | MoveError::Entry { error, .. } => error,
+        }
+    }
+}
+
+/// Checks a table to import against the [`limits`] — the ones a table grown by commits keeps
+/// to, so that what is imported can be loaded — and that its texts are JSON.
+pub(crate) fn check_moved_table(moved: &crate::MovedTable) -> Result<(), MoveError> {
+    use limits::*;
+    let table = &moved.table;
+    for (index, access) in table.access.iter().enumerate() {
+        check_access(access).map_err(|error| MoveError::Access { index, error })?;
+    }
+    check_new_table(table).map_err(MoveError::Table)?;
+    let entries = moved.journal.len() as u64;
+    if entries > MAX_JOURNAL_ENTRIES {
+        return Err(MoveError::Journal(PersistError::Limit {
+            what: "journal (entries)",
+            size: entries,
+            limit: MAX_JOURNAL_ENTRIES,
+        }));
+    }
+    let mut bytes = 0u64;
+    for (index, entry) in moved.journal.iter().enumerate() {
+        check_size("journal entry (bytes)", entry.len(), MAX_TEXT_BYTES)
+            .and_then(|()| check_json("journal entry", entry))
+            .map_err(|error| MoveError::Entry { index, error })?;
+        bytes += entry.len() as u64;
+    }
+    if bytes > MAX_JOURNAL_BYTES {
+        return Err(MoveError::Journal(PersistError::Limit {
+            what: "journal (bytes)",
+            size: bytes,
+            limit: MAX_JOURNAL_BYTES,
+        }));
+    }
+    Ok(())
+}
+
 /// Checks a commit's writes against the [`limits`] and that its texts are JSON, before
 /// anything is sent to a store. Journal numbers are the store's to check.
 pub(crate) fn check_writes(writes: &[Write]) -> Result<(), PersistError> {
@@ -207,6 +277,21 @@ pub struct StoredTable {
     pub finished: bool,
 }
 
+/// One line of [`TableStore::list_tables`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSummary {
+    /// Its number.
+    pub id: TableId,
+    /// The ruleset's name.
+    pub ruleset: String,
+    /// The version of the ruleset that created it.
+    pub ruleset_version: String,
+    /// How many journal entries it has.
+    pub entries: u64,
+    /// Whether it was marked finished.
+    pub finished: bool,
+}
+
 /// Where a server keeps its tables: SQLite ([`crate::SqliteTables`], in [`crate::SqliteGames`]'
 /// database) or PostgreSQL ([`crate::PgTables`]), behind this one interface. Futures are
 /// `Send`; each call is atomic.
@@ -231,4 +316,25 @@ pub trait TableStore: Send + Sync + 'static {
 
     /// The tables not marked finished, oldest first.
     fn open_tables(&self) -> impl Future<Output = Result<Vec<TableId>, PersistError>> + Send;
+
+    /// Every table, finished or not, oldest first (at most [`limits::MAX_OPEN_TABLES`]).
+    fn list_tables(&self) -> impl Future<Output = Result<Vec<TableSummary>, PersistError>> + Send;
+
+    /// Adds a table moved from another store as a new table of this one — its row, its access
+    /// rows and its whole journal, texts byte for byte, in one transaction: all of it is kept
+    /// (durably) or none — and returns its number here. Refused, before anything reaches the
+    /// store, when it breaks the [`limits`] or a text is not JSON. A table imported while a
+    /// server serves this store is loaded when a client opens it.
+    fn import_table(
+        &self,
+        table: &crate::MovedTable,
+    ) -> impl Future<Output = Result<TableId, PersistError>> + Send;
+
+    /// A table as a [`crate::TableDocument`], to import into another store.
+    fn export_table(
+        &self,
+        table: TableId,
+    ) -> impl Future<Output = Result<crate::TableDocument, PersistError>> + Send {
+        async move { Ok(crate::TableDocument::from_stored(&self.load(table).await?)) }
+    }
 }
