@@ -16,8 +16,11 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::Value;
 use server::client::{Client, ClientError};
-use server::protocol::{ClientMessage, ErrorCode, ManageAction, SeatInfo, ServerMessage, Who, parse_link};
+use server::protocol::{
+    ClientMessage, ErrorCode, ManageAction, SeatInfo, SeatMode, ServerMessage, Who, parse_link,
+};
 use table::Ruleset;
+use table::fairness::Nonce;
 
 use crate::input::{TEXT_LIMIT, escape, read_bounded};
 use crate::play;
@@ -198,6 +201,9 @@ struct Join {
     ids: u64,
     answers: Answers,
     welcomed: bool,
+    /// A sealed seat's commitments not yet revealed, oldest first: the command, the nonce
+    /// (kept only here), and whether the round is bound (so it is revealed now).
+    sealed: Vec<(Value, Nonce, bool)>,
 }
 
 /// The lines of one update of a viewer's log (the JSON form of the session's `Update`).
@@ -214,6 +220,13 @@ fn update_lines(update: &Value, name: &dyn Fn(u16) -> String) -> Vec<String> {
         Some("took_back") => vec![play::took_back_text(&seat("seat"))],
         Some("forced") => vec![play::forced_text(&seat("seat"))],
         Some("undone") => vec![play::undone_text(&seat("by"), &seat("seat"))],
+        Some("bound") => {
+            let n = update.get("commitments").and_then(Value::as_array).map_or(0, Vec::len);
+            vec![format!("Every choice is sealed ({n} commitments): now they are revealed.")]
+        }
+        Some("fault") => {
+            vec![play::fault_text(&seat("seat"), update.get("fault").and_then(Value::as_str).unwrap_or(""))]
+        }
         _ => Vec::new(),
     }
 }
@@ -317,6 +330,16 @@ impl Join {
 
     /// Takes in a change: prints its updates and the new prompt.
     fn change(&mut self, change: server::protocol::Change) -> anyhow::Result<bool> {
+        let bound = change.updates.iter().any(|u| {
+            u.get("kind").and_then(Value::as_str) == Some("bound")
+                && u.get("seq").and_then(Value::as_u64).is_some_and(|s| s > self.seq)
+        });
+        if bound {
+            // Every seat is bound: this seat's sealed choices are revealed now.
+            for pending in &mut self.sealed {
+                pending.2 = true;
+            }
+        }
         if !self.json {
             let mut out = std::io::stdout().lock();
             for u in &change.updates {
@@ -473,8 +496,17 @@ impl Join {
     }
 
     fn command(&mut self, command: Value) -> Result<Option<ClientMessage>, String> {
-        if self.my_seat().is_none() {
+        let Some(seat) = self.my_seat() else {
             return Err("only a seat's link plays commands".to_owned());
+        };
+        let sealed = self.seats.get(usize::from(seat)).is_some_and(|s| s.mode == SeatMode::Sealed);
+        let face_down = self.prompt.as_ref().is_some_and(|p| p.get("private") == Some(&Value::Bool(true)));
+        if sealed && face_down {
+            // Sealed: only the commitment leaves this client; the choice and its nonce follow
+            // once every seat is bound.
+            let (commitment, nonce) = server::client::seal(&command).map_err(|e| e.to_string())?;
+            self.sealed.push((command, nonce, false));
+            return Ok(Some(ClientMessage::Seal { id: self.next_id(), commitment: commitment.to_string() }));
         }
         Ok(Some(ClientMessage::Command { id: self.next_id(), command }))
     }
@@ -499,6 +531,14 @@ impl Join {
 
     /// Sends the next answers that can be used now.
     async fn answer(&mut self, client: &mut Client) -> anyhow::Result<()> {
+        if self.in_flight.is_none()
+            && let Some((command, nonce, true)) = self.sealed.first().cloned()
+        {
+            let message = ClientMessage::Reveal { id: self.next_id(), command, nonce: nonce.to_string() };
+            self.in_flight = Some((message.clone(), self.prompt.take(), "the reveal".to_owned()));
+            self.changed = false;
+            client.send(&message).await?;
+        }
         while let Some((answer, _)) = self.answers.queue.front() {
             if !self.ready_for(answer) {
                 break;
@@ -538,6 +578,21 @@ impl Join {
         let Some((message, before, at)) = self.in_flight.take_if(|(m, ..)| m.id() == Some(id)) else {
             return Ok(());
         };
+        match &message {
+            // A reveal is answered once: the next one may go.
+            ClientMessage::Reveal { .. } if !self.sealed.is_empty() => {
+                self.sealed.remove(0);
+            }
+            ClientMessage::Seal { .. } if refused.is_some() => {
+                self.sealed.pop();
+            }
+            ClientMessage::TakeBack { .. }
+                if refused.is_none() && self.sealed.last().is_some_and(|p| !p.2) =>
+            {
+                self.sealed.pop();
+            }
+            _ => {}
+        }
         // Nothing changed for this client: it is asked what it was asked before.
         if !self.changed && (refused.is_some() || seq <= self.seq) {
             self.prompt = before;
@@ -684,7 +739,11 @@ impl Join {
             ServerMessage::Closing {} => {
                 return Err(Restart.into());
             }
-            ServerMessage::Welcome { .. } | ServerMessage::Pong {} => {}
+            // This client plays plain: a sealed round of other seats shows in its items.
+            ServerMessage::Welcome { .. }
+            | ServerMessage::Pong {}
+            | ServerMessage::Sealed { .. }
+            | ServerMessage::Bound { .. } => {}
         }
         Ok(false)
     }
@@ -732,6 +791,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ids: 0,
         answers,
         welcomed: false,
+        sealed: Vec::new(),
     };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     rt.block_on(async move {

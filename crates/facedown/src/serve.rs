@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use server::protocol::{Controller, CreateTable, CreatedTable, SetupSource, TableOptions, link, parse_link};
+use server::protocol::{
+    Controller, CreateTable, CreatedTable, SeatMode, SetupSource, TableOptions, link, parse_link,
+};
 use server::{Config, Limits, Tls};
 
 use crate::input::{TEXT_LIMIT, escape, read_bounded};
@@ -93,6 +95,12 @@ pub struct Args {
     /// random, greedy, …). Repeatable.
     #[arg(long = "bot", value_name = "SEAT=KIND", requires = "table")]
     pub bots: Vec<String>,
+
+    /// With --table: a seat that plays sealed, by name: its client commits to each face-down
+    /// choice by a hash and reveals it once every seat is bound, so not even this server knows
+    /// it before (docs/protocol.md, Sealed choices). Repeatable; the other seats play plain.
+    #[arg(long = "sealed", value_name = "SEAT", requires = "table")]
+    pub sealed: Vec<String>,
 
     /// With --table: milliseconds a bot waits before it decides, so people can follow.
     #[arg(long, value_name = "MS", default_value_t = 400, requires = "table")]
@@ -398,6 +406,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     options: TableOptions {
                         decision_seconds: args.decision_seconds,
                         think_ms: args.think_ms,
+                        modes: args.sealed.iter().map(|s| (s.clone(), SeatMode::Sealed)).collect(),
                     },
                 };
                 let created = match running.create_table(request).await {

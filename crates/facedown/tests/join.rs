@@ -315,3 +315,24 @@ fn a_seat_of_each_other_system_plays_to_the_end() {
         );
     }
 }
+
+#[test]
+fn a_sealed_seat_commits_then_reveals_each_choice_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        &dir.path().join("t.db"),
+        &["--table", "iron-triangle:duel", "--bot", "gm=greedy", "--think-ms", "0", "--sealed", "ada"],
+    );
+    let ada = server.started["table"]["seats"]["ada"].as_str().unwrap().to_owned();
+    let script = first_choices(dir.path(), 2000);
+    let (code, out, err) = join(dir.path(), &ada, &["--json", "--script", script.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let frames: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(frames[0]["seats"][0]["mode"], "sealed", "every seat sees the modes");
+    assert!(frames.iter().any(|f| f["type"] == "bound"), "rounds were bound");
+    let items: Vec<&serde_json::Value> =
+        frames.iter().filter_map(|f| f["updates"].as_array()).flatten().collect();
+    assert!(items.iter().any(|u| u["kind"] == "opened" && u["seat"] == 0), "Ada's choices were opened");
+    assert!(!items.iter().any(|u| u["kind"] == "fault"), "an honest client never faults");
+    assert!(frames.iter().any(|f| f["over"] == true), "the game ends");
+}

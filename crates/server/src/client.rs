@@ -6,6 +6,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+use table::fairness::{CanonicalError, Commitment, Nonce};
+
 use crate::protocol::{ClientMessage, ServerMessage, VERSION, parse_link};
 
 /// Why the client stopped.
@@ -23,6 +25,14 @@ pub enum ClientError {
     /// The server closed the connection.
     #[error("the server closed the connection")]
     Closed,
+}
+
+/// A sealed seat's commitment to `command` (its JSON, exactly as the prompt's choice gives
+/// it): a fresh nonce from the operating system's generator and the commitment to send in
+/// `seal`. Keep the nonce: it goes with the command in the `reveal`.
+pub fn seal(command: &serde_json::Value) -> Result<(Commitment, Nonce), CanonicalError> {
+    let nonce = Nonce::from_bytes(rand::random());
+    Ok((Commitment::to_command(command, &nonce)?, nonce))
 }
 
 /// One connection to a table.

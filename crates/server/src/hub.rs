@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use session::any::AnyError;
+use session::sealed::{Fault, Mode, Nonce, RoundInfo, SealError};
 use store::tables::{Access, NewTable, TableId, TableStore, Write};
 use table::{SeatId, Viewer};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -28,8 +29,9 @@ use crate::journal::Op;
 use crate::metrics::Metrics;
 use crate::protocol::{
     Change, ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, SeatInfo,
-    ServerMessage, TableLog, TableOptions, Who, link,
+    SeatMode, ServerMessage, TableLog, TableOptions, Who, link,
 };
+use crate::sealing::{answer, refusal_code, round_state};
 use crate::systems::{self, Hosted};
 
 pub(crate) mod fanout;
@@ -291,6 +293,19 @@ impl<S: TableStore> Hub<S> {
             }
             controllers[i] = controller.clone();
         }
+        for (name, mode) in &request.options.modes {
+            let Some(i) = names.iter().position(|n| n == name) else {
+                return Err(refused(format!(
+                    "options.modes: there is no seat named {name:?} (the seats: {})",
+                    names.join(", ")
+                )));
+            };
+            if *mode == SeatMode::Sealed && matches!(controllers[i], Controller::Bot { .. }) {
+                return Err(refused(format!(
+                    "options.modes: seat {name:?} is a bot's, and a bot plays on the server: plain"
+                )));
+            }
+        }
         let mut access = Vec::new();
         let mut links = BTreeMap::new();
         let mut tokens: Vec<(Option<String>, String)> = Vec::new();
@@ -374,22 +389,33 @@ fn check_bot(system: &str, kind: &str) -> Result<(), String> {
     }
 }
 
-/// Applies one journal entry to the game.
-fn apply(game: &mut dyn Hosted, op: &Op) -> Result<(), AnyError> {
+/// Applies one journal entry to the game; a sealed seat's reveal that does not match its
+/// commitment comes back as its fault (applied: the seat's decision will be forced).
+fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
+    let nonce = |n: &str| n.parse::<Nonce>().map_err(|_| AnyError::Sealing(SealError::BadNonce));
     match op {
-        Op::Submit { seat, command, .. } => game.submit(SeatId(*seat), command),
-        Op::TakeBack { seat, .. } => game.take_back(SeatId(*seat)),
-        Op::Force { seat, by, .. } => game.force(SeatId(*seat), by.map(SeatId)),
-        Op::Undo { by, .. } => game.undo(SeatId(*by)),
+        Op::Submit { seat, command, nonce: Some(n), .. } => {
+            game.submit_bound(SeatId(*seat), command, &nonce(n)?).map(|()| None)
+        }
+        Op::Submit { seat, command, nonce: None, .. } => game.submit(SeatId(*seat), command).map(|()| None),
+        Op::TakeBack { seat, .. } => game.take_back(SeatId(*seat)).map(|()| None),
+        Op::Force { seat, by, nonce: Some(n), .. } => {
+            game.force_bound(SeatId(*seat), by.map(SeatId), &nonce(n)?).map(|()| None)
+        }
+        Op::Force { seat, by, nonce: None, .. } => game.force(SeatId(*seat), by.map(SeatId)).map(|()| None),
+        Op::Undo { by, .. } => game.undo(SeatId(*by)).map(|()| None),
+        Op::Seal { seat, commitment, .. } => game.seal(SeatId(*seat), commitment).map(|()| None),
+        Op::Reveal { seat, command, nonce, .. } => game.reveal(SeatId(*seat), command, nonce),
     }
 }
 
 /// Who asked for an entry, and the client's id, when a client did.
 fn asked(op: &Op) -> Option<(String, String)> {
     match op {
-        Op::Submit { seat, id: Some(id), .. } | Op::TakeBack { seat, id: Some(id) } => {
-            Some((who_key(Who::Seat { seat: *seat }), id.clone()))
-        }
+        Op::Submit { seat, id: Some(id), .. }
+        | Op::TakeBack { seat, id: Some(id) }
+        | Op::Seal { seat, id: Some(id), .. }
+        | Op::Reveal { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
         Op::Force { id: Some(id), who: Some(who), .. } | Op::Undo { id: Some(id), who: Some(who), .. } => {
             Some((who.clone(), id.clone()))
         }
@@ -496,10 +522,11 @@ impl<S: TableStore> Actor<S> {
         for (n, entry) in stored.journal.iter().enumerate() {
             let op: Op =
                 serde_json::from_str(entry).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
-            apply(&mut *actor.game, &op).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
+            let fault =
+                apply(&mut *actor.game, &op).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
             if let Some((who, cid)) = asked(&op) {
-                let ack = ServerMessage::Ack { id: cid.clone(), seq: actor.game.seq() };
-                remember(&mut actor.answered, who, cid, &ack);
+                let answer = answer(cid.clone(), actor.game.seq(), fault);
+                remember(&mut actor.answered, who, cid, &answer);
             }
         }
         actor.journal = stored.journal.len() as u64;
@@ -531,6 +558,12 @@ impl<S: TableStore> Actor<S> {
                 game.set_bot(SeatId(seat), Some(bot), bot_seed(id, seat)).map_err(|e| damaged("bot", &e))?;
             }
             access.insert(row.who.clone(), Row { hash: row.token_hash.clone(), controller });
+        }
+        let names: Vec<String> = game.seats().iter().map(|(_, s)| s.name.clone()).collect();
+        for (name, mode) in &options.modes {
+            if let Some(i) = names.iter().position(|n| n == name) {
+                game.set_mode(SeatId(i as u16), (*mode).into()).map_err(|e| damaged("options.modes", &e))?;
+            }
         }
         let rules = game.rules_options();
         Ok(Actor {
@@ -679,6 +712,7 @@ impl<S: TableStore> Actor<S> {
             seats: self.seats(),
             options: self.options.clone(),
             rules: self.rules.clone(),
+            round: self.game.round().map(|r| Box::new(round_state(r))),
             change,
         };
         let seq = self.game.seq();
@@ -735,6 +769,10 @@ impl<S: TableStore> Actor<S> {
                     side: s.side.0,
                     controller: self.access.get(&key).map_or(Controller::Person, |r| r.controller.clone()),
                     connected: self.conns.values().any(|c| c.key == key),
+                    mode: match self.game.mode(id) {
+                        Mode::Plain => SeatMode::Plain,
+                        Mode::Sealed => SeatMode::Sealed,
+                    },
                 }
             })
             .collect()
@@ -860,6 +898,55 @@ impl<S: TableStore> Actor<S> {
         self.send_to(conn, &ServerMessage::Error { id, code, message });
     }
 
+    /// A fresh random nonce for a command that may belong to a sealed round: only at a table
+    /// with a sealed seat (the server's own commitment to a plain seat's or a bot's choice).
+    fn nonce(&self) -> Option<String> {
+        self.game.sealing().then(|| hex::encode(rand::random::<[u8; 32]>()))
+    }
+
+    /// Whether `seat` plays sealed and its next face-down decision is in the open round (or
+    /// it already committed there): its choice may only come as a commitment.
+    fn sealed_decision(&self, seat: u16) -> bool {
+        let seat = SeatId(seat);
+        self.game.mode(seat) == Mode::Sealed
+            && (self.game.in_round(seat) || self.game.round().is_some_and(|r| r.committed.contains(&seat)))
+    }
+
+    /// Sends every connection its view, prompt and who is awaited, with no new item.
+    fn refresh(&mut self) {
+        let frames: Vec<(u64, String)> =
+            self.conns.iter().map(|(id, c)| (*id, self.update_frame(c.who, c.seq))).collect();
+        for (id, frame) in frames {
+            if let Some(c) = self.conns.get(&id)
+                && c.out.try_send(Out::Text(frame)).is_err()
+                && let Some(c) = self.conns.remove(&id)
+            {
+                let _ = c.out.try_send(Out::Close);
+            }
+        }
+    }
+
+    /// After a change: tells everyone who has committed in the open round (never what), or,
+    /// when the round just bound, every commitment.
+    fn send_round(&mut self, before: Option<&RoundInfo>) {
+        let after = self.game.round();
+        let message = match (&after, before) {
+            (Some(r), b) if r.bound && !b.is_some_and(|b| b.bound) => {
+                let commitments = round_state(r.clone()).commitments;
+                Some(ServerMessage::Bound { commitments })
+            }
+            (Some(r), b) if !r.bound && b.is_none_or(|b| b.committed != r.committed) => {
+                Some(ServerMessage::Sealed { seats: r.committed.iter().map(|s| s.0).collect() })
+            }
+            (None, Some(b)) if !b.bound => Some(ServerMessage::Sealed { seats: Vec::new() }),
+            _ => None,
+        };
+        if let Some(message) = message {
+            let frame = text(&message);
+            self.send_all(|_| Some(frame.clone()));
+        }
+    }
+
     fn gm_seat(&self) -> Option<u16> {
         self.game.seats().iter().find(|(_, s)| s.role == table::Role::Gm).map(|(id, _)| id.0)
     }
@@ -887,16 +974,37 @@ impl<S: TableStore> Actor<S> {
                 self.refuse(conn, None, ErrorCode::BadMessage, "this connection already said hello".into());
                 return Ok(());
             }
+            (ClientMessage::Command { id, .. }, Who::Seat { seat }) if self.sealed_decision(seat) => {
+                let m = format!(
+                    "seat {seat} plays sealed: its face-down choice is sent as `seal` (the commitment), \
+                     then `reveal` once every seat is bound — never in the clear"
+                );
+                Err((Some(id), (ErrorCode::SealedSeat, m)))
+            }
             (ClientMessage::Command { id, command }, Who::Seat { seat }) => {
-                Ok(Op::Submit { seat, command, id: Some(id) })
+                Ok(Op::Submit { seat, command, id: Some(id), nonce: self.nonce() })
+            }
+            (ClientMessage::Seal { id, commitment }, Who::Seat { seat }) => {
+                Ok(Op::Seal { seat, commitment, id: Some(id) })
+            }
+            (ClientMessage::Reveal { id, command, nonce }, Who::Seat { seat }) => {
+                Ok(Op::Reveal { seat, command, nonce, id: Some(id) })
             }
             (ClientMessage::TakeBack { id }, Who::Seat { seat }) => Ok(Op::TakeBack { seat, id: Some(id) }),
-            (ClientMessage::Force { id, seat }, Who::Gm) => {
-                Ok(Op::Force { seat, by: self.gm_seat(), id: Some(id), who: Some(key.clone()) })
-            }
-            (ClientMessage::Force { id, seat }, Who::Seat { seat: by }) => {
-                Ok(Op::Force { seat, by: Some(by), id: Some(id), who: Some(key.clone()) })
-            }
+            (ClientMessage::Force { id, seat }, Who::Gm) => Ok(Op::Force {
+                seat,
+                by: self.gm_seat(),
+                id: Some(id),
+                who: Some(key.clone()),
+                nonce: self.nonce(),
+            }),
+            (ClientMessage::Force { id, seat }, Who::Seat { seat: by }) => Ok(Op::Force {
+                seat,
+                by: Some(by),
+                id: Some(id),
+                who: Some(key.clone()),
+                nonce: self.nonce(),
+            }),
             (ClientMessage::Undo { id }, Who::Gm) => match self.gm_seat() {
                 Some(by) => Ok(Op::Undo { by, id: Some(id), who: Some(key.clone()) }),
                 None => {
@@ -909,9 +1017,13 @@ impl<S: TableStore> Actor<S> {
                 Ok(Op::Undo { by: seat, id: Some(id), who: Some(key.clone()) })
             }
             (ClientMessage::Manage { id, action }, Who::Gm) => return self.manage(conn, id, action).await,
-            (m @ (ClientMessage::Command { .. } | ClientMessage::TakeBack { .. }), _) => {
-                Err((m.id().map(str::to_owned), forbidden("only a seat's link gives commands")))
-            }
+            (
+                m @ (ClientMessage::Command { .. }
+                | ClientMessage::TakeBack { .. }
+                | ClientMessage::Seal { .. }
+                | ClientMessage::Reveal { .. }),
+                _,
+            ) => Err((m.id().map(str::to_owned), forbidden("only a seat's link gives commands"))),
             (m @ ClientMessage::Manage { .. }, _) => {
                 Err((m.id().map(str::to_owned), forbidden("only the GM link manages the table")))
             }
@@ -931,17 +1043,22 @@ impl<S: TableStore> Actor<S> {
     /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.
     async fn keep(&mut self, op: Op, from: Option<u64>, received: Instant) -> Result<(), String> {
         let mut conflicts = 0;
-        let (face_down, over) = loop {
+        let (face_down, round, seq, fault, over) = loop {
             let face_down = self.game.face_down();
-            if let Err(e) = apply(&mut *self.game, &op) {
-                if let Some(conn) = from {
-                    let id = asked(&op).map(|(_, id)| id);
-                    self.refuse(conn, id, ErrorCode::Refused, e.to_string());
-                } else {
-                    tracing::warn!("{}: a bot's or timer's decision was refused: {e}", self.id);
+            let round = self.game.round();
+            let seq = self.game.seq();
+            let fault = match apply(&mut *self.game, &op) {
+                Ok(fault) => fault,
+                Err(e) => {
+                    if let Some(conn) = from {
+                        let id = asked(&op).map(|(_, id)| id);
+                        self.refuse(conn, id, refusal_code(&e), e.to_string());
+                    } else {
+                        tracing::warn!("{}: a bot's or timer's decision was refused: {e}", self.id);
+                    }
+                    return Ok(());
                 }
-                return Ok(());
-            }
+            };
             let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
             let mut writes = vec![Write::Journal { table: self.id, n: self.journal, entry }];
             let over = self.game.is_over() && !self.finished;
@@ -952,7 +1069,7 @@ impl<S: TableStore> Actor<S> {
             match self.hub.store.commit(writes).await {
                 Ok(()) => {
                     self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
-                    break (face_down, over);
+                    break (face_down, round, seq, fault, over);
                 }
                 // Another instance kept this number first: the table as the store has it,
                 // then the request again, which the rules accept or refuse on that state.
@@ -970,8 +1087,14 @@ impl<S: TableStore> Actor<S> {
             self.hub.table_finished();
         }
         self.broadcast();
+        if self.game.seq() == seq && self.game.round() != round {
+            // A commitment adds no log item, yet who is asked next may change (decisions asked
+            // in sequence): every connection gets its prompt and who is awaited again.
+            self.refresh();
+        }
+        self.send_round(round.as_ref());
         if let Some((who, id)) = asked(&op) {
-            let ack = ServerMessage::Ack { id: id.clone(), seq: self.game.seq() };
+            let ack = answer(id.clone(), self.game.seq(), fault);
             let frame = remember(&mut self.answered, who, id, &ack);
             if let Some(conn) = from
                 && let Some(c) = self.conns.get(&conn)
@@ -979,13 +1102,18 @@ impl<S: TableStore> Actor<S> {
                 let _ = c.out.try_send(Out::Text(frame));
             }
         }
-        let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. });
-        if revealing && face_down > 0 && self.game.face_down() == 0 {
+        let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. } | Op::Reveal { .. });
+        let sealed_reveal = round.is_some_and(|r| r.bound) && self.game.round().is_none();
+        if revealing && ((face_down > 0 && self.game.face_down() == 0) || sealed_reveal) {
             self.hub.metrics.reveals.inc();
             self.hub.metrics.reveal_latency.observe(received.elapsed().as_secs_f64());
         }
         let acted = match op {
-            Op::Submit { seat, .. } | Op::TakeBack { seat, .. } | Op::Force { seat, .. } => Some(seat),
+            Op::Submit { seat, .. }
+            | Op::TakeBack { seat, .. }
+            | Op::Force { seat, .. }
+            | Op::Seal { seat, .. }
+            | Op::Reveal { seat, .. } => Some(seat),
             Op::Undo { .. } => None,
         };
         if acted.is_none() {
@@ -1147,12 +1275,18 @@ impl<S: TableStore> Actor<S> {
             return Ok(());
         };
         self.deadlines.remove(&seat);
+        let revealing = self.game.round().is_some_and(|r| r.revealing.contains(&SeatId(seat)));
         let op = match kind {
+            // A bot handed a seat whose sealed choice waits for its reveal cannot reveal it:
+            // the seat faults (no reveal) and its decision is forced.
+            Deadline::Bot if revealing => {
+                Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() }
+            }
             Deadline::Bot => match self.game.bot_command(SeatId(seat)) {
-                Some(command) => Op::Submit { seat, command, id: None },
+                Some(command) => Op::Submit { seat, command, id: None, nonce: self.nonce() },
                 None => return Ok(()),
             },
-            Deadline::Timer => Op::Force { seat, by: None, id: None, who: None },
+            Deadline::Timer => Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() },
         };
         self.keep(op, None, now).await
     }

@@ -18,6 +18,10 @@ pub enum Op {
         /// The client's id, none for a bot's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// At a table with a sealed seat: the server's nonce that binds the command if it
+        /// belongs to a sealed round (64 hex digits).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nonce: Option<String>,
     },
     /// A seat took back its face-down choice.
     TakeBack {
@@ -40,6 +44,31 @@ pub enum Op {
         /// Who asked, for the client id (`gm`, `seat:N`); none for the timer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         who: Option<String>,
+        /// At a table with a sealed seat: the server's nonce binding the forced command.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nonce: Option<String>,
+    },
+    /// A sealed seat's commitment: its hash only, never the command.
+    Seal {
+        /// The seat.
+        seat: u16,
+        /// The commitment, 64 lowercase hex digits.
+        commitment: String,
+        /// The client's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// A sealed seat's reveal, after the binding (a wrong nonce too: it is a fault).
+    Reveal {
+        /// The seat.
+        seat: u16,
+        /// The ruleset's command.
+        command: Value,
+        /// The nonce, 64 hex digits.
+        nonce: String,
+        /// The client's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
     },
     /// The GM's seat undid the last public command.
     Undo {

@@ -10,6 +10,7 @@ mod hub;
 mod journal;
 mod metrics;
 pub mod protocol;
+mod sealing;
 pub mod systems;
 mod web;
 

@@ -78,6 +78,27 @@ pub enum ClientMessage {
         /// What to do.
         action: ManageAction,
     },
+    /// A sealed seat's face-down decision, committed by its hash alone (sealed mode): SHA-256
+    /// over the canonical JSON of the command (exactly as the prompt's choice gives it)
+    /// followed by 32 random bytes the client keeps (the nonce). Sent again before every
+    /// awaited seat has committed, it replaces the seat's commitment.
+    Seal {
+        /// The client's id for this request.
+        id: String,
+        /// The commitment, 64 lowercase hex digits.
+        commitment: String,
+    },
+    /// A sealed seat reveals its command and nonce, once the commitments are bound
+    /// ([`ServerMessage::Bound`]). A pair that does not hash to the seat's commitment is a
+    /// fault: the seat's decision is forced.
+    Reveal {
+        /// The client's id for this request.
+        id: String,
+        /// The command, in the ruleset's JSON form.
+        command: Value,
+        /// The nonce, 64 lowercase hex digits.
+        nonce: String,
+    },
     /// Asks for a [`ServerMessage::Pong`] (keeps a connection alive through proxies).
     Ping {},
 }
@@ -90,7 +111,9 @@ impl ClientMessage {
             | ClientMessage::TakeBack { id }
             | ClientMessage::Force { id, .. }
             | ClientMessage::Undo { id }
-            | ClientMessage::Manage { id, .. } => Some(id),
+            | ClientMessage::Manage { id, .. }
+            | ClientMessage::Seal { id, .. }
+            | ClientMessage::Reveal { id, .. } => Some(id),
             ClientMessage::Hello { .. } | ClientMessage::Ping {} => None,
         }
     }
@@ -154,6 +177,49 @@ pub enum Controller {
     },
 }
 
+/// How a seat answers face-down questions; every seat sees every seat's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatMode {
+    /// The seat sends its command and the server holds it (bots always play so).
+    #[default]
+    Plain,
+    /// The seat sends only a commitment, and reveals once every seat is bound: not even the
+    /// server knows its choice before that.
+    Sealed,
+}
+
+impl From<SeatMode> for session::sealed::Mode {
+    fn from(mode: SeatMode) -> Self {
+        match mode {
+            SeatMode::Plain => session::sealed::Mode::Plain,
+            SeatMode::Sealed => session::sealed::Mode::Sealed,
+        }
+    }
+}
+
+/// One decision's commitment in a sealed round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatCommitment {
+    /// The seat.
+    pub seat: u16,
+    /// Its commitment, 64 lowercase hex digits.
+    pub commitment: String,
+}
+
+/// The open sealed round, as a welcome shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct RoundState {
+    /// The seats that have committed (one entry per decision).
+    pub sealed: Vec<u16>,
+    /// Whether the commitments are bound (every awaited seat committed): sealed seats reveal.
+    pub bound: bool,
+    /// Once bound: every commitment, in order.
+    pub commitments: Vec<SeatCommitment>,
+    /// Once bound: the sealed seats whose reveal the table waits for.
+    pub revealing: Vec<u16>,
+}
+
 /// A seat as every client is shown it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SeatInfo {
@@ -169,6 +235,9 @@ pub struct SeatInfo {
     pub controller: Controller,
     /// Whether a client holds the seat's link now.
     pub connected: bool,
+    /// How the seat answers face-down questions.
+    #[serde(default)]
+    pub mode: SeatMode,
 }
 
 /// The options a table was created with, shown to every seat.
@@ -182,6 +251,10 @@ pub struct TableOptions {
     /// Milliseconds a server bot waits before it decides (so people can follow).
     #[serde(default)]
     pub think_ms: u32,
+    /// The seats that play sealed, by seat name (the others play plain). A table with a
+    /// sealed seat plays every face-down decision as a sealed round.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub modes: BTreeMap<String, SeatMode>,
 }
 
 /// A change of the table as one client sees it.
@@ -224,6 +297,9 @@ pub enum ServerMessage {
         /// The ruleset's options chosen at creation (the rules references' Decisions that are
         /// options, the edition), by name.
         rules: BTreeMap<String, Value>,
+        /// The open sealed round, if any: who has committed, and once bound every commitment.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<Box<RoundState>>,
         /// The updates after the hello's `since`, the view, the prompt.
         #[serde(flatten)]
         change: Change,
@@ -267,6 +343,17 @@ pub enum ServerMessage {
     TakenOver {},
     /// The link was revoked or reissued: this connection is closed.
     Revoked {},
+    /// Who has committed in the open sealed round (never what), after each commitment.
+    Sealed {
+        /// The seats that have committed, one entry per decision.
+        seats: Vec<u16>,
+    },
+    /// Every awaited seat has committed: the commitments are bound, and the sealed seats now
+    /// reveal. Sent to everyone after the update that logs them (an item of kind `bound`).
+    Bound {
+        /// Every commitment of the round, in order, plain seats' and bots' included.
+        commitments: Vec<SeatCommitment>,
+    },
     /// The answer to a ping.
     Pong {},
     /// The server is shutting down: reconnect later with the last sequence number seen.
@@ -295,6 +382,19 @@ pub enum ErrorCode {
     Full,
     /// The server could not keep the change: nothing was applied.
     Internal,
+    /// A sealed seat sent its face-down choice in the clear: it sends `seal`, then `reveal`.
+    SealedSeat,
+    /// The seat is asked no face-down question now, or has nothing sealed to reveal.
+    NotAsked,
+    /// The commitments are bound: a commitment can no longer be replaced or taken back.
+    Bound,
+    /// Reveals come once every awaited seat has committed.
+    NotBound,
+    /// A sealed round is open: this request waits until its reveal.
+    RoundOpen,
+    /// The revealed command and nonce do not hash to the seat's commitment: a fault, applied
+    /// (the seat's decision is forced, and every seat sees the fault).
+    WrongNonce,
 }
 
 /// Where a new table's setup comes from.

@@ -30,6 +30,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use session::any::{AnyError, AnySession};
+use session::sealed::{Fault, Mode, Nonce, RoundInfo};
 use session::{Control, Session};
 use solver::kinds::BotKinds;
 use table::{Bot, Decision, Role, SeatId, Seats, Viewer};
@@ -559,6 +560,33 @@ where
     fn view_raw(&self, viewer: Viewer) -> Result<Box<RawValue>, AnyError> {
         AnySession::view_raw(&self.session, viewer)
     }
+    fn set_mode(&mut self, seat: SeatId, mode: Mode) -> Result<(), AnyError> {
+        AnySession::set_mode(&mut self.session, seat, mode)
+    }
+    fn mode(&self, seat: SeatId) -> Mode {
+        AnySession::mode(&self.session, seat)
+    }
+    fn sealing(&self) -> bool {
+        AnySession::sealing(&self.session)
+    }
+    fn round(&self) -> Option<RoundInfo> {
+        AnySession::round(&self.session)
+    }
+    fn in_round(&self, seat: SeatId) -> bool {
+        AnySession::in_round(&self.session, seat)
+    }
+    fn seal(&mut self, seat: SeatId, commitment: &str) -> Result<(), AnyError> {
+        AnySession::seal(&mut self.session, seat, commitment)
+    }
+    fn reveal(&mut self, seat: SeatId, command: &Value, nonce: &str) -> Result<Option<Fault>, AnyError> {
+        AnySession::reveal(&mut self.session, seat, command, nonce)
+    }
+    fn submit_bound(&mut self, seat: SeatId, command: &Value, nonce: &Nonce) -> Result<(), AnyError> {
+        AnySession::submit_bound(&mut self.session, seat, command, nonce)
+    }
+    fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: &Nonce) -> Result<(), AnyError> {
+        AnySession::force_bound(&mut self.session, seat, by, nonce)
+    }
 }
 
 impl<R: HostedRules> Hosted for HostedGame<R>
@@ -593,7 +621,9 @@ where
         if !self.session.awaiting().contains(&seat) {
             return None;
         }
-        let state = self.session.table().state();
+        // In a sealed round: the round's scratch state (stand-ins for the seats committed
+        // before, never their choices).
+        let state = self.session.decision_state(seat);
         let mut legal = Vec::new();
         R::legal_commands(state, seat, &mut legal);
         legal.retain(|c| R::is_play(c));

@@ -321,7 +321,7 @@ fn duel(seats: BTreeMap<String, Controller>, think_ms: u32) -> CreateTable {
         system: "iron-triangle".into(),
         setup: SetupSource::Example("duel".into()),
         seats,
-        options: TableOptions { decision_seconds: None, think_ms },
+        options: TableOptions { decision_seconds: None, think_ms, ..Default::default() },
     }
 }
 

@@ -8,7 +8,9 @@
 //!   equal to the uninterrupted replay's, and the game ends within a bound;
 //! - `no_frame_to_a_seat_holds_another_seats_face_down_choice`: no item private to one seat
 //!   (its log differs there from the spectator's) is in any frame to another client, and every
-//!   view and prompt a client was sent is the replay's for that client at that point.
+//!   view and prompt a client was sent is the replay's for that client at that point;
+//! - `sealed_seats_leak_nothing_and_survive_restarts`: both, at tables where some seats play
+//!   sealed (commit, then reveal once bound) beside plain ones.
 //!
 //! Case counts are small (each case plays three whole games) and capped by `PROPTEST_CASES`.
 
@@ -23,10 +25,11 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use server::client::{Client, ClientError};
 use server::protocol::{
-    Change, ClientMessage, CreateTable, CreatedTable, ErrorCode, ServerMessage, SetupSource, TableOptions,
-    Who,
+    Change, ClientMessage, CreateTable, CreatedTable, ErrorCode, SeatMode, ServerMessage, SetupSource,
+    TableOptions, Who,
 };
 use server::{Config, Running};
+use session::sealed::{Commitment, Nonce};
 use store::tables::{TableId, TableStore};
 use table::{SeatId, Viewer};
 
@@ -35,6 +38,10 @@ const CASES: u32 = 4;
 /// The systems, each with an example every seat of which a person plays.
 const GAMES: [(&str, &str); 3] =
     [("iron-triangle", "duel"), ("nodice", "pc-vs-bandit"), ("inciting-incident", "river-fight")];
+/// The seats that play sealed in each system's example, for the sealed property: in Inciting
+/// Incident the players (the GM, with several fighters, is asked several times a round, and a
+/// random client cannot tell which of its own fighters it has declared for).
+const SEALED: [&[&str]; 3] = [&["ada", "gm"], &["kara"], &["bren", "mira"]];
 /// The longest one game may take on the wire, restarts included.
 const GAME_TIMEOUT: Duration = Duration::from_secs(40);
 /// The longest a client waits for its next frame (some client always has one coming).
@@ -69,13 +76,14 @@ fn config(db: &Path) -> Config {
     c
 }
 
-async fn create(server: &Running, system: &str, example: &str) -> CreatedTable {
+async fn create(server: &Running, system: &str, example: &str, sealed: &[&str]) -> CreatedTable {
+    let modes = sealed.iter().map(|n| (n.to_string(), SeatMode::Sealed)).collect();
     server
         .create_table(CreateTable {
             system: system.into(),
             setup: SetupSource::Example(example.into()),
             seats: BTreeMap::new(),
-            options: TableOptions::default(),
+            options: TableOptions { modes, ..TableOptions::default() },
         })
         .await
         .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
@@ -97,8 +105,14 @@ struct Player {
     latest: Option<Change>,
     /// The request awaiting its answer (one at a time), with what it was.
     in_flight: Option<Request>,
-    /// The sequence number of the last prompt answered.
-    asked_at: Option<u64>,
+    /// How many changes the client had received when it last answered a prompt (a sealed
+    /// round asks again without a new item).
+    asked_at: Option<usize>,
+    /// Whether this seat plays sealed.
+    sealed: bool,
+    /// Its sealed commitments not yet revealed, oldest first, with whether their round is
+    /// bound (so they are revealed now).
+    to_reveal: Vec<(Value, Nonce, bool)>,
     /// Take-backs tried, and those that came before the reveal.
     take_backs: usize,
     took_back: usize,
@@ -115,6 +129,8 @@ struct Request {
     /// the table changed since (another seat came first, or took its choice back), or for a
     /// take-back that came too late.
     seq: u64,
+    /// How many changes the client had received (a sealed round changes without a new item).
+    changes: usize,
 }
 
 impl Player {
@@ -130,6 +146,8 @@ impl Player {
             latest: None,
             in_flight: None,
             asked_at: None,
+            sealed: false,
+            to_reveal: Vec::new(),
             take_backs: 0,
             took_back: 0,
             draining: false,
@@ -149,6 +167,12 @@ impl Player {
                 "{:?}: updates come in order without gaps or repeats",
                 self.who
             );
+            if u["kind"] == "bound" {
+                // Every commitment is bound: this seat's sealed ones are revealed now.
+                for r in &mut self.to_reveal {
+                    r.2 = true;
+                }
+            }
             self.items.insert(seq, u.clone());
         }
         assert_eq!(change.seq, self.last_seq(), "{:?}: a change's seq is its last item's", self.who);
@@ -163,8 +187,11 @@ impl Player {
         // keys in declaration order, so the raw text is searched in the same form.
         self.frames.push(canonical(&raw));
         match message {
-            ServerMessage::Welcome { you, change, .. } => {
+            ServerMessage::Welcome { you, change, seats, .. } => {
                 self.who = Some(you);
+                if let Who::Seat { seat } = you {
+                    self.sealed = seats[usize::from(seat)].mode == SeatMode::Sealed;
+                }
                 self.take(change);
             }
             ServerMessage::Update { change } => self.take(change),
@@ -172,8 +199,17 @@ impl Player {
                 let request = self.in_flight.take().expect("an ack answers a request in flight");
                 assert_eq!(request.message.id(), Some(id.as_str()), "the ack names the request");
                 match request.message {
-                    ClientMessage::TakeBack { .. } => self.took_back += 1,
-                    ClientMessage::Command { .. }
+                    ClientMessage::TakeBack { .. } => {
+                        self.took_back += 1;
+                        if self.sealed {
+                            // The latest commitment is taken back: nothing to reveal for it.
+                            self.to_reveal.pop();
+                        }
+                    }
+                    ClientMessage::Reveal { .. } => {
+                        self.to_reveal.remove(0);
+                    }
+                    ClientMessage::Command { .. } | ClientMessage::Seal { .. }
                         if request.take_back && !self.latest.as_ref().is_some_and(|c| c.over) =>
                     {
                         // Take the face-down choice back before its reveal (refused if the
@@ -182,26 +218,43 @@ impl Player {
                         *sent += 1;
                         let message = ClientMessage::TakeBack { id: format!("t{sent}") };
                         let seq = self.last_seq();
-                        self.in_flight = Some(Request { message: message.clone(), take_back: false, seq });
+                        let changes = self.changes.len();
+                        self.in_flight =
+                            Some(Request { message: message.clone(), take_back: false, seq, changes });
                         return Some(message);
                     }
                     _ => {}
                 }
             }
-            ServerMessage::Seats { .. } | ServerMessage::Closing {} => {}
+            ServerMessage::Seats { .. }
+            | ServerMessage::Closing {}
+            | ServerMessage::Sealed { .. }
+            | ServerMessage::Bound { .. } => {}
             ServerMessage::Error { code: ErrorCode::Internal, message, .. }
                 if self.draining && message.contains("shutting down") =>
             {
                 // A request the shutdown cut off was not applied: it stays in flight and is
                 // sent again on the next connection.
             }
-            ServerMessage::Error { code: ErrorCode::Refused, message, id } => {
+            ServerMessage::Error {
+                code:
+                    code @ (ErrorCode::Refused | ErrorCode::Bound | ErrorCode::NotAsked | ErrorCode::RoundOpen),
+                message,
+                id,
+            } => {
                 let request =
                     self.in_flight.take().unwrap_or_else(|| panic!("refused with nothing asked: {message}"));
                 assert_eq!(request.message.id(), id.as_deref(), "the refusal names the request");
                 let too_late = matches!(request.message, ClientMessage::TakeBack { .. })
-                    && (message.contains("take back") || message.contains("taken back"));
-                let expected = self.last_seq() > request.seq || too_late;
+                    && (message.contains("take back")
+                        || message.contains("taken back")
+                        || code == ErrorCode::Bound);
+                let expected =
+                    self.last_seq() > request.seq || self.changes.len() > request.changes || too_late;
+                if matches!(request.message, ClientMessage::Seal { .. }) {
+                    // A refused commitment is not the seat's: nothing to reveal for it.
+                    self.to_reveal.pop();
+                }
                 assert!(
                     expected,
                     "{:?}: refused: {message} ({:?}, after {:?})",
@@ -228,16 +281,27 @@ impl Player {
             .is_some_and(|r| r.take_back || matches!(r.message, ClientMessage::TakeBack { .. }))
     }
 
-    /// A seat asked (and not already answering) answers with a seeded choice.
+    /// A seat asked (and not already answering) answers with a seeded choice: a sealed seat's
+    /// face-down answer by its commitment, revealed once bound.
     fn answer(&mut self, sent: &mut usize) -> Option<ClientMessage> {
         let change = self.latest.as_ref()?;
         let Some(Who::Seat { seat }) = self.who else { return None };
+        if change.over || self.in_flight.is_some() {
+            return None;
+        }
+        if let Some((command, nonce, true)) = self.to_reveal.first() {
+            *sent += 1;
+            let message = ClientMessage::Reveal {
+                id: format!("r{sent}"),
+                command: command.clone(),
+                nonce: nonce.to_string(),
+            };
+            let (seq, changes) = (change.seq, self.changes.len());
+            self.in_flight = Some(Request { message: message.clone(), take_back: false, seq, changes });
+            return Some(message);
+        }
         let prompt = change.prompt.as_ref()?;
-        if change.over
-            || self.in_flight.is_some()
-            || !change.awaiting.contains(&seat)
-            || self.asked_at == Some(change.seq)
-        {
+        if !change.awaiting.contains(&seat) || self.asked_at == Some(self.changes.len()) {
             return None;
         }
         let choices = prompt["choices"].as_array().expect("a prompt has choices");
@@ -245,11 +309,22 @@ impl Player {
         let pick = &choices[self.rng.random_range(0..choices.len())];
         *sent += 1;
         assert!(*sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
-        self.asked_at = Some(change.seq);
-        let message = ClientMessage::Command { id: format!("c{sent}"), command: pick["command"].clone() };
+        self.asked_at = Some(self.changes.len());
+        let (seq, changes) = (change.seq, self.changes.len());
         let private = prompt["private"] == Value::Bool(true) && pick["private"] == Value::Bool(true);
+        let message = if self.sealed && prompt["private"] == Value::Bool(true) {
+            // The whole face-down decision is sealed, a ruling offered beside it too.
+            let nonce = Nonce::from_bytes(self.rng.random());
+            let command = pick["command"].clone();
+            let commitment =
+                Commitment::to_command(&command, &nonce).expect("a canonical command").to_string();
+            self.to_reveal.push((command, nonce, false));
+            ClientMessage::Seal { id: format!("c{sent}"), commitment }
+        } else {
+            ClientMessage::Command { id: format!("c{sent}"), command: pick["command"].clone() }
+        };
         let take_back = private && self.take_backs < MAX_TAKE_BACKS && self.rng.random_range(0..3) == 0;
-        self.in_flight = Some(Request { message: message.clone(), take_back, seq: change.seq });
+        self.in_flight = Some(Request { message: message.clone(), take_back, seq, changes });
         Some(message)
     }
 
@@ -301,11 +376,11 @@ struct Played {
 /// Plays one whole game of `system`'s `example`, every seat a person on its own client and a
 /// spectator watching, restarting the server once the clients together have received each
 /// count of frames in `restarts` (counts past the game's end are not reached).
-async fn play(system: &str, example: &str, seed: u64, restarts: &[usize]) -> Played {
+async fn play(system: &str, example: &str, seed: u64, restarts: &[usize], sealed: &[&str]) -> Played {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let db = dir.path().join("server.db");
     let mut server = Some(server::start(config(&db)).await.expect("the server starts"));
-    let created = create(server.as_ref().expect("started"), system, example).await;
+    let created = create(server.as_ref().expect("started"), system, example, sealed).await;
     let mut players: Vec<Player> = created
         .seats
         .values()
@@ -411,6 +486,12 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn server::systems::Hosted>, Ve
     let stored = store.load(TableId(table.parse().expect("a table number"))).await.expect("the table");
     let setup: Value = serde_json::from_str(&stored.table.setup).expect("the setup is JSON");
     let mut game = server::systems::open(&stored.table.ruleset, &setup).expect("the setup opens");
+    let options: TableOptions = serde_json::from_str(&stored.table.options).expect("the options");
+    let names: Vec<String> = game.seats().iter().map(|(_, s)| s.name.clone()).collect();
+    for (name, mode) in options.modes {
+        let i = names.iter().position(|n| *n == name).expect("a seat of the table");
+        game.set_mode(SeatId(i as u16), mode.into()).expect("a seat");
+    }
     let point = |game: &dyn server::systems::Hosted| {
         let seats = game.seats().len() as u16;
         let mut views: Vec<Value> =
@@ -428,14 +509,20 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn server::systems::Hosted>, Ve
     for entry in &stored.journal {
         let op: Value = serde_json::from_str(entry).expect("a journal entry is JSON");
         let seat = |k: &str| SeatId(op[k].as_u64().expect("a seat") as u16);
-        let applied = match op["op"].as_str().expect("an op") {
-            "submit" => game.submit(seat("seat"), &op["command"]),
-            "take_back" => game.take_back(seat("seat")),
-            "force" => {
-                game.force(seat("seat"), op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16)))
-            }
-            "undo" => game.undo(seat("by")),
-            other => panic!("journal entry {other}"),
+        let nonce = op.get("nonce").and_then(Value::as_str).map(|n| n.parse::<Nonce>().expect("a nonce"));
+        let by = op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16));
+        let applied = match (op["op"].as_str().expect("an op"), nonce) {
+            ("submit", Some(n)) => game.submit_bound(seat("seat"), &op["command"], &n),
+            ("submit", None) => game.submit(seat("seat"), &op["command"]),
+            ("take_back", _) => game.take_back(seat("seat")),
+            ("force", Some(n)) => game.force_bound(seat("seat"), by, &n),
+            ("force", None) => game.force(seat("seat"), by),
+            ("undo", _) => game.undo(seat("by")),
+            ("seal", _) => game.seal(seat("seat"), op["commitment"].as_str().expect("a commitment")),
+            ("reveal", _) => game
+                .reveal(seat("seat"), &op["command"], op["nonce"].as_str().expect("a nonce"))
+                .map(|fault| assert_eq!(fault, None, "an honest reveal matches")),
+            (other, _) => panic!("journal entry {other}"),
         };
         applied.expect("a journal entry replays");
         points.push(point(&*game));
@@ -596,7 +683,7 @@ proptest! {
         let restarts: Vec<usize> = gaps.iter().scan(0, |at, gap| { *at += gap; Some(*at) }).collect();
         runtime().block_on(async {
             for (i, (system, example)) in GAMES.iter().enumerate() {
-                let played = play(system, example, seed.wrapping_add(i as u64 * 1_000), &restarts).await;
+                let played = play(system, example, seed.wrapping_add(i as u64 * 1_000), &restarts, &[]).await;
                 let (game, _) = replay(&played.db, &played.table).await;
                 check_identical(system, &played, &*game);
             }
@@ -608,7 +695,7 @@ proptest! {
         let private = runtime().block_on(async {
             let mut private = 0;
             for (i, (system, example)) in GAMES.iter().enumerate() {
-                let played = play(system, example, seed.wrapping_add(i as u64 * 1_000), &[]).await;
+                let played = play(system, example, seed.wrapping_add(i as u64 * 1_000), &[], &[]).await;
                 let (game, points) = replay(&played.db, &played.table).await;
                 private += check_hidden(system, &played, &*game, &points);
             }
@@ -616,6 +703,33 @@ proptest! {
         });
         // Some game had face-down choices, so the check looked for something.
         prop_assert!(private > 0, "the games had face-down choices");
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn sealed_seats_leak_nothing_and_survive_restarts(
+        seed in any::<u64>(),
+        gaps in prop::collection::vec(1usize..60, 0..=2),
+    ) {
+        let restarts: Vec<usize> = gaps.iter().scan(0, |at, gap| { *at += gap; Some(*at) }).collect();
+        let (private, bound) = runtime().block_on(async {
+            let (mut private, mut bound) = (0, 0);
+            for (i, ((system, example), sealed)) in GAMES.iter().zip(SEALED).enumerate() {
+                let played = play(system, example, seed.wrapping_add(i as u64 * 1_000), &restarts, sealed).await;
+                let (game, points) = replay(&played.db, &played.table).await;
+                check_identical(system, &played, &*game);
+                private += check_hidden(system, &played, &*game, &points);
+                let log = game.updates_since(Viewer::Spectator, 0);
+                bound += log.iter().filter(|u| u["kind"] == "bound").count();
+                assert!(log.iter().all(|u| u["kind"] != "fault"), "{system}: honest seats never fault");
+            }
+            (private, bound)
+        });
+        prop_assert!(private > 0, "the games had face-down choices");
+        prop_assert!(bound > 0, "some round was sealed");
     }
 }
 

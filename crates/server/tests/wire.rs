@@ -496,7 +496,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
             system: "iron-triangle".into(),
             setup: SetupSource::Example("duel".into()),
             seats: BTreeMap::new(),
-            options: TableOptions { decision_seconds: Some(1), think_ms: 0 },
+            options: TableOptions { decision_seconds: Some(1), think_ms: 0, ..TableOptions::default() },
         })
         .await
         .unwrap();

@@ -8,7 +8,8 @@ use serde_json::value::RawValue;
 use table::{Ruleset, SeatId, Seats, Viewer};
 use thiserror::Error;
 
-use crate::Session;
+use crate::sealed::{Commitment, Fault, Mode, Nonce, RoundInfo, SealError};
+use crate::{Session, SessionError};
 
 /// Why an [`AnySession`] refused something. Nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -27,6 +28,9 @@ pub enum AnyError {
     /// No seat has this number, for a view or a prompt.
     #[error("there is no seat number {0}")]
     NoSeat(u16),
+    /// A sealed round refused the request (the variant names the rule).
+    #[error(transparent)]
+    Sealing(SealError),
 }
 
 /// A [`Session`] of some ruleset, its types hidden behind JSON.
@@ -68,6 +72,24 @@ pub trait AnySession: Send {
     fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError>;
     /// [`view`](AnySession::view) as JSON text.
     fn view_raw(&self, viewer: Viewer) -> Result<Box<RawValue>, AnyError>;
+    /// [`Session::set_mode`].
+    fn set_mode(&mut self, seat: SeatId, mode: Mode) -> Result<(), AnyError>;
+    /// [`Session::mode`].
+    fn mode(&self, seat: SeatId) -> Mode;
+    /// [`Session::sealing`].
+    fn sealing(&self) -> bool;
+    /// [`Session::round`].
+    fn round(&self) -> Option<RoundInfo>;
+    /// [`Session::in_round`].
+    fn in_round(&self, seat: SeatId) -> bool;
+    /// [`Session::seal`] with the commitment as 64 lowercase hex digits.
+    fn seal(&mut self, seat: SeatId, commitment: &str) -> Result<(), AnyError>;
+    /// [`Session::reveal`] of a command given as the ruleset's JSON, the nonce as hex.
+    fn reveal(&mut self, seat: SeatId, command: &Value, nonce: &str) -> Result<Option<Fault>, AnyError>;
+    /// [`Session::submit_bound`] of a command given as the ruleset's JSON.
+    fn submit_bound(&mut self, seat: SeatId, command: &Value, nonce: &Nonce) -> Result<(), AnyError>;
+    /// [`Session::force_bound`].
+    fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: &Nonce) -> Result<(), AnyError>;
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Value {
@@ -80,8 +102,16 @@ fn raw<T: serde::Serialize + ?Sized>(value: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
 
-fn refused(e: impl std::fmt::Display) -> AnyError {
-    AnyError::Refused(e.to_string())
+fn refused<E: std::error::Error>(e: SessionError<E>) -> AnyError {
+    match e {
+        SessionError::Sealing(s) => AnyError::Sealing(s),
+        e => AnyError::Refused(e.to_string()),
+    }
+}
+
+fn typed<R: Ruleset>(command: &Value) -> Result<R::Command, AnyError> {
+    serde_json::from_value(command.clone())
+        .map_err(|e| AnyError::NotACommand { ruleset: R::NAME, reason: e.to_string() })
 }
 
 impl<R> AnySession for Session<R>
@@ -105,8 +135,7 @@ where
     }
 
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
-        let command: R::Command = serde_json::from_value(command.clone())
-            .map_err(|e| AnyError::NotACommand { ruleset: R::NAME, reason: e.to_string() })?;
+        let command = typed::<R>(command)?;
         Session::submit(self, seat, &command).map_err(refused)
     }
 
@@ -172,5 +201,46 @@ where
             self.seats().get(seat).map_err(|_| AnyError::NoSeat(seat.0))?;
         }
         Ok(raw(&Session::view(self, viewer)))
+    }
+
+    fn set_mode(&mut self, seat: SeatId, mode: Mode) -> Result<(), AnyError> {
+        Session::set_mode(self, seat, mode).map_err(refused)
+    }
+
+    fn mode(&self, seat: SeatId) -> Mode {
+        Session::mode(self, seat)
+    }
+
+    fn sealing(&self) -> bool {
+        Session::sealing(self)
+    }
+
+    fn round(&self) -> Option<RoundInfo> {
+        Session::round(self)
+    }
+
+    fn in_round(&self, seat: SeatId) -> bool {
+        Session::in_round(self, seat)
+    }
+
+    fn seal(&mut self, seat: SeatId, commitment: &str) -> Result<(), AnyError> {
+        let commitment: Commitment =
+            commitment.parse().map_err(|_| AnyError::Sealing(SealError::BadCommitment))?;
+        Session::seal(self, seat, commitment).map_err(refused)
+    }
+
+    fn reveal(&mut self, seat: SeatId, command: &Value, nonce: &str) -> Result<Option<Fault>, AnyError> {
+        let nonce: Nonce = nonce.parse().map_err(|_| AnyError::Sealing(SealError::BadNonce))?;
+        let command = typed::<R>(command)?;
+        Session::reveal(self, seat, &command, nonce).map_err(refused)
+    }
+
+    fn submit_bound(&mut self, seat: SeatId, command: &Value, nonce: &Nonce) -> Result<(), AnyError> {
+        let command = typed::<R>(command)?;
+        Session::submit_bound(self, seat, &command, *nonce).map_err(refused)
+    }
+
+    fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: &Nonce) -> Result<(), AnyError> {
+        Session::force_bound(self, seat, by, *nonce).map_err(refused)
     }
 }

@@ -36,6 +36,7 @@
 //! undo is logged publicly and recorded as an entry of its own: the record only grows.
 
 pub mod any;
+pub mod sealed;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -142,6 +143,31 @@ pub enum Item<E> {
         /// The seat whose command was undone.
         seat: SeatId,
     },
+    /// A sealed round's commitments are bound: every awaited seat committed (one entry per
+    /// decision, in order); the sealed seats now reveal.
+    Bound {
+        /// Each decision's commitment.
+        commitments: Vec<sealed::SeatCommitment>,
+    },
+    /// A seat's sealed decision failed (wrong nonce, illegal choice, no reveal in time): its
+    /// decision is forced next.
+    Fault {
+        /// The seat.
+        seat: SeatId,
+        /// What went wrong.
+        #[serde(flatten)]
+        fault: sealed::Fault,
+    },
+    /// A sealed round's command and nonce, opened to every viewer after the reveal so that
+    /// each can check the seat's commitment.
+    Opened {
+        /// The seat.
+        seat: SeatId,
+        /// The command, in the ruleset's JSON form.
+        command: serde_json::Value,
+        /// The nonce it was bound with, 64 lowercase hex digits.
+        nonce: String,
+    },
 }
 
 /// One position of a viewer's log.
@@ -190,6 +216,9 @@ pub enum SessionError<E: std::error::Error> {
         "the last command drew dice or cards at random, and a draw stands (the draw counter never rewinds)"
     )]
     DrawStands,
+    /// A sealed round refused the request.
+    #[error(transparent)]
+    Sealing(sealed::SealError),
     /// Bots kept playing past the session's step limit.
     #[error("the bots made {0} decisions without the game ending or waiting for a person")]
     BotsTooLong(usize),
@@ -269,6 +298,10 @@ pub struct Session<R: Ruleset> {
     narrate: bool,
     bot_limit: usize,
     legal: Vec<R::Command>,
+    /// How each seat answers face-down questions.
+    modes: Vec<sealed::Mode>,
+    /// The open sealed round, if any.
+    round: Option<sealed::Round<R>>,
 }
 
 impl<R: Ruleset> std::fmt::Debug for Session<R> {
@@ -302,6 +335,8 @@ impl<R: Ruleset> Session<R> {
             narrate: true,
             bot_limit: 1_000_000,
             legal: Vec::new(),
+            modes: vec![sealed::Mode::Plain; seats],
+            round: None,
         };
         session.write_logs(0);
         Ok(session)
@@ -340,14 +375,28 @@ impl<R: Ruleset> Session<R> {
         self.table.view(viewer)
     }
 
-    /// What `seat` is asked now, if the game waits for it.
+    /// What `seat` is asked now, if the game waits for it. In a sealed round: the question of
+    /// its next decision, asked on the round's scratch table; none once it has committed.
     pub fn prompt(&self, seat: SeatId) -> Option<Prompt<R::Command>> {
-        R::prompt(self.table.state(), seat)
+        match &self.round {
+            None => R::prompt(self.table.state(), seat),
+            Some(_) if self.in_round(seat) => R::prompt(self.decision_state(seat), seat),
+            Some(_) => None,
+        }
     }
 
-    /// The seats the game waits for.
+    /// The seats the game waits for. In a sealed round: the seats it waits for a commitment
+    /// from, then, once bound, the sealed seats whose reveal it waits for.
     pub fn awaiting(&self) -> Vec<SeatId> {
-        self.table.awaiting()
+        match self.round() {
+            None => self.table.awaiting(),
+            Some(r) if r.bound => {
+                let mut out = r.revealing;
+                out.dedup();
+                out
+            }
+            Some(_) => self.round_next(),
+        }
     }
 
     /// Whether the game is over.
@@ -357,7 +406,16 @@ impl<R: Ruleset> Session<R> {
 
     /// The one entry point: `command` from `seat`. The rules check it (on error nothing
     /// changes), the bots the game then waits for play, and every viewer's log grows.
+    ///
+    /// At a table with sealed seats, a command of a sealed round is refused here: it needs the
+    /// caller's nonce ([`Session::submit_bound`]).
     pub fn submit(&mut self, seat: SeatId, command: &R::Command) -> Result<(), SessionError<R::Error>> {
+        if self.in_round(seat) {
+            return Err(SessionError::Sealing(sealed::SealError::NeedsNonce(seat.0)));
+        }
+        if self.round.is_some() {
+            return Err(SessionError::Sealing(sealed::SealError::RoundOpen));
+        }
         self.submit_as(seat, command, How::Given)?;
         self.run_bots()
     }
@@ -405,6 +463,9 @@ impl<R: Ruleset> Session<R> {
                 return Err(SessionError::NotGm);
             }
         }
+        if self.round.is_some() || self.in_round(seat) {
+            return Err(SessionError::Sealing(sealed::SealError::NeedsNonce(seat.0)));
+        }
         if !self.table.awaiting().contains(&seat) {
             return Err(SessionError::NotAwaited(seat.0));
         }
@@ -419,7 +480,12 @@ impl<R: Ruleset> Session<R> {
     /// Takes back `seat`'s latest face-down choice, allowed until it is revealed (until every
     /// awaited seat has committed) while the game is not over. Logged publicly; the seat is
     /// asked again.
+    ///
+    /// In a sealed round not yet bound, takes back the seat's latest commitment instead.
     pub fn take_back(&mut self, seat: SeatId) -> Result<(), SessionError<R::Error>> {
+        if self.take_back_commitment(seat)? {
+            return Ok(());
+        }
         let Some(at) = self.pending.iter().rposition(|&i| self.entries[i].seat == seat) else {
             return Err(SessionError::NothingToTakeBack(seat.0));
         };
@@ -468,6 +534,9 @@ impl<R: Ruleset> Session<R> {
     /// that command revealed face-down choices or drew at random: revealed choices and draws
     /// stand, and the draw counter never rewinds. Logged publicly and recorded.
     pub fn undo(&mut self, by: SeatId) -> Result<(), SessionError<R::Error>> {
+        if self.round.is_some() {
+            return Err(SessionError::Sealing(sealed::SealError::RoundOpen));
+        }
         self.undo_inner(by, None)?;
         self.run_bots()
     }
@@ -525,6 +594,10 @@ impl<R: Ruleset> Session<R> {
 
     /// Runs the bot seats while the game waits for one.
     fn run_bots(&mut self) -> Result<(), SessionError<R::Error>> {
+        if self.sealing() {
+            // A sealed table's bots are run by the caller, who binds their commands.
+            return Ok(());
+        }
         let mut steps = 0;
         loop {
             let awaiting = self.table.awaiting();

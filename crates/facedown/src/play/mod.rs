@@ -367,7 +367,30 @@ fn update_text<R: Ruleset>(state: &R::State, update: &Update<R::Event>) -> Vec<S
         Item::TookBack { seat } => vec![took_back_text(&who(*seat))],
         Item::Forced { seat } => vec![forced_text(&who(*seat))],
         Item::Undone { by, seat } => vec![undone_text(&who(*by), &who(*seat))],
+        // Local play has no sealed seats: these come only from a server's sealed rounds.
+        Item::Bound { .. } | Item::Opened { .. } => Vec::new(),
+        Item::Fault { seat, fault } => vec![fault_text(&who(*seat), fault_name(fault))],
     }
+}
+
+/// The name of a sealed-round fault, as the protocol spells it.
+fn fault_name(fault: &session::sealed::Fault) -> &'static str {
+    match fault {
+        session::sealed::Fault::WrongNonce => "wrong_nonce",
+        session::sealed::Fault::Illegal { .. } => "illegal",
+        session::sealed::Fault::NoReveal => "no_reveal",
+    }
+}
+
+/// A log item: `seat`'s sealed choice failed (`fault`), so its decision is forced.
+pub(crate) fn fault_text(seat: &str, fault: &str) -> String {
+    let why = match fault {
+        "wrong_nonce" => "its reveal does not match its commitment",
+        "illegal" => "its revealed choice is not one the rules allow",
+        "no_reveal" => "it did not reveal in time",
+        _ => "its sealed choice failed",
+    };
+    format!("{}: fault — {why}; the decision is forced.", escape(seat))
 }
 
 /// A log item: `seat` took back a face-down choice (local and remote play say it alike).

@@ -299,14 +299,18 @@ impl<S: TableStore> Actor<S> {
         for entry in &stored.journal {
             let n = self.journal;
             let op: Op = serde_json::from_str(entry).map_err(|e| format!("journal entry {n}: {e}"))?;
-            super::apply(&mut *self.game, &op).map_err(|e| format!("journal entry {n}: {e}"))?;
+            let fault = super::apply(&mut *self.game, &op).map_err(|e| format!("journal entry {n}: {e}"))?;
             self.journal += 1;
             if let Some((who, cid)) = super::asked(&op) {
-                let ack = ServerMessage::Ack { id: cid.clone(), seq: self.game.seq() };
-                super::remember(&mut self.answered, who, cid, &ack);
+                let answer = super::answer(cid.clone(), self.game.seq(), fault);
+                super::remember(&mut self.answered, who, cid, &answer);
             }
             let acted = match op {
-                Op::Submit { seat, .. } | Op::TakeBack { seat, .. } | Op::Force { seat, .. } => Some(seat),
+                Op::Submit { seat, .. }
+                | Op::TakeBack { seat, .. }
+                | Op::Force { seat, .. }
+                | Op::Seal { seat, .. }
+                | Op::Reveal { seat, .. } => Some(seat),
                 Op::Undo { .. } => {
                     self.deadlines.clear();
                     None

@@ -1,0 +1,652 @@
+//! Sealed seats on the wire (commit–reveal): whole games of all three systems with sealed
+//! seats, plain seats and bots; the database and the session between commit and reveal hold
+//! only hashes; a wrong nonce is a public fault with the forced decision; a commitment is
+//! replaced before the binding without a fault; a restart between commit and reveal continues.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
+use server::client::Client;
+use server::protocol::{
+    ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, SeatMode, ServerMessage, SetupSource,
+    TableOptions, Who, link, parse_link,
+};
+use server::systems::Hosted;
+use server::{Config, Running};
+use session::sealed::{Commitment, Nonce};
+use store::tables::{TableId, TableStore};
+use table::fairness::canonical_json;
+use table::{SeatId, Viewer};
+
+const GAME_TIMEOUT: Duration = Duration::from_secs(90);
+const MAX_COMMANDS: usize = 2_000;
+
+fn config(db: &Path) -> Config {
+    let mut c = Config::new(db.to_path_buf());
+    c.listen = "127.0.0.1:0".parse().unwrap();
+    c.limits.messages_per_second = 10_000;
+    c.limits.burst = 10_000;
+    c
+}
+
+/// A table of `example` with the seats in `bots` played by bots and those in `sealed` sealed.
+async fn create(
+    server: &Running,
+    system: &str,
+    example: &str,
+    bots: &[(&str, &str)],
+    sealed: &[&str],
+) -> CreatedTable {
+    let seats = bots.iter().map(|(n, b)| (n.to_string(), Controller::Bot { bot: b.to_string() })).collect();
+    let modes = sealed.iter().map(|n| (n.to_string(), SeatMode::Sealed)).collect();
+    server
+        .create_table(CreateTable {
+            system: system.into(),
+            setup: SetupSource::Example(example.into()),
+            seats,
+            options: TableOptions { modes, ..TableOptions::default() },
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
+}
+
+/// Everything one client received.
+#[derive(Default)]
+struct Seen {
+    who: Option<Who>,
+    items: BTreeMap<u64, Value>,
+    over: bool,
+    /// Commitments this seat sealed and later revealed.
+    revealed: usize,
+}
+
+impl Seen {
+    fn take(&mut self, change: &server::protocol::Change) {
+        for u in &change.updates {
+            let seq = u["seq"].as_u64().unwrap();
+            assert_eq!(seq, self.items.keys().next_back().map_or(1, |s| s + 1), "in order, no gaps");
+            self.items.insert(seq, u.clone());
+        }
+        self.over = change.over;
+    }
+}
+
+/// The commitment to a command's JSON with a nonce (docs/fairness.md).
+fn commit(command: &Value, nonce: &Nonce) -> Commitment {
+    Commitment::to_command(command, nonce).unwrap()
+}
+
+fn random_nonce(rng: &mut ChaCha8Rng) -> Nonce {
+    Nonce::from_bytes(rng.random())
+}
+
+/// Plays one link to the end: each prompt answered at random — face down by `seal` (then
+/// `reveal` once bound) when the seat is sealed, by `command` otherwise.
+async fn play(link: String, seed: u64) -> Seen {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut client = Client::join(&link, 0).await.expect("connects");
+    let mut seen = Seen::default();
+    let mut sealed_seat = false;
+    let (mut sent, mut changes, mut answered_at) = (0usize, 0usize, 0usize);
+    let mut in_flight = 0usize;
+    let mut multi = false;
+    let mut to_reveal: Vec<(Value, Nonce)> = Vec::new();
+    let mut latest: Option<server::protocol::Change> = None;
+    let result = tokio::time::timeout(GAME_TIMEOUT, async {
+        loop {
+            let message = client.next().await.expect("the server keeps the connection");
+            match message {
+                ServerMessage::Welcome { you, change, seats, .. } => {
+                    seen.who = Some(you);
+                    if let Who::Seat { seat } = you {
+                        sealed_seat = seats[usize::from(seat)].mode == SeatMode::Sealed;
+                    }
+                    seen.take(&change);
+                    latest = Some(change);
+                    changes += 1;
+                }
+                ServerMessage::Update { change } => {
+                    seen.take(&change);
+                    latest = Some(change);
+                    changes += 1;
+                }
+                ServerMessage::Ack { .. } => in_flight = in_flight.saturating_sub(1),
+                ServerMessage::Seats { .. } | ServerMessage::Sealed { .. } => {}
+                ServerMessage::Bound { commitments } => {
+                    let Some(Who::Seat { seat }) = seen.who else { continue };
+                    let mine = commitments.iter().filter(|c| c.seat == seat).count();
+                    assert!(mine >= to_reveal.len(), "every commitment of this seat is bound");
+                    for (command, nonce) in to_reveal.drain(..) {
+                        sent += 1;
+                        in_flight += 1;
+                        seen.revealed += 1;
+                        let reveal = ClientMessage::Reveal {
+                            id: format!("r{sent}"),
+                            command,
+                            nonce: nonce.to_string(),
+                        };
+                        client.send(&reveal).await.unwrap();
+                    }
+                }
+                ServerMessage::Error { code: ErrorCode::Refused, .. } if multi => in_flight = 0,
+                ServerMessage::Error { message, code, .. } => panic!("refused ({code:?}): {message}"),
+                other => panic!("unexpected {other:?}"),
+            }
+            let Some(change) = &latest else { continue };
+            if change.over {
+                return;
+            }
+            if let (Some(prompt), Some(Who::Seat { seat }), 0) = (&change.prompt, seen.who, in_flight)
+                && change.awaiting.contains(&seat)
+                && changes > answered_at
+            {
+                let choices = prompt["choices"].as_array().unwrap();
+                let private = prompt["private"].as_bool().unwrap();
+                let choices: Vec<_> =
+                    choices.iter().filter(|c| c["private"].as_bool() == Some(private)).collect();
+                let command = choices[rng.random_range(0..choices.len())]["command"].clone();
+                sent += 1;
+                assert!(sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
+                answered_at = changes;
+                in_flight = 1;
+                multi = change.awaiting.len() > 1;
+                let id = format!("c{sent}");
+                let message = if private && sealed_seat {
+                    let nonce = random_nonce(&mut rng);
+                    let commitment = commit(&command, &nonce).to_string();
+                    to_reveal.push((command, nonce));
+                    ClientMessage::Seal { id, commitment }
+                } else {
+                    ClientMessage::Command { id, command }
+                };
+                client.send(&message).await.unwrap();
+            }
+        }
+    })
+    .await;
+    assert!(result.is_ok(), "the game ends within {GAME_TIMEOUT:?}");
+    client.close().await;
+    seen
+}
+
+/// The game replayed from the server's journal.
+async fn replay(db: &Path, table: &str) -> (Box<dyn Hosted>, Vec<Value>) {
+    let store = store::SqliteTables::open(db).await.unwrap();
+    let stored = store.load(TableId(table.parse().unwrap())).await.unwrap();
+    store.close().await;
+    let setup: Value = serde_json::from_str(&stored.table.setup).unwrap();
+    let options: TableOptions = serde_json::from_str(&stored.table.options).unwrap();
+    let mut game = server::systems::open(&stored.table.ruleset, &setup).unwrap();
+    let names: Vec<String> = game.seats().iter().map(|(_, s)| s.name.clone()).collect();
+    for (name, mode) in options.modes {
+        let i = names.iter().position(|n| *n == name).unwrap();
+        game.set_mode(SeatId(i as u16), mode.into()).unwrap();
+    }
+    let ops: Vec<Value> = stored.journal.iter().map(|e| serde_json::from_str(e).unwrap()).collect();
+    for op in &ops {
+        let seat = |k: &str| SeatId(op[k].as_u64().unwrap() as u16);
+        let nonce = op.get("nonce").and_then(Value::as_str).map(|n| n.parse::<Nonce>().unwrap());
+        let by = op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16));
+        match (op["op"].as_str().unwrap(), nonce) {
+            ("submit", Some(n)) => game.submit_bound(seat("seat"), &op["command"], &n).unwrap(),
+            ("submit", None) => game.submit(seat("seat"), &op["command"]).unwrap(),
+            ("force", Some(n)) => game.force_bound(seat("seat"), by, &n).unwrap(),
+            ("force", None) => game.force(seat("seat"), by).unwrap(),
+            ("take_back", _) => game.take_back(seat("seat")).unwrap(),
+            ("seal", _) => game.seal(seat("seat"), op["commitment"].as_str().unwrap()).unwrap(),
+            ("reveal", _) => {
+                game.reveal(seat("seat"), &op["command"], op["nonce"].as_str().unwrap()).unwrap();
+            }
+            (other, _) => panic!("journal entry {other}"),
+        }
+    }
+    (game, ops)
+}
+
+fn viewer(who: Who) -> Viewer {
+    match who {
+        Who::Seat { seat } => Viewer::Seat(SeatId(seat)),
+        _ => Viewer::Spectator,
+    }
+}
+
+/// Every client got exactly its redaction of every item of the replayed game; an item private
+/// to a seat reached no other client; every opened command matches a bound commitment and no
+/// fault happened.
+fn check(game: &dyn Hosted, seen: &[Seen]) {
+    let spectator = game.updates_since(Viewer::Spectator, 0);
+    for s in seen {
+        let log = game.updates_since(viewer(s.who.unwrap()), 0);
+        assert_eq!(s.items.len(), log.len(), "{:?} saw every item", s.who);
+        for (i, item) in log.iter().enumerate() {
+            assert_eq!(&s.items[&(i as u64 + 1)], item, "{:?} got its redaction of item {}", s.who, i + 1);
+        }
+    }
+    for x in 0..game.seats().len() as u16 {
+        for (i, item) in game.updates_since(Viewer::Seat(SeatId(x)), 0).iter().enumerate() {
+            if *item == spectator[i] {
+                continue;
+            }
+            for s in seen.iter().filter(|s| s.who != Some(Who::Seat { seat: x })) {
+                assert_ne!(
+                    &s.items[&(i as u64 + 1)],
+                    item,
+                    "seat {x}'s private item {} reached {:?}",
+                    i + 1,
+                    s.who
+                );
+            }
+        }
+    }
+    let mut bound: Vec<(u64, String)> = Vec::new();
+    let mut opened = 0;
+    for item in &spectator {
+        match item["kind"].as_str().unwrap() {
+            "bound" => {
+                for c in item["commitments"].as_array().unwrap() {
+                    bound.push((c["seat"].as_u64().unwrap(), c["commitment"].as_str().unwrap().to_owned()));
+                }
+            }
+            "opened" => {
+                let nonce = item["nonce"].as_str().unwrap().parse::<Nonce>().unwrap();
+                let c = (item["seat"].as_u64().unwrap(), commit(&item["command"], &nonce).to_string());
+                let at =
+                    bound.iter().position(|b| *b == c).expect("an opened command matches its commitment");
+                bound.remove(at);
+                opened += 1;
+            }
+            "fault" => panic!("a fault: {item}"),
+            _ => {}
+        }
+    }
+    assert!(opened > 0, "some round was sealed");
+}
+
+/// A whole game with `sealed` seats sealed and `bots` bots; people on the other seats and a
+/// spectator.
+async fn whole_game(system: &str, example: &str, bots: &[(&str, &str)], sealed: &[&str], seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let created = create(&server, system, example, bots, sealed).await;
+    let mut tasks = Vec::new();
+    for (i, (name, link)) in created.seats.iter().enumerate() {
+        if !bots.iter().any(|(b, _)| b == name) {
+            tasks.push(tokio::spawn(play(link.clone(), seed + i as u64)));
+        }
+    }
+    tasks.push(tokio::spawn(play(created.spectator.clone(), 0)));
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap());
+    }
+    assert!(seen.iter().all(|s| s.over));
+    assert!(seen.iter().any(|s| s.revealed > 0), "a sealed seat revealed");
+    server.shutdown().await.unwrap();
+    let (game, _) = replay(&db, &created.table).await;
+    assert!(game.is_over(), "the journal replays to the end of the game");
+    check(&*game, &seen);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sealed_seats_play_an_iron_triangle_duel() {
+    whole_game("iron-triangle", "duel", &[], &["ada", "gm"], 11).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iron_triangle_specials_and_several_seats_sealed() {
+    // Timing windows of the specials (§6), and a 2-against-3 ambush with a bot beside.
+    whole_game("iron-triangle", "specials-duel", &[], &["ren", "gm"], 16).await;
+    whole_game("iron-triangle", "ambush-2v3", &[("bao", "random")], &["ada", "gm"], 17).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sealed_seat_plays_against_a_bot() {
+    whole_game("iron-triangle", "duel", &[("gm", "greedy")], &["ada"], 12).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodice_sealed_seats_with_a_bot() {
+    // The Commit steps are asked one Actor after another, the GM's two Actors among them.
+    whole_game("nodice", "brawl-3", &[("gm", "random")], &["kara"], 13).await;
+    whole_game("nodice", "brawl-3", &[], &["kara", "gm"], 15).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inciting_incident_sealed_seats() {
+    // The players sealed; the GM, plain, declares for several fighters before the reveal.
+    whole_game("inciting-incident", "river-fight", &[], &["bren", "mira"], 14).await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One round by hand.
+
+/// The next message that is not a seats notice, an update or a `sealed` notice.
+async fn next(client: &mut Client) -> ServerMessage {
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer").unwrap();
+        match m {
+            ServerMessage::Seats { .. } | ServerMessage::Update { .. } | ServerMessage::Sealed { .. } => {
+                continue;
+            }
+            m => return m,
+        }
+    }
+}
+
+/// The welcome: the seat's first face-down choice, and the round if one is open.
+async fn welcome(
+    client: &mut Client,
+) -> (Option<Value>, Option<Box<server::protocol::RoundState>>, Vec<SeatMode>) {
+    match next(client).await {
+        ServerMessage::Welcome { change, round, seats, .. } => {
+            let first = change.prompt.map(|p| p["choices"][0]["command"].clone());
+            (first, round, seats.iter().map(|s| s.mode).collect())
+        }
+        other => panic!("expected a welcome, got {other:?}"),
+    }
+}
+
+/// The next answer to a request (a binding sent to everyone meanwhile skipped).
+async fn answer(client: &mut Client) -> ServerMessage {
+    loop {
+        match next(client).await {
+            ServerMessage::Bound { .. } => continue,
+            m => return m,
+        }
+    }
+}
+
+async fn ack(client: &mut Client, id: &str) {
+    match answer(client).await {
+        ServerMessage::Ack { id: got, .. } => assert_eq!(got, id),
+        other => panic!("expected the ack of {id}, got {other:?}"),
+    }
+}
+
+async fn refused(client: &mut Client, expected: ErrorCode) -> Option<String> {
+    match answer(client).await {
+        ServerMessage::Error { code, id, message } => {
+            assert_eq!(code, expected, "{message}");
+            id
+        }
+        other => panic!("expected an error {expected:?}, got {other:?}"),
+    }
+}
+
+async fn send(client: &mut Client, message: ClientMessage) {
+    client.send(&message).await.unwrap();
+}
+
+fn seal(id: &str, command: &Value, nonce: &Nonce) -> ClientMessage {
+    ClientMessage::Seal { id: id.into(), commitment: commit(command, nonce).to_string() }
+}
+
+fn reveal(id: &str, command: &Value, nonce: &Nonce) -> ClientMessage {
+    ClientMessage::Reveal { id: id.into(), command: command.clone(), nonce: nonce.to_string() }
+}
+
+/// A duel with both seats sealed, both seats joined.
+async fn sealed_duel(db: &Path) -> (Running, CreatedTable, Client, Client, Value, Value) {
+    let server = server::start(config(db)).await.unwrap();
+    let created = create(&server, "iron-triangle", "duel", &[], &["ada", "gm"]).await;
+    let mut a = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let mut g = Client::join(&created.seats["gm"], 0).await.unwrap();
+    let (ca, round, modes) = welcome(&mut a).await;
+    assert_eq!(round, None);
+    assert_eq!(modes, vec![SeatMode::Sealed, SeatMode::Sealed], "every seat sees the modes");
+    let (cg, _, _) = welcome(&mut g).await;
+    (server, created, a, g, ca.unwrap(), cg.unwrap())
+}
+
+/// The text of every file of the database (the WAL included).
+fn database_text(db: &Path) -> String {
+    let mut all = Vec::new();
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let path = format!("{}{suffix}", db.display());
+        if let Ok(bytes) = std::fs::read(path) {
+            all.extend(bytes);
+        }
+    }
+    String::from_utf8_lossy(&all).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    let (na, ng) = (Nonce::from_bytes([0x5a; 32]), Nonce::from_bytes([0xa5; 32]));
+    send(&mut a, seal("s1", &ca, &na)).await;
+    ack(&mut a, "s1").await;
+    send(&mut g, seal("s2", &cg, &ng)).await;
+    let bound = match next(&mut g).await {
+        ServerMessage::Bound { commitments } => commitments,
+        other => panic!("expected the binding, got {other:?}"),
+    };
+    assert_eq!(bound.len(), 2);
+    assert_eq!(bound[0].commitment, commit(&ca, &na).to_string());
+    ack(&mut g, "s2").await;
+    // A retried seal is answered as the first time and applied once.
+    send(&mut a, seal("s1", &ca, &na)).await;
+    ack(&mut a, "s1").await;
+    a.close().await;
+    g.close().await;
+    server.shutdown().await.unwrap();
+
+    // The database: the seals' hashes, never a command.
+    let text = database_text(&db);
+    assert!(text.contains(&bound[1].commitment));
+    for command in [&ca, &cg] {
+        assert!(!text.contains(&canonical_json(command).unwrap()), "{command} is in the database");
+        assert!(!text.contains(&command.to_string()));
+    }
+    // The session rebuilt from it: the round bound, no command given to the rules.
+    let (game, ops) = replay(&db, &created.table).await;
+    assert_eq!(ops.iter().filter(|o| o["op"] == "seal").count(), 2);
+    for op in &ops {
+        // The journal table's entries: a seal is its seat, its hash and the client's id.
+        let keys: Vec<&str> = op.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["commitment", "id", "op", "seat"], "{op}");
+    }
+    assert_eq!(game.record()["entries"], json!([]));
+    assert!(game.round().unwrap().bound);
+    assert_eq!(game.face_down(), 0);
+    let session_text = format!("{} {:?}", game.record(), game.round());
+    assert!(
+        !session_text.contains(&canonical_json(&ca).unwrap())
+            && !session_text.contains(&canonical_json(&cg).unwrap())
+    );
+
+    // A restart: the round is still bound, the reveals continue the game.
+    let server = server::start(config(&db)).await.unwrap();
+    let moved = |old: &str| {
+        let (_, table, token) = parse_link(old).unwrap();
+        link(&server.base_url, &table, &token)
+    };
+    let mut a = Client::join(&moved(&created.seats["ada"]), 0).await.unwrap();
+    let (_, round, _) = welcome(&mut a).await;
+    let round = round.expect("the welcome shows the open round");
+    assert!(round.bound);
+    assert_eq!(round.revealing, vec![0, 1]);
+    let mut g = Client::join(&moved(&created.seats["gm"]), 0).await.unwrap();
+    welcome(&mut g).await;
+    send(&mut a, reveal("r1", &ca, &na)).await;
+    ack(&mut a, "r1").await;
+    send(&mut g, reveal("r2", &cg, &ng)).await;
+    ack(&mut g, "r2").await;
+    let mut spectator = Client::join(&moved(&created.spectator), 0).await.unwrap();
+    let change = match next(&mut spectator).await {
+        ServerMessage::Welcome { change, round, .. } => {
+            assert_eq!(round, None, "the round is over");
+            change
+        }
+        other => panic!("{other:?}"),
+    };
+    let kinds: Vec<&str> = change.updates.iter().map(|u| u["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "opened").count(), 2, "{kinds:?}");
+    assert!(!kinds.contains(&"fault"));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_nonce_gets_the_forced_decision_and_a_public_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    let (na, ng) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    // A sealed seat may not send its face-down choice in the clear.
+    send(&mut a, ClientMessage::Command { id: "x".into(), command: ca.clone() }).await;
+    refused(&mut a, ErrorCode::SealedSeat).await;
+    // Nor reveal before the binding.
+    send(&mut a, seal("s1", &ca, &na)).await;
+    ack(&mut a, "s1").await;
+    send(&mut a, reveal("r0", &ca, &na)).await;
+    refused(&mut a, ErrorCode::NotBound).await;
+    send(&mut g, seal("s2", &cg, &ng)).await;
+    assert!(matches!(next(&mut g).await, ServerMessage::Bound { .. }));
+    ack(&mut g, "s2").await;
+    send(&mut a, reveal("r1", &ca, &Nonce::from_bytes([3; 32]))).await;
+    assert_eq!(refused(&mut a, ErrorCode::WrongNonce).await.as_deref(), Some("r1"));
+    // Its retry is answered alike, and the fault stands.
+    send(&mut a, reveal("r1", &ca, &na)).await;
+    refused(&mut a, ErrorCode::WrongNonce).await;
+    send(&mut g, reveal("r2", &cg, &ng)).await;
+    ack(&mut g, "r2").await;
+    let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
+    let change = match next(&mut spectator).await {
+        ServerMessage::Welcome { change, .. } => change,
+        other => panic!("{other:?}"),
+    };
+    let kinds: Vec<&str> = change.updates.iter().map(|u| u["kind"].as_str().unwrap()).collect();
+    let fault = change.updates.iter().find(|u| u["kind"] == "fault").expect("a public fault");
+    assert_eq!((fault["seat"].as_u64(), fault["fault"].as_str()), (Some(0), Some("wrong_nonce")));
+    let at = kinds.iter().position(|k| *k == "fault").unwrap();
+    assert_eq!(kinds[at + 1], "forced", "{kinds:?}");
+    assert_eq!(change.updates[at + 1]["seat"], 0);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commitment_replaced_before_every_seat_committed_has_no_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    let (first, second, ng) =
+        (Nonce::from_bytes([7; 32]), Nonce::from_bytes([8; 32]), Nonce::from_bytes([9; 32]));
+    send(&mut a, seal("s1", &cg, &first)).await;
+    ack(&mut a, "s1").await;
+    // The player reloads on another device and commits again.
+    a.close().await;
+    let mut a = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let (_, round, _) = welcome(&mut a).await;
+    assert_eq!(round.map(|r| r.sealed), Some(vec![0]));
+    send(&mut a, seal("s2", &ca, &second)).await;
+    ack(&mut a, "s2").await;
+    send(&mut g, seal("s3", &cg, &ng)).await;
+    match next(&mut g).await {
+        ServerMessage::Bound { commitments } => {
+            assert_eq!(commitments.len(), 2);
+            assert_eq!(commitments[0].commitment, commit(&ca, &second).to_string());
+        }
+        other => panic!("{other:?}"),
+    }
+    ack(&mut g, "s3").await;
+    send(&mut a, seal("s4", &ca, &first)).await;
+    refused(&mut a, ErrorCode::Bound).await;
+    send(&mut a, reveal("r1", &ca, &second)).await;
+    ack(&mut a, "r1").await;
+    send(&mut g, reveal("r2", &cg, &ng)).await;
+    ack(&mut g, "r2").await;
+    server.shutdown().await.unwrap();
+    let (game, _) = replay(&db, &created.table).await;
+    let log = game.updates_since(Viewer::Spectator, 0);
+    assert!(log.iter().all(|u| u["kind"] != "fault"));
+    assert_eq!(log.iter().filter(|u| u["kind"] == "opened").count(), 2);
+    assert_eq!(game.record()["entries"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_reveal_before_the_decision_timer_is_a_public_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let modes = [("ada".to_string(), SeatMode::Sealed), ("gm".to_string(), SeatMode::Sealed)].into();
+    let created = server
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions { decision_seconds: Some(1), think_ms: 0, modes },
+        })
+        .await
+        .unwrap();
+    let mut a = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let mut g = Client::join(&created.seats["gm"], 0).await.unwrap();
+    let ca = welcome(&mut a).await.0.unwrap();
+    let cg = welcome(&mut g).await.0.unwrap();
+    let (na, ng) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    send(&mut a, seal("s1", &ca, &na)).await;
+    ack(&mut a, "s1").await;
+    send(&mut g, seal("s2", &cg, &ng)).await;
+    ack(&mut g, "s2").await;
+    send(&mut a, reveal("r1", &ca, &na)).await;
+    ack(&mut a, "r1").await;
+    // The GM never reveals: its timer runs out, its decision is forced, and everyone sees why.
+    let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut kinds: Vec<(String, Value)> = Vec::new();
+    while !kinds.iter().any(|(k, _)| k == "fault") {
+        let m = tokio::time::timeout_at(deadline, spectator.next()).await.expect("the timer fires").unwrap();
+        let change = match m {
+            ServerMessage::Welcome { change, .. } | ServerMessage::Update { change } => change,
+            _ => continue,
+        };
+        kinds.extend(change.updates.iter().map(|u| (u["kind"].as_str().unwrap().to_owned(), u.clone())));
+    }
+    let at = kinds.iter().position(|(k, _)| k == "fault").unwrap();
+    assert_eq!((kinds[at].1["seat"].as_u64(), kinds[at].1["fault"].as_str()), (Some(1), Some("no_reveal")));
+    assert_eq!(kinds[at + 1].0, "forced");
+    let opened: Vec<u64> =
+        kinds.iter().filter(|(k, _)| k == "opened").map(|(_, u)| u["seat"].as_u64().unwrap()).collect();
+    assert_eq!(opened, vec![0], "Ada's command is opened; the GM's never came");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_handed_to_a_bot_before_its_reveal_faults_and_play_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    send(&mut a, seal("s1", &ca, &Nonce::from_bytes([1; 32]))).await;
+    ack(&mut a, "s1").await;
+    send(&mut g, seal("s2", &cg, &Nonce::from_bytes([2; 32]))).await;
+    ack(&mut g, "s2").await;
+    // Ada's player leaves before revealing; the GM link hands her seat to a bot, which cannot
+    // know her choice.
+    let mut gm = Client::join(&created.gm, 0).await.unwrap();
+    welcome(&mut gm).await;
+    let action = server::protocol::ManageAction::Bot { seat: 0, kind: "random".into() };
+    send(&mut gm, ClientMessage::Manage { id: "m1".into(), action }).await;
+    ack(&mut gm, "m1").await;
+    send(&mut g, reveal("r2", &cg, &Nonce::from_bytes([2; 32]))).await;
+    ack(&mut g, "r2").await;
+    let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut items: Vec<Value> = Vec::new();
+    while !items.iter().any(|u| u["kind"] == "fault") {
+        let m =
+            tokio::time::timeout_at(deadline, spectator.next()).await.expect("the bot's turn comes").unwrap();
+        if let ServerMessage::Welcome { change, .. } | ServerMessage::Update { change } = m {
+            items.extend(change.updates);
+        }
+    }
+    let fault = items.iter().find(|u| u["kind"] == "fault").unwrap();
+    assert_eq!((fault["seat"].as_u64(), fault["fault"].as_str()), (Some(0), Some("no_reveal")));
+    server.shutdown().await.unwrap();
+}

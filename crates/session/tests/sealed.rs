@@ -1,0 +1,368 @@
+//! Sealed rounds (commit–reveal) on every rule system: a game played sealed — seats committing
+//! hashes, plain seats bound by nonces, reveals once bound — is the same game as played plainly;
+//! nothing of a sealed choice is in the session before its reveal; wrong nonces, illegal
+//! choices and missing reveals are public faults with the forced decision; a commitment may be
+//! replaced until every awaited seat has committed.
+
+use rand::{RngExt, SeedableRng};
+use serde_json::Value;
+use session::sealed::{Commitment, Fault, Mode, Nonce, SealError};
+use session::{How, Item, Session, SessionError};
+use table::{Ruleset, SeatId, Viewer};
+
+fn iron_triangle() -> iron_triangle::Setup {
+    use iron_triangle::{Character, Energy, Setup};
+    Setup::one_on_one(
+        Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
+        Character::with_starting_moves("Ninja", Energy::new(4, 3, 3)),
+    )
+}
+
+fn nodice_brawl() -> nodice::Setup {
+    use nodice::{ActorId, ActorSheet, Kind, Options, Setup, Stakes, Statblock};
+    use table::{Role, Seat, Seats, SideId};
+    let seat = |name: &str, side| Seat { name: name.to_owned(), side: SideId(side), role: Role::Player };
+    Setup {
+        seats: Seats::new(vec![seat("a", 0), seat("b", 1), seat("c", 2)]).unwrap(),
+        actors: ["A", "B", "C"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
+            })
+            .collect(),
+        initiator: ActorId(0),
+        stakes: Some(Stakes::new(2).unwrap()),
+        options: Options::default(),
+        extensions: vec![],
+        seed: 11,
+    }
+}
+
+fn river_fight() -> inciting_incident::Setup {
+    let mut setup: inciting_incident::Setup =
+        toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+    setup.apply_round_limit(Some(6));
+    setup
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap()
+}
+
+/// The commitment to a command's JSON with a nonce (docs/fairness.md).
+fn commit(command: &Value, nonce: &Nonce) -> Commitment {
+    Commitment::to_command(command, nonce).unwrap()
+}
+
+/// A plain game of random answers to the prompts (a face-down question answered face down),
+/// as the list of commands given.
+fn plain_game<R: Ruleset>(
+    setup: R::Setup,
+    seed: u64,
+    limit: usize,
+) -> (Session<R>, Vec<(SeatId, R::Command)>) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = Session::<R>::new(setup).unwrap();
+    let mut given = Vec::new();
+    for _ in 0..limit {
+        let Some(&seat) = s.awaiting().first() else { break };
+        let Some(prompt) = s.prompt(seat) else { break };
+        let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+        let command = choices[rng.random_range(0..choices.len())].command.clone();
+        s.submit(seat, &command).unwrap();
+        given.push((seat, command));
+    }
+    (s, given)
+}
+
+/// Plays `given` again with `modes`: a sealed round's commands committed (sealed seats by hash,
+/// plain ones bound by a nonce) and revealed once bound.
+fn sealed_game<R: Ruleset>(setup: R::Setup, modes: &[Mode], given: &[(SeatId, R::Command)]) -> Session<R> {
+    let mut s = Session::<R>::new(setup).unwrap();
+    for (i, m) in modes.iter().enumerate() {
+        s.set_mode(SeatId(i as u16), *m).unwrap();
+    }
+    let mut to_reveal = Vec::new();
+    for (k, (seat, command)) in given.iter().enumerate() {
+        if !s.in_round(*seat) {
+            assert!(s.round().is_none(), "a command outside a round while one is open");
+            s.submit(*seat, command).unwrap();
+            continue;
+        }
+        assert!(s.awaiting().contains(seat), "the round asks the seat the plain game asked");
+        let nonce = Nonce::from_bytes([(k % 251) as u8; 32]);
+        if s.mode(*seat) == Mode::Sealed {
+            s.seal(*seat, commit(&json(command), &nonce)).unwrap();
+            to_reveal.push((*seat, command.clone(), nonce));
+        } else {
+            s.submit_bound(*seat, command, nonce).unwrap();
+        }
+        if s.round().is_some_and(|r| r.bound) {
+            for (seat, command, nonce) in to_reveal.drain(..) {
+                assert_eq!(s.reveal(seat, &command, nonce), Ok(None));
+            }
+        }
+    }
+    s
+}
+
+/// The items of the spectators' log.
+fn public<R: Ruleset>(s: &Session<R>) -> Vec<Item<R::Event>> {
+    s.updates_since(Viewer::Spectator, 0).into_iter().map(|u| u.item).collect()
+}
+
+/// Every opened command and nonce hashes to the commitment bound for its decision, and no
+/// fault was logged.
+fn check_opened<R: Ruleset>(s: &Session<R>) -> usize {
+    let mut bound: Vec<(SeatId, String)> = Vec::new();
+    let mut opened = 0;
+    for item in public(s) {
+        match item {
+            Item::Bound { commitments } => {
+                bound.extend(commitments.into_iter().map(|c| (c.seat, c.commitment)))
+            }
+            Item::Opened { seat, command, nonce } => {
+                let c = commit(&command, &nonce.parse::<Nonce>().unwrap()).to_string();
+                let at = bound.iter().position(|b| *b == (seat, c.clone()));
+                assert!(at.is_some(), "opened {seat:?} {command} matches no bound commitment");
+                bound.remove(at.unwrap());
+                opened += 1;
+            }
+            Item::Fault { seat, fault } => panic!("a fault for {seat:?}: {fault:?}"),
+            _ => {}
+        }
+    }
+    opened
+}
+
+fn same_game_sealed<R: Ruleset>(setup: R::Setup, modes: &[Mode], seed: u64, limit: usize) -> Session<R> {
+    let (plain, given) = plain_game::<R>(setup.clone(), seed, limit);
+    let sealed = sealed_game::<R>(setup, modes, &given);
+    assert_eq!(
+        json(&sealed.record().entries),
+        json(&plain.record().entries),
+        "the sealed game is the plain game"
+    );
+    assert_eq!(sealed.record().events_hash, plain.record().events_hash);
+    assert_eq!(sealed.table().log(), plain.table().log());
+    assert!(check_opened(&sealed) > 0, "some decision was sealed");
+    sealed
+}
+
+#[test]
+fn iron_triangle_played_sealed_is_the_same_game() {
+    for seed in 0..4 {
+        same_game_sealed::<iron_triangle::IronTriangle>(
+            iron_triangle(),
+            &[Mode::Sealed, Mode::Sealed],
+            seed,
+            400,
+        );
+        same_game_sealed::<iron_triangle::IronTriangle>(
+            iron_triangle(),
+            &[Mode::Sealed, Mode::Plain],
+            seed,
+            400,
+        );
+    }
+}
+
+#[test]
+fn nodice_played_sealed_binds_every_actor_before_any_reveal() {
+    for seed in 0..4 {
+        let s = same_game_sealed::<nodice::NoDice>(
+            nodice_brawl(),
+            &[Mode::Sealed, Mode::Plain, Mode::Sealed],
+            seed,
+            300,
+        );
+        // The Commit steps are asked one Actor after another: the first round still binds all
+        // three before anything is revealed.
+        let first = public(&s).into_iter().find_map(|i| match i {
+            Item::Bound { commitments } => Some(commitments),
+            _ => None,
+        });
+        assert_eq!(first.map(|c| c.len()), Some(3));
+    }
+}
+
+#[test]
+fn inciting_incident_played_sealed_is_the_same_game() {
+    let seats = Session::<inciting_incident::IncitingIncident>::new(river_fight()).unwrap();
+    let n = inciting_incident::IncitingIncident::seats(seats.table().state()).len();
+    let mut modes = vec![Mode::Sealed; n];
+    modes[0] = Mode::Plain;
+    for seed in 0..3 {
+        same_game_sealed::<inciting_incident::IncitingIncident>(river_fight(), &modes, seed, 400);
+    }
+}
+
+type It = iron_triangle::IronTriangle;
+
+/// A duel with both seats sealed and the first stances of each seat's prompt.
+fn duel() -> (Session<It>, [iron_triangle::Command; 2]) {
+    let mut s = Session::<It>::new(iron_triangle()).unwrap();
+    s.set_mode(SeatId(0), Mode::Sealed).unwrap();
+    s.set_mode(SeatId(1), Mode::Sealed).unwrap();
+    let pick = |s: &Session<It>, seat: u16, k: usize| {
+        let p = s.prompt(SeatId(seat)).unwrap();
+        assert!(p.private);
+        p.choices.iter().filter(|c| c.private).nth(k).unwrap().command
+    };
+    let commands = [pick(&s, 0, 2), pick(&s, 1, 3)];
+    (s, commands)
+}
+
+#[test]
+fn between_commit_and_reveal_the_session_holds_only_hashes() {
+    let (mut s, [a, b]) = duel();
+    let before = json(s.table().state());
+    let (na, nb) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    s.seal(SeatId(0), commit(&json(&a), &na)).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &nb)).unwrap();
+    assert!(s.round().unwrap().bound);
+    // The rules' state did not move, the record holds nothing, the logs hold the hashes only.
+    assert_eq!(json(s.table().state()), before);
+    assert!(s.record().entries.is_empty());
+    let everything = format!("{:?} {:?}", s.round(), s.updates_since(Viewer::Seat(SeatId(1)), 0));
+    for command in [&a, &b] {
+        let text = serde_json::to_string(command).unwrap();
+        assert!(!everything.contains(&text) && !format!("{everything:?}").contains(&format!("{command:?}")));
+    }
+    assert!(everything.contains(&commit(&json(&a), &na).to_string()));
+    assert_eq!(s.reveal(SeatId(0), &a, na), Ok(None));
+    assert_eq!(s.awaiting(), vec![SeatId(1)]);
+    assert_eq!(json(s.table().state()), before, "nothing reaches the rules before every reveal");
+    assert_eq!(s.reveal(SeatId(1), &b, nb), Ok(None));
+    assert!(s.round().is_none());
+    assert_eq!(s.record().entries.len(), 2);
+    assert_eq!(check_opened(&s), 2);
+}
+
+#[test]
+fn a_wrong_nonce_is_a_public_fault_and_the_forced_decision() {
+    let (mut s, [a, b]) = duel();
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(1), &b, Nonce::from_bytes([9; 32])), Ok(Some(Fault::WrongNonce)));
+    assert_eq!(
+        s.reveal(SeatId(1), &b, Nonce::from_bytes([2; 32])),
+        Err(SessionError::Sealing(SealError::NothingToReveal(1)))
+    );
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    let forced = It::forced(&Session::<It>::new(iron_triangle()).unwrap().table().state().clone(), SeatId(1));
+    let entries = s.record().entries;
+    assert_eq!(entries[1].seat, SeatId(1));
+    assert_eq!(entries[1].how, How::Forced);
+    assert_eq!(Some(entries[1].command), forced);
+    for viewer in [Viewer::Spectator, Viewer::Seat(SeatId(0)), Viewer::Seat(SeatId(1))] {
+        let items: Vec<_> = s.updates_since(viewer, 0).into_iter().map(|u| u.item).collect();
+        let at = items.iter().position(|i| *i == Item::Fault { seat: SeatId(1), fault: Fault::WrongNonce });
+        let at = at.expect("every viewer sees the fault");
+        assert_eq!(items[at + 1], Item::Forced { seat: SeatId(1) });
+    }
+}
+
+#[test]
+fn an_illegal_revealed_choice_is_a_fault() {
+    let (mut s, [a, _]) = duel();
+    // Ada has 5 points of one energy at most: a stance of 9 is refused by the rules.
+    let illegal = iron_triangle::Command::CommitStance {
+        stance: iron_triangle::Stance::new(iron_triangle::Action::Attack, 9),
+    };
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&illegal), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(1), &illegal, Nonce::from_bytes([2; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    let fault = public(&s).into_iter().find_map(|i| match i {
+        Item::Fault { seat, fault } => Some((seat, fault)),
+        _ => None,
+    });
+    assert!(matches!(fault, Some((SeatId(1), Fault::Illegal { .. }))), "{fault:?}");
+    assert_eq!(s.record().entries[1].how, How::Forced);
+}
+
+#[test]
+fn no_reveal_before_the_deadline_is_a_fault() {
+    let (mut s, [a, b]) = duel();
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    s.force_bound(SeatId(1), None, Nonce::from_bytes([3; 32])).unwrap();
+    assert!(public(&s).contains(&Item::Fault { seat: SeatId(1), fault: Fault::NoReveal }));
+    assert!(s.round().is_none());
+    assert_eq!(s.record().entries.len(), 2);
+}
+
+#[test]
+fn a_commitment_is_replaced_without_a_fault_until_every_seat_committed() {
+    let (mut s, [a, b]) = duel();
+    let first = commit(&json(&b), &Nonce::from_bytes([5; 32]));
+    s.seal(SeatId(0), first).unwrap();
+    let second = commit(&json(&a), &Nonce::from_bytes([1; 32]));
+    s.seal(SeatId(0), second).unwrap();
+    assert_eq!(s.round().unwrap().committed, vec![SeatId(0)], "replaced, not added");
+    s.take_back(SeatId(1)).unwrap_err();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
+    let r = s.round().unwrap();
+    assert!(r.bound);
+    assert_eq!(r.commitments[0].commitment, second.to_string());
+    assert_eq!(s.seal(SeatId(0), first), Err(SessionError::Sealing(SealError::Bound(0))));
+    assert_eq!(s.take_back(SeatId(0)), Err(SessionError::Sealing(SealError::Bound(0))));
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(1), &b, Nonce::from_bytes([2; 32])), Ok(None));
+    assert_eq!(check_opened(&s), 2);
+}
+
+#[test]
+fn a_sealed_round_refuses_what_does_not_fit() {
+    let (mut s, [a, b]) = duel();
+    assert_eq!(s.submit(SeatId(0), &a), Err(SessionError::Sealing(SealError::NeedsNonce(0))));
+    assert_eq!(
+        s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])),
+        Err(SessionError::Sealing(SealError::NothingToReveal(0)))
+    );
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    assert_eq!(
+        s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])),
+        Err(SessionError::Sealing(SealError::NotBound(0)))
+    );
+    assert!(matches!(s.undo(SeatId(1)), Err(SessionError::Sealing(SealError::RoundOpen))));
+    // Taking back a commitment before the binding asks the seat again.
+    s.take_back(SeatId(0)).unwrap();
+    assert!(s.round().is_none());
+    assert_eq!(s.awaiting(), vec![SeatId(0), SeatId(1)]);
+    // A plain seat's illegal command is refused at once; nothing changes.
+    s.set_mode(SeatId(1), Mode::Plain).unwrap();
+    let illegal = iron_triangle::Command::CommitStance {
+        stance: iron_triangle::Stance::new(iron_triangle::Action::Attack, 9),
+    };
+    assert!(matches!(
+        s.submit_bound(SeatId(1), &illegal, Nonce::from_bytes([2; 32])),
+        Err(SessionError::Rules(_))
+    ));
+    assert!(s.round().is_none(), "a refused command opens no round");
+    s.submit_bound(SeatId(1), &b, Nonce::from_bytes([2; 32])).unwrap();
+    assert_eq!(s.awaiting(), vec![SeatId(0)]);
+    assert_eq!(s.prompt(SeatId(1)), None);
+    assert!(s.prompt(SeatId(0)).is_some());
+}
+
+#[test]
+fn a_timer_before_the_binding_holds_the_forced_decision_like_a_plain_one() {
+    let (mut s, [a, _]) = duel();
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    // Seat 1 has not committed: its default is bound by the caller's nonce, then the round binds.
+    s.force_bound(SeatId(1), None, Nonce::from_bytes([4; 32])).unwrap();
+    let r = s.round().unwrap();
+    assert!(r.bound);
+    assert_eq!(r.revealing, vec![SeatId(0)]);
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    let entries = s.record().entries;
+    assert_eq!((entries[1].seat, entries[1].how), (SeatId(1), How::Forced));
+    let items = public(&s);
+    assert!(items.contains(&Item::Forced { seat: SeatId(1) }));
+    assert!(!items.iter().any(|i| matches!(i, Item::Fault { .. })), "a timer before the binding is no fault");
+    assert_eq!(check_opened(&s), 2);
+}
