@@ -37,6 +37,7 @@
 
 pub mod any;
 pub mod fair;
+pub mod fairlog;
 pub mod sealed;
 
 use serde::{Deserialize, Serialize};
