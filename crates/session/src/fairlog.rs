@@ -32,11 +32,8 @@ pub struct SeatEntry {
 /// created from), the seats in seat order with their modes, the draw layout, and the server
 /// seed's commitment (none for a table whose draws are not verifiable).
 pub fn table_entry(system: &str, setup: &str, seats: &[SeatEntry], commitment: Option<&Commitment>) -> Value {
-    let seats: Vec<Value> = seats
-        .iter()
-        .enumerate()
-        .map(|(i, s)| json!({"seat": i, "name": s.name, "mode": s.mode}))
-        .collect();
+    let seats: Vec<Value> =
+        seats.iter().enumerate().map(|(i, s)| json!({"seat": i, "name": s.name, "mode": s.mode})).collect();
     json!({
         "kind": "table",
         "system": system,
@@ -98,10 +95,19 @@ impl std::fmt::Display for Report {
         write!(
             f,
             "ok: {} entries, head {}, {} draws ({} before the first mix), {} reveals checked, {} mixes, {} client seeds",
-            self.entries, self.head, self.draws, self.before_first_mix, self.reveals_checked, self.mixes, self.client_seeds
+            self.entries,
+            self.head,
+            self.draws,
+            self.before_first_mix,
+            self.reveals_checked,
+            self.mixes,
+            self.client_seeds
         )?;
         if !self.seed_revealed {
-            write!(f, "; the server seed is not revealed yet: the draws' counters are checked, not their values")?;
+            write!(
+                f,
+                "; the server seed is not revealed yet: the draws' counters are checked, not their values"
+            )?;
         }
         Ok(())
     }
@@ -183,8 +189,9 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
             return Err(bad(n, "a line holds exactly `entry` and `hash`"));
         }
         let entry = field(&value, "entry", n)?;
-        let recorded: ChainHash =
-            text(&value, "hash", n)?.parse().map_err(|e: table::fairness::FairnessError| bad(n, e.to_string()))?;
+        let recorded: ChainHash = text(&value, "hash", n)?
+            .parse()
+            .map_err(|e: table::fairness::FairnessError| bad(n, e.to_string()))?;
         let derived = HashChain::link(&previous, entry).map_err(|e| bad(n, e.to_string()))?;
         if derived != recorded {
             return Err(bad(n, format!("recorded hash {recorded}, but the chain gives {derived}")));
@@ -215,11 +222,14 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
     for (i, e) in entries.iter().enumerate() {
         let n = i as u64 + 1;
         if e.get("kind").and_then(Value::as_str) == Some("server_seed") {
-            let Some(c) = &commitment else { return Err(bad(n, "a server seed at a table that committed none")) };
+            let Some(c) = &commitment else {
+                return Err(bad(n, "a server seed at a table that committed none"));
+            };
             if text(e, "commitment", n)? != c.to_string() {
                 return Err(bad(n, "the commitment named is not the table's"));
             }
-            let s = ServerSeed::from_revealed(text(e, "revealed", n)?, c).map_err(|err| bad(n, err.to_string()))?;
+            let s = ServerSeed::from_revealed(text(e, "revealed", n)?, c)
+                .map_err(|err| bad(n, err.to_string()))?;
             seed = Some(s);
             break;
         }
@@ -245,13 +255,18 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
         let kind = text(e, "kind", n)?;
         let seat_of = |e: &Value| -> Result<u64, VerifyError> {
             let s = number(e, "seat", n)?;
-            if s >= seats as u64 { Err(bad(n, format!("seat {s}: the table has {seats} seats"))) } else { Ok(s) }
+            if s >= seats as u64 {
+                Err(bad(n, format!("seat {s}: the table has {seats} seats")))
+            } else {
+                Ok(s)
+            }
         };
         match kind {
             "client_seed" => {
                 let seat = seat_of(e)?;
-                let s: ClientSeed =
-                    text(e, "seed", n)?.parse().map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
+                let s: ClientSeed = text(e, "seed", n)?
+                    .parse()
+                    .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
                 if let Some(v) = &mut v {
                     v.add_client_seed(seat as u16, s).map_err(|err| bad(n, err.to_string()))?;
                 }
@@ -261,7 +276,9 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 if let Some(r) = round.take() {
                     r.close()?;
                 }
-                let list = field(e, "commitments", n)?.as_array().ok_or_else(|| bad(n, "`commitments` is not a list"))?;
+                let list = field(e, "commitments", n)?
+                    .as_array()
+                    .ok_or_else(|| bad(n, "`commitments` is not a list"))?;
                 let mut r = RoundCheck::default();
                 for c in list {
                     let seat = seat_of(c)?;
@@ -274,8 +291,9 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
             }
             "opened" => {
                 let seat = seat_of(e)?;
-                let nonce: Nonce =
-                    text(e, "nonce", n)?.parse().map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
+                let nonce: Nonce = text(e, "nonce", n)?
+                    .parse()
+                    .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
                 let command = field(e, "command", n)?;
                 let r = round.as_mut().ok_or_else(|| bad(n, "a reveal outside a sealed round"))?;
                 let slot = r
@@ -284,7 +302,9 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     .find(|(s, c, used)| {
                         *s == seat && !*used && verify_commitment(command, &nonce, c).is_ok()
                     })
-                    .ok_or_else(|| bad(n, format!("seat {seat}'s reveal matches none of its commitments in the round")))?;
+                    .ok_or_else(|| {
+                        bad(n, format!("seat {seat}'s reveal matches none of its commitments in the round"))
+                    })?;
                 slot.2 = true;
                 r.opened.push((seat, nonce));
                 report.reveals_checked += 1;
@@ -296,7 +316,9 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 }
             }
             "mix" => {
-                let list = field(e, "round_nonces", n)?.as_array().ok_or_else(|| bad(n, "`round_nonces` is not a list"))?;
+                let list = field(e, "round_nonces", n)?
+                    .as_array()
+                    .ok_or_else(|| bad(n, "`round_nonces` is not a list"))?;
                 if list.len() != seats {
                     return Err(bad(n, format!("{} round nonces for {seats} seats", list.len())));
                 }
@@ -318,7 +340,10 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     };
                     if let Some(nonce) = nonce {
                         if !r.commitments.iter().any(|(seat, _, _)| *seat == s as u64) {
-                            return Err(bad(n, format!("a nonce for seat {s}, which committed nothing in the round")));
+                            return Err(bad(
+                                n,
+                                format!("a nonce for seat {s}, which committed nothing in the round"),
+                            ));
                         }
                         r.mixed.push((s as u64, nonce));
                     }
@@ -336,10 +361,16 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 let draw: DrawRecord = serde_json::from_value(field(e, "draw", n)?.clone())
                     .map_err(|err| bad(n, format!("draw: {err}")))?;
                 if draw.counter != report.draws {
-                    return Err(bad(n, format!("draw counter {} where {} comes next", draw.counter, report.draws)));
+                    return Err(bad(
+                        n,
+                        format!("draw counter {} where {} comes next", draw.counter, report.draws),
+                    ));
                 }
                 if draw.mixes != report.mixes {
-                    return Err(bad(n, format!("draw after {} mixes, but {} are logged", draw.mixes, report.mixes)));
+                    return Err(bad(
+                        n,
+                        format!("draw after {} mixes, but {} are logged", draw.mixes, report.mixes),
+                    ));
                 }
                 if let Some(v) = &v {
                     v.check(&draw).map_err(|err| bad(n, err.to_string()))?;
