@@ -16,6 +16,7 @@ mod nd_resolve;
 mod play;
 mod rules_cmd;
 mod serve;
+mod verify;
 
 /// Engine and toolkit for tabletop RPG conflicts decided by simultaneous hidden choice.
 #[derive(Parser)]
@@ -57,6 +58,8 @@ enum Command {
     Serve(serve::Args),
     /// Play one seat of a remote table (or watch it) in the terminal, from its link.
     Join(join::Args),
+    /// Check a table's verifiable log: the hash chain, every commitment, every draw.
+    Verify(verify::Args),
 }
 
 #[derive(Subcommand)]
@@ -115,6 +118,7 @@ fn main() -> ExitCode {
         Command::Analyze { command } => analyze::run(command),
         Command::Serve(args) => serve::run(args),
         Command::Join(args) => join::run(args),
+        Command::Verify(args) => verify::run(args),
     };
     match result {
         Ok(code) => code,

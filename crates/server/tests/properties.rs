@@ -722,7 +722,7 @@ proptest! {
                 private += check_hidden(system, &played, &*game, &points);
                 let log = game.updates_since(Viewer::Spectator, 0);
                 bound += log.iter().filter(|u| u["kind"] == "bound").count();
-                assert!(log.iter().all(|u| u["kind"] != "fault"), "{system}: honest seats never fault");
+                assert!(log.iter().all(|u| u["kind"] != "fault"), "{system}: honest seats never fault: {:?}", log.iter().filter(|u| u["kind"] == "fault").collect::<Vec<_>>());
             }
             (private, bound)
         });
