@@ -430,8 +430,8 @@ async fn nodice_sealed_seats_with_a_bot() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inciting_incident_sealed_seats() {
-    // The GM declares for several fighters before the reveal.
-    whole_game("inciting-incident", "river-fight", &[], &["gm", "mira"], 14).await;
+    // The players sealed; the GM, plain, declares for several fighters before the reveal.
+    whole_game("inciting-incident", "river-fight", &[], &["bren", "mira"], 14).await;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,11 +28,18 @@
 //! **Decisions in sequence.** Some rules ask their face-down questions one seat after another
 //! (No Dice's Commit steps, from UTG; a GM declaring for several fighters). The round still
 //! binds every one of them before any reveal: the session asks the next seat on a scratch
-//! table where each committed decision is played by a *stand-in* (the first face-down answer
-//! the seat's prompt offers). Hidden information never shapes another seat's question (the
-//! rules' invariant: a prompt shows nothing of another seat's face-down card), so the next
-//! seat is asked what it would be asked after the real choice. The round ends at the first
-//! reveal of the scratch table.
+//! table where each committed decision is played — by its command when the session holds it
+//! (a plain seat's, a bot's), by a *stand-in* when it is sealed (the first face-down answer the
+//! seat's prompt offered). Hidden information never shapes another seat's question (the rules'
+//! invariant: a prompt shows nothing of another seat's face-down card), so the next seat is
+//! asked what it would be asked after the real choice. The round ends at the first reveal of
+//! the scratch table.
+//!
+//! A *sealed* seat asked again in one round (a sealed GM declaring for several fighters) is
+//! the exception: its own next question may depend on its own earlier choice, which the
+//! session does not know, so it is asked after the stand-in. Its client answers from what it
+//! knows of its own choices (say, the fighter it has not declared for yet); a choice the rules
+//! then refuse is a fault like any other.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -207,7 +214,13 @@ impl<R: Ruleset> Round<R> {
             };
             let seat = self.slots[i].seat;
             asked_in[i] = Some(scratch.state().clone());
-            let Some(command) = stand_in::<R>(scratch.state(), seat) else { break };
+            // A command the session holds (a plain seat's, a bot's, a forced one) is played
+            // as it is; a sealed one by a stand-in.
+            let command = match &self.slots[i].held {
+                Held::Plain { command, .. } | Held::Revealed { command, .. } => Some(command.clone()),
+                Held::Sealed | Held::Fault(_) => stand_in::<R>(scratch.state(), seat),
+            };
+            let Some(command) = command else { break };
             if scratch.submit(seat, &command).is_err() {
                 break;
             }
