@@ -70,7 +70,7 @@ fn the_draws_can_be_made_verifiable_only_before_the_first_command() {
         Err(SessionError::Fairness(FairnessError::NotVerifiable))
     ));
     let seat = s.awaiting()[0];
-    let command = s.prompt(seat).unwrap().choices[0].command.clone();
+    let command = s.prompt(seat).unwrap().choices[0].command;
     s.submit(seat, &command).unwrap();
     assert!(matches!(s.use_verifiable(ServerSeed::from_bytes([1; 32])), Err(SessionError::DrawsStarted)));
     let mut fresh = Session::<inciting_incident::IncitingIncident>::new(river_fight()).unwrap();
