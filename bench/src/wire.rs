@@ -205,6 +205,7 @@ mod tests {
             prompt,
             awaiting: vec![0],
             over,
+            head: None,
         }
     }
 
