@@ -317,6 +317,18 @@ async fn whole_game(system: &str, example: &str, bots: &[(&str, &str)], sealed: 
         }
         logs.push((log, report));
     }
+    let revealed = logs[0].0.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find_map(|l| {
+        (l["entry"]["kind"] == "server_seed").then(|| l["entry"]["revealed"].as_str().unwrap().to_owned())
+    });
+    let revealed = revealed.expect("the seed is revealed at the end");
+    for s in &seen {
+        for item in s.items.values().filter(|i| i["kind"] != "server_seed") {
+            assert!(
+                !item.to_string().contains(&revealed),
+                "{system}: the server seed was shown early: {item}"
+            );
+        }
+    }
     tamper(system, &logs[0].0);
     if let Some(dir) = std::env::var_os("WRITE_FAIR_LOGS") {
         // Real logs for `facedown verify`'s tests and the README's example.
