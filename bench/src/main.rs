@@ -10,6 +10,11 @@ use clap::Parser;
 use facedown_bench::serve::{ServerProcess, raise_open_files};
 use facedown_bench::{LoadOptions, Target, run_load};
 
+/// The same allocator as the server's: the load generator shares the machine with it, and
+/// glibc's malloc and free were a sixth of its CPU.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Loads a `facedown serve` with N Iron Triangle duels played at random as fast as it answers
 /// (loopback only; stops by itself after --seconds or --max-reveals).
 #[derive(Parser)]
@@ -36,6 +41,10 @@ struct Args {
     /// The seed of the seats' random choices.
     #[arg(long, default_value_t = 15)]
     seed: u64,
+    /// The server's database: a PostgreSQL URL (`postgres://…`, whose tables are kept after
+    /// the run) instead of a temporary SQLite file.
+    #[arg(long)]
+    db: Option<String>,
     /// An argument passed on to `facedown serve` (repeat for several, e.g. limits).
     #[arg(long = "server-arg", allow_hyphen_values = true)]
     server_args: Vec<String>,
@@ -64,8 +73,12 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let dir = tempfile::tempdir()?;
-    let db = dir.path().join("facedown.sqlite");
-    let server = ServerProcess::start(&args.server_bin, &db, &args.server_args, Duration::from_secs(60))?;
+    let db = match &args.db {
+        Some(url) => url.into(),
+        None => dir.path().join("facedown.sqlite").into_os_string(),
+    };
+    let server =
+        ServerProcess::start(&args.server_bin, &db, dir.path(), &args.server_args, Duration::from_secs(60))?;
     let target = Target { base_url: server.base_url(), pid: Some(server.pid()) };
     let opts = LoadOptions {
         tables: args.tables as usize,

@@ -2,6 +2,7 @@
 //! `facedown serve --listen 127.0.0.1:0 --db TEMP --json`, its address read from the one JSON
 //! line it prints at start.
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -35,11 +36,17 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     /// Starts `bin serve --listen 127.0.0.1:0 --db DB --json EXTRA…` and waits (at most
-    /// `timeout`) for its start line. The rest of its standard output is read and dropped on a
-    /// thread, so the server never blocks on a full pipe; its standard error goes to a file
-    /// beside the database.
-    pub fn start(bin: &Path, db: &Path, extra: &[String], timeout: Duration) -> Result<Self, LoadError> {
-        let stderr_path = db.with_extension("stderr.log");
+    /// `timeout`) for its start line. `db` is a SQLite path or a PostgreSQL URL. The rest of its
+    /// standard output is read and dropped on a thread, so the server never blocks on a full
+    /// pipe; its standard error goes to `server.stderr.log` in `dir`.
+    pub fn start(
+        bin: &Path,
+        db: &OsStr,
+        dir: &Path,
+        extra: &[String],
+        timeout: Duration,
+    ) -> Result<Self, LoadError> {
+        let stderr_path = dir.join("server.stderr.log");
         let stderr = std::fs::File::create(&stderr_path)
             .map_err(|e| LoadError::Spawn { bin: bin.to_owned(), reason: e.to_string() })?;
         let mut child = Command::new(bin)

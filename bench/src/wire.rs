@@ -161,8 +161,12 @@ impl Conn {
     pub async fn join(link: &str, since: u64) -> Result<Conn, LoadError> {
         let (base, table, token) =
             parse_link(link).ok_or_else(|| LoadError::Setup(format!("not a facedown link: {link}")))?;
-        let config =
-            WebSocketConfig::default().max_message_size(Some(MAX_FRAME)).max_frame_size(Some(MAX_FRAME));
+        // A small read buffer: tungstenite zero-fills its whole read buffer for each read, and
+        // at the default 128 KiB that was a quarter of the load generator's CPU.
+        let config = WebSocketConfig::default()
+            .read_buffer_size(4096)
+            .max_message_size(Some(MAX_FRAME))
+            .max_frame_size(Some(MAX_FRAME));
         let (ws, _) = tokio_tungstenite::connect_async_with_config(ws_url(&base), Some(config), true)
             .await
             .map_err(|e| LoadError::Ws(e.to_string()))?;

@@ -33,9 +33,11 @@ pub struct Args {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
 
-    /// The SQLite database the tables are kept in (created if missing) [default:
-    /// facedown/server.db in your data directory].
-    #[arg(long, value_name = "FILE")]
+    /// Where the tables are kept: a SQLite database file (created if missing) [default:
+    /// facedown/server.db in your data directory], or a PostgreSQL database,
+    /// postgres://USER@HOST:PORT/DATABASE (it must exist; give the password in PGPASSWORD or
+    /// ~/.pgpass rather than in the URL, which shows in the process list).
+    #[arg(long, value_name = "FILE|URL")]
     pub db: Option<PathBuf>,
 
     /// The address players reach the server at, when it is not the listening address
@@ -192,7 +194,7 @@ fn seat_bots(
 }
 
 /// The default database: `facedown/server.db` in the user's data directory.
-fn default_db() -> anyhow::Result<PathBuf> {
+pub(crate) fn default_db() -> anyhow::Result<PathBuf> {
     let dir = dirs::data_dir().context(
         "--db: this system has no data directory for the default database; name one with --db FILE",
     )?;
@@ -215,7 +217,8 @@ fn config(args: &Args) -> anyhow::Result<Config> {
         Some(p) => p.clone(),
         None => default_db()?,
     };
-    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+    let postgres = db.to_str().is_some_and(store::is_postgres_url);
+    if !postgres && let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("--db: cannot create the folder {}", dir.display()))?;
     }
@@ -315,12 +318,12 @@ struct Started<'a> {
     addr: SocketAddr,
     url: &'a str,
     urls: &'a [String],
-    db: &'a Path,
+    db: &'a str,
     table: Option<(&'a CreatedTable, &'a str, &'a std::collections::BTreeMap<String, Controller>)>,
 }
 
 fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Result<()> {
-    writeln!(out, "facedown serve: listening on {} ({}), tables kept in {}", s.addr, s.url, s.db.display())?;
+    writeln!(out, "facedown serve: listening on {} ({}), tables kept in {}", s.addr, s.url, escape(s.db))?;
     if !s.urls.is_empty() {
         writeln!(out, "Reachable on this network at:")?;
         for u in s.urls {
@@ -373,7 +376,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => Default::default(),
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
-    let db = config.db.clone();
+    let db = config.db_display();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let running = server::start(config).await.context("the server cannot start")?;

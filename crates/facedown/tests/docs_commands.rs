@@ -39,6 +39,14 @@ const SKIPPED: &[(&str, &str)] = &[
         "the server's load generator: release builds and seconds of load on every core; \
          bench/tests/load.rs runs a short load against a real server",
     ),
+    (
+        "cargo build --profile profiling",
+        "a whole optimised build of the server and the load generator: minutes, and it writes into target/",
+    ),
+    (
+        "target/profiling/loadgen",
+        "the server's load generator on the profiling build (see the skipped target/release/loadgen)",
+    ),
     ("cargo +nightly fuzz", "fuzzing: the nightly toolchain and minutes of running, outside CI"),
     ("bench/", "benchmark scripts comparing with external tools (Gambit, pygambit)"),
     ("cargo build --release", "a release build of an example: minutes, and it writes into target/"),
@@ -52,6 +60,20 @@ const SKIPPED: &[(&str, &str)] = &[
         "facedown join",
         "plays a seat of a running table from its link (a secret the document cannot show); \
          tests/join.rs plays one against `facedown serve`",
+    ),
+    (
+        "facedown serve --db postgres://",
+        "needs the reader's PostgreSQL server; tests/serve_cli.rs and crates/server/tests/postgres.rs \
+         serve tables from a throwaway one (FACEDOWN_TEST_POSTGRES)",
+    ),
+    (
+        "facedown tables import --db postgres://",
+        "needs the reader's PostgreSQL server; tests/tables_cli.rs moves a table mid-game into a \
+         throwaway one (FACEDOWN_TEST_POSTGRES) and serves it there",
+    ),
+    (
+        "sudo -u postgres",
+        "creates a role and a database on the reader's PostgreSQL server, as its administrator",
     ),
     (
         "facedown serve --listen 0.0.0.0:8443 --tls-cert cert.pem",

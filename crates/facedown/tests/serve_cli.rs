@@ -143,3 +143,42 @@ fn json_start_up_has_no_table_without_table() {
     assert!(server.started["table"].is_null());
     assert!(server.started["url"].as_str().is_some_and(|u| u.starts_with("http://127.0.0.1:")));
 }
+
+#[test]
+fn serve_keeps_its_tables_in_postgres_across_a_restart() {
+    let Some(url) = common::postgres_database("serve_keeps_its_tables_in_postgres_across_a_restart") else {
+        return;
+    };
+    let db = std::path::Path::new(&url);
+    let mut server = Server::start(db, &["--table", "iron-triangle:duel"]);
+    let ada = server.started["table"]["seats"]["ada"].as_str().expect("a link for seat ada").to_owned();
+    assert_eq!(server.stop(), Some(0));
+
+    // Started again on the same database, the table is still there: its link, moved to the
+    // new address, still opens its seat.
+    let server = Server::start(db, &[]);
+    let (code, out, err) = common::join_json(&common::rebase(&ada, server.addr), &[]);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("\"type\":\"welcome\"") && first.contains("\"kind\":\"seat\""),
+        "the link still opens its seat: {first} / {err} ({code:?})"
+    );
+    drop(server);
+}
+
+#[test]
+fn a_postgres_database_that_cannot_be_reached_is_named_without_its_password() {
+    // Port 1 of loopback: nothing listens there.
+    let out = Command::new(env!("CARGO_BIN_EXE_facedown"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", "postgres://facedown:hunter2@127.0.0.1:1/tables"])
+        .env_remove("FACEDOWN_ADMIN_SECRET")
+        .output()
+        .expect("facedown runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot open the PostgreSQL database postgres://facedown:***@127.0.0.1:1/tables"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "the password is never printed: {stderr}");
+}

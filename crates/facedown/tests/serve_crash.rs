@@ -17,7 +17,10 @@
 //! The first table comes from `--table`; a game that ends (random duels are short) is checked
 //! while the server is up and followed by a new table (`POST /api/tables`), so every kill
 //! comes mid-play. Bounded: a fixed number of kills, every wait with a timeout, the whole test
-//! a few seconds.
+//! a few seconds. It runs on SQLite and on PostgreSQL (`FACEDOWN_TEST_POSTGRES`; skipped, and
+//! printed, without it outside CI).
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -504,13 +507,30 @@ fn new_seats(start: &Value, game: u64) -> Vec<SeatClient> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_acknowledged_command_is_lost_when_the_server_is_killed() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("crash.sqlite");
+    kill_and_restart(&dir.path().join("crash.sqlite")).await;
+}
+
+/// The same on PostgreSQL (`--db postgres://…`, a database of its own on the server
+/// `FACEDOWN_TEST_POSTGRES` names): what PostgreSQL acknowledged survives the server's SIGKILL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_acknowledged_command_is_lost_when_a_server_on_postgres_is_killed() {
+    let test = "no_acknowledged_command_is_lost_when_a_server_on_postgres_is_killed";
+    // Made on a thread of its own: the helper runs a runtime of its own.
+    let Some(url) = std::thread::spawn(move || common::postgres_database(test)).join().unwrap() else {
+        return;
+    };
+    kill_and_restart(Path::new(&url)).await;
+}
+
+/// Plays, kills the server at random moments and starts it again on `db`, checking what the
+/// module's documentation says.
+async fn kill_and_restart(db: &Path) {
     let mut rng = table::seeded_rng(SEED);
     let mut tally = Tally::default();
     let mut seats: Vec<SeatClient> = Vec::new();
     let mut retried = 0usize;
     for round in 0..=KILLS {
-        let mut server = Server::start(&db, seats.is_empty());
+        let mut server = Server::start(db, seats.is_empty());
         if seats.is_empty() {
             tally.games += 1;
             seats = new_seats(&server.start, tally.games);

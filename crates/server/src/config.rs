@@ -18,7 +18,9 @@ use crate::protocol::{ApiError, CreateTable, CreatedTable};
 pub struct Config {
     /// The address to listen on (`127.0.0.1:8080` by default; port 0 picks a free one).
     pub listen: SocketAddr,
-    /// The SQLite database the tables are kept in (created if missing).
+    /// Where the tables are kept: a SQLite database file (created if missing), or a
+    /// PostgreSQL database named by a `postgres://` or `postgresql://` URL (which must exist;
+    /// see [`Config::postgres_url`]).
     pub db: PathBuf,
     /// The address clients reach the server at, when it differs from `listen` (behind a
     /// reverse proxy or a tunnel): links are made with it, and a WebSocket's Origin must be it.
@@ -71,6 +73,20 @@ impl Default for Limits {
 }
 
 impl Config {
+    /// `db` when it names a PostgreSQL database (`postgres://…` or `postgresql://…`) rather
+    /// than a SQLite file.
+    pub fn postgres_url(&self) -> Option<&str> {
+        self.db.to_str().filter(|db| store::is_postgres_url(db))
+    }
+
+    /// Where the tables are kept, for printing: the file, or the URL without its password.
+    pub fn db_display(&self) -> String {
+        match self.postgres_url() {
+            Some(url) => store::redacted_url(url),
+            None => self.db.display().to_string(),
+        }
+    }
+
     /// The embedded default: 127.0.0.1:8080, the database at `db`, default limits.
     pub fn new(db: PathBuf) -> Config {
         Config {
@@ -98,6 +114,14 @@ pub enum ServerError {
     /// The store.
     #[error(transparent)]
     Store(#[from] store::PersistError),
+    /// Opening the PostgreSQL database.
+    #[error("cannot open the PostgreSQL database {db}: {reason}")]
+    Db {
+        /// Its URL, without the password.
+        db: String,
+        /// Why.
+        reason: String,
+    },
     /// The TLS certificate or key.
     #[error("TLS: {0}")]
     Tls(String),
@@ -164,9 +188,17 @@ fn stop_signal() -> Result<impl std::future::Future<Output = ()> + Send, ServerE
     }
 }
 
-/// Starts a server on the embedded default store, SQLite at `config.db`: opens it, binds, and
-/// serves. Tables load when a client comes (those with bots at once).
+/// Starts a server on the store `config.db` names — PostgreSQL for a `postgres://` URL
+/// ([`store::PgTables`]), else the embedded default, SQLite in that file
+/// ([`store::SqliteTables`]): opens it, binds, and serves. Tables load when a client comes
+/// (those with bots at once).
 pub async fn start(config: Config) -> Result<Running, ServerError> {
+    if let Some(url) = config.postgres_url() {
+        let store = store::PgTables::open(url)
+            .await
+            .map_err(|e| ServerError::Db { db: store::redacted_url(url), reason: e.to_string() })?;
+        return start_with(config, store).await;
+    }
     let store = store::SqliteTables::open(&config.db).await?;
     start_with(config, store).await
 }

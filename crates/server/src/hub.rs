@@ -192,9 +192,28 @@ impl<S: TableStore> Hub<S> {
         let hub = Arc::clone(self);
         tokio::spawn(async move {
             let _alive = alive;
-            actor_main(hub, TableId(id), generation, rx).await;
+            actor_main(hub, TableId(id), generation, rx, None).await;
         });
         Some(tx)
+    }
+
+    /// Starts the actor of a table just created, with the game it was created from (nothing to
+    /// read back from the store). Does nothing if the server is shutting down: the table is
+    /// kept, and loads on its first hello after a restart.
+    fn start(self: &Arc<Self>, actor: Actor<S>) {
+        if *self.shutdown.borrow() {
+            return;
+        }
+        let Some(alive) = self.alive.lock().unwrap_or_else(|p| p.into_inner()).clone() else { return };
+        let id = actor.id;
+        let (tx, rx) = mpsc::channel(INBOX);
+        let generation = self.next_gen.fetch_add(1, Ordering::Relaxed) as u64;
+        self.lock().insert(id.0, (generation, tx));
+        let hub = Arc::clone(self);
+        tokio::spawn(async move {
+            let _alive = alive;
+            actor_main(hub, id, generation, rx, Some(actor)).await;
+        });
     }
 
     /// Sends `message` to table `id`'s actor, loading the table if needed (once more if the
@@ -251,9 +270,8 @@ impl<S: TableStore> Hub<S> {
             ));
         }
         check_options(&request.options).map_err(refused)?;
-        let setup =
-            systems::read_setup(&request.system, &request.setup).map_err(|e| refused(e.to_string()))?;
-        let game = systems::open(&request.system, &setup).map_err(|e| refused(e.to_string()))?;
+        let (setup, mut game) =
+            systems::read_and_open(&request.system, &request.setup).map_err(|e| refused(e.to_string()))?;
         let seats = game.seats().clone();
         let names: Vec<String> = seats.iter().map(|(_, s)| s.name.clone()).collect();
         let mut controllers: Vec<Controller> = vec![Controller::Person; names.len()];
@@ -315,13 +333,23 @@ impl<S: TableStore> Hub<S> {
             Refusal::new(ErrorCode::Internal, "the table could not be kept; nothing was created")
         })?;
         // docs/fairness.md §4: a fresh secret server seed keys the table's draws; it is kept in
-        // the journal (the server's own store) and only its commitment is shown.
+        // the journal (the server's own store) as its entry 0, and only its commitment is shown.
         let seed = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
         let entry = serde_json::to_string(&Op::Verifiable { server_seed: seed.reveal() }).unwrap_or_default();
-        self.store.commit(vec![Write::Journal { table: id, n: 0, entry }]).await.map_err(|e| {
-            tracing::error!("keeping the server seed of {id}: {e}");
-            Refusal::new(ErrorCode::Internal, "the table's server seed could not be kept")
-        })?;
+        let journal = match game.use_verifiable(seed) {
+            Ok(_) => {
+                self.store.commit(vec![Write::Journal { table: id, n: 0, entry }]).await.map_err(|e| {
+                    tracing::error!("keeping the server seed of {id}: {e}");
+                    Refusal::new(ErrorCode::Internal, "the table's server seed could not be kept")
+                })?;
+                1
+            }
+            Err(e) => {
+                // A game that drew while opening (no ruleset does) keeps its seeded draws.
+                tracing::error!("{id}: the draws cannot be made verifiable: {e}");
+                0
+            }
+        };
         self.open.fetch_add(1, Ordering::Relaxed);
         self.metrics.tables_open.inc();
         let name = table_name(id);
@@ -337,9 +365,15 @@ impl<S: TableStore> Hub<S> {
                 None => spectator = url,
             }
         }
-        if controllers.iter().any(|c| matches!(c, Controller::Bot { .. })) {
-            // Bots play without anyone connected: load the table now.
-            self.table(id.0);
+        // The table's actor starts now with the game just opened (bots play without anyone
+        // connected; people connect next).
+        match Actor::assemble(Arc::clone(self), id, request.system, game, request.options, &new.access) {
+            Ok(mut actor) => {
+                actor.journal = journal;
+                actor.set_fair_table(&new.setup);
+                self.start(actor)
+            }
+            Err(refusal) => tracing::error!("{id}: {}", refusal.message),
         }
         Ok(CreatedTable { table: name, seats: links, gm, spectator })
     }
@@ -458,8 +492,13 @@ async fn actor_main<S: TableStore>(
     id: TableId,
     generation: u64,
     mut rx: mpsc::Receiver<ToTable>,
+    created: Option<Actor<S>>,
 ) {
-    match Actor::load(Arc::clone(&hub), id).await {
+    let actor = match created {
+        Some(actor) => Ok(actor),
+        None => Actor::load(Arc::clone(&hub), id).await,
+    };
+    match actor {
         Ok(actor) => {
             hub.metrics.tables_loaded.inc();
             actor.run(generation, &mut rx).await;
@@ -499,11 +538,65 @@ impl<S: TableStore> Actor<S> {
             Refusal::new(ErrorCode::Internal, format!("table {} cannot be resumed ({what})", id.0))
         };
         let setup: Value = serde_json::from_str(&stored.table.setup).map_err(|e| damaged("setup", &e))?;
-        let mut game = systems::open(&stored.table.ruleset, &setup).map_err(|e| damaged("setup", &e))?;
+        let game = systems::open(&stored.table.ruleset, &setup).map_err(|e| damaged("setup", &e))?;
         let options: TableOptions =
             serde_json::from_str(&stored.table.options).map_err(|e| damaged("options", &e))?;
+        let mut actor = Actor::assemble(hub, id, stored.table.ruleset, game, options, &stored.table.access)?;
+        actor.finished = stored.finished;
+        for (n, entry) in stored.journal.iter().enumerate() {
+            let op: Op =
+                serde_json::from_str(entry).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
+            let fault =
+                apply(&mut *actor.game, &op).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
+            if let Some((who, cid)) = asked(&op) {
+                let answer = answer(cid.clone(), actor.game.seq(), fault);
+                remember(&mut actor.answered, who, cid, &answer);
+            }
+        }
+        actor.journal = stored.journal.len() as u64;
+        actor.set_fair_table(&stored.table.setup);
+        Ok(actor)
+    }
+
+    /// The first entry of every viewer's verifiable log (docs/fairness.md §7.1): the system,
+    /// `setup` (its JSON text as kept), the seats with their modes and the server seed's
+    /// commitment. Set once the game's draws are verifiable (or known not to be).
+    fn set_fair_table(&mut self, setup: &str) {
+        let game = &self.game;
+        let seats: Vec<session::fairlog::SeatEntry> = game
+            .seats()
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s))| session::fairlog::SeatEntry {
+                name: s.name.clone(),
+                mode: if game.mode(SeatId(i as u16)) == Mode::Sealed { "sealed" } else { "plain" }.to_owned(),
+            })
+            .collect();
+        self.fair_table = session::fairlog::table_entry(
+            &self.ruleset,
+            setup,
+            &seats,
+            game.server_seed_commitment().as_ref(),
+        );
+        self.heads.borrow_mut().clear();
+    }
+
+    /// A table's actor before its journal is replayed: the opened game, its seats' tokens and
+    /// controllers (bots seated), nothing answered yet.
+    fn assemble(
+        hub: Arc<Hub<S>>,
+        id: TableId,
+        ruleset: String,
+        mut game: Box<dyn Hosted>,
+        options: TableOptions,
+        rows: &[Access],
+    ) -> Result<Actor<S>, Refusal> {
+        let damaged = |what: &str, e: &dyn std::fmt::Display| {
+            tracing::error!("{id} cannot be resumed: {what}: {e}");
+            Refusal::new(ErrorCode::Internal, format!("table {} cannot be resumed ({what})", id.0))
+        };
         let mut access = BTreeMap::new();
-        for row in &stored.table.access {
+        for row in rows {
             let controller = if row.who.starts_with("seat:") {
                 serde_json::from_str(&row.controller).map_err(|e| damaged("seat controller", &e))?
             } else {
@@ -520,48 +613,24 @@ impl<S: TableStore> Actor<S> {
                 game.set_mode(SeatId(i as u16), (*mode).into()).map_err(|e| damaged("options.modes", &e))?;
             }
         }
-        let mut answered: HashMap<String, VecDeque<(String, String)>> = HashMap::new();
-        for (n, entry) in stored.journal.iter().enumerate() {
-            let op: Op =
-                serde_json::from_str(entry).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
-            let fault = apply(&mut *game, &op).map_err(|e| damaged(&format!("journal entry {n}"), &e))?;
-            if let Some((who, cid)) = asked(&op) {
-                let answer = answer(cid.clone(), game.seq(), fault);
-                remember(&mut answered, who, cid, &answer);
-            }
-        }
         let rules = game.rules_options();
-        let fair_seats: Vec<session::fairlog::SeatEntry> = game
-            .seats()
-            .iter()
-            .enumerate()
-            .map(|(i, (_, s))| session::fairlog::SeatEntry {
-                name: s.name.clone(),
-                mode: if game.mode(SeatId(i as u16)) == Mode::Sealed { "sealed" } else { "plain" }.to_owned(),
-            })
-            .collect();
-        let fair_table = session::fairlog::table_entry(
-            &stored.table.ruleset,
-            &stored.table.setup,
-            &fair_seats,
-            game.server_seed_commitment().as_ref(),
-        );
         Ok(Actor {
-            fair_table,
+            // Set once the server seed is in (`set_fair_table`).
+            fair_table: Value::Null,
             heads: Default::default(),
             name: table_name(id),
-            ruleset: stored.table.ruleset,
+            ruleset,
             hub,
             id,
             game,
             options,
             rules,
-            journal: stored.journal.len() as u64,
+            journal: 0,
             access,
             conns: HashMap::new(),
-            answered,
+            answered: HashMap::new(),
             deadlines: BTreeMap::new(),
-            finished: stored.finished,
+            finished: false,
             idle_since: Instant::now(),
         })
     }

@@ -15,8 +15,9 @@
 
 pub mod embedded;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
+use std::sync::{Mutex, OnceLock};
 
 use inciting_incident::IncitingIncident;
 use iron_triangle::IronTriangle;
@@ -119,14 +120,44 @@ fn files(system: &str) -> &'static [(&'static str, &'static str)] {
 /// as the GM's first command, as the CLI does. Its `scene` text and the serials' warnings are
 /// not kept.
 pub fn read_setup(system: &str, source: &SetupSource) -> Result<Value, SetupError> {
-    let value = match system {
-        "iron-triangle" => read_iron_triangle(source)?,
-        "nodice" => read_nodice(source)?,
-        "inciting-incident" => read_inciting_incident(source)?,
-        _ => return Err(SetupError::NoSystem(system.to_owned())),
+    read_and_open(system, source).map(|(setup, _)| setup)
+}
+
+/// [`read_setup`] and the game it opens (the check that the setup starts a game is that game).
+///
+/// An embedded example is read from its text once per process and kept: each table made from
+/// it starts from a copy.
+pub fn read_and_open(system: &str, source: &SetupSource) -> Result<(Value, Box<dyn Hosted>), SetupError> {
+    let value = match source {
+        SetupSource::Example(name) => read_example(system, name)?,
+        _ => read_source(system, source)?,
     };
-    // The setup starts a game: the same check a table's creation makes.
-    open(system, &value)?;
+    let game = open(system, &value)?;
+    Ok((value, game))
+}
+
+/// The setup `source` gives for `system`, unchecked.
+fn read_source(system: &str, source: &SetupSource) -> Result<Value, SetupError> {
+    match system {
+        "iron-triangle" => read_iron_triangle(source),
+        "nodice" => read_nodice(source),
+        "inciting-incident" => read_inciting_incident(source),
+        _ => Err(SetupError::NoSystem(system.to_owned())),
+    }
+}
+
+/// An embedded example's setup, read once per process (examples never change while it runs).
+fn read_example(system: &str, name: &str) -> Result<Value, SetupError> {
+    type Cache = Mutex<HashMap<(String, String), Value>>;
+    static READ: OnceLock<Cache> = OnceLock::new();
+    let cache = READ.get_or_init(Cache::default);
+    let key = (system.to_owned(), name.to_owned());
+    if let Some(value) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(value.clone());
+    }
+    // Only examples that exist are read, so the cache holds at most every embedded example.
+    let value = read_source(system, &SetupSource::Example(name.to_owned()))?;
+    cache.lock().unwrap_or_else(|p| p.into_inner()).insert(key, value.clone());
     Ok(value)
 }
 

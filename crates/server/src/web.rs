@@ -263,7 +263,9 @@ async fn ws<S: TableStore>(
     let cap = hard_cap(hub.config.limits.max_message_bytes);
     upgrade
         .read_buffer_size(4096)
-        .write_buffer_size(0)
+        // Frames queued together go out in one write when the connection task flushes them
+        // (an ack and its update, say), not one write each.
+        .write_buffer_size(32 * 1024)
         .max_write_buffer_size(1 << 20)
         .max_message_size(cap)
         .max_frame_size(cap)
@@ -331,6 +333,7 @@ async fn connection<S: TableStore>(hub: Arc<Hub<S>>, socket: WebSocket) {
     let conn = hub.next_conn();
     let (out_tx, mut out_rx) = mpsc::channel::<Out>(OUTBOX);
     let mut joined: Option<u64> = None;
+    let mut inbox: Option<mpsc::Sender<ToTable>> = None;
     let hello_by = Instant::now() + HELLO_WITHIN;
     loop {
         tokio::select! {
@@ -395,7 +398,23 @@ async fn connection<S: TableStore>(hub: Arc<Hub<S>>, socket: WebSocket) {
                     }
                     (Some(id), message) => {
                         let request = ToTable::Request { conn, message, received: Instant::now() };
-                        if hub.send(id, request).await.is_err() {
+                        // The table's inbox, kept from the last request; looked up again (the
+                        // table reloaded) only if its actor has left memory since.
+                        let sent = match &inbox {
+                            Some(tx) => match tx.send(request).await {
+                                Ok(()) => Ok(()),
+                                Err(mpsc::error::SendError(request)) => {
+                                    inbox = None;
+                                    hub.send(id, request).await
+                                }
+                            },
+                            None => {
+                                let sent = hub.send(id, request).await;
+                                inbox = hub.table(id);
+                                sent
+                            }
+                        };
+                        if sent.is_err() {
                             let _ = sink.send(Message::Text(text(&ServerMessage::Closing {}).into())).await;
                             break;
                         }

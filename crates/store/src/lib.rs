@@ -8,14 +8,20 @@
 //! that diverges (a newer ruleset, a damaged record) is detected and reported.
 //!
 //! The store knows no ruleset: setups and commands are JSON text, checked to be JSON and kept
-//! exactly as given. It is async and owns no runtime: its futures are `Send`, so a server can
+//! exactly as given. A server's tables ([`tables::TableStore`]) are kept in SQLite
+//! ([`SqliteTables`]) or PostgreSQL ([`PgTables`]).
+//!
+//! It is async and owns no runtime: its futures are `Send`, so a server can
 //! await them from any task, and the CLI awaits them on the runtime it creates at its top.
 
+mod pg_tables;
 mod save_file;
 pub mod sessions;
 mod sqlite;
 mod sqlite_tables;
+mod table_document;
 pub mod tables;
+mod writer;
 
 use std::future::Future;
 
@@ -23,9 +29,14 @@ use serde::{Deserialize, Serialize};
 use table::SeatId;
 use thiserror::Error;
 
+pub use pg_tables::{PgTables, is_postgres_url, redacted_url};
 pub use save_file::{SAVE_FORMAT, SAVE_VERSION, SaveFile, write_atomic};
 pub use sqlite::SqliteGames;
 pub use sqlite_tables::SqliteTables;
+pub use table_document::{
+    AccessRow, DocumentError, JournalEntry, MAX_DOCUMENT_BYTES, MovedTable, TABLE_FORMAT, TABLE_VERSION,
+    TableDocument, TableRow,
+};
 
 /// A game's number in its store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -160,7 +171,8 @@ pub enum PersistError {
     /// No table by that number (see [`tables::TableStore`]).
     #[error("there is no {0} in this store")]
     NoTable(tables::TableId),
-    /// A journal entry's number is not the table's next one (a duplicate, or a gap).
+    /// A journal entry's number is not the table's next one: a gap, or a number given twice in
+    /// one request (a number kept already is a [`PersistError::Conflict`]).
     #[error(
         "{table}: journal entry number {got} refused; the next entry is number {expected} (journal entries are numbered 0, 1, 2… per table, without gaps)"
     )]
@@ -171,6 +183,25 @@ pub enum PersistError {
         expected: u64,
         /// The number given.
         got: u64,
+    },
+    /// A journal entry's number is kept already: another writer (another server instance, a
+    /// concurrent request) or an earlier request kept an entry at it first. Two writers can
+    /// never both keep one number; the loser loads the table to catch up.
+    #[error(
+        "{table}: journal entry number {seq} is kept already (another writer kept an entry at that number first); load the table to catch up"
+    )]
+    Conflict {
+        /// The table.
+        table: tables::TableId,
+        /// The number refused.
+        seq: u64,
+    },
+    /// A name holds a NUL character, which PostgreSQL's text cannot keep (every store refuses
+    /// it, so that a table can move between stores).
+    #[error("the {field} holds a NUL character, which a store cannot keep")]
+    Nul {
+        /// Which name: `ruleset name`, `access row's who`, …
+        field: &'static str,
     },
     /// A value over one of the store's limits (see [`tables::limits`]).
     #[error("the {what} is {size}, over the store's limit of {limit}")]

@@ -21,7 +21,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use sqlx::sqlite::{SqliteConnection, SqlitePool, SqlitePoolOptions};
 use sqlx::{Acquire, Connection, Sqlite, Transaction};
@@ -30,8 +30,10 @@ use tokio::task::JoinHandle;
 
 use crate::PersistError;
 use crate::tables::{
-    Access, NewTable, StoredTable, TableId, TableStore, Write, check_new_table, check_writes, limits,
+    Access, NewTable, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
+    check_new_table, check_number, check_writes, limits,
 };
+use crate::writer::{InFlight, Reply, Stats, spawn_on_own_thread};
 
 /// The most requests the writer takes into one group (one transaction, one sync).
 pub const MAX_GROUP: usize = 4096;
@@ -81,31 +83,6 @@ struct Inner {
     stats: Arc<Stats>,
 }
 
-#[derive(Default)]
-struct Stats {
-    syncs: AtomicU64,
-    acknowledged: AtomicU64,
-    in_flight: AtomicU64,
-}
-
-/// Counts a request in flight while it lives (also when its caller gives up waiting).
-struct InFlight<'a>(&'a AtomicU64);
-
-impl<'a> InFlight<'a> {
-    fn start(count: &'a AtomicU64) -> InFlight<'a> {
-        count.fetch_add(1, Ordering::Relaxed);
-        InFlight(count)
-    }
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-type Reply<T> = oneshot::Sender<Result<T, PersistError>>;
-
 enum Request {
     Create { table: NewTable, reply: Reply<TableId> },
     Commit { writes: Vec<Write>, reply: Reply<()> },
@@ -146,28 +123,8 @@ impl SqliteTables {
         let stats = Arc::new(Stats::default());
         let (queue, requests) = mpsc::channel(QUEUE);
         let writer = Writer { conn, next: HashMap::new(), stats: stats.clone() };
-        // The writer runs on a thread of its own: on a server's shared runtime its every
-        // round trip to SQLite would wait behind thousands of connection tasks, and every
-        // acknowledgement with it (measured: groups of ~200 entries taking ~200 ms under load,
-        // with the disk and the CPUs mostly idle).
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| PersistError::Io(format!("cannot start the table store's writer: {e}")))?;
-        let (finished, writer_gone) = oneshot::channel::<()>();
-        let writer = runtime.spawn(async move {
-            writer.run(requests).await;
-            drop(finished);
-        });
-        std::thread::Builder::new()
-            .name("table-writer".into())
-            .spawn(move || {
-                // Ends when the writer does (or is aborted, which drops `finished`).
-                runtime.block_on(async move {
-                    let _ = writer_gone.await;
-                });
-            })
-            .map_err(|e| PersistError::Io(format!("cannot start the table store's writer: {e}")))?;
+        // On a thread of its own, beside a server's shared runtime (see `spawn_on_own_thread`).
+        let writer = spawn_on_own_thread("table-writer", writer.run(requests))?;
         Ok(SqliteTables { inner: Arc::new(Inner { pool, queue, writer, stats }) })
     }
 
@@ -316,6 +273,67 @@ impl TableStore for SqliteTables {
         }
         rows.into_iter().map(|(id,)| Ok(TableId(to_u64(id, "table number")?))).collect()
     }
+
+    async fn list_tables(&self) -> Result<Vec<TableSummary>, PersistError> {
+        let rows: Vec<(i64, String, String, i64, bool)> = sqlx::query_as(
+            "SELECT t.id, t.ruleset, t.ruleset_version, \
+             (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = t.id), t.finished \
+             FROM server_tables t ORDER BY t.id LIMIT ?",
+        )
+        .bind(limits::MAX_OPEN_TABLES as i64 + 1)
+        .fetch_all(&self.inner.pool)
+        .await?;
+        summaries(rows)
+    }
+
+    /// Written beside the writer, on a connection of the pool, in one `BEGIN IMMEDIATE`
+    /// transaction (SQLite lets one transaction write at a time; the other waits its busy
+    /// timeout). The writer learns the new table's numbers from the database on first use.
+    async fn import_table(&self, moved: &crate::MovedTable) -> Result<TableId, PersistError> {
+        check_moved_table(moved)?;
+        let mut conn = self.inner.pool.acquire().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        let id = insert_table(&mut tx, &moved.table).await?;
+        let mut rows: HashMap<&str, &Access> = HashMap::new();
+        for row in &moved.table.access {
+            rows.insert(&row.who, row);
+        }
+        let rows: Vec<(i64, &Access)> = rows.into_values().map(|row| (id, row)).collect();
+        upsert_access(&mut tx, &rows).await?;
+        // Checked: at most MAX_JOURNAL_ENTRIES entries, so every number fits an i64.
+        let journal: Vec<(i64, i64, &str)> =
+            moved.journal.iter().enumerate().map(|(n, e)| (id, n as i64, e.as_str())).collect();
+        insert_journal(&mut tx, &journal).await?;
+        if moved.finished {
+            mark_finished(&mut tx, &[id]).await?;
+        }
+        tx.commit().await?;
+        Ok(TableId(to_u64(id, "table number")?))
+    }
+}
+
+/// The lines of [`TableStore::list_tables`], bounded.
+pub(crate) fn summaries(
+    rows: Vec<(i64, String, String, i64, bool)>,
+) -> Result<Vec<TableSummary>, PersistError> {
+    if rows.len() > limits::MAX_OPEN_TABLES {
+        return Err(PersistError::Limit {
+            what: "tables listed",
+            size: rows.len() as u64,
+            limit: limits::MAX_OPEN_TABLES as u64,
+        });
+    }
+    rows.into_iter()
+        .map(|(id, ruleset, ruleset_version, entries, finished)| {
+            Ok(TableSummary {
+                id: TableId(to_u64(id, "table number")?),
+                ruleset,
+                ruleset_version,
+                entries: to_u64(entries, "journal length")?,
+                finished,
+            })
+        })
+        .collect()
 }
 
 /// Splits `n` rows into chunks: as many [`CHUNK`]s as fit, then the powers of two of the rest.
@@ -491,18 +509,16 @@ impl Writer {
                 return Err(PersistError::NoTable(table));
             };
             if let Write::Journal { n, .. } = write {
+                let before = pending.get(&table).copied().unwrap_or(stored);
                 let at = match next.iter().position(|(t, _)| *t == table) {
                     Some(at) => at,
                     None => {
-                        next.push((table, pending.get(&table).copied().unwrap_or(stored)));
+                        next.push((table, before));
                         next.len() - 1
                     }
                 };
-                let expected = next[at].1;
-                if *n != expected {
-                    return Err(PersistError::JournalSequence { table, expected, got: *n });
-                }
-                next[at].1 = expected + 1;
+                check_number(table, *n, before, next[at].1)?;
+                next[at].1 += 1;
             }
         }
         Ok(next)
@@ -598,8 +614,7 @@ impl Writer {
         // answer sees their request counted (the writer runs on a thread of its own).
         let group: Vec<_> = group.collect();
         let kept = group.iter().filter(|(_, r)| r.is_ok()).count() as u64;
-        self.stats.syncs.fetch_add(1, Ordering::Relaxed);
-        self.stats.acknowledged.fetch_add(kept, Ordering::Relaxed);
+        self.stats.committed(kept);
         let mut created = created.into_iter();
         for (work, result) in group {
             match (work, result) {
@@ -656,6 +671,8 @@ async fn create_one(tx: &mut SqliteConnection, table: &NewTable) -> Result<Optio
 
 /// A commit's writes one by one, each checked against the database.
 async fn commit_one(tx: &mut SqliteConnection, writes: &[Write]) -> Result<(), PersistError> {
+    // Entries this request kept so far, per table.
+    let mut mine: HashMap<TableId, u64> = HashMap::new();
     for write in writes {
         let table = write.table();
         let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
@@ -670,9 +687,11 @@ async fn commit_one(tx: &mut SqliteConnection, writes: &[Write]) -> Result<(), P
         match write {
             Write::Journal { n, entry, .. } => {
                 let expected = to_u64(next, "journal length")?;
-                if *n != expected {
-                    return Err(PersistError::JournalSequence { table, expected, got: *n });
-                }
+                // Checked against the database before each entry: a number below it is kept
+                // already, by this request's earlier entries only if it is in the request.
+                let before = expected.saturating_sub(mine.get(&table).copied().unwrap_or(0));
+                check_number(table, *n, before, expected)?;
+                *mine.entry(table).or_default() += 1;
                 insert_journal(tx, &[(id, to_i64(*n, "journal entry number")?, entry)]).await?;
             }
             Write::Access { access, .. } => upsert_access(tx, &[(id, access)]).await?,

@@ -116,11 +116,23 @@ fn check_size(what: &'static str, size: usize, limit: usize) -> Result<(), Persi
     Ok(())
 }
 
+/// Refuses a NUL character in a name: PostgreSQL's text cannot hold one, and every store refuses
+/// what another could not keep, so that a table can move between stores. (JSON text never
+/// holds one: the parser refuses it.)
+fn check_no_nul(field: &'static str, text: &str) -> Result<(), PersistError> {
+    if text.contains('\0') {
+        return Err(PersistError::Nul { field });
+    }
+    Ok(())
+}
+
 fn check_access(access: &Access) -> Result<(), PersistError> {
     use limits::*;
     check_size("access row's who (bytes)", access.who.len(), MAX_NAME_BYTES)?;
+    check_no_nul("access row's who", &access.who)?;
     if let Some(hash) = &access.token_hash {
         check_size("token hash (bytes)", hash.len(), MAX_NAME_BYTES)?;
+        check_no_nul("token hash", hash)?;
     }
     check_size("controller (bytes)", access.controller.len(), MAX_TEXT_BYTES)?;
     check_json("controller", &access.controller)
@@ -132,12 +144,84 @@ pub(crate) fn check_new_table(table: &NewTable) -> Result<(), PersistError> {
     use limits::*;
     check_size("ruleset name (bytes)", table.ruleset.len(), MAX_NAME_BYTES)?;
     check_size("ruleset version (bytes)", table.ruleset_version.len(), MAX_NAME_BYTES)?;
+    check_no_nul("ruleset name", &table.ruleset)?;
+    check_no_nul("ruleset version", &table.ruleset_version)?;
     check_size("setup (bytes)", table.setup.len(), MAX_TEXT_BYTES)?;
     check_size("options (bytes)", table.options.len(), MAX_TEXT_BYTES)?;
     check_size("access rows", table.access.len(), MAX_ACCESS_ROWS)?;
     check_json("setup", &table.setup)?;
     check_json("options", &table.options)?;
     table.access.iter().try_for_each(check_access)
+}
+
+/// Why a table to import ([`crate::MovedTable`]) was refused, by the part at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum MoveError {
+    /// The table's row: its names, setup or options, or how many access rows it has.
+    #[error("{0}")]
+    Table(PersistError),
+    /// Access row number `index`.
+    #[error("access row {index}: {error}")]
+    Access {
+        /// Its index in the table's access rows.
+        index: usize,
+        /// Why.
+        error: PersistError,
+    },
+    /// Journal entry number `index`.
+    #[error("journal entry {index}: {error}")]
+    Entry {
+        /// Its number.
+        index: usize,
+        /// Why.
+        error: PersistError,
+    },
+    /// The journal as a whole: too many entries, or too many bytes.
+    #[error("{0}")]
+    Journal(PersistError),
+}
+
+impl From<MoveError> for PersistError {
+    fn from(e: MoveError) -> PersistError {
+        match e {
+            MoveError::Table(e) | MoveError::Journal(e) => e,
+            MoveError::Access { error, .. } | MoveError::Entry { error, .. } => error,
+        }
+    }
+}
+
+/// Checks a table to import against the [`limits`] — the ones a table grown by commits keeps
+/// to, so that what is imported can be loaded — and that its texts are JSON.
+pub(crate) fn check_moved_table(moved: &crate::MovedTable) -> Result<(), MoveError> {
+    use limits::*;
+    let table = &moved.table;
+    for (index, access) in table.access.iter().enumerate() {
+        check_access(access).map_err(|error| MoveError::Access { index, error })?;
+    }
+    check_new_table(table).map_err(MoveError::Table)?;
+    let entries = moved.journal.len() as u64;
+    if entries > MAX_JOURNAL_ENTRIES {
+        return Err(MoveError::Journal(PersistError::Limit {
+            what: "journal (entries)",
+            size: entries,
+            limit: MAX_JOURNAL_ENTRIES,
+        }));
+    }
+    let mut bytes = 0u64;
+    for (index, entry) in moved.journal.iter().enumerate() {
+        check_size("journal entry (bytes)", entry.len(), MAX_TEXT_BYTES)
+            .and_then(|()| check_json("journal entry", entry))
+            .map_err(|error| MoveError::Entry { index, error })?;
+        bytes += entry.len() as u64;
+    }
+    if bytes > MAX_JOURNAL_BYTES {
+        return Err(MoveError::Journal(PersistError::Limit {
+            what: "journal (bytes)",
+            size: bytes,
+            limit: MAX_JOURNAL_BYTES,
+        }));
+    }
+    Ok(())
 }
 
 /// Checks a commit's writes against the [`limits`] and that its texts are JSON, before
@@ -165,6 +249,21 @@ pub(crate) fn check_writes(writes: &[Write]) -> Result<(), PersistError> {
     Ok(())
 }
 
+/// Checks journal entry number `n` of `table` in a request: `before` is the table's next number
+/// before the request, `expected` its next number after the request's earlier entries. A number
+/// below `before` was kept already — by another writer, or by an earlier request — and is a
+/// [`PersistError::Conflict`]; any other number but `expected` (a gap, or a number the request
+/// gives twice) is a [`PersistError::JournalSequence`].
+pub(crate) fn check_number(table: TableId, n: u64, before: u64, expected: u64) -> Result<(), PersistError> {
+    if n < before {
+        return Err(PersistError::Conflict { table, seq: n });
+    }
+    if n != expected {
+        return Err(PersistError::JournalSequence { table, expected, got: n });
+    }
+    Ok(())
+}
+
 /// A stored table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredTable {
@@ -178,15 +277,33 @@ pub struct StoredTable {
     pub finished: bool,
 }
 
-/// Where a server keeps its tables: SQLite ([`crate::SqliteGames`]'s database) now, PostgreSQL
-/// in a later issue, behind this one interface. Futures are `Send`; each call is atomic.
+/// One line of [`TableStore::list_tables`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSummary {
+    /// Its number.
+    pub id: TableId,
+    /// The ruleset's name.
+    pub ruleset: String,
+    /// The version of the ruleset that created it.
+    pub ruleset_version: String,
+    /// How many journal entries it has.
+    pub entries: u64,
+    /// Whether it was marked finished.
+    pub finished: bool,
+}
+
+/// Where a server keeps its tables: SQLite ([`crate::SqliteTables`], in [`crate::SqliteGames`]'
+/// database) or PostgreSQL ([`crate::PgTables`]), behind this one interface. Futures are
+/// `Send`; each call is atomic.
 pub trait TableStore: Send + Sync + 'static {
     /// Creates a table and returns its number.
     fn create_table(&self, table: &NewTable) -> impl Future<Output = Result<TableId, PersistError>> + Send;
 
     /// Keeps `writes` atomically and durably (all or none), grouped with the other commits
-    /// in flight into one transaction and one sync. A journal entry whose number is not the
-    /// table's next is refused with [`PersistError::JournalSequence`], a write to a table the
+    /// in flight into one transaction and one sync. A journal entry whose number is kept
+    /// already is refused with [`PersistError::Conflict`] — of two writers racing at one number,
+    /// exactly one wins —, one whose number is otherwise not the table's next (a gap) with
+    /// [`PersistError::JournalSequence`], a write to a table the
     /// store does not have with [`PersistError::NoTable`], a text that is not JSON or over the
     /// [`limits`] before it reaches the store; then nothing of this call is kept, and other
     /// callers' commits in the same group are unaffected. Returns `Ok` only once the writes are
@@ -199,4 +316,25 @@ pub trait TableStore: Send + Sync + 'static {
 
     /// The tables not marked finished, oldest first.
     fn open_tables(&self) -> impl Future<Output = Result<Vec<TableId>, PersistError>> + Send;
+
+    /// Every table, finished or not, oldest first (at most [`limits::MAX_OPEN_TABLES`]).
+    fn list_tables(&self) -> impl Future<Output = Result<Vec<TableSummary>, PersistError>> + Send;
+
+    /// Adds a table moved from another store as a new table of this one — its row, its access
+    /// rows and its whole journal, texts byte for byte, in one transaction: all of it is kept
+    /// (durably) or none — and returns its number here. Refused, before anything reaches the
+    /// store, when it breaks the [`limits`] or a text is not JSON. A table imported while a
+    /// server serves this store is loaded when a client opens it.
+    fn import_table(
+        &self,
+        table: &crate::MovedTable,
+    ) -> impl Future<Output = Result<TableId, PersistError>> + Send;
+
+    /// A table as a [`crate::TableDocument`], to import into another store.
+    fn export_table(
+        &self,
+        table: TableId,
+    ) -> impl Future<Output = Result<crate::TableDocument, PersistError>> + Send {
+        async move { Ok(crate::TableDocument::from_stored(&self.load(table).await?)) }
+    }
 }

@@ -224,3 +224,26 @@ impl Relay {
         }
     }
 }
+
+/// A database of its own on the tests' PostgreSQL server (`FACEDOWN_TEST_POSTGRES`, a base URL),
+/// as a URL; `None` (printed) when no server is named outside CI, where the tests never skip.
+pub fn postgres_database(test: &str) -> Option<String> {
+    use sqlx::Connection;
+    let Ok(base) = std::env::var("FACEDOWN_TEST_POSTGRES") else {
+        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+            panic!("{test}: FACEDOWN_TEST_POSTGRES is not set, and in CI the PostgreSQL tests never skip");
+        }
+        eprintln!("{test}: skipped, no PostgreSQL server (FACEDOWN_TEST_POSTGRES is not set)");
+        return None;
+    };
+    use rand::RngExt;
+    let name = format!("facedown_cli_{:016x}", rand::rng().random::<u64>());
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+        let mut admin =
+            sqlx::PgConnection::connect(&base).await.expect("the tests' PostgreSQL server answers");
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.unwrap();
+        admin.close().await.unwrap();
+    });
+    // The base URL names no database (`.ci/postgres.sh` prints `postgres://USER@HOST:PORT`).
+    Some(format!("{}/{name}", base.trim_end_matches('/')))
+}

@@ -1,0 +1,243 @@
+//! `facedown tables`: the tables a server keeps, listed, and moved from one store to another
+//! (SQLite or PostgreSQL) as a table document (`store::TableDocument`): `export` writes one
+//! table's document, `import` adds it to a store as a new table.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use store::tables::{TableId, TableStore};
+use store::{MAX_DOCUMENT_BYTES, PgTables, SqliteTables, TableDocument};
+
+use crate::input::{escape, read_bounded, read_stdin_bounded};
+
+/// The tables a server keeps: list them, or move one to another store (SQLite or PostgreSQL).
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+facedown tables list --db server.db\n  \
+facedown tables export --db server.db --table 1 -o table-1.json\n  \
+facedown tables import --db postgres://facedown@127.0.0.1:5432/facedown table-1.json\n\n\
+A table document holds the table's setup, options, journal and its links' token hashes (never \
+the tokens): it is written with mode 0600. Stop the server before moving a table (docs/hosting.md).")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the tables are kept (as `facedown serve --db`).
+#[derive(clap::Args)]
+struct Db {
+    /// The store: a SQLite database file [default: facedown/server.db in your data directory],
+    /// or a PostgreSQL database, postgres://USER@HOST:PORT/DATABASE (give the password in
+    /// PGPASSWORD or ~/.pgpass rather than in the URL, which shows in the process list).
+    #[arg(long, value_name = "FILE|URL")]
+    db: Option<PathBuf>,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Lists every table of the store: its number, ruleset, journal entries, whether finished.
+    List {
+        #[command(flatten)]
+        db: Db,
+        /// Print one JSON array instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Writes one table as a table document (to standard output, or to a file with -o).
+    Export {
+        #[command(flatten)]
+        db: Db,
+        /// The table's number (as in its links, …/t/N#…, and `facedown tables list`).
+        #[arg(long, value_name = "N")]
+        table: u64,
+        /// Write the document to FILE (atomically, mode 0600) instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// With -o: print what was written as one JSON line instead of text.
+        #[arg(long, requires = "output")]
+        json: bool,
+    },
+    /// Adds the table of a table document to the store, as a new table: prints its number
+    /// there. Its links work with the new number; their keys (after the #) are unchanged.
+    Import {
+        #[command(flatten)]
+        db: Db,
+        /// The table document (`-`: standard input).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Print the old and new numbers as one JSON line instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The store `--db` names, open.
+enum Store {
+    Sqlite(SqliteTables),
+    Postgres(PgTables),
+}
+
+/// Opens the store `--db` names. A SQLite file must exist unless `create`.
+async fn open(db: &Db, create: bool) -> anyhow::Result<(Store, String)> {
+    let path = match &db.db {
+        Some(p) => p.clone(),
+        None => crate::serve::default_db()?,
+    };
+    if let Some(url) = path.to_str().filter(|p| store::is_postgres_url(p)) {
+        let shown = store::redacted_url(url);
+        let store = PgTables::open(url).await.with_context(|| format!("--db {shown}: cannot open it"))?;
+        return Ok((Store::Postgres(store), shown));
+    }
+    let shown = escape(&path.display().to_string()).into_owned();
+    if !create && !path.is_file() {
+        bail!("--db {shown}: there is no database file there");
+    }
+    let store = SqliteTables::open(&path).await.with_context(|| format!("--db {shown}: cannot open it"))?;
+    Ok((Store::Sqlite(store), shown))
+}
+
+/// `facedown tables`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    rt.block_on(async move {
+        let create = matches!(args.command, Command::Import { .. });
+        let db = match &args.command {
+            Command::List { db, .. } | Command::Export { db, .. } | Command::Import { db, .. } => db,
+        };
+        let (store, shown) = open(db, create).await?;
+        let result = match &store {
+            Store::Sqlite(s) => command(s, &args.command, &shown).await,
+            Store::Postgres(s) => command(s, &args.command, &shown).await,
+        };
+        match &store {
+            Store::Sqlite(s) => s.close().await,
+            Store::Postgres(s) => s.close().await,
+        }
+        result
+    })
+}
+
+async fn command<S: TableStore>(store: &S, command: &Command, db: &str) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::List { json, .. } => list(store, *json).await,
+        Command::Export { table, output, json, .. } => {
+            export(store, TableId(*table), output.as_deref(), *json, db).await
+        }
+        Command::Import { file, json, .. } => import(store, file, *json, db).await,
+    }
+}
+
+async fn list<S: TableStore>(store: &S, json: bool) -> anyhow::Result<ExitCode> {
+    let tables = store.list_tables().await?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string(&tables)?)?;
+    } else if tables.is_empty() {
+        writeln!(out, "No tables.")?;
+    } else {
+        writeln!(out, "{:>6}  {:<20} {:>8}  state", "table", "ruleset", "entries")?;
+        for t in &tables {
+            let state = if t.finished { "finished" } else { "open" };
+            writeln!(out, "{:>6}  {:<20} {:>8}  {state}", t.id.0, escape(&t.ruleset), t.entries)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn export<S: TableStore>(
+    store: &S,
+    table: TableId,
+    output: Option<&Path>,
+    json: bool,
+    db: &str,
+) -> anyhow::Result<ExitCode> {
+    let doc = store.export_table(table).await.with_context(|| format!("--table {}", table.0))?;
+    let mut text = doc.to_json();
+    text.push('\n');
+    let Some(path) = output else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    store::write_atomic(path, &text)
+        .with_context(|| format!("-o {}", escape(&path.display().to_string())))?;
+    let shown = escape(&path.display().to_string()).into_owned();
+    let state = if doc.table.finished { "finished" } else { "open" };
+    if json {
+        let line = serde_json::json!({
+            "table": table.0,
+            "file": path.display().to_string(),
+            "ruleset": doc.table.ruleset,
+            "entries": doc.journal.len(),
+            "finished": doc.table.finished,
+        });
+        println!("{line}");
+    } else {
+        println!(
+            "Exported table {} of {db} ({}, {}, {state}) to {shown}.",
+            table.0,
+            escape(&doc.table.ruleset),
+            entries(doc.journal.len()),
+        );
+        println!("The file holds the links' token hashes: keep it as private as the database.");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn import<S: TableStore>(store: &S, file: &Path, json: bool, db: &str) -> anyhow::Result<ExitCode> {
+    let stdin = file == Path::new("-");
+    let shown =
+        if stdin { "standard input".to_owned() } else { escape(&file.display().to_string()).into_owned() };
+    let text =
+        if stdin { read_stdin_bounded(MAX_DOCUMENT_BYTES) } else { read_bounded(file, MAX_DOCUMENT_BYTES) }
+            .with_context(|| format!("cannot read {shown}"))?;
+    let doc = TableDocument::parse(&text).with_context(|| format!("{shown} is refused"))?;
+    if !server::systems::SYSTEMS.contains(&doc.table.ruleset.as_str()) {
+        bail!(
+            "{shown} is refused: table.ruleset: {:?} is not a rule system this facedown serves ({})",
+            escape(&doc.table.ruleset),
+            server::systems::SYSTEMS.join(", ")
+        );
+    }
+    let (from, ruleset, entries, finished) =
+        (doc.exported_id(), doc.table.ruleset.clone(), doc.journal.len(), doc.table.finished);
+    let moved = doc.into_moved().with_context(|| format!("{shown} is refused"))?;
+    let id =
+        store.import_table(&moved).await.with_context(|| format!("{shown}: the store refused the table"))?;
+    if json {
+        let line = serde_json::json!({
+            "from": from.0,
+            "table": id.0,
+            "ruleset": ruleset,
+            "entries": entries,
+            "finished": finished,
+        });
+        println!("{line}");
+    } else {
+        println!(
+            "Imported {shown} into {db}: table {} (of the store it was exported from) is table {} here ({}, {}).",
+            from.0,
+            id.0,
+            escape(&ruleset),
+            self::entries(entries),
+        );
+        if id == from {
+            println!("Its links work unchanged.");
+        } else {
+            println!(
+                "Its links work with /t/{} in place of /t/{}: the keys after the # are unchanged.",
+                id.0, from.0
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// "1 journal entry", "12 journal entries".
+fn entries(n: usize) -> String {
+    if n == 1 { "1 journal entry".to_owned() } else { format!("{n} journal entries") }
+}

@@ -1,0 +1,259 @@
+//! A server on PostgreSQL (issue 16, part 3): `server::start` with a `postgres://` URL as its
+//! database keeps its tables in PostgreSQL. Two people play an Iron Triangle duel on the wire,
+//! the server stops mid-game, a new server starts on the same database, and the people
+//! reconnect: everything they saw is given back exactly, and the game goes on to its end.
+//!
+//! The PostgreSQL server comes from `FACEDOWN_TEST_POSTGRES` (a base URL; `.ci/postgres.sh
+//! start` starts a throwaway one) and the test makes a database of its own on it. Without the
+//! variable the test prints that it skipped — except under CI (`CI` set), where it fails.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use std::time::Duration;
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+use server::client::Client;
+use server::protocol::{
+    Change, ClientMessage, CreateTable, ErrorCode, ServerMessage, SetupSource, TableOptions, Who, link,
+    parse_link,
+};
+use server::{Config, Running};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+use store::tables::{TableId, TableStore};
+
+const POSTGRES_VAR: &str = "FACEDOWN_TEST_POSTGRES";
+/// The longest a whole phase of play may take.
+const PHASE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a seat waits for a message before the first phase ends for it.
+const IDLE: Duration = Duration::from_secs(2);
+const MAX_COMMANDS: usize = 2_000;
+
+/// A database of its own on the tests' PostgreSQL server, dropped at the end.
+struct Database {
+    base: String,
+    name: String,
+}
+
+impl Database {
+    /// A new database, or `None` (printed) when no server is named outside CI.
+    async fn create(test: &str) -> Option<Database> {
+        let Ok(base) = std::env::var(POSTGRES_VAR) else {
+            if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+                panic!("{test}: {POSTGRES_VAR} is not set, and in CI the PostgreSQL tests never skip");
+            }
+            eprintln!(
+                "{test}: skipped, no PostgreSQL server ({POSTGRES_VAR} is not set; .ci/postgres.sh start)"
+            );
+            return None;
+        };
+        let name = format!("facedown_server_{:016x}", rand::rng().random::<u64>());
+        let mut admin = PgConnection::connect(&base).await.expect("the tests' PostgreSQL server answers");
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.unwrap();
+        admin.close().await.unwrap();
+        Some(Database { base, name })
+    }
+
+    /// The database's URL: the base with the database's name as its path.
+    fn url(&self) -> String {
+        let base = self.base.split(['?', '#']).next().unwrap_or(&self.base);
+        let authority = base.split_once("://").map_or(base, |(_, rest)| rest);
+        match authority.split_once('/') {
+            Some(_) => format!("{}/{}", base.rsplit_once('/').unwrap().0, self.name),
+            None => format!("{}/{}", base.trim_end_matches('/'), self.name),
+        }
+    }
+
+    async fn drop_it(self) {
+        let mut admin = PgConnection::connect(&self.base).await.unwrap();
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+        admin.close().await.unwrap();
+    }
+}
+
+fn config(url: &str) -> Config {
+    let mut c = Config::new(url.into());
+    c.listen = "127.0.0.1:0".parse().unwrap();
+    c.limits.messages_per_second = 10_000;
+    c.limits.burst = 10_000;
+    c
+}
+
+/// What one seat received, by sequence number.
+#[derive(Default, Clone)]
+struct Seen {
+    who: Option<Who>,
+    items: BTreeMap<u64, Value>,
+    over: bool,
+}
+
+impl Seen {
+    fn take(&mut self, change: &Change) {
+        for u in &change.updates {
+            let seq = u["seq"].as_u64().expect("an update has its seq");
+            let expected = self.items.keys().next_back().map_or(1, |s| s + 1);
+            assert_eq!(seq, expected, "updates come in order without gaps or repeats");
+            self.items.insert(seq, u.clone());
+        }
+        self.over = change.over;
+    }
+}
+
+/// Plays a seat's link with random choices from the start of the log: to the game's end, or,
+/// with `stop_after`, until that many of its commands were acknowledged or nothing came for
+/// [`IDLE`] (the other seat stopped).
+async fn play(link: String, seed: u64, stop_after: Option<usize>) -> Seen {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut client = Client::join(&link, 0).await.expect("connects");
+    let mut seen = Seen::default();
+    let (mut sent, mut acked) = (0usize, 0usize);
+    let mut asked_at = None;
+    let mut in_flight = false;
+    let mut multi = false;
+    let mut latest: Option<Change> = None;
+    let result = tokio::time::timeout(PHASE_TIMEOUT, async {
+        loop {
+            if stop_after.is_some_and(|n| acked >= n) && !in_flight {
+                return;
+            }
+            let next = match stop_after {
+                Some(_) => match tokio::time::timeout(IDLE, client.next()).await {
+                    Ok(next) => next,
+                    Err(_) if !in_flight => return,
+                    Err(_) => panic!("a command had no answer within {IDLE:?}"),
+                },
+                None => client.next().await,
+            };
+            match next.expect("the server keeps the connection") {
+                ServerMessage::Welcome { you, change, .. } => {
+                    seen.who = Some(you);
+                    seen.take(&change);
+                    latest = Some(change);
+                }
+                ServerMessage::Update { change } => {
+                    seen.take(&change);
+                    latest = Some(change);
+                }
+                ServerMessage::Ack { .. } => {
+                    in_flight = false;
+                    acked += 1;
+                }
+                ServerMessage::Seats { .. } => {}
+                // Another seat's command came first: wait for the next change.
+                ServerMessage::Error { code: ErrorCode::Refused, .. } if multi => in_flight = false,
+                ServerMessage::Error { message, .. } => panic!("refused: {message}"),
+                other => panic!("unexpected {other:?}"),
+            }
+            let Some(change) = &latest else { continue };
+            if change.over {
+                return;
+            }
+            if let (Some(prompt), Some(Who::Seat { seat }), false) = (&change.prompt, seen.who, in_flight)
+                && change.awaiting.contains(&seat)
+                && asked_at != Some(change.seq)
+            {
+                let choices = prompt["choices"].as_array().expect("a prompt has choices");
+                let pick = &choices[rng.random_range(0..choices.len())];
+                sent += 1;
+                assert!(sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
+                asked_at = Some(change.seq);
+                in_flight = true;
+                multi = change.awaiting.len() > 1;
+                client
+                    .send(&ClientMessage::Command {
+                        id: format!("c{seed}-{sent}"),
+                        command: pick["command"].clone(),
+                    })
+                    .await
+                    .unwrap();
+            }
+        }
+    })
+    .await;
+    assert!(result.is_ok(), "a phase of play ends within {PHASE_TIMEOUT:?}");
+    client.close().await;
+    seen
+}
+
+/// Every seat's link, on `server`.
+fn links_on(server: &Running, seats: &BTreeMap<String, String>) -> Vec<String> {
+    seats
+        .values()
+        .map(|l| {
+            let (_, table, token) = parse_link(l).unwrap();
+            link(&server.base_url, &table, &token)
+        })
+        .collect()
+}
+
+async fn play_all(links: Vec<String>, stop_after: Option<usize>) -> Vec<Seen> {
+    let tasks: Vec<_> = links
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| tokio::spawn(play(l, 16 + i as u64 + stop_after.map_or(100, |_| 0), stop_after)))
+        .collect();
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap());
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_on_postgres_resumes_after_a_restart() {
+    let Some(db) = Database::create("a_table_on_postgres_resumes_after_a_restart").await else { return };
+    let url = db.url();
+    assert!(PgConnectOptions::from_str(&url).is_ok(), "{url}");
+
+    let first = server::start(config(&url)).await.unwrap();
+    let created = first
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions::default(),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("a duel: {}", e.message));
+    // Some turns, then the server stops mid-game.
+    let before = play_all(links_on(&first, &created.seats), Some(3)).await;
+    assert!(before.iter().all(|s| !s.over && !s.items.is_empty()), "the game is under way");
+    first.shutdown().await.unwrap();
+
+    // What the database holds: the table and its journal.
+    let store = store::PgTables::open(&url).await.unwrap();
+    let id = TableId(created.table.parse().unwrap());
+    let stored = store.load(id).await.unwrap();
+    assert_eq!(stored.table.ruleset, "iron-triangle");
+    assert!(stored.journal.len() >= 2, "the played commands are kept: {}", stored.journal.len());
+    assert!(!stored.finished);
+    assert_eq!(store.open_tables().await.unwrap(), vec![id]);
+    store.close().await;
+
+    // A new server on the same database: the people come back and play on to the end.
+    let second = server::start(config(&url)).await.unwrap();
+    assert_ne!(second.base_url, "", "listening");
+    let after = play_all(links_on(&second, &created.seats), None).await;
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(a.who, b.who);
+        assert!(a.over, "{:?} played to the end", a.who);
+        for (seq, item) in &b.items {
+            assert_eq!(a.items.get(seq), Some(item), "{:?} is given back item {seq} as it saw it", a.who);
+        }
+        assert!(a.items.len() > b.items.len(), "the game went on");
+    }
+    second.shutdown().await.unwrap();
+
+    let store = store::PgTables::open(&url).await.unwrap();
+    let done = store.load(id).await.unwrap();
+    assert!(done.finished, "a finished game is marked so");
+    assert!(done.journal.len() > stored.journal.len());
+    assert!(store.open_tables().await.unwrap().is_empty());
+    store.close().await;
+    db.drop_it().await;
+}

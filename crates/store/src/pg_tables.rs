@@ -1,0 +1,947 @@
+//! A server's tables in PostgreSQL (issue 16), written by one group-commit task per store.
+//!
+//! The schema (`migrations_pg/`) has the same tables, columns and meaning as SQLite's. Unlike a
+//! SQLite file, one PostgreSQL database may be written by several stores at once (one per server
+//! instance), so nothing is cached between groups: every number is checked against the
+//! database, and the primary key `(table_id, n)` of the journal is what finally keeps a table's
+//! order — of two writers racing at one number exactly one keeps it, the other is refused with
+//! [`PersistError::Conflict`].
+//!
+//! Every write goes to one *writer* task that owns one connection. It takes everything queued
+//! (up to [`MAX_GROUP`] requests) and, in one transaction: reads the next journal number of
+//! every table the group touches (one statement), answers at once the requests refused by
+//! those numbers, and writes all the others with one statement per kind of row (arrays bound
+//! as parameters and unnested), in a fixed order of keys so that two writers lock rows in the
+//! same order. Each request is answered only after `COMMIT` returned — with
+//! `synchronous_commit = on`, once the commit is flushed to the write-ahead log — so
+//! everything acknowledged is durable.
+//!
+//! Should a statement fail all the same (another writer kept a number in between, a deadlock
+//! between two writers), the transaction is rolled back and the group written again one
+//! request at a time, each under its own savepoint and checked against the database again:
+//! the failing request is rolled back alone and answered with its own error; the others
+//! commit. A lost connection fails the group in flight ([`PersistError::GroupFailed`], or
+//! [`PersistError::WriterLost`] when it was lost during `COMMIT`, which may have been kept);
+//! the writer connects again for the next group.
+//!
+//! Reads ([`TableStore::load`], [`TableStore::open_tables`]) use a small pool; a load reads
+//! in one `REPEATABLE READ` transaction, so the table, its access rows and its journal are of
+//! one moment.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use sqlx::{Acquire, Connection, PgExecutor, Postgres, Transaction};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::PersistError;
+use crate::tables::{
+    Access, NewTable, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
+    check_new_table, check_number, check_writes, limits,
+};
+use crate::writer::{InFlight, Reply, Stats, spawn_on_own_thread};
+
+/// The most requests the writer takes into one group (one transaction, one sync).
+pub const MAX_GROUP: usize = 4096;
+/// Requests queued for the writer before [`TableStore::commit`] waits for room.
+const QUEUE: usize = 2 * MAX_GROUP;
+/// Rows bound into one statement at most.
+const CHUNK_ROWS: usize = 1024;
+/// Bytes of text bound into one statement at most (past the first row): PostgreSQL refuses a
+/// message over 1 GiB.
+const CHUNK_BYTES: usize = 64 << 20;
+/// Journal entries read per statement by [`TableStore::load`].
+const PAGE: i64 = 4096;
+/// Connections of the readers' pool.
+const READERS: u32 = 4;
+
+/// The embedded, versioned schema migrations for PostgreSQL (`migrations_pg/*.sql`).
+fn migrator() -> sqlx::migrate::Migrator {
+    sqlx::migrate!("./migrations_pg")
+}
+
+fn to_u64(n: i64, what: &str) -> Result<u64, PersistError> {
+    u64::try_from(n).map_err(|_| PersistError::Corrupt(format!("{what} {n} is negative")))
+}
+
+/// Whether `url` names a PostgreSQL database (`postgres://…` or `postgresql://…`).
+pub fn is_postgres_url(url: &str) -> bool {
+    let lower = url.get(..13).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+/// `url` without its password, for printing (`postgres://user:secret@host/db` →
+/// `postgres://user:***@host/db`).
+pub fn redacted_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    // The query and fragment may hold an `@`; before them, the user information ends at the
+    // last `@` (a password may hold a `/` that should have been escaped: still hidden).
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let (before, after) = rest.split_at(end);
+    match before.rsplit_once('@') {
+        Some((user, host)) => match user.split_once(':') {
+            Some((name, _)) => format!("{scheme}://{name}:***@{host}{after}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// A server's tables kept in a PostgreSQL database (see the module's documentation). Cheap to
+/// clone: clones share the writer and the pool.
+#[derive(Clone)]
+pub struct PgTables {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Readers.
+    pool: PgPool,
+    /// To the writer.
+    queue: mpsc::Sender<Request>,
+    writer: JoinHandle<()>,
+    stats: Arc<Stats>,
+}
+
+enum Request {
+    Create { table: NewTable, reply: Reply<TableId> },
+    Commit { writes: Vec<Write>, reply: Reply<()> },
+    Stop { done: oneshot::Sender<()> },
+}
+
+/// A request of the group being written.
+enum Work {
+    Create { table: NewTable, reply: Reply<TableId> },
+    Commit { writes: Vec<Write>, reply: Reply<()> },
+}
+
+impl Work {
+    fn fail(self, e: PersistError) {
+        // A caller that gave up waiting is no longer interested in the answer.
+        match self {
+            Work::Create { reply, .. } => drop(reply.send(Err(e))),
+            Work::Commit { reply, .. } => drop(reply.send(Err(e))),
+        }
+    }
+
+    fn writes(&self) -> &[Write] {
+        match self {
+            Work::Create { .. } => &[],
+            Work::Commit { writes, .. } => writes,
+        }
+    }
+}
+
+impl PgTables {
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`, with
+    /// the usual query parameters such as `sslmode`), applies any migration it lacks and
+    /// starts the writer on a thread of its own. The database must exist.
+    pub async fn open(url: &str) -> Result<PgTables, PersistError> {
+        PgTables::connect_with(PgConnectOptions::from_str(url)?).await
+    }
+
+    /// As [`PgTables::open`], with the connection's options.
+    pub async fn connect_with(options: PgConnectOptions) -> Result<PgTables, PersistError> {
+        let options = options.application_name("facedown");
+        // One connection first: a database that cannot be reached is named at once, with the
+        // reason (a pool would wait for its timeout and say only that). Several instances
+        // starting at once: the migrator takes an advisory lock.
+        let mut first = PgConnection::connect_with(&options).await?;
+        migrator().run_direct(&mut first).await?;
+        first.close().await?;
+        let pool = PgPoolOptions::new().max_connections(READERS).connect_lazy_with(options.clone());
+        // Acknowledged means flushed, whatever the server's or the role's default.
+        let writing = options.options([("synchronous_commit", "on")]);
+        let stats = Arc::new(Stats::default());
+        let (queue, requests) = mpsc::channel(QUEUE);
+        let (connected, first) = oneshot::channel();
+        let writer = Writer { options: writing, conn: None, stats: stats.clone() };
+        // On a thread of its own, beside a server's shared runtime; its connection is made
+        // there, on the runtime that drives it.
+        let writer = spawn_on_own_thread("pg-table-writer", async move {
+            let mut writer = writer;
+            match writer.connection().await {
+                Ok(_) => {
+                    let _ = connected.send(Ok(()));
+                    writer.run(requests).await;
+                }
+                Err(e) => drop(connected.send(Err(e))),
+            }
+        })?;
+        match first.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e.into()),
+            Err(_) => return Err(PersistError::WriterLost),
+        }
+        Ok(PgTables { inner: Arc::new(Inner { pool, queue, writer, stats }) })
+    }
+
+    /// Stops the writer once the requests already queued are written (later ones fail with
+    /// [`PersistError::Closed`]) and closes the connections.
+    pub async fn close(&self) {
+        let (done, stopped) = oneshot::channel();
+        if self.inner.queue.send(Request::Stop { done }).await.is_ok() {
+            // An error here means the writer is gone already.
+            let _ = stopped.await;
+        }
+        self.inner.pool.close().await;
+    }
+
+    /// Stops the writer at once, as a crash would: requests in flight fail with
+    /// [`PersistError::WriterLost`] (their transaction, if not committed, is rolled back by
+    /// PostgreSQL when the connection drops), later ones with [`PersistError::Closed`]. For
+    /// tests of a caller's recovery.
+    pub fn abort(&self) {
+        self.inner.writer.abort();
+    }
+
+    /// How many transactions (each one sync) the writer has committed: with group commit,
+    /// fewer than the requests it acknowledged.
+    pub fn syncs(&self) -> u64 {
+        self.inner.stats.syncs.load(Ordering::Relaxed)
+    }
+
+    /// How many requests (new tables and commits) the writer has acknowledged as durable.
+    pub fn acknowledged(&self) -> u64 {
+        self.inner.stats.acknowledged.load(Ordering::Relaxed)
+    }
+
+    /// How many requests callers have sent and still wait for (queued, or in the group being
+    /// written): a gauge for metrics.
+    pub fn in_flight(&self) -> u64 {
+        self.inner.stats.in_flight.load(Ordering::Relaxed)
+    }
+
+    async fn send<T>(&self, make: impl FnOnce(Reply<T>) -> Request) -> Result<T, PersistError> {
+        let _counted = InFlight::start(&self.inner.stats.in_flight);
+        let (reply, answer) = oneshot::channel();
+        self.inner.queue.send(make(reply)).await.map_err(|_| PersistError::Closed)?;
+        answer.await.map_err(|_| PersistError::WriterLost)?
+    }
+}
+
+impl TableStore for PgTables {
+    async fn create_table(&self, table: &NewTable) -> Result<TableId, PersistError> {
+        check_new_table(table)?;
+        let table = table.clone();
+        self.send(|reply| Request::Create { table, reply }).await
+    }
+
+    async fn commit(&self, writes: Vec<Write>) -> Result<(), PersistError> {
+        if writes.is_empty() {
+            return Ok(());
+        }
+        check_writes(&writes)?;
+        self.send(|reply| Request::Commit { writes, reply }).await
+    }
+
+    async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        // One snapshot for every statement: the table, its access rows and its journal as of
+        // one moment, whatever other writers commit meanwhile.
+        let mut tx = self.inner.pool.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+        let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
+            "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
+        // Ordered as SQLite orders text (by bytes), whatever the database's collation.
+        let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
+            "SELECT who, token_hash, controller FROM server_access WHERE table_id = $1 \
+             ORDER BY who COLLATE \"C\" LIMIT $2",
+        )
+        .bind(id)
+        .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
+        .fetch_all(&mut *tx)
+        .await?;
+        if access.len() > limits::MAX_ACCESS_ROWS {
+            return Err(PersistError::Limit {
+                what: "access rows",
+                size: access.len() as u64,
+                limit: limits::MAX_ACCESS_ROWS as u64,
+            });
+        }
+        let access = access
+            .into_iter()
+            .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
+            .collect();
+        let mut journal: Vec<String> = Vec::new();
+        let mut bytes = 0u64;
+        // Bounded: each page is full or the last, and numbers are below MAX_JOURNAL_ENTRIES.
+        for _ in 0..=(limits::MAX_JOURNAL_ENTRIES / PAGE as u64) {
+            let page: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT n, entry FROM server_journal WHERE table_id = $1 AND n >= $2 ORDER BY n LIMIT $3",
+            )
+            .bind(id)
+            .bind(journal.len() as i64)
+            .bind(PAGE)
+            .fetch_all(&mut *tx)
+            .await?;
+            let last = page.len() < PAGE as usize;
+            for (n, entry) in page {
+                if to_u64(n, "journal entry number")? != journal.len() as u64 {
+                    return Err(PersistError::Corrupt(format!(
+                        "{table}: journal entry {} is missing (the next stored is {n})",
+                        journal.len()
+                    )));
+                }
+                bytes += entry.len() as u64;
+                if bytes > limits::MAX_JOURNAL_BYTES {
+                    return Err(PersistError::Limit {
+                        what: "journal (bytes)",
+                        size: bytes,
+                        limit: limits::MAX_JOURNAL_BYTES,
+                    });
+                }
+                journal.push(entry);
+            }
+            if last {
+                break;
+            }
+        }
+        tx.rollback().await?;
+        Ok(StoredTable {
+            id: table,
+            table: NewTable { ruleset, ruleset_version, setup, options, access },
+            journal,
+            finished,
+        })
+    }
+
+    async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
+        let rows: Vec<(i64,)> =
+            sqlx::query_as("SELECT id FROM server_tables WHERE NOT finished ORDER BY id LIMIT $1")
+                .bind(limits::MAX_OPEN_TABLES as i64 + 1)
+                .fetch_all(&self.inner.pool)
+                .await?;
+        if rows.len() > limits::MAX_OPEN_TABLES {
+            return Err(PersistError::Limit {
+                what: "open tables",
+                size: rows.len() as u64,
+                limit: limits::MAX_OPEN_TABLES as u64,
+            });
+        }
+        rows.into_iter().map(|(id,)| Ok(TableId(to_u64(id, "table number")?))).collect()
+    }
+
+    async fn list_tables(&self) -> Result<Vec<TableSummary>, PersistError> {
+        let rows: Vec<(i64, String, String, i64, bool)> = sqlx::query_as(
+            "SELECT t.id, t.ruleset, t.ruleset_version, \
+             (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = t.id), t.finished \
+             FROM server_tables t ORDER BY t.id LIMIT $1",
+        )
+        .bind(limits::MAX_OPEN_TABLES as i64 + 1)
+        .fetch_all(&self.inner.pool)
+        .await?;
+        crate::sqlite_tables::summaries(rows)
+    }
+
+    /// Written beside the writer, on a connection of the pool, in one transaction flushed to
+    /// the write-ahead log before it is acknowledged (`synchronous_commit = on`, as the
+    /// writer's). No other writer knows the new table's number until it is committed.
+    async fn import_table(&self, moved: &crate::MovedTable) -> Result<TableId, PersistError> {
+        check_moved_table(moved)?;
+        let mut tx = self.inner.pool.begin().await?;
+        sqlx::query("SET LOCAL synchronous_commit = on").execute(&mut *tx).await?;
+        let id = insert_table(&mut tx, &moved.table).await?;
+        let mut rows: BTreeMap<&str, &Access> = BTreeMap::new();
+        for row in &moved.table.access {
+            rows.insert(&row.who, row);
+        }
+        let rows: Vec<(i64, &Access)> = rows.into_values().map(|row| (id, row)).collect();
+        upsert_access(&mut tx, &rows).await?;
+        // Checked: at most MAX_JOURNAL_ENTRIES entries, so every number fits an i64.
+        let journal: Vec<(i64, i64, &str)> =
+            moved.journal.iter().enumerate().map(|(n, e)| (id, n as i64, e.as_str())).collect();
+        insert_journal(&mut tx, &journal).await?;
+        if moved.finished {
+            mark_finished(&mut tx, &[id]).await?;
+        }
+        tx.commit().await?;
+        Ok(TableId(to_u64(id, "table number")?))
+    }
+}
+
+/// How a group's fast path failed.
+enum Failed {
+    /// The connection (starting the transaction, a statement that never reached the
+    /// database): the group fails as a whole, nothing of it was kept.
+    Group(sqlx::Error),
+    /// A statement the database refused: some request may be at fault; the group is written
+    /// again one by one.
+    Statement,
+}
+
+/// A statement's error, sorted: the database's refusals can be some request's fault, anything
+/// else is the connection's.
+fn statement(e: sqlx::Error) -> Failed {
+    match e {
+        sqlx::Error::Database(_) => Failed::Statement,
+        e => Failed::Group(e),
+    }
+}
+
+/// Whether the database refused a row for a duplicate key.
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+/// The task that owns the writing connection.
+struct Writer {
+    options: PgConnectOptions,
+    /// None after the connection was lost: the next group connects again.
+    conn: Option<PgConnection>,
+    stats: Arc<Stats>,
+}
+
+impl Writer {
+    /// The connection, made again if it was lost.
+    async fn connection(&mut self) -> Result<&mut PgConnection, sqlx::Error> {
+        if self.conn.is_none() {
+            self.conn = Some(PgConnection::connect_with(&self.options).await?);
+        }
+        // Set just above.
+        self.conn.as_mut().ok_or(sqlx::Error::PoolClosed)
+    }
+
+    async fn run(mut self, mut requests: mpsc::Receiver<Request>) {
+        let mut batch = Vec::with_capacity(MAX_GROUP);
+        loop {
+            batch.clear();
+            if requests.recv_many(&mut batch, MAX_GROUP).await == 0 {
+                break; // every handle is gone
+            }
+            let mut stop = Vec::new();
+            let mut group = Vec::with_capacity(batch.len());
+            for request in batch.drain(..) {
+                match request {
+                    Request::Stop { done } => stop.push(done),
+                    // Nothing after a stop is written.
+                    Request::Create { reply, .. } if !stop.is_empty() => {
+                        drop(reply.send(Err(PersistError::Closed)))
+                    }
+                    Request::Commit { reply, .. } if !stop.is_empty() => {
+                        drop(reply.send(Err(PersistError::Closed)))
+                    }
+                    Request::Create { table, reply } => group.push(Work::Create { table, reply }),
+                    Request::Commit { writes, reply } => group.push(Work::Commit { writes, reply }),
+                }
+            }
+            self.group(group).await;
+            if !stop.is_empty() {
+                requests.close();
+                // Bounded: the queue is closed, so at most QUEUE requests remain.
+                while let Ok(request) = requests.try_recv() {
+                    match request {
+                        Request::Create { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
+                        Request::Commit { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
+                        Request::Stop { done } => stop.push(done),
+                    }
+                }
+                if let Some(conn) = self.conn.take() {
+                    let _ = conn.close().await;
+                }
+                for done in stop {
+                    let _ = done.send(());
+                }
+                return;
+            }
+        }
+        if let Some(conn) = self.conn.take() {
+            let _ = conn.close().await;
+        }
+    }
+
+    /// Writes one group: the fast path, else one by one; then the answers.
+    async fn group(&mut self, group: Vec<Work>) {
+        if group.is_empty() {
+            return;
+        }
+        let conn = match self.connection().await {
+            Ok(conn) => conn,
+            Err(e) => {
+                let e = format!("cannot connect to PostgreSQL: {e}");
+                group.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
+                return;
+            }
+        };
+        let (accepted, outcome) = fast_path(conn, group).await;
+        match outcome {
+            Ok(Committed::Nothing) => {}
+            Ok(Committed::Done(created)) => self.answer(accepted.into_iter().map(|w| (w, Ok(()))), created),
+            Ok(Committed::Unknown) => {
+                // The connection broke during COMMIT: kept or not, nobody knows until a load.
+                self.conn = None;
+                accepted.into_iter().for_each(|w| w.fail(PersistError::WriterLost));
+            }
+            Err(Failed::Group(e)) => {
+                self.conn = None;
+                let e = e.to_string();
+                accepted.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
+            }
+            Err(Failed::Statement) => self.one_by_one(accepted).await,
+        }
+    }
+
+    /// The slow path, after a statement of the fast path failed: the group again, one request
+    /// at a time under its own savepoint, each checked against the database again.
+    async fn one_by_one(&mut self, group: Vec<Work>) {
+        let conn = match self.connection().await {
+            Ok(conn) => conn,
+            Err(e) => {
+                let e = format!("cannot connect to PostgreSQL: {e}");
+                group.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
+                return;
+            }
+        };
+        let (results, end) = slow_path(conn, group).await;
+        // Each request's error, when the transaction did not commit.
+        let error: Box<dyn Fn() -> PersistError + Send> = match end {
+            Ok(created) => return self.answer(results.into_iter(), created),
+            Err(Ended::Refused(e)) => {
+                let e = e.to_string();
+                Box::new(move || PersistError::GroupFailed(e.clone()))
+            }
+            Err(Ended::Lost(e)) => {
+                self.conn = None;
+                let e = e.to_string();
+                Box::new(move || PersistError::GroupFailed(e.clone()))
+            }
+            Err(Ended::Unknown) => {
+                // Kept or not, nobody knows until a load.
+                self.conn = None;
+                Box::new(|| PersistError::WriterLost)
+            }
+        };
+        results.into_iter().for_each(|(work, _)| work.fail(error()));
+    }
+
+    /// Answers a committed group: `Ok` to the requests kept, their own error to the others.
+    fn answer(&mut self, group: impl Iterator<Item = (Work, Result<(), PersistError>)>, created: Vec<i64>) {
+        let group: Vec<_> = group.collect();
+        self.stats.committed(group.iter().filter(|(_, r)| r.is_ok()).count() as u64);
+        let mut created = created.into_iter();
+        for (work, result) in group {
+            match (work, result) {
+                (work, Err(e)) => work.fail(e),
+                (Work::Create { reply, .. }, Ok(())) => {
+                    let id = created
+                        .next()
+                        .ok_or_else(|| {
+                            PersistError::Corrupt("a new table's number went missing in the writer".into())
+                        })
+                        .and_then(|id| Ok(TableId(to_u64(id, "table number")?)));
+                    let _ = reply.send(id);
+                }
+                (Work::Commit { reply, .. }, Ok(())) => {
+                    let _ = reply.send(Ok(()));
+                }
+            }
+        }
+    }
+}
+
+/// How the fast path's transaction ended.
+enum Committed {
+    /// Every request was refused before anything was written: rolled back, nothing to answer.
+    Nothing,
+    /// Committed: the numbers of the tables created, in order.
+    Done(Vec<i64>),
+    /// The connection broke during `COMMIT`.
+    Unknown,
+}
+
+/// The fast path: the group's next numbers read once, the requests they refuse answered, the
+/// others written in one transaction with a few statements. Returns the requests not yet
+/// answered and how it ended.
+async fn fast_path(conn: &mut PgConnection, group: Vec<Work>) -> (Vec<Work>, Result<Committed, Failed>) {
+    let mut tx = match Connection::begin(&mut *conn).await {
+        Ok(tx) => tx,
+        Err(e) => return (group, Err(Failed::Group(e))),
+    };
+    let tables: BTreeSet<TableId> = group.iter().flat_map(Work::writes).map(Write::table).collect();
+    let next = match next_numbers(&mut *tx, &tables).await {
+        Ok(next) => next,
+        Err(e) => return (group, Err(statement(e))),
+    };
+    // Each request against the numbers, after the requests accepted before it in this group.
+    let mut pending = next;
+    let mut accepted = Vec::with_capacity(group.len());
+    for work in group {
+        match work {
+            Work::Commit { writes, reply } => match plan(&writes, &pending) {
+                Ok(after) => {
+                    pending.extend(after);
+                    accepted.push(Work::Commit { writes, reply });
+                }
+                Err(e) => drop(reply.send(Err(e))),
+            },
+            create => accepted.push(create),
+        }
+    }
+    if accepted.is_empty() {
+        let _ = tx.rollback().await;
+        return (accepted, Ok(Committed::Nothing));
+    }
+    let written = write_group(&mut tx, &accepted).await;
+    let created = match written {
+        Ok(created) => created,
+        Err(e) => {
+            // A statement refused: the transaction is aborted; roll it back (or lose the
+            // connection, which rolls it back all the same).
+            let failed = statement(e);
+            if let Err(e) = tx.rollback().await {
+                return (accepted, Err(Failed::Group(e)));
+            }
+            return (accepted, Err(failed));
+        }
+    };
+    match tx.commit().await {
+        Ok(()) => (accepted, Ok(Committed::Done(created))),
+        // Refused by the database at COMMIT (a deferred check): nothing was kept.
+        Err(e @ sqlx::Error::Database(_)) => (accepted, Err(Failed::Group(e))),
+        Err(_) => (accepted, Ok(Committed::Unknown)),
+    }
+}
+
+/// How the slow path's transaction ended, when it did not commit.
+enum Ended {
+    /// The database refused the transaction (at `COMMIT`): nothing was kept.
+    Refused(sqlx::Error),
+    /// The connection broke before `COMMIT`: nothing was kept.
+    Lost(sqlx::Error),
+    /// The connection broke during `COMMIT`: kept or not, unknown.
+    Unknown,
+}
+
+/// The slow path's transaction: every request under its own savepoint. Returns each request
+/// with its own result, and the numbers of the tables created once committed.
+async fn slow_path(
+    conn: &mut PgConnection,
+    group: Vec<Work>,
+) -> (Vec<(Work, Result<(), PersistError>)>, Result<Vec<i64>, Ended>) {
+    let mut tx = match Connection::begin(&mut *conn).await {
+        Ok(tx) => tx,
+        Err(e) => return (group.into_iter().map(|w| (w, Ok(()))).collect(), Err(Ended::Lost(e))),
+    };
+    let mut results = Vec::with_capacity(group.len());
+    let mut created = Vec::new();
+    let mut group = group.into_iter();
+    while let Some(work) = group.next() {
+        let result = match savepoint(&mut tx, &work).await {
+            Ok(result) => result,
+            Err(e) => {
+                // The savepoint itself failed: the transaction is lost.
+                results.push((work, Ok(())));
+                results.extend(group.map(|w| (w, Ok(()))));
+                return (results, Err(Ended::Lost(e)));
+            }
+        };
+        if let Ok(Some(id)) = result {
+            created.push(id);
+        }
+        results.push((work, result.map(drop)));
+    }
+    match tx.commit().await {
+        Ok(()) => (results, Ok(created)),
+        Err(e @ sqlx::Error::Database(_)) => (results, Err(Ended::Refused(e))),
+        Err(_) => (results, Err(Ended::Unknown)),
+    }
+}
+
+/// The next journal number of each of `tables` the database has (the others are missing).
+async fn next_numbers<'c>(
+    conn: impl PgExecutor<'c>,
+    tables: &BTreeSet<TableId>,
+) -> Result<HashMap<TableId, u64>, sqlx::Error> {
+    let ids: Vec<i64> = tables.iter().filter_map(|t| i64::try_from(t.0).ok()).collect();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT t.id, (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = t.id) \
+         FROM server_tables t WHERE t.id = ANY($1)",
+    )
+    .bind(&ids)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, next)| Some((TableId(u64::try_from(id).ok()?), u64::try_from(next).ok()?)))
+        .collect())
+}
+
+/// Checks a commit against the tables' next numbers (`next`, after the requests accepted
+/// before it); returns the next numbers after it, of the tables it appends to.
+fn plan(writes: &[Write], next: &HashMap<TableId, u64>) -> Result<Vec<(TableId, u64)>, PersistError> {
+    let mut after: Vec<(TableId, u64)> = Vec::new();
+    for write in writes {
+        let table = write.table();
+        let Some(&before) = next.get(&table) else {
+            return Err(PersistError::NoTable(table));
+        };
+        if let Write::Journal { n, .. } = write {
+            let at = match after.iter().position(|(t, _)| *t == table) {
+                Some(at) => at,
+                None => {
+                    after.push((table, before));
+                    after.len() - 1
+                }
+            };
+            check_number(table, *n, before, after[at].1)?;
+            after[at].1 += 1;
+        }
+    }
+    Ok(after)
+}
+
+/// The group's rows, one statement per kind (and per chunk), keys in order. Returns the
+/// numbers of the tables created, in the group's order.
+async fn write_group(tx: &mut PgConnection, group: &[Work]) -> Result<Vec<i64>, sqlx::Error> {
+    let mut created = Vec::new();
+    // Access rows by (table, who), the last one kept; journal entries by (table, n); both in
+    // key order, so that two writers take the rows' locks in the same order.
+    let mut access: BTreeMap<(i64, &str), &Access> = BTreeMap::new();
+    let mut journal: BTreeMap<(i64, i64), &str> = BTreeMap::new();
+    let mut finished: BTreeSet<i64> = BTreeSet::new();
+    for work in group {
+        match work {
+            Work::Create { table, .. } => {
+                let id = insert_table(&mut *tx, table).await?;
+                for row in &table.access {
+                    access.insert((id, row.who.as_str()), row);
+                }
+                created.push(id);
+            }
+            Work::Commit { writes, .. } => {
+                for write in writes {
+                    // Checked by `plan` (known tables come from the database) and by
+                    // `check_writes` (numbers below MAX_JOURNAL_ENTRIES): both fit an i64.
+                    let table = write.table().0 as i64;
+                    match write {
+                        Write::Journal { n, entry, .. } => {
+                            journal.insert((table, *n as i64), entry);
+                        }
+                        Write::Access { access: row, .. } => {
+                            access.insert((table, row.who.as_str()), row);
+                        }
+                        Write::Finished { .. } => {
+                            finished.insert(table);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let journal: Vec<(i64, i64, &str)> = journal.into_iter().map(|((t, n), e)| (t, n, e)).collect();
+    let access: Vec<(i64, &Access)> = access.into_iter().map(|((t, _), row)| (t, row)).collect();
+    let finished: Vec<i64> = finished.into_iter().collect();
+    insert_journal(&mut *tx, &journal).await?;
+    upsert_access(&mut *tx, &access).await?;
+    mark_finished(&mut *tx, &finished).await?;
+    Ok(created)
+}
+
+/// One request of the slow path under its own savepoint. `Err`: the transaction failed;
+/// `Ok(Err)`: this request was refused and rolled back alone; `Ok(Ok(id))`: kept (with the
+/// new table's number for a creation).
+async fn savepoint(
+    tx: &mut Transaction<'_, Postgres>,
+    work: &Work,
+) -> Result<Result<Option<i64>, PersistError>, sqlx::Error> {
+    let mut sp = tx.begin().await?;
+    let result = match work {
+        Work::Create { table, .. } => create_one(&mut sp, table).await,
+        Work::Commit { writes, .. } => commit_one(&mut sp, writes).await.map(|()| None),
+    };
+    match result {
+        Ok(id) => sp.commit().await.map(|()| Ok(id)),
+        Err(e) => sp.rollback().await.map(|()| Err(e)),
+    }
+}
+
+async fn create_one(tx: &mut PgConnection, table: &NewTable) -> Result<Option<i64>, PersistError> {
+    let id = insert_table(&mut *tx, table).await?;
+    let mut rows: BTreeMap<&str, &Access> = BTreeMap::new();
+    for row in &table.access {
+        rows.insert(&row.who, row);
+    }
+    let rows: Vec<(i64, &Access)> = rows.into_values().map(|row| (id, row)).collect();
+    upsert_access(&mut *tx, &rows).await?;
+    Ok(Some(id))
+}
+
+/// A commit's writes one by one, each checked against the database (which sees what other
+/// writers committed since the fast path read).
+async fn commit_one(tx: &mut PgConnection, writes: &[Write]) -> Result<(), PersistError> {
+    let tables: BTreeSet<TableId> = writes.iter().map(Write::table).collect();
+    let before = next_numbers(&mut *tx, &tables).await?;
+    let mut next = before.clone();
+    for write in writes {
+        let table = write.table();
+        let (Some(&first), Some(expected)) = (before.get(&table), next.get_mut(&table)) else {
+            return Err(PersistError::NoTable(table));
+        };
+        // Known tables come from the database, numbers are below MAX_JOURNAL_ENTRIES: both
+        // fit an i64.
+        let id = table.0 as i64;
+        match write {
+            Write::Journal { n, entry, .. } => {
+                check_number(table, *n, first, *expected)?;
+                match insert_journal(&mut *tx, &[(id, *n as i64, entry)]).await {
+                    Ok(()) => *expected += 1,
+                    // Another writer kept this number after the read above.
+                    Err(e) if is_unique_violation(&e) => {
+                        return Err(PersistError::Conflict { table, seq: *n });
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Write::Access { access, .. } => upsert_access(&mut *tx, &[(id, access)]).await?,
+            Write::Finished { .. } => mark_finished(&mut *tx, &[id]).await?,
+        }
+    }
+    Ok(())
+}
+
+async fn insert_table(tx: &mut PgConnection, table: &NewTable) -> Result<i64, sqlx::Error> {
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO server_tables (ruleset, ruleset_version, setup, options) VALUES ($1, $2, $3, $4) \
+         RETURNING id",
+    )
+    .bind(&table.ruleset)
+    .bind(&table.ruleset_version)
+    .bind(&table.setup)
+    .bind(&table.options)
+    .fetch_one(&mut *tx)
+    .await?;
+    Ok(id)
+}
+
+/// Splits `rows` into runs of at most [`CHUNK_ROWS`] rows and [`CHUNK_BYTES`] bytes of text
+/// (a longer row makes a run of its own).
+fn runs<T>(rows: &[T], bytes: impl Fn(&T) -> usize) -> Vec<&[T]> {
+    let mut runs = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, row) in rows.iter().enumerate() {
+        let b = bytes(row);
+        if i > start && (i - start == CHUNK_ROWS || size + b > CHUNK_BYTES) {
+            runs.push(&rows[start..i]);
+            (start, size) = (i, 0);
+        }
+        size += b;
+    }
+    if start < rows.len() {
+        runs.push(&rows[start..]);
+    }
+    runs
+}
+
+async fn insert_journal(tx: &mut PgConnection, rows: &[(i64, i64, &str)]) -> Result<(), sqlx::Error> {
+    for run in runs(rows, |(_, _, e)| e.len()) {
+        let tables: Vec<i64> = run.iter().map(|r| r.0).collect();
+        let numbers: Vec<i64> = run.iter().map(|r| r.1).collect();
+        let entries: Vec<&str> = run.iter().map(|r| r.2).collect();
+        sqlx::query(
+            "INSERT INTO server_journal (table_id, n, entry) \
+             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::TEXT[])",
+        )
+        .bind(&tables)
+        .bind(&numbers)
+        .bind(&entries)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
+}
+
+async fn upsert_access(tx: &mut PgConnection, rows: &[(i64, &Access)]) -> Result<(), sqlx::Error> {
+    for run in runs(rows, |(_, a)| a.controller.len() + a.who.len()) {
+        let tables: Vec<i64> = run.iter().map(|r| r.0).collect();
+        let who: Vec<&str> = run.iter().map(|r| r.1.who.as_str()).collect();
+        let hashes: Vec<Option<&str>> = run.iter().map(|r| r.1.token_hash.as_deref()).collect();
+        let controllers: Vec<&str> = run.iter().map(|r| r.1.controller.as_str()).collect();
+        sqlx::query(
+            "INSERT INTO server_access (table_id, who, token_hash, controller) \
+             SELECT * FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::TEXT[]) \
+             ON CONFLICT (table_id, who) DO UPDATE SET token_hash = excluded.token_hash, \
+             controller = excluded.controller",
+        )
+        .bind(&tables)
+        .bind(&who)
+        .bind(&hashes)
+        .bind(&controllers)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
+}
+
+async fn mark_finished(tx: &mut PgConnection, tables: &[i64]) -> Result<(), sqlx::Error> {
+    if tables.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("UPDATE server_tables SET finished = TRUE WHERE id = ANY($1)")
+        .bind(tables)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_cover_every_row_within_the_bounds() {
+        let rows: Vec<usize> = vec![10; 2500];
+        let sizes: Vec<usize> = runs(&rows, |b| *b).iter().map(|r| r.len()).collect();
+        assert_eq!(sizes, vec![1024, 1024, 452]);
+        let big = vec![CHUNK_BYTES / 2 + 1; 3];
+        assert_eq!(runs(&big, |b| *b).len(), 3, "two halves and a byte do not share a statement");
+        let huge = vec![CHUNK_BYTES * 2];
+        assert_eq!(runs(&huge, |b| *b).len(), 1, "a longer row makes a run of its own");
+        assert!(runs::<usize>(&[], |b| *b).is_empty());
+    }
+
+    #[test]
+    fn urls_are_recognised_and_printed_without_their_password() {
+        assert!(is_postgres_url("postgres://u@h/db"));
+        assert!(is_postgres_url("PostgreSQL://u@h/db"));
+        assert!(!is_postgres_url("server.db"));
+        assert!(!is_postgres_url("postgres"));
+        assert_eq!(redacted_url("postgres://u:secret@h:5432/db?x=1"), "postgres://u:***@h:5432/db?x=1");
+        assert_eq!(redacted_url("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redacted_url("postgres://h/db"), "postgres://h/db");
+        assert_eq!(redacted_url("postgres://u:p@ss@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redacted_url("postgres://u:a/b@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redacted_url("postgres://h/db?user=a@b"), "postgres://h/db?user=a@b");
+    }
+
+    #[test]
+    fn a_plan_refuses_kept_numbers_as_conflicts_and_gaps_as_sequence_errors() {
+        let t = TableId(1);
+        let next: HashMap<TableId, u64> = [(t, 5)].into();
+        let journal = |n| Write::Journal { table: t, n, entry: "{}".into() };
+        assert_eq!(plan(&[journal(5), journal(6)], &next).unwrap(), vec![(t, 7)]);
+        assert!(matches!(plan(&[journal(4)], &next), Err(PersistError::Conflict { seq: 4, .. })));
+        assert!(matches!(
+            plan(&[journal(6)], &next),
+            Err(PersistError::JournalSequence { expected: 5, got: 6, .. })
+        ));
+        assert!(matches!(
+            plan(&[journal(5), journal(5)], &next),
+            Err(PersistError::JournalSequence { expected: 6, got: 5, .. })
+        ));
+        assert!(matches!(
+            plan(&[Write::Finished { table: TableId(2) }], &next),
+            Err(PersistError::NoTable(TableId(2)))
+        ));
+    }
+}
