@@ -16,8 +16,8 @@ mod nd_resolve;
 mod play;
 mod rules_cmd;
 mod serve;
-mod verify;
 mod tables_cli;
+mod verify;
 
 /// mimalloc instead of the system allocator: the server allocates and frees a few small strings
 /// and buffers per frame, and under load glibc's malloc and free took about a quarter of its
