@@ -209,6 +209,7 @@ mod tests {
             prompt,
             awaiting: vec![0],
             over,
+            head: None,
         }
     }
 

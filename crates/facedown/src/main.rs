@@ -17,6 +17,7 @@ mod play;
 mod rules_cmd;
 mod serve;
 mod tables_cli;
+mod verify;
 
 /// mimalloc instead of the system allocator: the server allocates and frees a few small strings
 /// and buffers per frame, and under load glibc's malloc and free took about a quarter of its
@@ -64,6 +65,8 @@ enum Command {
     Serve(serve::Args),
     /// Play one seat of a remote table (or watch it) in the terminal, from its link.
     Join(join::Args),
+    /// Check a table's verifiable log: the hash chain, every commitment, every draw.
+    Verify(verify::Args),
     /// The tables a server keeps: list them, export one, import one into another store.
     Tables(tables_cli::Args),
 }
@@ -124,6 +127,7 @@ fn main() -> ExitCode {
         Command::Analyze { command } => analyze::run(command),
         Command::Serve(args) => serve::run(args),
         Command::Join(args) => join::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Tables(args) => tables_cli::run(args),
     };
     match result {

@@ -124,6 +124,10 @@ impl Ruleset for IncitingIncident {
         state.draws.position()
     }
 
+    fn draws_mut(state: &mut Scene) -> Option<&mut table::Draws> {
+        Some(&mut state.draws)
+    }
+
     fn awaiting(state: &Scene, out: &mut Vec<SeatId>) {
         state.awaiting(out)
     }

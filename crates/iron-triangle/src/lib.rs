@@ -121,6 +121,10 @@ impl Ruleset for IronTriangle {
         state.draws.position()
     }
 
+    fn draws_mut(state: &mut Conflict) -> Option<&mut table::Draws> {
+        Some(&mut state.draws)
+    }
+
     fn awaiting(state: &Conflict, out: &mut Vec<SeatId>) {
         state.awaiting(out)
     }

@@ -19,6 +19,7 @@ use serde_json::value::RawValue;
 use session::any::AnyError;
 use session::sealed::{Fault, Mode, Nonce, RoundInfo, SealError};
 use store::tables::{Access, NewTable, TableId, TableStore, Write};
+use table::fairness::{FairnessError, HashChain, ServerSeed};
 use table::{SeatId, Viewer};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
@@ -90,6 +91,8 @@ pub(crate) enum ToTable {
     Leave { conn: u64 },
     /// The log of the viewer this token opens.
     Log { token: String, reply: oneshot::Sender<Result<TableLog, Refusal>> },
+    /// The verifiable log (JSON Lines) of the viewer this token opens.
+    FairLog { token: String, reply: oneshot::Sender<Result<String, Refusal>> },
     /// The server is shutting down.
     Close,
 }
@@ -276,7 +279,7 @@ impl<S: TableStore> Hub<S> {
             ));
         }
         check_options(&request.options).map_err(refused)?;
-        let (setup, game) =
+        let (setup, mut game) =
             systems::read_and_open(&request.system, &request.setup).map_err(|e| refused(e.to_string()))?;
         let seats = game.seats().clone();
         let names: Vec<String> = seats.iter().map(|(_, s)| s.name.clone()).collect();
@@ -338,6 +341,24 @@ impl<S: TableStore> Hub<S> {
             tracing::error!("creating a table: {e}");
             Refusal::new(ErrorCode::Internal, "the table could not be kept; nothing was created")
         })?;
+        // docs/fairness.md §4: a fresh secret server seed keys the table's draws; it is kept in
+        // the journal (the server's own store) as its entry 0, and only its commitment is shown.
+        let seed = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
+        let entry = serde_json::to_string(&Op::Verifiable { server_seed: seed.reveal() }).unwrap_or_default();
+        let journal = match game.use_verifiable(seed) {
+            Ok(_) => {
+                self.store.commit(vec![Write::Journal { table: id, n: 0, entry }]).await.map_err(|e| {
+                    tracing::error!("keeping the server seed of {id}: {e}");
+                    Refusal::new(ErrorCode::Internal, "the table's server seed could not be kept")
+                })?;
+                1
+            }
+            Err(e) => {
+                // A game that drew while opening (no ruleset does) keeps its seeded draws.
+                tracing::error!("{id}: the draws cannot be made verifiable: {e}");
+                0
+            }
+        };
         self.open.fetch_add(1, Ordering::Relaxed);
         self.metrics.tables_open.inc();
         let name = table_name(id);
@@ -356,7 +377,11 @@ impl<S: TableStore> Hub<S> {
         // The table's actor starts now with the game just opened (bots play without anyone
         // connected; people connect next).
         match Actor::assemble(Arc::clone(self), id, request.system, game, request.options, &new.access) {
-            Ok(actor) => self.start(actor),
+            Ok(mut actor) => {
+                actor.journal = journal;
+                actor.set_fair_table(&new.setup);
+                self.start(actor)
+            }
             Err(refusal) => tracing::error!("{id}: {}", refusal.message),
         }
         Ok(CreatedTable { table: name, seats: links, gm, spectator })
@@ -406,6 +431,13 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
         Op::Undo { by, .. } => game.undo(SeatId(*by)).map(|()| None),
         Op::Seal { seat, commitment, .. } => game.seal(SeatId(*seat), commitment).map(|()| None),
         Op::Reveal { seat, command, nonce, .. } => game.reveal(SeatId(*seat), command, nonce),
+        Op::Verifiable { server_seed } => {
+            let seed: ServerSeed = server_seed
+                .parse()
+                .map_err(|e: FairnessError| AnyError::Refused(format!("server seed: {e}")))?;
+            game.use_verifiable(seed).map(|_| None)
+        }
+        Op::ClientSeed { seat, seed, .. } => game.add_client_seed(SeatId(*seat), seed).map(|()| None),
     }
 }
 
@@ -415,7 +447,8 @@ fn asked(op: &Op) -> Option<(String, String)> {
         Op::Submit { seat, id: Some(id), .. }
         | Op::TakeBack { seat, id: Some(id) }
         | Op::Seal { seat, id: Some(id), .. }
-        | Op::Reveal { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
+        | Op::Reveal { seat, id: Some(id), .. }
+        | Op::ClientSeed { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
         Op::Force { id: Some(id), who: Some(who), .. } | Op::Undo { id: Some(id), who: Some(who), .. } => {
             Some((who.clone(), id.clone()))
         }
@@ -459,6 +492,10 @@ struct Actor<S: TableStore> {
     idle_since: Instant,
     /// On a shared store: what other instances committed, and the lease.
     follow: Option<fanout::Follow>,
+    /// The first entry of every viewer's verifiable log (docs/fairness.md §7).
+    fair_table: Value,
+    /// Each viewer's hash chain over its log so far, and the sequence number it reached.
+    heads: std::cell::RefCell<HashMap<String, (HashChain, u64)>>,
 }
 
 async fn actor_main<S: TableStore>(
@@ -493,6 +530,9 @@ async fn actor_main<S: TableStore>(
                         let _ = reply.send(Err(refusal.clone()));
                     }
                     ToTable::Log { reply, .. } => {
+                        let _ = reply.send(Err(refusal.clone()));
+                    }
+                    ToTable::FairLog { reply, .. } => {
                         let _ = reply.send(Err(refusal.clone()));
                     }
                     _ => {}
@@ -530,7 +570,31 @@ impl<S: TableStore> Actor<S> {
             }
         }
         actor.journal = stored.journal.len() as u64;
+        actor.set_fair_table(&stored.table.setup);
         Ok(actor)
+    }
+
+    /// The first entry of every viewer's verifiable log (docs/fairness.md §7.1): the system,
+    /// `setup` (its JSON text as kept), the seats with their modes and the server seed's
+    /// commitment. Set once the game's draws are verifiable (or known not to be).
+    fn set_fair_table(&mut self, setup: &str) {
+        let game = &self.game;
+        let seats: Vec<session::fairlog::SeatEntry> = game
+            .seats()
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s))| session::fairlog::SeatEntry {
+                name: s.name.clone(),
+                mode: if game.mode(SeatId(i as u16)) == Mode::Sealed { "sealed" } else { "plain" }.to_owned(),
+            })
+            .collect();
+        self.fair_table = session::fairlog::table_entry(
+            &self.ruleset,
+            setup,
+            &seats,
+            game.server_seed_commitment().as_ref(),
+        );
+        self.heads.borrow_mut().clear();
     }
 
     /// A table's actor before its journal is replayed: the opened game, its seats' tokens and
@@ -567,6 +631,9 @@ impl<S: TableStore> Actor<S> {
         }
         let rules = game.rules_options();
         Ok(Actor {
+            // Set once the server seed is in (`set_fair_table`).
+            fair_table: Value::Null,
+            heads: Default::default(),
             name: table_name(id),
             ruleset,
             hub,
@@ -665,6 +732,10 @@ impl<S: TableStore> Actor<S> {
                 let _ = reply.send(self.log(&token));
                 Ok(())
             }
+            ToTable::FairLog { token, reply } => {
+                let _ = reply.send(self.fair_log(&token));
+                Ok(())
+            }
             ToTable::Close => Ok(()),
         }
     }
@@ -713,6 +784,7 @@ impl<S: TableStore> Actor<S> {
             options: self.options.clone(),
             rules: self.rules.clone(),
             round: self.game.round().map(|r| Box::new(round_state(r))),
+            server_seed_commitment: self.game.server_seed_commitment().map(|c| c.to_string()),
             change,
         };
         let seq = self.game.seq();
@@ -749,7 +821,39 @@ impl<S: TableStore> Actor<S> {
             prompt,
             awaiting: self.game.awaiting().into_iter().map(|s| s.0).collect(),
             over: self.game.is_over(),
+            head: self.head(v),
         }
+    }
+
+    /// The head of `viewer`'s verifiable log as it stands (docs/fairness.md §6), chained on
+    /// from where it was last asked.
+    fn head(&self, viewer: Viewer) -> Option<String> {
+        let mut heads = self.heads.borrow_mut();
+        let key = format!("{viewer:?}");
+        let seq = self.game.seq();
+        if !heads.contains_key(&key) {
+            let mut chain = HashChain::new();
+            chain.append(&self.fair_table).ok()?;
+            heads.insert(key.clone(), (chain, 0));
+        }
+        let (chain, done) = heads.get_mut(&key)?;
+        if *done < seq {
+            for update in self.game.updates_since(viewer, *done) {
+                chain.append(&update).ok()?;
+            }
+            *done = seq;
+        }
+        Some(chain.head().to_string())
+    }
+
+    /// `viewer`'s verifiable log (docs/fairness.md §7): JSON Lines, the table entry then every
+    /// item of its log, each chained to the one before.
+    fn fair_log(&self, token: &str) -> Result<String, Refusal> {
+        let who = self.who_by_token(token).ok_or_else(|| self.unauthorized())?;
+        let entries = std::iter::once(self.fair_table.clone()).chain(self.game.updates_since(viewer(who), 0));
+        session::fairlog::write(entries)
+            .map(|(text, _)| text)
+            .map_err(|e| Refusal::new(ErrorCode::Internal, format!("the log has no canonical form: {e}")))
     }
 
     fn seats(&self) -> Vec<SeatInfo> {
@@ -834,6 +938,8 @@ impl<S: TableStore> Actor<S> {
             prompt: Option<&'a RawValue>,
             awaiting: &'a [u16],
             over: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            head: Option<String>,
         }
         let v = viewer(who);
         let updates = self.game.updates_raw(v, since);
@@ -851,6 +957,7 @@ impl<S: TableStore> Actor<S> {
             prompt: prompt.as_deref(),
             awaiting: &awaiting,
             over: self.game.is_over(),
+            head: self.head(v),
         };
         serde_json::to_string(&frame).unwrap_or_default()
     }
@@ -990,6 +1097,9 @@ impl<S: TableStore> Actor<S> {
             (ClientMessage::Reveal { id, command, nonce }, Who::Seat { seat }) => {
                 Ok(Op::Reveal { seat, command, nonce, id: Some(id) })
             }
+            (ClientMessage::ClientSeed { id, seed }, Who::Seat { seat }) => {
+                Ok(Op::ClientSeed { seat, seed, id: Some(id) })
+            }
             (ClientMessage::TakeBack { id }, Who::Seat { seat }) => Ok(Op::TakeBack { seat, id: Some(id) }),
             (ClientMessage::Force { id, seat }, Who::Gm) => Ok(Op::Force {
                 seat,
@@ -1021,7 +1131,8 @@ impl<S: TableStore> Actor<S> {
                 m @ (ClientMessage::Command { .. }
                 | ClientMessage::TakeBack { .. }
                 | ClientMessage::Seal { .. }
-                | ClientMessage::Reveal { .. }),
+                | ClientMessage::Reveal { .. }
+                | ClientMessage::ClientSeed { .. }),
                 _,
             ) => Err((m.id().map(str::to_owned), forbidden("only a seat's link gives commands"))),
             (m @ ClientMessage::Manage { .. }, _) => {
@@ -1115,6 +1226,10 @@ impl<S: TableStore> Actor<S> {
             | Op::Seal { seat, .. }
             | Op::Reveal { seat, .. } => Some(seat),
             Op::Undo { .. } => None,
+            Op::Verifiable { .. } | Op::ClientSeed { .. } => {
+                // Not a decision: the timers stand.
+                return Ok(());
+            }
         };
         if acted.is_none() {
             self.deadlines.clear();

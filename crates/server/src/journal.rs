@@ -81,4 +81,21 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         who: Option<String>,
     },
+    /// The table's draws are verifiable (docs/fairness.md): the secret server seed they are
+    /// keyed by, 64 hex digits. The first entry of a table created with it; the journal is the
+    /// server's own store, never shown to a client.
+    Verifiable {
+        /// The server seed.
+        server_seed: String,
+    },
+    /// A seat gave a client seed (docs/fairness.md §4), in effect from the next mix.
+    ClientSeed {
+        /// The seat.
+        seat: u16,
+        /// The client seed, 64 lowercase hex digits.
+        seed: String,
+        /// The client's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
 }

@@ -99,6 +99,14 @@ pub enum ClientMessage {
         /// The nonce, 64 lowercase hex digits.
         nonce: String,
     },
+    /// The seat gives a client seed for the table's verifiable draws (docs/fairness.md §4):
+    /// public at once, in the draws from the next mix on; a new one replaces the last.
+    ClientSeed {
+        /// The client's id for this request.
+        id: String,
+        /// The client seed, 64 lowercase hex digits (a phrase's SHA-256, or random bytes).
+        seed: String,
+    },
     /// Asks for a [`ServerMessage::Pong`] (keeps a connection alive through proxies).
     Ping {},
 }
@@ -113,7 +121,8 @@ impl ClientMessage {
             | ClientMessage::Undo { id }
             | ClientMessage::Manage { id, .. }
             | ClientMessage::Seal { id, .. }
-            | ClientMessage::Reveal { id, .. } => Some(id),
+            | ClientMessage::Reveal { id, .. }
+            | ClientMessage::ClientSeed { id, .. } => Some(id),
             ClientMessage::Hello { .. } | ClientMessage::Ping {} => None,
         }
     }
@@ -274,6 +283,10 @@ pub struct Change {
     pub awaiting: Vec<u16>,
     /// Whether the game is over.
     pub over: bool,
+    /// The head of this client's verifiable log once it holds these items (docs/fairness.md
+    /// §6: 64 hex digits), to compare with the log downloaded later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
 }
 
 /// A message from the server.
@@ -300,6 +313,10 @@ pub enum ServerMessage {
         /// The open sealed round, if any: who has committed, and once bound every commitment.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         round: Option<Box<RoundState>>,
+        /// The commitment of the secret server seed the table's draws are keyed by
+        /// (docs/fairness.md §4), 64 hex digits; none at a table whose draws are not verifiable.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_seed_commitment: Option<String>,
         /// The updates after the hello's `since`, the view, the prompt.
         #[serde(flatten)]
         change: Change,

@@ -587,6 +587,18 @@ where
     fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: &Nonce) -> Result<(), AnyError> {
         AnySession::force_bound(&mut self.session, seat, by, nonce)
     }
+    fn use_verifiable(
+        &mut self,
+        server_seed: table::fairness::ServerSeed,
+    ) -> Result<table::fairness::Commitment, AnyError> {
+        AnySession::use_verifiable(&mut self.session, server_seed)
+    }
+    fn server_seed_commitment(&self) -> Option<table::fairness::Commitment> {
+        AnySession::server_seed_commitment(&self.session)
+    }
+    fn add_client_seed(&mut self, seat: SeatId, seed: &str) -> Result<(), AnyError> {
+        AnySession::add_client_seed(&mut self.session, seat, seed)
+    }
 }
 
 impl<R: HostedRules> Hosted for HostedGame<R>

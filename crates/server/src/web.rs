@@ -10,7 +10,7 @@ use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -137,9 +137,17 @@ async fn create<S: TableStore>(
     }
 }
 
+/// The log's query: `?format=fair` asks for the verifiable log (docs/fairness.md §7).
+#[derive(Debug, serde::Deserialize)]
+struct LogQuery {
+    #[serde(default)]
+    format: Option<String>,
+}
+
 async fn log<S: TableStore>(
     State(hub): State<Arc<Hub<S>>>,
     Path(table): Path<String>,
+    Query(query): Query<LogQuery>,
     headers: HeaderMap,
 ) -> Response {
     let Some(token) = bearer(&headers) else {
@@ -156,12 +164,37 @@ async fn log<S: TableStore>(
             format!("there is no table {table:?}"),
         );
     };
+    match query.format.as_deref() {
+        None | Some("json") => {}
+        Some("fair") => return fair_log(&hub, id, token).await,
+        Some(other) => {
+            return api_error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadMessage,
+                format!("format: {other:?} is not a log format (json, fair)"),
+            );
+        }
+    }
     let (reply, answer) = oneshot::channel();
     if let Err(r) = hub.send(id, ToTable::Log { token: token.to_owned(), reply }).await {
         return refusal_response(r);
     }
     match answer.await {
         Ok(Ok(log)) => Json(log).into_response(),
+        Ok(Err(r)) => refusal_response(r),
+        Err(_) => {
+            api_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Internal, "the table closed; try again")
+        }
+    }
+}
+
+async fn fair_log<S: TableStore>(hub: &Arc<Hub<S>>, id: u64, token: &str) -> Response {
+    let (reply, answer) = oneshot::channel();
+    if let Err(r) = hub.send(id, ToTable::FairLog { token: token.to_owned(), reply }).await {
+        return refusal_response(r);
+    }
+    match answer.await {
+        Ok(Ok(text)) => ([(header::CONTENT_TYPE, "application/jsonl; charset=utf-8")], text).into_response(),
         Ok(Err(r)) => refusal_response(r),
         Err(_) => {
             api_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Internal, "the table closed; try again")

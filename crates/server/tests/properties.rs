@@ -522,6 +522,10 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn server::systems::Hosted>, Ve
             ("reveal", _) => game
                 .reveal(seat("seat"), &op["command"], op["nonce"].as_str().expect("a nonce"))
                 .map(|fault| assert_eq!(fault, None, "an honest reveal matches")),
+            ("verifiable", _) => game
+                .use_verifiable(op["server_seed"].as_str().expect("a seed").parse().expect("a server seed"))
+                .map(|_| ()),
+            ("client_seed", _) => game.add_client_seed(seat("seat"), op["seed"].as_str().expect("a seed")),
             (other, _) => panic!("journal entry {other}"),
         };
         applied.expect("a journal entry replays");
@@ -724,7 +728,7 @@ proptest! {
                 private += check_hidden(system, &played, &*game, &points);
                 let log = game.updates_since(Viewer::Spectator, 0);
                 bound += log.iter().filter(|u| u["kind"] == "bound").count();
-                assert!(log.iter().all(|u| u["kind"] != "fault"), "{system}: honest seats never fault");
+                assert!(log.iter().all(|u| u["kind"] != "fault"), "{system}: honest seats never fault: {:?}", log.iter().filter(|u| u["kind"] == "fault").collect::<Vec<_>>());
             }
             (private, bound)
         });
@@ -746,6 +750,7 @@ fn the_leak_check_reports_a_frame_holding_a_private_item() {
         prompt: None,
         awaiting: vec![1],
         over: false,
+        head: None,
     };
     let frame = serde_json::to_string(&ServerMessage::Update { change }).unwrap();
     let frames = vec!["{\"type\":\"pong\"}".to_owned(), frame];

@@ -62,6 +62,10 @@ struct Seen {
     over: bool,
     /// Commitments this seat sealed and later revealed.
     revealed: usize,
+    /// The head of its verifiable log, as the last frame gave it.
+    head: Option<String>,
+    /// The link it played.
+    link: String,
 }
 
 impl Seen {
@@ -72,6 +76,8 @@ impl Seen {
             self.items.insert(seq, u.clone());
         }
         self.over = change.over;
+        assert!(change.head.is_some(), "every frame carries the head of the log");
+        self.head = change.head.clone();
     }
 }
 
@@ -89,7 +95,7 @@ fn random_nonce(rng: &mut ChaCha8Rng) -> Nonce {
 async fn play(link: String, seed: u64) -> Seen {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut client = Client::join(&link, 0).await.expect("connects");
-    let mut seen = Seen::default();
+    let mut seen = Seen { link: link.clone(), ..Seen::default() };
     let mut sealed_seat = false;
     let (mut sent, mut changes, mut answered_at) = (0usize, 0usize, 0usize);
     let mut in_flight = 0usize;
@@ -100,10 +106,18 @@ async fn play(link: String, seed: u64) -> Seen {
         loop {
             let message = client.next().await.expect("the server keeps the connection");
             match message {
-                ServerMessage::Welcome { you, change, seats, .. } => {
+                ServerMessage::Welcome { you, change, seats, server_seed_commitment, .. } => {
                     seen.who = Some(you);
+                    assert!(server_seed_commitment.is_some(), "the server seed's commitment is published");
                     if let Who::Seat { seat } = you {
                         sealed_seat = seats[usize::from(seat)].mode == SeatMode::Sealed;
+                        // docs/fairness.md §4: a seat gives its client seed (in effect from the next mix).
+                        let seed = table::fairness::ClientSeed::from_phrase(&format!("seat {seat} {seed}"));
+                        in_flight += 1;
+                        client
+                            .send(&ClientMessage::ClientSeed { id: "seed".into(), seed: seed.to_string() })
+                            .await
+                            .unwrap();
                     }
                     seen.take(&change);
                     latest = Some(change);
@@ -201,6 +215,10 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn Hosted>, Vec<Value>) {
             ("reveal", _) => {
                 game.reveal(seat("seat"), &op["command"], op["nonce"].as_str().unwrap()).unwrap();
             }
+            ("verifiable", _) => {
+                game.use_verifiable(op["server_seed"].as_str().unwrap().parse().unwrap()).unwrap();
+            }
+            ("client_seed", _) => game.add_client_seed(seat("seat"), op["seed"].as_str().unwrap()).unwrap(),
             (other, _) => panic!("journal entry {other}"),
         }
     }
@@ -286,10 +304,116 @@ async fn whole_game(system: &str, example: &str, bots: &[(&str, &str)], sealed: 
     }
     assert!(seen.iter().all(|s| s.over));
     assert!(seen.iter().any(|s| s.revealed > 0), "a sealed seat revealed");
+    let mut logs = Vec::new();
+    for s in &seen {
+        let (_, _, token) = parse_link(&s.link).unwrap();
+        let log = fair_log(server.addr, &created.table, &token).await;
+        let report = session::fairlog::verify(&log).unwrap_or_else(|e| panic!("{system}: {e}\n{log}"));
+        assert_eq!(Some(&report.head), s.head.as_ref(), "the log ends in the head the last frame showed");
+        assert!(report.seed_revealed, "the game is over: the server seed is revealed");
+        assert!(report.mixes > 0 && report.reveals_checked > 0, "{report}");
+        if system != "iron-triangle" {
+            assert!(report.draws > 0, "{system} draws: {report}");
+        }
+        logs.push((log, report));
+    }
+    let revealed = logs[0].0.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find_map(|l| {
+        (l["entry"]["kind"] == "server_seed").then(|| l["entry"]["revealed"].as_str().unwrap().to_owned())
+    });
+    let revealed = revealed.expect("the seed is revealed at the end");
+    for s in &seen {
+        for item in s.items.values().filter(|i| i["kind"] != "server_seed") {
+            assert!(
+                !item.to_string().contains(&revealed),
+                "{system}: the server seed was shown early: {item}"
+            );
+        }
+    }
+    tamper(system, &logs[0].0);
+    if let Some(dir) = std::env::var_os("WRITE_FAIR_LOGS") {
+        // Real logs for `facedown verify`'s tests and the README's example.
+        std::fs::write(std::path::Path::new(&dir).join(format!("{system}.jsonl")), &logs[0].0).unwrap();
+    }
     server.shutdown().await.unwrap();
+    let (restarted, _) = replay(&db, &created.table).await;
+    for (s, (log, _)) in seen.iter().zip(&logs) {
+        // The journal rebuilds the same draws: the log replayed from it is the one served.
+        let v = viewer(s.who.unwrap());
+        let text = log.lines().skip(1).map(|l| serde_json::from_str::<Value>(l).unwrap()["entry"].clone());
+        assert!(text.eq(restarted.updates_since(v, 0)), "{system}: the journal replays to the same log");
+    }
     let (game, _) = replay(&db, &created.table).await;
     assert!(game.is_over(), "the journal replays to the end of the game");
     check(&*game, &seen);
+}
+
+/// `GET /api/tables/{table}/log?format=fair` with `token`: the viewer's verifiable log.
+async fn fair_log(addr: std::net::SocketAddr, table: &str, token: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "GET /api/tables/{table}/log?format=fair HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    );
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        let mut rest = body;
+        let mut out = String::new();
+        loop {
+            let (size, after) = rest.split_once("\r\n").unwrap();
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            out.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+        out
+    } else {
+        body.to_owned()
+    }
+}
+
+/// Changing any one byte of a real log — a name, a die, a nonce, a narration line, a hash —
+/// is caught by `verify` (docs/fairness.md §6).
+fn tamper(system: &str, log: &str) {
+    let bytes = log.as_bytes();
+    let mut rng = ChaCha8Rng::seed_from_u64(bytes.len() as u64);
+    let step = (bytes.len() / 400).max(1);
+    let mut positions: Vec<usize> = (0..bytes.len()).step_by(step).collect();
+    positions.extend((0..200).map(|_| rng.random_range(0..bytes.len())));
+    // The bytes that matter most: inside draws, nonces and narration.
+    for needle in ["\"value\":\"", "\"nonce\":\"", "\"text\":\"", "\"name\":\"", "\"revealed\":\""] {
+        for (at, _) in log.match_indices(needle).take(20) {
+            positions.push(at + needle.len());
+        }
+    }
+    let mut checked = 0;
+    for at in positions {
+        if bytes[at] == b'\n' {
+            continue;
+        }
+        for replacement in [bytes[at] ^ 1, b'x'] {
+            if replacement == bytes[at] {
+                continue;
+            }
+            let mut changed = bytes.to_vec();
+            changed[at] = replacement;
+            let Ok(changed) = String::from_utf8(changed) else { continue };
+            assert!(
+                session::fairlog::verify(&changed).is_err(),
+                "{system}: a change at byte {at} went unnoticed: {:?}",
+                &log[log.floor_char_boundary(at.saturating_sub(40))
+                    ..log.ceil_char_boundary((at + 40).min(log.len()))]
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked} changes checked");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -449,7 +573,8 @@ async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_
     // The session rebuilt from it: the round bound, no command given to the rules.
     let (game, ops) = replay(&db, &created.table).await;
     assert_eq!(ops.iter().filter(|o| o["op"] == "seal").count(), 2);
-    for op in &ops {
+    assert_eq!(ops[0]["op"], "verifiable", "the first entry keeps the table's server seed");
+    for op in ops.iter().filter(|o| o["op"] != "verifiable" && o["op"] != "client_seed") {
         // The journal table's entries: a seal is its seat, its hash and the client's id.
         let keys: Vec<&str> = op.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["commitment", "id", "op", "seat"], "{op}");

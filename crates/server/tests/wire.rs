@@ -160,6 +160,9 @@ async fn replay(db: &Path, table: &str) -> Box<dyn server::systems::Hosted> {
                 .force(seat("seat"), op.get("by").and_then(Value::as_u64).map(|b| SeatId(b as u16)))
                 .unwrap(),
             "undo" => game.undo(seat("by")).unwrap(),
+            "verifiable" => {
+                game.use_verifiable(op["server_seed"].as_str().unwrap().parse().unwrap()).unwrap();
+            }
             other => panic!("journal entry {other}"),
         }
     }

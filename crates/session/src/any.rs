@@ -10,6 +10,7 @@ use thiserror::Error;
 
 use crate::sealed::{Commitment, Fault, Mode, Nonce, RoundInfo, SealError};
 use crate::{Session, SessionError};
+use table::fairness::{ClientSeed, FairnessError, ServerSeed};
 
 /// Why an [`AnySession`] refused something. Nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -90,6 +91,13 @@ pub trait AnySession: Send {
     fn submit_bound(&mut self, seat: SeatId, command: &Value, nonce: &Nonce) -> Result<(), AnyError>;
     /// [`Session::force_bound`].
     fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: &Nonce) -> Result<(), AnyError>;
+    /// Makes the draws verifiable, keyed by `server_seed` (before the first command);
+    /// gives back its commitment to publish ([`Session::use_verifiable`]).
+    fn use_verifiable(&mut self, server_seed: ServerSeed) -> Result<Commitment, AnyError>;
+    /// The published commitment of the server seed, when the draws are verifiable.
+    fn server_seed_commitment(&self) -> Option<Commitment>;
+    /// `seat` gives a client seed, 64 lowercase hex digits ([`Session::add_client_seed`]).
+    fn add_client_seed(&mut self, seat: SeatId, seed: &str) -> Result<(), AnyError>;
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Value {
@@ -238,6 +246,20 @@ where
     fn submit_bound(&mut self, seat: SeatId, command: &Value, nonce: &Nonce) -> Result<(), AnyError> {
         let command = typed::<R>(command)?;
         Session::submit_bound(self, seat, &command, *nonce).map_err(refused)
+    }
+
+    fn use_verifiable(&mut self, server_seed: ServerSeed) -> Result<Commitment, AnyError> {
+        Session::use_verifiable(self, server_seed).map_err(refused)
+    }
+
+    fn server_seed_commitment(&self) -> Option<Commitment> {
+        Session::server_seed_commitment(self)
+    }
+
+    fn add_client_seed(&mut self, seat: SeatId, seed: &str) -> Result<(), AnyError> {
+        let seed: ClientSeed =
+            seed.parse().map_err(|e: FairnessError| AnyError::Refused(format!("client_seed: {e}")))?;
+        Session::add_client_seed(self, seat, seed).map_err(refused)
     }
 
     fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: &Nonce) -> Result<(), AnyError> {

@@ -36,6 +36,8 @@
 //! undo is logged publicly and recorded as an entry of its own: the record only grows.
 
 pub mod any;
+pub mod fair;
+pub mod fairlog;
 pub mod sealed;
 
 use serde::{Deserialize, Serialize};
@@ -168,6 +170,34 @@ pub enum Item<E> {
         /// The nonce it was bound with, 64 lowercase hex digits.
         nonce: String,
     },
+    /// A seat gave a client seed (docs/fairness.md §4); it takes part in the draws from the
+    /// next [`Item::Mix`] on. Only at a table with verifiable draws.
+    ClientSeed {
+        /// The seat.
+        seat: SeatId,
+        /// The client seed, 64 lowercase hex digits.
+        seed: String,
+    },
+    /// A revealed sealed round mixed into the verifiable draws (docs/fairness.md §5.2), before
+    /// the rules act on its commands: each seat's nonce of the round, in seat order (none for
+    /// a seat without one), and the client seeds now in effect.
+    Mix {
+        /// Each seat's nonce, 64 lowercase hex digits, or none.
+        round_nonces: Vec<Option<String>>,
+    },
+    /// One verifiable draw the rules made (docs/fairness.md §7), after the events that used it.
+    Draw {
+        /// The draw: counter, range size, outcome, retries and mixes.
+        draw: table::fairness::DrawRecord,
+    },
+    /// The game is over and the server seed is revealed (docs/fairness.md §4), to be checked
+    /// against its published commitment; with it every draw can be re-derived.
+    ServerSeed {
+        /// The server seed, 64 lowercase hex digits.
+        revealed: String,
+        /// Its commitment, as published when the table opened.
+        commitment: String,
+    },
 }
 
 /// One position of a viewer's log.
@@ -219,6 +249,13 @@ pub enum SessionError<E: std::error::Error> {
     /// A sealed round refused the request.
     #[error(transparent)]
     Sealing(sealed::SealError),
+    /// A verifiable-draws request refused (no verifiable source, a draw already made, a seat
+    /// out of range).
+    #[error("verifiable draws: {0}")]
+    Fairness(#[from] table::fairness::FairnessError),
+    /// The draws can be made verifiable only before the first command and the first draw.
+    #[error("the draws can be made verifiable only before the first command and draw")]
+    DrawsStarted,
     /// Bots kept playing past the session's step limit.
     #[error("the bots made {0} decisions without the game ending or waiting for a person")]
     BotsTooLong(usize),
@@ -302,6 +339,13 @@ pub struct Session<R: Ruleset> {
     modes: Vec<sealed::Mode>,
     /// The open sealed round, if any.
     round: Option<sealed::Round<R>>,
+    /// Changes made to the verifiable draw source, each before the entry of its index, so a
+    /// rebuild makes them again at the same points.
+    fair: Vec<(usize, fair::Step)>,
+    /// The server seed's commitment, once the draws are verifiable.
+    commitment: Option<table::fairness::Commitment>,
+    /// Whether the server seed was revealed (at the end of the game).
+    seed_revealed: bool,
 }
 
 impl<R: Ruleset> std::fmt::Debug for Session<R> {
@@ -337,6 +381,9 @@ impl<R: Ruleset> Session<R> {
             legal: Vec::new(),
             modes: vec![sealed::Mode::Plain; seats],
             round: None,
+            fair: Vec::new(),
+            commitment: None,
+            seed_revealed: false,
         };
         session.write_logs(0);
         Ok(session)
@@ -431,10 +478,13 @@ impl<R: Ruleset> Session<R> {
         }
         let before = self.table.log().len();
         let draws_before = R::draw_position(self.table.state());
-        self.table.submit(seat, command).map_err(SessionError::Rules)?;
+        let (submitted, made) =
+            table::fairness::record_draws(|| self.table.submit(seat, command).map(|_| ()));
+        submitted.map_err(SessionError::Rules)?;
         let caused = self.table.log().len() - before - self.table.last_automatic();
         // A face-down choice is a command whose own events some viewer sees blanked.
         let private = self.write_logs(caused);
+        self.log_draws(&made, draws_before);
         let mut revealed = false;
         if self.table.last_automatic() > 0 {
             // A reveal is an automatic step: every face-down choice so far is face up now.
@@ -447,6 +497,7 @@ impl<R: Ruleset> Session<R> {
         if private && self.table.last_automatic() == 0 {
             self.pending.push(self.entries.len() - 1);
         }
+        self.reveal_seed_if_over();
         Ok(())
     }
 
@@ -513,15 +564,27 @@ impl<R: Ruleset> Session<R> {
                 *p -= 1;
             }
         }
+        for (at, _) in &mut self.fair {
+            if *at > index {
+                *at -= 1;
+            }
+        }
     }
 
     /// Rebuilds the table from the commands that stand (neither undone nor undos).
     fn rebuild(&mut self) -> Result<(), SessionError<R::Error>> {
         let mut table = Table::<R>::new(self.table.initial().clone());
-        for (e, m) in self.entries.iter().zip(&self.marks) {
+        let mut steps = self.fair.iter().peekable();
+        for (i, (e, m)) in self.entries.iter().zip(&self.marks).enumerate() {
+            while let Some((_, step)) = steps.next_if(|(at, _)| *at <= i) {
+                fair::redo(&mut table, step)?;
+            }
             if !m.undone {
                 table.submit(e.seat, &e.command).map_err(SessionError::Rules)?;
             }
+        }
+        for (_, step) in steps {
+            fair::redo(&mut table, step)?;
         }
         self.shadow = table.state().clone();
         self.written = table.log().len();

@@ -553,6 +553,17 @@ impl<R: Ruleset> Session<R> {
             return;
         }
         let Some(round) = self.round.take() else { return };
+        // docs/fairness.md §5.2: the round is mixed into the draws before the rules act on
+        // it; each seat's nonce is its last valid one of the round.
+        let mut round_nonces = vec![None; R::seats(self.table.state()).len()];
+        for slot in &round.slots {
+            if let (Held::Plain { nonce, .. } | Held::Revealed { nonce, .. }, Some(place)) =
+                (&slot.held, round_nonces.get_mut(usize::from(slot.seat.0)))
+            {
+                *place = Some(*nonce);
+            }
+        }
+        self.mix_round(round_nonces);
         let mut left: Vec<Option<Slot<R::Command>>> = round.slots.into_iter().map(Some).collect();
         let mut opened = Vec::new();
         loop {

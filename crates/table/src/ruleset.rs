@@ -179,6 +179,17 @@ pub trait Ruleset {
         0
     }
 
+    /// The state's [`Draws`](crate::Draws), for the session to change its source between
+    /// commands: make it verifiable before the first draw, mix in a sealed round, add a
+    /// client seed, reveal the server seed (docs/fairness.md §4–§5). The session records each
+    /// change so a replay makes it at the same point.
+    ///
+    /// The default is `None`, for a ruleset that never draws.
+    fn draws_mut(state: &mut Self::State) -> Option<&mut crate::Draws> {
+        let _ = state;
+        None
+    }
+
     /// Pushes the seats the game is waiting for onto `out`.
     fn awaiting(state: &Self::State, out: &mut Vec<SeatId>);
 

@@ -191,6 +191,31 @@ impl<R: Ruleset> Table<R> {
         &self.state
     }
 
+    /// The current state's draw source, for the session to mix in a sealed round, add a
+    /// client seed or rotate the server seed ([`Ruleset::draws_mut`]); `None` for a ruleset
+    /// that never draws. Changing it adds no event: the caller records the change.
+    pub fn draws_mut(&mut self) -> Option<&mut crate::Draws> {
+        R::draws_mut(&mut self.state)
+    }
+
+    /// Replaces the draw source of the table from its start, before anything was drawn (the
+    /// initial state's too, so a replay from it draws from `draws`). Gives back `false`, and
+    /// changes nothing, when a draw was made already or the ruleset never draws.
+    pub fn start_draws(&mut self, draws: crate::Draws) -> bool {
+        if R::draw_position(&self.state) != 0 || R::draws_mut(&mut self.state).is_none() {
+            return false;
+        }
+        if let Some(initial) = &mut self.initial
+            && let Some(d) = R::draws_mut(initial)
+        {
+            *d = draws.clone();
+        }
+        if let Some(d) = R::draws_mut(&mut self.state) {
+            *d = draws;
+        }
+        true
+    }
+
     /// The state the table started from (the current state for an unlogged table).
     pub fn initial(&self) -> &R::State {
         self.initial.as_ref().unwrap_or(&self.state)

@@ -369,6 +369,10 @@ fn update_text<R: Ruleset>(state: &R::State, update: &Update<R::Event>) -> Vec<S
         Item::Undone { by, seat } => vec![undone_text(&who(*by), &who(*seat))],
         // Local play has no sealed seats: these come only from a server's sealed rounds.
         Item::Bound { .. } | Item::Opened { .. } => Vec::new(),
+        // Local play's draws are seeded, not verifiable: these come only from a server's table.
+        Item::ClientSeed { .. } | Item::Mix { .. } | Item::Draw { .. } | Item::ServerSeed { .. } => {
+            Vec::new()
+        }
         Item::Fault { seat, fault } => vec![fault_text(&who(*seat), fault_name(fault))],
     }
 }

@@ -315,6 +315,8 @@ impl<S: TableStore> Actor<S> {
                     self.deadlines.clear();
                     None
                 }
+                // Not a decision: the timers stand.
+                Op::Verifiable { .. } | Op::ClientSeed { .. } => continue,
             };
             self.reschedule(acted);
         }
