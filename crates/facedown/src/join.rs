@@ -48,7 +48,9 @@ pub struct Args {
 
     /// Take the answers from FILE instead of the keyboard: one JSON value a line — a choice's
     /// number (1 is the first), a typed answer as a string ("2 grapple", "back", "undo",
-    /// "force ninja"), or a command of the ruleset as {"command": {...}}.
+    /// "force ninja"), or a command of the ruleset as {"command": {...}}. A refused line stops
+    /// the client (exit status 2), unless the table moved on while it was on its way (a bot
+    /// decided first): then it is passed over and the next line answers the question asked now.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
 
@@ -598,6 +600,14 @@ impl Join {
             self.prompt = before;
         }
         if let Some(why) = refused {
+            if self.answers.scripted && self.changed {
+                // The table moved on while the answer was on its way (a bot decided first, at
+                // a step asked before this seat's): the line answered a question no longer
+                // asked, and the script goes on with the question asked now.
+                eprintln!("{at}: not accepted, the table moved on meanwhile: {}", escape(why));
+                self.shown_prompt = None;
+                return self.show_prompt();
+            }
             if self.answers.scripted {
                 bail!("{at}: not accepted: {}", escape(why));
             }
