@@ -172,12 +172,15 @@ fn first_choice(change: &Change) -> Value {
     change.prompt.as_ref().expect("a prompt")["choices"][0]["command"].clone()
 }
 
-/// The stored journal's entries as JSON.
+/// The stored journal's requests as JSON: every entry after the table's first, which keeps its
+/// server seed (`verifiable`) and is no request.
 async fn journal_of(url: &str, table: &str) -> Vec<Value> {
     let store = PgTables::open(url).await.unwrap();
     let stored = store.load(TableId(table.parse().unwrap())).await.unwrap();
     store.close().await;
-    stored.journal.iter().map(|e| serde_json::from_str(e).unwrap()).collect()
+    let journal: Vec<Value> = stored.journal.iter().map(|e| serde_json::from_str(e).unwrap()).collect();
+    assert_eq!(journal.first().map(|e| e["op"].clone()), Some(Value::from("verifiable")), "{journal:?}");
+    journal.into_iter().skip(1).collect()
 }
 
 /// A client's ids appear at most once in the journal: nothing applied twice.
@@ -240,7 +243,8 @@ async fn instances_racing_at_one_number_keep_one_entry_each() {
         }
     }
     assert_eq!(journal_of(&url, &created.table).await.len(), 1);
-    // The deaf instance still has an empty journal: it applies at number 0 and is refused.
+    // The deaf instance still has only the table's first entry: it applies at number 1 and is
+    // refused.
     one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
     loop {
         match next(&mut one).await {
@@ -351,11 +355,14 @@ async fn a_missed_notice_is_caught_up_from_the_journal() {
 
 /// How many journal entries `table` has.
 async fn entries(c: &mut PgConnection, table: i64) -> i64 {
-    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM server_journal WHERE table_id = $1")
-        .bind(table)
-        .fetch_one(c)
-        .await
-        .unwrap();
+    // The requests: the table's first entry keeps its server seed.
+    let (n,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM server_journal WHERE table_id = $1 AND entry::jsonb ->> 'op' <> 'verifiable'",
+    )
+    .bind(table)
+    .fetch_one(c)
+    .await
+    .unwrap();
     n
 }
 
