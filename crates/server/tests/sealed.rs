@@ -147,6 +147,9 @@ async fn play(link: String, seed: u64) -> Seen {
                     }
                 }
                 ServerMessage::Error { code: ErrorCode::Refused, .. } if multi => in_flight = 0,
+                // A public choice offered beside an open sealed round waits for its reveal (how
+                // often depends on the dice, which differ from table to table): asked again.
+                ServerMessage::Error { code: ErrorCode::RoundOpen, .. } => in_flight = 0,
                 ServerMessage::Error { message, code, .. } => panic!("refused ({code:?}): {message}"),
                 other => panic!("unexpected {other:?}"),
             }
