@@ -27,6 +27,7 @@ import { h } from '../dom.js';
  * @property {(v: string) => string} [text] how a value is shown (default: the value)
  * @property {(v: string) => string} [aria] how a value is read to screen readers (default: its text)
  * @property {(v: string) => string} [kind] a CSS class for the value's button (a card's look)
+ * @property {boolean} [hideSingle] not drawn when it has a single possible value (it is still selected)
  */
 
 /**
@@ -115,7 +116,8 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
     const n = narrow(choices, fields, selection);
     /** @type {HTMLElement | null} */
     let focus = null;
-    const groups = n.fields.map(({ field, values, selected }) => {
+    const shown = n.fields.filter(({ field, values }) => !(field.hideSingle && values.length === 1));
+    const groups = shown.map(({ field, values, selected }) => {
       const buttons = values.map(({ value, text }) => {
         const pressed = value === selected;
         const b = h(
