@@ -11,8 +11,49 @@
 import assert from 'node:assert/strict';
 import { openPage, waitFor } from './lib.mjs';
 
-/** The controls a page offers for its seat's prompt. */
-export const CHOICE = '[data-testid="choice"]:not([disabled]):not([aria-disabled="true"])';
+/** The buttons of a page's prompt section, among which the test clicks. */
+export const BUTTONS = '[data-testid="prompt"] button';
+
+/**
+ * What to click next in a page's prompt, by the page's hooks: a picker's confirm button once
+ * it is enabled, else a value of a picker's field that has none selected yet, else a choice
+ * button or a picker's value at random. Choices that end the game at once (`danger`:
+ * surrender, withdraw, end the scene) only when nothing else is offered. Null: nothing.
+ * @param {import('playwright-core').Page} page
+ * @param {number} r a random number in [0, 1)
+ * @returns {Promise<{index: number, what: string} | null>} the button's index among {@link BUTTONS}
+ */
+export async function nextClick(page, r) {
+  return page
+    .evaluate(
+      ([selector, r]) => {
+        const all = /** @type {HTMLButtonElement[]} */ (Array.from(document.querySelectorAll(selector)));
+        const usable = (/** @type {HTMLButtonElement} */ b) =>
+          !b.disabled && b.getAttribute('aria-disabled') !== 'true' && b.getClientRects().length > 0;
+        const test = (/** @type {HTMLButtonElement} */ b) => b.getAttribute('data-testid') ?? '';
+        const confirm = all.filter((b) => test(b) === 'confirm' && usable(b));
+        const picks = all.filter((b) => test(b) === 'pick' && usable(b));
+        const open = picks.filter((b) => {
+          const field = b.closest('fieldset');
+          return field !== null && field.querySelector('[aria-pressed="true"]') === null;
+        });
+        const choices = all.filter((b) => test(b) === 'choice' && usable(b));
+        const calm = choices.filter((b) => !b.classList.contains('danger'));
+        /** @type {HTMLButtonElement[]} */
+        let from;
+        if (confirm.length > 0 && (calm.length === 0 || r < 0.7)) from = confirm;
+        else if (open.length > 0 && (calm.length === 0 || r < 0.7)) from = open;
+        else if (calm.length > 0) from = calm;
+        else if (picks.length > 0) from = picks;
+        else from = choices;
+        if (from.length === 0) return null;
+        const b = from[Math.floor(r * from.length) % from.length];
+        return { index: all.indexOf(b), what: (b.getAttribute('aria-label') ?? b.textContent ?? '').slice(0, 60) };
+      },
+      /** @type {[string, number]} */ ([BUTTONS, r]),
+    )
+    .catch(() => null);
+}
 
 /**
  * A small seeded generator (mulberry32): the same seed, the same clicks.
@@ -130,23 +171,19 @@ export async function playGame(browser, server, game, seed) {
           stuckSince.delete(s);
           continue;
         }
-        const controls = await s.page.locator(CHOICE).all();
-        /** @type {import('playwright-core').Locator[]} */
-        const usable = [];
-        for (const c of controls) if (await c.isVisible().catch(() => false)) usable.push(c);
-        if (usable.length === 0) {
+        const pick = await nextClick(s.page, random());
+        if (pick === null) {
           const since = stuckSince.get(s) ?? Date.now();
           stuckSince.set(s, since);
           assert.ok(
             Date.now() - since < 10_000,
-            `${label}: seat ${s.name} is asked (${JSON.stringify(s.rec.change.prompt).slice(0, 300)}) but its page offers no ${CHOICE}`,
+            `${label}: seat ${s.name} is asked (${JSON.stringify(s.rec.change.prompt).slice(0, 300)}) but its page offers nothing to click`,
           );
           continue;
         }
         stuckSince.delete(s);
-        const pick = usable[Math.floor(random() * usable.length)];
-        const what = `${await pick.getAttribute('aria-label').catch(() => null) ?? (await pick.innerText().catch(() => '?')).slice(0, 40)}`;
-        await pick.click({ timeout: 5_000 });
+        const what = pick.what;
+        await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 5_000 });
         clicks += 1;
         s.clicks += 1;
         acted = true;
@@ -251,7 +288,11 @@ function htmlText(text) {
  */
 export function checkRedaction(label, created, logs, spectatorLog, seats, watchers) {
   const pages = [...seats.map((s) => ({ name: `seat ${s.name}`, seat: s.rec.you.seat, rec: s.rec })), ...watchers.map((w) => ({ name: w.name, seat: -1, rec: w.rec }))];
-  const seatNumber = Object.fromEntries(Object.keys(created.seats).map((n, i) => [n, i]));
+  // The seats' numbers by name, from a welcome (the links are keyed by name, in name order).
+  const welcome = watchers[0].rec.frames.find((f) => f.msg?.type === 'welcome')?.msg;
+  /** @type {Record<string, number>} */
+  const seatNumber = Object.fromEntries((welcome?.seats ?? []).map((/** @type {any} */ s) => [s.name, s.seat]));
+  for (const name of Object.keys(created.seats)) assert.ok(name in seatNumber, `${label}: the welcome numbers seat ${name}`);
   let privateItems = 0;
   for (const [name, log] of Object.entries(logs)) {
     const x = seatNumber[name];

@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { launchBrowser, startServer } from './lib.mjs';
-import { CHOICE, rng } from './play.mjs';
+import { BUTTONS, nextClick, rng } from './play.mjs';
 
 const USAGE = `usage: node e2e/screenshots.mjs --bin FACEDOWN_BINARY --out FOLDER [--clicks N]
 
@@ -43,15 +43,13 @@ const TABLES = [
  */
 async function play(page, n, random) {
   for (let i = 0; i < n; i++) {
-    const controls = page.locator(CHOICE);
-    try {
-      await controls.first().waitFor({ state: 'visible', timeout: 5_000 });
-    } catch {
-      return;
+    let pick = null;
+    for (let tries = 0; tries < 50 && pick === null; tries++) {
+      pick = await nextClick(page, random());
+      if (pick === null) await page.waitForTimeout(100);
     }
-    const all = await controls.all();
-    const pick = all[Math.floor(random() * all.length)];
-    await pick.click({ timeout: 5_000 }).catch(() => {});
+    if (pick === null) return;
+    await page.locator(BUTTONS).nth(pick.index).click({ timeout: 5_000 }).catch(() => {});
     await page.waitForTimeout(300);
   }
 }
