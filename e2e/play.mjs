@@ -78,6 +78,7 @@ export function rng(seed) {
  * @property {import('./lib.mjs').Recorder} rec
  * @property {import('playwright-core').BrowserContext} context
  * @property {number} clicks
+ * @property {number} [sentBefore] how many messages the page had sent before its last click
  */
 
 /**
@@ -183,6 +184,7 @@ export async function playGame(browser, server, game, seed) {
         }
         stuckSince.delete(s);
         const what = pick.what;
+        s.sentBefore = s.rec.sent.length;
         await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 5_000 });
         clicks += 1;
         s.clicks += 1;
@@ -209,12 +211,14 @@ export async function playGame(browser, server, game, seed) {
       assert.deepEqual(p.rec.errors, [], `${label}: ${p.name} had no script error`);
       assert.ok(p.rec.change?.over, `${label}: ${p.name} saw the end`);
     }
-    checkRedaction(label, created, logs, spectatorLog, seats, watchers);
+    const checked = checkRedaction(label, created, logs, spectatorLog, seats, watchers);
     for (const s of seats) {
       const faults = spectatorLog.filter((u) => u.kind === 'fault' && u.seat === s.rec.you.seat);
       assert.deepEqual(faults, [], `${label}: seat ${s.name}'s page revealed every choice it sealed`);
     }
-    return { created, clicks, seats, watchers, logs, spectatorLog };
+    const frames = [...seats, ...watchers].reduce((n, p) => n + p.rec.frames.length, 0);
+    const snapshots = [...seats, ...watchers].reduce((n, p) => n + p.rec.snapshots.length, 0);
+    return { created, clicks, seats, watchers, logs, spectatorLog, checked, frames, snapshots };
   } finally {
     for (const s of seats) await s.context.close().catch(() => {});
     for (const w of watchers) await w.context.close().catch(() => {});
@@ -245,23 +249,29 @@ async function seatNames(server, game) {
  */
 async function reloadSealed(s, label) {
   const rec = s.rec;
-  // Its seal sent, and the table still waiting for another seat's commitment.
-  await waitFor(() => rec.sent.some((m) => m?.type === 'seal'), 5_000, `${label}: seat ${s.name}'s seal`).catch(() => {});
-  const sealed = rec.sent.filter((m) => m?.type === 'seal').length;
-  if (sealed === 0) return false;
-  const acks = rec.frames.filter((f) => f.msg?.type === 'ack').length;
-  await waitFor(() => rec.frames.filter((f) => f.msg?.type === 'ack').length > acks || rec.frames.some((f) => f.msg?.type === 'sealed'), 5_000, `${label}: the seal's answer`).catch(() => {});
-  const change = rec.change;
-  if (!change || change.over || (change.awaiting ?? []).length === 0) return false;
-  const lastBound = rec.frames.findLastIndex((f) => f.msg?.type === 'bound');
-  const lastItem = rec.frames.findLastIndex((f) => (f.msg?.updates ?? []).length > 0);
-  if (lastBound > lastItem) return false;
+  // The click's answer: a seal, acknowledged, with the round still open (not bound).
+  const answered = () => rec.sent.findLastIndex((m) => ANSWERS.has(m?.type));
+  await waitFor(() => answered() >= s.sentBefore, 5_000, `${label}: seat ${s.name}'s answer`).catch(() => {});
+  const i = answered();
+  if (i < s.sentBefore || rec.sent[i].type !== 'seal') return false;
+  const id = rec.sent[i].id;
+  const ackd = () => rec.frames.some((f, k) => k >= rec.sentAt[i] && (f.msg?.type === 'ack' || f.msg?.type === 'error') && f.msg.id === id);
+  await waitFor(ackd, 5_000, `${label}: the seal's answer`);
+  const after = rec.frames.slice(rec.sentAt[i]);
+  if (after.some((f) => f.msg?.type === 'error' && f.msg.id === id)) return false;
+  if (after.some((f) => f.msg?.type === 'bound' || (f.msg?.updates ?? []).length > 0)) return false;
+  const sealed = rec.frames.findLast((f) => f.msg?.type === 'sealed')?.msg;
+  if (!(sealed?.seats ?? []).includes(rec.you.seat) || rec.change?.over) return false;
   const welcomes = rec.frames.filter((f) => f.msg?.type === 'welcome').length;
   await s.page.reload({ waitUntil: 'load', timeout: 30_000 });
   await waitFor(() => rec.frames.filter((f) => f.msg?.type === 'welcome').length > welcomes, 20_000, `${label}: seat ${s.name}'s welcome after the reload`);
   const welcome = rec.frames.findLast((f) => f.msg?.type === 'welcome')?.msg;
   assert.deepEqual(welcome.you, rec.you, `${label}: the reloaded page holds its seat again`);
-  assert.ok((welcome.round?.sealed ?? []).includes(rec.you.seat), `${label}: the round still holds seat ${s.name}'s seal after the reload`);
+  const round = welcome.round;
+  assert.ok(
+    (round?.sealed ?? []).includes(rec.you.seat) || (round?.commitments ?? []).some((/** @type {any} */ c) => c.seat === rec.you.seat),
+    `${label}: the round still holds seat ${s.name}'s seal after the reload: ${JSON.stringify(round)}`,
+  );
   return true;
 }
 
