@@ -53,6 +53,7 @@ const GAMES = [
     example: 'river-fight',
     bots: { gm: 'random' },
     reload: 'bren',
+    deadlineMs: 240_000,
   },
   {
     what: 'Inciting Incident cover-up: Sam and the GM on two pages',

@@ -157,7 +157,7 @@ export async function playGame(browser, server, game, seed) {
     const all = [...seats.map((s) => ({ name: `seat ${s.name}`, rec: s.rec })), ...watchers];
     for (const p of all) await waitFor(() => p.rec.you !== null, 20_000, `${label}: ${p.name}'s welcome`);
 
-    const deadline = Date.now() + (game.deadlineMs ?? 120_000);
+    const deadline = Date.now() + (game.deadlineMs ?? 180_000);
     const maxClicks = game.maxClicks ?? 600;
     let clicks = 0;
     let reloaded = false;
@@ -165,7 +165,7 @@ export async function playGame(browser, server, game, seed) {
     const stuckSince = new Map();
     const over = () => seats.every((s) => s.rec.change?.over) && watchers.every((w) => w.rec.change?.over);
     while (!over()) {
-      assert.ok(Date.now() < deadline, `${label}: the conflict ends within ${game.deadlineMs ?? 120_000} ms (${clicks} clicks)`);
+      assert.ok(Date.now() < deadline, `${label}: the conflict ends within ${game.deadlineMs ?? 180_000} ms (${clicks} clicks)`);
       let acted = false;
       for (const s of seats) {
         if (!asked(s)) {
