@@ -89,7 +89,7 @@ function layout() {
     h(
       'div',
       { class: 'columns' },
-      h('div', { class: 'main' }, el.prompt, el.timer, el.view, el.gm),
+      h('div', { class: 'main' }, el.prompt, el.timer, el.gm, el.view),
       h(
         'div',
         { class: 'side' },
@@ -122,9 +122,13 @@ function isGm() {
   return state.you?.kind === 'gm' || mySeatInfo()?.role === 'gm';
 }
 
+/** When the note was written (ms). */
+let noteAt = 0;
+
 /** @param {string} text */
 function say(text) {
   state.note = text;
+  noteAt = Date.now();
   renderPrompt();
 }
 
@@ -331,6 +335,8 @@ function change(m) {
     }
     if (u.kind === 'event' || u.kind === 'opened' || u.kind === 'forced') resolved = true;
   }
+  // A note gives way to the table's next news after a while.
+  if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
   state.seq = Math.max(state.seq, m.seq ?? state.seq);
   const awaitingBefore = state.awaiting.join(',');
   state.view = m.view ?? state.view;
@@ -438,7 +444,13 @@ function awaitingNames() {
   return andList(state.awaiting.map(seatName));
 }
 
+/** What the prompt last drew (drawn again only when it changes: focus stays where it is). */
+let promptDrawn = '';
+
 function renderPrompt() {
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module)]);
+  if (key === promptDrawn) return;
+  promptDrawn = key;
   const parts = [h('h2', { id: 'prompt-h' }, state.over ? 'The game is over' : 'Now')];
   const seat = mySeat();
   const prompt = state.prompt;
@@ -523,10 +535,11 @@ function renderView() {
     return;
   }
   const v = state.view ?? {};
+  const open = el.view.querySelector('details.raw')?.hasAttribute('open') ?? false;
   replace(
     el.view,
     typeof v.waiting_for === 'string' ? h('p', null, `Now: ${v.waiting_for}.`) : null,
-    h('details', { class: 'raw' }, h('summary', null, 'What this seat sees (the view, as data)'), h('pre', null, JSON.stringify(v, null, 2))),
+    h('details', { class: 'raw', open }, h('summary', null, 'What this seat sees (the view, as data)'), h('pre', null, JSON.stringify(v, null, 2))),
   );
 }
 
@@ -564,12 +577,21 @@ function gmRequest(message, done) {
   gmActions.set(id, done);
 }
 
+/** What the GM screen last drew, so that it is drawn again only when it changes (a focused
+ * button or a chosen bot kind is kept). */
+let gmDrawn = '';
+/** The bot kind chosen per seat on the GM screen. @type {Map<number, string>} */
+const botChoice = new Map();
+
 function renderGm() {
   if (!isGm()) {
     el.gm.hidden = true;
     return;
   }
   el.gm.hidden = false;
+  const key = JSON.stringify([state.seats, state.awaiting, [...state.newLinks], Boolean(state.catalogue), state.you]);
+  if (key === gmDrawn) return;
+  gmDrawn = key;
   const gmLink = state.you?.kind === 'gm';
   const bots = /** @type {string[]} */ (state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.bots ?? []);
   const rows = state.seats.map((s) => {
@@ -590,7 +612,13 @@ function renderGm() {
         );
       } else if (bots.length > 0) {
         const id = `bot-${s.seat}`;
-        const select = /** @type {HTMLSelectElement} */ (h('select', { id }, bots.map((b) => h('option', { value: b }, b))));
+        const select = /** @type {HTMLSelectElement} */ (
+          h(
+            'select',
+            { id, onchange: (/** @type {Event} */ e) => botChoice.set(s.seat, /** @type {HTMLSelectElement} */ (e.target).value) },
+            bots.map((b) => h('option', { value: b, selected: botChoice.get(s.seat) === b }, b)),
+          )
+        );
         controls.push(
           h('label', { for: id, class: 'visually-hidden' }, `Bot kind for ${s.name}`),
           select,
@@ -691,21 +719,28 @@ async function loadCatalogue() {
 
 const verifyOut = h('div', { class: 'verify-out', 'aria-live': 'polite' });
 
+/** What the tools last drew (they are drawn again only when it changes: an open panel stays open). */
+let toolsDrawn = '';
+
 function renderTools() {
   const reference = state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.reference;
   const rules = Object.entries(state.rules ?? {});
   const opts = state.options ?? {};
+  const key = JSON.stringify([typeof reference, state.rules, opts]);
+  if (key === toolsDrawn) return;
+  toolsDrawn = key;
+  const open = new Set([...el.tools.querySelectorAll('details[open]')].map((d) => d.className));
   replace(
     el.tools,
     h(
       'details',
-      { class: 'reference' },
+      { class: 'reference', open: open.has('reference') },
       h('summary', null, 'Quick reference and symbol legend'),
       h('pre', null, typeof reference === 'string' ? reference : 'Loading…'),
     ),
     h(
       'details',
-      { class: 'rules' },
+      { class: 'rules', open: open.has('rules') },
       h('summary', null, 'This table\u2019s options'),
       h(
         'dl',
