@@ -196,10 +196,11 @@ async function choose(command) {
 function takeBack() {
   if (!conn) return;
   const id = conn.request({ type: 'take_back' });
-  takingBack = id;
+  takingBack = { id, sealed: state.chosen?.kind === 'seal' };
   say('Taking back…');
 }
-/** @type {string | null} */
+/** The take-back on its way, and whether it takes back a sealed choice.
+ * @type {{id: string, sealed: boolean} | null} */
 let takingBack = null;
 
 /** Reveals this seat's next sealed choice once the round is bound, if it holds every commitment. */
@@ -374,11 +375,12 @@ function canonicalEq(a, b) {
  */
 function answered(id, error, seq) {
   const chosen = state.chosen;
-  if (takingBack === id) {
+  if (takingBack?.id === id) {
+    const sealed = takingBack.sealed;
     takingBack = null;
     if (error) say(`Not taken back: ${error.message}`);
     else {
-      if (chosen?.kind === 'seal' && store) store.dropLatest();
+      if (sealed && store) store.dropLatest();
       state.chosen = null;
       say('Taken back: choose again.');
     }
@@ -674,7 +676,8 @@ function appendLog(items) {
       ),
     );
   }
-  if (items.length > 0) el.log.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  // The log scrolls within its box; the page stays where the person is.
+  if (items.length > 0) el.log.scrollTop = el.log.scrollHeight;
 }
 
 // ---- Timer ---------------------------------------------------------------------------
