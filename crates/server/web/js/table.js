@@ -453,6 +453,7 @@ function renderPrompt() {
   const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module)]);
   if (key === promptDrawn) return;
   promptDrawn = key;
+  /** @type {Element[]} */
   const parts = [h('h2', { id: 'prompt-h' }, state.over ? 'The game is over' : 'Now')];
   const seat = mySeat();
   const prompt = state.prompt;
@@ -748,7 +749,7 @@ function renderTools() {
       h(
         'dl',
         null,
-        rules.map(([k, v]) => [h('dt', null, k), h('dd', null, typeof v === 'string' ? v : JSON.stringify(v))]),
+        rules.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, typeof v === 'string' ? v : JSON.stringify(v))]),
         h('dt', null, 'decision timer'),
         h('dd', null, opts.decision_seconds ? `${opts.decision_seconds} s` : 'none'),
         h('dt', null, 'bots think'),
