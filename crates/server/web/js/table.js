@@ -18,6 +18,18 @@ import { canonical } from './canonical.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 
+/** The systems' names as the books write them, until the system module gives its own. */
+const TITLES = /** @type {Record<string, string>} */ ({
+  'iron-triangle': 'Iron Triangle',
+  nodice: 'No Dice',
+  'inciting-incident': 'Inciting Incident',
+});
+
+/** The system's name. */
+function systemTitle() {
+  return state.module?.title ?? TITLES[state.ruleset] ?? state.ruleset;
+}
+
 /** The table and token of this page's link: `/t/{table}#TOKEN`. */
 function fromLocation() {
   const m = /^\/t\/([^/]+)$/.exec(location.pathname);
@@ -59,6 +71,8 @@ const state = {
   deadline: null,
   /** The links the GM has made anew, by seat (or 'spectators'). @type {Map<string, string>} */
   newLinks: new Map(),
+  /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
+  stopped: '',
 };
 
 /** @type {SealStore | null} */
@@ -284,7 +298,7 @@ async function welcome(m) {
   if (seat !== null && !store) store = new SealStore(sessionStorage, table, seat);
   if (first) {
     state.module = await systemModule(state.ruleset);
-    document.title = `${state.module?.title ?? state.ruleset} — table ${table} — facedown`;
+    document.title = `${systemTitle()} — table ${table} — facedown`;
     notices.base = document.title;
     void loadCatalogue();
   }
@@ -429,7 +443,7 @@ function renderAll() {
 }
 
 function renderHeader() {
-  const system = state.module?.title ?? state.ruleset;
+  const system = systemTitle();
   replace(el.title, `${system} — table ${table}`);
   const you = state.you;
   const who =
@@ -450,7 +464,7 @@ function awaitingNames() {
 let promptDrawn = '';
 
 function renderPrompt() {
-  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module)]);
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped]);
   if (key === promptDrawn) return;
   promptDrawn = key;
   /** @type {Element[]} */
@@ -458,7 +472,9 @@ function renderPrompt() {
   const seat = mySeat();
   const prompt = state.prompt;
   const chosen = state.chosen;
-  if (state.over) {
+  if (state.stopped) {
+    parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
+  } else if (state.over) {
     parts.push(h('p', null, 'The game is over. The log below tells how it went; download it to verify every draw.'));
   } else if (chosen) {
     const waiting = state.awaiting.filter((s) => s !== seat);
@@ -541,7 +557,7 @@ function renderView() {
   const open = el.view.querySelector('details.raw')?.hasAttribute('open') ?? false;
   replace(
     el.view,
-    typeof v.waiting_for === 'string' ? h('p', null, `Now: ${v.waiting_for}.`) : null,
+    typeof v.waiting_for === 'string' ? h('p', null, `${v.waiting_for.charAt(0).toUpperCase()}${v.waiting_for.slice(1)}.`) : null,
     h('details', { class: 'raw', open }, h('summary', null, 'What this seat sees (the view, as data)'), h('pre', null, JSON.stringify(v, null, 2))),
   );
 }
@@ -563,8 +579,8 @@ function renderSeats() {
       h('span', { class: 'seat-role' }, s.role),
       ' · ',
       h('span', { class: 'seat-bits' }, bits.join(', ')),
-      waiting ? h('span', { class: 'badge wait' }, ' — waiting for this seat') : null,
-      committed.has(s.seat) ? h('span', { class: 'badge done' }, ' ✓ committed') : null,
+      waiting ? h('span', { class: 'badge wait' }, state.bound ? ' — waiting for its reveal' : ' — waiting for this seat') : null,
+      committed.has(s.seat) && !state.bound ? h('span', { class: 'badge done' }, ' ✓ committed') : null,
     );
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
@@ -587,7 +603,7 @@ let gmDrawn = '';
 const botChoice = new Map();
 
 function renderGm() {
-  if (!isGm()) {
+  if (!isGm() || state.stopped) {
     el.gm.hidden = true;
     return;
   }
@@ -730,7 +746,7 @@ function renderTools() {
   const reference = state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.reference;
   const rules = Object.entries(state.rules ?? {});
   const opts = state.options ?? {};
-  const key = JSON.stringify([typeof reference, state.rules, opts]);
+  const key = JSON.stringify([typeof reference, state.rules, opts, state.you]);
   if (key === toolsDrawn) return;
   toolsDrawn = key;
   const open = new Set([...el.tools.querySelectorAll('details[open]')].map((d) => d.className));
@@ -756,7 +772,7 @@ function renderTools() {
         h('dd', null, `${opts.think_ms ?? 0} ms`),
       ),
     ),
-    notices.controls(),
+    mySeat() !== null ? notices.controls() : null,
     h(
       'div',
       { class: 'fair' },
@@ -859,6 +875,9 @@ function onStatus(status, why) {
     b.className = 'banner';
     replace(b, '⟳ Reconnecting…', why ? ` (${why})` : '');
   } else if (status === 'stopped') {
+    state.stopped = why;
+    renderPrompt();
+    renderGm();
     b.hidden = false;
     b.className = 'banner stopped';
     replace(b, '✗ Disconnected: ', why);
