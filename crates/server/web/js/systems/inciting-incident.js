@@ -200,7 +200,7 @@ function fighterLine(f, mine) {
   const decl = f.declared?.state === 'face_down' ? '🂠 declared' : f.declared?.state === 'known' ? `declared: ${actionKind(f.declared.value)}` : '';
   return h(
     'li',
-    { class: `fighter side-${f.side} status-${f.status} ${mine ? 'mine' : ''}`.trim() },
+    { class: `ii-fighter side-${f.side} status-${f.status} ${mine ? 'mine' : ''}`.trim() },
     h('strong', null, f.name),
     mine ? ' (yours)' : '',
     ` — ${f.side}; hits ${f.hits}/${f.max_hits}`,
