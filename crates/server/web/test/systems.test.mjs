@@ -78,6 +78,11 @@ test('Iron Triangle: every stance and every loss spread is reachable through its
   assertEveryChoiceReachable(choicesOf(fixture('iron-triangle-welcome.json'), 'commit_stance'), it.stanceFields());
   const spread = fixture('iron-triangle-spread.json');
   assertEveryChoiceReachable(choicesOf(spread, 'spread_loss'), it.spreadFields());
+  // numbers are offered in increasing order, whatever the order of the choices
+  for (const f of narrow(choicesOf(spread, 'spread_loss'), it.spreadFields(), {}).fields) {
+    const v = f.values.map((x) => Number(x.value));
+    assert.deepEqual(v, [...v].sort((a, b) => a - b), `${f.field.legend} in increasing order`);
+  }
 });
 
 test('Iron Triangle: moves are read with the book names of their action and element', () => {
