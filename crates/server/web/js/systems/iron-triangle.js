@@ -356,7 +356,7 @@ export function renderView(view, ctx) {
   memory.view = view;
   const me = mySeatName(ctx);
   const phase = view.phase ?? {};
-  /** @type {(HTMLElement | null)[]} */
+  /** @type {HTMLElement[]} */
   const parts = [];
   if (phase.phase === 'turn') {
     const pair = [phase.active, phase.opponent];
@@ -461,7 +461,7 @@ export function renderPrompt(prompt, view, ctx) {
   const me = mySeatName(ctx);
   /** @type {any[]} */
   let rest = prompt.choices;
-  /** @type {(HTMLElement | null)[]} */
+  /** @type {HTMLElement[]} */
   const blocks = [];
   const take = (/** @type {string[]} */ names) => {
     const [yes, no] = partition(rest, (c) => names.includes(commandName(c.command)));

@@ -438,7 +438,7 @@ export function renderPrompt(prompt, view, ctx) {
   memory.view = view ?? memory.view;
   /** @type {any[]} */
   let rest = prompt.choices;
-  /** @type {(HTMLElement | null)[]} */
+  /** @type {HTMLElement[]} */
   const blocks = [];
   const take = (/** @type {string} */ name) => {
     const [yes, no] = partition(rest, (c) => commandName(c.command) === name);

@@ -65,6 +65,7 @@ export function narrow(choices, fields, selection) {
     if (values.size === 0) continue;
     const entries = [...values];
     if (field.numeric) entries.sort((a, b) => Number(a[0]) - Number(b[0]));
+    /** @type {string | null} */
     let selected = selection[field.key] ?? null;
     if (selected !== null && !values.has(selected)) selected = null;
     if (selected === null && values.size === 1) selected = entries[0][0];
