@@ -153,6 +153,7 @@ function ctx() {
     you: state.you ?? { kind: 'spectator' },
     seats: state.seats,
     rules: state.rules,
+    serverSeedCommitment: state.serverSeedCommitment,
     choose: (/** @type {any} */ command) => {
       void choose(command);
     },
@@ -675,13 +676,13 @@ function renderGm() {
 function appendLog(items) {
   for (const item of items) {
     let drawn = null;
-    if (item.kind === 'event') {
-      try {
-        drawn = state.module?.renderEvent?.(item, ctx()) ?? null;
-      } catch (e) {
-        console.error(e);
-        drawn = null;
-      }
+    // Every item, not only events: a module may follow the draws (Inciting Incident checks
+    // its dice once the server seed is revealed); it returns null for what it does not draw.
+    try {
+      drawn = state.module?.renderEvent?.(item, ctx()) ?? null;
+    } catch (e) {
+      console.error(e);
+      drawn = null;
     }
     const text = itemText(item, seatName);
     if (!drawn && !text) continue;
