@@ -87,7 +87,7 @@ const el = {
   title: h('h1', null, 'facedown'),
   who: h('p', { class: 'who' }),
   banner: h('p', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true }),
-  prompt: h('section', { class: 'prompt', 'aria-live': 'polite', 'aria-labelledby': 'prompt-h' }),
+  prompt: h('section', { class: 'prompt', 'data-testid': 'prompt', 'aria-live': 'polite', 'aria-labelledby': 'prompt-h' }),
   timer: h('p', { class: 'timer', role: 'timer', hidden: true }),
   view: h('section', { class: 'view', 'aria-label': 'The table' }),
   seats: h('section', { class: 'seats', 'aria-label': 'Seats' }),
@@ -495,7 +495,7 @@ function renderPrompt() {
         h(
           'p',
           null,
-          h('button', { type: 'button', onclick: takeBack }, 'Take back'),
+          h('button', { type: 'button', 'data-testid': 'take-back', onclick: takeBack }, 'Take back'),
           ' ',
           h('span', { class: 'hint' }, 'until everyone has chosen'),
         ),
@@ -536,7 +536,7 @@ function genericPrompt(prompt) {
       'ul',
       { class: 'choices' },
       choices.map((/** @type {any} */ c) =>
-        h('li', null, h('button', { type: 'button', class: 'choice', onclick: () => void choose(c.command) }, String(c.label ?? '?'))),
+        h('li', null, h('button', { type: 'button', class: 'choice', 'data-testid': 'choice', onclick: () => void choose(c.command) }, String(c.label ?? '?'))),
       ),
     ),
   );

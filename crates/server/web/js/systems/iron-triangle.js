@@ -496,6 +496,7 @@ export function renderPrompt(prompt, view, ctx) {
             {
               type: 'button',
               class: `move-card action-${p.action?.key ?? 'none'} ${isFollow ? 'follow-up' : ''}`.trim(),
+              'data-testid': 'choice',
               'aria-label': `Play ${name || m} face down: ${p.words}${isFollow ? ', a learned follow-up' : ''}`,
               onclick: () => ctx.choose(c.command),
             },
