@@ -574,14 +574,14 @@ function renderSeats() {
     ].filter(Boolean);
     return h(
       'li',
-      { class: waiting ? 'seat waiting' : 'seat' },
+      { class: waiting ? 'seat is-awaited' : 'seat' },
       h('span', { class: 'seat-name' }, s.name, s.seat === mySeat() ? ' (you)' : ''),
       ' ',
       h('span', { class: 'seat-role' }, s.role),
       ' · ',
       h('span', { class: 'seat-bits' }, bits.join(', ')),
-      waiting ? h('span', { class: 'badge wait' }, state.bound ? ' — waiting for its reveal' : ' — waiting for this seat') : null,
-      committed.has(s.seat) && !state.bound ? h('span', { class: 'badge done' }, ' ✓ committed') : null,
+      waiting ? h('span', { class: 'seat-badge' }, state.bound ? ' — waiting for its reveal' : ' — waiting for this seat') : null,
+      committed.has(s.seat) && !state.bound ? h('span', { class: 'seat-badge' }, ' ✓ committed') : null,
     );
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
