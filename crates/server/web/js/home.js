@@ -122,13 +122,13 @@ function renderSetup() {
   replace(
     parts.setup,
     field('System', 'system', systemSelect),
-    h('fieldset', null, h('legend', null, 'Setup'), sourceRadio('example', 'An example'), sourceRadio('file', 'A setup file (TOML or JSON)')),
+    h('fieldset', null, h('legend', null, 'Setup'), sourceRadio('example', 'An example'), sourceRadio('file', 'My own file')),
     form.source === 'example'
       ? field('Example', 'example', exampleSelect)
       : h(
           'div',
           { class: 'form-grid' },
-          field('Setup file', 'setup-file', file, form.uploadName ? `Read: ${form.uploadName}` : 'As the command line reads it; paths to other files are refused.'),
+          field('Setup file (TOML or JSON)', 'setup-file', file, form.uploadName ? `Read: ${form.uploadName}` : 'As the command line reads it; paths to other files are refused.'),
           field(
             'Seat names in the file',
             'upload-seats',
@@ -337,6 +337,7 @@ function request() {
 async function create(e) {
   e.preventDefault();
   showError('');
+  replace(result);
   const r = request();
   if ('error' in r) {
     showError(r.error ?? '');

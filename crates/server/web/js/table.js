@@ -18,6 +18,18 @@ import { canonical } from './canonical.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 
+/** The systems' names as the books write them, until the system module gives its own. */
+const TITLES = /** @type {Record<string, string>} */ ({
+  'iron-triangle': 'Iron Triangle',
+  nodice: 'No Dice',
+  'inciting-incident': 'Inciting Incident',
+});
+
+/** The system's name. */
+function systemTitle() {
+  return state.module?.title ?? TITLES[state.ruleset] ?? state.ruleset;
+}
+
 /** The table and token of this page's link: `/t/{table}#TOKEN`. */
 function fromLocation() {
   const m = /^\/t\/([^/]+)$/.exec(location.pathname);
@@ -59,6 +71,8 @@ const state = {
   deadline: null,
   /** The links the GM has made anew, by seat (or 'spectators'). @type {Map<string, string>} */
   newLinks: new Map(),
+  /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
+  stopped: '',
 };
 
 /** @type {SealStore | null} */
@@ -89,7 +103,7 @@ function layout() {
     h(
       'div',
       { class: 'columns' },
-      h('div', { class: 'main' }, el.prompt, el.timer, el.view, el.gm),
+      h('div', { class: 'main' }, el.prompt, el.timer, el.gm, el.view),
       h(
         'div',
         { class: 'side' },
@@ -122,9 +136,13 @@ function isGm() {
   return state.you?.kind === 'gm' || mySeatInfo()?.role === 'gm';
 }
 
+/** When the note was written (ms). */
+let noteAt = 0;
+
 /** @param {string} text */
 function say(text) {
   state.note = text;
+  noteAt = Date.now();
   renderPrompt();
 }
 
@@ -135,6 +153,7 @@ function ctx() {
     you: state.you ?? { kind: 'spectator' },
     seats: state.seats,
     rules: state.rules,
+    serverSeedCommitment: state.serverSeedCommitment,
     choose: (/** @type {any} */ command) => {
       void choose(command);
     },
@@ -192,10 +211,11 @@ async function choose(command) {
 function takeBack() {
   if (!conn) return;
   const id = conn.request({ type: 'take_back' });
-  takingBack = id;
+  takingBack = { id, sealed: state.chosen?.kind === 'seal' };
   say('Taking back…');
 }
-/** @type {string | null} */
+/** The take-back on its way, and whether it takes back a sealed choice.
+ * @type {{id: string, sealed: boolean} | null} */
 let takingBack = null;
 
 /** Reveals this seat's next sealed choice once the round is bound, if it holds every commitment. */
@@ -279,7 +299,7 @@ async function welcome(m) {
   if (seat !== null && !store) store = new SealStore(sessionStorage, table, seat);
   if (first) {
     state.module = await systemModule(state.ruleset);
-    document.title = `${state.module?.title ?? state.ruleset} — table ${table} — facedown`;
+    document.title = `${systemTitle()} — table ${table} — facedown`;
     notices.base = document.title;
     void loadCatalogue();
   }
@@ -331,6 +351,8 @@ function change(m) {
     }
     if (u.kind === 'event' || u.kind === 'opened' || u.kind === 'forced') resolved = true;
   }
+  // A note gives way to the table's next news after a while.
+  if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
   state.seq = Math.max(state.seq, m.seq ?? state.seq);
   const awaitingBefore = state.awaiting.join(',');
   state.view = m.view ?? state.view;
@@ -368,11 +390,12 @@ function canonicalEq(a, b) {
  */
 function answered(id, error, seq) {
   const chosen = state.chosen;
-  if (takingBack === id) {
+  if (takingBack?.id === id) {
+    const sealed = takingBack.sealed;
     takingBack = null;
     if (error) say(`Not taken back: ${error.message}`);
     else {
-      if (chosen?.kind === 'seal' && store) store.dropLatest();
+      if (sealed && store) store.dropLatest();
       state.chosen = null;
       say('Taken back: choose again.');
     }
@@ -421,7 +444,7 @@ function renderAll() {
 }
 
 function renderHeader() {
-  const system = state.module?.title ?? state.ruleset;
+  const system = systemTitle();
   replace(el.title, `${system} — table ${table}`);
   const you = state.you;
   const who =
@@ -438,12 +461,21 @@ function awaitingNames() {
   return andList(state.awaiting.map(seatName));
 }
 
+/** What the prompt last drew (drawn again only when it changes: focus stays where it is). */
+let promptDrawn = '';
+
 function renderPrompt() {
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped]);
+  if (key === promptDrawn) return;
+  promptDrawn = key;
+  /** @type {Element[]} */
   const parts = [h('h2', { id: 'prompt-h' }, state.over ? 'The game is over' : 'Now')];
   const seat = mySeat();
   const prompt = state.prompt;
   const chosen = state.chosen;
-  if (state.over) {
+  if (state.stopped) {
+    parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
+  } else if (state.over) {
     parts.push(h('p', null, 'The game is over. The log below tells how it went; download it to verify every draw.'));
   } else if (chosen) {
     const waiting = state.awaiting.filter((s) => s !== seat);
@@ -523,10 +555,11 @@ function renderView() {
     return;
   }
   const v = state.view ?? {};
+  const open = el.view.querySelector('details.raw')?.hasAttribute('open') ?? false;
   replace(
     el.view,
-    typeof v.waiting_for === 'string' ? h('p', null, `Now: ${v.waiting_for}.`) : null,
-    h('details', { class: 'raw' }, h('summary', null, 'What this seat sees (the view, as data)'), h('pre', null, JSON.stringify(v, null, 2))),
+    typeof v.waiting_for === 'string' ? h('p', null, `${v.waiting_for.charAt(0).toUpperCase()}${v.waiting_for.slice(1)}.`) : null,
+    h('details', { class: 'raw', open }, h('summary', null, 'What this seat sees (the view, as data)'), h('pre', null, JSON.stringify(v, null, 2))),
   );
 }
 
@@ -541,14 +574,14 @@ function renderSeats() {
     ].filter(Boolean);
     return h(
       'li',
-      { class: waiting ? 'seat waiting' : 'seat' },
+      { class: waiting ? 'seat is-awaited' : 'seat' },
       h('span', { class: 'seat-name' }, s.name, s.seat === mySeat() ? ' (you)' : ''),
       ' ',
       h('span', { class: 'seat-role' }, s.role),
       ' · ',
       h('span', { class: 'seat-bits' }, bits.join(', ')),
-      waiting ? h('span', { class: 'badge wait' }, ' — waiting for this seat') : null,
-      committed.has(s.seat) ? h('span', { class: 'badge done' }, ' ✓ committed') : null,
+      waiting ? h('span', { class: 'seat-badge' }, state.bound ? ' — waiting for its reveal' : ' — waiting for this seat') : null,
+      committed.has(s.seat) && !state.bound ? h('span', { class: 'seat-badge' }, ' ✓ committed') : null,
     );
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
@@ -564,12 +597,21 @@ function gmRequest(message, done) {
   gmActions.set(id, done);
 }
 
+/** What the GM screen last drew, so that it is drawn again only when it changes (a focused
+ * button or a chosen bot kind is kept). */
+let gmDrawn = '';
+/** The bot kind chosen per seat on the GM screen. @type {Map<number, string>} */
+const botChoice = new Map();
+
 function renderGm() {
-  if (!isGm()) {
+  if (!isGm() || state.stopped) {
     el.gm.hidden = true;
     return;
   }
   el.gm.hidden = false;
+  const key = JSON.stringify([state.seats, state.awaiting, [...state.newLinks], Boolean(state.catalogue), state.you]);
+  if (key === gmDrawn) return;
+  gmDrawn = key;
   const gmLink = state.you?.kind === 'gm';
   const bots = /** @type {string[]} */ (state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.bots ?? []);
   const rows = state.seats.map((s) => {
@@ -590,7 +632,13 @@ function renderGm() {
         );
       } else if (bots.length > 0) {
         const id = `bot-${s.seat}`;
-        const select = /** @type {HTMLSelectElement} */ (h('select', { id }, bots.map((b) => h('option', { value: b }, b))));
+        const select = /** @type {HTMLSelectElement} */ (
+          h(
+            'select',
+            { id, onchange: (/** @type {Event} */ e) => botChoice.set(s.seat, /** @type {HTMLSelectElement} */ (e.target).value) },
+            bots.map((b) => h('option', { value: b, selected: botChoice.get(s.seat) === b }, b)),
+          )
+        );
         controls.push(
           h('label', { for: id, class: 'visually-hidden' }, `Bot kind for ${s.name}`),
           select,
@@ -628,13 +676,13 @@ function renderGm() {
 function appendLog(items) {
   for (const item of items) {
     let drawn = null;
-    if (item.kind === 'event') {
-      try {
-        drawn = state.module?.renderEvent?.(item, ctx()) ?? null;
-      } catch (e) {
-        console.error(e);
-        drawn = null;
-      }
+    // Every item, not only events: a module may follow the draws (Inciting Incident checks
+    // its dice once the server seed is revealed); it returns null for what it does not draw.
+    try {
+      drawn = state.module?.renderEvent?.(item, ctx()) ?? null;
+    } catch (e) {
+      console.error(e);
+      drawn = null;
     }
     const text = itemText(item, seatName);
     if (!drawn && !text) continue;
@@ -646,7 +694,8 @@ function appendLog(items) {
       ),
     );
   }
-  if (items.length > 0) el.log.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  // The log scrolls within its box; the page stays where the person is.
+  if (items.length > 0) el.log.scrollTop = el.log.scrollHeight;
 }
 
 // ---- Timer ---------------------------------------------------------------------------
@@ -691,33 +740,40 @@ async function loadCatalogue() {
 
 const verifyOut = h('div', { class: 'verify-out', 'aria-live': 'polite' });
 
+/** What the tools last drew (they are drawn again only when it changes: an open panel stays open). */
+let toolsDrawn = '';
+
 function renderTools() {
   const reference = state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.reference;
   const rules = Object.entries(state.rules ?? {});
   const opts = state.options ?? {};
+  const key = JSON.stringify([typeof reference, state.rules, opts, state.you]);
+  if (key === toolsDrawn) return;
+  toolsDrawn = key;
+  const open = new Set([...el.tools.querySelectorAll('details[open]')].map((d) => d.className));
   replace(
     el.tools,
     h(
       'details',
-      { class: 'reference' },
+      { class: 'reference', open: open.has('reference') },
       h('summary', null, 'Quick reference and symbol legend'),
       h('pre', null, typeof reference === 'string' ? reference : 'Loading…'),
     ),
     h(
       'details',
-      { class: 'rules' },
+      { class: 'rules', open: open.has('rules') },
       h('summary', null, 'This table\u2019s options'),
       h(
         'dl',
         null,
-        rules.map(([k, v]) => [h('dt', null, k), h('dd', null, typeof v === 'string' ? v : JSON.stringify(v))]),
+        rules.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, typeof v === 'string' ? v : JSON.stringify(v))]),
         h('dt', null, 'decision timer'),
         h('dd', null, opts.decision_seconds ? `${opts.decision_seconds} s` : 'none'),
         h('dt', null, 'bots think'),
         h('dd', null, `${opts.think_ms ?? 0} ms`),
       ),
     ),
-    notices.controls(),
+    mySeat() !== null ? notices.controls() : null,
     h(
       'div',
       { class: 'fair' },
@@ -820,6 +876,9 @@ function onStatus(status, why) {
     b.className = 'banner';
     replace(b, '⟳ Reconnecting…', why ? ` (${why})` : '');
   } else if (status === 'stopped') {
+    state.stopped = why;
+    renderPrompt();
+    renderGm();
     b.hidden = false;
     b.className = 'banner stopped';
     replace(b, '✗ Disconnected: ', why);

@@ -200,7 +200,7 @@ function fighterLine(f, mine) {
   const decl = f.declared?.state === 'face_down' ? '🂠 declared' : f.declared?.state === 'known' ? `declared: ${actionKind(f.declared.value)}` : '';
   return h(
     'li',
-    { class: `fighter side-${f.side} status-${f.status} ${mine ? 'mine' : ''}`.trim() },
+    { class: `ii-fighter side-${f.side} status-${f.status} ${mine ? 'mine' : ''}`.trim() },
     h('strong', null, f.name),
     mine ? ' (yours)' : '',
     ` — ${f.side}; hits ${f.hits}/${f.max_hits}`,
@@ -303,7 +303,7 @@ export function renderView(view, ctx) {
         view.phase ? ` — ${String(view.phase).replace(/_/g, ' ')}` : '',
       ),
       h('p', { class: 'crisis' }, h('strong', null, `Crisis ${view.crisis ?? 0}`), view.rising_tension ? ` — Rising Tension ${view.rising_tension}` : ''),
-      Array.isArray(view.strikes) ? h('p', { class: 'strikes' }, 'Strikes left: ', sides.map((s, i) => `${s} ${view.strikes[i] ?? 0}`).join(', ')) : null,
+      Array.isArray(view.strikes) ? h('p', { class: 'strikes' }, 'Strikes left: ', sides.map((/** @type {string} */ s, /** @type {number} */ i) => `${s} ${view.strikes[i] ?? 0}`).join(', ')) : null,
       view.outcome ? h('p', { class: 'ending' }, `The scene is over: ${view.outcome.why ?? ''}${view.outcome.winner !== null && view.outcome.winner !== undefined ? ` — ${sides[view.outcome.winner] ?? view.outcome.winner} win` : ''}.`) : null,
     ),
     view.triggers?.length
@@ -360,7 +360,7 @@ export function renderPrompt(prompt, view, ctx) {
   const [decls, others] = partition(prompt.choices, (c) => declaration(c.command) !== null);
   const [endScene, rest] = partition(others, (c) => commandName(c.command) === 'end_scene');
   const [keep, rest2] = partition(rest, (c) => commandName(c.command) === 'keep_fighting');
-  /** @type {(HTMLElement | null)[]} */
+  /** @type {HTMLElement[]} */
   const blocks = [];
   if (decls.length) {
     const labels = new Map(decls.map((c) => [JSON.stringify(declaration(c.command)?.action), shortLabel(c.label)]));

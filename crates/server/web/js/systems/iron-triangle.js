@@ -112,6 +112,7 @@ export function stanceFields() {
     {
       key: 'amount',
       legend: 'Amount of energy',
+      numeric: true,
       value: (c) => {
         const s = c.command?.commit_stance?.stance;
         return s && s.amount > 0 ? String(s.amount) : null;
@@ -128,6 +129,7 @@ export function spreadFields() {
   return ACTIONS.map((a) => ({
     key: a.key,
     legend: `${a.symbol} ${a.name}`,
+    numeric: true,
     value: (/** @type {any} */ c) => {
       const s = (c.command?.spread_loss ?? c.command?.spread_gain)?.spread;
       return s ? String(s[a.key] ?? 0) : null;
@@ -354,7 +356,7 @@ export function renderView(view, ctx) {
   memory.view = view;
   const me = mySeatName(ctx);
   const phase = view.phase ?? {};
-  /** @type {(HTMLElement | null)[]} */
+  /** @type {HTMLElement[]} */
   const parts = [];
   if (phase.phase === 'turn') {
     const pair = [phase.active, phase.opponent];
@@ -459,7 +461,7 @@ export function renderPrompt(prompt, view, ctx) {
   const me = mySeatName(ctx);
   /** @type {any[]} */
   let rest = prompt.choices;
-  /** @type {(HTMLElement | null)[]} */
+  /** @type {HTMLElement[]} */
   const blocks = [];
   const take = (/** @type {string[]} */ names) => {
     const [yes, no] = partition(rest, (c) => names.includes(commandName(c.command)));
@@ -589,6 +591,16 @@ export function renderEvent(item, _ctx) {
       memory.plays = e.plays ?? [];
       return null;
     case 'turn_resolved': {
+      // what the earlier items did not tell (a page that joined late), the view's aftermath does
+      const ph = memory.view?.phase;
+      if (ph?.phase === 'aftermath') {
+        if (memory.active === null) [memory.active, memory.opponent] = ph.pair ?? [null, null];
+        if (!memory.stances.length) memory.stances = ph.stances ?? [];
+        if (!memory.plays.length) memory.plays = ph.plays ?? [];
+      } else if (ph?.phase === 'turn' && memory.active === null) {
+        memory.active = ph.active;
+        memory.opponent = ph.opponent;
+      }
       const names = [fighterName(memory.active), fighterName(memory.opponent)];
       const x = explainResult(e.result, names, memory.plays);
       const winner = e.result?.outcome?.kind === 'win' ? e.result.outcome.winner : null;
@@ -605,7 +617,7 @@ export function renderEvent(item, _ctx) {
               'div',
               { class: `reveal-side ${winner === i ? 'winner' : ''}` },
               h('strong', null, names[i], winner === i ? ' — wins' : ''),
-              h('div', null, 'Stance: ', h('span', { class: 'sym' }, stanceText(memory.stances[i])), ` (${stanceWords(memory.stances[i])})`),
+              h('div', null, 'Stance: ', h('span', { class: 'sym' }, stanceText(memory.stances[i])), memory.stances[i]?.amount ? ` (${stanceWords(memory.stances[i])})` : ''),
               h('div', null, 'Move: ', play ? h('span', { class: 'sym' }, play) : '?', p ? ` ${p.words}` : ''),
             );
           }),

@@ -153,6 +153,7 @@ export function actionFields() {
     {
       key: 'bid',
       legend: 'Bid (chips)',
+      numeric: true,
       value: (c) => (a(c) ? String(a(c).bid) : null),
       aria: (v) => `bid ${v}`,
     },
@@ -202,6 +203,7 @@ export function spreadFields(names) {
     return {
       key: `a${i}`,
       legend: `${n}${attribute(n) ? ` ${attribute(n)?.name}` : ''} −`,
+      numeric: true,
       value: (/** @type {any} */ c) => {
         const s = c.command?.spread_damage?.spread;
         return Array.isArray(s) ? String(s[i]) : null;
@@ -436,7 +438,7 @@ export function renderPrompt(prompt, view, ctx) {
   memory.view = view ?? memory.view;
   /** @type {any[]} */
   let rest = prompt.choices;
-  /** @type {(HTMLElement | null)[]} */
+  /** @type {HTMLElement[]} */
   const blocks = [];
   const take = (/** @type {string} */ name) => {
     const [yes, no] = partition(rest, (c) => commandName(c.command) === name);

@@ -27,6 +27,7 @@ import { h } from '../dom.js';
  * @property {(v: string) => string} [text] how a value is shown (default: the value)
  * @property {(v: string) => string} [aria] how a value is read to screen readers (default: its text)
  * @property {(v: string) => string} [kind] a CSS class for the value's button (a card's look)
+ * @property {boolean} [numeric] its values are numbers, offered in increasing order
  * @property {boolean} [hideSingle] not drawn when it has a single possible value (it is still selected)
  */
 
@@ -62,10 +63,13 @@ export function narrow(choices, fields, selection) {
       if (v !== null && !values.has(v)) values.set(v, field.text ? field.text(v) : v);
     }
     if (values.size === 0) continue;
+    const entries = [...values];
+    if (field.numeric) entries.sort((a, b) => Number(a[0]) - Number(b[0]));
+    /** @type {string | null} */
     let selected = selection[field.key] ?? null;
     if (selected !== null && !values.has(selected)) selected = null;
-    if (selected === null && values.size === 1) selected = [...values.keys()][0];
-    out.push({ field, values: [...values].map(([value, text]) => ({ value, text })), selected });
+    if (selected === null && values.size === 1) selected = entries[0][0];
+    out.push({ field, values: entries.map(([value, text]) => ({ value, text })), selected });
     if (selected !== null) left = left.filter((c) => field.value(c) === selected);
   }
   const complete = out.every((f) => f.selected !== null);
