@@ -201,6 +201,9 @@ test('No Dice: chips, pot and Showdown are written with the book\'s abbreviation
   const p = f.view.showdown.pairs[0];
   const t = nd.pairText(p, names);
   assert.match(t, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));
+  const [a, b] = p.actors.map(names);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'loss', sweep: [false, false] }, names), `${a} vs ${b}: TD ${a} wins, AD ${b} wins`);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'win', sweep: [true, false], totals: [5, 1] }, names), `${a} vs ${b}: TD ${a} wins, AD ${a} wins; Sweep: ${a}; Showdown Totals 5 – 1`);
   // the rules' narration of the reveal states the same totals
   const reveal = f.updates.find((/** @type {any} */ u) => u.event === 'actions_revealed');
   assert.match(reveal.text, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));

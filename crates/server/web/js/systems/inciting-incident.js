@@ -92,6 +92,7 @@ export function declareFields(name) {
       // the action's own label, found again among the choices by the picker's caller
       text: (v) => v,
       hideSingle: true,
+      needs: 'kind',
     },
   ];
 }

@@ -113,6 +113,7 @@ export function stanceFields() {
       key: 'amount',
       legend: 'Amount of energy',
       numeric: true,
+      needs: 'type',
       value: (c) => {
         const s = c.command?.commit_stance?.stance;
         return s && s.amount > 0 ? String(s.amount) : null;

@@ -28,6 +28,7 @@ import { h } from '../dom.js';
  * @property {(v: string) => string} [aria] how a value is read to screen readers (default: its text)
  * @property {(v: string) => string} [kind] a CSS class for the value's button (a card's look)
  * @property {boolean} [numeric] its values are numbers, offered in increasing order
+ * @property {string} [needs] the key of an earlier field: this one is drawn only once that one is chosen (a long list waits for its group)
  * @property {boolean} [hideSingle] not drawn when it has a single possible value (it is still selected)
  */
 
@@ -120,7 +121,10 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
     const n = narrow(choices, fields, selection);
     /** @type {HTMLElement | null} */
     let focus = null;
-    const shown = n.fields.filter(({ field, values }) => !(field.hideSingle && values.length === 1));
+    const selectedKeys = new Set(n.fields.filter((f) => f.selected !== null).map((f) => f.field.key));
+    const shown = n.fields.filter(
+      ({ field, values }) => !(field.hideSingle && values.length === 1) && !(field.needs && !selectedKeys.has(field.needs)),
+    );
     const groups = shown.map(({ field, values, selected }) => {
       const buttons = values.map(({ value, text }) => {
         const pressed = value === selected;
