@@ -392,8 +392,7 @@ export function renderPrompt(prompt, view, ctx) {
  */
 function ledger(ctx) {
   if (!memory.ledger) {
-    const c = /** @type {any} */ (ctx);
-    const commitment = c.serverSeedCommitment ?? c.server_seed_commitment ?? null;
+    const commitment = ctx.serverSeedCommitment ?? null;
     memory.ledger = new DrawLedger(Math.max(1, ctx.seats?.length ?? 1), commitment);
   }
   return memory.ledger;

@@ -362,7 +362,11 @@ function justifyForms(actors, ctx) {
         onsubmit: (/** @type {Event} */ ev) => {
           ev.preventDefault();
           const line = input.value.trim();
-          if (line) ctx.choose({ justify: { actor: a.id, line } });
+          if (!line) return;
+          const command = { justify: { actor: a.id, line } };
+          // a public line beside the prompt: never sealed, and sent whether or not the seat is asked
+          if (ctx.ruling) ctx.ruling(command, `${a.name}'s line is said.`);
+          else ctx.choose(command);
           input.value = '';
         },
       },
@@ -384,7 +388,7 @@ export function renderView(view, ctx) {
   const me = mySeatName(ctx);
   const actors = view.actors ?? [];
   const sd = view.showdown ?? {};
-  const mine = actors.filter((/** @type {any} */ a) => a.seat === me && a.status?.status === 'in');
+  const mine = actors.filter((/** @type {any} */ a) => a.seat === me);
   const ending = view.ending;
   return h(
     'div',
