@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { narrow, commandName, partition } from '../js/systems/picker.js';
+import { narrow, commandName, partition, pickerKey } from '../js/systems/picker.js';
 import * as it from '../js/systems/iron-triangle.js';
 import * as nd from '../js/systems/nodice.js';
 import * as ii from '../js/systems/inciting-incident.js';
@@ -290,4 +290,13 @@ test('the reference cards agree with the quick references the server publishes (
   const text = ref('nodice');
   for (const line of nd.ATTRIBUTE_CARD) assert.ok(text.includes(line), `the quick reference has "${line}"`);
   for (const a of nd.ATTRIBUTES) assert.ok(text.includes(`${a.abbrev} ${a.name}`) || text.includes(`${a.abbrev}  ${a.name}`), `${a.abbrev} is ${a.name}`);
+});
+
+test('a picker is known again by its choices, so that a redraw keeps its selection', () => {
+  const a = choicesOf(fixture('iron-triangle-welcome.json'), 'commit_stance');
+  const again = JSON.parse(JSON.stringify(a));
+  assert.equal(pickerKey(a), pickerKey(again));
+  assert.notEqual(pickerKey(a), pickerKey(a.slice(1)));
+  const b = choicesOf(fixture('nodice-bid.json'), 'commit_action');
+  assert.notEqual(pickerKey(a), pickerKey(b));
 });

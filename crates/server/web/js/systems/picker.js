@@ -113,9 +113,16 @@ export function commandName(command) {
  * @returns {HTMLElement}
  */
 export function pickerElement(choices, fields, ctx, opts = {}) {
-  /** @type {Record<string, string>} */
-  const selection = {};
-  const root = h('div', { class: `picker ${opts.className ?? ''}`.trim() });
+  // The page draws the prompt again whenever the table changes (another seat commits): the
+  // same choices keep the selection made so far, and the focus stays on the same button.
+  const key = pickerKey(choices);
+  const selection = remembered.get(key) ?? {};
+  remembered.delete(key);
+  remembered.set(key, selection);
+  while (remembered.size > 8) remembered.delete(remembered.keys().next().value ?? '');
+  const active = typeof document !== 'undefined' ? document.activeElement : null;
+  const wasHere = active instanceof HTMLElement && active.closest('.picker')?.getAttribute('data-key') === key;
+  const root = h('div', { class: `picker ${opts.className ?? ''}`.trim(), 'data-key': key });
   /** @param {string | null} focusKey */
   const draw = (focusKey) => {
     const n = narrow(choices, fields, selection);
@@ -134,6 +141,7 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
             type: 'button',
             class: `pick ${field.kind ? field.kind(value) : ''} ${pressed ? 'pressed' : ''}`.trim(),
             'aria-pressed': pressed ? 'true' : 'false',
+            'data-pick': `${field.key}=${value}`,
             'aria-label': field.aria ? field.aria(value) : text,
             onclick: () => {
               selection[field.key] = value;
@@ -160,6 +168,7 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
       {
         type: 'button',
         class: 'confirm',
+        'data-pick': 'confirm',
         disabled: chosen ? null : true,
         'aria-label': chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
         onclick: () => chosen && ctx.choose(chosen.command),
@@ -167,10 +176,35 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
       chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
     );
     root.replaceChildren(...(opts.title ? [h('p', { class: 'picker-title' }, opts.title)] : []), ...groups, confirm);
-    if (focus) /** @type {HTMLElement} */ (focus).focus();
+    if (focusKey === 'confirm') focus = confirm;
+    if (focus) {
+      const f = /** @type {HTMLElement} */ (focus);
+      // drawn again by the page: the new element is in the document only after this returns
+      if (f.isConnected) f.focus();
+      else setTimeout(() => f.isConnected && f.focus(), 0);
+    }
   };
-  draw(null);
+  draw(wasHere ? /** @type {HTMLElement} */ (active).getAttribute('data-pick') : null);
   return root;
+}
+
+/** Selections of the pickers drawn lately, by {@link pickerKey}. @type {Map<string, Record<string, string>>} */
+const remembered = new Map();
+
+/**
+ * A short name for a set of choices (their commands), the same when the page draws the same
+ * prompt again: a 32-bit FNV-1a hash of their JSON, in base 36.
+ * @param {Choice[]} choices
+ * @returns {string}
+ */
+export function pickerKey(choices) {
+  const text = JSON.stringify(choices.map((c) => c.command));
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `${hash.toString(36)}-${choices.length}`;
 }
 
 /**
