@@ -18,6 +18,18 @@ import { canonical } from './canonical.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 
+/** The systems' names as the books write them, until the system module gives its own. */
+const TITLES = /** @type {Record<string, string>} */ ({
+  'iron-triangle': 'Iron Triangle',
+  nodice: 'No Dice',
+  'inciting-incident': 'Inciting Incident',
+});
+
+/** The system's name. */
+function systemTitle() {
+  return state.module?.title ?? TITLES[state.ruleset] ?? state.ruleset;
+}
+
 /** The table and token of this page's link: `/t/{table}#TOKEN`. */
 function fromLocation() {
   const m = /^\/t\/([^/]+)$/.exec(location.pathname);
@@ -59,6 +71,8 @@ const state = {
   deadline: null,
   /** The links the GM has made anew, by seat (or 'spectators'). @type {Map<string, string>} */
   newLinks: new Map(),
+  /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
+  stopped: '',
 };
 
 /** @type {SealStore | null} */
@@ -73,7 +87,7 @@ const el = {
   title: h('h1', null, 'facedown'),
   who: h('p', { class: 'who' }),
   banner: h('p', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true }),
-  prompt: h('section', { class: 'prompt', 'aria-live': 'polite', 'aria-labelledby': 'prompt-h' }),
+  prompt: h('section', { class: 'prompt', 'data-testid': 'prompt', 'aria-live': 'polite', 'aria-labelledby': 'prompt-h' }),
   timer: h('p', { class: 'timer', role: 'timer', hidden: true }),
   view: h('section', { class: 'view', 'aria-label': 'The table' }),
   seats: h('section', { class: 'seats', 'aria-label': 'Seats' }),
@@ -288,7 +302,7 @@ async function welcome(m) {
   if (seat !== null && !store) store = new SealStore(sessionStorage, table, seat);
   if (first) {
     state.module = await systemModule(state.ruleset);
-    document.title = `${state.module?.title ?? state.ruleset} — table ${table} — facedown`;
+    document.title = `${systemTitle()} — table ${table} — facedown`;
     notices.base = document.title;
     void loadCatalogue();
   }
@@ -433,7 +447,7 @@ function renderAll() {
 }
 
 function renderHeader() {
-  const system = state.module?.title ?? state.ruleset;
+  const system = systemTitle();
   replace(el.title, `${system} — table ${table}`);
   const you = state.you;
   const who =
@@ -454,7 +468,7 @@ function awaitingNames() {
 let promptDrawn = '';
 
 function renderPrompt() {
-  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module)]);
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped]);
   if (key === promptDrawn) return;
   promptDrawn = key;
   /** @type {Element[]} */
@@ -462,7 +476,9 @@ function renderPrompt() {
   const seat = mySeat();
   const prompt = state.prompt;
   const chosen = state.chosen;
-  if (state.over) {
+  if (state.stopped) {
+    parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
+  } else if (state.over) {
     parts.push(h('p', null, 'The game is over. The log below tells how it went; download it to verify every draw.'));
   } else if (chosen) {
     const waiting = state.awaiting.filter((s) => s !== seat);
@@ -482,7 +498,7 @@ function renderPrompt() {
         h(
           'p',
           null,
-          h('button', { type: 'button', onclick: takeBack }, 'Take back'),
+          h('button', { type: 'button', 'data-testid': 'take-back', onclick: takeBack }, 'Take back'),
           ' ',
           h('span', { class: 'hint' }, 'until everyone has chosen'),
         ),
@@ -523,7 +539,7 @@ function genericPrompt(prompt) {
       'ul',
       { class: 'choices' },
       choices.map((/** @type {any} */ c) =>
-        h('li', null, h('button', { type: 'button', class: 'choice', onclick: () => void choose(c.command) }, String(c.label ?? '?'))),
+        h('li', null, h('button', { type: 'button', class: 'choice', 'data-testid': 'choice', onclick: () => void choose(c.command) }, String(c.label ?? '?'))),
       ),
     ),
   );
@@ -545,7 +561,7 @@ function renderView() {
   const open = el.view.querySelector('details.raw')?.hasAttribute('open') ?? false;
   replace(
     el.view,
-    typeof v.waiting_for === 'string' ? h('p', null, `Now: ${v.waiting_for}.`) : null,
+    typeof v.waiting_for === 'string' ? h('p', null, `${v.waiting_for.charAt(0).toUpperCase()}${v.waiting_for.slice(1)}.`) : null,
     h('details', { class: 'raw', open }, h('summary', null, 'What this seat sees (the view, as data)'), h('pre', null, JSON.stringify(v, null, 2))),
   );
 }
@@ -561,14 +577,14 @@ function renderSeats() {
     ].filter(Boolean);
     return h(
       'li',
-      { class: waiting ? 'seat waiting' : 'seat' },
+      { class: waiting ? 'seat is-awaited' : 'seat' },
       h('span', { class: 'seat-name' }, s.name, s.seat === mySeat() ? ' (you)' : ''),
       ' ',
       h('span', { class: 'seat-role' }, s.role),
       ' · ',
       h('span', { class: 'seat-bits' }, bits.join(', ')),
-      waiting ? h('span', { class: 'badge wait' }, ' — waiting for this seat') : null,
-      committed.has(s.seat) ? h('span', { class: 'badge done' }, ' ✓ committed') : null,
+      waiting ? h('span', { class: 'seat-badge' }, state.bound ? ' — waiting for its reveal' : ' — waiting for this seat') : null,
+      committed.has(s.seat) && !state.bound ? h('span', { class: 'seat-badge' }, ' ✓ committed') : null,
     );
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
@@ -591,7 +607,7 @@ let gmDrawn = '';
 const botChoice = new Map();
 
 function renderGm() {
-  if (!isGm()) {
+  if (!isGm() || state.stopped) {
     el.gm.hidden = true;
     return;
   }
@@ -734,7 +750,7 @@ function renderTools() {
   const reference = state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.reference;
   const rules = Object.entries(state.rules ?? {});
   const opts = state.options ?? {};
-  const key = JSON.stringify([typeof reference, state.rules, opts]);
+  const key = JSON.stringify([typeof reference, state.rules, opts, state.you]);
   if (key === toolsDrawn) return;
   toolsDrawn = key;
   const open = new Set([...el.tools.querySelectorAll('details[open]')].map((d) => d.className));
@@ -760,7 +776,7 @@ function renderTools() {
         h('dd', null, `${opts.think_ms ?? 0} ms`),
       ),
     ),
-    notices.controls(),
+    mySeat() !== null ? notices.controls() : null,
     h(
       'div',
       { class: 'fair' },
@@ -863,6 +879,9 @@ function onStatus(status, why) {
     b.className = 'banner';
     replace(b, '⟳ Reconnecting…', why ? ` (${why})` : '');
   } else if (status === 'stopped') {
+    state.stopped = why;
+    renderPrompt();
+    renderGm();
     b.hidden = false;
     b.className = 'banner stopped';
     replace(b, '✗ Disconnected: ', why);

@@ -566,6 +566,7 @@ export function renderPrompt(prompt, view, ctx) {
             {
               type: 'button',
               class: `move-card action-${p.action?.key ?? 'none'} ${isFollow ? 'follow-up' : ''}`.trim(),
+              'data-testid': 'choice',
               'aria-label': `Play ${name || m} face down: ${p.words}${moveCard(m) ? `, base ${moveCard(m)?.base}, stance times ${moveCard(m)?.multiplier}` : ''}${isFollow ? ', a learned follow-up' : ''}`,
               onclick: () => ctx.choose(c.command),
             },

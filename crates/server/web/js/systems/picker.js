@@ -140,6 +140,7 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
           {
             type: 'button',
             class: `pick ${field.kind ? field.kind(value) : ''} ${pressed ? 'pressed' : ''}`.trim(),
+            'data-testid': 'pick',
             'aria-pressed': pressed ? 'true' : 'false',
             'data-pick': `${field.key}=${value}`,
             'aria-label': field.aria ? field.aria(value) : text,
@@ -169,6 +170,7 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
         type: 'button',
         class: 'confirm',
         'data-pick': 'confirm',
+        'data-testid': 'confirm',
         disabled: chosen ? null : true,
         'aria-label': chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
         onclick: () => chosen && ctx.choose(chosen.command),
@@ -224,6 +226,7 @@ export function choiceButtons(choices, ctx, opts = {}) {
         {
           type: 'button',
           class: `choice ${opts.kind ? opts.kind(c) : ''}`.trim(),
+          'data-testid': 'choice',
           'aria-label': opts.aria ? opts.aria(c) : c.label,
           onclick: () => ctx.choose(c.command),
         },
