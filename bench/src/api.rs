@@ -48,6 +48,7 @@ impl Api {
             setup: SetupSource::Example(example.to_owned()),
             seats: BTreeMap::new(),
             options: TableOptions::default(),
+            rules: Default::default(),
         };
         let url = format!("{}/api/tables", self.base);
         let http = |e: ureq::Error| LoadError::Http { url: url.clone(), reason: e.to_string() };

@@ -408,6 +408,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         think_ms: args.think_ms,
                         modes: args.sealed.iter().map(|s| (s.clone(), SeatMode::Sealed)).collect(),
                     },
+                    rules: Default::default(),
                 };
                 let created = match running.create_table(request).await {
                     Ok(c) => c,

@@ -279,8 +279,8 @@ impl<S: TableStore> Hub<S> {
             ));
         }
         check_options(&request.options).map_err(refused)?;
-        let (setup, mut game) =
-            systems::read_and_open(&request.system, &request.setup).map_err(|e| refused(e.to_string()))?;
+        let (setup, mut game) = systems::read_and_open_with(&request.system, &request.setup, &request.rules)
+            .map_err(|e| refused(e.to_string()))?;
         let seats = game.seats().clone();
         let names: Vec<String> = seats.iter().map(|(_, s)| s.name.clone()).collect();
         let mut controllers: Vec<Controller> = vec![Controller::Person; names.len()];

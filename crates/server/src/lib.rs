@@ -3,6 +3,7 @@
 //!
 //! See ARCHITECTURE.md and docs/protocol.md.
 
+pub mod assets;
 mod auth;
 pub mod client;
 mod config;

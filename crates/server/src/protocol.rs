@@ -440,6 +440,10 @@ pub struct CreateTable {
     /// The table's options.
     #[serde(default)]
     pub options: TableOptions,
+    /// Ruleset options to set on the setup, by name (docs/server-rules-options.md): they
+    /// override the setup's own fields.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, Value>,
 }
 
 /// The answer to `POST /api/tables`: the links, each with its secret token in the fragment.

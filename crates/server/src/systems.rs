@@ -128,12 +128,113 @@ pub fn read_setup(system: &str, source: &SetupSource) -> Result<Value, SetupErro
 /// An embedded example is read from its text once per process and kept: each table made from
 /// it starts from a copy.
 pub fn read_and_open(system: &str, source: &SetupSource) -> Result<(Value, Box<dyn Hosted>), SetupError> {
-    let value = match source {
+    read_and_open_with(system, source, &BTreeMap::new())
+}
+
+/// [`read_and_open`] with the ruleset options `rules` (by name, [`rules_option_list`]) set on
+/// the setup before the game opens.
+pub fn read_and_open_with(
+    system: &str,
+    source: &SetupSource,
+    rules: &BTreeMap<String, Value>,
+) -> Result<(Value, Box<dyn Hosted>), SetupError> {
+    let mut value = match source {
         SetupSource::Example(name) => read_example(system, name)?,
         _ => read_source(system, source)?,
     };
+    if !rules.is_empty() {
+        value = match system {
+            "iron-triangle" => with_rules::<IronTriangle>(&value, rules)?,
+            "nodice" => with_rules::<NoDice>(&value, rules)?,
+            "inciting-incident" => with_rules::<IncitingIncident>(&value, rules)?,
+            _ => return Err(SetupError::NoSystem(system.to_owned())),
+        };
+    }
     let game = open(system, &value)?;
     Ok((value, game))
+}
+
+/// `setup` (a setup's JSON) with the ruleset options `rules` set. The fields beside the
+/// ruleset's setup (a No Dice conflict's `engagement`) are kept.
+fn with_rules<R: HostedRules>(setup: &Value, rules: &BTreeMap<String, Value>) -> Result<Value, SetupError>
+where
+    R::Setup: Send + serde::Serialize,
+    R::State: Send,
+    R::Command: Send,
+    R::Event: Send,
+{
+    let mut typed: R::Setup =
+        from_json(setup).map_err(|e| SetupError::Invalid(format!("not a {} setup: {e}", R::NAME)))?;
+    for (name, value) in rules {
+        R::set_rules_option(&mut typed, name, value).map_err(SetupError::Invalid)?;
+    }
+    let mut out = json_of(&typed)?;
+    if let (Some(out), Some(engagement)) = (out.as_object_mut(), setup.get("engagement")) {
+        out.insert("engagement".into(), engagement.clone());
+    }
+    Ok(out)
+}
+
+/// A ruleset option a table may choose at its creation (docs/server-rules-options.md).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct RulesOption {
+    /// Its name, with the books' words: the key of `rules` in `welcome` and `CreateTable`.
+    pub name: &'static str,
+    /// The values it takes, each as JSON; a number option lists none.
+    pub values: &'static [&'static str],
+    /// Whether it takes a number (besides `values`).
+    pub number: bool,
+    /// The rule it answers.
+    pub rules: &'static str,
+}
+
+/// The ruleset options of `system` (none for a system the server does not know).
+pub fn rules_option_list(system: &str) -> &'static [RulesOption] {
+    const fn o(
+        name: &'static str,
+        values: &'static [&'static str],
+        number: bool,
+        rules: &'static str,
+    ) -> RulesOption {
+        RulesOption { name, values, number, rules }
+    }
+    const IRON_TRIANGLE: &[RulesOption] = &[
+        o("edition", &["\"current\"", "\"earlier\""], false, "§11: the earlier edition (seed 000)"),
+        o("lethal", &["false", "true"], false, "§5.1 step 1: the stakes' intent to kill"),
+        o("minor", &["false", "true"], false, "§5.1 step 1, §5.7: a single turn decides the conflict"),
+    ];
+    const NODICE: &[RulesOption] = &[
+        o("stakes_formula", &["\"seed\"", "\"old\""], false, "Open question 1: the Stakes formula"),
+        o(
+            "sweep_bonus",
+            &["\"stakes\""],
+            true,
+            "Open question 2: the Sweep bonus, the Stakes or a fixed size",
+        ),
+        o(
+            "stalemate_hands",
+            &[],
+            true,
+            "Decision 31: Hands without damage that end the Conflict (0 = never)",
+        ),
+    ];
+    const INCITING_INCIDENT: &[RulesOption] = &[
+        o(
+            "advantage",
+            &["\"extra_die\"", "\"plus_minus_d6\""],
+            false,
+            "§3.3: how Advantage and Disadvantage work",
+        ),
+        o("extra_hits", &["\"at_least\"", "\"strictly_more\""], false, "§7.2: extra hits per multiple of RV"),
+        o("ability_dice", &[], true, "§3.2: the d6 of Ability Rolls whose target the rules do not give"),
+        o("max_rounds", &[], true, "the round limit: the scene ends after this many rounds"),
+    ];
+    match system {
+        "iron-triangle" => IRON_TRIANGLE,
+        "nodice" => NODICE,
+        "inciting-incident" => INCITING_INCIDENT,
+        _ => &[],
+    }
 }
 
 /// The setup `source` gives for `system`, unchecked.
@@ -424,6 +525,19 @@ where
     /// The ruleset options `setup` chose, named with the books' words
     /// (docs/server-rules-options.md).
     fn rules_options(setup: &Self::Setup) -> BTreeMap<String, Value>;
+    /// Sets the ruleset option `name` of `setup` to `value` (a table's creation chose it).
+    fn set_rules_option(setup: &mut Self::Setup, name: &str, value: &Value) -> Result<(), String>;
+}
+
+/// `value` as the type of the ruleset option `name`.
+fn option_value<T: DeserializeOwned>(name: &str, value: &Value) -> Result<T, String> {
+    T::deserialize(value).map_err(|e| format!("rules.{name}: {e}"))
+}
+
+/// The refusal of an option `system` does not have.
+fn no_option(system: &str, name: &str) -> String {
+    let known: Vec<&str> = rules_option_list(system).iter().map(|o| o.name).collect();
+    format!("rules.{name}: {system} has no such ruleset option (its options: {})", known.join(", "))
 }
 
 impl HostedRules for IronTriangle {
@@ -433,6 +547,16 @@ impl HostedRules for IronTriangle {
             ("lethal".into(), json!(setup.stakes.lethal)),
             ("minor".into(), json!(setup.stakes.minor)),
         ])
+    }
+
+    fn set_rules_option(setup: &mut iron_triangle::Setup, name: &str, value: &Value) -> Result<(), String> {
+        match name {
+            "edition" => setup.edition = option_value(name, value)?,
+            "lethal" => setup.stakes.lethal = option_value(name, value)?,
+            "minor" => setup.stakes.minor = option_value(name, value)?,
+            _ => return Err(no_option("iron-triangle", name)),
+        }
+        Ok(())
     }
 }
 
@@ -445,6 +569,18 @@ impl HostedRules for NoDice {
             ("stalemate_hands".into(), json!(o.stalemate_hands)),
         ])
     }
+
+    fn set_rules_option(setup: &mut nodice::Setup, name: &str, value: &Value) -> Result<(), String> {
+        let o = &mut setup.options;
+        match name {
+            "stakes_formula" => o.stakes_formula = option_value(name, value)?,
+            "sweep_bonus" if value == "stakes" => o.sweep_bonus = None,
+            "sweep_bonus" => o.sweep_bonus = Some(option_value(name, value)?),
+            "stalemate_hands" => o.stalemate_hands = option_value(name, value)?,
+            _ => return Err(no_option("nodice", name)),
+        }
+        Ok(())
+    }
 }
 
 impl HostedRules for IncitingIncident {
@@ -456,6 +592,28 @@ impl HostedRules for IncitingIncident {
             ("ability_dice".into(), json!(o.ability_dice)),
             ("max_rounds".into(), json!(o.max_rounds)),
         ])
+    }
+
+    fn set_rules_option(
+        setup: &mut inciting_incident::Setup,
+        name: &str,
+        value: &Value,
+    ) -> Result<(), String> {
+        let o = &mut setup.options;
+        match name {
+            "advantage" => o.advantage = option_value(name, value)?,
+            "extra_hits" => o.extra_hits = option_value(name, value)?,
+            "ability_dice" => o.ability_dice = option_value(name, value)?,
+            "max_rounds" => {
+                let max: u32 = option_value(name, value)?;
+                if max == 0 {
+                    return Err("rules.max_rounds: the round limit is at least 1".into());
+                }
+                o.max_rounds = Some(max);
+            }
+            _ => return Err(no_option("inciting-incident", name)),
+        }
+        Ok(())
     }
 }
 
@@ -650,6 +808,47 @@ where
     fn rules_options(&self) -> BTreeMap<String, Value> {
         self.options.clone()
     }
+}
+
+/// What a client needs to create a table of each system, as JSON (`GET /api/systems`): its
+/// examples with their seats, its bot kinds, its ruleset options and its quick reference.
+/// Made once per process.
+pub fn catalogue() -> &'static Value {
+    static CATALOGUE: OnceLock<Value> = OnceLock::new();
+    CATALOGUE.get_or_init(|| {
+        let systems: Vec<Value> = SYSTEMS
+            .iter()
+            .map(|&system| {
+                let examples: Vec<Value> = examples(system)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|&name| {
+                        let source = SetupSource::Example(name.to_owned());
+                        let (_, game) = read_and_open(system, &source).ok()?;
+                        let seats: Vec<Value> = game
+                            .seats()
+                            .iter()
+                            .map(|(_, s)| json!({"name": s.name, "role": s.role, "side": s.side}))
+                            .collect();
+                        Some(json!({"name": name, "seats": seats, "rules": game.rules_options()}))
+                    })
+                    .collect();
+                let reference = match system {
+                    "iron-triangle" => <IronTriangle as table::Ruleset>::quick_reference(),
+                    "nodice" => <NoDice as table::Ruleset>::quick_reference(),
+                    _ => <IncitingIncident as table::Ruleset>::quick_reference(),
+                };
+                json!({
+                    "system": system,
+                    "examples": examples,
+                    "bots": bot_kinds(system).unwrap_or_default(),
+                    "rules": rules_option_list(system),
+                    "reference": reference,
+                })
+            })
+            .collect();
+        json!({ "systems": systems })
+    })
 }
 
 #[cfg(test)]

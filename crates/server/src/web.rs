@@ -12,16 +12,16 @@ use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::{SinkExt, StreamExt};
 use store::tables::TableStore;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use crate::auth;
 use crate::hub::{Hub, OUTBOX, Out, Refusal, ToTable, text};
 use crate::protocol::{ApiError, ClientMessage, CreateTable, ErrorCode, ServerMessage, VERSION};
+use crate::{assets, auth};
 
 /// How long a new connection has to say hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
@@ -40,8 +40,11 @@ pub(crate) fn router<S: TableStore>(hub: Arc<Hub<S>>) -> Router {
         .route("/api/tables/{table}/log", get(log::<S>))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics::<S>))
-        .route("/", get(page))
-        .route("/t/{table}", get(page))
+        .route("/api/systems", get(|| async { Json(crate::systems::catalogue()) }))
+        .route("/api/qr", post(qr))
+        .route("/", get(|| async { assets::serve("index.html") }))
+        .route("/t/{table}", get(|| async { assets::serve("table.html") }))
+        .route("/assets/{*path}", get(|Path(path): Path<String>| async move { assets::serve(&path) }))
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(hub)
@@ -62,14 +65,30 @@ async fn security_headers(mut response: Response) -> Response {
     response
 }
 
-/// The page a link opens in a browser until the browser table exists: how to join.
-async fn page() -> Html<&'static str> {
-    Html(
-        "<!doctype html><meta charset=utf-8><title>facedown</title>\
-         <h1>facedown</h1><p>This is a facedown table server. Join a table from a terminal with \
-         <code>facedown join LINK</code>, where LINK is the whole link you were given (the part \
-         after <code>#</code> is your seat's secret and never reaches the server's logs).</p>",
-    )
+/// The longest text `POST /api/qr` draws (a link is far shorter).
+const MAX_QR_TEXT: usize = 1024;
+
+/// `POST /api/qr`: the body's text (a link) as a QR code in SVG, for the home page to show
+/// beside each seat's link. The link's secret is in the body, never in a request line.
+async fn qr(body: Bytes) -> Response {
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return api_error(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, "the body is not UTF-8 text");
+    };
+    if text.len() > MAX_QR_TEXT {
+        let message = format!("a QR code's text is at most {MAX_QR_TEXT} bytes");
+        return api_error(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::TooLarge, message);
+    }
+    match qrcode::QrCode::new(text.as_bytes()) {
+        Ok(code) => {
+            let svg = code
+                .render::<qrcode::render::svg::Color<'_>>()
+                .min_dimensions(160, 160)
+                .quiet_zone(true)
+                .build();
+            ([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response()
+        }
+        Err(e) => api_error(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, format!("no QR code: {e}")),
+    }
 }
 
 fn api_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {

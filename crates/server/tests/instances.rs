@@ -142,6 +142,7 @@ fn duel(seats: BTreeMap<String, Controller>, think_ms: u32) -> CreateTable {
         setup: SetupSource::Example("duel".into()),
         seats,
         options: TableOptions { decision_seconds: None, think_ms, ..Default::default() },
+        rules: Default::default(),
     }
 }
 

@@ -24,6 +24,7 @@ fn duel() -> CreateTable {
         setup: SetupSource::Example("duel".into()),
         seats: BTreeMap::new(),
         options: TableOptions::default(),
+        rules: Default::default(),
     }
 }
 

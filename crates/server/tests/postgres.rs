@@ -30,6 +30,7 @@ async fn a_table_on_postgres_resumes_after_a_restart() {
             setup: SetupSource::Example("duel".into()),
             seats: BTreeMap::new(),
             options: TableOptions::default(),
+            rules: Default::default(),
         })
         .await
         .unwrap_or_else(|e| panic!("a duel: {}", e.message));

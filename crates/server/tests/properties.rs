@@ -84,6 +84,7 @@ async fn create(server: &Running, system: &str, example: &str, sealed: &[&str]) 
             setup: SetupSource::Example(example.into()),
             seats: BTreeMap::new(),
             options: TableOptions { modes, ..TableOptions::default() },
+            rules: Default::default(),
         })
         .await
         .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))

@@ -49,6 +49,7 @@ async fn create(
             setup: SetupSource::Example(example.into()),
             seats,
             options: TableOptions { modes, ..TableOptions::default() },
+            rules: Default::default(),
         })
         .await
         .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
@@ -711,6 +712,7 @@ async fn no_reveal_before_the_decision_timer_is_a_public_fault() {
             setup: SetupSource::Example("duel".into()),
             seats: BTreeMap::new(),
             options: TableOptions { decision_seconds: Some(1), think_ms: 0, modes },
+            rules: Default::default(),
         })
         .await
         .unwrap();

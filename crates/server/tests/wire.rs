@@ -42,6 +42,7 @@ async fn create(server: &Running, system: &str, example: &str, seats: &[(&str, &
             setup: SetupSource::Example(example.into()),
             seats,
             options: TableOptions::default(),
+            rules: Default::default(),
         })
         .await
         .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
@@ -500,6 +501,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
             setup: SetupSource::Example("duel".into()),
             seats: BTreeMap::new(),
             options: TableOptions { decision_seconds: Some(1), think_ms: 0, ..TableOptions::default() },
+            rules: Default::default(),
         })
         .await
         .unwrap();

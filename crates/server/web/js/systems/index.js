@@ -1,0 +1,46 @@
+// @ts-check
+/** @file The rule systems' page modules, by the protocol's system name.
+ *
+ * Each `systems/<system>.js` exports (the table page calls them; every one may return null
+ * to fall back to the generic rendering):
+ * - `renderView(view, ctx)` → HTMLElement: the viewer's `view` (welcome/update), drawn.
+ * - `renderPrompt(prompt, view, ctx)` → HTMLElement | null: the prompt's choices drawn as the
+ *   system's cards and pickers; a choice calls `ctx.choose(choice.command)`.
+ * - `renderEvent(item, ctx)` → HTMLElement | null: one log item (an `event` update) drawn,
+ *   e.g. a reveal side by side with its result explained; its `text` is the narration.
+ * - `title` (string): the system's name as the books write it.
+ *
+ * `ctx` is {@link SystemContext}. A module never re-derives a rule: what it shows comes from
+ * the view, the prompt's choices (the legal ones) and the events.
+ */
+
+/**
+ * @typedef {object} SystemContext
+ * @property {string} system the protocol's system name
+ * @property {{kind: string, seat?: number}} you who this page is (welcome's `you`)
+ * @property {any[]} seats the seats (welcome's/seats' `seats`)
+ * @property {Record<string, any>} rules the table's ruleset options
+ * @property {(command: any) => void} choose sends a command for this seat (sealed or plain, as the seat's mode says)
+ * @property {(node: Element) => void} [announce] reads a short text to screen readers
+ */
+
+/** @type {Record<string, () => Promise<any>>} */
+const modules = {
+  'iron-triangle': () => import('./iron-triangle.js'),
+  'nodice': () => import('./nodice.js'),
+  'inciting-incident': () => import('./inciting-incident.js'),
+};
+
+/**
+ * The page module of `system`, or null (the generic rendering) when it has none.
+ * @param {string} system
+ */
+export async function systemModule(system) {
+  const load = modules[system];
+  if (!load) return null;
+  try {
+    return await load();
+  } catch {
+    return null;
+  }
+}
