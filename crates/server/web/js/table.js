@@ -157,6 +157,9 @@ function ctx() {
     choose: (/** @type {any} */ command) => {
       void choose(command);
     },
+    // A public ruling the rules allow beside the prompt (No Dice's justification line): always
+    // a plain command, never sealed, whether or not the seat is asked now.
+    ruling: (/** @type {any} */ command, /** @type {string} */ done) => gmRequest({ type: 'command', command }, done),
     announce: (/** @type {Element} */ node) => {
       replace(liveNote, node.textContent ?? '');
     },

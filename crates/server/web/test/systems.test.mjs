@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { narrow, commandName, partition } from '../js/systems/picker.js';
+import { narrow, commandName, partition, pickerKey } from '../js/systems/picker.js';
 import * as it from '../js/systems/iron-triangle.js';
 import * as nd from '../js/systems/nodice.js';
 import * as ii from '../js/systems/inciting-incident.js';
@@ -99,6 +99,12 @@ test('Iron Triangle: moves are read with the book names of their action and elem
     assert.ok(p.action && p.element, `${play} is an action and an element`);
     assert.ok(c.label.startsWith(play), `the rules' label ${c.label} starts with the move's symbols`);
   }
+  // the book's table of thirteen moves: no Defend with Heaven or Spin
+  assert.equal(it.MOVES.length, 13);
+  assert.equal(new Set(it.MOVES.map((m) => m.move)).size, 13);
+  assert.equal(it.moveCard('○☰'), null);
+  assert.deepEqual(it.moveCard('▨☯'), { move: '▨☯', base: 4, multiplier: 4 });
+  for (const m of it.MOVES) assert.ok(it.moveParts(m.move).action && it.moveParts(m.move).element);
   assert.equal(it.stanceText({ type: 'grapple', amount: 2 }), '2▨');
   assert.equal(it.stanceText({ type: 'defend', amount: 0 }), 'no stance');
   assert.equal(it.stanceWords({ type: 'attack', amount: 3 }), '3 Attack');
@@ -119,6 +125,11 @@ test('Iron Triangle: specials are named as the rules label them', () => {
   assert.equal(it.specialName('there_can_be_only_one'), 'There Can Be Only One');
   assert.equal(it.specialName('wax_on_defend'), 'Wax On ○');
   assert.equal(it.specialName('dig_two_graves_grapple'), 'Dig Two Graves ▨');
+  // the earlier edition's names (§11)
+  assert.equal(it.specialName('scouter', 'earlier'), 'Insight');
+  assert.equal(it.specialName('i_already_know_defend', 'earlier'), 'Premonition ○');
+  assert.equal(it.specialName('the_way_of_the_samurai', 'earlier'), 'Last Stand');
+  assert.equal(it.specialName('scouter', 'current'), 'Scouter');
 });
 
 test('Iron Triangle: a resolved turn is explained with the same loss the rules narrate', () => {
@@ -201,6 +212,9 @@ test('No Dice: chips, pot and Showdown are written with the book\'s abbreviation
   const p = f.view.showdown.pairs[0];
   const t = nd.pairText(p, names);
   assert.match(t, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));
+  const [a, b] = p.actors.map(names);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'loss', sweep: [false, false] }, names), `${a} vs ${b}: TD ${a} wins, AD ${b} wins`);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'win', sweep: [true, false], totals: [5, 1] }, names), `${a} vs ${b}: TD ${a} wins, AD ${a} wins; Sweep: ${a}; Showdown Totals 5 – 1`);
   // the rules' narration of the reveal states the same totals
   const reveal = f.updates.find((/** @type {any} */ u) => u.event === 'actions_revealed');
   assert.match(reveal.text, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));
@@ -264,4 +278,25 @@ test('Inciting Incident: each roll\'s dice are the draws just before its positio
   assert.equal(r.seed, 'ok');
   assert.equal(r.bad, 0);
   assert.equal(r.checked, draws.size);
+});
+
+test('the reference cards agree with the quick references the server publishes (GET /api/systems)', () => {
+  const systems = fixture('systems.json').systems;
+  const ref = (/** @type {string} */ name) => systems.find((/** @type {any} */ x) => (x.system ?? x.name) === name).reference;
+  // Iron Triangle §3: every "▨☰ 4 ×3" of the MOVES section is a line of the card, and no more
+  const moves = [...ref('iron-triangle').matchAll(/([○▨◆][☷☵☲☰☯]) (\d+) ×(\d+)/g)].map((m) => ({ move: m[1], base: Number(m[2]), multiplier: Number(m[3]) }));
+  assert.deepEqual(moves, it.MOVES);
+  // No Dice: the Attribute Dominance lines, as the quick reference writes them
+  const text = ref('nodice');
+  for (const line of nd.ATTRIBUTE_CARD) assert.ok(text.includes(line), `the quick reference has "${line}"`);
+  for (const a of nd.ATTRIBUTES) assert.ok(text.includes(`${a.abbrev} ${a.name}`) || text.includes(`${a.abbrev}  ${a.name}`), `${a.abbrev} is ${a.name}`);
+});
+
+test('a picker is known again by its choices, so that a redraw keeps its selection', () => {
+  const a = choicesOf(fixture('iron-triangle-welcome.json'), 'commit_stance');
+  const again = JSON.parse(JSON.stringify(a));
+  assert.equal(pickerKey(a), pickerKey(again));
+  assert.notEqual(pickerKey(a), pickerKey(a.slice(1)));
+  const b = choicesOf(fixture('nodice-bid.json'), 'commit_action');
+  assert.notEqual(pickerKey(a), pickerKey(b));
 });

@@ -92,6 +92,7 @@ export function declareFields(name) {
       // the action's own label, found again among the choices by the picker's caller
       text: (v) => v,
       hideSingle: true,
+      needs: 'kind',
     },
   ];
 }
@@ -391,8 +392,7 @@ export function renderPrompt(prompt, view, ctx) {
  */
 function ledger(ctx) {
   if (!memory.ledger) {
-    const c = /** @type {any} */ (ctx);
-    const commitment = c.serverSeedCommitment ?? c.server_seed_commitment ?? null;
+    const commitment = ctx.serverSeedCommitment ?? null;
     memory.ledger = new DrawLedger(Math.max(1, ctx.seats?.length ?? 1), commitment);
   }
   return memory.ledger;
@@ -472,13 +472,29 @@ export function renderEvent(item, ctx) {
         badge,
       );
     }
+    // hits, wounds and the keep-fighting roll: the rules' narration, marked so it stands out
     case 'wounded':
-      return h('p', { class: 'wound' }, `✚ ${fighterName(e.character)} takes ${e.hits} hit(s): ${e.total} in all`);
+    case 'strikes_lost':
+      return marked('✚', 'wound', item.text);
     case 'incapacitated':
-      return h('p', { class: 'wound' }, `⚠ ${fighterName(e.character)} is Incapacitated`);
+      return marked('⚠', 'wound', item.text);
+    case 'kept_fighting':
+      return marked(e.success ? '✓' : '✗', `keep ${e.success ? 'ok' : 'bad'}`, item.text);
     default:
       return null;
   }
+}
+
+/**
+ * A line of the rules' narration with a mark before it (a word-free sign, the text says the rest).
+ * @param {string} mark
+ * @param {string} cls
+ * @param {unknown} text
+ */
+function marked(mark, cls, text) {
+  const t = typeof text === 'string' ? text.trim() : '';
+  if (!t) return null;
+  return h('p', { class: cls }, h('span', { 'aria-hidden': 'true' }, `${mark} `), t);
 }
 
 /**

@@ -29,6 +29,39 @@ export const ELEMENTS = [
 ];
 
 /**
+ * The thirteen moves (§3): each action with the elements it has, the base loss and the stance
+ * multiplier — the book's table, the same in both editions (§11), shown as a reference card.
+ */
+export const MOVES = [
+  ...['☷', '☵', '☲'].map((e) => ({ move: `○${e}`, base: 2, multiplier: 1 })),
+  ...['☷', '☵', '☲'].map((e) => ({ move: `▨${e}`, base: 4, multiplier: 2 })),
+  { move: '▨☰', base: 4, multiplier: 3 },
+  { move: '▨☯', base: 4, multiplier: 4 },
+  ...['☷', '☵', '☲'].map((e) => ({ move: `◆${e}`, base: 3, multiplier: 2 })),
+  { move: '◆☰', base: 3, multiplier: 3 },
+  { move: '◆☯', base: 3, multiplier: 3 },
+];
+
+/** The earlier edition's names of the specials it shares (§11), by the JSON name's stem. */
+const EARLIER_NAMES = /** @type {Record<string, string>} */ ({
+  scouter: 'Insight',
+  there_can_be_only_one: 'Showdown',
+  pressure_point: 'Precise',
+  i_already_know: 'Premonition',
+  yojimbo: 'Bodyguard',
+  liquid_metal: 'Mimic',
+  the_way_of_the_samurai: 'Last Stand',
+});
+
+/**
+ * A move's line of the book's table (§3), or null for what is not one of the thirteen.
+ * @param {string} move
+ */
+export function moveCard(move) {
+  return MOVES.find((m) => m.move === move) ?? null;
+}
+
+/**
  * An action by its key (`defend`) or symbol (`○`).
  * @param {string | null | undefined} k
  */
@@ -69,10 +102,12 @@ export function stanceWords(stance) {
 }
 
 /**
- * A special's book name from its JSON name: `i_already_know_attack` → "I Already Know ◆".
+ * A special's book name from its JSON name: `i_already_know_attack` → "I Already Know ◆"; in
+ * the earlier edition (§11) the names it gave (`scouter` → "Insight").
  * @param {string} special
+ * @param {string} [edition] the view's `edition`
  */
-export function specialName(special) {
+export function specialName(special, edition) {
   const s = String(special);
   let suffix = '';
   let base = s;
@@ -82,6 +117,7 @@ export function specialName(special) {
       base = s.slice(0, -a.key.length - 1);
     }
   }
+  if (edition === 'earlier' && EARLIER_NAMES[base]) return EARLIER_NAMES[base] + suffix;
   const small = new Set(['of', 'the', 'be', 'on']);
   const words = base.split('_').map((w, i) => {
     if (w === 'i') return 'I';
@@ -113,6 +149,7 @@ export function stanceFields() {
       key: 'amount',
       legend: 'Amount of energy',
       numeric: true,
+      needs: 'type',
       value: (c) => {
         const s = c.command?.commit_stance?.stance;
         return s && s.amount > 0 ? String(s.amount) : null;
@@ -280,8 +317,9 @@ function moveChip(move, name, tags = []) {
  * A fighter's card: status, energy bars, chains, sheet when visible.
  * @param {any} f
  * @param {boolean} mine
+ * @param {string} [edition] the view's edition (the specials' names)
  */
-function fighterCard(f, mine) {
+function fighterCard(f, mine, edition) {
   const status = f.dead ? 'dead' : f.status === 'in' ? 'in the conflict' : f.status;
   const marks = ACTIONS.filter((_, i) => f.zero_marks?.[i]).map((a) => a.symbol);
   const moveNames = new Map((f.moves ?? []).map((/** @type {any} */ m) => [m.move, m.name]));
@@ -328,7 +366,7 @@ function fighterCard(f, mine) {
           { class: 'sheet' },
           'Specials: ',
           f.specials
-            .map((/** @type {string} */ s) => specialName(s) + (f.specials_used?.includes(s) ? ' (used)' : ''))
+            .map((/** @type {string} */ s) => specialName(s, edition) + (f.specials_used?.includes(s) ? ' (used)' : ''))
             .join(', '),
         )
       : null,
@@ -414,7 +452,39 @@ export function renderView(view, ctx) {
         'div',
         { class: 'side' },
         h('h2', null, s === 0 ? "Players' side" : "GM's side"),
-        h('div', { class: 'fighters' }, fighters.filter((/** @type {any} */ f) => f.side === s).map((/** @type {any} */ f) => fighterCard(f, f.seat === me))),
+        h('div', { class: 'fighters' }, fighters.filter((/** @type {any} */ f) => f.side === s).map((/** @type {any} */ f) => fighterCard(f, f.seat === me, view.edition))),
+      ),
+    ),
+    movesReference(),
+  );
+}
+
+/** The thirteen moves (§3) and the actions' and elements' cycles (§2), as reference cards. */
+function movesReference() {
+  return h(
+    'details',
+    { class: 'reference-cards' },
+    h('summary', null, 'The thirteen moves, actions and elements'),
+    h(
+      'div',
+      { class: 'ref-card' },
+      h('h4', null, 'The thirteen moves (§3)'),
+      h(
+        'ul',
+        { class: 'move-table' },
+        MOVES.map((m) => h('li', null, h('span', { class: 'sym' }, m.move), ` ${moveParts(m.move).words}: base ${m.base}, stance ×${m.multiplier}`)),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'ref-card' },
+      h('h4', null, 'Actions (§2)'),
+      h('ul', null, ['○ Defend beats ◆ Attack', '▨ Grapple beats ○ Defend', '◆ Attack beats ▨ Grapple'].map((l) => h('li', null, l))),
+      h('h4', null, 'Elements (§2)'),
+      h(
+        'ul',
+        null,
+        ['☷ Earth beats ☲ Fire, ☯ Spin', '☵ Water beats ☷ Earth, ☰ Heaven', '☲ Fire beats ☵ Water, ☰ Heaven', '☰ Heaven beats ☷ Earth, ☯ Spin', '☯ Spin beats ☵ Water, ☲ Fire'].map((l) => h('li', null, l)),
       ),
     ),
   );
@@ -497,12 +567,13 @@ export function renderPrompt(prompt, view, ctx) {
               type: 'button',
               class: `move-card action-${p.action?.key ?? 'none'} ${isFollow ? 'follow-up' : ''}`.trim(),
               'data-testid': 'choice',
-              'aria-label': `Play ${name || m} face down: ${p.words}${isFollow ? ', a learned follow-up' : ''}`,
+              'aria-label': `Play ${name || m} face down: ${p.words}${moveCard(m) ? `, base ${moveCard(m)?.base}, stance times ${moveCard(m)?.multiplier}` : ''}${isFollow ? ', a learned follow-up' : ''}`,
               onclick: () => ctx.choose(c.command),
             },
             h('span', { class: 'card-sym', 'aria-hidden': 'true' }, m),
             h('span', { class: 'card-name', 'aria-hidden': 'true' }, name || m),
             h('span', { class: 'card-words', 'aria-hidden': 'true' }, p.words),
+            moveCard(m) ? h('span', { class: 'card-numbers', 'aria-hidden': 'true' }, `base ${moveCard(m)?.base}, stance ×${moveCard(m)?.multiplier}`) : null,
             isFollow ? h('span', { class: 'tag', 'aria-hidden': 'true' }, 'follow-up') : null,
           );
         }),

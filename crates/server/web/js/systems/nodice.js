@@ -109,6 +109,7 @@ export function aspectFields(actorName) {
     {
       key: 'ante',
       legend: 'Ante from',
+      needs: 'aspect',
       value: (c) => c.command?.commit_aspect?.ante ?? null,
       text: (v) => `${attribute(v)?.abbrev ?? v} ${attribute(v)?.name ?? ''}`.trim(),
       aria: (v) => `ante from ${attribute(v)?.name ?? v}`,
@@ -154,6 +155,7 @@ export function actionFields() {
       key: 'bid',
       legend: 'Bid (chips)',
       numeric: true,
+      needs: 'attribute',
       value: (c) => (a(c) ? String(a(c).bid) : null),
       aria: (v) => `bid ${v}`,
     },
@@ -214,8 +216,8 @@ export function spreadFields(names) {
 }
 
 /**
- * A Showdown pair in words, from its first Actor's side: "Kara vs Thug: TD win, AD tie, Sweep
- * (Kara); Totals 5 – 1".
+ * A Showdown pair in words (the view gives each outcome from its first Actor's side): "Kara vs
+ * Thug: TD Kara wins, AD tie; Showdown Totals 5 – 1".
  * @param {any} pair a view's `showdown.pairs` item
  * @param {(id: number) => string} actorName
  */
@@ -223,7 +225,8 @@ export function pairText(pair, actorName) {
   const [a, b] = pair.actors ?? [];
   const sweeps = [0, 1].filter((i) => pair.sweep?.[i]).map((i) => actorName(pair.actors[i]));
   const totals = pair.totals ? `; Showdown Totals ${pair.totals[0]} – ${pair.totals[1]}` : '';
-  return `${actorName(a)} vs ${actorName(b)}: TD ${pair.trine} for ${actorName(a)}, AD ${pair.attribute} for ${actorName(a)}${sweeps.length ? `; Sweep: ${sweeps.join(', ')}` : ''}${totals}`;
+  const who = (/** @type {string} */ r) => (r === 'win' ? `${actorName(a)} wins` : r === 'loss' ? `${actorName(b)} wins` : r);
+  return `${actorName(a)} vs ${actorName(b)}: TD ${who(pair.trine)}, AD ${who(pair.attribute)}${sweeps.length ? `; Sweep: ${sweeps.join(', ')}` : ''}${totals}`;
 }
 
 // ---- DOM ----
@@ -359,7 +362,11 @@ function justifyForms(actors, ctx) {
         onsubmit: (/** @type {Event} */ ev) => {
           ev.preventDefault();
           const line = input.value.trim();
-          if (line) ctx.choose({ justify: { actor: a.id, line } });
+          if (!line) return;
+          const command = { justify: { actor: a.id, line } };
+          // a public line beside the prompt: never sealed, and sent whether or not the seat is asked
+          if (ctx.ruling) ctx.ruling(command, `${a.name}'s line is said.`);
+          else ctx.choose(command);
           input.value = '';
         },
       },
@@ -381,7 +388,7 @@ export function renderView(view, ctx) {
   const me = mySeatName(ctx);
   const actors = view.actors ?? [];
   const sd = view.showdown ?? {};
-  const mine = actors.filter((/** @type {any} */ a) => a.seat === me && a.status?.status === 'in');
+  const mine = actors.filter((/** @type {any} */ a) => a.seat === me);
   const ending = view.ending;
   return h(
     'div',

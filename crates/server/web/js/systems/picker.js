@@ -28,6 +28,7 @@ import { h } from '../dom.js';
  * @property {(v: string) => string} [aria] how a value is read to screen readers (default: its text)
  * @property {(v: string) => string} [kind] a CSS class for the value's button (a card's look)
  * @property {boolean} [numeric] its values are numbers, offered in increasing order
+ * @property {string} [needs] the key of an earlier field: this one is drawn only once that one is chosen (a long list waits for its group)
  * @property {boolean} [hideSingle] not drawn when it has a single possible value (it is still selected)
  */
 
@@ -112,15 +113,25 @@ export function commandName(command) {
  * @returns {HTMLElement}
  */
 export function pickerElement(choices, fields, ctx, opts = {}) {
-  /** @type {Record<string, string>} */
-  const selection = {};
-  const root = h('div', { class: `picker ${opts.className ?? ''}`.trim() });
+  // The page draws the prompt again whenever the table changes (another seat commits): the
+  // same choices keep the selection made so far, and the focus stays on the same button.
+  const key = pickerKey(choices);
+  const selection = remembered.get(key) ?? {};
+  remembered.delete(key);
+  remembered.set(key, selection);
+  while (remembered.size > 8) remembered.delete(remembered.keys().next().value ?? '');
+  const active = typeof document !== 'undefined' ? document.activeElement : null;
+  const wasHere = active instanceof HTMLElement && active.closest('.picker')?.getAttribute('data-key') === key;
+  const root = h('div', { class: `picker ${opts.className ?? ''}`.trim(), 'data-key': key });
   /** @param {string | null} focusKey */
   const draw = (focusKey) => {
     const n = narrow(choices, fields, selection);
     /** @type {HTMLElement | null} */
     let focus = null;
-    const shown = n.fields.filter(({ field, values }) => !(field.hideSingle && values.length === 1));
+    const selectedKeys = new Set(n.fields.filter((f) => f.selected !== null).map((f) => f.field.key));
+    const shown = n.fields.filter(
+      ({ field, values }) => !(field.hideSingle && values.length === 1) && !(field.needs && !selectedKeys.has(field.needs)),
+    );
     const groups = shown.map(({ field, values, selected }) => {
       const buttons = values.map(({ value, text }) => {
         const pressed = value === selected;
@@ -131,6 +142,7 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
             class: `pick ${field.kind ? field.kind(value) : ''} ${pressed ? 'pressed' : ''}`.trim(),
             'data-testid': 'pick',
             'aria-pressed': pressed ? 'true' : 'false',
+            'data-pick': `${field.key}=${value}`,
             'aria-label': field.aria ? field.aria(value) : text,
             onclick: () => {
               selection[field.key] = value;
@@ -157,6 +169,7 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
       {
         type: 'button',
         class: 'confirm',
+        'data-pick': 'confirm',
         'data-testid': 'confirm',
         disabled: chosen ? null : true,
         'aria-label': chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
@@ -165,10 +178,35 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
       chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
     );
     root.replaceChildren(...(opts.title ? [h('p', { class: 'picker-title' }, opts.title)] : []), ...groups, confirm);
-    if (focus) /** @type {HTMLElement} */ (focus).focus();
+    if (focusKey === 'confirm') focus = confirm;
+    if (focus) {
+      const f = /** @type {HTMLElement} */ (focus);
+      // drawn again by the page: the new element is in the document only after this returns
+      if (f.isConnected) f.focus();
+      else setTimeout(() => f.isConnected && f.focus(), 0);
+    }
   };
-  draw(null);
+  draw(wasHere ? /** @type {HTMLElement} */ (active).getAttribute('data-pick') : null);
   return root;
+}
+
+/** Selections of the pickers drawn lately, by {@link pickerKey}. @type {Map<string, Record<string, string>>} */
+const remembered = new Map();
+
+/**
+ * A short name for a set of choices (their commands), the same when the page draws the same
+ * prompt again: a 32-bit FNV-1a hash of their JSON, in base 36.
+ * @param {Choice[]} choices
+ * @returns {string}
+ */
+export function pickerKey(choices) {
+  const text = JSON.stringify(choices.map((c) => c.command));
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `${hash.toString(36)}-${choices.length}`;
 }
 
 /**
