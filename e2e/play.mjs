@@ -21,7 +21,8 @@ export const BUTTONS = '[data-testid="prompt"] button';
  * surrender, withdraw, end the scene) only when nothing else is offered. Null: nothing.
  * @param {import('playwright-core').Page} page
  * @param {number} r a random number in [0, 1)
- * @returns {Promise<{index: number, what: string} | null>} the button's index among {@link BUTTONS}
+ * @returns {Promise<{index: number, kind: string, what: string} | null>} the button's index among
+ *   {@link BUTTONS}, its hook and its label
  */
 export async function nextClick(page, r) {
   return page
@@ -48,7 +49,7 @@ export async function nextClick(page, r) {
         else from = choices;
         if (from.length === 0) return null;
         const b = from[Math.floor(r * from.length) % from.length];
-        return { index: all.indexOf(b), what: (b.getAttribute('aria-label') ?? b.textContent ?? '').slice(0, 60) };
+        return { index: all.indexOf(b), kind: test(b), what: (b.getAttribute('aria-label') ?? b.textContent ?? '').slice(0, 60) };
       },
       /** @type {[string, number]} */ ([BUTTONS, r]),
     )
@@ -160,6 +161,8 @@ export async function playGame(browser, server, game, seed) {
     const deadline = Date.now() + (game.deadlineMs ?? 180_000);
     const maxClicks = game.maxClicks ?? 600;
     let clicks = 0;
+    /** @type {Set<string>} the hooks clicked (choice, pick, confirm) */
+    const kinds = new Set();
     let reloaded = false;
     /** @type {Map<Seat, number>} since when a seat is asked with nothing to click */
     const stuckSince = new Map();
@@ -188,6 +191,7 @@ export async function playGame(browser, server, game, seed) {
         await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 5_000 });
         clicks += 1;
         s.clicks += 1;
+        kinds.add(pick.kind);
         acted = true;
         assert.ok(clicks <= maxClicks, `${label}: the conflict ends within ${maxClicks} clicks`);
         for (const p of all) await p.rec.snapshot(`seat ${s.name} clicked ${what}`);
@@ -199,6 +203,9 @@ export async function playGame(browser, server, game, seed) {
       }
       if (!acted) await new Promise((r) => setTimeout(r, 40));
     }
+    // The system's module drew its pickers (a module that failed to load leaves the generic
+    // buttons, one per choice).
+    assert.ok(kinds.has('pick') && kinds.has('confirm'), `${label}: the pages offered the system's pickers (clicked: ${[...kinds].join(', ')})`);
     if (game.reload) assert.ok(reloaded, `${label}: seat ${game.reload}'s page was reloaded while sealed`);
 
     // Every page's log: a seat's through its token, the public one through the spectators'.
