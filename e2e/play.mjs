@@ -216,6 +216,7 @@ export async function playGame(browser, server, game, seed) {
     for (const p of all) {
       await p.rec.settle();
       assert.deepEqual(p.rec.errors, [], `${label}: ${p.name} had no script error`);
+      assert.deepEqual(p.rec.foreignRequests(), [], `${label}: every request of ${p.name} went to the server`);
       assert.ok(p.rec.change?.over, `${label}: ${p.name} saw the end`);
     }
     const checked = checkRedaction(label, created, logs, spectatorLog, seats, watchers);
