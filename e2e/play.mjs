@@ -161,6 +161,7 @@ export async function playGame(browser, server, game, seed) {
     const deadline = Date.now() + (game.deadlineMs ?? 180_000);
     const maxClicks = game.maxClicks ?? 600;
     let clicks = 0;
+    let misses = 0;
     /** @type {Set<string>} the hooks clicked (choice, pick, confirm) */
     const kinds = new Set();
     let reloaded = false;
@@ -188,7 +189,15 @@ export async function playGame(browser, server, game, seed) {
         stuckSince.delete(s);
         const what = pick.what;
         s.sentBefore = s.rec.sent.length;
-        await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 5_000 });
+        try {
+          await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 3_000 });
+        } catch {
+          // The page drew its prompt again between the look and the click (another seat's
+          // commitment, a change): look again.
+          misses += 1;
+          assert.ok(misses < 50, `${label}: seat ${s.name}'s buttons kept moving away from the clicks`);
+          break;
+        }
         clicks += 1;
         s.clicks += 1;
         kinds.add(pick.kind);
