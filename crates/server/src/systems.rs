@@ -810,6 +810,47 @@ where
     }
 }
 
+/// What a client needs to create a table of each system, as JSON (`GET /api/systems`): its
+/// examples with their seats, its bot kinds, its ruleset options and its quick reference.
+/// Made once per process.
+pub fn catalogue() -> &'static Value {
+    static CATALOGUE: OnceLock<Value> = OnceLock::new();
+    CATALOGUE.get_or_init(|| {
+        let systems: Vec<Value> = SYSTEMS
+            .iter()
+            .map(|&system| {
+                let examples: Vec<Value> = examples(system)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|&name| {
+                        let source = SetupSource::Example(name.to_owned());
+                        let (_, game) = read_and_open(system, &source).ok()?;
+                        let seats: Vec<Value> = game
+                            .seats()
+                            .iter()
+                            .map(|(_, s)| json!({"name": s.name, "role": s.role, "side": s.side}))
+                            .collect();
+                        Some(json!({"name": name, "seats": seats, "rules": game.rules_options()}))
+                    })
+                    .collect();
+                let reference = match system {
+                    "iron-triangle" => <IronTriangle as table::Ruleset>::quick_reference(),
+                    "nodice" => <NoDice as table::Ruleset>::quick_reference(),
+                    _ => <IncitingIncident as table::Ruleset>::quick_reference(),
+                };
+                json!({
+                    "system": system,
+                    "examples": examples,
+                    "bots": bot_kinds(system).unwrap_or_default(),
+                    "rules": rules_option_list(system),
+                    "reference": reference,
+                })
+            })
+            .collect();
+        json!({ "systems": systems })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -858,45 +899,4 @@ mod tests {
         let e = read_setup("inciting-incident", &SetupSource::Toml(big)).unwrap_err();
         assert!(e.to_string().contains("at most"), "{e}");
     }
-}
-
-/// What a client needs to create a table of each system, as JSON (`GET /api/systems`): its
-/// examples with their seats, its bot kinds, its ruleset options and its quick reference.
-/// Made once per process.
-pub fn catalogue() -> &'static Value {
-    static CATALOGUE: OnceLock<Value> = OnceLock::new();
-    CATALOGUE.get_or_init(|| {
-        let systems: Vec<Value> = SYSTEMS
-            .iter()
-            .map(|&system| {
-                let examples: Vec<Value> = examples(system)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|&name| {
-                        let source = SetupSource::Example(name.to_owned());
-                        let (_, game) = read_and_open(system, &source).ok()?;
-                        let seats: Vec<Value> = game
-                            .seats()
-                            .iter()
-                            .map(|(_, s)| json!({"name": s.name, "role": s.role, "side": s.side}))
-                            .collect();
-                        Some(json!({"name": name, "seats": seats, "rules": game.rules_options()}))
-                    })
-                    .collect();
-                let reference = match system {
-                    "iron-triangle" => <IronTriangle as table::Ruleset>::quick_reference(),
-                    "nodice" => <NoDice as table::Ruleset>::quick_reference(),
-                    _ => <IncitingIncident as table::Ruleset>::quick_reference(),
-                };
-                json!({
-                    "system": system,
-                    "examples": examples,
-                    "bots": bot_kinds(system).unwrap_or_default(),
-                    "rules": rules_option_list(system),
-                    "reference": reference,
-                })
-            })
-            .collect();
-        json!({ "systems": systems })
-    })
 }

@@ -438,7 +438,7 @@ class Bad extends Error {
  * @returns {any}
  */
 function field(entry, key, line) {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry) || !Object.hasOwn(entry, key)) {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry) || !Object.prototype.hasOwnProperty.call(entry, key)) {
     throw new Bad(line, `no \`${key}\``);
   }
   return entry[key];

@@ -40,6 +40,7 @@ function fractionWord(root, prime, power) {
 }
 
 (() => {
+  /** @type {number[]} */
   const primes = [];
   for (let n = 2; primes.length < 64; n++) {
     if (primes.every((p) => n % p !== 0)) primes.push(n);
@@ -196,13 +197,13 @@ export function subtleProvider() {
   return Object.freeze({
     name: 'subtle',
     sha256: async (/** @type {Uint8Array[]} */ ...parts) =>
-      new Uint8Array(await subtle.digest('SHA-256', concat(...parts))),
+      new Uint8Array(await subtle.digest('SHA-256', /** @type {BufferSource} */ (concat(...parts)))),
     hmacSha256: async (/** @type {Uint8Array} */ key, /** @type {Uint8Array[]} */ ...message) => {
       // HMAC pads a short key with zeros, so an empty key (which some `importKey`s refuse) is
       // the same key as one zero byte.
-      const raw = key.length === 0 ? new Uint8Array(1) : key;
+      const raw = /** @type {BufferSource} */ (key.length === 0 ? new Uint8Array(1) : key);
       const k = await subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-      return new Uint8Array(await subtle.sign('HMAC', k, concat(...message)));
+      return new Uint8Array(await subtle.sign('HMAC', k, /** @type {BufferSource} */ (concat(...message))));
     },
   });
 }
