@@ -476,7 +476,7 @@ function renderPrompt() {
   if (state.stopped) {
     parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
   } else if (state.over) {
-    parts.push(h('p', null, 'The game is over. The log below tells how it went; download it to verify every draw.'));
+    parts.push(h('p', null, 'The log tells how it went; download it, or verify it here: every commitment and draw.'));
   } else if (chosen) {
     const waiting = state.awaiting.filter((s) => s !== seat);
     const sent = chosen.ackSeq === undefined ? 'sending…' : 'chosen';
