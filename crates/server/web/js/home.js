@@ -393,11 +393,15 @@ function showLinks(created, body) {
     result,
     h('h2', { id: 'links-h', tabindex: '-1' }, `Table ${created.table} is ready`),
     h('p', null, 'Give each player their seat\u2019s link (or let them scan its QR code): whoever holds a link plays that seat. Keep the GM link for yourself.'),
-    Object.entries(created.seats).map(([name, link]) =>
-      linkBox(`Seat ${name}${bots[name] ? ` (bot: ${bots[name].bot})` : ''}`, link),
+    h(
+      'div',
+      { class: 'link-grid' },
+      Object.entries(created.seats).map(([name, link]) =>
+        linkBox(`Seat ${name}${bots[name] ? ` (bot: ${bots[name].bot})` : ''}`, link),
+      ),
+      linkBox('GM', created.gm),
+      linkBox('Spectators', created.spectator),
     ),
-    linkBox('GM', created.gm),
-    linkBox('Spectators', created.spectator),
   );
   document.getElementById('links-h')?.focus();
 }
