@@ -325,6 +325,7 @@ struct Started<'a> {
 
 fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Result<()> {
     writeln!(out, "facedown serve: listening on {} ({}), tables kept in {}", s.addr, s.url, escape(s.db))?;
+    writeln!(out, "Open {}/ in a browser to create a table.", s.url.trim_end_matches('/'))?;
     if !s.urls.is_empty() {
         writeln!(out, "Reachable on this network at:")?;
         for u in s.urls {
@@ -349,7 +350,10 @@ fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Resu
         }
         writeln!(out, "  GM (manages the table): {}", created.gm)?;
         writeln!(out, "  spectators: {}", created.spectator)?;
-        writeln!(out, "Play a seat in a terminal with `facedown join --link-file FILE` (the link in FILE).")?;
+        writeln!(
+            out,
+            "Open a link in a browser to play its seat, or in a terminal with `facedown join --link-file FILE`."
+        )?;
         if qr {
             for (seat, l) in
                 created.seats.iter().filter(|(s, _)| !matches!(seats.get(*s), Some(Controller::Bot { .. })))

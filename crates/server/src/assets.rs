@@ -12,10 +12,14 @@ use std::path::{Component, Path};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-/// The files of `crates/server/web`, but its Node tests.
+/// The files of `crates/server/web`, but its Node tests and the font's build files (its
+/// licence is served beside it).
 #[derive(rust_embed::Embed)]
 #[folder = "web/"]
 #[exclude = "test/*"]
+#[exclude = "fonts/*.sh"]
+#[exclude = "fonts/*.md"]
+#[exclude = "fonts/extra-chars.txt"]
 struct Web;
 
 /// The environment variable naming a folder to serve the pages from instead (development).
@@ -41,7 +45,10 @@ fn content_type(path: &str) -> &'static str {
 
 /// The bytes of the page file at `path` (relative to the web folder), if there is one.
 pub fn file(path: &str) -> Option<Cow<'static, [u8]>> {
-    if path.starts_with("test/") {
+    // The embedded set leaves these out by the patterns above; a folder served instead does too.
+    let build_file =
+        path.starts_with("fonts/") && !path.ends_with(".woff2") && !path.starts_with("fonts/LICENSE");
+    if path.starts_with("test/") || build_file {
         return None;
     }
     if let Some(dir) = std::env::var_os(WEB_DIR_VAR) {
@@ -89,5 +96,8 @@ mod tests {
         assert_eq!(content_type("fonts/symbols.woff2"), "font/woff2");
         assert!(file("test/anything.mjs").is_none(), "the Node tests are not served");
         assert!(paths().all(|p| !p.starts_with("test/")));
+        assert!(file("fonts/symbols.woff2").is_some(), "the symbol font is embedded");
+        assert!(file("fonts/LICENSE-DejaVu.txt").is_some(), "with its licence");
+        assert!(file("fonts/subset.sh").is_none(), "not the script that made it");
     }
 }

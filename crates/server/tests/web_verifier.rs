@@ -248,6 +248,7 @@ async fn whole_game(game: &Game, seed: u64) -> Vec<String> {
             setup: SetupSource::Example(example.into()),
             seats,
             options: TableOptions { modes, ..TableOptions::default() },
+            rules: Default::default(),
         })
         .await
         .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message));
