@@ -34,7 +34,7 @@ const SIZES = [
 const TABLES = [
   { system: 'iron-triangle', example: 'duel', seat: 'ada', bots: { gm: 'greedy' }, clicks: 3 },
   { system: 'nodice', example: 'pc-vs-bandit', seat: 'kara', bots: { gm: 'greedy' }, clicks: 5 },
-  { system: 'inciting-incident', example: 'river-fight', seat: 'bren', bots: { gm: 'random', mira: 'random' }, clicks: 6 },
+  { system: 'inciting-incident', example: 'river-fight', seat: 'bren', bots: { gm: 'random', mira: 'random' }, clicks: 2 },
 ];
 
 /**
