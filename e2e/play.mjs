@@ -229,6 +229,18 @@ export async function playGame(browser, server, game, seed) {
       assert.ok(p.rec.change?.over, `${label}: ${p.name} saw the end`);
     }
     const checked = checkRedaction(label, created, logs, spectatorLog, seats, watchers);
+    // The true choices: each page's reveals are its seat's commands opened in its own log.
+    for (const s of seats) {
+      const opened = logs[s.name].filter((u) => u.kind === 'opened' && u.seat === s.rec.you.seat);
+      const reveals = s.rec.sent.filter((m) => m?.type === 'reveal');
+      assert.ok(reveals.length > 0, `${label}: seat ${s.name}'s page sealed and revealed its face-down choices`);
+      for (const m of reveals) {
+        assert.ok(
+          opened.some((u) => u.nonce === m.nonce && JSON.stringify(canonicalize(u.command)) === JSON.stringify(canonicalize(m.command))),
+          `${label}: seat ${s.name}'s reveal ${JSON.stringify(m)} is opened in its log`,
+        );
+      }
+    }
     for (const s of seats) {
       const faults = spectatorLog.filter((u) => u.kind === 'fault' && u.seat === s.rec.you.seat);
       assert.deepEqual(faults, [], `${label}: seat ${s.name}'s page revealed every choice it sealed`);
@@ -290,6 +302,17 @@ async function reloadSealed(s, label) {
     `${label}: the round still holds seat ${s.name}'s seal after the reload: ${JSON.stringify(round)}`,
   );
   return true;
+}
+
+/**
+ * A JSON value with its objects' keys sorted, to compare commands written in another order.
+ * @param {any} v
+ * @returns {any}
+ */
+function canonicalize(v) {
+  if (Array.isArray(v)) return v.map(canonicalize);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonicalize(v[k])]));
+  return v;
 }
 
 /**
