@@ -6,6 +6,7 @@
  * `E2E_SEED` replays a run's clicks (each game prints its seed when it fails).
  */
 
+import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, startServer } from './lib.mjs';
 import { playGame } from './play.mjs';
@@ -64,9 +65,15 @@ const GAMES = [
 
 describe('whole conflicts by clicking', () => {
   GAMES.forEach((game, i) => {
-    test(game.what, async () => {
+    test(game.what, async (t) => {
       const seed = SEED + i;
       const r = await playGame(browser, server, game, seed);
+      // Known server issue, reported: in an Iron Triangle round where a seat seals a public
+      // command (end_combo) beside the other's face-down stance, neither commitment is ever
+      // opened. Reported here as a to-do (shown, not failing) until the server opens them.
+      await t.test('every bound commitment is opened at its reveal', { todo: 'server: a sealed round with a public command leaves its commitments unopened' }, () => {
+        assert.deepEqual(r.openings, [], r.openings.join('; '));
+      });
       console.log(
         `${game.system} ${game.example}: table ${r.created.table} over after ${r.clicks} clicks; ` +
           `${r.frames} frames and ${r.snapshots} DOM snapshots checked against ${r.checked.privateItems} private items ` +

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seqOf } from './lib.mjs';
-import { checkRedaction } from './play.mjs';
+import { checkRedaction, commitmentOf, unopened } from './play.mjs';
 
 const NONCE = '9f'.repeat(32);
 
@@ -99,4 +99,13 @@ test('a nonce in a frame before its reveal fails', () => {
 
 test('a nonce in the DOM before its reveal fails', () => {
   assert.throws(() => check([WELCOME, update(PUBLIC)], [{ html: `<p>${NONCE}</p>`, seq: 2 }]), /nonce before its reveal/);
+});
+
+test("the commitment is docs/protocol.md's example, and an unopened one is found", () => {
+  const command = { commit_stance: { stance: { type: 'grapple', amount: 2 } } };
+  const c = commitmentOf(command, NONCE);
+  assert.equal(c, 'e8aa6dc50ba3fadd440e71381ca7b76f2ebd180fd59976a3ad97e512dfad3779');
+  const bound = { seq: 1, kind: 'bound', commitments: [{ seat: 0, commitment: c }, { seat: 1, commitment: 'ab'.repeat(32) }] };
+  const opened = { seq: 2, kind: 'opened', seat: 0, command, nonce: NONCE };
+  assert.deepEqual(unopened([bound, opened]), [{ seq: 1, seat: 1, commitment: 'ab'.repeat(32) }]);
 });
