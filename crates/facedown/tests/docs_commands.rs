@@ -79,6 +79,19 @@ const SKIPPED: &[(&str, &str)] = &[
         "facedown serve --listen 0.0.0.0:8443 --tls-cert cert.pem",
         "needs the reader's own certificate and key; tests/serve_cli.rs checks the flags",
     ),
+    (
+        "apt-get install chromium",
+        "installs Debian's Chromium for the browser tests, as root; .ci/run does it when missing",
+    ),
+    (
+        "npm ci --prefix e2e",
+        "installs playwright-core into e2e/node_modules, in the checkout; .ci/run does it before the tests",
+    ),
+    (
+        "node e2e/screenshots.mjs",
+        "writes the screenshots into docs/screenshots/, in the checkout (tests must not change it); \
+         it drives the same pages tests/browser.rs tests",
+    ),
 ];
 
 /// Commands whose full run is too slow for a test, stood in for by a smaller variant that the

@@ -1,1 +1,920 @@
 // @ts-check
+/** @file The table page (`/t/{table}#TOKEN`): one seat's, the GM's or a spectator's view of a
+ * table, speaking docs/protocol.md over one WebSocket. What it shows comes from the server's
+ * frames (the view, the prompt and its legal choices, the log); a system module
+ * (systems/<system>.js) draws them where it can, and the generic rendering here does the rest. */
+
+import { h, replace } from './dom.js';
+import { Connection, wsUrl } from './conn.js';
+import { SealStore, toReveal } from './sealing.js';
+import { itemText, isMachinery, andList } from './log.js';
+import { Notices } from './notice.js';
+import { linkBox } from './links.js';
+import { systemModule } from './systems/index.js';
+import { commitment, randomNonce, verifyLog } from './fairness.js';
+import { canonical } from './canonical.js';
+
+/** @typedef {{seat: number, name: string, role: string, side: number, controller: {kind: string, bot?: string}, connected: boolean, mode?: string}} Seat */
+
+const app = /** @type {HTMLElement} */ (document.getElementById('app'));
+
+/** The systems' names as the books write them, until the system module gives its own. */
+const TITLES = /** @type {Record<string, string>} */ ({
+  'iron-triangle': 'Iron Triangle',
+  nodice: 'No Dice',
+  'inciting-incident': 'Inciting Incident',
+});
+
+/** The system's name. */
+function systemTitle() {
+  return state.module?.title ?? TITLES[state.ruleset] ?? state.ruleset;
+}
+
+/** The table and token of this page's link: `/t/{table}#TOKEN`. */
+function fromLocation() {
+  const m = /^\/t\/([^/]+)$/.exec(location.pathname);
+  const token = location.hash.replace(/^#/, '');
+  return { table: m ? decodeURIComponent(m[1]) : '', token };
+}
+
+const { table, token } = fromLocation();
+
+/** Everything the page knows of the table. */
+const state = {
+  /** @type {string} */ ruleset: '',
+  /** @type {{kind: string, seat?: number} | null} */ you: null,
+  /** @type {Seat[]} */ seats: [],
+  /** @type {Record<string, any>} */ options: {},
+  /** @type {Record<string, any>} */ rules: {},
+  /** @type {string | null} */ serverSeedCommitment: null,
+  seq: 0,
+  /** @type {any[]} */ log: [],
+  /** @type {any} */ view: null,
+  /** @type {any} */ prompt: null,
+  /** @type {number[]} */ awaiting: [],
+  over: false,
+  /** @type {string | null} */ head: null,
+  /** The seats that committed in the open sealed round (never what). @type {number[]} */
+  sealedSeats: [],
+  /** The seats the open round asked (those awaited while it was open). @type {Set<number>} */
+  asked: new Set(),
+  /** The bound commitments of the open round, once bound. @type {{seat: number, commitment: string}[] | null} */
+  bound: null,
+  /** This seat's choice sent and not yet resolved: its label and whether face down.
+   * @type {{label: string, private: boolean, id: string, kind: string, commitment?: string, ackSeq?: number} | null} */
+  chosen: null,
+  /** The last refusal or note for this seat. */
+  note: '',
+  /** @type {any} */ module: null,
+  /** @type {any} */ catalogue: null,
+  /** When the current decision's timer ends (ms since the epoch), or null. @type {number | null} */
+  deadline: null,
+  /** The links the GM has made anew, by seat (or 'spectators'). @type {Map<string, string>} */
+  newLinks: new Map(),
+  /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
+  stopped: '',
+};
+
+/** @type {SealStore | null} */
+let store = null;
+/** @type {Connection | null} */
+let conn = null;
+const notices = new Notices();
+
+// ---- The page's parts -------------------------------------------------------------------
+
+const el = {
+  title: h('h1', null, 'facedown'),
+  who: h('p', { class: 'who' }),
+  banner: h('p', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true }),
+  prompt: h('section', { class: 'prompt', 'data-testid': 'prompt', 'aria-live': 'polite', 'aria-labelledby': 'prompt-h' }),
+  timer: h('p', { class: 'timer', role: 'timer', hidden: true }),
+  view: h('section', { class: 'view', 'aria-label': 'The table' }),
+  seats: h('section', { class: 'seats', 'aria-label': 'Seats' }),
+  gm: h('section', { class: 'gm', 'aria-label': 'GM screen', hidden: true }),
+  log: h('ol', { class: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions' }),
+  tools: h('section', { class: 'tools', 'aria-label': 'Reference and the verifiable log' }),
+};
+
+function layout() {
+  replace(
+    app,
+    h('header', { class: 'top' }, el.title, el.who, el.banner),
+    h(
+      'div',
+      { class: 'columns' },
+      h('div', { class: 'main' }, el.prompt, el.timer, el.gm, el.view),
+      h(
+        'div',
+        { class: 'side' },
+        el.seats,
+        h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), el.log),
+        el.tools,
+      ),
+    ),
+  );
+}
+
+// ---- Helpers --------------------------------------------------------------------------
+
+/** @param {number} seat */
+function seatName(seat) {
+  return state.seats.find((s) => s.seat === seat)?.name ?? `seat ${seat}`;
+}
+
+function mySeat() {
+  return state.you?.kind === 'seat' && typeof state.you.seat === 'number' ? state.you.seat : null;
+}
+
+function mySeatInfo() {
+  const s = mySeat();
+  return s === null ? null : state.seats.find((x) => x.seat === s) ?? null;
+}
+
+/** Whether this page may force and undo: the GM link, or the rules' GM seat. */
+function isGm() {
+  return state.you?.kind === 'gm' || mySeatInfo()?.role === 'gm';
+}
+
+/** When the note was written (ms). */
+let noteAt = 0;
+
+/** @param {string} text */
+function say(text) {
+  state.note = text;
+  noteAt = Date.now();
+  renderPrompt();
+}
+
+/** The system's context for its module. */
+function ctx() {
+  return {
+    system: state.ruleset,
+    you: state.you ?? { kind: 'spectator' },
+    seats: state.seats,
+    rules: state.rules,
+    serverSeedCommitment: state.serverSeedCommitment,
+    choose: (/** @type {any} */ command) => {
+      void choose(command);
+    },
+    // A public ruling the rules allow beside the prompt (No Dice's justification line): always
+    // a plain command, never sealed, whether or not the seat is asked now.
+    ruling: (/** @type {any} */ command, /** @type {string} */ done) => gmRequest({ type: 'command', command }, done),
+    announce: (/** @type {Element} */ node) => {
+      replace(liveNote, node.textContent ?? '');
+    },
+  };
+}
+
+const liveNote = h('p', { class: 'visually-hidden', 'aria-live': 'assertive' });
+
+// ---- Choosing, sealing, revealing ------------------------------------------------------
+
+/**
+ * Sends this seat's choice: as `seal` with the commitment when the seat plays sealed and the
+ * choice is face down, else as `command`.
+ * @param {any} command
+ */
+async function choose(command) {
+  const seat = mySeat();
+  const prompt = state.prompt;
+  if (seat === null || !prompt || !conn) return;
+  if (state.chosen && !state.chosen.ackSeq) return; // one request at a time
+  let choice = null;
+  try {
+    const key = canonical(command);
+    choice = (prompt.choices ?? []).find((/** @type {any} */ c) => canonical(c.command) === key) ?? null;
+  } catch {
+    choice = null;
+  }
+  const label = choice?.label ?? 'your choice';
+  const faceDown = Boolean(prompt.private || choice?.private);
+  const sealed = mySeatInfo()?.mode === 'sealed' && faceDown;
+  state.note = '';
+  if (sealed && store) {
+    let nonce;
+    let c;
+    try {
+      nonce = randomNonce();
+      c = await commitment(command, nonce);
+    } catch (e) {
+      say(`This choice could not be sealed: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    store.add({ command, nonce, commitment: c, label, round: state.seq });
+    const id = conn.request({ type: 'seal', commitment: c });
+    state.chosen = { label, private: true, id, kind: 'seal', commitment: c };
+  } else {
+    const id = conn.request({ type: 'command', command });
+    state.chosen = { label, private: faceDown, id, kind: 'command' };
+  }
+  renderPrompt();
+}
+
+function takeBack() {
+  if (!conn) return;
+  const id = conn.request({ type: 'take_back' });
+  takingBack = { id, sealed: state.chosen?.kind === 'seal' };
+  say('Taking back…');
+}
+/** The take-back on its way, and whether it takes back a sealed choice.
+ * @type {{id: string, sealed: boolean} | null} */
+let takingBack = null;
+
+/** Reveals this seat's next sealed choice once the round is bound, if it holds every commitment. */
+function revealNext() {
+  const seat = mySeat();
+  if (seat === null || !store || !conn || !state.bound) return;
+  const decision = toReveal(store.all(), state.bound, seat, [...state.asked]);
+  if ('refuse' in decision) {
+    say(`Not revealing: the bound commitments are incomplete (${decision.refuse}).`);
+    return;
+  }
+  const next = decision.reveal[0];
+  if (!next) return;
+  if (next.revealId && conn.pending.has(next.revealId)) return; // on its way
+  const id = conn.request({ type: 'reveal', id: next.revealId, command: next.command, nonce: next.nonce });
+  store.markRevealing(next.commitment, id);
+}
+
+// ---- Messages ------------------------------------------------------------------------
+
+/** Messages are taken in one at a time, in order (a welcome waits for its system module). */
+let queue = Promise.resolve();
+
+/** @param {any} m */
+function onMessage(m) {
+  queue = queue.then(() => handle(m)).catch((e) => console.error(e));
+}
+
+/** @param {any} m */
+async function handle(m) {
+  switch (m.type) {
+    case 'welcome':
+      await welcome(m);
+      break;
+    case 'update':
+      change(m);
+      break;
+    case 'seats':
+      state.seats = m.seats ?? state.seats;
+      renderSeats();
+      renderGm();
+      break;
+    case 'sealed':
+      state.sealedSeats = m.seats ?? [];
+      for (const s of state.sealedSeats) state.asked.add(s);
+      renderSeats();
+      break;
+    case 'bound':
+      state.bound = m.commitments ?? [];
+      revealNext();
+      renderPrompt();
+      break;
+    case 'ack':
+      answered(m.id, null, m.seq);
+      break;
+    case 'error':
+      if (m.id !== undefined && m.id !== null) answered(m.id, m, state.seq);
+      else say(`The server says: ${m.message ?? m.code}`);
+      break;
+    case 'link':
+      state.newLinks.set(m.seat === null || m.seat === undefined ? 'spectators' : String(m.seat), m.url);
+      renderGm();
+      break;
+    case 'closing':
+      break;
+    default:
+      break;
+  }
+}
+
+/** @param {any} m */
+async function welcome(m) {
+  const first = state.you === null;
+  state.ruleset = m.ruleset;
+  state.you = m.you;
+  state.seats = m.seats ?? [];
+  state.options = m.options ?? {};
+  state.rules = m.rules ?? {};
+  state.serverSeedCommitment = m.server_seed_commitment ?? null;
+  const seat = mySeat();
+  if (seat !== null && !store) store = new SealStore(sessionStorage, table, seat);
+  if (first) {
+    state.module = await systemModule(state.ruleset);
+    document.title = `${systemTitle()} — table ${table} — facedown`;
+    notices.base = document.title;
+    void loadCatalogue();
+  }
+  change(m);
+  // The open round, as the server holds it.
+  const round = m.round ?? null;
+  state.sealedSeats = round?.sealed ?? [];
+  state.bound = round?.bound ? round.commitments ?? [] : null;
+  state.asked = new Set([...state.sealedSeats, ...(round?.revealing ?? [])]);
+  if (!round?.bound) for (const s of state.awaiting) state.asked.add(s);
+  if (store && seat !== null) {
+    const mine = round?.sealed?.includes(seat) ?? false;
+    const sealing = [...(conn?.pending.values() ?? [])].some((r) => r.type === 'seal');
+    if (!mine && !sealing) {
+      // Nothing of this seat's is sealed at the server: what this tab kept is stale.
+      while (store.dropLatest());
+    } else if (mine && !state.chosen) {
+      const kept = store.all();
+      const last = kept[kept.length - 1];
+      if (last) {
+        state.chosen = { label: last.label, private: true, id: '', kind: 'seal', commitment: last.commitment, ackSeq: state.seq };
+      }
+    }
+  }
+  revealNext();
+  renderAll();
+}
+
+/** @param {any} m a welcome or an update */
+function change(m) {
+  const fresh = (m.updates ?? []).filter((/** @type {any} */ u) => typeof u.seq === 'number' && u.seq > state.seq);
+  let resolved = false;
+  for (const u of fresh) {
+    state.log.push(u);
+    if (u.kind === 'bound') {
+      state.bound = u.commitments ?? [];
+      continue;
+    }
+    // A sealed round writes no item before it is bound: any other item means the round, if
+    // there was one, is over, and the next starts from nothing.
+    if (u.kind === 'mix' || u.kind === 'opened') {
+      state.bound = null;
+      state.sealedSeats = [];
+    }
+    state.asked = new Set();
+    if (u.kind === 'opened' && u.seat === mySeat() && store) {
+      const kept = store.all().find((k) => canonicalEq(k.command, u.command) && k.nonce === u.nonce);
+      if (kept) store.drop(kept.commitment);
+    }
+    if (u.kind === 'event' || u.kind === 'opened' || u.kind === 'forced') resolved = true;
+  }
+  // A note gives way to the table's next news after a while.
+  if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
+  state.seq = Math.max(state.seq, m.seq ?? state.seq);
+  const awaitingBefore = state.awaiting.join(',');
+  state.view = m.view ?? state.view;
+  state.prompt = m.prompt ?? null;
+  state.awaiting = m.awaiting ?? [];
+  state.over = Boolean(m.over);
+  if (m.head) state.head = m.head;
+  if (!state.bound) for (const s of [...state.awaiting, ...state.sealedSeats]) state.asked.add(s);
+  const c = state.chosen;
+  if (c?.ackSeq !== undefined) {
+    const mineOpened = fresh.some((/** @type {any} */ u) => u.kind === 'opened' && u.seat === mySeat());
+    if (state.prompt || state.over || (c.kind === 'command' && resolved) || (c.kind === 'seal' && mineOpened)) {
+      state.chosen = null;
+    }
+  }
+  if (awaitingBefore !== state.awaiting.join(',') || fresh.length > 0) restartTimer();
+  appendLog(fresh);
+  renderAll();
+}
+
+/** Whether two commands are the same (their canonical JSON). @param {any} a @param {any} b */
+function canonicalEq(a, b) {
+  try {
+    return canonical(a) === canonical(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A request was answered: an ack (`error` null) or a refusal.
+ * @param {string} id
+ * @param {any} error
+ * @param {number} seq
+ */
+function answered(id, error, seq) {
+  const chosen = state.chosen;
+  if (takingBack?.id === id) {
+    const sealed = takingBack.sealed;
+    takingBack = null;
+    if (error) say(`Not taken back: ${error.message}`);
+    else {
+      if (sealed && store) store.dropLatest();
+      state.chosen = null;
+      say('Taken back: choose again.');
+    }
+    return;
+  }
+  if (chosen && chosen.id === id) {
+    if (error) {
+      if (chosen.kind === 'seal' && store && chosen.commitment) store.drop(chosen.commitment);
+      state.chosen = null;
+      say(`Not accepted: ${error.message}`);
+    } else {
+      chosen.ackSeq = seq;
+      // The change it made came before its ack: a new question there is the next one.
+      if (state.prompt || state.over) state.chosen = null;
+      renderAll();
+    }
+    return;
+  }
+  // A reveal's answer: the choice is no longer kept.
+  if (store) {
+    const revealed = store.all().find((k) => k.revealId === id);
+    if (revealed) {
+      store.drop(revealed.commitment);
+      if (error) say(error.code === 'wrong_nonce' ? `Your reveal was a fault: ${error.message}` : `The reveal was refused: ${error.message}`);
+      revealNext();
+      return;
+    }
+  }
+  if (error) say(`Refused: ${error.message}`);
+  else if (gmActions.has(id)) {
+    say(gmActions.get(id) ?? 'Done.');
+  }
+  gmActions.delete(id);
+}
+
+// ---- Rendering -------------------------------------------------------------------------
+
+function renderAll() {
+  renderHeader();
+  renderPrompt();
+  renderView();
+  renderSeats();
+  renderGm();
+  renderTools();
+  notices.update(Boolean(state.prompt) && !state.over && state.awaiting.includes(mySeat() ?? -1));
+}
+
+function renderHeader() {
+  const system = systemTitle();
+  replace(el.title, `${system} — table ${table}`);
+  const you = state.you;
+  const who =
+    you?.kind === 'seat'
+      ? `You play seat ${seatName(you.seat ?? -1)}${mySeatInfo()?.mode === 'sealed' ? ' (sealed: your face-down choices leave this device only as commitments until the reveal)' : ''}.`
+      : you?.kind === 'gm'
+        ? 'GM link: you see what is public and manage the table.'
+        : 'Spectator: you see what is public.';
+  replace(el.who, who);
+}
+
+/** The names of the awaited seats. */
+function awaitingNames() {
+  return andList(state.awaiting.map(seatName));
+}
+
+/** What the prompt last drew (drawn again only when it changes: focus stays where it is). */
+let promptDrawn = '';
+
+function renderPrompt() {
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped]);
+  if (key === promptDrawn) return;
+  promptDrawn = key;
+  /** @type {Element[]} */
+  const parts = [h('h2', { id: 'prompt-h' }, state.over ? 'The game is over' : 'Now')];
+  const seat = mySeat();
+  const prompt = state.prompt;
+  const chosen = state.chosen;
+  if (state.stopped) {
+    parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
+  } else if (state.over) {
+    parts.push(h('p', null, 'The game is over. The log below tells how it went; download it to verify every draw.'));
+  } else if (chosen) {
+    const waiting = state.awaiting.filter((s) => s !== seat);
+    const sent = chosen.ackSeq === undefined ? 'sending…' : 'chosen';
+    parts.push(
+      h(
+        'p',
+        { class: 'chosen' },
+        h('span', { 'aria-hidden': 'true' }, '✓ '),
+        `${chosen.label} — ${sent}${chosen.private ? ' (face down)' : ''}`,
+        waiting.length > 0 ? ` — waiting for ${andList(waiting.map(seatName))}.` : '.',
+      ),
+    );
+    const bound = Boolean(state.bound);
+    if (chosen.private && chosen.ackSeq !== undefined && !bound) {
+      parts.push(
+        h(
+          'p',
+          null,
+          h('button', { type: 'button', 'data-testid': 'take-back', onclick: takeBack }, 'Take back'),
+          ' ',
+          h('span', { class: 'hint' }, 'until everyone has chosen'),
+        ),
+      );
+    } else if (bound && chosen.kind === 'seal') {
+      parts.push(h('p', { class: 'hint' }, 'Every seat has committed: revealing your choice…'));
+    }
+  } else if (prompt && seat !== null) {
+    parts.push(h('p', { class: 'your-turn' }, h('span', { 'aria-hidden': 'true' }, '● '), 'Your turn.'));
+    let drawn = null;
+    try {
+      drawn = state.module?.renderPrompt?.(prompt, state.view, ctx()) ?? null;
+    } catch (e) {
+      console.error(e);
+      drawn = null;
+    }
+    parts.push(drawn instanceof Element ? drawn : genericPrompt(prompt));
+  } else if (state.awaiting.length > 0) {
+    parts.push(h('p', null, `Waiting for ${awaitingNames()}.`));
+  } else {
+    parts.push(h('p', null, 'Nobody is asked anything just now.'));
+  }
+  if (state.note) parts.push(h('p', { class: 'note', role: 'alert' }, state.note));
+  replace(el.prompt, ...parts, liveNote);
+}
+
+/** The prompt as a question and one button per choice. @param {any} prompt */
+function genericPrompt(prompt) {
+  const choices = Array.isArray(prompt.choices) ? prompt.choices : [];
+  return h(
+    'div',
+    { class: 'generic-prompt' },
+    h('p', { class: 'question' }, String(prompt.question ?? 'Your decision:')),
+    prompt.private
+      ? h('p', { class: 'hint' }, 'Face down: the others see that you chose, not what, until the reveal.')
+      : null,
+    h(
+      'ul',
+      { class: 'choices' },
+      choices.map((/** @type {any} */ c) =>
+        h('li', null, h('button', { type: 'button', class: 'choice', 'data-testid': 'choice', onclick: () => void choose(c.command) }, String(c.label ?? '?'))),
+      ),
+    ),
+  );
+}
+
+function renderView() {
+  let drawn = null;
+  try {
+    drawn = state.view ? state.module?.renderView?.(state.view, ctx()) ?? null : null;
+  } catch (e) {
+    console.error(e);
+    drawn = null;
+  }
+  if (drawn instanceof Element) {
+    replace(el.view, drawn);
+    return;
+  }
+  const v = state.view ?? {};
+  const open = el.view.querySelector('details.raw')?.hasAttribute('open') ?? false;
+  replace(
+    el.view,
+    typeof v.waiting_for === 'string' ? h('p', null, `${v.waiting_for.charAt(0).toUpperCase()}${v.waiting_for.slice(1)}.`) : null,
+    h('details', { class: 'raw', open }, h('summary', null, 'What this seat sees (the view, as data)'), h('pre', null, JSON.stringify(v, null, 2))),
+  );
+}
+
+function renderSeats() {
+  const committed = new Set(state.sealedSeats);
+  const rows = state.seats.map((s) => {
+    const waiting = state.awaiting.includes(s.seat);
+    const bits = [
+      s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person',
+      s.controller?.kind === 'bot' ? null : s.connected ? 'connected' : 'not connected',
+      s.mode === 'sealed' ? 'sealed' : null,
+    ].filter(Boolean);
+    return h(
+      'li',
+      { class: waiting ? 'seat is-awaited' : 'seat' },
+      h('span', { class: 'seat-name' }, s.name, s.seat === mySeat() ? ' (you)' : ''),
+      ' ',
+      h('span', { class: 'seat-role' }, s.role),
+      ' · ',
+      h('span', { class: 'seat-bits' }, bits.join(', ')),
+      waiting ? h('span', { class: 'seat-badge' }, state.bound ? ' — waiting for its reveal' : ' — waiting for this seat') : null,
+      committed.has(s.seat) && !state.bound ? h('span', { class: 'seat-badge' }, ' ✓ committed') : null,
+    );
+  });
+  replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
+}
+
+/** Requests from the GM screen, with what to say once they are applied. @type {Map<string, string>} */
+const gmActions = new Map();
+
+/** @param {any} message @param {string} done */
+function gmRequest(message, done) {
+  if (!conn) return;
+  const id = conn.request(message);
+  gmActions.set(id, done);
+}
+
+/** What the GM screen last drew, so that it is drawn again only when it changes (a focused
+ * button or a chosen bot kind is kept). */
+let gmDrawn = '';
+/** The bot kind chosen per seat on the GM screen. @type {Map<number, string>} */
+const botChoice = new Map();
+
+function renderGm() {
+  if (!isGm() || state.stopped) {
+    el.gm.hidden = true;
+    return;
+  }
+  el.gm.hidden = false;
+  const key = JSON.stringify([state.seats, state.awaiting, [...state.newLinks], Boolean(state.catalogue), state.you]);
+  if (key === gmDrawn) return;
+  gmDrawn = key;
+  const gmLink = state.you?.kind === 'gm';
+  const bots = /** @type {string[]} */ (state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.bots ?? []);
+  const rows = state.seats.map((s) => {
+    const controls = [];
+    if (state.awaiting.includes(s.seat)) {
+      controls.push(
+        h('button', { type: 'button', onclick: () => gmRequest({ type: 'force', seat: s.seat }, `${s.name}'s decision forced.`) }, `Force ${s.name}'s decision`),
+      );
+    }
+    if (gmLink) {
+      controls.push(
+        h('button', { type: 'button', onclick: () => gmRequest({ type: 'manage', action: { action: 'reissue', seat: s.seat } }, `A new link for ${s.name}.`) }, 'New link'),
+        h('button', { type: 'button', onclick: () => gmRequest({ type: 'manage', action: { action: 'revoke', seat: s.seat } }, `${s.name}'s link revoked.`) }, 'Revoke link'),
+      );
+      if (s.controller?.kind === 'bot') {
+        controls.push(
+          h('button', { type: 'button', onclick: () => gmRequest({ type: 'manage', action: { action: 'person', seat: s.seat } }, `${s.name} is a person's again.`) }, 'Back to a person'),
+        );
+      } else if (bots.length > 0) {
+        const id = `bot-${s.seat}`;
+        const select = /** @type {HTMLSelectElement} */ (
+          h(
+            'select',
+            { id, onchange: (/** @type {Event} */ e) => botChoice.set(s.seat, /** @type {HTMLSelectElement} */ (e.target).value) },
+            bots.map((b) => h('option', { value: b, selected: botChoice.get(s.seat) === b }, b)),
+          )
+        );
+        controls.push(
+          h('label', { for: id, class: 'visually-hidden' }, `Bot kind for ${s.name}`),
+          select,
+          h('button', { type: 'button', onclick: () => gmRequest({ type: 'manage', action: { action: 'bot', seat: s.seat, kind: select.value } }, `${s.name} is played by a bot.`) }, 'Hand to bot'),
+        );
+      }
+    }
+    const link = state.newLinks.get(String(s.seat));
+    return h(
+      'li',
+      { class: 'gm-seat' },
+      h('p', null, h('strong', null, s.name), ` — ${s.role}, ${s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person'}, ${s.connected ? 'connected' : 'not connected'}, ${s.mode ?? 'plain'}`, state.awaiting.includes(s.seat) ? ' — awaited' : ''),
+      h('div', { class: 'controls' }, controls),
+      link ? linkBox(`New link for ${s.name}`, link) : null,
+    );
+  });
+  const spectators = state.newLinks.get('spectators');
+  replace(
+    el.gm,
+    h('h2', null, 'GM screen'),
+    h('ul', { class: 'gm-seats' }, rows),
+    h(
+      'p',
+      { class: 'controls' },
+      h('button', { type: 'button', onclick: () => gmRequest({ type: 'undo' }, 'The last public command is undone.') }, 'Undo the last public command'),
+      gmLink
+        ? h('button', { type: 'button', onclick: () => gmRequest({ type: 'manage', action: { action: 'reissue', seat: null } }, 'A new spectator link.') }, 'New spectator link')
+        : null,
+    ),
+    spectators ? linkBox('New spectator link', spectators) : null,
+  );
+}
+
+/** The log's new items, appended. @param {any[]} items */
+function appendLog(items) {
+  for (const item of items) {
+    let drawn = null;
+    // Every item, not only events: a module may follow the draws (Inciting Incident checks
+    // its dice once the server seed is revealed); it returns null for what it does not draw.
+    try {
+      drawn = state.module?.renderEvent?.(item, ctx()) ?? null;
+    } catch (e) {
+      console.error(e);
+      drawn = null;
+    }
+    const text = itemText(item, seatName);
+    if (!drawn && !text) continue;
+    el.log.append(
+      h(
+        'li',
+        { class: isMachinery(item) ? 'item machinery' : 'item', value: item.seq },
+        drawn instanceof Element ? drawn : h('span', { class: 'text' }, text.trim()),
+      ),
+    );
+  }
+  // The log scrolls within its box; the page stays where the person is.
+  if (items.length > 0) el.log.scrollTop = el.log.scrollHeight;
+}
+
+// ---- Timer ---------------------------------------------------------------------------
+
+let timerHandle = /** @type {any} */ (null);
+
+function restartTimer() {
+  const seconds = state.options?.decision_seconds;
+  if (!seconds || state.over || state.awaiting.length === 0) {
+    state.deadline = null;
+  } else {
+    state.deadline = Date.now() + seconds * 1000;
+  }
+  tick();
+  if (timerHandle === null) timerHandle = setInterval(tick, 1000);
+}
+
+function tick() {
+  if (state.deadline === null) {
+    el.timer.hidden = true;
+    return;
+  }
+  const left = Math.max(0, Math.round((state.deadline - Date.now()) / 1000));
+  el.timer.hidden = false;
+  const mm = Math.floor(left / 60);
+  const ss = String(left % 60).padStart(2, '0');
+  replace(el.timer, `Timer: ${mm}:${ss} left for ${awaitingNames()}`, left === 0 ? ' — the rules\u2019 default is taken' : '');
+}
+
+// ---- Tools: reference, options, notices, the verifiable log -----------------------------
+
+async function loadCatalogue() {
+  try {
+    const r = await fetch('/api/systems');
+    if (r.ok) state.catalogue = await r.json();
+  } catch {
+    state.catalogue = null;
+  }
+  renderTools();
+  renderGm();
+}
+
+const verifyOut = h('div', { class: 'verify-out', 'aria-live': 'polite' });
+
+/** What the tools last drew (they are drawn again only when it changes: an open panel stays open). */
+let toolsDrawn = '';
+
+function renderTools() {
+  const reference = state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.reference;
+  const rules = Object.entries(state.rules ?? {});
+  const opts = state.options ?? {};
+  const key = JSON.stringify([typeof reference, state.rules, opts, state.you]);
+  if (key === toolsDrawn) return;
+  toolsDrawn = key;
+  const open = new Set([...el.tools.querySelectorAll('details[open]')].map((d) => d.className));
+  replace(
+    el.tools,
+    h(
+      'details',
+      { class: 'reference', open: open.has('reference') },
+      h('summary', null, 'Quick reference and symbol legend'),
+      h('pre', null, typeof reference === 'string' ? reference : 'Loading…'),
+    ),
+    h(
+      'details',
+      { class: 'rules', open: open.has('rules') },
+      h('summary', null, 'This table\u2019s options'),
+      h(
+        'dl',
+        null,
+        rules.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, typeof v === 'string' ? v : JSON.stringify(v))]),
+        h('dt', null, 'decision timer'),
+        h('dd', null, opts.decision_seconds ? `${opts.decision_seconds} s` : 'none'),
+        h('dt', null, 'bots think'),
+        h('dd', null, `${opts.think_ms ?? 0} ms`),
+      ),
+    ),
+    mySeat() !== null ? notices.controls() : null,
+    h(
+      'div',
+      { class: 'fair' },
+      h('h2', null, 'Verifiable log'),
+      h(
+        'p',
+        { class: 'controls' },
+        h('button', { type: 'button', onclick: () => void download() }, 'Download the log'),
+        h('button', { type: 'button', onclick: () => void verify() }, 'Verify it here'),
+      ),
+      verifyOut,
+    ),
+  );
+}
+
+/** The viewer's verifiable log's text. */
+async function fairLog() {
+  const r = await fetch(`/api/tables/${encodeURIComponent(table)}/log?format=fair`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const text = await r.text();
+  if (!r.ok) {
+    let message = text;
+    try {
+      message = JSON.parse(text).message ?? text;
+    } catch {
+      /* the text as it is */
+    }
+    throw new Error(message);
+  }
+  return text;
+}
+
+async function download() {
+  try {
+    const text = await fairLog();
+    const blob = new Blob([text], { type: 'application/jsonl' });
+    const url = URL.createObjectURL(blob);
+    const a = h('a', { href: url, download: `table-${table}.jsonl` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    replace(verifyOut, h('p', null, `Saved table-${table}.jsonl.`));
+  } catch (e) {
+    replace(verifyOut, h('p', { class: 'note' }, `No log: ${e instanceof Error ? e.message : String(e)}`));
+  }
+}
+
+async function verify() {
+  replace(verifyOut, h('p', null, 'Verifying…'));
+  try {
+    const text = await fairLog();
+    const report = await verifyLog(text);
+    const lines = [];
+    if (report.ok) {
+      lines.push(h('p', { class: 'ok' }, '✓ The log verifies: every commitment, draw and link of the hash chain.'));
+    } else {
+      lines.push(h('p', { class: 'bad' }, `✗ The log does not verify: line ${report.mismatch?.line}: ${report.mismatch?.what}`));
+    }
+    lines.push(
+      h(
+        'p',
+        null,
+        `${report.entries} entries, ${report.commitments} commitments checked, ${report.draws} draws`,
+        report.seedRevealed ? ' (re-derived from the revealed server seed).' : ' (their outcomes can be checked once the game is over and the server seed revealed).',
+      ),
+    );
+    if (state.head) {
+      const same = report.head === state.head;
+      const seen = report.hashes?.includes(state.head);
+      lines.push(
+        h(
+          'p',
+          { class: same || seen ? 'ok' : 'bad' },
+          same
+            ? `✓ Its last hash is the head this page last saw (${state.head.slice(0, 16)}…).`
+            : seen
+              ? `✓ The head this page last saw (${state.head.slice(0, 16)}…) is in it; the log has gone on since.`
+              : `✗ The head this page last saw (${state.head.slice(0, 16)}…) is not in this log (its last: ${report.head.slice(0, 16)}…).`,
+        ),
+      );
+    }
+    replace(verifyOut, ...lines);
+  } catch (e) {
+    replace(verifyOut, h('p', { class: 'bad' }, `Could not verify: ${e instanceof Error ? e.message : String(e)}`));
+  }
+}
+
+// ---- The connection's banner ------------------------------------------------------------
+
+/** @param {import('./conn.js').Status} status @param {string} why */
+function onStatus(status, why) {
+  const b = el.banner;
+  if (status === 'open') {
+    b.hidden = true;
+    replace(b);
+  } else if (status === 'reconnecting') {
+    b.hidden = false;
+    b.className = 'banner';
+    replace(b, '⟳ Reconnecting…', why ? ` (${why})` : '');
+  } else if (status === 'stopped') {
+    state.stopped = why;
+    renderPrompt();
+    renderGm();
+    b.hidden = false;
+    b.className = 'banner stopped';
+    replace(b, '✗ Disconnected: ', why);
+  } else {
+    b.hidden = false;
+    b.className = 'banner';
+    replace(b, 'Connecting…');
+  }
+}
+
+// ---- Start ---------------------------------------------------------------------------
+
+function start() {
+  layout();
+  if (!table || !/^[0-9a-f]{32}$/i.test(token)) {
+    replace(
+      el.prompt,
+      h('h2', null, 'This link opens nothing'),
+      h('p', null, 'A table link looks like http://host:port/t/TABLE#TOKEN: the part after # is the seat\u2019s secret. Ask the GM for your link again.'),
+    );
+    return;
+  }
+  renderAll();
+  conn = new Connection({
+    url: wsUrl(location),
+    table,
+    token,
+    since: () => state.seq,
+    onMessage,
+    onStatus,
+  });
+  onStatus('connecting', '');
+  conn.start();
+}
+
+start();

@@ -21,6 +21,8 @@
  * @property {any[]} seats the seats (welcome's/seats' `seats`)
  * @property {Record<string, any>} rules the table's ruleset options
  * @property {(command: any) => void} choose sends a command for this seat (sealed or plain, as the seat's mode says)
+ * @property {(command: any, done: string) => void} [ruling] sends a public ruling the rules allow beside the prompt (always plain, asked or not); `done` is said once applied
+ * @property {string | null} [serverSeedCommitment] the table's server seed commitment (welcome), to check the draws against
  * @property {(node: Element) => void} [announce] reads a short text to screen readers
  */
 

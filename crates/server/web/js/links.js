@@ -1,0 +1,68 @@
+// @ts-check
+/** @file A table link shown to be shared: the link as text, a copy button, and its QR code
+ * (drawn by the server's `POST /api/qr` from the link in the body, parsed as SVG and inserted as
+ * nodes: the CSP allows no image from elsewhere). */
+
+import { h, replace } from './dom.js';
+
+/**
+ * The QR code of `link` as an SVG element, or null.
+ * @param {string} link
+ * @returns {Promise<Element | null>}
+ */
+export async function qrCode(link) {
+  const r = await fetch('/api/qr', { method: 'POST', body: link, headers: { 'content-type': 'text/plain' } });
+  if (!r.ok) return null;
+  const doc = new DOMParser().parseFromString(await r.text(), 'image/svg+xml');
+  const svg = doc.documentElement;
+  if (svg.nodeName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0) return null;
+  // Only the drawing: no scripts or links, whatever the server sent.
+  for (const bad of [...svg.querySelectorAll('script, foreignObject, a')]) bad.remove();
+  for (const node of [svg, ...svg.querySelectorAll('*')]) {
+    for (const attr of [...node.attributes]) {
+      if (/^on/i.test(attr.name) || /href$/i.test(attr.name)) node.removeAttribute(attr.name);
+    }
+  }
+  const imported = document.importNode(svg, true);
+  imported.setAttribute('role', 'img');
+  return imported;
+}
+
+/**
+ * A link with a label, a copy button and its QR code (loaded after).
+ * @param {string} label what the link opens ("Ada's seat", "Spectators")
+ * @param {string} link
+ */
+export function linkBox(label, link) {
+  const qr = h('div', { class: 'qr', 'aria-label': `QR code of the link: ${label}` });
+  const status = h('span', { class: 'copied', role: 'status' });
+  const field = /** @type {HTMLInputElement} */ (
+    h('input', { type: 'text', readonly: true, value: link, 'aria-label': `${label}: link`, class: 'link' })
+  );
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(link);
+      replace(status, 'Copied.');
+    } catch {
+      field.select();
+      replace(status, 'Selected: copy it with your keyboard or menu.');
+    }
+  };
+  const box = h(
+    'div',
+    { class: 'link-box' },
+    h('p', { class: 'link-label' }, label),
+    h('div', { class: 'link-row' }, field, h('button', { type: 'button', onclick: copy }, `Copy`), ' ', status),
+    h('a', { href: link, target: '_blank', rel: 'noopener' }, `Open ${label}`),
+    qr,
+  );
+  void qrCode(link)
+    .then((svg) => {
+      if (svg) {
+        svg.setAttribute('aria-label', `QR code of the link: ${label}`);
+        qr.append(svg);
+      } else replace(qr, '(no QR code)');
+    })
+    .catch(() => replace(qr, '(no QR code)'));
+  return box;
+}

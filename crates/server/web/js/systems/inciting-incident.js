@@ -1,0 +1,508 @@
+// @ts-check
+/** @file Inciting Incident's seat page (rules reference shared/rules/inciting-incident.md): a
+ * map of the Regions (adjacency, who is where, Duels with their Flow gauge), the action
+ * declaration from the prompt's choices, dice as they fall — marked "verifiable at scene end"
+ * and checked in the page once the server seed is revealed (docs/protocol.md "Verifiable
+ * draws") — Crisis, Triggers, Strikes, hits and wounds, and the keep-fighting roll.
+ *
+ * Nothing here decides what is legal or what a roll does: the choices are the prompt's, the
+ * numbers the view's and the events'. The pure helpers are exported and tested under Node. */
+
+import { h } from '../dom.js';
+import { DrawLedger } from '../fairness.js';
+import { pickerElement, choiceButtons, partition, commandName } from './picker.js';
+
+/** The system's name as the book writes it. */
+export const title = 'Inciting Incident';
+
+/** The kinds of action a character may declare (§5), in the order the picker offers them. */
+export const ACTION_KINDS = [
+  { key: 'hold', name: 'Hold' },
+  { key: 'move', name: 'Move' },
+  { key: 'regular', name: 'Regular Attack' },
+  { key: 'decisive', name: 'Decisive Attack' },
+  { key: 'advanced', name: 'Advanced Action' },
+];
+
+/**
+ * The kind of a declared action: `"hold"` → hold, `{"move": …}` → move.
+ * @param {any} action
+ * @returns {string}
+ */
+export function actionKind(action) {
+  if (typeof action === 'string') return action;
+  if (action && typeof action === 'object') return Object.keys(action)[0] ?? '';
+  return '';
+}
+
+/**
+ * The declaration inside a choice's command (`declare` or a Trigger's `extra_action`), or null.
+ * @param {any} command
+ * @returns {{character: number, action: any} | null}
+ */
+export function declaration(command) {
+  const d = command?.declare ?? command?.extra_action;
+  return d && typeof d === 'object' && 'action' in d ? d : null;
+}
+
+/**
+ * A choice's label without its leading "Name: " (the picker shows whose it is already).
+ * @param {string} label
+ */
+export function shortLabel(label) {
+  const i = String(label).indexOf(': ');
+  return i >= 0 ? String(label).slice(i + 2) : String(label);
+}
+
+/**
+ * The declaration picker's fields: the character (when the seat declares for several), the
+ * kind of action, then the action itself.
+ * @param {(id: number) => string} name
+ * @returns {import('./picker.js').Field[]}
+ */
+export function declareFields(name) {
+  return [
+    {
+      key: 'character',
+      legend: 'Character',
+      value: (c) => {
+        const d = declaration(c.command);
+        return d ? String(d.character) : null;
+      },
+      text: (v) => name(Number(v)),
+      hideSingle: true,
+    },
+    {
+      key: 'kind',
+      legend: 'Action',
+      value: (c) => {
+        const d = declaration(c.command);
+        return d ? actionKind(d.action) : null;
+      },
+      text: (v) => ACTION_KINDS.find((k) => k.key === v)?.name ?? v,
+      kind: (v) => `kind-${v}`,
+    },
+    {
+      key: 'which',
+      legend: 'Which',
+      value: (c) => {
+        const d = declaration(c.command);
+        return d ? JSON.stringify(d.action) : null;
+      },
+      // the action's own label, found again among the choices by the picker's caller
+      text: (v) => v,
+      hideSingle: true,
+      needs: 'kind',
+    },
+  ];
+}
+
+/**
+ * The Flow of a Duel in words, from the players' side (positive: the players' side is winning).
+ * @param {number} flow
+ * @param {string[]} sides the scene's two side names
+ * @param {string} positive the side a positive Flow favours
+ */
+export function flowText(flow, sides, positive) {
+  const other = sides.find((s) => s !== positive) ?? 'the other side';
+  if (flow > 0) return `Flow +${flow}: ${positive} winning`;
+  if (flow < 0) return `Flow ${flow}: ${other} winning`;
+  return 'Flow 0: even';
+}
+
+/**
+ * A roll's dice as the log writes them, with how each counted: "d8:5 d8:2 (d6:6 dropped)".
+ * @param {any} roll a `rolled` event's `roll`
+ * @returns {{text: string, dice: {sides: number, value: number, counted: string, text: string}[], total: number}}
+ */
+export function diceText(roll) {
+  const dice = (roll?.dice ?? []).map((/** @type {any} */ d) => {
+    const base = `d${d.sides}:${d.value}`;
+    const text = d.counted === 'dropped' ? `(${base} dropped)` : d.counted === 'subtracted' ? `−${base}` : base;
+    return { sides: d.sides, value: d.value, counted: d.counted ?? 'added', text };
+  });
+  return { text: dice.map((/** @type {any} */ d) => d.text).join(' '), dice, total: roll?.total ?? 0 };
+}
+
+/**
+ * The draw counters a roll used: the `rolled` event's `rng_pos` is the draw position after it,
+ * one draw per die, so its dice are the draws just before.
+ * @param {any} event a `rolled` event
+ * @returns {string[]} decimal counters, as the `draw` items write them
+ */
+export function rollCounters(event) {
+  const n = event?.roll?.dice?.length ?? 0;
+  const end = Number(event?.rng_pos);
+  if (!Number.isInteger(end) || n === 0) return [];
+  const out = [];
+  for (let c = end - n; c < end; c++) if (c >= 0) out.push(String(c));
+  return out;
+}
+
+// ---- DOM ----
+
+/** What the module remembers: the latest view, and the draws seen with the marks to update once they are checked. */
+const memory = {
+  /** @type {any} */ view: null,
+  /** @type {DrawLedger | null} */ ledger: null,
+  /** @type {{counters: string[], badge: HTMLElement}[]} */ marks: [],
+  /** @type {{seed: string, checked: number, bad: number} | null} */ result: null,
+};
+
+/** @param {number} id */
+function fighterName(id) {
+  const f = memory.view?.fighters?.find((/** @type {any} */ x) => x.id === id);
+  return f ? f.name : `character ${id}`;
+}
+
+/**
+ * This page's seat name, if it is a seat.
+ * @param {import('./index.js').SystemContext} ctx
+ */
+function mySeatName(ctx) {
+  if (ctx.you?.kind !== 'seat') return null;
+  return ctx.seats?.find((s) => s.seat === ctx.you.seat)?.name ?? null;
+}
+
+/**
+ * A Duel's Flow gauge: a bar from the middle, toward the side it favours, with the number and
+ * the words (never the colour alone).
+ * @param {any} duel
+ * @param {any} view
+ */
+function flowGauge(duel, view) {
+  const flow = Number(duel.flow) || 0;
+  const scale = Math.max(20, Math.abs(flow));
+  const text = flowText(flow, view.sides ?? [], view.positive_side ?? '');
+  const fill = h('span', { class: `flow-fill ${flow >= 0 ? 'pos' : 'neg'}` });
+  fill.style.width = `${(50 * Math.abs(flow)) / scale}%`;
+  return h(
+    'div',
+    {
+      class: `flow ${duel.active ? 'active' : 'inactive'}`,
+      role: 'meter',
+      'aria-valuemin': -scale,
+      'aria-valuemax': scale,
+      'aria-valuenow': flow,
+      'aria-valuetext': text,
+      'aria-label': `Duel in ${duel.region}`,
+    },
+    h('span', { class: 'flow-track', 'aria-hidden': 'true' }, fill, h('span', { class: 'flow-mid' })),
+    h('span', { class: 'flow-text' }, `Duel${duel.active ? '' : ' (broken up, Flow saved)'}: ${text}`),
+  );
+}
+
+/**
+ * A character's line on the map: side, hits and wounds, its declaration's face.
+ * @param {any} f
+ * @param {boolean} mine
+ */
+function fighterLine(f, mine) {
+  const decl = f.declared?.state === 'face_down' ? '🂠 declared' : f.declared?.state === 'known' ? `declared: ${actionKind(f.declared.value)}` : '';
+  return h(
+    'li',
+    { class: `ii-fighter side-${f.side} status-${f.status} ${mine ? 'mine' : ''}`.trim() },
+    h('strong', null, f.name),
+    mine ? ' (yours)' : '',
+    ` — ${f.side}; hits ${f.hits}/${f.max_hits}`,
+    f.death_hits ? `, death hits ${f.death_hits}` : '',
+    f.status !== 'fighting' ? `; ${f.status}` : '',
+    f.doomed ? '; doomed (dies before the next scene)' : '',
+    decl ? `; ${decl}` : '',
+    f.acted ? '; has acted' : '',
+  );
+}
+
+/**
+ * The Regions as an SVG graph (decorative: the list beside it says the same in words).
+ * @param {any[]} regions
+ */
+function regionGraph(regions) {
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  const n = regions.length;
+  const W = 320;
+  const H = 140;
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('class', 'region-graph');
+  svg.setAttribute('aria-hidden', 'true');
+  /** @type {Map<string, {x: number, y: number}>} */
+  const at = new Map();
+  regions.forEach((r, i) => {
+    const a = n > 1 ? (2 * Math.PI * i) / n - Math.PI / 2 : 0;
+    at.set(r.name, { x: W / 2 + (n > 1 ? 110 * Math.cos(a) : 0), y: H / 2 + (n > 1 ? 50 * Math.sin(a) : 0) });
+  });
+  for (const r of regions) {
+    for (const e of r.exits ?? []) {
+      const p = at.get(r.name);
+      const q = at.get(e);
+      if (!p || !q || r.name > e) continue;
+      const line = document.createElementNS(NS, 'line');
+      line.setAttribute('x1', String(p.x));
+      line.setAttribute('y1', String(p.y));
+      line.setAttribute('x2', String(q.x));
+      line.setAttribute('y2', String(q.y));
+      line.setAttribute('class', 'exit');
+      svg.append(line);
+    }
+  }
+  for (const r of regions) {
+    const p = at.get(r.name);
+    if (!p) continue;
+    const t = document.createElementNS(NS, 'text');
+    t.setAttribute('x', String(p.x));
+    t.setAttribute('y', String(p.y));
+    t.setAttribute('text-anchor', 'middle');
+    t.setAttribute('class', 'region-label');
+    t.textContent = r.name;
+    svg.append(t);
+  }
+  return svg;
+}
+
+/**
+ * A Region's effect in words: its name and what it does ("Slippery stones: move crisis 3").
+ * @param {any} effect
+ */
+function effectText(effect) {
+  if (!effect || !effect.name) return '';
+  const rest = Object.entries(effect)
+    .filter(([k]) => k !== 'name')
+    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${v}`);
+  return `${effect.name}${rest.length ? `: ${rest.join(', ')}` : ''}`;
+}
+
+/**
+ * The view drawn: the scene's state (round, initiative, Crisis, Strikes, Triggers), then the
+ * map of Regions with who is where and each Duel's Flow.
+ * @param {any} view
+ * @param {import('./index.js').SystemContext} ctx
+ * @returns {HTMLElement}
+ */
+export function renderView(view, ctx) {
+  memory.view = view;
+  const me = mySeatName(ctx);
+  const regions = view.regions ?? [];
+  const fighters = view.fighters ?? [];
+  const minions = view.minions ?? [];
+  const duels = view.duels ?? [];
+  const sides = view.sides ?? [];
+  const offMap = fighters.filter((/** @type {any} */ f) => f.region === null || f.region === undefined);
+  return h(
+    'div',
+    { class: 'sys inciting-incident' },
+    h(
+      'header',
+      { class: 'sys-head' },
+      view.title ? h('h2', null, view.title) : null,
+      h(
+        'p',
+        null,
+        h('strong', null, `Round ${view.round ?? 0}`),
+        view.surprise_round ? ' (surprise round)' : '',
+        view.initiative ? ` — initiative: ${view.initiative}` : '',
+        view.phase ? ` — ${String(view.phase).replace(/_/g, ' ')}` : '',
+      ),
+      h('p', { class: 'crisis' }, h('strong', null, `Crisis ${view.crisis ?? 0}`), view.rising_tension ? ` — Rising Tension ${view.rising_tension}` : ''),
+      Array.isArray(view.strikes) ? h('p', { class: 'strikes' }, 'Strikes left: ', sides.map((/** @type {string} */ s, /** @type {number} */ i) => `${s} ${view.strikes[i] ?? 0}`).join(', ')) : null,
+      view.outcome ? h('p', { class: 'ending' }, `The scene is over: ${view.outcome.why ?? ''}${view.outcome.winner !== null && view.outcome.winner !== undefined ? ` — ${sides[view.outcome.winner] ?? view.outcome.winner} win` : ''}.`) : null,
+    ),
+    view.triggers?.length
+      ? h(
+          'details',
+          { class: 'triggers' },
+          h('summary', null, 'Crisis Triggers'),
+          h('ul', null, view.triggers.map((/** @type {any} */ t) => h('li', null, `at ${t.at}${t.every ? `, then every ${t.every}` : ''}: ${t.note} (fired ${t.fired}×)`))),
+        )
+      : null,
+    regions.length > 1 ? regionGraph(regions) : null,
+    h(
+      'div',
+      { class: 'regions' },
+      regions.map((/** @type {any} */ r) => {
+        const here = fighters.filter((/** @type {any} */ f) => f.region === r.name);
+        const mins = minions.filter((/** @type {any} */ m) => m.region === r.name);
+        const rd = duels.filter((/** @type {any} */ d) => d.region === r.name);
+        return h(
+          'section',
+          { class: 'region', 'aria-label': `Region ${r.name}` },
+          h('h3', null, r.name),
+          r.description ? h('p', { class: 'region-desc' }, r.description) : null,
+          effectText(r.effect) ? h('p', { class: 'region-effect' }, `Effect: ${effectText(r.effect)}`) : null,
+          h('p', { class: 'exits' }, `Exits: ${(r.exits ?? []).join(', ') || 'none'}`),
+          rd.map((/** @type {any} */ d) => flowGauge(d, view)),
+          here.length || mins.length
+            ? h(
+                'ul',
+                { class: 'who' },
+                here.map((/** @type {any} */ f) => fighterLine(f, f.seat === me)),
+                mins.map((/** @type {any} */ m) => h('li', { class: `minions side-${m.side}` }, h('strong', null, m.name), ` — ${m.side}; ${m.count} minion(s), one hit each`)),
+              )
+            : h('p', { class: 'empty' }, 'Nobody here'),
+        );
+      }),
+    ),
+    offMap.length ? h('section', { class: 'region off-map' }, h('h3', null, 'Not on the map'), h('ul', { class: 'who' }, offMap.map((/** @type {any} */ f) => fighterLine(f, f.seat === me)))) : null,
+  );
+}
+
+/**
+ * The prompt drawn: declarations (and a Trigger's extra action) as a picker — character, kind
+ * of action, which one — then the other choices (whose action next, the keep-fighting roll,
+ * the GM's end of the scene) as buttons.
+ * @param {any} prompt
+ * @param {any} view
+ * @param {import('./index.js').SystemContext} ctx
+ * @returns {HTMLElement | null}
+ */
+export function renderPrompt(prompt, view, ctx) {
+  if (!prompt || !Array.isArray(prompt.choices) || prompt.choices.length === 0) return null;
+  memory.view = view ?? memory.view;
+  const [decls, others] = partition(prompt.choices, (c) => declaration(c.command) !== null);
+  const [endScene, rest] = partition(others, (c) => commandName(c.command) === 'end_scene');
+  const [keep, rest2] = partition(rest, (c) => commandName(c.command) === 'keep_fighting');
+  /** @type {HTMLElement[]} */
+  const blocks = [];
+  if (decls.length) {
+    const labels = new Map(decls.map((c) => [JSON.stringify(declaration(c.command)?.action), shortLabel(c.label)]));
+    const fields = declareFields(fighterName);
+    fields[2].text = (v) => labels.get(v) ?? v;
+    blocks.push(
+      pickerElement(decls, fields, ctx, {
+        className: 'declare-picker',
+        confirm: (c) => (prompt.private ? `Declare face down: ${c.label}` : `Take it: ${c.label}`),
+      }),
+    );
+  }
+  if (keep.length) blocks.push(h('div', { class: 'keep-fighting' }, choiceButtons(keep, ctx)));
+  if (rest2.length) blocks.push(choiceButtons(rest2, ctx));
+  if (endScene.length) blocks.push(h('div', { class: 'gm-end' }, choiceButtons(endScene, ctx, { kind: () => 'danger' })));
+  return h(
+    'section',
+    { class: 'sys-prompt inciting-incident', 'aria-label': prompt.question },
+    h('h2', null, prompt.question),
+    prompt.private ? h('p', { class: 'face-down-note' }, '🂠 Face down: nobody sees it before the reveal.') : null,
+    blocks,
+  );
+}
+
+/**
+ * The draw ledger, made on the first item (the seat count from the context).
+ * @param {import('./index.js').SystemContext} ctx
+ */
+function ledger(ctx) {
+  if (!memory.ledger) {
+    const commitment = ctx.serverSeedCommitment ?? null;
+    memory.ledger = new DrawLedger(Math.max(1, ctx.seats?.length ?? 1), commitment);
+  }
+  return memory.ledger;
+}
+
+/**
+ * A roll's mark as it stands: pending until the seed is revealed, then checked or failed.
+ * @param {string[]} counters
+ * @returns {{text: string, state: string}}
+ */
+function markState(counters) {
+  const l = memory.ledger;
+  if (!l || !memory.result) return { text: 'verifiable at scene end', state: 'pending' };
+  const mine = l.draws.filter((d) => counters.includes(String(d.record?.counter)));
+  if (memory.result.seed === 'bad') return { text: '✗ the server seed does not match its commitment', state: 'bad' };
+  if (mine.some((d) => d.status === 'bad')) return { text: `✗ does not check: ${mine.find((d) => d.status === 'bad')?.what ?? ''}`, state: 'bad' };
+  if (mine.length && mine.every((d) => d.status === 'ok')) return { text: '✓ checked against the revealed server seed', state: 'ok' };
+  return { text: memory.result.bad ? '✗ some draws of the scene do not check' : '✓ the scene\'s draws check', state: memory.result.bad ? 'bad' : 'ok' };
+}
+
+/** Checks every draw once the seed is revealed, then updates every roll's mark. */
+async function checkDraws() {
+  const l = memory.ledger;
+  if (!l) return;
+  try {
+    memory.result = await l.check();
+  } catch (e) {
+    memory.result = { seed: 'bad', checked: 0, bad: 1 };
+  }
+  for (const m of memory.marks) {
+    const s = markState(m.counters);
+    m.badge.textContent = s.text;
+    m.badge.className = `verify ${s.state}`;
+  }
+}
+
+/**
+ * One log item drawn. Every item should be passed (not only events): draws and the server
+ * seed feed the page's check of the dice. A roll becomes its dice as they fell with a mark
+ * "verifiable at scene end", which turns into the check's result once the server seed is
+ * revealed; a hit, a wound and the keep-fighting result are marked. Other items: null.
+ * @param {any} item
+ * @param {import('./index.js').SystemContext} ctx
+ * @returns {HTMLElement | null}
+ */
+export function renderEvent(item, ctx) {
+  if (!item || typeof item !== 'object') return null;
+  if (item.kind !== 'event') {
+    const l = ledger(ctx);
+    // without the welcome's commitment in the context, the seed is checked against the one
+    // its own item repeats (the pages helper should pass `serverSeedCommitment`)
+    if (item.kind === 'server_seed' && l.serverSeedCommitment === null) l.serverSeedCommitment = item.commitment ?? null;
+    l.take(item);
+    if (item.kind === 'server_seed') void checkDraws();
+    return null;
+  }
+  const e = item.event;
+  if (!e || typeof e !== 'object') return null;
+  switch (e.event) {
+    case 'rolled': {
+      const d = diceText(e.roll);
+      const who = e.who?.character !== undefined ? fighterName(e.who.character) : e.who?.minions !== undefined ? 'minions' : '';
+      const counters = rollCounters(e);
+      const s = markState(counters);
+      const badge = h('span', { class: `verify ${s.state}`, role: 'status' }, s.text);
+      memory.marks.push({ counters, badge });
+      return h(
+        'div',
+        { class: 'roll', 'aria-label': `${who} ${e.purpose ?? ''} roll: ${d.text} = ${d.total}` },
+        h('span', { class: 'roll-who' }, `${who} ${String(e.purpose ?? 'roll').replace(/_/g, ' ')}: `),
+        h(
+          'span',
+          { class: 'dice', 'aria-hidden': 'true' },
+          d.dice.map((x) => h('span', { class: `die counted-${x.counted}`, title: x.text }, h('small', null, `d${x.sides}`), String(x.value), x.counted === 'dropped' ? h('small', null, ' dropped') : x.counted === 'subtracted' ? h('small', null, ' −') : null)),
+        ),
+        h('span', { class: 'roll-total' }, ` = ${d.total} `),
+        badge,
+      );
+    }
+    // hits, wounds and the keep-fighting roll: the rules' narration, marked so it stands out
+    case 'wounded':
+    case 'strikes_lost':
+      return marked('✚', 'wound', item.text);
+    case 'incapacitated':
+      return marked('⚠', 'wound', item.text);
+    case 'kept_fighting':
+      return marked(e.success ? '✓' : '✗', `keep ${e.success ? 'ok' : 'bad'}`, item.text);
+    default:
+      return null;
+  }
+}
+
+/**
+ * A line of the rules' narration with a mark before it (a word-free sign, the text says the rest).
+ * @param {string} mark
+ * @param {string} cls
+ * @param {unknown} text
+ */
+function marked(mark, cls, text) {
+  const t = typeof text === 'string' ? text.trim() : '';
+  if (!t) return null;
+  return h('p', { class: cls }, h('span', { 'aria-hidden': 'true' }, `${mark} `), t);
+}
+
+/**
+ * Forgets what the module remembers (a new table on the same page, or a test).
+ */
+export function reset() {
+  memory.view = null;
+  memory.ledger = null;
+  memory.marks = [];
+  memory.result = null;
+}

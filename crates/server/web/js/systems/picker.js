@@ -1,0 +1,237 @@
+// @ts-check
+/** @file Pickers over a prompt's choices, shared by the system modules.
+ *
+ * A prompt may offer many flat combinations (a stance's type × amount, an Aspect × ante ×
+ * targets, a spread of damage over three Attributes). A picker shows them as a few fields,
+ * each offering only the values some legal choice still has once the earlier fields are
+ * chosen; when every field is chosen exactly one choice is left, and its `command` (as the
+ * server wrote it, untouched) is what the page sends. The grouping ({@link narrow}) is pure
+ * and tested under Node; {@link pickerElement} draws it. */
+
+import { h } from '../dom.js';
+
+/**
+ * A prompt's choice (docs/protocol.md, `prompt.choices`).
+ * @typedef {object} Choice
+ * @property {string} label the rules' label, in the book's words and symbols
+ * @property {any} command the command to send, exactly as given
+ * @property {boolean} private whether it is a face-down choice
+ */
+
+/**
+ * One field of a picker: what each choice says for it.
+ * @typedef {object} Field
+ * @property {string} key a name unique in the picker
+ * @property {string} legend the field's title, shown and read to screen readers
+ * @property {(c: Choice) => (string | null)} value the choice's value for this field (null: the field does not apply to it)
+ * @property {(v: string) => string} [text] how a value is shown (default: the value)
+ * @property {(v: string) => string} [aria] how a value is read to screen readers (default: its text)
+ * @property {(v: string) => string} [kind] a CSS class for the value's button (a card's look)
+ * @property {boolean} [numeric] its values are numbers, offered in increasing order
+ * @property {string} [needs] the key of an earlier field: this one is drawn only once that one is chosen (a long list waits for its group)
+ * @property {boolean} [hideSingle] not drawn when it has a single possible value (it is still selected)
+ */
+
+/**
+ * What a picker offers for a selection.
+ * @typedef {object} Narrowed
+ * @property {{field: Field, values: {value: string, text: string}[], selected: string | null}[]} fields
+ *   each field with the values still possible after the earlier fields' selections, in the order of
+ *   the choices, and its selection (null: none yet, or one no longer possible)
+ * @property {Choice[]} matches the choices that agree with every selection made
+ * @property {Choice | null} chosen the one choice every field now names (null until then)
+ */
+
+/**
+ * Narrows `choices` by `selection` (field key → value), field after field: a field's values are
+ * those of the choices agreeing with the earlier fields' selections; a selection no longer
+ * among them is dropped. A field whose choices all lack it (value null) is skipped. A field
+ * with a single possible value is selected by itself.
+ * @param {Choice[]} choices
+ * @param {Field[]} fields
+ * @param {Record<string, string>} selection
+ * @returns {Narrowed}
+ */
+export function narrow(choices, fields, selection) {
+  let left = choices;
+  /** @type {Narrowed['fields']} */
+  const out = [];
+  for (const field of fields) {
+    /** @type {Map<string, string>} */
+    const values = new Map();
+    for (const c of left) {
+      const v = field.value(c);
+      if (v !== null && !values.has(v)) values.set(v, field.text ? field.text(v) : v);
+    }
+    if (values.size === 0) continue;
+    const entries = [...values];
+    if (field.numeric) entries.sort((a, b) => Number(a[0]) - Number(b[0]));
+    /** @type {string | null} */
+    let selected = selection[field.key] ?? null;
+    if (selected !== null && !values.has(selected)) selected = null;
+    if (selected === null && values.size === 1) selected = entries[0][0];
+    out.push({ field, values: entries.map(([value, text]) => ({ value, text })), selected });
+    if (selected !== null) left = left.filter((c) => field.value(c) === selected);
+  }
+  const complete = out.every((f) => f.selected !== null);
+  return { fields: out, matches: left, chosen: complete && left.length === 1 ? left[0] : null };
+}
+
+/**
+ * Splits choices into those a predicate takes and the rest, keeping their order.
+ * @param {Choice[]} choices
+ * @param {(c: Choice) => boolean} take
+ * @returns {[Choice[], Choice[]]}
+ */
+export function partition(choices, take) {
+  /** @type {Choice[]} */ const yes = [];
+  /** @type {Choice[]} */ const no = [];
+  for (const c of choices) (take(c) ? yes : no).push(c);
+  return [yes, no];
+}
+
+/**
+ * The name of a command's variant: `{"commit_stance": …}` → `commit_stance`, `"end_combo"` →
+ * `end_combo`.
+ * @param {any} command
+ * @returns {string}
+ */
+export function commandName(command) {
+  if (typeof command === 'string') return command;
+  if (command && typeof command === 'object') return Object.keys(command)[0] ?? '';
+  return '';
+}
+
+/**
+ * A picker drawn: one group of toggle buttons per field, then the button that plays the one
+ * choice the selection names (its label is the rules' own). Every button is a real `<button>`
+ * (keyboard-operable), pressed state in `aria-pressed` and in a visible mark (not colour only).
+ * @param {Choice[]} choices
+ * @param {Field[]} fields
+ * @param {{choose: (command: any) => void}} ctx
+ * @param {{title?: string, confirm?: (c: Choice) => string, className?: string}} [opts]
+ * @returns {HTMLElement}
+ */
+export function pickerElement(choices, fields, ctx, opts = {}) {
+  // The page draws the prompt again whenever the table changes (another seat commits): the
+  // same choices keep the selection made so far, and the focus stays on the same button.
+  const key = pickerKey(choices);
+  const selection = remembered.get(key) ?? {};
+  remembered.delete(key);
+  remembered.set(key, selection);
+  while (remembered.size > 8) remembered.delete(remembered.keys().next().value ?? '');
+  const active = typeof document !== 'undefined' ? document.activeElement : null;
+  const wasHere = active instanceof HTMLElement && active.closest('.picker')?.getAttribute('data-key') === key;
+  const root = h('div', { class: `picker ${opts.className ?? ''}`.trim(), 'data-key': key });
+  /** @param {string | null} focusKey */
+  const draw = (focusKey) => {
+    const n = narrow(choices, fields, selection);
+    /** @type {HTMLElement | null} */
+    let focus = null;
+    const selectedKeys = new Set(n.fields.filter((f) => f.selected !== null).map((f) => f.field.key));
+    const shown = n.fields.filter(
+      ({ field, values }) => !(field.hideSingle && values.length === 1) && !(field.needs && !selectedKeys.has(field.needs)),
+    );
+    const groups = shown.map(({ field, values, selected }) => {
+      const buttons = values.map(({ value, text }) => {
+        const pressed = value === selected;
+        const b = h(
+          'button',
+          {
+            type: 'button',
+            class: `pick ${field.kind ? field.kind(value) : ''} ${pressed ? 'pressed' : ''}`.trim(),
+            'data-testid': 'pick',
+            'aria-pressed': pressed ? 'true' : 'false',
+            'data-pick': `${field.key}=${value}`,
+            'aria-label': field.aria ? field.aria(value) : text,
+            onclick: () => {
+              selection[field.key] = value;
+              // later fields may no longer fit: let narrow() drop what no longer fits
+              draw(`${field.key}=${value}`);
+            },
+          },
+          pressed ? h('span', { class: 'mark', 'aria-hidden': 'true' }, '✓ ') : null,
+          text,
+        );
+        if (focusKey === `${field.key}=${value}`) focus = b;
+        return b;
+      });
+      return h(
+        'fieldset',
+        { class: `field field-${field.key}` },
+        h('legend', null, field.legend),
+        h('div', { class: 'picks' }, buttons),
+      );
+    });
+    const chosen = n.chosen;
+    const confirm = h(
+      'button',
+      {
+        type: 'button',
+        class: 'confirm',
+        'data-pick': 'confirm',
+        'data-testid': 'confirm',
+        disabled: chosen ? null : true,
+        'aria-label': chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
+        onclick: () => chosen && ctx.choose(chosen.command),
+      },
+      chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
+    );
+    root.replaceChildren(...(opts.title ? [h('p', { class: 'picker-title' }, opts.title)] : []), ...groups, confirm);
+    if (focusKey === 'confirm') focus = confirm;
+    if (focus) {
+      const f = /** @type {HTMLElement} */ (focus);
+      // drawn again by the page: the new element is in the document only after this returns
+      if (f.isConnected) f.focus();
+      else setTimeout(() => f.isConnected && f.focus(), 0);
+    }
+  };
+  draw(wasHere ? /** @type {HTMLElement} */ (active).getAttribute('data-pick') : null);
+  return root;
+}
+
+/** Selections of the pickers drawn lately, by {@link pickerKey}. @type {Map<string, Record<string, string>>} */
+const remembered = new Map();
+
+/**
+ * A short name for a set of choices (their commands), the same when the page draws the same
+ * prompt again: a 32-bit FNV-1a hash of their JSON, in base 36.
+ * @param {Choice[]} choices
+ * @returns {string}
+ */
+export function pickerKey(choices) {
+  const text = JSON.stringify(choices.map((c) => c.command));
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `${hash.toString(36)}-${choices.length}`;
+}
+
+/**
+ * Plain buttons, one per choice, each sending its command; `text` and `kind` may dress them.
+ * @param {Choice[]} choices
+ * @param {{choose: (command: any) => void}} ctx
+ * @param {{text?: (c: Choice) => (string | Node | (string | Node)[]), aria?: (c: Choice) => string, kind?: (c: Choice) => string}} [opts]
+ * @returns {HTMLElement}
+ */
+export function choiceButtons(choices, ctx, opts = {}) {
+  return h(
+    'div',
+    { class: 'choices' },
+    choices.map((c) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: `choice ${opts.kind ? opts.kind(c) : ''}`.trim(),
+          'data-testid': 'choice',
+          'aria-label': opts.aria ? opts.aria(c) : c.label,
+          onclick: () => ctx.choose(c.command),
+        },
+        opts.text ? opts.text(c) : c.label,
+      ),
+    ),
+  );
+}

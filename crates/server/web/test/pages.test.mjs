@@ -1,0 +1,238 @@
+// The table page's generic modules checked under Node (no browser): the connection's
+// reconnection and retry rule against a fake WebSocket, the sealed choices kept in a storage and
+// when they may be revealed, and the log's words.
+//
+//   node --test crates/server/web/test/pages.test.mjs
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { Connection, backoff, wsUrl, Ids } from '../js/conn.js';
+import { SealStore, toReveal } from '../js/sealing.js';
+import { itemText, faultText, andList } from '../js/log.js';
+
+/** A WebSocket stand-in: records what is sent; the test opens, answers and closes it. */
+class FakeSocket {
+  /** @type {FakeSocket[]} */
+  static all = [];
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+    this.sent = [];
+    FakeSocket.all.push(this);
+  }
+  send(text) {
+    this.sent.push(JSON.parse(text));
+  }
+  close() {
+    this.readyState = 3;
+    this.onclose?.();
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+  receive(m) {
+    this.onmessage?.({ data: JSON.stringify(m) });
+  }
+}
+
+function connection(since = () => 0) {
+  FakeSocket.all = [];
+  const timers = [];
+  const messages = [];
+  const statuses = [];
+  const c = new Connection({
+    url: 'ws://x/ws',
+    table: '7',
+    token: 'ab'.repeat(16),
+    since,
+    onMessage: (m) => messages.push(m),
+    onStatus: (s, why) => statuses.push([s, why]),
+    WebSocketImpl: /** @type {any} */ (FakeSocket),
+    setTimer: (f, ms) => timers.push({ f, ms }),
+  });
+  return { c, timers, messages, statuses };
+}
+
+test('the pause between reconnections doubles from 250 ms up to 5 s', () => {
+  assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 60].map(backoff), [250, 500, 1000, 2000, 4000, 5000, 5000, 5000]);
+});
+
+test('the WebSocket address follows the page: ws over http, wss over https', () => {
+  assert.equal(wsUrl({ protocol: 'http:', host: '192.168.1.5:8080' }), 'ws://192.168.1.5:8080/ws');
+  assert.equal(wsUrl({ protocol: 'https:', host: 'table.example' }), 'wss://table.example/ws');
+});
+
+test('client ids are a random prefix and a counter, never the same across pages', () => {
+  const a = new Ids();
+  const b = new Ids();
+  assert.notEqual(a.prefix, b.prefix);
+  assert.match(a.prefix, /^p[0-9a-f]{16}$/);
+  assert.equal(a.next(), `${a.prefix}-1`);
+  assert.equal(a.next(), `${a.prefix}-2`);
+  assert.ok(a.next().length <= 64, 'the protocol takes ids of at most 64 bytes');
+});
+
+test('hello carries the table, the token and the last sequence number seen', () => {
+  let seen = 0;
+  const { c } = connection(() => seen);
+  c.start();
+  FakeSocket.all[0].open();
+  assert.deepEqual(FakeSocket.all[0].sent[0], { type: 'hello', v: 1, table: '7', token: 'ab'.repeat(16), since: 0 });
+  seen = 12;
+  FakeSocket.all[0].close();
+  assert.equal(c.status, 'reconnecting');
+});
+
+test('a request not answered is sent again with the same id after a reconnection; an answered one is not', () => {
+  const { c, timers, statuses } = connection();
+  c.start();
+  let ws = FakeSocket.all[0];
+  ws.open();
+  ws.receive({ type: 'welcome', seq: 0 });
+  const first = c.request({ type: 'command', command: { a: 1 } });
+  const second = c.request({ type: 'take_back' });
+  assert.deepEqual(ws.sent.slice(1).map((m) => m.id), [first, second]);
+  ws.receive({ type: 'ack', id: first, seq: 3 });
+  ws.close();
+  assert.deepEqual(statuses.at(-1)[0], 'reconnecting');
+  assert.equal(timers.length, 1);
+  assert.ok(timers[0].ms >= 250 && timers[0].ms < 400);
+  timers[0].f();
+  ws = FakeSocket.all[1];
+  ws.open();
+  assert.equal(ws.sent.length, 1, 'nothing but the hello before the welcome');
+  ws.receive({ type: 'welcome', seq: 3 });
+  assert.deepEqual(ws.sent.slice(1), [{ type: 'take_back', id: second }]);
+  assert.equal(statuses.at(-1)[0], 'open');
+  clearInterval(c.pinger);
+});
+
+test('a refusal answers a request too: it is not sent again', () => {
+  const { c, timers } = connection();
+  c.start();
+  let ws = FakeSocket.all[0];
+  ws.open();
+  ws.receive({ type: 'welcome', seq: 0 });
+  const id = c.request({ type: 'command', command: 1 });
+  ws.receive({ type: 'error', id, code: 'refused', message: 'no' });
+  ws.close();
+  timers[0].f();
+  ws = FakeSocket.all[1];
+  ws.open();
+  ws.receive({ type: 'welcome', seq: 0 });
+  assert.equal(ws.sent.length, 1);
+  clearInterval(c.pinger);
+});
+
+test('a link taken over, revoked or refused stops the page: no reconnection', () => {
+  for (const m of [{ type: 'taken_over' }, { type: 'revoked' }, { type: 'error', code: 'unauthorized', message: 'no table 7' }]) {
+    const { c, timers, statuses } = connection();
+    c.start();
+    const ws = FakeSocket.all[0];
+    ws.open();
+    if (m.type !== 'error') ws.receive({ type: 'welcome', seq: 0 });
+    ws.receive(m);
+    assert.equal(c.status, 'stopped', JSON.stringify(m));
+    assert.equal(statuses.at(-1)[0], 'stopped');
+    assert.equal(timers.length, 0, 'no reconnection is planned');
+    clearInterval(c.pinger);
+  }
+});
+
+test('the pause grows with failures and starts again after a welcome', () => {
+  const { c, timers } = connection();
+  c.start();
+  FakeSocket.all[0].close();
+  timers[0].f();
+  FakeSocket.all[1].close();
+  timers[1].f();
+  assert.ok(timers[1].ms >= 500 && timers[1].ms < 600);
+  const ws = FakeSocket.all[2];
+  ws.open();
+  ws.receive({ type: 'welcome', seq: 0 });
+  ws.close();
+  assert.ok(timers[2].ms < 400, 'a connection that was welcomed starts the count again');
+  clearInterval(c.pinger);
+});
+
+/** A Storage stand-in. */
+class MemoryStorage {
+  constructor() {
+    this.map = new Map();
+  }
+  get length() {
+    return this.map.size;
+  }
+  key(i) {
+    return [...this.map.keys()][i] ?? null;
+  }
+  getItem(k) {
+    return this.map.has(k) ? this.map.get(k) : null;
+  }
+  setItem(k, v) {
+    this.map.set(k, String(v));
+  }
+  removeItem(k) {
+    this.map.delete(k);
+  }
+}
+
+const hex = (c) => c.repeat(64);
+
+test('sealed choices are kept per table, seat and round, oldest first, and survive a new store (a reload)', () => {
+  const storage = new MemoryStorage();
+  const a = new SealStore(storage, '7', 0);
+  a.add({ command: { x: 1 }, nonce: hex('1'), commitment: hex('a'), label: 'one', round: 10 });
+  a.add({ command: { x: 2 }, nonce: hex('2'), commitment: hex('b'), label: 'two', round: 9 });
+  new SealStore(storage, '7', 1).add({ command: 0, nonce: hex('3'), commitment: hex('c'), label: 'other seat', round: 9 });
+  new SealStore(storage, '8', 0).add({ command: 0, nonce: hex('4'), commitment: hex('d'), label: 'other table', round: 9 });
+  const reloaded = new SealStore(storage, '7', 0);
+  assert.deepEqual(reloaded.all().map((s) => s.label), ['two', 'one']);
+  assert.ok([...storage.map.keys()].includes('facedown/sealed/7/0/10'));
+  reloaded.markRevealing(hex('b'), 'r1');
+  assert.equal(new SealStore(storage, '7', 0).all()[0].revealId, 'r1');
+  reloaded.drop(hex('b'));
+  assert.deepEqual(reloaded.all().map((s) => s.label), ['one']);
+  assert.equal(reloaded.dropLatest()?.label, 'one');
+  assert.equal(reloaded.dropLatest(), null);
+  assert.ok(![...storage.map.keys()].some((k) => k.startsWith('facedown/sealed/7/0/')), 'an emptied round leaves no key');
+  assert.equal(new SealStore(storage, '7', 1).all().length, 1);
+});
+
+test('a replaced commitment takes the place of the latest', () => {
+  const s = new SealStore(new MemoryStorage(), '1', 0);
+  s.add({ command: 1, nonce: hex('1'), commitment: hex('a'), label: 'first', round: 4 });
+  s.replaceLatest({ command: 2, nonce: hex('2'), commitment: hex('b'), label: 'second', round: 4 });
+  assert.deepEqual(s.all().map((x) => x.label), ['second']);
+});
+
+test('a seat reveals only once the bound commitments hold one for every seat asked, and only its own', () => {
+  const kept = [{ command: 1, nonce: hex('1'), commitment: hex('a'), label: 'mine', round: 2 }];
+  const bound = [
+    { seat: 1, commitment: hex('c') },
+    { seat: 0, commitment: hex('a') },
+  ];
+  assert.deepEqual(toReveal(kept, bound, 0, [0, 1]), { reveal: kept });
+  const missing = toReveal(kept, [{ seat: 0, commitment: hex('a') }], 0, [0, 1]);
+  assert.ok('refuse' in missing && missing.refuse.includes('seat 1'));
+  const bad = toReveal(kept, [{ seat: 0, commitment: hex('a') }, { seat: 1, commitment: 'zz' }], 0, [0, 1]);
+  assert.ok('refuse' in bad && bad.refuse.includes('64 hex'));
+  assert.deepEqual(toReveal(kept, [{ seat: 0, commitment: hex('e') }, { seat: 1, commitment: hex('c') }], 0, [0, 1]), { reveal: [] }, 'a commitment not this page\u2019s is not revealed');
+});
+
+test('every kind of log item reads as words', () => {
+  const name = (s) => ['Ada', 'Kuro'][s] ?? '?';
+  assert.equal(itemText({ seq: 1, kind: 'event', event: {}, text: 'Ada wins.' }, name), 'Ada wins.');
+  assert.equal(itemText({ kind: 'took_back', seat: 1 }, name), 'Kuro takes back a face-down choice.');
+  assert.match(itemText({ kind: 'forced', seat: 0 }, name), /^Ada's decision is forced/);
+  assert.equal(itemText({ kind: 'undone', by: 1, seat: 0 }, name), "Kuro undoes Ada's last command.");
+  assert.match(itemText({ kind: 'bound', commitments: [{}, {}] }, name), /2 commitments/);
+  assert.match(itemText({ kind: 'fault', seat: 0, fault: 'illegal', reason: '§5.2: no' }, name), /Ada faulted \(the rules refuse its choice: §5.2: no\)/);
+  assert.match(itemText({ kind: 'draw', draw: { counter: '3', n: '6', value: '2' } }, name), /Draw #3: 2 of 0–5/);
+  for (const kind of ['opened', 'client_seed', 'mix', 'server_seed']) assert.notEqual(itemText({ kind, seat: 0 }, name), '');
+  assert.equal(itemText({ kind: 'something_new' }, name), '', 'an unknown kind is left out, not an error');
+  assert.equal(faultText({ fault: 'no_reveal' }), 'no reveal in time');
+  assert.equal(andList(['Ada', 'Bao', 'Kuro']), 'Ada, Bao and Kuro');
+  assert.equal(andList(['Ada']), 'Ada');
+});

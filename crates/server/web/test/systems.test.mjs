@@ -1,0 +1,302 @@
+// The system modules' pure parts, on frames a real server sent (test/fixtures/, captured from
+// `facedown serve` with Node's WebSocket): grouping a prompt's choices into pickers, and the
+// formatting of moves, losses, chips, Flow and dice. No DOM here: only what builds no element.
+// Run: node --test crates/server/web/test/
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { narrow, commandName, partition, pickerKey } from '../js/systems/picker.js';
+import * as it from '../js/systems/iron-triangle.js';
+import * as nd from '../js/systems/nodice.js';
+import * as ii from '../js/systems/inciting-incident.js';
+import { DrawLedger } from '../js/fairness.js';
+
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+/** @param {string} name */
+const fixture = (name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'));
+/** @param {any} frame @param {string} name */
+const choicesOf = (frame, name) => frame.prompt.choices.filter((/** @type {any} */ c) => commandName(c.command) === name);
+
+/**
+ * Every choice is named by exactly one selection of the picker's fields, and that selection
+ * gives back the very choice (its command untouched): nothing offered is unreachable, and
+ * nothing not offered can be picked.
+ * @param {any[]} choices
+ * @param {import('../js/systems/picker.js').Field[]} fields
+ */
+function assertEveryChoiceReachable(choices, fields) {
+  assert.ok(choices.length > 0, 'the fixture offers choices');
+  const seen = new Set();
+  for (const c of choices) {
+    /** @type {Record<string, string>} */
+    const sel = {};
+    for (const f of fields) {
+      const v = f.value(c);
+      if (v !== null) sel[f.key] = v;
+    }
+    const key = JSON.stringify(sel);
+    assert.ok(!seen.has(key), `two choices share the selection ${key}`);
+    seen.add(key);
+    const n = narrow(choices, fields, sel);
+    assert.equal(n.chosen, c, `the selection ${key} names ${c.label}`);
+    assert.deepEqual(n.chosen.command, c.command);
+  }
+}
+
+test('narrow offers only values some choice still has, and drops a selection that no longer fits', () => {
+  const f = fixture('iron-triangle-welcome.json');
+  const stances = choicesOf(f, 'commit_stance');
+  const fields = it.stanceFields();
+  const none = narrow(stances, fields, {});
+  assert.equal(none.chosen, null);
+  const types = none.fields[0].values.map((v) => v.value);
+  const inChoices = [...new Set(stances.map((/** @type {any} */ c) => (c.command.commit_stance.stance.amount === 0 ? 'none' : c.command.commit_stance.stance.type)))];
+  assert.deepEqual(types, inChoices);
+  // the amounts offered for a type are exactly that type's amounts in the choices (the cap is the prompt's)
+  for (const t of types.filter((x) => x !== 'none')) {
+    const n = narrow(stances, fields, { type: t });
+    const amounts = n.fields[1].values.map((v) => Number(v.value));
+    const expected = stances
+      .filter((/** @type {any} */ c) => c.command.commit_stance.stance.type === t && c.command.commit_stance.stance.amount > 0)
+      .map((/** @type {any} */ c) => c.command.commit_stance.stance.amount);
+    assert.deepEqual(amounts, expected);
+  }
+  // "no stance" needs no amount
+  const n0 = narrow(stances, fields, { type: 'none' });
+  assert.equal(n0.chosen?.command.commit_stance.stance.amount, 0);
+  // an amount the type does not offer is dropped, not matched
+  const bad = narrow(stances, fields, { type: 'grapple', amount: '99' });
+  assert.equal(bad.chosen, null);
+  assert.equal(bad.fields[1].selected, null);
+});
+
+test('Iron Triangle: every stance and every loss spread is reachable through its picker', () => {
+  assertEveryChoiceReachable(choicesOf(fixture('iron-triangle-welcome.json'), 'commit_stance'), it.stanceFields());
+  const spread = fixture('iron-triangle-spread.json');
+  assertEveryChoiceReachable(choicesOf(spread, 'spread_loss'), it.spreadFields());
+  // numbers are offered in increasing order, whatever the order of the choices
+  for (const f of narrow(choicesOf(spread, 'spread_loss'), it.spreadFields(), {}).fields) {
+    const v = f.values.map((x) => Number(x.value));
+    assert.deepEqual(v, [...v].sort((a, b) => a - b), `${f.field.legend} in increasing order`);
+  }
+});
+
+test('Iron Triangle: moves are read with the book names of their action and element', () => {
+  assert.equal(it.moveParts('▨☷').words, 'Grapple Earth (Low)');
+  assert.equal(it.moveParts('○☵').words, 'Defend Water (Mid)');
+  assert.equal(it.moveParts('◆☲').words, 'Attack Fire (High)');
+  assert.equal(it.moveParts('◆☰').words, 'Attack Heaven (Jump)');
+  assert.equal(it.moveParts('▨☯').words, 'Grapple Spin (Balance)');
+  const f = fixture('iron-triangle-move.json');
+  for (const c of choicesOf(f, 'commit_move')) {
+    const play = c.command.commit_move.play;
+    if (play === 'surrender') continue;
+    const p = it.moveParts(play);
+    assert.ok(p.action && p.element, `${play} is an action and an element`);
+    assert.ok(c.label.startsWith(play), `the rules' label ${c.label} starts with the move's symbols`);
+  }
+  // the book's table of thirteen moves: no Defend with Heaven or Spin
+  assert.equal(it.MOVES.length, 13);
+  assert.equal(new Set(it.MOVES.map((m) => m.move)).size, 13);
+  assert.equal(it.moveCard('○☰'), null);
+  assert.deepEqual(it.moveCard('▨☯'), { move: '▨☯', base: 4, multiplier: 4 });
+  for (const m of it.MOVES) assert.ok(it.moveParts(m.move).action && it.moveParts(m.move).element);
+  assert.equal(it.stanceText({ type: 'grapple', amount: 2 }), '2▨');
+  assert.equal(it.stanceText({ type: 'defend', amount: 0 }), 'no stance');
+  assert.equal(it.stanceWords({ type: 'attack', amount: 3 }), '3 Attack');
+});
+
+test('Iron Triangle: specials are named as the rules label them', () => {
+  const f = fixture('iron-triangle-specials.json');
+  let named = 0;
+  for (const c of choicesOf(f, 'play_special')) {
+    const card = c.command.play_special.card;
+    if (!card || card.target !== undefined) continue;
+    assert.equal(it.specialName(card.special), c.label.replace(/^[^:]*: /, ''));
+    named += 1;
+  }
+  assert.ok(named > 0);
+  assert.equal(it.specialName('i_already_know_attack'), 'I Already Know ◆');
+  assert.equal(it.specialName('the_way_of_the_samurai'), 'The Way of the Samurai');
+  assert.equal(it.specialName('there_can_be_only_one'), 'There Can Be Only One');
+  assert.equal(it.specialName('wax_on_defend'), 'Wax On ○');
+  assert.equal(it.specialName('dig_two_graves_grapple'), 'Dig Two Graves ▨');
+  // the earlier edition's names (§11)
+  assert.equal(it.specialName('scouter', 'earlier'), 'Insight');
+  assert.equal(it.specialName('i_already_know_defend', 'earlier'), 'Premonition ○');
+  assert.equal(it.specialName('the_way_of_the_samurai', 'earlier'), 'Last Stand');
+  assert.equal(it.specialName('scouter', 'current'), 'Scouter');
+});
+
+test('Iron Triangle: a resolved turn is explained with the same loss the rules narrate', () => {
+  const f = fixture('iron-triangle-resolved.json');
+  const items = f.updates;
+  const revealed = items.find((/** @type {any} */ u) => u.event?.event === 'moves_revealed')?.event.plays ?? [null, null];
+  for (const u of items) {
+    if (u.event?.event !== 'turn_resolved') continue;
+    const r = u.event.result;
+    const x = it.explainResult(r, ['First', 'Second'], revealed);
+    if (r.outcome.kind === 'win') {
+      assert.ok(x.headline.startsWith(r.outcome.winner === 0 ? 'First' : 'Second'));
+      if (r.decided_by === 'action') assert.match(x.why, /beats/);
+    }
+    // each loss's parts add up to the total the narration states
+    for (const l of x.losses) {
+      const m = new RegExp(`loses ${l.total}\\b`).exec(u.text);
+      assert.ok(m, `the narration "${u.text}" states the loss ${l.total}`);
+    }
+  }
+  const parts = it.lossParts({ winner_stance: 6, own_stance: 1, base: 4, combo: 1, disadvantage: 1, mirrored: 0, stance_type: 'defend' });
+  assert.equal(parts.total, 13);
+  assert.deepEqual(parts.parts.map((p) => p.amount), [6, 1, 4, 1, 1]);
+  assert.match(parts.parts[1].name, /○ Defend/);
+  const tie = it.explainResult({ outcome: { kind: 'tie' }, decided_by: 'tie', disadvantaged: [false, false], losses: [{ base: 2 }, { base: 4 }] }, ['A', 'B'], ['○☵', '▨☷']);
+  assert.equal(tie.headline, 'A tie');
+  assert.deepEqual(tie.losses.map((l) => l.total), [2, 4]);
+  const element = it.explainResult({ outcome: { kind: 'win', winner: 1 }, decided_by: 'element', losses: [{ base: 3 }, {}] }, ['A', 'B'], ['◆☲', '◆☷']);
+  assert.match(element.why, /☷ Earth beats ☲ Fire/);
+});
+
+test('Iron Triangle: learned follow-ups are read from the sheet after the chain\'s newest card', () => {
+  const fighter = { side: 0, combos: [{ from: '▨☷', follow_ups: ['▨☰', '▨☯'] }, { from: '○☵', follow_ups: ['◆☲'] }] };
+  const view = { combo: { side: 0, against: 1, cards: [{ by: 0, move: '○☵' }, { by: 0, move: '▨☷' }] } };
+  assert.deepEqual(it.learnedFollowUps(view, fighter), ['▨☰', '▨☯']);
+  assert.deepEqual(it.learnedFollowUps({ combo: { ...view.combo, side: 1 } }, fighter), []);
+  assert.deepEqual(it.learnedFollowUps({ combo: null }, fighter), []);
+});
+
+test('No Dice: every ante, bid and damage split is reachable through its picker', () => {
+  const name = (/** @type {number} */ id) => `Actor ${id}`;
+  assertEveryChoiceReachable(choicesOf(fixture('nodice-ante.json'), 'commit_aspect'), nd.aspectFields(name));
+  assertEveryChoiceReachable(choicesOf(fixture('nodice-gm-welcome.json'), 'commit_aspect'), nd.aspectFields(name));
+  assertEveryChoiceReachable(choicesOf(fixture('nodice-bid.json'), 'commit_action'), nd.actionFields());
+  const spread = fixture('nodice-spread.json');
+  const names = nd.spreadAttributes(spread.prompt.question);
+  assert.ok(names && names.length === 3, `the question names three Attributes: ${spread.prompt.question}`);
+  assertEveryChoiceReachable(choicesOf(spread, 'spread_damage'), nd.spreadFields(names));
+});
+
+test('No Dice: the bid picker offers no bid above what the prompt allows, and a Wildcard only where offered', () => {
+  const f = fixture('nodice-bid.json');
+  const bids = choicesOf(f, 'commit_action');
+  const fields = nd.actionFields();
+  for (const attr of new Set(bids.map((/** @type {any} */ c) => c.command.commit_action.attribute))) {
+    const n = narrow(bids, fields, { attribute: String(attr) });
+    const offered = n.fields.find((x) => x.field.key === 'bid')?.values.map((v) => Number(v.value)) ?? [];
+    const max = Math.max(...bids.filter((/** @type {any} */ c) => c.command.commit_action.attribute === attr).map((/** @type {any} */ c) => c.command.commit_action.bid));
+    assert.ok(offered.every((b) => b <= max));
+    assert.equal(Math.max(...offered), max);
+  }
+  const wild = narrow(bids, fields, {}).fields.find((x) => x.field.key === 'wildcard');
+  assert.deepEqual(wild?.values.map((v) => v.value).sort(), ['false', 'true']);
+  // the fields nobody varies are not drawn, but still selected
+  const open = narrow(bids, fields, {}).fields.find((x) => x.field.key === 'open');
+  assert.equal(open?.values.length, 1);
+  assert.equal(open?.selected, 'false');
+});
+
+test('No Dice: chips, pot and Showdown are written with the book\'s abbreviations', () => {
+  assert.equal(nd.tokensText([0, 0, 0, 2, 2, 0, 0, 0, 0]), 'STR 2, FIT 2 (4 tokens)');
+  assert.equal(nd.tokensText([0, 0, 0, 0, 0, 0, 0, 0, 1]), 'INT 1 (1 token)');
+  assert.equal(nd.tokensText([0, 0, 0, 0, 0, 0, 0, 0, 0]), 'empty');
+  const f = fixture('nodice-showdown.json');
+  const stacks = f.view.actors.find((/** @type {any} */ a) => Array.isArray(a.stacks)).stacks;
+  const e = nd.chipEntries(stacks);
+  assert.deepEqual(e.map((x) => x.abbrev), ['REA', 'KNO', 'QUI', 'STR', 'FIT', 'AGI', 'WIL', 'PRE', 'INT']);
+  assert.deepEqual(e.map((x) => x.chips), stacks);
+  const names = (/** @type {number} */ id) => f.view.actors.find((/** @type {any} */ a) => a.id === id).name;
+  const p = f.view.showdown.pairs[0];
+  const t = nd.pairText(p, names);
+  assert.match(t, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));
+  const [a, b] = p.actors.map(names);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'loss', sweep: [false, false] }, names), `${a} vs ${b}: TD ${a} wins, AD ${b} wins`);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'win', sweep: [true, false], totals: [5, 1] }, names), `${a} vs ${b}: TD ${a} wins, AD ${a} wins; Sweep: ${a}; Showdown Totals 5 – 1`);
+  // the rules' narration of the reveal states the same totals
+  const reveal = f.updates.find((/** @type {any} */ u) => u.event === 'actions_revealed');
+  assert.match(reveal.text, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));
+  assert.equal(nd.ATTRIBUTE_CARD.length, 9);
+  assert.equal(nd.attribute('STR')?.name, 'Strength');
+});
+
+test('Inciting Incident: every declaration and extra action is reachable through the picker', () => {
+  const name = (/** @type {number} */ id) => `character ${id}`;
+  for (const fx of ['inciting-incident-welcome.json', 'inciting-incident-gm-declare.json']) {
+    const f = fixture(fx);
+    if (!f.prompt) continue;
+    assertEveryChoiceReachable(f.prompt.choices.filter((/** @type {any} */ c) => ii.declaration(c.command)), ii.declareFields(name));
+  }
+  const extra = fixture('inciting-incident-extra-action.json');
+  assertEveryChoiceReachable(choicesOf(extra, 'extra_action'), ii.declareFields(name));
+  const keep = fixture('inciting-incident-keep-fighting.json');
+  const [decl, rest] = partition(keep.prompt.choices, (c) => ii.declaration(c.command) !== null);
+  assert.equal(decl.length, 0);
+  assert.ok(rest.some((c) => commandName(c.command) === 'keep_fighting'));
+  assert.equal(ii.actionKind('hold'), 'hold');
+  assert.equal(ii.actionKind({ move: { path: [1] } }), 'move');
+  assert.equal(ii.shortLabel("Bren: move to Bank"), 'move to Bank');
+});
+
+test('Inciting Incident: Flow and dice are written as the log writes them', () => {
+  assert.equal(ii.flowText(4, ['players', 'enemies'], 'players'), 'Flow +4: players winning');
+  assert.equal(ii.flowText(-3, ['players', 'enemies'], 'players'), 'Flow -3: enemies winning');
+  assert.equal(ii.flowText(0, ['players', 'enemies'], 'players'), 'Flow 0: even');
+  const d = ii.diceText({ dice: [{ sides: 8, value: 5, counted: 'added' }, { sides: 6, value: 2, counted: 'dropped' }, { sides: 6, value: 3, counted: 'subtracted' }], total: 2 });
+  assert.equal(d.text, 'd8:5 (d6:2 dropped) −d6:3');
+});
+
+test('Inciting Incident: each roll\'s dice are the draws just before its position, and they check once the seed is revealed', async () => {
+  const frames = fs
+    .readFileSync(path.join(dir, 'inciting-incident-scene.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  const welcome = frames.find((f) => f.type === 'welcome');
+  const items = frames.flatMap((f) => (f.type === 'welcome' || f.type === 'update' ? f.updates : []));
+  const draws = new Map(items.filter((u) => u.kind === 'draw').map((u) => [u.draw.counter, u.draw]));
+  let rolls = 0;
+  for (const u of items) {
+    if (u.kind !== 'event' || u.event?.event !== 'rolled') continue;
+    const counters = ii.rollCounters(u.event);
+    assert.equal(counters.length, u.event.roll.dice.length);
+    counters.forEach((c, i) => {
+      const draw = draws.get(c);
+      const die = u.event.roll.dice[i];
+      assert.ok(draw, `draw ${c} is in the log`);
+      assert.equal(Number(draw.n), die.sides, `draw ${c} is a d${die.sides}`);
+      assert.equal(Number(draw.value) + 1, die.value, `draw ${c} fell as the die shows`);
+    });
+    rolls += 1;
+  }
+  assert.ok(rolls > 0, 'the scene rolled dice');
+  const ledger = new DrawLedger(welcome.seats.length, welcome.server_seed_commitment);
+  for (const u of items) ledger.take(u);
+  const r = await ledger.check();
+  assert.equal(r.seed, 'ok');
+  assert.equal(r.bad, 0);
+  assert.equal(r.checked, draws.size);
+});
+
+test('the reference cards agree with the quick references the server publishes (GET /api/systems)', () => {
+  const systems = fixture('systems.json').systems;
+  const ref = (/** @type {string} */ name) => systems.find((/** @type {any} */ x) => (x.system ?? x.name) === name).reference;
+  // Iron Triangle §3: every "▨☰ 4 ×3" of the MOVES section is a line of the card, and no more
+  const moves = [...ref('iron-triangle').matchAll(/([○▨◆][☷☵☲☰☯]) (\d+) ×(\d+)/g)].map((m) => ({ move: m[1], base: Number(m[2]), multiplier: Number(m[3]) }));
+  assert.deepEqual(moves, it.MOVES);
+  // No Dice: the Attribute Dominance lines, as the quick reference writes them
+  const text = ref('nodice');
+  for (const line of nd.ATTRIBUTE_CARD) assert.ok(text.includes(line), `the quick reference has "${line}"`);
+  for (const a of nd.ATTRIBUTES) assert.ok(text.includes(`${a.abbrev} ${a.name}`) || text.includes(`${a.abbrev}  ${a.name}`), `${a.abbrev} is ${a.name}`);
+});
+
+test('a picker is known again by its choices, so that a redraw keeps its selection', () => {
+  const a = choicesOf(fixture('iron-triangle-welcome.json'), 'commit_stance');
+  const again = JSON.parse(JSON.stringify(a));
+  assert.equal(pickerKey(a), pickerKey(again));
+  assert.notEqual(pickerKey(a), pickerKey(a.slice(1)));
+  const b = choicesOf(fixture('nodice-bid.json'), 'commit_action');
+  assert.notEqual(pickerKey(a), pickerKey(b));
+});

@@ -1,0 +1,72 @@
+// @ts-check
+/** @file Whole conflicts of each system played by clicking in separate browser contexts,
+ * against each other and against the server's bots, with a page reloaded while its choice is
+ * sealed; no page ever holds another seat's face-down choice before its reveal.
+ *
+ * `E2E_SEED` replays a run's clicks (each game prints its seed when it fails).
+ */
+
+import { after, before, describe, test } from 'node:test';
+import { launchBrowser, startServer } from './lib.mjs';
+import { playGame } from './play.mjs';
+
+/** @type {import('./lib.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+const SEED = Number(process.env.E2E_SEED ?? Date.now() % 1_000_000);
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** @type {(import('./play.mjs').Game & {what: string})[]} */
+const GAMES = [
+  {
+    what: 'Iron Triangle duel: Ada and the GM on two pages, Ada reloaded while sealed',
+    system: 'iron-triangle',
+    example: 'duel',
+    reload: 'ada',
+  },
+  {
+    what: 'Iron Triangle duel: Ada on a page against a greedy bot',
+    system: 'iron-triangle',
+    example: 'duel',
+    bots: { gm: 'greedy' },
+  },
+  {
+    what: 'No Dice PC against the bandit: Kara and the GM on two pages, Kara reloaded while sealed',
+    system: 'nodice',
+    example: 'pc-vs-bandit',
+    reload: 'kara',
+  },
+  {
+    what: 'Inciting Incident river fight: Bren and Mira on two pages against a random GM bot',
+    system: 'inciting-incident',
+    example: 'river-fight',
+    bots: { gm: 'random' },
+    reload: 'mira',
+  },
+  {
+    what: 'Inciting Incident cover-up: Sam and the GM on two pages',
+    system: 'inciting-incident',
+    example: 'cover-up',
+  },
+];
+
+describe('whole conflicts by clicking', () => {
+  GAMES.forEach((game, i) => {
+    test(game.what, async () => {
+      const seed = SEED + i;
+      const { clicks, created } = await playGame(browser, server, game, seed);
+      console.log(`${game.system} ${game.example}: table ${created.table} over after ${clicks} clicks (E2E_SEED=${SEED})`);
+    });
+  });
+});

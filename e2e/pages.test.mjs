@@ -1,0 +1,99 @@
+// @ts-check
+/** @file The pages as a phone and a laptop load them: the Content-Security-Policy header, no
+ * request to another host, under 200 KB loaded, and no horizontal scroll at 360 px — the home
+ * page and each system's seat page, the GM screen and the spectators' view.
+ */
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { launchBrowser, openPage, startServer, waitFor } from './lib.mjs';
+
+/** The most a page may load (the sum of its response bodies). */
+const MAX_BYTES = 200 * 1024;
+
+/** The narrowest phone the pages are made for. */
+const PHONE = { width: 360, height: 740 };
+
+/** @type {import('./lib.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * Opens `url` at `viewport`, lets it settle, and checks what every page must hold to.
+ * @param {string} url
+ * @param {string} name
+ * @param {{width: number, height: number}} viewport
+ * @param {boolean} table whether it is a table page (waits for its welcome)
+ */
+async function check(url, name, viewport, table) {
+  const { context, page, rec, response } = await openPage(browser, url, name, viewport);
+  try {
+    assert.ok(response, `${name}: the page answered`);
+    assert.equal(response.status(), 200, `${name}: status`);
+    const csp = response.headers()['content-security-policy'] ?? '';
+    assert.match(csp, /default-src 'self'/, `${name}: the Content-Security-Policy header (${csp})`);
+    if (table) await waitFor(() => rec.you !== null, 15_000, `${name}: the welcome`);
+    await page.waitForLoadState('networkidle', { timeout: 15_000 });
+    // A frame drawn after the last response.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+    await rec.settle();
+    assert.deepEqual(rec.foreignRequests(), [], `${name}: every request goes to the server (${rec.host})`);
+    const { encoded, decoded } = rec.bytes();
+    assert.ok(
+      encoded < MAX_BYTES,
+      `${name}: loads ${encoded} bytes (decoded ${decoded}) over ${rec.responses.length} responses, at most ${MAX_BYTES}`,
+    );
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= viewport.width, `${name}: scrollWidth ${width} at ${viewport.width} px wide`);
+    assert.deepEqual(rec.errors, [], `${name}: no script error`);
+  } finally {
+    await context.close();
+  }
+}
+
+describe('the home page', () => {
+  test('at 360 px and at 1280 px', async () => {
+    await check(`${server.base}/`, 'home (360 px)', PHONE, false);
+    await check(`${server.base}/`, 'home (1280 px)', { width: 1280, height: 800 }, false);
+  });
+});
+
+/** One table of each system: (system, example, the bots' seats). */
+const TABLES = [
+  { system: 'iron-triangle', example: 'duel', bots: { gm: 'greedy' } },
+  { system: 'nodice', example: 'pc-vs-bandit', bots: {} },
+  { system: 'inciting-incident', example: 'cover-up', bots: {} },
+];
+
+describe('the table pages', () => {
+  for (const t of TABLES) {
+    test(`${t.system} ${t.example}: each seat, the GM screen and the spectators at 360 px`, async () => {
+      /** @type {Record<string, {kind: string, bot?: string}>} */
+      const seats = {};
+      for (const [name, bot] of Object.entries(t.bots)) seats[name] = { kind: 'bot', bot };
+      const created = await server.createTable({
+        system: t.system,
+        setup: { example: t.example },
+        seats,
+        options: { think_ms: 0 },
+      });
+      for (const [name, link] of Object.entries(created.seats)) {
+        if (name in t.bots) continue;
+        await check(/** @type {string} */ (link), `${t.system} seat ${name} (360 px)`, PHONE, true);
+      }
+      await check(created.gm, `${t.system} GM (360 px)`, PHONE, true);
+      await check(created.spectator, `${t.system} spectator (360 px)`, PHONE, true);
+    });
+  }
+});

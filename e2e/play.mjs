@@ -1,0 +1,345 @@
+// @ts-check
+/** @file Whole conflicts played in the browser by clicking, and the check that no page ever
+ * held another seat's face-down choice before its reveal.
+ *
+ * The test knows when a seat is asked from the frames its page received (the change's
+ * `prompt` and `awaiting`), but acts only through the page: it clicks one of the controls the
+ * page offers for the prompt (`[data-testid="choice"]`, visible and enabled), chosen at random
+ * with a seeded generator. After every click the DOM of every page of the table is kept.
+ */
+
+import assert from 'node:assert/strict';
+import { openPage, waitFor } from './lib.mjs';
+
+/** The buttons of a page's prompt section, among which the test clicks. */
+export const BUTTONS = '[data-testid="prompt"] button';
+
+/**
+ * What to click next in a page's prompt, by the page's hooks: a picker's confirm button once
+ * it is enabled, else a value of a picker's field that has none selected yet, else a choice
+ * button or a picker's value at random. Choices that end the game at once (`danger`:
+ * surrender, withdraw, end the scene) only when nothing else is offered. Null: nothing.
+ * @param {import('playwright-core').Page} page
+ * @param {number} r a random number in [0, 1)
+ * @returns {Promise<{index: number, what: string} | null>} the button's index among {@link BUTTONS}
+ */
+export async function nextClick(page, r) {
+  return page
+    .evaluate(
+      ([selector, r]) => {
+        const all = /** @type {HTMLButtonElement[]} */ (Array.from(document.querySelectorAll(selector)));
+        const usable = (/** @type {HTMLButtonElement} */ b) =>
+          !b.disabled && b.getAttribute('aria-disabled') !== 'true' && b.getClientRects().length > 0;
+        const test = (/** @type {HTMLButtonElement} */ b) => b.getAttribute('data-testid') ?? '';
+        const confirm = all.filter((b) => test(b) === 'confirm' && usable(b));
+        const picks = all.filter((b) => test(b) === 'pick' && usable(b));
+        const open = picks.filter((b) => {
+          const field = b.closest('fieldset');
+          return field !== null && field.querySelector('[aria-pressed="true"]') === null;
+        });
+        const choices = all.filter((b) => test(b) === 'choice' && usable(b));
+        const calm = choices.filter((b) => !b.classList.contains('danger'));
+        /** @type {HTMLButtonElement[]} */
+        let from;
+        if (confirm.length > 0 && (calm.length === 0 || r < 0.7)) from = confirm;
+        else if (open.length > 0 && (calm.length === 0 || r < 0.7)) from = open;
+        else if (calm.length > 0) from = calm;
+        else if (picks.length > 0) from = picks;
+        else from = choices;
+        if (from.length === 0) return null;
+        const b = from[Math.floor(r * from.length) % from.length];
+        return { index: all.indexOf(b), what: (b.getAttribute('aria-label') ?? b.textContent ?? '').slice(0, 60) };
+      },
+      /** @type {[string, number]} */ ([BUTTONS, r]),
+    )
+    .catch(() => null);
+}
+
+/**
+ * A small seeded generator (mulberry32): the same seed, the same clicks.
+ * @param {number} seed
+ */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * @typedef {object} Seat
+ * @property {string} name the seat's name
+ * @property {string} link its link
+ * @property {import('playwright-core').Page} page
+ * @property {import('./lib.mjs').Recorder} rec
+ * @property {import('playwright-core').BrowserContext} context
+ * @property {number} clicks
+ */
+
+/**
+ * @typedef {object} Game
+ * @property {string} system
+ * @property {string} example
+ * @property {Record<string, string>} [bots] seat name → bot kind: the server plays these
+ * @property {string} [reload] the seat whose page is reloaded once, sealed (after choosing,
+ *   before the reveal)
+ * @property {number} [deadlineMs] how long the whole conflict may take
+ * @property {number} [maxClicks] how many clicks it may take, all pages together
+ */
+
+/** The messages by which a page answers its prompt (not `hello` or `ping`). */
+const ANSWERS = new Set(['command', 'seal', 'reveal', 'take_back']);
+
+/**
+ * Whether the seat's page is asked now, by its frames: a prompt, the seat awaited, no answer
+ * of the page still waiting for its change, and no bound round waiting on the reveal (which the
+ * page sends by itself).
+ * @param {Seat} s
+ */
+function asked(s) {
+  const rec = s.rec;
+  const change = rec.change;
+  if (!change || change.over || !change.prompt || rec.you?.kind !== 'seat') return false;
+  if (!(change.awaiting ?? []).includes(rec.you.seat)) return false;
+  const lastChange = rec.frames.findLastIndex((f) => f.msg?.type === 'update' || f.msg?.type === 'welcome');
+  const lastBound = rec.frames.findLastIndex((f) => f.msg?.type === 'bound');
+  const lastItem = rec.frames.findLastIndex((f) => (f.msg?.updates ?? []).length > 0);
+  if (lastBound > lastItem) return false;
+  for (let i = rec.sent.length - 1; i >= 0; i--) {
+    if (!ANSWERS.has(rec.sent[i]?.type)) continue;
+    // Refused (another seat's decision came first, say): asked again.
+    const lastError = rec.frames.findLastIndex((f) => f.msg?.type === 'error');
+    return rec.sentAt[i] <= lastChange || rec.sentAt[i] <= lastError;
+  }
+  return true;
+}
+
+/**
+ * Plays `game` to its end in `browser`, by clicking; returns what every page saw, the logs
+ * and the table's links, with the redaction checked.
+ * @param {import('playwright-core').Browser} browser
+ * @param {import('./lib.mjs').Server} server
+ * @param {Game} game
+ * @param {number} seed
+ */
+export async function playGame(browser, server, game, seed) {
+  const random = rng(seed);
+  const bots = game.bots ?? {};
+  /** @type {Record<string, {kind: string, bot?: string}>} */
+  const seatsReq = {};
+  for (const [name, bot] of Object.entries(bots)) seatsReq[name] = { kind: 'bot', bot };
+  const created = await server.createTable({
+    system: game.system,
+    setup: { example: game.example },
+    seats: seatsReq,
+    options: { think_ms: 0, modes: Object.fromEntries(Object.keys(await seatNames(server, game)).filter((n) => !(n in bots)).map((n) => [n, 'sealed'])) },
+  });
+  const label = `${game.system} ${game.example} (seed ${seed}, table ${created.table})`;
+  /** @type {Seat[]} */
+  const seats = [];
+  /** @type {{name: string, rec: import('./lib.mjs').Recorder, context: import('playwright-core').BrowserContext}[]} */
+  const watchers = [];
+  try {
+    for (const [name, link] of Object.entries(created.seats)) {
+      if (name in bots) continue;
+      const { page, rec, context } = await openPage(browser, /** @type {string} */ (link), `seat ${name}`);
+      seats.push({ name, link: /** @type {string} */ (link), page, rec, context, clicks: 0 });
+    }
+    for (const [name, link] of [['GM screen', created.gm], ['spectator', created.spectator]]) {
+      const { rec, context } = await openPage(browser, link, name);
+      watchers.push({ name, rec, context });
+    }
+    const all = [...seats.map((s) => ({ name: `seat ${s.name}`, rec: s.rec })), ...watchers];
+    for (const p of all) await waitFor(() => p.rec.you !== null, 20_000, `${label}: ${p.name}'s welcome`);
+
+    const deadline = Date.now() + (game.deadlineMs ?? 120_000);
+    const maxClicks = game.maxClicks ?? 600;
+    let clicks = 0;
+    let reloaded = false;
+    /** @type {Map<Seat, number>} since when a seat is asked with nothing to click */
+    const stuckSince = new Map();
+    const over = () => seats.every((s) => s.rec.change?.over) && watchers.every((w) => w.rec.change?.over);
+    while (!over()) {
+      assert.ok(Date.now() < deadline, `${label}: the conflict ends within ${game.deadlineMs ?? 120_000} ms (${clicks} clicks)`);
+      let acted = false;
+      for (const s of seats) {
+        if (!asked(s)) {
+          stuckSince.delete(s);
+          continue;
+        }
+        const pick = await nextClick(s.page, random());
+        if (pick === null) {
+          const since = stuckSince.get(s) ?? Date.now();
+          stuckSince.set(s, since);
+          assert.ok(
+            Date.now() - since < 10_000,
+            `${label}: seat ${s.name} is asked (${JSON.stringify(s.rec.change.prompt).slice(0, 300)}) but its page offers nothing to click`,
+          );
+          continue;
+        }
+        stuckSince.delete(s);
+        const what = pick.what;
+        await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 5_000 });
+        clicks += 1;
+        s.clicks += 1;
+        acted = true;
+        assert.ok(clicks <= maxClicks, `${label}: the conflict ends within ${maxClicks} clicks`);
+        for (const p of all) await p.rec.snapshot(`seat ${s.name} clicked ${what}`);
+        if (game.reload === s.name && !reloaded) {
+          reloaded = await reloadSealed(s, label);
+          if (reloaded) for (const p of all) await p.rec.snapshot(`seat ${s.name} reloaded`);
+        }
+        break;
+      }
+      if (!acted) await new Promise((r) => setTimeout(r, 40));
+    }
+    if (game.reload) assert.ok(reloaded, `${label}: seat ${game.reload}'s page was reloaded while sealed`);
+
+    // Every page's log: a seat's through its token, the public one through the spectators'.
+    /** @type {Record<string, any[]>} */
+    const logs = {};
+    for (const [name, link] of Object.entries(created.seats)) logs[name] = (await server.log(created.table, /** @type {string} */ (link))).updates;
+    const spectatorLog = (await server.log(created.table, created.spectator)).updates;
+    for (const p of all) {
+      await p.rec.settle();
+      assert.deepEqual(p.rec.errors, [], `${label}: ${p.name} had no script error`);
+      assert.ok(p.rec.change?.over, `${label}: ${p.name} saw the end`);
+    }
+    checkRedaction(label, created, logs, spectatorLog, seats, watchers);
+    for (const s of seats) {
+      const faults = spectatorLog.filter((u) => u.kind === 'fault' && u.seat === s.rec.you.seat);
+      assert.deepEqual(faults, [], `${label}: seat ${s.name}'s page revealed every choice it sealed`);
+    }
+    return { created, clicks, seats, watchers, logs, spectatorLog };
+  } finally {
+    for (const s of seats) await s.context.close().catch(() => {});
+    for (const w of watchers) await w.context.close().catch(() => {});
+  }
+}
+
+/**
+ * The seat names of a game's example, from `GET /api/systems`.
+ * @param {import('./lib.mjs').Server} server
+ * @param {Game} game
+ * @returns {Promise<Record<string, any>>}
+ */
+async function seatNames(server, game) {
+  const { body } = await server.api('GET', '/api/systems');
+  const systems = Array.isArray(body) ? body : body.systems ?? [];
+  const system = systems.find((/** @type {any} */ s) => s.system === game.system || s.name === game.system);
+  const example = (system?.examples ?? []).find((/** @type {any} */ e) => e.name === game.example);
+  const seats = example?.seats ?? [];
+  if (seats.length === 0) throw new Error(`GET /api/systems lists no seats for ${game.system} ${game.example}: ${JSON.stringify(body).slice(0, 500)}`);
+  return Object.fromEntries(seats.map((/** @type {any} */ s) => [typeof s === 'string' ? s : s.name, s]));
+}
+
+/**
+ * Reloads the seat's page if it has sealed a choice that is not bound yet (after choosing,
+ * before the reveal), and waits until its new connection is welcomed. Whether it did.
+ * @param {Seat} s
+ * @param {string} label
+ */
+async function reloadSealed(s, label) {
+  const rec = s.rec;
+  // Its seal sent, and the table still waiting for another seat's commitment.
+  await waitFor(() => rec.sent.some((m) => m?.type === 'seal'), 5_000, `${label}: seat ${s.name}'s seal`).catch(() => {});
+  const sealed = rec.sent.filter((m) => m?.type === 'seal').length;
+  if (sealed === 0) return false;
+  const acks = rec.frames.filter((f) => f.msg?.type === 'ack').length;
+  await waitFor(() => rec.frames.filter((f) => f.msg?.type === 'ack').length > acks || rec.frames.some((f) => f.msg?.type === 'sealed'), 5_000, `${label}: the seal's answer`).catch(() => {});
+  const change = rec.change;
+  if (!change || change.over || (change.awaiting ?? []).length === 0) return false;
+  const lastBound = rec.frames.findLastIndex((f) => f.msg?.type === 'bound');
+  const lastItem = rec.frames.findLastIndex((f) => (f.msg?.updates ?? []).length > 0);
+  if (lastBound > lastItem) return false;
+  const welcomes = rec.frames.filter((f) => f.msg?.type === 'welcome').length;
+  await s.page.reload({ waitUntil: 'load', timeout: 30_000 });
+  await waitFor(() => rec.frames.filter((f) => f.msg?.type === 'welcome').length > welcomes, 20_000, `${label}: seat ${s.name}'s welcome after the reload`);
+  const welcome = rec.frames.findLast((f) => f.msg?.type === 'welcome')?.msg;
+  assert.deepEqual(welcome.you, rec.you, `${label}: the reloaded page holds its seat again`);
+  assert.ok((welcome.round?.sealed ?? []).includes(rec.you.seat), `${label}: the round still holds seat ${s.name}'s seal after the reload`);
+  return true;
+}
+
+/**
+ * Escapes text as the DOM's `outerHTML` writes it in a text node.
+ * @param {string} text
+ */
+function htmlText(text) {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');
+}
+
+/**
+ * No page held another seat's face-down choice before its reveal:
+ * - an item of seat X's log that differs from the public one (X's private view of it) is in
+ *   no frame and no DOM of another page (another seat's, the GM screen's, the spectators');
+ * - the nonce of every command opened at a reveal (seq j) is in no frame another page
+ *   received before the one carrying item j, and in none of its DOM snapshots taken before.
+ * @param {string} label
+ * @param {any} created
+ * @param {Record<string, any[]>} logs every seat's log by name
+ * @param {any[]} spectatorLog
+ * @param {Seat[]} seats
+ * @param {{name: string, rec: import('./lib.mjs').Recorder}[]} watchers
+ */
+export function checkRedaction(label, created, logs, spectatorLog, seats, watchers) {
+  const pages = [...seats.map((s) => ({ name: `seat ${s.name}`, seat: s.rec.you.seat, rec: s.rec })), ...watchers.map((w) => ({ name: w.name, seat: -1, rec: w.rec }))];
+  // The seats' numbers by name, from a welcome (the links are keyed by name, in name order).
+  const welcome = watchers[0].rec.frames.find((f) => f.msg?.type === 'welcome')?.msg;
+  /** @type {Record<string, number>} */
+  const seatNumber = Object.fromEntries((welcome?.seats ?? []).map((/** @type {any} */ s) => [s.name, s.seat]));
+  for (const name of Object.keys(created.seats)) assert.ok(name in seatNumber, `${label}: the welcome numbers seat ${name}`);
+  let privateItems = 0;
+  for (const [name, log] of Object.entries(logs)) {
+    const x = seatNumber[name];
+    assert.equal(log.length, spectatorLog.length, `${label}: seat ${name}'s log numbers the same items`);
+    for (let i = 0; i < log.length; i++) {
+      const mine = log[i];
+      const pub = spectatorLog[i];
+      if (JSON.stringify(mine) === JSON.stringify(pub)) continue;
+      privateItems += 1;
+      const hidden = JSON.stringify(mine);
+      const text = typeof mine.text === 'string' && mine.text !== pub.text && mine.text.trim().length > 0 ? mine.text : null;
+      for (const p of pages) {
+        if (p.seat === x) continue;
+        for (const f of p.rec.frames) {
+          assert.ok(!f.text.includes(hidden), `${label}: seat ${name}'s private item ${mine.seq} is in a frame to ${p.name}: ${hidden}`);
+          for (const u of f.msg?.updates ?? []) {
+            if (u?.seq === mine.seq) assert.notDeepEqual(u, mine, `${label}: ${p.name} received seat ${name}'s view of item ${mine.seq}`);
+          }
+        }
+        if (text) {
+          for (const snap of p.rec.snapshots) {
+            assert.ok(
+              !snap.html.includes(text) && !snap.html.includes(htmlText(text)),
+              `${label}: ${p.name}'s page showed seat ${name}'s private text of item ${mine.seq} (after ${snap.after}): ${text}`,
+            );
+          }
+        }
+      }
+    }
+  }
+  let opened = 0;
+  for (const item of spectatorLog) {
+    if (item.kind !== 'opened' || typeof item.nonce !== 'string') continue;
+    opened += 1;
+    const j = item.seq;
+    for (const p of pages) {
+      if (p.seat === item.seat) continue;
+      for (const f of p.rec.frames) {
+        // From the first frame carrying item j on, the nonce is public.
+        if (f.seq >= j) break;
+        assert.ok(!f.text.includes(item.nonce), `${label}: seat ${item.seat}'s nonce opened at ${j} reached ${p.name} before its reveal: ${f.text.slice(0, 300)}`);
+      }
+      for (const snap of p.rec.snapshots) {
+        if (snap.seq < j) assert.ok(!snap.html.includes(item.nonce), `${label}: ${p.name}'s page held seat ${item.seat}'s nonce before its reveal at ${j} (after ${snap.after})`);
+      }
+    }
+  }
+  assert.ok(opened > 0, `${label}: the game opened commitments at its reveals (sealed rounds)`);
+  return { privateItems, opened };
+}
