@@ -11,7 +11,7 @@ import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
 import { systemModule } from './systems/index.js';
-import { commitment, randomNonce, verifyLog } from './fairness.js';
+import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
 
 /** @typedef {{seat: number, name: string, role: string, side: number, controller: {kind: string, bot?: string}, connected: boolean, mode?: string}} Seat */
@@ -662,6 +662,9 @@ function renderGm() {
   keepingFocus(el.gm, () => replace(
     el.gm,
     h('h2', { tabindex: '-1' }, 'GM screen'),
+    gmLink
+      ? h('p', { class: 'hint' }, 'This link sees what is public. What the rules\u2019 GM seat may see of its characters is on that seat\u2019s own link.')
+      : null,
     h('ul', { class: 'gm-seats' }, rows),
     h(
       'p',
@@ -804,7 +807,38 @@ function renderTools() {
         h('button', { type: 'button', onclick: () => void verify() }, 'Verify it here'),
       ),
       verifyOut,
+      mySeat() !== null && state.serverSeedCommitment ? clientSeedForm() : null,
     ),
+  );
+}
+
+/** A seat's own randomness for the draws (docs/protocol.md, Verifiable draws): a phrase's
+ * SHA-256, or random bytes, sent as its client seed; public at once, in the draws from the next
+ * mix on. */
+function clientSeedForm() {
+  const phrase = /** @type {HTMLInputElement} */ (h('input', { type: 'text', id: 'client-seed', autocomplete: 'off' }));
+  const out = h('span', { role: 'status' });
+  const send = async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    if (!conn) return;
+    let seed;
+    try {
+      if (phrase.value) seed = await clientSeedFromPhrase(phrase.value);
+      else seed = randomNonce();
+    } catch (err) {
+      replace(out, `No seed: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const id = conn.request({ type: 'client_seed', seed });
+    gmActions.set(id, 'Your client seed is in the draws from the next reveal on.');
+    phrase.value = '';
+    replace(out, 'Sent.');
+  };
+  return h(
+    'form',
+    { class: 'client-seed', onsubmit: send },
+    h('label', { for: 'client-seed' }, 'Your own randomness for the draws (a phrase, or leave empty for random bytes)'),
+    h('div', { class: 'controls' }, phrase, h('button', { type: 'submit' }, 'Add to the draws'), out),
   );
 }
 
