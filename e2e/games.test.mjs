@@ -52,7 +52,8 @@ const GAMES = [
     system: 'inciting-incident',
     example: 'river-fight',
     bots: { gm: 'random' },
-    reload: 'mira',
+    reload: 'bren',
+    deadlineMs: 240_000,
   },
   {
     what: 'Inciting Incident cover-up: Sam and the GM on two pages',
@@ -65,8 +66,12 @@ describe('whole conflicts by clicking', () => {
   GAMES.forEach((game, i) => {
     test(game.what, async () => {
       const seed = SEED + i;
-      const { clicks, created } = await playGame(browser, server, game, seed);
-      console.log(`${game.system} ${game.example}: table ${created.table} over after ${clicks} clicks (E2E_SEED=${SEED})`);
+      const r = await playGame(browser, server, game, seed);
+      console.log(
+        `${game.system} ${game.example}: table ${r.created.table} over after ${r.clicks} clicks; ` +
+          `${r.frames} frames and ${r.snapshots} DOM snapshots checked against ${r.checked.privateItems} private items ` +
+          `and ${r.checked.opened} opened commitments (E2E_SEED=${SEED})`,
+      );
     });
   });
 });

@@ -97,3 +97,42 @@ describe('the table pages', () => {
     });
   }
 });
+
+describe('the home page creates a table', () => {
+  test('by clicking at 360 px: a link per seat with its QR code, each opening its seat, sealed', async () => {
+    const { context, page, rec } = await openPage(browser, `${server.base}/`, 'home (create)', PHONE);
+    try {
+      await page.getByRole('button', { name: 'Create the table' }).click({ timeout: 15_000 });
+      await page.getByRole('heading', { name: /^Table \S+ is ready$/ }).waitFor({ timeout: 15_000 });
+      const fields = page.getByRole('textbox', { name: /: link$/ });
+      await waitFor(async () => (await fields.count()) >= 3, 15_000, 'the links');
+      /** @type {Record<string, string>} */
+      const links = {};
+      for (const f of await fields.all()) links[(await f.getAttribute('aria-label')) ?? ''] = await f.inputValue();
+      for (const [label, link] of Object.entries(links)) {
+        assert.match(link, new RegExp(`^${server.base}/t/[^/#]+#[0-9a-f]{32}$`), `${label}: a link of this server`);
+      }
+      // Every link's QR code is drawn (an SVG from the server), and the page still fits.
+      await waitFor(async () => (await page.locator('.qr svg').count()) >= Object.keys(links).length, 15_000, 'the QR codes');
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= PHONE.width, `home with its links: scrollWidth ${width} at ${PHONE.width} px wide`);
+      await rec.settle();
+      assert.deepEqual(rec.foreignRequests(), [], 'every request goes to the server');
+      assert.deepEqual(rec.errors, [], 'no script error');
+      const seat = Object.entries(links).find(([label]) => label.startsWith('Seat '));
+      assert.ok(seat, `a seat's link among ${Object.keys(links).join(', ')}`);
+      const opened = await openPage(browser, seat[1], seat[0], PHONE);
+      try {
+        await waitFor(() => opened.rec.you !== null, 15_000, `${seat[0]}: the welcome`);
+        assert.equal(opened.rec.you.kind, 'seat', `${seat[0]} opens a seat`);
+        const welcome = opened.rec.frames.find((f) => f.msg?.type === 'welcome')?.msg;
+        const mine = welcome.seats.find((/** @type {any} */ s) => s.seat === opened.rec.you.seat);
+        assert.equal(mine.mode, 'sealed', `a person's seat plays sealed by default: ${JSON.stringify(mine)}`);
+      } finally {
+        await opened.context.close();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -21,7 +21,8 @@ export const BUTTONS = '[data-testid="prompt"] button';
  * surrender, withdraw, end the scene) only when nothing else is offered. Null: nothing.
  * @param {import('playwright-core').Page} page
  * @param {number} r a random number in [0, 1)
- * @returns {Promise<{index: number, what: string} | null>} the button's index among {@link BUTTONS}
+ * @returns {Promise<{index: number, kind: string, what: string} | null>} the button's index among
+ *   {@link BUTTONS}, its hook and its label
  */
 export async function nextClick(page, r) {
   return page
@@ -48,7 +49,7 @@ export async function nextClick(page, r) {
         else from = choices;
         if (from.length === 0) return null;
         const b = from[Math.floor(r * from.length) % from.length];
-        return { index: all.indexOf(b), what: (b.getAttribute('aria-label') ?? b.textContent ?? '').slice(0, 60) };
+        return { index: all.indexOf(b), kind: test(b), what: (b.getAttribute('aria-label') ?? b.textContent ?? '').slice(0, 60) };
       },
       /** @type {[string, number]} */ ([BUTTONS, r]),
     )
@@ -78,6 +79,7 @@ export function rng(seed) {
  * @property {import('./lib.mjs').Recorder} rec
  * @property {import('playwright-core').BrowserContext} context
  * @property {number} clicks
+ * @property {number} [sentBefore] how many messages the page had sent before its last click
  */
 
 /**
@@ -156,15 +158,18 @@ export async function playGame(browser, server, game, seed) {
     const all = [...seats.map((s) => ({ name: `seat ${s.name}`, rec: s.rec })), ...watchers];
     for (const p of all) await waitFor(() => p.rec.you !== null, 20_000, `${label}: ${p.name}'s welcome`);
 
-    const deadline = Date.now() + (game.deadlineMs ?? 120_000);
+    const deadline = Date.now() + (game.deadlineMs ?? 180_000);
     const maxClicks = game.maxClicks ?? 600;
     let clicks = 0;
+    let misses = 0;
+    /** @type {Set<string>} the hooks clicked (choice, pick, confirm) */
+    const kinds = new Set();
     let reloaded = false;
     /** @type {Map<Seat, number>} since when a seat is asked with nothing to click */
     const stuckSince = new Map();
     const over = () => seats.every((s) => s.rec.change?.over) && watchers.every((w) => w.rec.change?.over);
     while (!over()) {
-      assert.ok(Date.now() < deadline, `${label}: the conflict ends within ${game.deadlineMs ?? 120_000} ms (${clicks} clicks)`);
+      assert.ok(Date.now() < deadline, `${label}: the conflict ends within ${game.deadlineMs ?? 180_000} ms (${clicks} clicks)`);
       let acted = false;
       for (const s of seats) {
         if (!asked(s)) {
@@ -183,9 +188,19 @@ export async function playGame(browser, server, game, seed) {
         }
         stuckSince.delete(s);
         const what = pick.what;
-        await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 5_000 });
+        s.sentBefore = s.rec.sent.length;
+        try {
+          await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 3_000 });
+        } catch {
+          // The page drew its prompt again between the look and the click (another seat's
+          // commitment, a change): look again.
+          misses += 1;
+          assert.ok(misses < 50, `${label}: seat ${s.name}'s buttons kept moving away from the clicks`);
+          break;
+        }
         clicks += 1;
         s.clicks += 1;
+        kinds.add(pick.kind);
         acted = true;
         assert.ok(clicks <= maxClicks, `${label}: the conflict ends within ${maxClicks} clicks`);
         for (const p of all) await p.rec.snapshot(`seat ${s.name} clicked ${what}`);
@@ -197,6 +212,9 @@ export async function playGame(browser, server, game, seed) {
       }
       if (!acted) await new Promise((r) => setTimeout(r, 40));
     }
+    // The system's module drew its pickers (a module that failed to load leaves the generic
+    // buttons, one per choice).
+    assert.ok(kinds.has('pick') && kinds.has('confirm'), `${label}: the pages offered the system's pickers (clicked: ${[...kinds].join(', ')})`);
     if (game.reload) assert.ok(reloaded, `${label}: seat ${game.reload}'s page was reloaded while sealed`);
 
     // Every page's log: a seat's through its token, the public one through the spectators'.
@@ -207,14 +225,17 @@ export async function playGame(browser, server, game, seed) {
     for (const p of all) {
       await p.rec.settle();
       assert.deepEqual(p.rec.errors, [], `${label}: ${p.name} had no script error`);
+      assert.deepEqual(p.rec.foreignRequests(), [], `${label}: every request of ${p.name} went to the server`);
       assert.ok(p.rec.change?.over, `${label}: ${p.name} saw the end`);
     }
-    checkRedaction(label, created, logs, spectatorLog, seats, watchers);
+    const checked = checkRedaction(label, created, logs, spectatorLog, seats, watchers);
     for (const s of seats) {
       const faults = spectatorLog.filter((u) => u.kind === 'fault' && u.seat === s.rec.you.seat);
       assert.deepEqual(faults, [], `${label}: seat ${s.name}'s page revealed every choice it sealed`);
     }
-    return { created, clicks, seats, watchers, logs, spectatorLog };
+    const frames = [...seats, ...watchers].reduce((n, p) => n + p.rec.frames.length, 0);
+    const snapshots = [...seats, ...watchers].reduce((n, p) => n + p.rec.snapshots.length, 0);
+    return { created, clicks, seats, watchers, logs, spectatorLog, checked, frames, snapshots };
   } finally {
     for (const s of seats) await s.context.close().catch(() => {});
     for (const w of watchers) await w.context.close().catch(() => {});
@@ -245,23 +266,29 @@ async function seatNames(server, game) {
  */
 async function reloadSealed(s, label) {
   const rec = s.rec;
-  // Its seal sent, and the table still waiting for another seat's commitment.
-  await waitFor(() => rec.sent.some((m) => m?.type === 'seal'), 5_000, `${label}: seat ${s.name}'s seal`).catch(() => {});
-  const sealed = rec.sent.filter((m) => m?.type === 'seal').length;
-  if (sealed === 0) return false;
-  const acks = rec.frames.filter((f) => f.msg?.type === 'ack').length;
-  await waitFor(() => rec.frames.filter((f) => f.msg?.type === 'ack').length > acks || rec.frames.some((f) => f.msg?.type === 'sealed'), 5_000, `${label}: the seal's answer`).catch(() => {});
-  const change = rec.change;
-  if (!change || change.over || (change.awaiting ?? []).length === 0) return false;
-  const lastBound = rec.frames.findLastIndex((f) => f.msg?.type === 'bound');
-  const lastItem = rec.frames.findLastIndex((f) => (f.msg?.updates ?? []).length > 0);
-  if (lastBound > lastItem) return false;
+  // The click's answer: a seal, acknowledged, with the round still open (not bound).
+  const answered = () => rec.sent.findLastIndex((m) => ANSWERS.has(m?.type));
+  await waitFor(() => answered() >= s.sentBefore, 5_000, `${label}: seat ${s.name}'s answer`).catch(() => {});
+  const i = answered();
+  if (i < s.sentBefore || rec.sent[i].type !== 'seal') return false;
+  const id = rec.sent[i].id;
+  const ackd = () => rec.frames.some((f, k) => k >= rec.sentAt[i] && (f.msg?.type === 'ack' || f.msg?.type === 'error') && f.msg.id === id);
+  await waitFor(ackd, 5_000, `${label}: the seal's answer`);
+  const after = rec.frames.slice(rec.sentAt[i]);
+  if (after.some((f) => f.msg?.type === 'error' && f.msg.id === id)) return false;
+  if (after.some((f) => f.msg?.type === 'bound' || (f.msg?.updates ?? []).length > 0)) return false;
+  const sealed = rec.frames.findLast((f) => f.msg?.type === 'sealed')?.msg;
+  if (!(sealed?.seats ?? []).includes(rec.you.seat) || rec.change?.over) return false;
   const welcomes = rec.frames.filter((f) => f.msg?.type === 'welcome').length;
   await s.page.reload({ waitUntil: 'load', timeout: 30_000 });
   await waitFor(() => rec.frames.filter((f) => f.msg?.type === 'welcome').length > welcomes, 20_000, `${label}: seat ${s.name}'s welcome after the reload`);
   const welcome = rec.frames.findLast((f) => f.msg?.type === 'welcome')?.msg;
   assert.deepEqual(welcome.you, rec.you, `${label}: the reloaded page holds its seat again`);
-  assert.ok((welcome.round?.sealed ?? []).includes(rec.you.seat), `${label}: the round still holds seat ${s.name}'s seal after the reload`);
+  const round = welcome.round;
+  assert.ok(
+    (round?.sealed ?? []).includes(rec.you.seat) || (round?.commitments ?? []).some((/** @type {any} */ c) => c.seat === rec.you.seat),
+    `${label}: the round still holds seat ${s.name}'s seal after the reload: ${JSON.stringify(round)}`,
+  );
   return true;
 }
 

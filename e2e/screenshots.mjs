@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { launchBrowser, startServer } from './lib.mjs';
 import { BUTTONS, nextClick, rng } from './play.mjs';
 
-const USAGE = `usage: node e2e/screenshots.mjs --bin FACEDOWN_BINARY --out FOLDER [--clicks N]
+const USAGE = `usage: node e2e/screenshots.mjs --bin FACEDOWN_BINARY --out FOLDER
 
 Writes home-1280.png, home-390.png, gm-1280.png, gm-390.png and, for each system,
 SYSTEM-1280.png and SYSTEM-390.png into FOLDER (created if missing).`;
@@ -28,11 +28,13 @@ const SIZES = [
   { name: '390', width: 390, height: 844 },
 ];
 
-/** One table per system: its example, the seat photographed, the bots. */
+/** One table per system: its example, the seat photographed, the bots, and how many clicks
+ * (the page's own buttons, as the tests click them) before the photograph: a turn under way,
+ * not yet over. */
 const TABLES = [
-  { system: 'iron-triangle', example: 'duel', seat: 'ada', bots: { gm: 'greedy' } },
-  { system: 'nodice', example: 'pc-vs-bandit', seat: 'kara', bots: { gm: 'greedy' } },
-  { system: 'inciting-incident', example: 'river-fight', seat: 'bren', bots: { gm: 'random', mira: 'random' } },
+  { system: 'iron-triangle', example: 'duel', seat: 'ada', bots: { gm: 'greedy' }, clicks: 3 },
+  { system: 'nodice', example: 'pc-vs-bandit', seat: 'kara', bots: { gm: 'greedy' }, clicks: 5 },
+  { system: 'inciting-incident', example: 'river-fight', seat: 'bren', bots: { gm: 'random', mira: 'random' }, clicks: 6 },
 ];
 
 /**
@@ -59,7 +61,6 @@ async function main() {
     options: {
       bin: { type: 'string' },
       out: { type: 'string' },
-      clicks: { type: 'string', default: '6' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -69,11 +70,6 @@ async function main() {
   }
   if (!values.bin || !values.out) {
     console.error(`${USAGE}\n\nerror: --bin and --out are both needed`);
-    process.exit(2);
-  }
-  const clicks = Number(values.clicks);
-  if (!Number.isInteger(clicks) || clicks < 0 || clicks > 100) {
-    console.error(`error: --clicks ${values.clicks}: a whole number from 0 to 100`);
     process.exit(2);
   }
   process.env.FACEDOWN_BIN = resolve(values.bin);
@@ -117,7 +113,7 @@ async function main() {
           seats,
           options: { think_ms: 0, modes: { [t.seat]: 'sealed' } },
         });
-        await shoot(created.seats[t.seat], `${t.system}-${size.name}.png`, size, clicks);
+        await shoot(created.seats[t.seat], `${t.system}-${size.name}.png`, size, t.clicks);
         if (t.system === 'iron-triangle') await shoot(created.gm, `gm-${size.name}.png`, size, 0);
       }
     }

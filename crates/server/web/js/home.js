@@ -264,6 +264,14 @@ function renderRules() {
   );
 }
 
+const secret = /** @type {HTMLInputElement} */ (h('input', { type: 'password', autocomplete: 'off' }));
+const away = h(
+  'details',
+  { class: 'away' },
+  h('summary', null, 'Creating from another device'),
+  field('The server\u2019s admin secret', 'admin-secret', secret, 'Needed only away from the server\u2019s own machine (facedown serve --admin-secret); sent once, with this request, and not kept.'),
+);
+
 const timing = h(
   'fieldset',
   null,
@@ -348,7 +356,9 @@ async function create(e) {
   try {
     const response = await fetch('/api/tables', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: secret.value
+        ? { 'content-type': 'application/json', authorization: `Bearer ${secret.value}` }
+        : { 'content-type': 'application/json' },
       body: JSON.stringify(r.body),
     });
     const text = await response.text();
@@ -360,6 +370,7 @@ async function create(e) {
       answer = null;
     }
     if (!response.ok) {
+      if (response.status === 401) away.setAttribute('open', '');
       showError(`The table was not created (${answer?.code ?? response.status}): ${answer?.message ?? text}`);
       return;
     }
@@ -382,11 +393,15 @@ function showLinks(created, body) {
     result,
     h('h2', { id: 'links-h', tabindex: '-1' }, `Table ${created.table} is ready`),
     h('p', null, 'Give each player their seat\u2019s link (or let them scan its QR code): whoever holds a link plays that seat. Keep the GM link for yourself.'),
-    Object.entries(created.seats).map(([name, link]) =>
-      linkBox(`Seat ${name}${bots[name] ? ` (bot: ${bots[name].bot})` : ''}`, link),
+    h(
+      'div',
+      { class: 'link-grid' },
+      Object.entries(created.seats).map(([name, link]) =>
+        linkBox(`Seat ${name}${bots[name] ? ` (bot: ${bots[name].bot})` : ''}`, link),
+      ),
+      linkBox('GM', created.gm),
+      linkBox('Spectators', created.spectator),
     ),
-    linkBox('GM', created.gm),
-    linkBox('Spectators', created.spectator),
   );
   document.getElementById('links-h')?.focus();
 }
@@ -415,6 +430,7 @@ async function start() {
       parts.seats,
       parts.rules,
       timing,
+      away,
       errorBox,
       h('p', null, h('button', { type: 'submit', id: 'create', class: 'primary' }, 'Create the table')),
     ),

@@ -11,7 +11,7 @@ import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
 import { systemModule } from './systems/index.js';
-import { commitment, randomNonce, verifyLog } from './fairness.js';
+import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
 
 /** @typedef {{seat: number, name: string, role: string, side: number, controller: {kind: string, bot?: string}, connected: boolean, mode?: string}} Seat */
@@ -472,14 +472,14 @@ function renderPrompt() {
   if (key === promptDrawn) return;
   promptDrawn = key;
   /** @type {Element[]} */
-  const parts = [h('h2', { id: 'prompt-h' }, state.over ? 'The game is over' : 'Now')];
+  const parts = [h('h2', { id: 'prompt-h', tabindex: '-1' }, state.over ? 'The game is over' : 'Now')];
   const seat = mySeat();
   const prompt = state.prompt;
   const chosen = state.chosen;
   if (state.stopped) {
     parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
   } else if (state.over) {
-    parts.push(h('p', null, 'The game is over. The log below tells how it went; download it to verify every draw.'));
+    parts.push(h('p', null, 'The log tells how it went; download it, or verify it here: every commitment and draw.'));
   } else if (chosen) {
     const waiting = state.awaiting.filter((s) => s !== seat);
     const sent = chosen.ackSeq === undefined ? 'sending…' : 'chosen';
@@ -522,7 +522,7 @@ function renderPrompt() {
     parts.push(h('p', null, 'Nobody is asked anything just now.'));
   }
   if (state.note) parts.push(h('p', { class: 'note', role: 'alert' }, state.note));
-  replace(el.prompt, ...parts, liveNote);
+  keepingFocus(el.prompt, () => replace(el.prompt, ...parts, liveNote));
 }
 
 /** The prompt as a question and one button per choice. @param {any} prompt */
@@ -573,7 +573,7 @@ function renderSeats() {
     const bits = [
       s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person',
       s.controller?.kind === 'bot' ? null : s.connected ? 'connected' : 'not connected',
-      s.mode === 'sealed' ? 'sealed' : null,
+      s.mode === 'sealed' && s.controller?.kind !== 'bot' ? 'sealed' : null,
     ].filter(Boolean);
     return h(
       'li',
@@ -653,15 +653,18 @@ function renderGm() {
     return h(
       'li',
       { class: 'gm-seat' },
-      h('p', null, h('strong', null, s.name), ` — ${s.role}, ${s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person'}, ${s.connected ? 'connected' : 'not connected'}, ${s.mode ?? 'plain'}`, state.awaiting.includes(s.seat) ? ' — awaited' : ''),
+      h('p', null, h('strong', null, s.name), ` — ${s.role}, ${s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person'}, ${s.connected ? 'connected' : 'not connected'}, ${s.controller?.kind === 'bot' ? 'plain' : s.mode ?? 'plain'}`, state.awaiting.includes(s.seat) ? ' — awaited' : ''),
       h('div', { class: 'controls' }, controls),
       link ? linkBox(`New link for ${s.name}`, link) : null,
     );
   });
   const spectators = state.newLinks.get('spectators');
-  replace(
+  keepingFocus(el.gm, () => replace(
     el.gm,
-    h('h2', null, 'GM screen'),
+    h('h2', { tabindex: '-1' }, 'GM screen'),
+    gmLink
+      ? h('p', { class: 'hint' }, 'This link sees what is public. What the rules\u2019 GM seat may see of its characters is on that seat\u2019s own link.')
+      : null,
     h('ul', { class: 'gm-seats' }, rows),
     h(
       'p',
@@ -672,7 +675,23 @@ function renderGm() {
         : null,
     ),
     spectators ? linkBox('New spectator link', spectators) : null,
-  );
+  ));
+}
+
+/**
+ * Draws `section` again; if the focus was in it (on a button just pressed, now gone), it goes
+ * to the section's heading — never lost to the page's top for a keyboard or screen-reader user,
+ * and never onto another control that a second key press would set off.
+ * @param {HTMLElement} section
+ * @param {() => void} draw
+ */
+function keepingFocus(section, draw) {
+  const focused = document.activeElement;
+  const had = focused instanceof HTMLElement && section.contains(focused);
+  draw();
+  if (!had || section.contains(document.activeElement)) return;
+  const heading = section.querySelector('h2');
+  if (heading instanceof HTMLElement) heading.focus({ preventScroll: true });
 }
 
 /** The log's new items, appended. @param {any[]} items */
@@ -788,7 +807,38 @@ function renderTools() {
         h('button', { type: 'button', onclick: () => void verify() }, 'Verify it here'),
       ),
       verifyOut,
+      mySeat() !== null && state.serverSeedCommitment ? clientSeedForm() : null,
     ),
+  );
+}
+
+/** A seat's own randomness for the draws (docs/protocol.md, Verifiable draws): a phrase's
+ * SHA-256, or random bytes, sent as its client seed; public at once, in the draws from the next
+ * mix on. */
+function clientSeedForm() {
+  const phrase = /** @type {HTMLInputElement} */ (h('input', { type: 'text', id: 'client-seed', autocomplete: 'off' }));
+  const out = h('span', { role: 'status' });
+  const send = async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    if (!conn) return;
+    let seed;
+    try {
+      if (phrase.value) seed = await clientSeedFromPhrase(phrase.value);
+      else seed = randomNonce();
+    } catch (err) {
+      replace(out, `No seed: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const id = conn.request({ type: 'client_seed', seed });
+    gmActions.set(id, 'Your client seed is in the draws from the next reveal on.');
+    phrase.value = '';
+    replace(out, 'Sent.');
+  };
+  return h(
+    'form',
+    { class: 'client-seed', onsubmit: send },
+    h('label', { for: 'client-seed' }, 'Your own randomness for the draws (a phrase, or leave empty for random bytes)'),
+    h('div', { class: 'controls' }, phrase, h('button', { type: 'submit' }, 'Add to the draws'), out),
   );
 }
 
