@@ -67,8 +67,9 @@ const state = {
   note: '',
   /** @type {any} */ module: null,
   /** @type {any} */ catalogue: null,
-  /** When the current decision's timer ends (ms since the epoch), or null. @type {number | null} */
-  deadline: null,
+  /** The decision timers the server runs, each seat's end (ms since the epoch, by this
+   * page's clock) as the last change told it. @type {{seat: number, at: number}[]} */
+  timers: [],
   /** The links the GM has made anew, by seat (or 'spectators'). @type {Map<string, string>} */
   newLinks: new Map(),
   /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
@@ -357,7 +358,6 @@ function change(m) {
   // A note gives way to the table's next news after a while.
   if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
   state.seq = Math.max(state.seq, m.seq ?? state.seq);
-  const awaitingBefore = state.awaiting.join(',');
   state.view = m.view ?? state.view;
   state.prompt = m.prompt ?? null;
   state.awaiting = m.awaiting ?? [];
@@ -371,7 +371,7 @@ function change(m) {
       state.chosen = null;
     }
   }
-  if (awaitingBefore !== state.awaiting.join(',') || fresh.length > 0) restartTimer();
+  restartTimer(m.timers ?? []);
   appendLog(fresh);
   renderAll();
 }
@@ -724,27 +724,32 @@ function appendLog(items) {
 
 let timerHandle = /** @type {any} */ (null);
 
-function restartTimer() {
-  const seconds = state.options?.decision_seconds;
-  if (!seconds || state.over || state.awaiting.length === 0) {
-    state.deadline = null;
-  } else {
-    state.deadline = Date.now() + seconds * 1000;
-  }
+/**
+ * Follows the decision timers the server runs, as a change reports them (`timers`: each
+ * seat's milliseconds left when the change was sent): the page counts down from there.
+ * @param {{seat: number, ms: number}[]} timers
+ */
+function restartTimer(timers) {
+  const now = Date.now();
+  state.timers = state.over ? [] : timers.map((t) => ({ seat: t.seat, at: now + t.ms }));
   tick();
   if (timerHandle === null) timerHandle = setInterval(tick, 1000);
 }
 
 function tick() {
-  if (state.deadline === null) {
+  if (state.timers.length === 0) {
     el.timer.hidden = true;
     return;
   }
-  const left = Math.max(0, Math.round((state.deadline - Date.now()) / 1000));
   el.timer.hidden = false;
-  const mm = Math.floor(left / 60);
-  const ss = String(left % 60).padStart(2, '0');
-  replace(el.timer, `Timer: ${mm}:${ss} left for ${awaitingNames()}`, left === 0 ? ' — the rules\u2019 default is taken' : '');
+  const parts = state.timers.map((t) => {
+    const left = Math.max(0, Math.round((t.at - Date.now()) / 1000));
+    const mm = Math.floor(left / 60);
+    const ss = String(left % 60).padStart(2, '0');
+    const who = t.seat === mySeat() ? 'you' : seatName(t.seat);
+    return `${who} ${mm}:${ss}`;
+  });
+  replace(el.timer, `Timer: ${parts.join(', ')} left — then the rules\u2019 default is taken`);
 }
 
 // ---- Tools: reference, options, notices, the verifiable log -----------------------------
