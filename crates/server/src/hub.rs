@@ -30,7 +30,7 @@ use crate::journal::Op;
 use crate::metrics::Metrics;
 use crate::protocol::{
     Change, ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, SeatInfo,
-    SeatMode, ServerMessage, TableLog, TableOptions, Who, link,
+    SeatMode, ServerMessage, TableLog, TableOptions, Timer, Who, link,
 };
 use crate::sealing::{answer, refusal_code, round_state};
 use crate::systems::{self, Hosted};
@@ -822,7 +822,19 @@ impl<S: TableStore> Actor<S> {
             awaiting: self.game.awaiting().into_iter().map(|s| s.0).collect(),
             over: self.game.is_over(),
             head: self.head(v),
+            timers: self.timers(),
         }
+    }
+
+    /// The decision timers running now: seat → milliseconds left before its decision is
+    /// forced (a bot's think delay is no timer).
+    fn timers(&self) -> Vec<Timer> {
+        let now = Instant::now();
+        self.deadlines
+            .iter()
+            .filter(|(_, (_, kind))| *kind == Deadline::Timer)
+            .map(|(&seat, (at, _))| Timer { seat, ms: at.saturating_duration_since(now).as_millis() as u64 })
+            .collect()
     }
 
     /// The head of `viewer`'s verifiable log as it stands (docs/fairness.md §6), chained on
@@ -940,6 +952,8 @@ impl<S: TableStore> Actor<S> {
             over: bool,
             #[serde(skip_serializing_if = "Option::is_none")]
             head: Option<String>,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            timers: Vec<Timer>,
         }
         let v = viewer(who);
         let updates = self.game.updates_raw(v, since);
@@ -958,6 +972,7 @@ impl<S: TableStore> Actor<S> {
             awaiting: &awaiting,
             over: self.game.is_over(),
             head: self.head(v),
+            timers: self.timers(),
         };
         serde_json::to_string(&frame).unwrap_or_default()
     }
@@ -1197,6 +1212,23 @@ impl<S: TableStore> Actor<S> {
             self.finished = true;
             self.hub.table_finished();
         }
+        // The timers first, so the frames below carry them as they now run.
+        let acted = match &op {
+            Op::Submit { seat, .. }
+            | Op::TakeBack { seat, .. }
+            | Op::Force { seat, .. }
+            | Op::Seal { seat, .. }
+            | Op::Reveal { seat, .. } => Some(Some(*seat)),
+            Op::Undo { .. } => Some(None),
+            // Not a decision: the timers stand.
+            Op::Verifiable { .. } | Op::ClientSeed { .. } => None,
+        };
+        if let Some(acted) = acted {
+            if acted.is_none() {
+                self.deadlines.clear();
+            }
+            self.reschedule(acted);
+        }
         self.broadcast();
         if self.game.seq() == seq && self.game.round() != round {
             // A commitment adds no log item, yet who is asked next may change (decisions asked
@@ -1219,22 +1251,6 @@ impl<S: TableStore> Actor<S> {
             self.hub.metrics.reveals.inc();
             self.hub.metrics.reveal_latency.observe(received.elapsed().as_secs_f64());
         }
-        let acted = match op {
-            Op::Submit { seat, .. }
-            | Op::TakeBack { seat, .. }
-            | Op::Force { seat, .. }
-            | Op::Seal { seat, .. }
-            | Op::Reveal { seat, .. } => Some(seat),
-            Op::Undo { .. } => None,
-            Op::Verifiable { .. } | Op::ClientSeed { .. } => {
-                // Not a decision: the timers stand.
-                return Ok(());
-            }
-        };
-        if acted.is_none() {
-            self.deadlines.clear();
-        }
-        self.reschedule(acted);
         Ok(())
     }
 

@@ -287,6 +287,18 @@ pub struct Change {
     /// §6: 64 hex digits), to compare with the log downloaded later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
+    /// The decision timers running (a table with `decision_seconds`), by seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timers: Vec<Timer>,
+}
+
+/// A seat's decision timer as a change reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Timer {
+    /// The seat whose decision it times.
+    pub seat: u16,
+    /// Milliseconds left, when the change was sent, before the seat's decision is forced.
+    pub ms: u64,
 }
 
 /// A message from the server.

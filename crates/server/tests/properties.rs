@@ -752,6 +752,7 @@ fn the_leak_check_reports_a_frame_holding_a_private_item() {
         awaiting: vec![1],
         over: false,
         head: None,
+        timers: Default::default(),
     };
     let frame = serde_json::to_string(&ServerMessage::Update { change }).unwrap();
     let frames = vec!["{\"type\":\"pong\"}".to_owned(), frame];

@@ -17,13 +17,13 @@ use server::protocol::{
 };
 use server::systems::Hosted;
 use server::{Config, Running};
-use session::sealed::{Commitment, Nonce};
+use session::sealed::Nonce;
 use store::tables::{TableId, TableStore};
 use table::fairness::canonical_json;
 use table::{SeatId, Viewer};
 
-const GAME_TIMEOUT: Duration = Duration::from_secs(90);
-const MAX_COMMANDS: usize = 2_000;
+mod sealedplay;
+use sealedplay::{Seen, commit, play};
 
 fn config(db: &Path) -> Config {
     let mut c = Config::new(db.to_path_buf());
@@ -53,142 +53,6 @@ async fn create(
         })
         .await
         .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
-}
-
-/// Everything one client received.
-#[derive(Default)]
-struct Seen {
-    who: Option<Who>,
-    items: BTreeMap<u64, Value>,
-    over: bool,
-    /// Commitments this seat sealed and later revealed.
-    revealed: usize,
-    /// The head of its verifiable log, as the last frame gave it.
-    head: Option<String>,
-    /// The link it played.
-    link: String,
-}
-
-impl Seen {
-    fn take(&mut self, change: &server::protocol::Change) {
-        for u in &change.updates {
-            let seq = u["seq"].as_u64().unwrap();
-            assert_eq!(seq, self.items.keys().next_back().map_or(1, |s| s + 1), "in order, no gaps");
-            self.items.insert(seq, u.clone());
-        }
-        self.over = change.over;
-        assert!(change.head.is_some(), "every frame carries the head of the log");
-        self.head = change.head.clone();
-    }
-}
-
-/// The commitment to a command's JSON with a nonce (docs/fairness.md).
-fn commit(command: &Value, nonce: &Nonce) -> Commitment {
-    Commitment::to_command(command, nonce).unwrap()
-}
-
-fn random_nonce(rng: &mut ChaCha8Rng) -> Nonce {
-    Nonce::from_bytes(rng.random())
-}
-
-/// Plays one link to the end: each prompt answered at random — face down by `seal` (then
-/// `reveal` once bound) when the seat is sealed, by `command` otherwise.
-async fn play(link: String, seed: u64) -> Seen {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut client = Client::join(&link, 0).await.expect("connects");
-    let mut seen = Seen { link: link.clone(), ..Seen::default() };
-    let mut sealed_seat = false;
-    let (mut sent, mut changes, mut answered_at) = (0usize, 0usize, 0usize);
-    let mut in_flight = 0usize;
-    let mut multi = false;
-    let mut to_reveal: Vec<(Value, Nonce)> = Vec::new();
-    let mut latest: Option<server::protocol::Change> = None;
-    let result = tokio::time::timeout(GAME_TIMEOUT, async {
-        loop {
-            let message = client.next().await.expect("the server keeps the connection");
-            match message {
-                ServerMessage::Welcome { you, change, seats, server_seed_commitment, .. } => {
-                    seen.who = Some(you);
-                    assert!(server_seed_commitment.is_some(), "the server seed's commitment is published");
-                    if let Who::Seat { seat } = you {
-                        sealed_seat = seats[usize::from(seat)].mode == SeatMode::Sealed;
-                        // docs/fairness.md §4: a seat gives its client seed (in effect from the next mix).
-                        let seed = table::fairness::ClientSeed::from_phrase(&format!("seat {seat} {seed}"));
-                        in_flight += 1;
-                        client
-                            .send(&ClientMessage::ClientSeed { id: "seed".into(), seed: seed.to_string() })
-                            .await
-                            .unwrap();
-                    }
-                    seen.take(&change);
-                    latest = Some(change);
-                    changes += 1;
-                }
-                ServerMessage::Update { change } => {
-                    seen.take(&change);
-                    latest = Some(change);
-                    changes += 1;
-                }
-                ServerMessage::Ack { .. } => in_flight = in_flight.saturating_sub(1),
-                ServerMessage::Seats { .. } | ServerMessage::Sealed { .. } => {}
-                ServerMessage::Bound { commitments } => {
-                    let Some(Who::Seat { seat }) = seen.who else { continue };
-                    let mine = commitments.iter().filter(|c| c.seat == seat).count();
-                    assert!(mine >= to_reveal.len(), "every commitment of this seat is bound");
-                    for (command, nonce) in to_reveal.drain(..) {
-                        sent += 1;
-                        in_flight += 1;
-                        seen.revealed += 1;
-                        let reveal = ClientMessage::Reveal {
-                            id: format!("r{sent}"),
-                            command,
-                            nonce: nonce.to_string(),
-                        };
-                        client.send(&reveal).await.unwrap();
-                    }
-                }
-                ServerMessage::Error { code: ErrorCode::Refused, .. } if multi => in_flight = 0,
-                // A public choice offered beside an open sealed round waits for its reveal (how
-                // often depends on the dice, which differ from table to table): asked again.
-                ServerMessage::Error { code: ErrorCode::RoundOpen, .. } => in_flight = 0,
-                ServerMessage::Error { message, code, .. } => panic!("refused ({code:?}): {message}"),
-                other => panic!("unexpected {other:?}"),
-            }
-            let Some(change) = &latest else { continue };
-            if change.over {
-                return;
-            }
-            if let (Some(prompt), Some(Who::Seat { seat }), 0) = (&change.prompt, seen.who, in_flight)
-                && change.awaiting.contains(&seat)
-                && changes > answered_at
-            {
-                let choices = prompt["choices"].as_array().unwrap();
-                let private = prompt["private"].as_bool().unwrap();
-                let choices: Vec<_> =
-                    choices.iter().filter(|c| c["private"].as_bool() == Some(private)).collect();
-                let command = choices[rng.random_range(0..choices.len())]["command"].clone();
-                sent += 1;
-                assert!(sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
-                answered_at = changes;
-                in_flight = 1;
-                multi = change.awaiting.len() > 1;
-                let id = format!("c{sent}");
-                let message = if private && sealed_seat {
-                    let nonce = random_nonce(&mut rng);
-                    let commitment = commit(&command, &nonce).to_string();
-                    to_reveal.push((command, nonce));
-                    ClientMessage::Seal { id, commitment }
-                } else {
-                    ClientMessage::Command { id, command }
-                };
-                client.send(&message).await.unwrap();
-            }
-        }
-    })
-    .await;
-    assert!(result.is_ok(), "the game ends within {GAME_TIMEOUT:?}");
-    client.close().await;
-    seen
 }
 
 /// The game replayed from the server's journal.

@@ -10,21 +10,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
-use server::client::Client;
-use server::protocol::{
-    ClientMessage, Controller, CreateTable, ErrorCode, SeatMode, ServerMessage, SetupSource, TableOptions,
-    Who, parse_link,
-};
+use server::protocol::{Controller, CreateTable, SeatMode, SetupSource, TableOptions, parse_link};
 use server::{Config, Running};
-use session::sealed::Nonce;
 
-const GAME_TIMEOUT: Duration = Duration::from_secs(120);
-const MAX_COMMANDS: usize = 2_000;
+mod sealedplay;
+use sealedplay::play;
 
 fn web_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("web")
@@ -271,95 +265,6 @@ async fn whole_game(game: &Game, seed: u64) -> Vec<String> {
     }
     server.shutdown().await.unwrap();
     logs
-}
-
-/// Plays one link to the end, each prompt answered at random: face down by `seal`, then
-/// `reveal` once the round is bound, when the seat is sealed; by `command` otherwise.
-async fn play(link: String, seed: u64) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut client = Client::join(&link, 0).await.expect("connects");
-    let mut me = None;
-    let mut sealed_seat = false;
-    let (mut sent, mut changes, mut answered_at, mut in_flight) = (0usize, 0usize, 0usize, 0usize);
-    let mut multi = false;
-    let mut to_reveal: Vec<(Value, Nonce)> = Vec::new();
-    let mut latest: Option<server::protocol::Change> = None;
-    let result = tokio::time::timeout(GAME_TIMEOUT, async {
-        loop {
-            match client.next().await.expect("the server keeps the connection") {
-                ServerMessage::Welcome { you, change, seats, .. } => {
-                    if let Who::Seat { seat } = you {
-                        me = Some(seat);
-                        sealed_seat = seats[usize::from(seat)].mode == SeatMode::Sealed;
-                        // A client seed, as a page gives one (docs/fairness.md §4).
-                        let phrase = format!("seat {seat} {seed}");
-                        let client_seed = table::fairness::ClientSeed::from_phrase(&phrase);
-                        in_flight += 1;
-                        let message =
-                            ClientMessage::ClientSeed { id: "seed".into(), seed: client_seed.to_string() };
-                        client.send(&message).await.unwrap();
-                    }
-                    latest = Some(change);
-                    changes += 1;
-                }
-                ServerMessage::Update { change } => {
-                    latest = Some(change);
-                    changes += 1;
-                }
-                ServerMessage::Ack { .. } => in_flight = in_flight.saturating_sub(1),
-                ServerMessage::Bound { .. } => {
-                    for (command, nonce) in to_reveal.drain(..) {
-                        sent += 1;
-                        in_flight += 1;
-                        let id = format!("r{sent}");
-                        client
-                            .send(&ClientMessage::Reveal { id, command, nonce: nonce.to_string() })
-                            .await
-                            .unwrap();
-                    }
-                }
-                ServerMessage::Error { code: ErrorCode::Refused, .. } if multi => in_flight = 0,
-                // A public choice offered beside an open sealed round waits for its reveal.
-                ServerMessage::Error { code: ErrorCode::RoundOpen, .. } => in_flight = 0,
-                ServerMessage::Error { message, code, .. } => panic!("refused ({code:?}): {message}"),
-                _ => {}
-            }
-            let Some(change) = &latest else { continue };
-            if change.over {
-                return;
-            }
-            if let (Some(prompt), Some(seat), 0) = (&change.prompt, me, in_flight)
-                && change.awaiting.contains(&seat)
-                && changes > answered_at
-            {
-                let private = prompt["private"].as_bool().unwrap();
-                let choices: Vec<&Value> = prompt["choices"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter(|c| c["private"].as_bool() == Some(private))
-                    .collect();
-                let command = choices[rng.random_range(0..choices.len())]["command"].clone();
-                sent += 1;
-                assert!(sent < MAX_COMMANDS, "the game ends within {MAX_COMMANDS} commands");
-                answered_at = changes;
-                in_flight = 1;
-                multi = change.awaiting.len() > 1;
-                let id = format!("c{sent}");
-                let message = if private && sealed_seat {
-                    let (commitment, nonce) = server::client::seal(&command).unwrap();
-                    to_reveal.push((command, nonce));
-                    ClientMessage::Seal { id, commitment: commitment.to_string() }
-                } else {
-                    ClientMessage::Command { id, command }
-                };
-                client.send(&message).await.unwrap();
-            }
-        }
-    })
-    .await;
-    assert!(result.is_ok(), "the game ends within {GAME_TIMEOUT:?}");
-    client.close().await;
 }
 
 /// `GET /api/tables/{table}/log?format=fair` with `token`, as the page fetches it.

@@ -506,14 +506,23 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
         .await
         .unwrap();
     let mut gm = Client::join(&created.gm, 0).await.unwrap();
-    let (you, _) = welcome(&mut gm).await;
+    let (you, first) = welcome(&mut gm).await;
     assert_eq!(you, Who::Gm);
-    // Nobody plays: the timer forces the first decision, logged for everyone.
+    // Every client is told the timers as they run: each awaited seat's, at most a second.
+    let timed: Vec<u16> = first.timers.iter().map(|t| t.seat).collect();
+    assert_eq!(timed, first.awaiting, "a timer runs for each awaited seat");
+    assert!(first.timers.iter().all(|t| t.ms <= 1_000), "{:?}", first.timers);
+    // Nobody plays: the timer forces the first decision, logged for everyone, and the next
+    // decision's timer starts.
     let forced = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             if let ServerMessage::Update { change } = gm.next().await.unwrap()
                 && change.updates.iter().any(|u| u["kind"] == "forced")
             {
+                if !change.over {
+                    assert!(!change.timers.is_empty(), "the next decision's timer runs");
+                    assert!(change.timers.iter().all(|t| change.awaiting.contains(&t.seat)), "{change:?}");
+                }
                 return;
             }
         }

@@ -11,7 +11,7 @@ import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
 import { systemModule } from './systems/index.js';
-import { commitment, randomNonce, verifyLog } from './fairness.js';
+import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
 
 /** @typedef {{seat: number, name: string, role: string, side: number, controller: {kind: string, bot?: string}, connected: boolean, mode?: string}} Seat */
@@ -67,8 +67,9 @@ const state = {
   note: '',
   /** @type {any} */ module: null,
   /** @type {any} */ catalogue: null,
-  /** When the current decision's timer ends (ms since the epoch), or null. @type {number | null} */
-  deadline: null,
+  /** The decision timers the server runs, each seat's end (ms since the epoch, by this
+   * page's clock) as the last change told it. @type {{seat: number, at: number}[]} */
+  timers: [],
   /** The links the GM has made anew, by seat (or 'spectators'). @type {Map<string, string>} */
   newLinks: new Map(),
   /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
@@ -357,7 +358,6 @@ function change(m) {
   // A note gives way to the table's next news after a while.
   if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
   state.seq = Math.max(state.seq, m.seq ?? state.seq);
-  const awaitingBefore = state.awaiting.join(',');
   state.view = m.view ?? state.view;
   state.prompt = m.prompt ?? null;
   state.awaiting = m.awaiting ?? [];
@@ -371,7 +371,7 @@ function change(m) {
       state.chosen = null;
     }
   }
-  if (awaitingBefore !== state.awaiting.join(',') || fresh.length > 0) restartTimer();
+  restartTimer(m.timers ?? []);
   appendLog(fresh);
   renderAll();
 }
@@ -662,6 +662,9 @@ function renderGm() {
   keepingFocus(el.gm, () => replace(
     el.gm,
     h('h2', { tabindex: '-1' }, 'GM screen'),
+    gmLink
+      ? h('p', { class: 'hint' }, 'This link sees what is public. What the rules\u2019 GM seat may see of its characters is on that seat\u2019s own link.')
+      : null,
     h('ul', { class: 'gm-seats' }, rows),
     h(
       'p',
@@ -721,27 +724,32 @@ function appendLog(items) {
 
 let timerHandle = /** @type {any} */ (null);
 
-function restartTimer() {
-  const seconds = state.options?.decision_seconds;
-  if (!seconds || state.over || state.awaiting.length === 0) {
-    state.deadline = null;
-  } else {
-    state.deadline = Date.now() + seconds * 1000;
-  }
+/**
+ * Follows the decision timers the server runs, as a change reports them (`timers`: each
+ * seat's milliseconds left when the change was sent): the page counts down from there.
+ * @param {{seat: number, ms: number}[]} timers
+ */
+function restartTimer(timers) {
+  const now = Date.now();
+  state.timers = state.over ? [] : timers.map((t) => ({ seat: t.seat, at: now + t.ms }));
   tick();
   if (timerHandle === null) timerHandle = setInterval(tick, 1000);
 }
 
 function tick() {
-  if (state.deadline === null) {
+  if (state.timers.length === 0) {
     el.timer.hidden = true;
     return;
   }
-  const left = Math.max(0, Math.round((state.deadline - Date.now()) / 1000));
   el.timer.hidden = false;
-  const mm = Math.floor(left / 60);
-  const ss = String(left % 60).padStart(2, '0');
-  replace(el.timer, `Timer: ${mm}:${ss} left for ${awaitingNames()}`, left === 0 ? ' — the rules\u2019 default is taken' : '');
+  const parts = state.timers.map((t) => {
+    const left = Math.max(0, Math.round((t.at - Date.now()) / 1000));
+    const mm = Math.floor(left / 60);
+    const ss = String(left % 60).padStart(2, '0');
+    const who = t.seat === mySeat() ? 'you' : seatName(t.seat);
+    return `${who} ${mm}:${ss}`;
+  });
+  replace(el.timer, `Timer: ${parts.join(', ')} left — then the rules\u2019 default is taken`);
 }
 
 // ---- Tools: reference, options, notices, the verifiable log -----------------------------
@@ -804,7 +812,38 @@ function renderTools() {
         h('button', { type: 'button', onclick: () => void verify() }, 'Verify it here'),
       ),
       verifyOut,
+      mySeat() !== null && state.serverSeedCommitment ? clientSeedForm() : null,
     ),
+  );
+}
+
+/** A seat's own randomness for the draws (docs/protocol.md, Verifiable draws): a phrase's
+ * SHA-256, or random bytes, sent as its client seed; public at once, in the draws from the next
+ * mix on. */
+function clientSeedForm() {
+  const phrase = /** @type {HTMLInputElement} */ (h('input', { type: 'text', id: 'client-seed', autocomplete: 'off' }));
+  const out = h('span', { role: 'status' });
+  const send = async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    if (!conn) return;
+    let seed;
+    try {
+      if (phrase.value) seed = await clientSeedFromPhrase(phrase.value);
+      else seed = randomNonce();
+    } catch (err) {
+      replace(out, `No seed: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const id = conn.request({ type: 'client_seed', seed });
+    gmActions.set(id, 'Your client seed is in the draws from the next reveal on.');
+    phrase.value = '';
+    replace(out, 'Sent.');
+  };
+  return h(
+    'form',
+    { class: 'client-seed', onsubmit: send },
+    h('label', { for: 'client-seed' }, 'Your own randomness for the draws (a phrase, or leave empty for random bytes)'),
+    h('div', { class: 'controls' }, phrase, h('button', { type: 'submit' }, 'Add to the draws'), out),
   );
 }
 
