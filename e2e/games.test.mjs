@@ -68,12 +68,10 @@ describe('whole conflicts by clicking', () => {
     test(game.what, async (t) => {
       const seed = SEED + i;
       const r = await playGame(browser, server, game, seed);
-      // Known server issue, reported: in an Iron Triangle round where a seat seals a public
-      // command (end_combo) beside the other's face-down stance, neither commitment is ever
-      // opened. Reported here as a to-do (shown, not failing) until the server opens them.
-      await t.test('every bound commitment is opened at its reveal', { todo: 'server: a sealed round with a public command leaves its commitments unopened' }, () => {
-        assert.deepEqual(r.openings, [], r.openings.join('; '));
-      });
+      // Every commitment bound is opened once the rules reveal its command — one a round
+      // left face down (a sealed public end_combo beside the other's stance) in a later round
+      // (docs/fairness.md §3).
+      assert.deepEqual(r.openings, [], r.openings.join('; '));
       console.log(
         `${game.system} ${game.example}: table ${r.created.table} over after ${r.clicks} clicks; ` +
           `${r.frames} frames and ${r.snapshots} DOM snapshots checked against ${r.checked.privateItems} private items ` +

@@ -272,6 +272,14 @@ impl<S: TableStore> Hub<S> {
     /// and the options, makes the links' tokens and keeps only their hashes.
     pub async fn create_table(self: &Arc<Self>, request: CreateTable) -> Result<CreatedTable, Refusal> {
         let refused = |m: String| Refusal::new(ErrorCode::Refused, m);
+        // This instance counts the tables it created and the ones it saw finish; with several
+        // instances on one store another may finish ours, so at the limit the store counts.
+        if self.open.load(Ordering::Relaxed) >= self.config.limits.max_tables
+            && let Ok(open) = self.store.open_tables().await
+        {
+            self.open.store(open.len(), Ordering::Relaxed);
+            self.metrics.tables_open.set(open.len() as i64);
+        }
         if self.open.load(Ordering::Relaxed) >= self.config.limits.max_tables {
             return Err(Refusal::new(
                 ErrorCode::Full,
@@ -388,8 +396,9 @@ impl<S: TableStore> Hub<S> {
     }
 
     pub(crate) fn table_finished(&self) {
-        self.open.fetch_sub(1, Ordering::Relaxed);
-        self.metrics.tables_open.dec();
+        // Never below zero: on a shared store this instance may finish a table another created.
+        let _ = self.open.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        self.metrics.tables_open.set(self.open.load(Ordering::Relaxed) as i64);
     }
 }
 

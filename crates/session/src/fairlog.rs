@@ -139,6 +139,15 @@ struct RoundCheck {
 }
 
 impl RoundCheck {
+    /// The commitments the round left unopened whose seats it mixed no nonce of: choices the
+    /// rules still held face down when it ended, opened later.
+    fn unopened(&self) -> impl Iterator<Item = (u64, Commitment)> + '_ {
+        self.commitments
+            .iter()
+            .filter(|(seat, _, used)| !*used && !self.mixed.iter().any(|(s, _)| s == seat))
+            .map(|(seat, c, _)| (*seat, *c))
+    }
+
     /// Every nonce the round was mixed with was opened by its seat (or the seat faulted).
     fn close(&self) -> Result<(), VerifyError> {
         for (seat, nonce) in &self.mixed {
@@ -246,6 +255,9 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
         mixes: 0,
     };
     let mut round: Option<RoundCheck> = None;
+    // Commitments of earlier rounds still face down in the rules when their round ended: not
+    // mixed, opened by a later `opened` (docs/fairness.md §3).
+    let mut carried: Vec<(u64, Commitment)> = Vec::new();
     let mut revealed_seed = false;
     for (i, e) in entries.iter().enumerate().skip(1) {
         let n = i as u64 + 1;
@@ -275,6 +287,7 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
             "bound" => {
                 if let Some(r) = round.take() {
                     r.close()?;
+                    carried.extend(r.unopened());
                 }
                 let list = field(e, "commitments", n)?
                     .as_array()
@@ -296,17 +309,18 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
                 let command = field(e, "command", n)?;
                 let r = round.as_mut().ok_or_else(|| bad(n, "a reveal outside a sealed round"))?;
-                let slot = r
-                    .commitments
-                    .iter_mut()
-                    .find(|(s, c, used)| {
-                        *s == seat && !*used && verify_commitment(command, &nonce, c).is_ok()
-                    })
-                    .ok_or_else(|| {
-                        bad(n, format!("seat {seat}'s reveal matches none of its commitments in the round"))
-                    })?;
-                slot.2 = true;
-                r.opened.push((seat, nonce));
+                let matches = |s: u64, c: &Commitment| s == seat && verify_commitment(command, &nonce, c).is_ok();
+                if let Some(slot) = r.commitments.iter_mut().find(|(s, c, used)| !*used && matches(*s, c)) {
+                    slot.2 = true;
+                    r.opened.push((seat, nonce));
+                } else if let Some(at) = carried.iter().position(|(s, c)| matches(*s, c)) {
+                    carried.remove(at);
+                } else {
+                    return Err(bad(
+                        n,
+                        format!("seat {seat}'s reveal matches none of its commitments in the round or left face down before it"),
+                    ));
+                }
                 report.reveals_checked += 1;
             }
             "fault" => {

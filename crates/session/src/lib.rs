@@ -339,6 +339,9 @@ pub struct Session<R: Ruleset> {
     modes: Vec<sealed::Mode>,
     /// The open sealed round, if any.
     round: Option<sealed::Round<R>>,
+    /// Commands of finished sealed rounds still face down in the rules (a public command of
+    /// the round revealed nothing), with their nonces: opened once the rules reveal them.
+    deferred: Vec<(SeatId, R::Command, sealed::Nonce)>,
     /// Changes made to the verifiable draw source, each before the entry of its index, so a
     /// rebuild makes them again at the same points.
     fair: Vec<(usize, fair::Step)>,
@@ -381,6 +384,7 @@ impl<R: Ruleset> Session<R> {
             legal: Vec::new(),
             modes: vec![sealed::Mode::Plain; seats],
             round: None,
+            deferred: Vec::new(),
             fair: Vec::new(),
             commitment: None,
             seed_revealed: false,
@@ -641,6 +645,12 @@ impl<R: Ruleset> Session<R> {
         let took_back: Vec<SeatId> = later.iter().map(|&i| self.entries[i].seat).collect();
         for i in later {
             self.drop_pending(i);
+        }
+        // A sealed round's command taken back is never opened: its seat chooses again.
+        for seat in &took_back {
+            if let Some(at) = self.deferred.iter().rposition(|(s, _, _)| s == seat) {
+                self.deferred.remove(at);
+            }
         }
         self.marks[target].undone = true;
         self.entries.push(Entry { seat: by, command: undone.command, how: How::Undo });

@@ -553,10 +553,18 @@ impl<R: Ruleset> Session<R> {
             return;
         }
         let Some(round) = self.round.take() else { return };
+        // A command the rules will still hold face down after the round (a public command in
+        // it, such as ending a combo, revealed nothing) is opened only once the rules reveal
+        // it, and its nonce, which with the public commitment would give the choice away, is
+        // not mixed (docs/fairness.md §3).
+        let hidden = self.stays_face_down(&round.slots);
         // docs/fairness.md §5.2: the round is mixed into the draws before the rules act on
         // it; each seat's nonce is its last valid one of the round.
         let mut round_nonces = vec![None; R::seats(self.table.state()).len()];
         for slot in &round.slots {
+            if hidden.contains(&slot.seat) {
+                continue;
+            }
             if let (Held::Plain { nonce, .. } | Held::Revealed { nonce, .. }, Some(place)) =
                 (&slot.held, round_nonces.get_mut(usize::from(slot.seat.0)))
             {
@@ -611,16 +619,66 @@ impl<R: Ruleset> Session<R> {
                 }
             }
         }
-        if self.pending.is_empty() {
-            // Every choice of the round is face up: each command and nonce is opened, so
-            // every seat can check every commitment.
-            for (seat, command, nonce) in opened {
-                let command = serde_json::to_value(&command).unwrap_or(Value::Null);
-                for log in &mut self.logs {
-                    log.push(Item::Opened { seat, command: command.clone(), nonce: nonce.to_string() });
-                }
+        // Every choice of the round that is face up is opened, with its nonce, so every seat
+        // can check every commitment; one still face down waits for its reveal.
+        let (later, now): (Vec<_>, Vec<_>) = opened.into_iter().partition(|(seat, _, _)| hidden.contains(seat));
+        self.open(now);
+        self.deferred.extend(later);
+        // Once the rules reveal them — or the game ended without their reveal.
+        if self.pending.is_empty() || self.table.is_over() {
+            let deferred = std::mem::take(&mut self.deferred);
+            self.open(deferred);
+        }
+    }
+
+    /// Opens commands and their nonces in every log.
+    fn open(&mut self, opened: Vec<(SeatId, R::Command, Nonce)>) {
+        for (seat, command, nonce) in opened {
+            let command = serde_json::to_value(&command).unwrap_or(Value::Null);
+            for log in &mut self.logs {
+                log.push(Item::Opened { seat, command: command.clone(), nonce: nonce.to_string() });
             }
         }
+    }
+
+    /// The seats of a finished round whose commands the rules will still hold face down once
+    /// the round's commands are given: played out on a copy of the table in the order
+    /// [`finish_if_revealed`](Self::finish_if_revealed) gives them, a face-down command after
+    /// the copy's last reveal. (The copy draws from the source before the round's mix; no
+    /// rule here lets a die decide whether a choice is revealed.)
+    fn stays_face_down(&self, slots: &[Slot<R::Command>]) -> Vec<SeatId> {
+        let mut scratch = Table::<R>::new(self.table.state().clone());
+        let mut shadow = self.shadow.clone();
+        let viewers: Vec<table::Viewer> = crate::viewers(self.controls.len()).collect();
+        let mut left: Vec<&Slot<R::Command>> = slots.iter().collect();
+        let mut face_down = Vec::new();
+        loop {
+            let awaiting = scratch.awaiting();
+            let Some(i) = left.iter().position(|s| awaiting.contains(&s.seat)) else { break };
+            let slot = left.remove(i);
+            let given = match &slot.held {
+                Held::Plain { command, .. } | Held::Revealed { command, .. } => Some(command.clone()),
+                Held::Sealed | Held::Fault(_) => None,
+            };
+            let before = scratch.log().len();
+            let ok = given.is_some_and(|c| scratch.submit(slot.seat, &c).is_ok())
+                || R::forced(scratch.state(), slot.seat).is_some_and(|c| scratch.submit(slot.seat, &c).is_ok());
+            if !ok {
+                continue;
+            }
+            let caused = scratch.log().len() - before - scratch.last_automatic();
+            let mut private = false;
+            for (k, event) in scratch.log()[before..].iter().enumerate() {
+                private |= k < caused && viewers.iter().any(|v| R::redact(&shadow, event, *v) != *event);
+                R::apply(&mut shadow, event);
+            }
+            if scratch.last_automatic() > 0 {
+                face_down.clear();
+            } else if private {
+                face_down.push(slot.seat);
+            }
+        }
+        face_down
     }
 
     fn check_forcer(&self, by: Option<SeatId>) -> Result<(), SessionError<R::Error>> {

@@ -366,3 +366,119 @@ fn a_timer_before_the_binding_holds_the_forced_decision_like_a_plain_one() {
     assert!(!items.iter().any(|i| matches!(i, Item::Fault { .. })), "a timer before the binding is no fault");
     assert_eq!(check_opened(&s), 2);
 }
+
+/// A game played sealed from the start, every seat sealed: each asked seat commits to a
+/// command its prompt offers — one `prefer` picks whenever offered, else a random one — and
+/// every seat reveals once the round is bound.
+fn sealed_random_game<R: Ruleset>(
+    setup: R::Setup,
+    seed: u64,
+    limit: usize,
+    prefer: impl Fn(&R::Command) -> bool,
+) -> (Session<R>, usize) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = Session::<R>::new(setup).unwrap();
+    s.use_verifiable(table::fairness::ServerSeed::from_bytes([7; 32])).unwrap();
+    let seats = R::seats(s.table().state()).len();
+    for i in 0..seats {
+        s.set_mode(SeatId(i as u16), Mode::Sealed).unwrap();
+    }
+    let mut to_reveal = Vec::new();
+    let mut preferred = 0;
+    for k in 0..limit {
+        let Some(&seat) = s.awaiting().first() else { break };
+        let Some(prompt) = s.prompt(seat) else { break };
+        let command = match prompt.choices.iter().find(|c| prefer(&c.command)) {
+            Some(c) => {
+                preferred += 1;
+                c.command.clone()
+            }
+            None => {
+                let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+                choices[rng.random_range(0..choices.len())].command.clone()
+            }
+        };
+        if !s.in_round(seat) {
+            s.submit(seat, &command).unwrap();
+            continue;
+        }
+        let nonce = Nonce::from_bytes([(k % 251) as u8; 32]);
+        s.seal(seat, commit(&json(&command), &nonce)).unwrap();
+        to_reveal.push((seat, command, nonce));
+        if s.round().is_some_and(|r| r.bound) {
+            for (seat, command, nonce) in to_reveal.drain(..) {
+                s.reveal(seat, &command, nonce).unwrap();
+            }
+        }
+    }
+    (s, preferred)
+}
+
+#[test]
+fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_not_mixed_before() {
+    // docs/fairness.md §3: an Iron Triangle winner who ends the combo (a public command) beside
+    // the other fighter's face-down stance ends the round with that stance still face down.
+    let mut cases = 0;
+    for seed in 0..12 {
+        let (sealed, ended) = sealed_random_game::<iron_triangle::IronTriangle>(iron_triangle(), seed, 600, |c| {
+            matches!(c, iron_triangle::Command::EndCombo)
+        });
+        if ended == 0 {
+            continue;
+        }
+        cases += 1;
+        // Every nonce a mix shows is opened with its command before the next round is bound,
+        // and every commitment is opened once the rules reveal its command.
+        let mut unopened: Vec<(SeatId, String)> = Vec::new();
+        let mut mixed: Vec<(SeatId, String)> = Vec::new();
+        // Per fighter (the duel's seat numbers): face-down cards on the table not yet revealed.
+        let mut face_down = [0usize; 2];
+        let mut mixes = 0;
+        for item in public(&sealed) {
+            use iron_triangle::Event as E;
+            match item {
+                Item::Event { event: E::StanceCommitted { fighter, stance: None }, .. } => face_down[fighter.0 as usize] += 1,
+                Item::Event { event: E::MoveCommitted { fighter, play: None }, .. } => face_down[fighter.0 as usize] += 1,
+                Item::Event { event: E::StancesRevealed { .. } | E::MovesRevealed { .. }, .. } => face_down = [0, 0],
+                Item::Bound { commitments } => {
+                    assert!(mixed.is_empty(), "seed {seed}: a mixed nonce never opened: {mixed:?}");
+                    unopened.extend(commitments.into_iter().map(|c| (c.seat, c.commitment)));
+                }
+                Item::Mix { round_nonces } => {
+                    mixes += 1;
+                    for (i, n) in round_nonces.iter().enumerate() {
+                        assert!(n.is_none() || face_down[i] == 0, "seed {seed}: seat {i}'s nonce shown while its card is face down");
+                        if let Some(n) = n {
+                            mixed.push((SeatId(i as u16), n.clone()));
+                        }
+                    }
+                }
+                Item::Opened { seat, command, nonce } => {
+                    let c = commit(&command, &nonce.parse::<Nonce>().unwrap()).to_string();
+                    let at = unopened.iter().position(|b| *b == (seat, c.clone()));
+                    assert!(at.is_some(), "seed {seed}: opened {seat:?} {command} matches no commitment");
+                    assert_eq!(face_down[usize::from(seat.0)], 0, "seed {seed}: {command} opened while face down");
+                    unopened.remove(at.unwrap());
+                    mixed.retain(|m| *m != (seat, nonce.clone()));
+                }
+                _ => {}
+            }
+        }
+        assert!(mixes > 0, "the draws are verifiable: each round is mixed");
+        // And the verifiable log says so to a verifier, who carries the stance left face down.
+        let seats: Vec<session::fairlog::SeatEntry> = ["player", "gm"]
+            .iter()
+            .map(|n| session::fairlog::SeatEntry { name: n.to_string(), mode: "sealed".into() })
+            .collect();
+        let commitment = sealed.server_seed_commitment().unwrap();
+        let table = session::fairlog::table_entry("iron-triangle", "{}", &seats, Some(&commitment));
+        let updates = sealed.updates_since(Viewer::Spectator, 0);
+        let entries = std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap()));
+        let (log, _) = session::fairlog::write(entries).unwrap();
+        session::fairlog::verify(&log).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        if sealed.is_over() {
+            assert!(unopened.is_empty(), "seed {seed}: commitments never opened: {unopened:?}");
+        }
+    }
+    assert!(cases > 0, "some game ended a combo");
+}

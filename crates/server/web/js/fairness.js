@@ -680,6 +680,8 @@ async function verifyInto(log, provider, report) {
   let roundNonces = Array(seats).fill(null);
   /** @type {Round | null} */
   let round = null;
+  /** Commitments of earlier rounds left face down, opened later. @type {{seat: number, hash: string}[]} */
+  const carried = [];
   let seedSeen = false;
   for (let i = 1; i < entries.length; i++) {
     const e = entries[i];
@@ -702,7 +704,15 @@ async function verifyInto(log, provider, report) {
         break;
       }
       case 'bound': {
-        if (round) closeRound(round);
+        if (round) {
+          closeRound(round);
+          // Commitments left unopened whose seat the round mixed no nonce of: choices the
+          // rules still held face down when it ended, opened later (docs/fairness.md §3).
+          const r0 = round;
+          for (const c of r0.commitments) {
+            if (!c.used && !r0.mixed.some((m) => m.seat === c.seat)) carried.push({ seat: c.seat, hash: c.hash });
+          }
+        }
         const list = field(e, 'commitments', n);
         if (!Array.isArray(list)) throw new Bad(n, '`commitments` is not a list');
         /** @type {Round} */
@@ -729,9 +739,19 @@ async function verifyInto(log, provider, report) {
             break;
           }
         }
-        if (!slot) throw new Bad(n, `seat ${seat}'s reveal matches none of its commitments in the round`);
-        slot.used = true;
-        round.opened.push({ seat, nonce });
+        if (slot) {
+          slot.used = true;
+          round.opened.push({ seat, nonce });
+        } else {
+          let at = -1;
+          for (let i = 0; i < carried.length && at < 0; i++) {
+            if (carried[i].seat === seat && (await opens(command, nonce, carried[i].hash, provider))) at = i;
+          }
+          if (at < 0) {
+            throw new Bad(n, `seat ${seat}'s reveal matches none of its commitments in the round or left face down before it`);
+          }
+          carried.splice(at, 1);
+        }
         report.commitments += 1;
         break;
       }
