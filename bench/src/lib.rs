@@ -200,7 +200,7 @@ pub struct Report {
     pub seconds: f64,
     /// Reveals both seats received.
     pub reveals: u64,
-    /// Commands acknowledged.
+    /// Requests acknowledged: commands, and with sealed seats their seals and reveals.
     pub commands: u64,
     /// Requests the server refused (stale prompts, rate limits).
     pub refused: u64,
@@ -208,7 +208,7 @@ pub struct Report {
     pub games: u64,
     /// Reveals per second.
     pub reveals_per_second: f64,
-    /// Acknowledged commands per second.
+    /// Acknowledged requests per second.
     pub commands_per_second: f64,
     /// Reveal latency from the last commit to both seats having the reveal.
     pub latency_ms: Latency,

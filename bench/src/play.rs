@@ -72,7 +72,7 @@ impl RevealClock {
 pub struct Counters {
     /// Reveals both seats have received.
     pub reveals: AtomicU64,
-    /// Commands acknowledged.
+    /// Requests acknowledged (commands, seals, reveals).
     pub commands: AtomicU64,
     /// Requests refused (a stale prompt, a rate limit…).
     pub refused: AtomicU64,
