@@ -41,13 +41,19 @@ impl Api {
         answer.body_mut().with_config().limit(MAX_ANSWER).read_to_string().map_err(http)
     }
 
-    /// Creates a table of `system` from its example `example`, every seat a person's.
-    pub fn create_table(&self, system: &str, example: &str) -> Result<CreatedTable, LoadError> {
+    /// Creates a table of `system` from its example `example`, every seat a person's, with
+    /// `options` (which seats play sealed).
+    pub fn create_table(
+        &self,
+        system: &str,
+        example: &str,
+        options: TableOptions,
+    ) -> Result<CreatedTable, LoadError> {
         let request = CreateTable {
             system: system.to_owned(),
             setup: SetupSource::Example(example.to_owned()),
             seats: BTreeMap::new(),
-            options: TableOptions::default(),
+            options,
             rules: Default::default(),
         };
         let url = format!("{}/api/tables", self.base);

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use server::protocol::ErrorCode;
+use server::protocol::{ErrorCode, SeatMode, SetupSource, TableOptions, link, parse_link};
 use thiserror::Error;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
@@ -125,15 +125,29 @@ pub struct LoadOptions {
     pub stall: Duration,
     /// The seed of the seats' random choices.
     pub seed: u64,
+    /// Whether every seat plays sealed (`options.modes`): each face-down choice a `seal`, then
+    /// a `reveal` once the round is bound.
+    pub sealed: bool,
 }
 
-/// The server under load.
+/// The server under load: one instance, or several on one shared database.
 #[derive(Debug, Clone)]
 pub struct Target {
-    /// Its base URL, `http://host:port`.
-    pub base_url: String,
-    /// Its process, when it is one of its own (its CPU and memory are then measured).
-    pub pid: Option<u32>,
+    /// Each instance's base URL, `http://host:port`. Tables are created on the instances in
+    /// turn, and the seats of table `t` connect to them in turn from instance `t` on — with two
+    /// instances, every table has a seat on each, so every update reaches one of its seats
+    /// through the other instance (PostgreSQL's LISTEN/NOTIFY).
+    pub base_urls: Vec<String>,
+    /// The instances' processes, when they are processes of their own: their CPU and memory
+    /// are then measured, summed over them.
+    pub pids: Vec<u32>,
+}
+
+impl Target {
+    /// One instance at `base_url`, its process `pid` if it is one of its own.
+    pub fn one(base_url: String, pid: Option<u32>) -> Target {
+        Target { base_urls: vec![base_url], pids: pid.into_iter().collect() }
+    }
 }
 
 /// Reveal latencies, in milliseconds.
@@ -186,7 +200,7 @@ pub struct Report {
     pub seconds: f64,
     /// Reveals both seats received.
     pub reveals: u64,
-    /// Commands acknowledged.
+    /// Requests acknowledged: commands, and with sealed seats their seals and reveals.
     pub commands: u64,
     /// Requests the server refused (stale prompts, rate limits).
     pub refused: u64,
@@ -194,11 +208,16 @@ pub struct Report {
     pub games: u64,
     /// Reveals per second.
     pub reveals_per_second: f64,
-    /// Acknowledged commands per second.
+    /// Acknowledged requests per second.
     pub commands_per_second: f64,
     /// Reveal latency from the last commit to both seats having the reveal.
     pub latency_ms: Latency,
-    /// The server process's cost, when it is a process of its own.
+    /// Whether the seats played sealed.
+    pub sealed: bool,
+    /// How many server instances served the tables.
+    pub instances: usize,
+    /// The server processes' cost (summed over the instances), when they are processes of
+    /// their own.
     pub server: Option<ServerCost>,
     /// The load generator's own CPU seconds during the load phase.
     pub loadgen_cpu_seconds: Option<f64>,
@@ -215,30 +234,60 @@ pub struct Report {
 
 /// Everything the tables' tasks share.
 struct Shared {
-    api: Api,
+    /// One client per instance, in the order of [`Target::base_urls`].
+    apis: Vec<Api>,
+    base_urls: Vec<String>,
     counters: Arc<Counters>,
     stop: watch::Receiver<bool>,
     opts: LoadOptions,
+    /// The tables' options: every seat sealed, or none.
+    options: TableOptions,
 }
 
 const SYSTEM: &str = "iron-triangle";
 const EXAMPLE: &str = "duel";
 
-/// Creates a duel table and connects both its seats.
-async fn open_table(shared: &Shared) -> Result<[Seat; 2], LoadError> {
-    let api = shared.api.clone();
-    let created = tokio::task::spawn_blocking(move || api.create_table(SYSTEM, EXAMPLE))
+/// The options of the tables played: with `sealed`, every seat of the example plays sealed
+/// (its seat names read from the example, as the server opens it).
+pub fn table_options(sealed: bool) -> Result<TableOptions, LoadError> {
+    let mut options = TableOptions::default();
+    if sealed {
+        let (_, game) = server::systems::read_and_open(SYSTEM, &SetupSource::Example(EXAMPLE.to_owned()))
+            .map_err(|e| LoadError::Setup(format!("the {SYSTEM} example {EXAMPLE:?}: {e}")))?;
+        for (_, seat) in game.seats().iter() {
+            options.modes.insert(seat.name.clone(), SeatMode::Sealed);
+        }
+    }
+    Ok(options)
+}
+
+/// Creates table slot `index`'s next duel on instance `index` (of the instances, in turn) and
+/// connects its two seats, seat `i` to instance `index + i`.
+async fn open_table(shared: &Shared, index: usize) -> Result<[Seat; 2], LoadError> {
+    let n = shared.apis.len().max(1);
+    let api = shared.apis[index % n].clone();
+    let options = shared.options.clone();
+    let created = tokio::task::spawn_blocking(move || api.create_table(SYSTEM, EXAMPLE, options))
         .await
         .map_err(|e| LoadError::Task(e.to_string()))??;
-    let links: Vec<&String> = created.seats.values().collect();
-    let [a, b] = links[..] else {
+    let links: Vec<String> = created
+        .seats
+        .values()
+        .enumerate()
+        .map(|(i, l)| {
+            let (_, table, token) =
+                parse_link(l).ok_or_else(|| LoadError::Setup(format!("not a facedown link: {l}")))?;
+            Ok(link(&shared.base_urls[(index + i) % n], &table, &token))
+        })
+        .collect::<Result<_, LoadError>>()?;
+    let [a, b] = &links[..] else {
         return Err(LoadError::Setup(format!(
             "the {SYSTEM} example {EXAMPLE:?} has {} seats; the load generator plays two",
             links.len()
         )));
     };
-    let timeout = shared.opts.stall;
-    let (a, b) = tokio::try_join!(Seat::join(a, 0, timeout), Seat::join(b, 1, timeout))?;
+    let (timeout, sealed) = (shared.opts.stall, shared.opts.sealed);
+    let (a, b) = tokio::try_join!(Seat::join(a, 0, sealed, timeout), Seat::join(b, 1, sealed, timeout))?;
     Ok([a, b])
 }
 
@@ -268,19 +317,42 @@ async fn drive(shared: Arc<Shared>, index: usize, mut seats: [Seat; 2]) -> Resul
         if ea != SeatEnd::Over || eb != SeatEnd::Over || *shared.stop.borrow() {
             return Ok(());
         }
-        seats = open_table(&shared).await?;
+        seats = open_table(&shared, index).await?;
     }
     Ok(())
 }
 
-/// The server's metrics, if it answers.
-async fn scrape(api: &Api) -> Option<String> {
-    let api = api.clone();
-    tokio::task::spawn_blocking(move || api.metrics().ok()).await.ok().flatten()
+/// Each instance's metrics, if it answers.
+async fn scrape(apis: &[Api]) -> Vec<Option<String>> {
+    let mut texts = Vec::with_capacity(apis.len());
+    for api in apis {
+        let api = api.clone();
+        texts.push(tokio::task::spawn_blocking(move || api.metrics().ok()).await.ok().flatten());
+    }
+    texts
 }
 
-fn usage(pid: Option<u32>) -> Result<Option<procstat::Usage>, LoadError> {
-    pid.map(procstat::usage).transpose()
+/// The instances' usage, summed; none when they are not processes of their own.
+fn usage(pids: &[u32]) -> Result<Option<procstat::Usage>, LoadError> {
+    let mut sum: Option<procstat::Usage> = None;
+    for &pid in pids {
+        let u = procstat::usage(pid)?;
+        let total = sum.get_or_insert(procstat::Usage { cpu_seconds: 0.0, rss_kib: 0 });
+        total.cpu_seconds += u.cpu_seconds;
+        total.rss_kib += u.rss_kib;
+    }
+    Ok(sum)
+}
+
+/// The sum and count of the instances' `facedown_commit_latency_seconds`, if all answered.
+fn commit_latency(texts: &[Option<String>]) -> Option<(f64, f64)> {
+    texts.iter().try_fold((0.0, 0.0), |(s, n), text| {
+        let text = text.as_deref()?;
+        Some((
+            s + api::metric(text, "facedown_commit_latency_seconds_sum")?,
+            n + api::metric(text, "facedown_commit_latency_seconds_count")?,
+        ))
+    })
 }
 
 fn millis(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
@@ -290,14 +362,21 @@ fn millis(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
 /// Runs the load against `target` on the current tokio runtime, in its three phases, and
 /// reports what it measured.
 pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, LoadError> {
-    let before = usage(target.pid)?;
+    if target.base_urls.is_empty() {
+        return Err(LoadError::Setup("no server instance to load".into()));
+    }
+    let options = table_options(opts.sealed)?;
+    let pids = &target.pids[..];
+    let before = usage(pids)?;
     let own_before = procstat::own_usage().ok();
     let (stop_tx, stop) = watch::channel(false);
     let shared = Arc::new(Shared {
-        api: Api::new(&target.base_url, opts.stall),
+        apis: target.base_urls.iter().map(|url| Api::new(url, opts.stall)).collect(),
+        base_urls: target.base_urls.clone(),
         counters: Arc::new(Counters::new()?),
         stop,
         opts: opts.clone(),
+        options,
     });
 
     // Connect: every table created and both its seats welcomed.
@@ -308,7 +387,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         let (shared, permits) = (shared.clone(), permits.clone());
         opening.spawn(async move {
             let _permit = permits.acquire_owned().await.map_err(|e| LoadError::Task(e.to_string()))?;
-            Ok::<_, LoadError>((index, open_table(&shared).await?))
+            Ok::<_, LoadError>((index, open_table(&shared, index).await?))
         });
     }
     let mut opened = Vec::with_capacity(opts.tables);
@@ -323,7 +402,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         timeout: opts.connect_timeout,
     })??;
     let connect_seconds = connect_start.elapsed().as_secs_f64();
-    let connected = usage(target.pid)?;
+    let connected = usage(pids)?;
     let own_connected = procstat::own_usage().ok();
     let per_table = |a: procstat::Usage, b: procstat::Usage| {
         (b.cpu_seconds - a.cpu_seconds) * 1e6 / opts.tables.max(1) as f64
@@ -331,12 +410,12 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
 
     // Idle: every table in memory, its seats connected, nothing in flight.
     tokio::time::sleep(opts.settle).await;
-    let idle = usage(target.pid)?;
+    let idle = usage(pids)?;
 
     // Load.
-    let metrics_start = scrape(&shared.api).await;
+    let metrics_start = scrape(&shared.apis).await;
     let own_start = procstat::own_usage().ok();
-    let start_usage = usage(target.pid)?;
+    let start_usage = usage(pids)?;
     let start = Instant::now();
     let deadline = tokio::time::Instant::now() + opts.seconds;
     let mut driving = JoinSet::new();
@@ -369,9 +448,9 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
     }
     let _ = stop_tx.send(true);
     let seconds = start.elapsed().as_secs_f64();
-    let end_usage = usage(target.pid)?;
+    let end_usage = usage(pids)?;
     let own_end = procstat::own_usage().ok();
-    let metrics_end = scrape(&shared.api).await;
+    let metrics_end = scrape(&shared.apis).await;
     let (reveals, commands) =
         (counters.reveals.load(Ordering::Relaxed), counters.commands.load(Ordering::Relaxed));
 
@@ -412,14 +491,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         }
         _ => None,
     };
-    let commit = |text: &Option<String>| {
-        let text = text.as_deref()?;
-        Some((
-            api::metric(text, "facedown_commit_latency_seconds_sum")?,
-            api::metric(text, "facedown_commit_latency_seconds_count")?,
-        ))
-    };
-    let server_commit_ms = match (commit(&metrics_start), commit(&metrics_end)) {
+    let server_commit_ms = match (commit_latency(&metrics_start), commit_latency(&metrics_end)) {
         (Some((s0, n0)), Some((s1, n1))) if n1 > n0 => Some((s1 - s0) * 1000.0 / (n1 - n0)),
         _ => None,
     };
@@ -435,6 +507,8 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         reveals_per_second: reveals as f64 / seconds.max(1e-9),
         commands_per_second: commands as f64 / seconds.max(1e-9),
         latency_ms: latency,
+        sealed: opts.sealed,
+        instances: target.base_urls.len(),
         server,
         loadgen_cpu_seconds: own_start.zip(own_end).map(|(a, b)| b.cpu_seconds - a.cpu_seconds),
         loadgen_cpu_us_per_table_opened: own_before.zip(own_connected).map(|(a, b)| per_table(a, b)),
@@ -445,7 +519,12 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
 
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "tables            {} (connected in {:.1} s)", self.tables, self.connect_seconds)?;
+        let mode = if self.sealed { "sealed" } else { "plain" };
+        writeln!(
+            f,
+            "tables            {} {mode}, {} instance(s) (connected in {:.1} s)",
+            self.tables, self.instances, self.connect_seconds
+        )?;
         writeln!(f, "load phase        {:.1} s, {} games ended", self.seconds, self.games)?;
         writeln!(f, "reveals           {} ({:.0}/s)", self.reveals, self.reveals_per_second)?;
         writeln!(

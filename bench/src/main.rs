@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 use facedown_bench::serve::{ServerProcess, raise_open_files};
 use facedown_bench::{LoadOptions, Target, run_load};
+use store::is_postgres_url;
 
 /// The same allocator as the server's: the load generator shares the machine with it, and
 /// glibc's malloc and free were a sixth of its CPU.
@@ -42,9 +43,18 @@ struct Args {
     #[arg(long, default_value_t = 15)]
     seed: u64,
     /// The server's database: a PostgreSQL URL (`postgres://…`, whose tables are kept after
-    /// the run) instead of a temporary SQLite file.
+    /// the run: give each run a database of its own) instead of a temporary SQLite file.
     #[arg(long)]
     db: Option<String>,
+    /// Server instances started on the one database (2 needs a PostgreSQL --db): each table is
+    /// created on one in turn and its two seats connect one to each, so that every update
+    /// reaches a seat through the other instance.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
+    instances: u32,
+    /// Every seat plays sealed: each face-down choice a commitment (`seal`), revealed once the
+    /// round is bound.
+    #[arg(long)]
+    sealed: bool,
     /// An argument passed on to `facedown serve` (repeat for several, e.g. limits).
     #[arg(long = "server-arg", allow_hyphen_values = true)]
     server_args: Vec<String>,
@@ -74,12 +84,32 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let dir = tempfile::tempdir()?;
     let db = match &args.db {
-        Some(url) => url.into(),
+        Some(url) if is_postgres_url(url) => url.into(),
+        Some(url) => return Err(format!("--db takes a PostgreSQL URL (postgres://…), not {url:?}").into()),
+        None if args.instances > 1 => {
+            return Err(
+                "--instances 2 shares one database between the servers: give --db postgres://…".into()
+            );
+        }
         None => dir.path().join("facedown.sqlite").into_os_string(),
     };
-    let server =
-        ServerProcess::start(&args.server_bin, &db, dir.path(), &args.server_args, Duration::from_secs(60))?;
-    let target = Target { base_url: server.base_url(), pid: Some(server.pid()) };
+    // One after the other: each applies any migration the database lacks at start.
+    let mut servers = Vec::new();
+    for i in 0..args.instances {
+        let own = dir.path().join(format!("instance-{i}"));
+        std::fs::create_dir(&own)?;
+        servers.push(ServerProcess::start(
+            &args.server_bin,
+            &db,
+            &own,
+            &args.server_args,
+            Duration::from_secs(60),
+        )?);
+    }
+    let target = Target {
+        base_urls: servers.iter().map(ServerProcess::base_url).collect(),
+        pids: servers.iter().map(ServerProcess::pid).collect(),
+    };
     let opts = LoadOptions {
         tables: args.tables as usize,
         seconds: Duration::from_secs(args.seconds),
@@ -89,11 +119,14 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         settle: Duration::from_millis(args.settle_ms),
         stall: Duration::from_secs(30),
         seed: args.seed,
+        sealed: args.sealed,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = runtime.block_on(run_load(&opts, &target));
     runtime.shutdown_timeout(Duration::from_secs(5));
-    server.stop(Duration::from_secs(10));
+    for server in servers {
+        server.stop(Duration::from_secs(10));
+    }
     let report = report?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);

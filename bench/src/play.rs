@@ -2,18 +2,21 @@
 //! uniformly among its prompt's choices whenever it is asked, and the clock of each reveal from
 //! the last commit to both seats having it.
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use rand::RngExt;
+use serde_json::Value;
 use server::protocol::ErrorCode;
 use table::TableRng;
+use table::fairness::Nonce;
 use tokio::sync::watch;
 
 use crate::LoadError;
-use crate::wire::{Choice, Conn, Incoming, command_frame};
+use crate::wire::{Choice, Conn, Incoming, command_frame, reveal_frame, seal_frame};
 
 /// The clock of a table's reveals, shared by its two seats: each seat notes when it sent a
 /// face-down choice and when a reveal reached it; once both have it, the reveal's latency is
@@ -69,7 +72,7 @@ impl RevealClock {
 pub struct Counters {
     /// Reveals both seats have received.
     pub reveals: AtomicU64,
-    /// Commands acknowledged.
+    /// Requests acknowledged (commands, seals, reveals).
     pub commands: AtomicU64,
     /// Requests refused (a stale prompt, a rate limit…).
     pub refused: AtomicU64,
@@ -121,19 +124,44 @@ pub struct Seat {
     pub seq: u64,
     /// What it is asked now (the prompt's choices), as of `seq`.
     pub prompt: Option<Vec<Choice>>,
+    /// Whether that prompt is a face-down question.
+    pub face_down: bool,
     /// Whether the game is over.
     pub over: bool,
+    /// Whether the seat plays sealed (commit–reveal): its face-down choices leave as `seal`,
+    /// a commitment, and are revealed once the round's commitments are bound.
+    pub sealed: bool,
+}
+
+/// What a seat's request in flight is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// A `command` (plain), or a sealed seat's public choice.
+    Command,
+    /// A sealed seat's commitment.
+    Seal,
+    /// A sealed seat's reveal.
+    Reveal,
 }
 
 impl Seat {
-    /// Connects to a seat's link and reads its welcome (within `timeout`).
-    pub async fn join(link: &str, index: usize, timeout: Duration) -> Result<Seat, LoadError> {
+    /// Connects to a seat's link and reads its welcome (within `timeout`); `sealed` says how
+    /// the table was created to have the seat play.
+    pub async fn join(link: &str, index: usize, sealed: bool, timeout: Duration) -> Result<Seat, LoadError> {
         let work = async {
             let mut conn = Conn::join(link, 0).await?;
             loop {
                 match conn.next().await? {
-                    Incoming::Change { seq, prompt, over, .. } => {
-                        return Ok::<_, LoadError>(Seat { conn, index, seq, prompt, over });
+                    Incoming::Change { seq, prompt, over, face_down, .. } => {
+                        return Ok::<_, LoadError>(Seat {
+                            conn,
+                            index,
+                            seq,
+                            prompt,
+                            face_down,
+                            over,
+                            sealed,
+                        });
                     }
                     Incoming::Error { code, message, .. } => {
                         return Err(LoadError::Refused { code, message });
@@ -152,6 +180,12 @@ impl Seat {
     /// request in flight, it sends one of the prompt's choices; a stale prompt (one the server
     /// sent before acknowledging the seat's last command) is never answered. Each reveal is
     /// timed on `clock`; `stall` bounds the wait for any message.
+    ///
+    /// A sealed seat sends a face-down choice as `seal` (the commitment of
+    /// [`server::client::seal`], as `facedown join` makes it: SHA-256 over the command's
+    /// canonical JSON and a fresh random 32-byte nonce), keeps the command and the nonce, and
+    /// once a change binds the round (an item of kind `bound`) reveals them, oldest first, one
+    /// request at a time. Its public choices go as plain commands.
     pub async fn play(
         mut self,
         clock: &Mutex<RevealClock>,
@@ -161,10 +195,13 @@ impl Seat {
         stall: Duration,
     ) -> Result<SeatEnd, LoadError> {
         let mut next_id: u64 = 0;
-        let mut in_flight: Option<u64> = None;
+        let mut in_flight: Option<(u64, Sent)> = None;
         // The first change a prompt may be answered from: the last acknowledgement's.
         let mut act_from: u64 = 0;
         let mut retry_at: Option<tokio::time::Instant> = None;
+        // A sealed seat's commitments not yet revealed, oldest first, and whether they are bound.
+        let mut sealed: VecDeque<(Value, Nonce)> = VecDeque::new();
+        let mut bound = false;
         loop {
             if self.over {
                 counters.games.fetch_add(u64::from(self.index == 0), Ordering::Relaxed);
@@ -173,22 +210,39 @@ impl Seat {
             if *stop.borrow() {
                 return Ok(SeatEnd::Stopped);
             }
-            let may_act = in_flight.is_none() && self.seq >= act_from && retry_at.is_none();
-            if may_act
+            let idle = in_flight.is_none() && retry_at.is_none();
+            let may_act = idle && self.seq >= act_from;
+            if idle
+                && bound
+                && let Some((command, nonce)) = sealed.front()
+            {
+                next_id += 1;
+                self.conn.send(reveal_frame(next_id, command, &nonce.to_string())).await?;
+                in_flight = Some((next_id, Sent::Reveal));
+            } else if may_act
                 && let Some(choices) = &self.prompt
                 && !choices.is_empty()
             {
                 // Uniformly among the prompt's choices.
                 let choice = &choices[rng.random_range(0..choices.len())];
                 next_id += 1;
-                if choice.private
+                if (choice.private || (self.sealed && self.face_down))
                     && let Ok(mut c) = clock.lock()
                 {
                     c.committed(self.index, Instant::now());
                 }
-                let frame = command_frame(next_id, &choice.command);
-                self.conn.send(frame).await?;
-                in_flight = Some(next_id);
+                // A sealed seat seals every answer to a face-down question, as `facedown join`
+                // does (some are not `private` themselves, such as no stance at all).
+                if self.sealed && self.face_down {
+                    let (commitment, nonce) = server::client::seal(&choice.command)
+                        .map_err(|e| LoadError::Setup(format!("a choice cannot be sealed: {e}")))?;
+                    sealed.push_back((choice.command.clone(), nonce));
+                    self.conn.send(seal_frame(next_id, &commitment.to_string())).await?;
+                    in_flight = Some((next_id, Sent::Seal));
+                } else {
+                    self.conn.send(command_frame(next_id, &choice.command)).await?;
+                    in_flight = Some((next_id, Sent::Command));
+                }
             }
             let wake = retry_at.unwrap_or_else(|| tokio::time::Instant::now() + stall);
             let message = tokio::select! {
@@ -207,9 +261,11 @@ impl Seat {
                     m.map_err(|_| LoadError::Stalled { what: "a message from the server", timeout: stall })??
                 }
             };
-            let ours = |id: &str| in_flight.is_some_and(|n| id.parse() == Ok(n));
+            let ours = |id: &str| in_flight.is_some_and(|(n, _)| id.parse() == Ok(n));
             match message {
-                Incoming::Change { seq, reveals, prompt, over } => {
+                Incoming::Change { seq, reveals, prompt, over, bound: binds, face_down } => {
+                    // Only a round this seat committed in is its to reveal.
+                    bound |= binds && !sealed.is_empty();
                     let now = Instant::now();
                     for reveal in reveals {
                         let latency = clock.lock().ok().and_then(|mut c| c.revealed(self.index, reveal, now));
@@ -219,23 +275,35 @@ impl Seat {
                     }
                     self.seq = seq;
                     self.prompt = prompt;
+                    self.face_down = face_down;
                     self.over = over;
                 }
                 Incoming::Ack { id, seq } if ours(&id) => {
-                    in_flight = None;
+                    if let Some((_, Sent::Reveal)) = in_flight.take() {
+                        sealed.pop_front();
+                        bound &= !sealed.is_empty();
+                    }
                     act_from = seq;
                     counters.commands.fetch_add(1, Ordering::Relaxed);
                 }
                 Incoming::Error { id: Some(id), code, message } if ours(&id) => {
-                    in_flight = None;
+                    let sent = in_flight.take().map(|(_, sent)| sent);
                     counters.refused.fetch_add(1, Ordering::Relaxed);
+                    if sent == Some(Sent::Seal) {
+                        // Refused, so not committed: nothing to reveal for it.
+                        sealed.pop_back();
+                        bound &= !sealed.is_empty();
+                    }
                     match code {
                         // Too fast: the same prompt again a little later.
                         ErrorCode::RateLimited => {
                             retry_at = Some(tokio::time::Instant::now() + Duration::from_millis(50));
                         }
-                        // The prompt was stale: wait for the next change.
-                        ErrorCode::Refused => {
+                        // The prompt was stale (for a seal: the seat is no longer asked,
+                        // or the round bound without it): wait for the next change.
+                        ErrorCode::Refused | ErrorCode::NotAsked | ErrorCode::Bound
+                            if sent != Some(Sent::Reveal) =>
+                        {
                             act_from = self.seq + 1;
                             self.prompt = None;
                         }

@@ -36,8 +36,14 @@ pub enum Incoming {
         reveals: Vec<u64>,
         /// The prompt's choices, if the seat is asked.
         prompt: Option<Vec<Choice>>,
+        /// Whether the prompt is a face-down question (its `private`): a sealed seat seals
+        /// whichever of its choices it makes.
+        face_down: bool,
         /// Whether the game is over.
         over: bool,
+        /// Whether the change binds a sealed round's commitments (an item of kind `bound`):
+        /// a sealed seat now reveals what it committed.
+        bound: bool,
     },
     /// A request was applied.
     Ack {
@@ -112,8 +118,10 @@ pub fn parse(text: &str) -> Result<Incoming, LoadError> {
                 })
                 .map(|u| u.seq)
                 .collect(),
+            face_down: frame.prompt.as_ref().is_some_and(|p| p.private),
             prompt: frame.prompt.map(|p| p.choices).filter(|c| !c.is_empty()),
             over: frame.over,
+            bound: frame.updates.iter().any(|u| u.kind == "bound"),
         },
         "ack" => Incoming::Ack {
             id: frame.id.ok_or_else(|| bad("an ack without `id`".into()))?.into_owned(),
@@ -133,6 +141,8 @@ pub fn parse(text: &str) -> Result<Incoming, LoadError> {
 #[derive(Deserialize)]
 struct Prompt {
     choices: Vec<Choice>,
+    #[serde(default)]
+    private: bool,
 }
 
 /// One of a prompt's choices.
@@ -148,6 +158,17 @@ pub struct Choice {
 /// The frame of a command: `id` is the client id.
 pub fn command_frame(id: u64, command: &Value) -> String {
     format!(r#"{{"type":"command","id":"{id}","command":{command}}}"#)
+}
+
+/// The frame of a sealed seat's commitment (`seal`): `commitment` is 64 hex digits.
+pub fn seal_frame(id: u64, commitment: &str) -> String {
+    format!(r#"{{"type":"seal","id":"{id}","commitment":"{commitment}"}}"#)
+}
+
+/// The frame of a sealed seat's reveal: the command it committed to and the nonce (64 hex
+/// digits).
+pub fn reveal_frame(id: u64, command: &Value, nonce: &str) -> String {
+    format!(r#"{{"type":"reveal","id":"{id}","command":{command},"nonce":"{nonce}"}}"#)
 }
 
 /// One WebSocket connection to a table.
@@ -222,22 +243,22 @@ mod tests {
         ];
         let prompt = json!({"seat": 0, "question": "q", "private": true, "choices": []});
         let update = ServerMessage::Update { change: change(updates, Some(prompt), false) };
-        let Incoming::Change { seq, reveals, prompt: got, over } =
+        let Incoming::Change { seq, reveals, prompt: got, over, bound, face_down } =
             parse(&serde_json::to_string(&update).unwrap()).unwrap()
         else {
             panic!("not a change")
         };
-        assert_eq!((seq, reveals, over), (10, vec![9], false));
+        assert_eq!((seq, reveals, over, bound, face_down), (10, vec![9], false, false, true));
         assert_eq!(got, Some(vec![]).filter(|c: &Vec<Choice>| !c.is_empty()));
         let choices = json!([{"label": "a", "command": "end_combo", "private": false},
                              {"label": "b", "command": {"c": 1}, "private": true}]);
         let asked = ServerMessage::Update {
             change: change(vec![], Some(json!({"seat": 0, "choices": choices})), false),
         };
-        let Incoming::Change { prompt: Some(got), .. } =
+        let Incoming::Change { prompt: Some(got), face_down: false, .. } =
             parse(&serde_json::to_string(&asked).unwrap()).unwrap()
         else {
-            panic!("no prompt")
+            panic!("no public prompt")
         };
         assert_eq!(
             got,
@@ -267,6 +288,34 @@ mod tests {
         assert_eq!(parse(&serde_json::to_string(&ServerMessage::Pong {}).unwrap()).unwrap(), Incoming::Other);
         assert!(matches!(parse("{\"type\": 3}"), Err(LoadError::Frame { .. })));
         assert!(matches!(parse(r#"{"type":"ack","seq":1}"#), Err(LoadError::Frame { .. })));
+    }
+
+    #[test]
+    fn a_bound_item_is_read_as_the_round_bound() {
+        let updates =
+            vec![json!({"seq": 11, "kind": "bound", "commitments": [{"seat": 0, "commitment": "ab"}]})];
+        let update = ServerMessage::Update { change: change(updates, None, false) };
+        let Incoming::Change { bound, reveals, .. } =
+            parse(&serde_json::to_string(&update).unwrap()).unwrap()
+        else {
+            panic!("not a change")
+        };
+        assert!(bound);
+        assert!(reveals.is_empty());
+        // The message `bound` that follows is not a change.
+        let message = ServerMessage::Bound { commitments: vec![] };
+        assert_eq!(parse(&serde_json::to_string(&message).unwrap()).unwrap(), Incoming::Other);
+    }
+
+    #[test]
+    fn seal_and_reveal_frames_are_the_protocols() {
+        let command = json!({"commit_stance": {"stance": {"type": "grapple", "amount": 2}}});
+        let nonce = "9f".repeat(32);
+        let commitment = "e8aa6dc50ba3fadd440e71381ca7b76f2ebd180fd59976a3ad97e512dfad3779";
+        let seal: ClientMessage = serde_json::from_str(&seal_frame(4, commitment)).unwrap();
+        assert_eq!(seal, ClientMessage::Seal { id: "4".into(), commitment: commitment.into() });
+        let reveal: ClientMessage = serde_json::from_str(&reveal_frame(5, &command, &nonce)).unwrap();
+        assert_eq!(reveal, ClientMessage::Reveal { id: "5".into(), command, nonce });
     }
 
     #[test]

@@ -47,6 +47,16 @@ const SKIPPED: &[(&str, &str)] = &[
         "target/profiling/loadgen",
         "the server's load generator on the profiling build (see the skipped target/release/loadgen)",
     ),
+    (
+        ".ci/postgres.sh start",
+        "starts a throwaway PostgreSQL cluster (installing PostgreSQL if missing) for the skipped \
+         PostgreSQL runs of the load generator; .ci/run starts one for the PostgreSQL tests",
+    ),
+    (
+        "psql \"$PG/postgres\"",
+        "creates a database on the cluster of the skipped .ci/postgres.sh line, for the skipped \
+         PostgreSQL runs of the load generator",
+    ),
     ("cargo +nightly fuzz", "fuzzing: the nightly toolchain and minutes of running, outside CI"),
     ("bench/", "benchmark scripts comparing with external tools (Gambit, pygambit)"),
     ("cargo build --release", "a release build of an example: minutes, and it writes into target/"),

@@ -37,8 +37,9 @@ use crate::systems::{self, Hosted};
 
 pub(crate) mod fanout;
 
-/// Times a request is tried again after another instance kept its journal number first.
-const MAX_CONFLICTS: u32 = 3;
+/// Times a request is tried again after another instance kept its journal number first
+/// (each after a short pause that grows, so two instances racing at one table fall out of step).
+const MAX_CONFLICTS: u32 = 8;
 
 /// How many answered client ids a seat's link remembers (a retry older than that is applied
 /// again — clients retry only their last unacknowledged request).
@@ -1210,6 +1211,8 @@ impl<S: TableStore> Actor<S> {
                 // then the request again, which the rules accept or refuse on that state.
                 Err(e) if fanout::is_conflict(&e) && conflicts < MAX_CONFLICTS => {
                     conflicts += 1;
+                    let pause = rand::random_range(0..=u64::from(conflicts) * 4);
+                    tokio::time::sleep(Duration::from_millis(pause)).await;
                     self.reload().await?;
                 }
                 Err(e) => return Err(format!("the journal could not be kept: {e}")),

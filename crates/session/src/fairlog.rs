@@ -309,7 +309,8 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
                 let command = field(e, "command", n)?;
                 let r = round.as_mut().ok_or_else(|| bad(n, "a reveal outside a sealed round"))?;
-                let matches = |s: u64, c: &Commitment| s == seat && verify_commitment(command, &nonce, c).is_ok();
+                let matches =
+                    |s: u64, c: &Commitment| s == seat && verify_commitment(command, &nonce, c).is_ok();
                 if let Some(slot) = r.commitments.iter_mut().find(|(s, c, used)| !*used && matches(*s, c)) {
                     slot.2 = true;
                     r.opened.push((seat, nonce));
@@ -318,7 +319,9 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 } else {
                     return Err(bad(
                         n,
-                        format!("seat {seat}'s reveal matches none of its commitments in the round or left face down before it"),
+                        format!(
+                            "seat {seat}'s reveal matches none of its commitments in the round or left face down before it"
+                        ),
                     ));
                 }
                 report.reveals_checked += 1;

@@ -621,7 +621,8 @@ impl<R: Ruleset> Session<R> {
         }
         // Every choice of the round that is face up is opened, with its nonce, so every seat
         // can check every commitment; one still face down waits for its reveal.
-        let (later, now): (Vec<_>, Vec<_>) = opened.into_iter().partition(|(seat, _, _)| hidden.contains(seat));
+        let (later, now): (Vec<_>, Vec<_>) =
+            opened.into_iter().partition(|(seat, _, _)| hidden.contains(seat));
         self.open(now);
         self.deferred.extend(later);
         // Once the rules reveal them — or the game ended without their reveal.
@@ -662,7 +663,8 @@ impl<R: Ruleset> Session<R> {
             };
             let before = scratch.log().len();
             let ok = given.is_some_and(|c| scratch.submit(slot.seat, &c).is_ok())
-                || R::forced(scratch.state(), slot.seat).is_some_and(|c| scratch.submit(slot.seat, &c).is_ok());
+                || R::forced(scratch.state(), slot.seat)
+                    .is_some_and(|c| scratch.submit(slot.seat, &c).is_ok());
             if !ok {
                 continue;
             }

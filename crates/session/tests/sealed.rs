@@ -420,9 +420,10 @@ fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_no
     // the other fighter's face-down stance ends the round with that stance still face down.
     let mut cases = 0;
     for seed in 0..12 {
-        let (sealed, ended) = sealed_random_game::<iron_triangle::IronTriangle>(iron_triangle(), seed, 600, |c| {
-            matches!(c, iron_triangle::Command::EndCombo)
-        });
+        let (sealed, ended) =
+            sealed_random_game::<iron_triangle::IronTriangle>(iron_triangle(), seed, 600, |c| {
+                matches!(c, iron_triangle::Command::EndCombo)
+            });
         if ended == 0 {
             continue;
         }
@@ -437,9 +438,15 @@ fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_no
         for item in public(&sealed) {
             use iron_triangle::Event as E;
             match item {
-                Item::Event { event: E::StanceCommitted { fighter, stance: None }, .. } => face_down[fighter.0 as usize] += 1,
-                Item::Event { event: E::MoveCommitted { fighter, play: None }, .. } => face_down[fighter.0 as usize] += 1,
-                Item::Event { event: E::StancesRevealed { .. } | E::MovesRevealed { .. }, .. } => face_down = [0, 0],
+                Item::Event { event: E::StanceCommitted { fighter, stance: None }, .. } => {
+                    face_down[fighter.0 as usize] += 1
+                }
+                Item::Event { event: E::MoveCommitted { fighter, play: None }, .. } => {
+                    face_down[fighter.0 as usize] += 1
+                }
+                Item::Event { event: E::StancesRevealed { .. } | E::MovesRevealed { .. }, .. } => {
+                    face_down = [0, 0]
+                }
                 Item::Bound { commitments } => {
                     assert!(mixed.is_empty(), "seed {seed}: a mixed nonce never opened: {mixed:?}");
                     unopened.extend(commitments.into_iter().map(|c| (c.seat, c.commitment)));
@@ -447,7 +454,10 @@ fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_no
                 Item::Mix { round_nonces } => {
                     mixes += 1;
                     for (i, n) in round_nonces.iter().enumerate() {
-                        assert!(n.is_none() || face_down[i] == 0, "seed {seed}: seat {i}'s nonce shown while its card is face down");
+                        assert!(
+                            n.is_none() || face_down[i] == 0,
+                            "seed {seed}: seat {i}'s nonce shown while its card is face down"
+                        );
                         if let Some(n) = n {
                             mixed.push((SeatId(i as u16), n.clone()));
                         }
@@ -457,7 +467,11 @@ fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_no
                     let c = commit(&command, &nonce.parse::<Nonce>().unwrap()).to_string();
                     let at = unopened.iter().position(|b| *b == (seat, c.clone()));
                     assert!(at.is_some(), "seed {seed}: opened {seat:?} {command} matches no commitment");
-                    assert_eq!(face_down[usize::from(seat.0)], 0, "seed {seed}: {command} opened while face down");
+                    assert_eq!(
+                        face_down[usize::from(seat.0)],
+                        0,
+                        "seed {seed}: {command} opened while face down"
+                    );
                     unopened.remove(at.unwrap());
                     mixed.retain(|m| *m != (seat, nonce.clone()));
                 }

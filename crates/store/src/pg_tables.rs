@@ -31,11 +31,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 use sqlx::{Acquire, Connection, PgExecutor, Postgres, Transaction};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::PersistError;
@@ -43,7 +42,7 @@ use crate::tables::{
     Access, Heard, NOTIFY_CHANNEL, NewTable, StoredTable, TableId, TableStore, TableSummary, Write,
     check_moved_table, check_new_table, check_number, check_writes, limits,
 };
-use crate::writer::{InFlight, Reply, Stats, spawn_on_own_thread};
+use crate::writer::{self, GroupWriter, Handle, Reply, Request, Stats};
 
 /// The most requests the writer takes into one group (one transaction, one sync).
 pub const MAX_GROUP: usize = 4096;
@@ -105,44 +104,17 @@ pub struct PgTables {
 struct Inner {
     /// Readers.
     pool: PgPool,
-    /// To the writer.
-    queue: mpsc::Sender<Request>,
-    writer: JoinHandle<()>,
-    stats: Arc<Stats>,
+    /// The writer.
+    writer: Handle,
     /// The listener's own connection (one, apart from the readers').
     listening: PgPool,
     /// The listener task and where it tells what it hears, once started.
     listener: std::sync::Mutex<Option<(JoinHandle<()>, broadcast::Sender<Heard>)>>,
 }
 
-enum Request {
-    Create { table: NewTable, reply: Reply<TableId> },
-    Commit { writes: Vec<Write>, reply: Reply<()> },
-    Stop { done: oneshot::Sender<()> },
-}
-
-/// A request of the group being written.
-enum Work {
-    Create { table: NewTable, reply: Reply<TableId> },
-    Commit { writes: Vec<Write>, reply: Reply<()> },
-}
-
-impl Work {
-    fn fail(self, e: PersistError) {
-        // A caller that gave up waiting is no longer interested in the answer.
-        match self {
-            Work::Create { reply, .. } => drop(reply.send(Err(e))),
-            Work::Commit { reply, .. } => drop(reply.send(Err(e))),
-        }
-    }
-
-    fn writes(&self) -> &[Write] {
-        match self {
-            Work::Create { .. } => &[],
-            Work::Commit { writes, .. } => writes,
-        }
-    }
-}
+/// A request of the group being written: nothing is kept between groups, so a commit's
+/// check leaves nothing with it.
+type Work = writer::Work<()>;
 
 impl PgTables {
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`, with
@@ -165,18 +137,15 @@ impl PgTables {
         let listening = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
         // Acknowledged means flushed, whatever the server's or the role's default.
         let writing = options.options([("synchronous_commit", "on")]);
-        let stats = Arc::new(Stats::default());
-        let (queue, requests) = mpsc::channel(QUEUE);
         let (connected, first) = oneshot::channel();
-        let writer = Writer { options: writing, conn: None, stats: stats.clone() };
         // On a thread of its own, beside a server's shared runtime; its connection is made
         // there, on the runtime that drives it.
-        let writer = spawn_on_own_thread("pg-table-writer", async move {
-            let mut writer = writer;
+        let writer = Handle::start("pg-table-writer", QUEUE, |requests, stats| async move {
+            let mut writer = Writer { options: writing, conn: None, stats };
             match writer.connection().await {
                 Ok(_) => {
                     let _ = connected.send(Ok(()));
-                    writer.run(requests).await;
+                    writer::run(writer, requests, MAX_GROUP).await;
                 }
                 Err(e) => drop(connected.send(Err(e))),
             }
@@ -187,25 +156,14 @@ impl PgTables {
             Err(_) => return Err(PersistError::WriterLost),
         }
         Ok(PgTables {
-            inner: Arc::new(Inner {
-                pool,
-                queue,
-                writer,
-                stats,
-                listening,
-                listener: std::sync::Mutex::new(None),
-            }),
+            inner: Arc::new(Inner { pool, writer, listening, listener: std::sync::Mutex::new(None) }),
         })
     }
 
     /// Stops the writer once the requests already queued are written (later ones fail with
     /// [`PersistError::Closed`]) and closes the connections.
     pub async fn close(&self) {
-        let (done, stopped) = oneshot::channel();
-        if self.inner.queue.send(Request::Stop { done }).await.is_ok() {
-            // An error here means the writer is gone already.
-            let _ = stopped.await;
-        }
+        self.inner.writer.stop().await;
         if let Some((task, _)) = self.listener().take() {
             task.abort();
         }
@@ -229,25 +187,22 @@ impl PgTables {
     /// How many transactions (each one sync) the writer has committed: with group commit,
     /// fewer than the requests it acknowledged.
     pub fn syncs(&self) -> u64 {
-        self.inner.stats.syncs.load(Ordering::Relaxed)
+        self.inner.writer.syncs()
     }
 
     /// How many requests (new tables and commits) the writer has acknowledged as durable.
     pub fn acknowledged(&self) -> u64 {
-        self.inner.stats.acknowledged.load(Ordering::Relaxed)
+        self.inner.writer.acknowledged()
     }
 
     /// How many requests callers have sent and still wait for (queued, or in the group being
     /// written): a gauge for metrics.
     pub fn in_flight(&self) -> u64 {
-        self.inner.stats.in_flight.load(Ordering::Relaxed)
+        self.inner.writer.in_flight()
     }
 
     async fn send<T>(&self, make: impl FnOnce(Reply<T>) -> Request) -> Result<T, PersistError> {
-        let _counted = InFlight::start(&self.inner.stats.in_flight);
-        let (reply, answer) = oneshot::channel();
-        self.inner.queue.send(make(reply)).await.map_err(|_| PersistError::Closed)?;
-        answer.await.map_err(|_| PersistError::WriterLost)?
+        self.inner.writer.send(make).await
     }
 }
 
@@ -553,63 +508,8 @@ struct Writer {
     stats: Arc<Stats>,
 }
 
-impl Writer {
-    /// The connection, made again if it was lost.
-    async fn connection(&mut self) -> Result<&mut PgConnection, sqlx::Error> {
-        if self.conn.is_none() {
-            self.conn = Some(PgConnection::connect_with(&self.options).await?);
-        }
-        // Set just above.
-        self.conn.as_mut().ok_or(sqlx::Error::PoolClosed)
-    }
-
-    async fn run(mut self, mut requests: mpsc::Receiver<Request>) {
-        let mut batch = Vec::with_capacity(MAX_GROUP);
-        loop {
-            batch.clear();
-            if requests.recv_many(&mut batch, MAX_GROUP).await == 0 {
-                break; // every handle is gone
-            }
-            let mut stop = Vec::new();
-            let mut group = Vec::with_capacity(batch.len());
-            for request in batch.drain(..) {
-                match request {
-                    Request::Stop { done } => stop.push(done),
-                    // Nothing after a stop is written.
-                    Request::Create { reply, .. } if !stop.is_empty() => {
-                        drop(reply.send(Err(PersistError::Closed)))
-                    }
-                    Request::Commit { reply, .. } if !stop.is_empty() => {
-                        drop(reply.send(Err(PersistError::Closed)))
-                    }
-                    Request::Create { table, reply } => group.push(Work::Create { table, reply }),
-                    Request::Commit { writes, reply } => group.push(Work::Commit { writes, reply }),
-                }
-            }
-            self.group(group).await;
-            if !stop.is_empty() {
-                requests.close();
-                // Bounded: the queue is closed, so at most QUEUE requests remain.
-                while let Ok(request) = requests.try_recv() {
-                    match request {
-                        Request::Create { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
-                        Request::Commit { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
-                        Request::Stop { done } => stop.push(done),
-                    }
-                }
-                if let Some(conn) = self.conn.take() {
-                    let _ = conn.close().await;
-                }
-                for done in stop {
-                    let _ = done.send(());
-                }
-                return;
-            }
-        }
-        if let Some(conn) = self.conn.take() {
-            let _ = conn.close().await;
-        }
-    }
+impl GroupWriter for Writer {
+    type Plan = ();
 
     /// Writes one group: the fast path, else one by one; then the answers.
     async fn group(&mut self, group: Vec<Work>) {
@@ -640,6 +540,23 @@ impl Writer {
             }
             Err(Failed::Statement) => self.one_by_one(accepted).await,
         }
+    }
+
+    async fn close(mut self) {
+        if let Some(conn) = self.conn.take() {
+            let _ = conn.close().await;
+        }
+    }
+}
+
+impl Writer {
+    /// The connection, made again if it was lost.
+    async fn connection(&mut self) -> Result<&mut PgConnection, sqlx::Error> {
+        if self.conn.is_none() {
+            self.conn = Some(PgConnection::connect_with(&self.options).await?);
+        }
+        // Set just above.
+        self.conn.as_mut().ok_or(sqlx::Error::PoolClosed)
     }
 
     /// The slow path, after a statement of the fast path failed: the group again, one request
@@ -677,26 +594,7 @@ impl Writer {
 
     /// Answers a committed group: `Ok` to the requests kept, their own error to the others.
     fn answer(&mut self, group: impl Iterator<Item = (Work, Result<(), PersistError>)>, created: Vec<i64>) {
-        let group: Vec<_> = group.collect();
-        self.stats.committed(group.iter().filter(|(_, r)| r.is_ok()).count() as u64);
-        let mut created = created.into_iter();
-        for (work, result) in group {
-            match (work, result) {
-                (work, Err(e)) => work.fail(e),
-                (Work::Create { reply, .. }, Ok(())) => {
-                    let id = created
-                        .next()
-                        .ok_or_else(|| {
-                            PersistError::Corrupt("a new table's number went missing in the writer".into())
-                        })
-                        .and_then(|id| Ok(TableId(to_u64(id, "table number")?)));
-                    let _ = reply.send(id);
-                }
-                (Work::Commit { reply, .. }, Ok(())) => {
-                    let _ = reply.send(Ok(()));
-                }
-            }
-        }
+        writer::answer(&self.stats, group.collect(), created, |_| {});
     }
 }
 
@@ -728,10 +626,10 @@ async fn fast_path(conn: &mut PgConnection, group: Vec<Work>) -> (Vec<Work>, Res
     let mut accepted = Vec::with_capacity(group.len());
     for work in group {
         match work {
-            Work::Commit { writes, reply } => match plan(&writes, &pending) {
+            Work::Commit { writes, reply, .. } => match plan(&writes, &pending) {
                 Ok(after) => {
                     pending.extend(after);
-                    accepted.push(Work::Commit { writes, reply });
+                    accepted.push(Work::Commit { writes, reply, plan: () });
                 }
                 Err(e) => drop(reply.send(Err(e))),
             },

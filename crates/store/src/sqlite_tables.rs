@@ -21,19 +21,16 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use sqlx::sqlite::{SqliteConnection, SqlitePool, SqlitePoolOptions};
 use sqlx::{Acquire, Connection, Sqlite, Transaction};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 
 use crate::PersistError;
 use crate::tables::{
     Access, NewTable, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
     check_new_table, check_number, check_writes, limits,
 };
-use crate::writer::{InFlight, Reply, Stats, spawn_on_own_thread};
+use crate::writer::{self, GroupWriter, Handle, Kept, Reply, Request, Stats};
 
 /// The most requests the writer takes into one group (one transaction, one sync).
 pub const MAX_GROUP: usize = 4096;
@@ -77,33 +74,13 @@ pub struct SqliteTables {
 struct Inner {
     /// Readers.
     pool: SqlitePool,
-    /// To the writer.
-    queue: mpsc::Sender<Request>,
-    writer: JoinHandle<()>,
-    stats: Arc<Stats>,
+    /// The writer.
+    writer: Handle,
 }
 
-enum Request {
-    Create { table: NewTable, reply: Reply<TableId> },
-    Commit { writes: Vec<Write>, reply: Reply<()> },
-    Stop { done: oneshot::Sender<()> },
-}
-
-/// A request of the group being written.
-enum Work {
-    Create { table: NewTable, reply: Reply<TableId> },
-    Commit { writes: Vec<Write>, reply: Reply<()>, next: Vec<(TableId, u64)> },
-}
-
-impl Work {
-    fn fail(self, e: PersistError) {
-        // A caller that gave up waiting is no longer interested in the answer.
-        match self {
-            Work::Create { reply, .. } => drop(reply.send(Err(e))),
-            Work::Commit { reply, .. } => drop(reply.send(Err(e))),
-        }
-    }
-}
+/// A request of the group being written; a commit's plan is each table's next journal number
+/// after it.
+type Work = writer::Work<Vec<(TableId, u64)>>;
 
 impl SqliteTables {
     /// Opens (creating if missing) the database at `path` — it may also hold
@@ -120,22 +97,17 @@ impl SqliteTables {
         // committers on this machine).
         let writing = options.pragma("wal_autocheckpoint", WAL_CHECKPOINT_PAGES.to_string());
         let conn = SqliteConnection::connect_with(&writing).await?;
-        let stats = Arc::new(Stats::default());
-        let (queue, requests) = mpsc::channel(QUEUE);
-        let writer = Writer { conn, next: HashMap::new(), stats: stats.clone() };
         // On a thread of its own, beside a server's shared runtime (see `spawn_on_own_thread`).
-        let writer = spawn_on_own_thread("table-writer", writer.run(requests))?;
-        Ok(SqliteTables { inner: Arc::new(Inner { pool, queue, writer, stats }) })
+        let writer = Handle::start("table-writer", QUEUE, |requests, stats| {
+            writer::run(Writer { conn, next: HashMap::new(), stats }, requests, MAX_GROUP)
+        })?;
+        Ok(SqliteTables { inner: Arc::new(Inner { pool, writer }) })
     }
 
     /// Stops the writer once the requests already queued are written (later ones fail with
     /// [`PersistError::Closed`]) and closes the database.
     pub async fn close(&self) {
-        let (done, stopped) = oneshot::channel();
-        if self.inner.queue.send(Request::Stop { done }).await.is_ok() {
-            // An error here means the writer is gone already.
-            let _ = stopped.await;
-        }
+        self.inner.writer.stop().await;
         self.inner.pool.close().await;
     }
 
@@ -149,25 +121,22 @@ impl SqliteTables {
     /// How many transactions (each one sync) the writer has committed: with group commit,
     /// fewer than the requests it acknowledged.
     pub fn syncs(&self) -> u64 {
-        self.inner.stats.syncs.load(Ordering::Relaxed)
+        self.inner.writer.syncs()
     }
 
     /// How many requests (new tables and commits) the writer has acknowledged as durable.
     pub fn acknowledged(&self) -> u64 {
-        self.inner.stats.acknowledged.load(Ordering::Relaxed)
+        self.inner.writer.acknowledged()
     }
 
     /// How many requests callers have sent and still wait for (queued, or in the group being
     /// written): a gauge for metrics.
     pub fn in_flight(&self) -> u64 {
-        self.inner.stats.in_flight.load(Ordering::Relaxed)
+        self.inner.writer.in_flight()
     }
 
     async fn send<T>(&self, make: impl FnOnce(Reply<T>) -> Request) -> Result<T, PersistError> {
-        let _counted = InFlight::start(&self.inner.stats.in_flight);
-        let (reply, answer) = oneshot::channel();
-        self.inner.queue.send(make(reply)).await.map_err(|_| PersistError::Closed)?;
-        answer.await.map_err(|_| PersistError::WriterLost)?
+        self.inner.writer.send(make).await
     }
 }
 
@@ -370,52 +339,8 @@ struct Writer {
     stats: Arc<Stats>,
 }
 
-impl Writer {
-    async fn run(mut self, mut requests: mpsc::Receiver<Request>) {
-        let mut batch = Vec::with_capacity(MAX_GROUP);
-        loop {
-            batch.clear();
-            if requests.recv_many(&mut batch, MAX_GROUP).await == 0 {
-                break; // every handle is gone
-            }
-            let mut stop = Vec::new();
-            let mut group = Vec::with_capacity(batch.len());
-            for request in batch.drain(..) {
-                match request {
-                    Request::Stop { done } => stop.push(done),
-                    // Nothing after a stop is written.
-                    Request::Create { reply, .. } if !stop.is_empty() => {
-                        drop(reply.send(Err(PersistError::Closed)))
-                    }
-                    Request::Commit { reply, .. } if !stop.is_empty() => {
-                        drop(reply.send(Err(PersistError::Closed)))
-                    }
-                    Request::Create { table, reply } => group.push(Work::Create { table, reply }),
-                    Request::Commit { writes, reply } => {
-                        group.push(Work::Commit { writes, reply, next: Vec::new() })
-                    }
-                }
-            }
-            self.group(group).await;
-            if !stop.is_empty() {
-                requests.close();
-                // Bounded: the queue is closed, so at most QUEUE requests remain.
-                while let Ok(request) = requests.try_recv() {
-                    match request {
-                        Request::Create { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
-                        Request::Commit { reply, .. } => drop(reply.send(Err(PersistError::Closed))),
-                        Request::Stop { done } => stop.push(done),
-                    }
-                }
-                let _ = self.conn.close().await;
-                for done in stop {
-                    let _ = done.send(());
-                }
-                return;
-            }
-        }
-        let _ = self.conn.close().await;
-    }
+impl GroupWriter for Writer {
+    type Plan = Vec<(TableId, u64)>;
 
     /// Writes one group: checks, then one transaction, then the answers.
     async fn group(&mut self, group: Vec<Work>) {
@@ -449,7 +374,7 @@ impl Writer {
                 Work::Commit { writes, reply, .. } => match self.plan(&writes, &pending) {
                     Ok(next) => {
                         pending.extend(next.iter().copied());
-                        accepted.push(Work::Commit { writes, reply, next });
+                        accepted.push(Work::Commit { writes, reply, plan: next });
                     }
                     Err(e) => drop(reply.send(Err(e))),
                 },
@@ -470,6 +395,12 @@ impl Writer {
         }
     }
 
+    async fn close(self) {
+        let _ = self.conn.close().await;
+    }
+}
+
+impl Writer {
     /// Loads the next journal number of each of `tables` the database has.
     async fn learn(&mut self, tables: Vec<TableId>) -> Result<(), sqlx::Error> {
         let ids: Vec<i64> = tables.iter().filter_map(|t| i64::try_from(t.0).ok()).collect();
@@ -608,35 +539,14 @@ impl Writer {
         self.answer(results.into_iter(), created);
     }
 
-    /// Answers a committed group: `Ok` to the requests kept, their own error to the others.
+    /// Answers a committed group: `Ok` to the requests kept, their own error to the others;
+    /// the kept ones' next numbers are known from now on.
     fn answer(&mut self, group: impl Iterator<Item = (Work, Result<(), PersistError>)>, created: Vec<i64>) {
-        // The statistics are counted before any answer goes out: whoever reads them after their
-        // answer sees their request counted (the writer runs on a thread of its own).
-        let group: Vec<_> = group.collect();
-        let kept = group.iter().filter(|(_, r)| r.is_ok()).count() as u64;
-        self.stats.committed(kept);
-        let mut created = created.into_iter();
-        for (work, result) in group {
-            match (work, result) {
-                (work, Err(e)) => work.fail(e),
-                (Work::Create { reply, .. }, Ok(())) => {
-                    let id = created
-                        .next()
-                        .ok_or_else(|| {
-                            PersistError::Corrupt("a new table's number went missing in the writer".into())
-                        })
-                        .and_then(|id| Ok(TableId(to_u64(id, "table number")?)));
-                    if let Ok(id) = id {
-                        self.next.insert(id, 0);
-                    }
-                    let _ = reply.send(id);
-                }
-                (Work::Commit { reply, next, .. }, Ok(())) => {
-                    self.next.extend(next);
-                    let _ = reply.send(Ok(()));
-                }
-            }
-        }
+        let next = &mut self.next;
+        writer::answer(&self.stats, group.collect(), created, |kept| match kept {
+            Kept::Created(id) => drop(next.insert(id, 0)),
+            Kept::Committed(plan) => next.extend(plan),
+        });
     }
 }
 
