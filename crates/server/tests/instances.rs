@@ -125,6 +125,10 @@ impl TableStore for Instance {
         self.check()?;
         self.inner.orphans(limit).await
     }
+    async fn clear_orphan(&self, table: TableId) -> Result<(), PersistError> {
+        self.check()?;
+        self.inner.clear_orphan(table).await
+    }
 }
 
 /// An instance of the server on `url`, with leases of `lease_seconds`.

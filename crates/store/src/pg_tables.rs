@@ -341,6 +341,15 @@ impl TableStore for PgTables {
         Ok(())
     }
 
+    async fn clear_orphan(&self, table: TableId) -> Result<(), PersistError> {
+        let Ok(id) = i64::try_from(table.0) else { return Ok(()) };
+        sqlx::query("DELETE FROM server_leases WHERE table_id = $1 AND expires <= clock_timestamp()")
+            .bind(id)
+            .execute(&self.inner.pool)
+            .await?;
+        Ok(())
+    }
+
     async fn orphans(&self, limit: usize) -> Result<Vec<TableId>, PersistError> {
         let rows: Vec<(i64,)> = sqlx::query_as(
             "SELECT l.table_id FROM server_leases l JOIN server_tables t ON t.id = l.table_id \

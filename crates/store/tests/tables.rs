@@ -1173,7 +1173,8 @@ fn postgres_listener_says_missed_after_its_connection_is_cut() {
 }
 
 /// PostgreSQL: one holder at a time per table, renewed by its holder, taken over once expired
-/// or handed over; an expired lease of an unfinished table is an orphan; a released one is not.
+/// or handed over; an expired lease of an unfinished table is an orphan; a released one is not,
+/// nor a cleared one.
 #[test]
 fn postgres_leases_have_one_holder_until_they_expire() {
     let Some(place) = pg_place("postgres_leases_have_one_holder_until_they_expire") else { return };
@@ -1193,7 +1194,11 @@ fn postgres_leases_have_one_holder_until_they_expire() {
         assert!(!s.lease(t, "a", 30).await.unwrap(), "only its holder releases a lease");
         s.release(t, "b", true).await.unwrap();
         assert_eq!(s.orphans(10).await.unwrap(), vec![t], "handed over: an orphan at once");
+        s.clear_orphan(t).await.unwrap();
+        assert!(s.orphans(10).await.unwrap().is_empty(), "an expired lease is cleared without being taken");
         assert!(s.lease(t, "a", 30).await.unwrap());
+        s.clear_orphan(t).await.unwrap();
+        assert!(!s.lease(t, "b", 30).await.unwrap(), "a lease that has not expired stays");
         s.release(t, "a", false).await.unwrap();
         assert!(s.orphans(10).await.unwrap().is_empty());
         assert!(s.lease(u, "a", 0).await.unwrap());

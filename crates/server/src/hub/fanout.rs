@@ -215,9 +215,10 @@ impl<S: TableStore> Actor<S> {
     }
 
     /// Takes or renews the table's lease while there is something to run (bots, timers); gives
-    /// it up when there is nothing (no lease kept for nothing). Once, when the actor starts, it
-    /// is asked for whatever there is to run: a table left behind by a dead holder is taken
-    /// over (then given up if nothing is to run), so it is nobody's orphan any longer.
+    /// it up when there is nothing (no lease kept for nothing). Once, when the actor starts
+    /// with nothing to run, an expired lease is cleared (`clear_orphan`, one statement that
+    /// writes nothing when there is none), so a table left behind by a dead holder is nobody's
+    /// orphan any longer.
     pub(super) async fn renew_lease(&mut self) {
         let hub = Arc::clone(&self.hub);
         let wanted = !self.deadlines.is_empty() && !self.finished;
@@ -226,6 +227,13 @@ impl<S: TableStore> Actor<S> {
         follow.renew_at = now + hub.fanout.period();
         let first = !follow.asked;
         follow.asked = true;
+        if !wanted && first && follow.held_until.is_none() {
+            // Nothing to run: an expired lease (an orphan's) is cleared, without taking it.
+            if let Err(e) = hub.store.clear_orphan(self.id).await {
+                tracing::warn!("{}: an expired lease could not be cleared: {e}", self.id);
+            }
+            return;
+        }
         if !wanted && !first {
             if follow.held_until.take().is_some()
                 && let Err(e) = hub.store.release(self.id, &hub.fanout.holder, false).await
@@ -248,10 +256,6 @@ impl<S: TableStore> Actor<S> {
             Ok(false) => follow.held_until = None,
             // It lapses by itself if no renewal succeeds.
             Err(e) => tracing::warn!("{}: the lease could not be renewed: {e}", self.id),
-        }
-        if !wanted {
-            // Asked for once to clear an orphan: nothing to run, so given up at once.
-            follow.renew_at = now;
         }
     }
 
