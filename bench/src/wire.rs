@@ -231,6 +231,7 @@ mod tests {
             awaiting: vec![0],
             over,
             head: None,
+            timers: Vec::new(),
         }
     }
 
