@@ -12,8 +12,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use server::client::Client;
 use server::protocol::{
-    ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, SeatMode, ServerMessage, SetupSource,
-    TableOptions, Who, link, parse_link,
+    ClientMessage, CreateTable, CreatedTable, ErrorCode, SeatMode, ServerMessage, SetupSource, TableOptions,
+    Who, link, parse_link,
 };
 use server::systems::Hosted;
 use server::{Config, Running};
@@ -23,7 +23,7 @@ use table::fairness::canonical_json;
 use table::{SeatId, Viewer};
 
 mod sealedplay;
-use sealedplay::{Seen, commit, play};
+use sealedplay::{Seen, commit, create, play};
 
 fn config(db: &Path) -> Config {
     let mut c = Config::new(db.to_path_buf());
@@ -31,28 +31,6 @@ fn config(db: &Path) -> Config {
     c.limits.messages_per_second = 10_000;
     c.limits.burst = 10_000;
     c
-}
-
-/// A table of `example` with the seats in `bots` played by bots and those in `sealed` sealed.
-async fn create(
-    server: &Running,
-    system: &str,
-    example: &str,
-    bots: &[(&str, &str)],
-    sealed: &[&str],
-) -> CreatedTable {
-    let seats = bots.iter().map(|(n, b)| (n.to_string(), Controller::Bot { bot: b.to_string() })).collect();
-    let modes = sealed.iter().map(|n| (n.to_string(), SeatMode::Sealed)).collect();
-    server
-        .create_table(CreateTable {
-            system: system.into(),
-            setup: SetupSource::Example(example.into()),
-            seats,
-            options: TableOptions { modes, ..TableOptions::default() },
-            rules: Default::default(),
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
 }
 
 /// The game replayed from the server's journal.

@@ -14,11 +14,11 @@ use std::process::Command;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
-use server::protocol::{Controller, CreateTable, SeatMode, SetupSource, TableOptions, parse_link};
+use server::protocol::parse_link;
 use server::{Config, Running};
 
 mod sealedplay;
-use sealedplay::play;
+use sealedplay::{create, play};
 
 fn web_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("web")
@@ -234,18 +234,7 @@ async fn whole_game(game: &Game, seed: u64) -> Vec<String> {
     let Game { system, example, bots, sealed } = *game;
     let dir = tempfile::tempdir().unwrap();
     let server = server::start(config(&dir.path().join("server.db"))).await.unwrap();
-    let seats = bots.iter().map(|(n, b)| (n.to_string(), Controller::Bot { bot: b.to_string() })).collect();
-    let modes = sealed.iter().map(|n| (n.to_string(), SeatMode::Sealed)).collect();
-    let created = server
-        .create_table(CreateTable {
-            system: system.into(),
-            setup: SetupSource::Example(example.into()),
-            seats,
-            options: TableOptions { modes, ..TableOptions::default() },
-            rules: Default::default(),
-        })
-        .await
-        .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message));
+    let created = create(&server, system, example, bots, sealed).await;
     let mut links: Vec<String> = created
         .seats
         .iter()

@@ -10,8 +10,12 @@ use std::time::Duration;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
+use server::Running;
 use server::client::Client;
-use server::protocol::{ClientMessage, ErrorCode, SeatMode, ServerMessage, Who};
+use server::protocol::{
+    ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, SeatMode, ServerMessage, SetupSource,
+    TableOptions, Who,
+};
 use session::sealed::{Commitment, Nonce};
 
 /// How long one seat's whole game may take.
@@ -153,4 +157,26 @@ pub async fn play(link: String, seed: u64) -> Seen {
     assert!(result.is_ok(), "the game ends within {GAME_TIMEOUT:?}");
     client.close().await;
     seen
+}
+
+/// A table of `example` with the seats in `bots` played by bots and those in `sealed` sealed.
+pub async fn create(
+    server: &Running,
+    system: &str,
+    example: &str,
+    bots: &[(&str, &str)],
+    sealed: &[&str],
+) -> CreatedTable {
+    let seats = bots.iter().map(|(n, b)| (n.to_string(), Controller::Bot { bot: b.to_string() })).collect();
+    let modes = sealed.iter().map(|n| (n.to_string(), SeatMode::Sealed)).collect();
+    server
+        .create_table(CreateTable {
+            system: system.into(),
+            setup: SetupSource::Example(example.into()),
+            seats,
+            options: TableOptions { modes, ..TableOptions::default() },
+            rules: Default::default(),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
 }
