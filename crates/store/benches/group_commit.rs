@@ -97,7 +97,7 @@ fn group_commit(c: &mut Criterion) {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let store = rt.block_on(SqliteTables::open(&dir.path().join("bench.sqlite"))).expect("the store");
         let tables = rt.block_on(tables(&store, committers));
-        let (syncs, acknowledged) = (store.syncs(), store.acknowledged());
+        let (syncs, acknowledged) = (store.writer().syncs(), store.writer().acknowledged());
         group.bench_function(format!("group_commit/{committers}"), |b| {
             b.iter_custom(|iters| {
                 let store = store.clone();
@@ -110,7 +110,8 @@ fn group_commit(c: &mut Criterion) {
                 }))
             })
         });
-        let (syncs, acknowledged) = (store.syncs() - syncs, store.acknowledged() - acknowledged);
+        let (syncs, acknowledged) =
+            (store.writer().syncs() - syncs, store.writer().acknowledged() - acknowledged);
         eprintln!(
             "group_commit/{committers}: {acknowledged} commits in {syncs} transactions, {:.1} per transaction",
             acknowledged as f64 / syncs.max(1) as f64

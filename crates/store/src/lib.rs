@@ -22,6 +22,7 @@ mod sqlite_tables;
 mod table_document;
 pub mod tables;
 mod writer;
+pub use writer::Handle as WriterHandle;
 
 use std::future::Future;
 

@@ -111,28 +111,10 @@ impl SqliteTables {
         self.inner.pool.close().await;
     }
 
-    /// Stops the writer at once, as a crash would: requests in flight fail with
-    /// [`PersistError::WriterLost`] (their transaction, if not committed, is rolled back by
-    /// SQLite), later ones with [`PersistError::Closed`]. For tests of a caller's recovery.
-    pub fn abort(&self) {
-        self.inner.writer.abort();
-    }
-
-    /// How many transactions (each one sync) the writer has committed: with group commit,
-    /// fewer than the requests it acknowledged.
-    pub fn syncs(&self) -> u64 {
-        self.inner.writer.syncs()
-    }
-
-    /// How many requests (new tables and commits) the writer has acknowledged as durable.
-    pub fn acknowledged(&self) -> u64 {
-        self.inner.writer.acknowledged()
-    }
-
-    /// How many requests callers have sent and still wait for (queued, or in the group being
-    /// written): a gauge for metrics.
-    pub fn in_flight(&self) -> u64 {
-        self.inner.writer.in_flight()
+    /// Its writer's handle: the counters of what it committed, and `abort` for tests of a
+    /// caller's recovery.
+    pub fn writer(&self) -> &Handle {
+        &self.inner.writer
     }
 
     async fn send<T>(&self, make: impl FnOnce(Reply<T>) -> Request) -> Result<T, PersistError> {

@@ -206,9 +206,10 @@ pub(crate) fn answer<P>(
     }
 }
 
-/// A store's side of its writer: the queue to it, its task, its counters. Each store keeps
-/// one, shared by its clones.
-pub(crate) struct Handle {
+/// A table store's side of its writer: the queue to it, its task, its counters. Each store
+/// keeps one, shared by its clones, and shows it with `writer()` (`store::WriterHandle`) (the counters for metrics and
+/// benchmarks, `abort` for tests of a caller's recovery).
+pub struct Handle {
     queue: mpsc::Sender<Request>,
     writer: JoinHandle<()>,
     stats: Arc<Stats>,
@@ -250,23 +251,27 @@ impl Handle {
         }
     }
 
-    /// Stops the writer at once, as a crash would.
-    pub(crate) fn abort(&self) {
+    /// Stops the writer at once, as a crash would: requests in flight fail with
+    /// [`PersistError::WriterLost`] (a transaction not yet committed is rolled back by the
+    /// database), later ones with [`PersistError::Closed`]. For tests of a caller's recovery.
+    pub fn abort(&self) {
         self.writer.abort();
     }
 
-    /// Transactions committed.
-    pub(crate) fn syncs(&self) -> u64 {
+    /// Transactions (each one sync) committed: with group commit, fewer than the requests
+    /// acknowledged.
+    pub fn syncs(&self) -> u64 {
         self.stats.syncs.load(Ordering::Relaxed)
     }
 
-    /// Requests acknowledged as durable.
-    pub(crate) fn acknowledged(&self) -> u64 {
+    /// Requests (new tables and commits) acknowledged as durable.
+    pub fn acknowledged(&self) -> u64 {
         self.stats.acknowledged.load(Ordering::Relaxed)
     }
 
-    /// Requests sent and not yet answered.
-    pub(crate) fn in_flight(&self) -> u64 {
+    /// Requests callers have sent and still wait for (queued, or in the group being
+    /// written): a gauge for metrics.
+    pub fn in_flight(&self) -> u64 {
         self.stats.in_flight.load(Ordering::Relaxed)
     }
 }

@@ -32,10 +32,7 @@ fn runtime() -> tokio::runtime::Runtime {
 /// What the tests ask of a store beside [`TableStore`]: both backends have it.
 trait TestStore: TableStore + Clone {
     fn close(&self) -> impl Future<Output = ()> + Send;
-    fn abort(&self);
-    fn syncs(&self) -> u64;
-    fn acknowledged(&self) -> u64;
-    fn in_flight(&self) -> u64;
+    fn writer(&self) -> &store::WriterHandle;
 }
 
 macro_rules! test_store {
@@ -44,17 +41,8 @@ macro_rules! test_store {
             fn close(&self) -> impl Future<Output = ()> + Send {
                 <$t>::close(self)
             }
-            fn abort(&self) {
-                <$t>::abort(self)
-            }
-            fn syncs(&self) -> u64 {
-                <$t>::syncs(self)
-            }
-            fn acknowledged(&self) -> u64 {
-                <$t>::acknowledged(self)
-            }
-            fn in_flight(&self) -> u64 {
-                <$t>::in_flight(self)
+            fn writer(&self) -> &store::WriterHandle {
+                <$t>::writer(self)
             }
         }
     };
@@ -378,7 +366,7 @@ fn one_refused_request_in_a_group_fails_alone_and_the_group_shares_few_syncs<P: 
         for i in 0..N {
             tables.push(s.create_table(&new_table(i)).await.unwrap());
         }
-        let (syncs, acknowledged) = (s.syncs(), s.acknowledged());
+        let (syncs, acknowledged) = (s.writer().syncs(), s.writer().acknowledged());
         // Another connection holds the database's write lock, so the writer waits at its first
         // group's write while every commit is sent; then the rest make one group.
         let lock = place.lock_writes().await;
@@ -396,12 +384,12 @@ fn one_refused_request_in_a_group_fails_alone_and_the_group_shares_few_syncs<P: 
         // Bounded: 10 s. The writer (on its own thread) may answer refused requests of the
         // first batch it takes before it blocks; every good one waits.
         for _ in 0..10_000 {
-            if s.in_flight() >= N - N / 10 {
+            if s.writer().in_flight() >= N - N / 10 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
-        assert!(s.in_flight() >= N - N / 10, "every commit is sent");
+        assert!(s.writer().in_flight() >= N - N / 10, "every commit is sent");
         lock.release().await;
         let mut refused = 0;
         while let Some(done) = tasks.join_next().await {
@@ -416,10 +404,10 @@ fn one_refused_request_in_a_group_fails_alone_and_the_group_shares_few_syncs<P: 
             }
         }
         assert_eq!(refused, N / 10);
-        let syncs = s.syncs() - syncs;
-        assert_eq!(s.acknowledged() - acknowledged, N - N / 10);
+        let syncs = s.writer().syncs() - syncs;
+        assert_eq!(s.writer().acknowledged() - acknowledged, N - N / 10);
         assert!(syncs <= 3, "{N} concurrent commits took {syncs} transactions: no group formed");
-        assert_eq!(s.in_flight(), 0);
+        assert_eq!(s.writer().in_flight(), 0);
         s.close().await;
     });
 }
@@ -493,7 +481,7 @@ fn two_writers_racing_at_one_number_exactly_one_wins<P: Place>(place: P) {
                     });
                     // Bounded: 10 s for both to be sent, then a moment to reach the lock.
                     for _ in 0..10_000 {
-                        if a.in_flight() + b.in_flight() == 2 {
+                        if a.writer().in_flight() + b.writer().in_flight() == 2 {
                             break;
                         }
                         tokio::time::sleep(Duration::from_millis(1)).await;
@@ -654,8 +642,12 @@ fn two_thousand_tables_of_ten_entries_land_in_order<P: Place>(place: P) {
             assert_eq!(s.load(t).await.unwrap().journal, journal, "{t}");
         }
         let requests = TABLES * (ENTRIES + 1);
-        assert_eq!(s.acknowledged(), requests);
-        assert!(s.syncs() < requests / 10, "{requests} requests took {} transactions", s.syncs());
+        assert_eq!(s.writer().acknowledged(), requests);
+        assert!(
+            s.writer().syncs() < requests / 10,
+            "{requests} requests took {} transactions",
+            s.writer().syncs()
+        );
         s.close().await;
     });
 }
@@ -664,7 +656,7 @@ fn a_stopped_writer_fails_commits_instead_of_hanging<P: Place>(place: P) {
     runtime().block_on(async {
         let s = place.open().await;
         let t = s.create_table(&new_table(1)).await.unwrap();
-        s.abort();
+        s.writer().abort();
         let after = tokio::time::timeout(Duration::from_secs(10), s.commit(vec![journal(t, 0)])).await;
         assert!(
             matches!(after, Ok(Err(PersistError::Closed | PersistError::WriterLost))),
