@@ -119,6 +119,10 @@ impl Ruleset for IncitingIncident {
         state.forced(seat)
     }
 
+    fn is_gm_ruling(command: &Command) -> bool {
+        command.is_gm_ruling()
+    }
+
     /// How far the scene's [`Draws`](table::Draws) (its dice and initiative lots) has been drawn.
     fn draw_position(state: &Scene) -> u64 {
         state.draws.position()

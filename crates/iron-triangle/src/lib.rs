@@ -112,6 +112,10 @@ impl Ruleset for IronTriangle {
         state.forced(seat)
     }
 
+    fn is_gm_ruling(command: &Command) -> bool {
+        command.is_gm_ruling()
+    }
+
     fn quick_reference() -> String {
         reference::quick_reference()
     }

@@ -114,6 +114,15 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Whether this is a GM's ruling outside the choices of play: setting a character's
+    /// energy (§6: the GM may always correct energy). Never face down, never waited for, never
+    /// given by a bot ([`table::Ruleset::is_gm_ruling`]).
+    pub fn is_gm_ruling(&self) -> bool {
+        matches!(self, Command::AdjustEnergy { .. })
+    }
+}
+
 /// Everything that can happen in a conflict. Applying the log rebuilds the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "event")]

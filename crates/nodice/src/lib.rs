@@ -118,6 +118,10 @@ impl Ruleset for NoDice {
         prompt::forced(state, seat)
     }
 
+    fn is_gm_ruling(command: &Command) -> bool {
+        command.is_gm_ruling()
+    }
+
     fn quick_reference() -> String {
         reference::quick_reference()
     }

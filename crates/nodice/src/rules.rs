@@ -107,6 +107,15 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Whether this is a GM's ruling outside the choices of play: ending the Conflict, an
+    /// adjustment (Decision 35) or the Engagement's clusters (Decision 33). Never face down,
+    /// never waited for, never given by a bot ([`table::Ruleset::is_gm_ruling`]).
+    pub fn is_gm_ruling(&self) -> bool {
+        matches!(self, Command::EndConflict | Command::Adjust { .. } | Command::Engage { .. })
+    }
+}
+
 /// What a GM adjustment changes (Decision 35).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -139,10 +139,15 @@ fn who_of(key: &str) -> Option<Who> {
     }
 }
 
-fn viewer(who: Who) -> Viewer {
-    match who {
-        Who::Seat { seat } => Viewer::Seat(SeatId(seat)),
-        Who::Gm | Who::Spectator => Viewer::Spectator,
+/// Whose redaction `who` sees: a seat its own; the GM link what the rules' GM seat `gm` may
+/// see (the NPCs' sheets and face-down choices: the hidden information the GM may see, decided
+/// once by the ruleset's own redaction), or what is public when the rules have no GM seat; a
+/// spectator what is public.
+fn viewer(who: Who, gm: Option<u16>) -> Viewer {
+    match (who, gm) {
+        (Who::Seat { seat }, _) => Viewer::Seat(SeatId(seat)),
+        (Who::Gm, Some(gm)) => Viewer::Seat(SeatId(gm)),
+        (Who::Gm, None) | (Who::Spectator, _) => Viewer::Spectator,
     }
 }
 
@@ -813,13 +818,13 @@ impl<S: TableStore> Actor<S> {
         Ok(TableLog {
             ruleset: self.ruleset.clone(),
             you: who,
-            updates: self.game.updates_since(viewer(who), 0),
+            updates: self.game.updates_since(viewer(who, self.gm_seat()), 0),
             over: self.game.is_over(),
         })
     }
 
     fn change(&self, who: Who, since: u64) -> Change {
-        let v = viewer(who);
+        let v = viewer(who, self.gm_seat());
         let prompt = match who {
             Who::Seat { seat } => self.game.prompt(SeatId(seat)).ok().flatten(),
             _ => None,
@@ -872,7 +877,8 @@ impl<S: TableStore> Actor<S> {
     /// item of its log, each chained to the one before.
     fn fair_log(&self, token: &str) -> Result<String, Refusal> {
         let who = self.who_by_token(token).ok_or_else(|| self.unauthorized())?;
-        let entries = std::iter::once(self.fair_table.clone()).chain(self.game.updates_since(viewer(who), 0));
+        let entries = std::iter::once(self.fair_table.clone())
+            .chain(self.game.updates_since(viewer(who, self.gm_seat()), 0));
         session::fairlog::write(entries)
             .map(|(text, _)| text)
             .map_err(|e| Refusal::new(ErrorCode::Internal, format!("the log has no canonical form: {e}")))
@@ -965,7 +971,7 @@ impl<S: TableStore> Actor<S> {
             #[serde(skip_serializing_if = "Vec::is_empty")]
             timers: Vec<Timer>,
         }
-        let v = viewer(who);
+        let v = viewer(who, self.gm_seat());
         let updates = self.game.updates_raw(v, since);
         let view = self.game.view_raw(v).unwrap_or_else(|_| RawValue::NULL.to_owned());
         let prompt = match who {
@@ -987,23 +993,28 @@ impl<S: TableStore> Actor<S> {
         serde_json::to_string(&frame).unwrap_or_default()
     }
 
-    /// Sends every connection the log items it has not seen, with its view and prompt. Viewers
-    /// who see the same (the spectators and the GM link) share one frame.
+    /// Sends every connection the log items it has not seen, with its view and prompt. Links
+    /// that are asked nothing and see the same (the spectators; GM links) share one frame.
     fn broadcast(&mut self) {
         let seq = self.game.seq();
+        let gm = self.gm_seat();
         let mut made: Vec<((Viewer, u64), String)> = Vec::new();
         let mut frames = Vec::new();
         for (id, c) in &self.conns {
             if c.seq < seq {
-                let key = (viewer(c.who), c.seq);
-                let frame = match made.iter().find(|(k, _)| *k == key) {
-                    Some((_, f)) => f.clone(),
-                    None => {
-                        let f = self.update_frame(c.who, c.seq);
-                        if !matches!(c.who, Who::Seat { .. }) {
+                // A seat's frame carries its prompt, so it is never shared, not even with the
+                // GM link, which sees as the GM seat but is asked nothing.
+                let frame = if matches!(c.who, Who::Seat { .. }) {
+                    self.update_frame(c.who, c.seq)
+                } else {
+                    let key = (viewer(c.who, gm), c.seq);
+                    match made.iter().find(|(k, _)| *k == key) {
+                        Some((_, f)) => f.clone(),
+                        None => {
+                            let f = self.update_frame(c.who, c.seq);
                             made.push((key, f.clone()));
+                            f
                         }
-                        f
                     }
                 };
                 frames.push((*id, frame));
@@ -1083,6 +1094,25 @@ impl<S: TableStore> Actor<S> {
         self.game.seats().iter().find(|(_, s)| s.role == table::Role::Gm).map(|(id, _)| id.0)
     }
 
+    /// The GM seat a GM link's `command` is given for: only a GM's ruling outside the choices
+    /// of play ([`table::Ruleset::is_gm_ruling`]: an energy set, an adjustment, the end of the
+    /// scene). A decision the game waits for stays with the GM seat's own link or its bot.
+    fn gm_ruling(&self, command: &Value) -> Result<u16, (ErrorCode, String)> {
+        let Some(gm) = self.gm_seat() else {
+            return Err((ErrorCode::Forbidden, "these rules have no GM seat to give a ruling for".into()));
+        };
+        match self.game.is_gm_ruling(command) {
+            Ok(true) => Ok(gm),
+            Ok(false) => Err((
+                ErrorCode::Forbidden,
+                "the GM link gives only the GM's rulings (an adjustment, the end of the conflict); \
+                 the GM seat's own decisions are given from its link or by its bot"
+                    .into(),
+            )),
+            Err(e) => Err((ErrorCode::Refused, e.to_string())),
+        }
+    }
+
     async fn request(&mut self, conn: u64, message: ClientMessage, received: Instant) -> Result<(), String> {
         let Some(c) = self.conns.get(&conn) else { return Ok(()) };
         let (who, key) = (c.who, c.key.clone());
@@ -1116,6 +1146,10 @@ impl<S: TableStore> Actor<S> {
             (ClientMessage::Command { id, command }, Who::Seat { seat }) => {
                 Ok(Op::Submit { seat, command, id: Some(id), nonce: self.nonce() })
             }
+            (ClientMessage::Command { id, command }, Who::Gm) => match self.gm_ruling(&command) {
+                Ok(seat) => Ok(Op::Submit { seat, command, id: Some(id), nonce: self.nonce() }),
+                Err(refusal) => Err((Some(id), refusal)),
+            },
             (ClientMessage::Seal { id, commitment }, Who::Seat { seat }) => {
                 Ok(Op::Seal { seat, commitment, id: Some(id) })
             }
@@ -1159,7 +1193,10 @@ impl<S: TableStore> Actor<S> {
                 | ClientMessage::Reveal { .. }
                 | ClientMessage::ClientSeed { .. }),
                 _,
-            ) => Err((m.id().map(str::to_owned), forbidden("only a seat's link gives commands"))),
+            ) => Err((
+                m.id().map(str::to_owned),
+                forbidden("only a seat's link gives commands (the GM link: the GM's rulings alone)"),
+            )),
             (m @ ClientMessage::Manage { .. }, _) => {
                 Err((m.id().map(str::to_owned), forbidden("only the GM link manages the table")))
             }

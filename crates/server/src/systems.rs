@@ -679,6 +679,9 @@ where
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
         AnySession::submit(&mut self.session, seat, command)
     }
+    fn is_gm_ruling(&self, command: &Value) -> Result<bool, AnyError> {
+        AnySession::is_gm_ruling(&self.session, command)
+    }
     fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError> {
         AnySession::force(&mut self.session, seat, by)
     }

@@ -679,3 +679,91 @@ async fn a_client_reconnecting_after_a_restart_gets_exactly_what_it_missed() {
     let log = game.updates_since(Viewer::Seat(SeatId(0)), 0);
     assert_eq!(seen.items.values().cloned().collect::<Vec<_>>(), log, "nothing missed, nothing twice");
 }
+
+/// The GM screen (protocol.md, "Links"): the GM link sees what the rules' GM seat may see —
+/// the NPC's face-down stance before the reveal, which the spectators see blanked — and gives
+/// the GM's rulings on that seat's behalf, nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gm_link_sees_what_the_gm_seat_may_and_gives_only_the_gms_rulings() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let created = create(&server, "iron-triangle", "duel", &[("gm", "greedy")]).await;
+    let mut gm = Client::join(&created.gm, 0).await.unwrap();
+    let mut watcher = Client::join(&created.spectator, 0).await.unwrap();
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let (you, first) = welcome(&mut gm).await;
+    assert_eq!(you, Who::Gm);
+    welcome(&mut watcher).await;
+    let (_, ada_now) = welcome(&mut ada).await;
+    assert!(ada_now.prompt.is_some(), "Ada is asked for her stance");
+
+    // The bot (the GM seat, seat 1) commits its stance face down as soon as it is asked.
+    let mut change = first;
+    let mut seen = change.updates.clone();
+    let waited = tokio::time::timeout(Duration::from_secs(10), async {
+        while change.awaiting != [0] {
+            if let ServerMessage::Update { change: c } = next(&mut gm).await {
+                seen.extend(c.updates.iter().cloned());
+                change = c;
+            }
+        }
+        (change, seen)
+    })
+    .await;
+    let (change, seen) = waited.expect("the bot committed its stance");
+    assert!(change.prompt.is_none(), "the GM link is asked nothing");
+    assert_eq!(change.view["viewer"], json!({"kind": "seat", "seat": 1}), "{}", change.view);
+    let game = replay(&db, &created.table).await;
+    let as_gm_seat = game.updates_since(Viewer::Seat(SeatId(1)), 0);
+    let public = game.updates_since(Viewer::Spectator, 0);
+    assert_eq!(seen, as_gm_seat, "the GM link gets the GM seat's redaction of every item");
+    assert!(
+        seen.iter().zip(&public).any(|(g, p)| g != p),
+        "the GM link sees the NPC's face-down stance, which the spectators do not: {seen:?}"
+    );
+    // Ada's own face-down choice stays hidden from the GM link: she commits, the GM link's
+    // next item is the public one.
+    let stance = ada_now.prompt.unwrap()["choices"][0]["command"].clone();
+    ada.send(&ClientMessage::Command { id: "s".into(), command: stance }).await.unwrap();
+
+    // A ruling: the GM corrects Ada's energy from the GM screen, logged for everyone.
+    let ruling = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 1, "grapple": 1, "attack": 1}, "reason": "a fall"}});
+    gm.send(&ClientMessage::Command { id: "r".into(), command: ruling }).await.unwrap();
+    let acked = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match next(&mut gm).await {
+                ServerMessage::Ack { id, .. } if id == "r" => return,
+                ServerMessage::Error { message, .. } => panic!("the ruling was refused: {message}"),
+                _ => continue,
+            }
+        }
+    })
+    .await;
+    assert!(acked.is_ok(), "the GM link's ruling is applied");
+    let game = replay(&db, &created.table).await;
+    let narrated = serde_json::to_string(&game.updates_since(Viewer::Spectator, 0)).unwrap();
+    assert!(narrated.contains("a fall"), "the ruling is public: {narrated}");
+    let gm_log = game.updates_since(Viewer::Seat(SeatId(1)), 0);
+    let ada_log = game.updates_since(Viewer::Seat(SeatId(0)), 0);
+    let public = game.updates_since(Viewer::Spectator, 0);
+    for (i, mine) in ada_log.iter().enumerate() {
+        if *mine != public[i] {
+            assert_ne!(gm_log[i], *mine, "Ada's face-down item {} is hidden from the GM link", i + 1);
+        }
+    }
+
+    // Not a ruling: a decision of play stays with the GM seat's link or its bot.
+    let decision = json!({"commit_stance": {"stance": {"type": "defend", "amount": 0}}});
+    gm.send(&ClientMessage::Command { id: "d".into(), command: decision }).await.unwrap();
+    let m = expect_error(&mut gm, ErrorCode::Forbidden).await;
+    assert!(m.contains("rulings"), "{m}");
+    // Not a command of these rules at all: named as such.
+    gm.send(&ClientMessage::Command { id: "x".into(), command: json!({"adjust": {}}) }).await.unwrap();
+    let m = expect_error(&mut gm, ErrorCode::Refused).await;
+    assert!(m.contains("iron-triangle"), "{m}");
+    // The spectators only watch.
+    let ruling = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 2, "grapple": 2, "attack": 2}, "reason": "x"}});
+    watcher.send(&ClientMessage::Command { id: "w".into(), command: ruling }).await.unwrap();
+    expect_error(&mut watcher, ErrorCode::Forbidden).await;
+}

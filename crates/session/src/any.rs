@@ -44,6 +44,9 @@ pub trait AnySession: Send {
     fn seats(&self) -> &Seats;
     /// [`Session::submit`] of a command given as the ruleset's JSON.
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError>;
+    /// Whether `command` (the ruleset's JSON) is a GM's ruling outside the choices of play
+    /// ([`Ruleset::is_gm_ruling`]): what a GM screen may give on the GM seat's behalf.
+    fn is_gm_ruling(&self, command: &Value) -> Result<bool, AnyError>;
     /// [`Session::force`].
     fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError>;
     /// [`Session::take_back`].
@@ -145,6 +148,10 @@ where
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
         let command = typed::<R>(command)?;
         Session::submit(self, seat, &command).map_err(refused)
+    }
+
+    fn is_gm_ruling(&self, command: &Value) -> Result<bool, AnyError> {
+        typed::<R>(command).map(|c| R::is_gm_ruling(&c))
     }
 
     fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError> {

@@ -160,6 +160,17 @@ pub trait Ruleset {
         None
     }
 
+    /// Whether `command` is a GM's ruling outside the choices of play: a public correction or
+    /// call the rules let the GM seat make at any moment (set an energy, adjust chips, end the
+    /// scene), never face down and never waited for. The GM's screen gives these on the GM
+    /// seat's behalf; bots never give them.
+    ///
+    /// The default has none: a ruleset overrides it.
+    fn is_gm_ruling(command: &Self::Command) -> bool {
+        let _ = command;
+        false
+    }
+
     /// A quick reference for players: the system's steps in brief and a legend of every symbol
     /// its narration and prompts use. Every shell shows it on request (`?` at a terminal prompt,
     /// the `rules` subcommand, the browser's help).
