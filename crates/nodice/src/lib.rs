@@ -53,7 +53,7 @@ pub use hand::{ActorId, Play, Showdown, Strike, Targets};
 pub use rules::{Adjustment, Command, Event, RuleError};
 pub use stakes::{Stakes, StakesFormula};
 pub use trine::{Aspect, Attribute, Dominance, attribute_dominance, trine_dominance};
-pub use view::ConflictView;
+pub use view::{ConflictView, Spreading};
 
 use table::{ReplayError, Ruleset, Saved, SeatId, Table, Viewer};
 

@@ -13,6 +13,7 @@ use table::{Face, Role, SeatId, SideId, Viewer};
 
 use crate::actor::Kind;
 use crate::conflict::{ActionCard, Actor, AspectCard, Conflict, Ending, Phase, Status};
+use crate::trine::{Aspect, Attribute};
 use crate::hand::{ActorId, Showdown, Targets};
 use crate::rules::Event;
 
@@ -94,6 +95,23 @@ pub struct ConflictView {
     pub waiting_for: String,
     /// How it ended.
     pub ending: Option<Ending>,
+    /// The damage being spread now (Step 4, Apply Damage; public), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spreading: Option<Spreading>,
+}
+
+/// A damage spread the game waits for (Step 4, Apply Damage): who places how much damage over
+/// which Attributes — what a damage-split chooser labels its three fields with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spreading {
+    /// The damaged Actor.
+    pub actor: ActorId,
+    /// The struck Aspect.
+    pub aspect: Aspect,
+    /// Its three Attributes, in serial order: the order of a spread's numbers.
+    pub attributes: [Attribute; 3],
+    /// The damage to place (after the partial-Aspect reduction).
+    pub damage: u16,
 }
 
 fn owns(viewer: Viewer, actor: &Actor) -> bool {
@@ -159,6 +177,12 @@ impl Conflict {
             next_strike: self.next_strike,
             waiting_for: self.waiting_for(),
             ending: self.ending,
+            spreading: self.spreading().map(|(actor, aspect, damage)| Spreading {
+                actor,
+                aspect,
+                attributes: aspect.attributes(),
+                damage,
+            }),
         }
     }
 

@@ -71,6 +71,20 @@ fn prompt_commit_action_is_private_and_spread_is_public() {
     assert_eq!(p.question, "Kara: spread 3 Spirit damage over WIL PRE INT");
     assert!(p.choices.iter().any(|c| c.label == "INT −3"));
     check_prompts(&t);
+    // The view says the same to every viewer, so a page labels the spread's three numbers
+    // from it rather than from the question's words.
+    for viewer in [table::Viewer::Seat(SeatId(0)), table::Viewer::Seat(SeatId(1)), table::Viewer::Spectator] {
+        let v = NoDice::view(t.state(), viewer);
+        assert_eq!(
+            v.spreading,
+            Some(Spreading {
+                actor: ActorId(0),
+                aspect: Aspect::Spirit,
+                attributes: [Attribute::Wil, Attribute::Pre, Attribute::Int],
+                damage: 3,
+            })
+        );
+    }
 }
 
 #[test]

@@ -175,8 +175,8 @@ test('No Dice: every ante, bid and damage split is reachable through its picker'
   assertEveryChoiceReachable(choicesOf(fixture('nodice-gm-welcome.json'), 'commit_aspect'), nd.aspectFields(name));
   assertEveryChoiceReachable(choicesOf(fixture('nodice-bid.json'), 'commit_action'), nd.actionFields());
   const spread = fixture('nodice-spread.json');
-  const names = nd.spreadAttributes(spread.prompt.question);
-  assert.ok(names && names.length === 3, `the question names three Attributes: ${spread.prompt.question}`);
+  const names = nd.spreadAttributes(spread.view);
+  assert.deepEqual(names, ['REA', 'KNO', 'QUI'], 'the view names the struck Aspect\'s three Attributes');
   assertEveryChoiceReachable(choicesOf(spread, 'spread_damage'), nd.spreadFields(names));
 });
 

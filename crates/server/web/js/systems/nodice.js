@@ -183,14 +183,16 @@ export function actionFields() {
 }
 
 /**
- * The names of the three Attributes a damage spread goes over, read from the prompt's question
- * ("… over REA KNO QUI"); null when it does not say.
- * @param {string} question
+ * The abbreviations of the three Attributes a damage spread goes over, in the order of the
+ * spread's numbers: the view's `spreading` (the rules say which); null when it has none.
+ * @param {any} view
  * @returns {string[] | null}
  */
-export function spreadAttributes(question) {
-  const m = /over ([A-Z]{3}) ([A-Z]{3}) ([A-Z]{3})/.exec(String(question));
-  return m ? [m[1], m[2], m[3]] : null;
+export function spreadAttributes(view) {
+  const keys = view?.spreading?.attributes;
+  if (!Array.isArray(keys) || keys.length !== 3) return null;
+  const names = keys.map((/** @type {string} */ k) => attribute(k)?.abbrev ?? null);
+  return names.every((n) => n !== null) ? /** @type {string[]} */ (names) : null;
 }
 
 /**
@@ -457,7 +459,7 @@ export function renderPrompt(prompt, view, ctx) {
   const actions = take('commit_action');
   if (actions.length) blocks.push(pickerElement(actions, actionFields(), ctx, { className: 'bid-picker', confirm: (c) => `Play face down: ${c.label}` }));
   const spreads = take('spread_damage');
-  if (spreads.length) blocks.push(pickerElement(spreads, spreadFields(spreadAttributes(prompt.question)), ctx, { className: 'spread-picker', confirm: (c) => `Take the damage: ${c.label}` }));
+  if (spreads.length) blocks.push(pickerElement(spreads, spreadFields(spreadAttributes(view ?? memory.view)), ctx, { className: 'spread-picker', confirm: (c) => `Take the damage: ${c.label}` }));
   const withdraw = take('withdraw');
   if (rest.length) blocks.push(choiceButtons(rest, ctx));
   if (withdraw.length) blocks.push(choiceButtons(withdraw, ctx, { kind: () => 'danger' }));
