@@ -13,9 +13,9 @@ use table::{Face, Role, SeatId, SideId, Viewer};
 
 use crate::actor::Kind;
 use crate::conflict::{ActionCard, Actor, AspectCard, Conflict, Ending, Phase, Status};
-use crate::trine::{Aspect, Attribute};
 use crate::hand::{ActorId, Showdown, Targets};
 use crate::rules::Event;
+use crate::trine::{Aspect, Attribute};
 
 /// An Actor as one viewer sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -358,8 +358,10 @@ impl<S: TableStore> Hub<S> {
         // docs/fairness.md §4: a fresh secret server seed keys the table's draws; it is kept in
         // the journal (the server's own store) as its entry 0, and only its commitment is shown.
         let seed = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
-        let entry = serde_json::to_string(&Op::Verifiable { server_seed: seed.reveal() }).unwrap_or_default();
-        let journal = match game.use_verifiable(seed) {
+        let rotation = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
+        let op = Op::Verifiable { server_seed: seed.reveal(), rotation_key: Some(rotation.reveal()) };
+        let entry = serde_json::to_string(&op).unwrap_or_default();
+        let journal = match game.use_verifiable(seed).and_then(|_| game.rotate_with(rotation)) {
             Ok(_) => {
                 self.store.commit(vec![Write::Journal { table: id, n: 0, entry }]).await.map_err(|e| {
                     tracing::error!("keeping the server seed of {id}: {e}");
@@ -446,11 +448,18 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
         Op::Undo { by, .. } => game.undo(SeatId(*by)).map(|()| None),
         Op::Seal { seat, commitment, .. } => game.seal(SeatId(*seat), commitment).map(|()| None),
         Op::Reveal { seat, command, nonce, .. } => game.reveal(SeatId(*seat), command, nonce),
-        Op::Verifiable { server_seed } => {
+        Op::Verifiable { server_seed, rotation_key } => {
             let seed: ServerSeed = server_seed
                 .parse()
                 .map_err(|e: FairnessError| AnyError::Refused(format!("server seed: {e}")))?;
-            game.use_verifiable(seed).map(|_| None)
+            game.use_verifiable(seed)?;
+            if let Some(key) = rotation_key {
+                let key: ServerSeed = key
+                    .parse()
+                    .map_err(|e: FairnessError| AnyError::Refused(format!("rotation key: {e}")))?;
+                game.rotate_with(key)?;
+            }
+            Ok(None)
         }
         Op::ClientSeed { seat, seed, .. } => game.add_client_seed(SeatId(*seat), seed).map(|()| None),
     }

@@ -87,6 +87,11 @@ pub enum Op {
     Verifiable {
         /// The server seed.
         server_seed: String,
+        /// The secret the seeds after each end of the game are derived from (a rotation,
+        /// docs/fairness.md §4), 64 hex digits; never revealed. Absent in tables created
+        /// before rotations, whose seed is revealed once.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rotation_key: Option<String>,
     },
     /// A seat gave a client seed (docs/fairness.md §4), in effect from the next mix.
     ClientSeed {

@@ -754,6 +754,9 @@ where
     ) -> Result<table::fairness::Commitment, AnyError> {
         AnySession::use_verifiable(&mut self.session, server_seed)
     }
+    fn rotate_with(&mut self, key: table::fairness::ServerSeed) -> Result<(), AnyError> {
+        AnySession::rotate_with(&mut self.session, key)
+    }
     fn server_seed_commitment(&self) -> Option<table::fairness::Commitment> {
         AnySession::server_seed_commitment(&self.session)
     }

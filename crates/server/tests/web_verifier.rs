@@ -80,6 +80,10 @@ async fn the_browser_verifier_checks_logs_this_server_just_wrote() {
         for (j, log) in logs.into_iter().enumerate() {
             let report = session::fairlog::verify(&log).unwrap_or_else(|e| panic!("{}: {e}", game.system));
             assert!(report.seed_revealed && report.mixes > 0, "{}: {report}", game.system);
+            if game.system == "inciting-incident" {
+                let rotations = log.matches("\"next\":").count();
+                assert!(rotations >= 1, "the end rotated the seed: {log}");
+            }
             std::fs::write(dir.path().join(format!("{}-{j}.jsonl", game.system)), &log).unwrap();
             all.push((format!("{}-{j}", game.system), log));
         }
@@ -246,6 +250,9 @@ async fn whole_game(game: &Game, seed: u64) -> Vec<String> {
     for t in tasks {
         t.await.unwrap();
     }
+    if system == "inciting-incident" {
+        rest_scene(&created.gm).await;
+    }
     links.push(created.spectator.clone());
     let mut logs = Vec::new();
     for link in &links {
@@ -254,6 +261,28 @@ async fn whole_game(game: &Game, seed: u64) -> Vec<String> {
     }
     server.shutdown().await.unwrap();
     logs
+}
+
+/// The GM holds a Rest Scene from the GM link once the scene is over (a ruling on the GM
+/// seat's behalf): its rolls come after the end, keyed by the seed the end's reveal rotated to
+/// (docs/fairness.md §4), so both verifiers replay a rotation.
+async fn rest_scene(gm_link: &str) {
+    use server::protocol::{ClientMessage, ServerMessage};
+    let mut gm = server::client::Client::join(gm_link, 0).await.unwrap();
+    let over = match gm.next().await.unwrap() {
+        ServerMessage::Welcome { change, .. } => change.over,
+        other => panic!("expected a welcome, got {other:?}"),
+    };
+    assert!(over, "the scene is over before its Rest Scene");
+    let command = serde_json::json!({"rest_scene": {"full_day": false}});
+    gm.send(&ClientMessage::Command { id: "rest".into(), command }).await.unwrap();
+    loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), gm.next()).await.unwrap().unwrap() {
+            ServerMessage::Ack { id, .. } if id == "rest" => return,
+            ServerMessage::Error { message, .. } => panic!("the Rest Scene was refused: {message}"),
+            _ => continue,
+        }
+    }
 }
 
 /// `GET /api/tables/{table}/log?format=fair` with `token`, as the page fetches it.

@@ -97,6 +97,8 @@ pub trait AnySession: Send {
     /// Makes the draws verifiable, keyed by `server_seed` (before the first command);
     /// gives back its commitment to publish ([`Session::use_verifiable`]).
     fn use_verifiable(&mut self, server_seed: ServerSeed) -> Result<Commitment, AnyError>;
+    /// [`Session::rotate_with`]: the seeds after each end of the game come from `key`.
+    fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError>;
     /// The published commitment of the server seed, when the draws are verifiable.
     fn server_seed_commitment(&self) -> Option<Commitment>;
     /// `seat` gives a client seed, 64 lowercase hex digits ([`Session::add_client_seed`]).
@@ -257,6 +259,10 @@ where
 
     fn use_verifiable(&mut self, server_seed: ServerSeed) -> Result<Commitment, AnyError> {
         Session::use_verifiable(self, server_seed).map_err(refused)
+    }
+
+    fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError> {
+        Session::rotate_with(self, key).map_err(refused)
     }
 
     fn server_seed_commitment(&self) -> Option<Commitment> {

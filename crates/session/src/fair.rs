@@ -1,7 +1,8 @@
 //! Verifiable draws in a session (docs/fairness.md §4–§7): the session makes a table's draw
 //! source verifiable before its first draw, mixes every revealed sealed round into it before
 //! the rules act on the round's commands, takes the seats' client seeds, logs every draw the
-//! rules make, and reveals the server seed when the game is over.
+//! rules make, and reveals the server seed when the game is over — rotating it to the next
+//! when the session has a rotation key, so play may go on.
 //!
 //! Each change to the source is recorded with the index of the entry it came before, so a
 //! rebuild (after an undo) makes it again at the same point; every viewer's log shows it
@@ -28,6 +29,22 @@ pub enum Step {
         /// Each seat's nonce of the round, or none.
         round_nonces: Vec<Option<Nonce>>,
     },
+    /// The server seed was revealed and the draws go on with `next` (a rotation).
+    Rotate {
+        /// The seed the draws go on with.
+        next: ServerSeed,
+    },
+}
+
+/// Where a session's seeds after a rotation come from (docs/fairness.md §4).
+#[derive(Debug, Clone)]
+pub(crate) struct Rotation {
+    /// The secret the seeds are derived from ([`ServerSeed::derive`]).
+    key: ServerSeed,
+    /// How many rotations were made.
+    made: u64,
+    /// The draw position when the seed in use came in.
+    from: u64,
 }
 
 /// Makes `step` again on `table`'s draw source (a rebuild).
@@ -55,6 +72,23 @@ impl<R: Ruleset> Session<R> {
         }
         self.commitment = Some(commitment);
         Ok(commitment)
+    }
+
+    /// Rotates the server seed instead of leaving play without one (docs/fairness.md §4): once
+    /// the game is over, the seed in use is revealed and at once replaced by the next one
+    /// derived from the secret `key` ([`ServerSeed::derive`]), whose commitment comes in the
+    /// same log item — so draws after the end (a Rest Scene) are keyed by a seed nobody has
+    /// seen, and are checked once it is revealed in turn, at the next end. Only with verifiable
+    /// draws, before the first command; the caller keeps `key` to give it again on a replay.
+    pub fn rotate_with(&mut self, key: ServerSeed) -> Result<(), SessionError<R::Error>> {
+        if self.commitment.is_none() {
+            return Err(FairnessError::NotVerifiable.into());
+        }
+        if !self.entries.is_empty() || self.rotation.is_some() {
+            return Err(SessionError::DrawsStarted);
+        }
+        self.rotation = Some(Rotation { key, made: 0, from: 0 });
+        Ok(())
     }
 
     /// The commitment of the server seed the draws are keyed by, when they are verifiable.
@@ -113,18 +147,48 @@ impl<R: Ruleset> Session<R> {
         }
     }
 
-    /// Once the game is over, reveals the server seed in every log (once).
+    /// Once the game is over, reveals the server seed in use in every log: once, or with a
+    /// rotation key after every end that followed draws under it, committing the next seed in
+    /// the same item and going on with it.
     pub(crate) fn reveal_seed_if_over(&mut self) {
-        let Some(commitment) = self.commitment else { return };
-        if self.seed_revealed || !self.table.is_over() {
+        if self.commitment.is_none() || self.seed_revealed || !self.table.is_over() {
+            return;
+        }
+        let position = R::draw_position(self.table.state());
+        if let Some(r) = &self.rotation
+            && r.made > 0
+            && position == r.from
+        {
+            // A rotated seed that keyed no draw stays secret until it does.
             return;
         }
         let Some(draws) = self.table.draws_mut() else { return };
         let Some(v) = draws.source().verifiable() else { return };
-        let revealed = v.server_seed().reveal();
-        self.seed_revealed = true;
+        let (revealed, commitment) = (v.server_seed().reveal(), v.server_seed().commitment().to_string());
+        let next = match self.rotation.as_mut() {
+            None => {
+                self.seed_revealed = true;
+                None
+            }
+            Some(r) => {
+                r.made += 1;
+                r.from = position;
+                let step = Step::Rotate { next: r.key.derive(r.made) };
+                if redo_on(draws, &step).is_err() {
+                    return;
+                }
+                let Step::Rotate { next } = &step else { return };
+                let shown = next.commitment().to_string();
+                self.fair.push((self.entries.len(), step));
+                Some(shown)
+            }
+        };
         for log in &mut self.logs {
-            log.push(Item::ServerSeed { revealed: revealed.clone(), commitment: commitment.to_string() });
+            log.push(Item::ServerSeed {
+                revealed: revealed.clone(),
+                commitment: commitment.clone(),
+                next: next.clone(),
+            });
         }
     }
 }
@@ -133,5 +197,6 @@ fn redo_on(draws: &mut Draws, step: &Step) -> Result<(), FairnessError> {
     match step {
         Step::ClientSeed { seat, seed } => draws.add_client_seed(*seat, *seed),
         Step::Mix { round_nonces } => draws.mix(round_nonces),
+        Step::Rotate { next } => draws.rotate_server_seed(*next).map(|_| ()),
     }
 }

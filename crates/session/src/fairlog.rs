@@ -80,7 +80,8 @@ pub struct Report {
     pub draws: u64,
     /// How many draws were made before the first mix (the host could foresee them, §8).
     pub before_first_mix: u64,
-    /// Whether the server seed was revealed, so every draw was re-derived.
+    /// Whether the server seed of every draw was revealed (the table's, and after a rotation
+    /// the next), so every draw was re-derived.
     pub seed_revealed: bool,
     /// How many commitments were checked against their reveals.
     pub reveals_checked: u64,
@@ -106,7 +107,7 @@ impl std::fmt::Display for Report {
         if !self.seed_revealed {
             write!(
                 f,
-                "; the server seed is not revealed yet: the draws' counters are checked, not their values"
+                "; a server seed is not revealed yet: its draws' counters are checked, not their values"
             )?;
         }
         Ok(())
@@ -226,24 +227,36 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 .map_err(|e: table::fairness::FairnessError| bad(1, e.to_string()))?,
         ),
     };
-    // The revealed seed, checked against the commitment, keys the replay of the draws.
-    let mut seed = None;
+    // The revealed seeds, each checked against the commitment in force when it is revealed
+    // (the table's, then each rotation's `next`), key the replay of the draws.
+    let mut seeds = Vec::new();
+    let mut in_force = commitment;
     for (i, e) in entries.iter().enumerate() {
         let n = i as u64 + 1;
         if e.get("kind").and_then(Value::as_str) == Some("server_seed") {
-            let Some(c) = &commitment else {
-                return Err(bad(n, "a server seed at a table that committed none"));
+            let Some(c) = in_force else {
+                return Err(bad(
+                    n,
+                    if commitment.is_none() {
+                        "a server seed at a table that committed none"
+                    } else {
+                        "a server seed after the last one was revealed with no next seed committed"
+                    },
+                ));
             };
             if text(e, "commitment", n)? != c.to_string() {
-                return Err(bad(n, "the commitment named is not the table's"));
+                return Err(bad(
+                    n,
+                    "the commitment named is not the one in force (the table's, or the last rotation's next)",
+                ));
             }
-            let s = ServerSeed::from_revealed(text(e, "revealed", n)?, c)
+            let s = ServerSeed::from_revealed(text(e, "revealed", n)?, &c)
                 .map_err(|err| bad(n, err.to_string()))?;
-            seed = Some(s);
-            break;
+            seeds.push(s);
+            in_force = next_commitment(e, n)?;
         }
     }
-    let mut v = seed.map(|s| Verifiable::new(s, seats16));
+    let mut v = seeds.first().map(|s| Verifiable::new(*s, seats16));
     let mut report = Report {
         entries: entries.len() as u64,
         head: previous.to_string(),
@@ -259,6 +272,7 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
     // mixed, opened by a later `opened` (docs/fairness.md §3).
     let mut carried: Vec<(u64, Commitment)> = Vec::new();
     let mut revealed_seed = false;
+    let mut epoch = 0;
     for (i, e) in entries.iter().enumerate().skip(1) {
         let n = i as u64 + 1;
         if number(e, "seq", n)? != i as u64 {
@@ -373,7 +387,10 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
             }
             "draw" => {
                 if revealed_seed {
-                    return Err(bad(n, "a draw after the server seed was revealed"));
+                    return Err(bad(
+                        n,
+                        "a draw after the server seed was revealed with no next seed committed",
+                    ));
                 }
                 let draw: DrawRecord = serde_json::from_value(field(e, "draw", n)?.clone())
                     .map_err(|err| bad(n, format!("draw: {err}")))?;
@@ -389,15 +406,30 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                         format!("draw after {} mixes, but {} are logged", draw.mixes, report.mixes),
                     ));
                 }
-                if let Some(v) = &v {
-                    v.check(&draw).map_err(|err| bad(n, err.to_string()))?;
+                match &v {
+                    Some(v) => v.check(&draw).map_err(|err| bad(n, err.to_string()))?,
+                    // Keyed by a seed not revealed (yet): counted, not checked.
+                    None => report.seed_revealed = false,
                 }
                 if draw.mixes == 0 {
                     report.before_first_mix += 1;
                 }
                 report.draws += 1;
             }
-            "server_seed" => revealed_seed = true,
+            "server_seed" => {
+                // A rotation: the draws go on with the next seed, checked if it was revealed
+                // later in the log (the state of the draws carries on).
+                epoch += 1;
+                match (next_commitment(e, n)?, seeds.get(epoch)) {
+                    (None, _) => revealed_seed = true,
+                    (Some(_), Some(next)) => {
+                        if let Some(v) = &mut v {
+                            v.rotate(*next);
+                        }
+                    }
+                    (Some(_), None) => v = None,
+                }
+            }
             "event" | "took_back" | "forced" | "undone" => {}
             other => return Err(bad(n, format!("an entry of unknown kind {other:?}"))),
         }
@@ -406,4 +438,17 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
         r.close()?;
     }
     Ok(report)
+}
+
+/// The `next` commitment of a `server_seed` entry (a rotation), if it has one.
+fn next_commitment(e: &Value, n: u64) -> Result<Option<Commitment>, VerifyError> {
+    match e.get("next") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_str()
+            .ok_or_else(|| bad(n, "`next` is not a string"))?
+            .parse()
+            .map(Some)
+            .map_err(|err: table::fairness::FairnessError| bad(n, format!("next: {err}"))),
+    }
 }

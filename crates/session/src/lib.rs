@@ -190,13 +190,18 @@ pub enum Item<E> {
         /// The draw: counter, range size, outcome, retries and mixes.
         draw: table::fairness::DrawRecord,
     },
-    /// The game is over and the server seed is revealed (docs/fairness.md §4), to be checked
-    /// against its published commitment; with it every draw can be re-derived.
+    /// The game is over and the server seed in use is revealed (docs/fairness.md §4), to be
+    /// checked against its published commitment; with it every draw it keyed can be
+    /// re-derived. When play may go on, the next seed's commitment comes with it (a
+    /// *rotation*): the draws after this item are keyed by that seed.
     ServerSeed {
         /// The server seed, 64 lowercase hex digits.
         revealed: String,
-        /// Its commitment, as published when the table opened.
+        /// Its commitment, as published when it came into use (the table's, for the first).
         commitment: String,
+        /// The commitment of the seed the draws go on with, if play may go on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next: Option<String>,
     },
 }
 
@@ -347,8 +352,11 @@ pub struct Session<R: Ruleset> {
     fair: Vec<(usize, fair::Step)>,
     /// The server seed's commitment, once the draws are verifiable.
     commitment: Option<table::fairness::Commitment>,
-    /// Whether the server seed was revealed (at the end of the game).
+    /// Whether the server seed was revealed (at the end of the game) with none to go on with.
     seed_revealed: bool,
+    /// The seeds after a rotation come from this secret ([`Session::rotate_with`]), never
+    /// revealed; with it, each reveal of a seed commits the next at once.
+    rotation: Option<fair::Rotation>,
 }
 
 impl<R: Ruleset> std::fmt::Debug for Session<R> {
@@ -388,6 +396,7 @@ impl<R: Ruleset> Session<R> {
             fair: Vec::new(),
             commitment: None,
             seed_revealed: false,
+            rotation: None,
         };
         session.write_logs(0);
         Ok(session)

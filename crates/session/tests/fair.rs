@@ -102,3 +102,95 @@ proptest! {
         }
     }
 }
+
+/// docs/fairness.md §4, rotation: with a rotation key, the end of the scene reveals the seed
+/// and commits the next in the same item, so a Rest Scene's rolls after the end are keyed by a
+/// seed nobody has seen; the next end reveals that one, and the whole log verifies. Without a
+/// key the seed is revealed once, and a draw after it is what a verifier refuses.
+#[test]
+fn a_rest_scene_after_the_end_rolls_with_a_rotated_seed_and_the_log_verifies() {
+    use inciting_incident::{Command, IncitingIncident};
+    let rest = Command::RestScene { full_day: false };
+    let play = |seed: u64, rotate: bool| -> Option<(Session<IncitingIncident>, String)> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut s = Session::<IncitingIncident>::new(river_fight()).unwrap();
+        let commitment = s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+        if rotate {
+            s.rotate_with(ServerSeed::from_bytes(rng.random())).unwrap();
+        }
+        for _ in 0..400 {
+            let Some(&seat) = s.awaiting().first() else { break };
+            let Some(prompt) = s.prompt(seat) else { break };
+            let choices: Vec<_> = prompt
+                .choices
+                .iter()
+                .filter(|c| c.private == prompt.private && !IncitingIncident::is_gm_ruling(&c.command))
+                .collect();
+            if choices.is_empty() {
+                break;
+            }
+            let command = choices[rng.random_range(0..choices.len())].command;
+            s.submit(seat, &command).unwrap();
+        }
+        if !s.is_over() {
+            return None;
+        }
+        let gm = IncitingIncident::seats(s.table().state())
+            .iter()
+            .find(|(_, seat)| seat.role == table::Role::Gm)
+            .map(|(id, _)| id)?;
+        let before = s.updates_since(Viewer::Spectator, 0).len();
+        s.submit(gm, &rest).unwrap();
+        let after = s.updates_since(Viewer::Spectator, 0);
+        if !after[before..].iter().any(|u| matches!(u.item, Item::Draw { .. })) {
+            return None; // nobody was hurt: the Rest Scene rolled nothing
+        }
+        let seats: Vec<SeatEntry> = IncitingIncident::seats(s.table().state())
+            .iter()
+            .map(|(_, seat)| SeatEntry { name: seat.name.clone(), mode: "plain".into() })
+            .collect();
+        let table = fairlog::table_entry(IncitingIncident::NAME, "{}", &seats, Some(&commitment));
+        let entries = std::iter::once(table).chain(after.iter().map(|u| serde_json::to_value(u).unwrap()));
+        Some((s, fairlog::write(entries).unwrap().0))
+    };
+    let seed =
+        (0..200).find(|&seed| play(seed, true).is_some()).expect("a scene that ends with someone hurt");
+    let (s, log) = play(seed, true).unwrap();
+    let seeds: Vec<_> = s
+        .updates_since(Viewer::Spectator, 0)
+        .into_iter()
+        .filter_map(|u| match u.item {
+            Item::ServerSeed { revealed, commitment, next } => Some((revealed, commitment, next)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seeds.len(), 2, "the end reveals the seed, the Rest Scene's end the rotated one: {seeds:?}");
+    assert_eq!(
+        seeds[0].2.as_deref(),
+        Some(seeds[1].1.as_str()),
+        "the first reveal committed the second seed"
+    );
+    assert_ne!(seeds[0].0, seeds[1].0, "a fresh seed");
+    let report = fairlog::verify(&log).unwrap_or_else(|e| panic!("{e}\n{log}"));
+    assert!(report.seed_revealed, "every draw's seed is revealed: {report}");
+    // The browser's verifier checks the same log, kept in the docs (its test reads it there).
+    assert_eq!(
+        log,
+        include_str!("../../../docs/fairness/rotation/inciting-incident-rest.jsonl"),
+        "docs/fairness/rotation/inciting-incident-rest.jsonl is this log"
+    );
+    // The rotated seed is bound by its commitment: another revealed in its place, the log
+    // chained afresh, is caught at that entry.
+    let mut entries: Vec<serde_json::Value> =
+        log.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["entry"].clone()).collect();
+    let second = entries.iter().rposition(|e| e["kind"] == "server_seed").unwrap();
+    entries[second]["revealed"] = seeds[0].0.clone().into();
+    let (forged, _) = fairlog::write(entries).unwrap();
+    let e = fairlog::verify(&forged).unwrap_err();
+    assert_eq!(e.entry as usize, second + 1, "{e}");
+    // Without a rotation key the same play reveals the seed once and rolls after it: the
+    // verifier names that draw.
+    let (_, legacy) = play(seed, false).expect("the same play without rotation");
+    let e = fairlog::verify(&legacy).unwrap_err();
+    assert!(e.reason.contains("after the server seed was revealed"), "{e}");
+}

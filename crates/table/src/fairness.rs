@@ -441,6 +441,20 @@ impl ServerSeed {
         hex::encode(self.0)
     }
 
+    /// The `k`-th seed derived from this one used as a secret *rotation key* (never revealed
+    /// itself): `HMAC-SHA256(key, "facedown rotation" ‖ u64(k))`. A server that rotates its
+    /// seed (docs/fairness.md §4) keeps one key per table instead of journaling each fresh
+    /// seed; a verifier never needs this, only each revealed seed and its commitment.
+    pub fn derive(&self, k: u64) -> ServerSeed {
+        // As in `Drawer::new`: the seed zero-padded to the block size is the same HMAC key.
+        let mut key = [0u8; 64];
+        key[..32].copy_from_slice(&self.0);
+        let mut mac = <Hmac<Sha256> as hmac::digest::KeyInit>::new(&key.into());
+        mac.update(b"facedown rotation");
+        mac.update(&k.to_be_bytes());
+        ServerSeed(mac.finalize().into_bytes().into())
+    }
+
     /// Reads a revealed seed and checks it against the commitment published for it.
     pub fn from_revealed(revealed: &str, commitment: &Commitment) -> Result<ServerSeed, FairnessError> {
         let seed = ServerSeed(parse_hex32("server seed", revealed)?);

@@ -718,3 +718,25 @@ fn a_verifiable_source_and_its_records_go_through_an_internally_tagged_message()
         assert!(canonical_json(&serde_json::to_value(&message).unwrap()).is_ok(), "{text}");
     }
 }
+
+/// docs/fairness.md §4, rotation: the seeds a server rotates to are derived from a secret key
+/// (HMAC-SHA256 of "facedown rotation" and the rotation's number): fixed for a key, fresh for
+/// each number, and unlike the key and every other seed — so revealing one gives away neither
+/// the key nor the next.
+#[test]
+fn rotation_seeds_are_derived_from_a_secret_key_and_each_is_fresh() {
+    let key = server_seed("rotation key");
+    let seeds: Vec<ServerSeed> = (1..=4).map(|k| key.derive(k)).collect();
+    for (i, a) in seeds.iter().enumerate() {
+        assert_ne!(a.reveal(), key.reveal());
+        for b in &seeds[i + 1..] {
+            assert_ne!(a.reveal(), b.reveal());
+        }
+    }
+    assert_eq!(key.derive(2).reveal(), seeds[1].reveal(), "the same key and number, the same seed");
+    // The definition, by an independent HMAC.
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&bytes_of("rotation key")).unwrap();
+    mac.update(b"facedown rotation");
+    mac.update(&3u64.to_be_bytes());
+    assert_eq!(seeds[2].reveal(), hex::encode(mac.finalize().into_bytes()));
+}

@@ -313,11 +313,18 @@ export class DrawLedger {
     this.roundNonces = Array(seats).fill(null);
     /** How many rounds were mixed in. */
     this.mixes = 0;
-    /** @type {string | null} the revealed server seed, once a `server_seed` item came */
+    /** @type {string | null} the last revealed server seed, once a `server_seed` item came */
     this.revealed = null;
+    /** @type {string | null} the commitment of the seed in use: the table's, then each rotation's `next` */
+    this.inForce = serverSeedCommitment;
+    /** Which seed the draws use now: 0 for the table's, one more after each rotation. */
+    this.stretch = 0;
+    /** @type {{revealed: string, commitment: string | null}[]} each stretch's seed once revealed, with the commitment it must match */
+    this.seeds = [];
     /**
-     * Every draw seen, with the client seeds and nonces in effect when it was made.
-     * @type {{seq: number | null, record: DrawRecord, clientSeeds: (string | null)[], roundNonces: (string | null)[], status: 'pending' | 'ok' | 'bad', what: string | null}[]}
+     * Every draw seen, with the client seeds and nonces in effect when it was made and the
+     * stretch (the seed) it was keyed by.
+     * @type {{seq: number | null, record: DrawRecord, clientSeeds: (string | null)[], roundNonces: (string | null)[], stretch: number, status: 'pending' | 'ok' | 'bad', what: string | null}[]}
      */
     this.draws = [];
   }
@@ -344,45 +351,56 @@ export class DrawLedger {
           record: item.draw,
           clientSeeds: [...this.clientSeeds],
           roundNonces: [...this.roundNonces],
+          stretch: this.stretch,
           status: 'pending',
           what: null,
         });
         break;
       case 'server_seed':
+        // The seed in use is revealed; with a rotation's `next` the draws go on with another.
         this.revealed = item.revealed;
+        this.seeds[this.stretch] = { revealed: item.revealed, commitment: this.inForce };
+        if (typeof item.next === 'string') {
+          this.inForce = item.next;
+          this.stretch += 1;
+        }
         break;
       default:
     }
   }
 
   /**
-   * Once the seed is revealed: checks it against its commitment, then re-derives every draw
-   * still pending, marking each `ok` or `bad` (with why). Before the reveal it does nothing.
+   * Once a seed is revealed: checks it against the commitment in force when it was revealed,
+   * then re-derives every draw still pending that it keyed, marking each `ok` or `bad` (with
+   * why). Draws keyed by a seed not revealed yet stay pending.
    * @param {Provider} [provider]
    * @returns {Promise<{seed: 'unrevealed' | 'ok' | 'bad', checked: number, bad: number}>}
    */
   async check(provider = preferred()) {
-    const seed = this.revealed;
-    if (seed === null) return { seed: 'unrevealed', checked: 0, bad: 0 };
-    let seedOk = false;
-    try {
-      seedOk =
-        this.serverSeedCommitment !== null &&
-        (await serverSeedCommitment(seed, provider)) === this.serverSeedCommitment;
-    } catch (e) {
-      if (!(e instanceof FairnessError)) throw e;
+    if (this.seeds.length === 0) return { seed: 'unrevealed', checked: 0, bad: 0 };
+    /** Whether each revealed seed matches the commitment in force when it was revealed. @type {boolean[]} */
+    const seedOk = [];
+    for (const [i, s] of this.seeds.entries()) {
+      seedOk[i] = false;
+      if (!s || s.commitment === null) continue;
+      try {
+        seedOk[i] = (await serverSeedCommitment(s.revealed, provider)) === s.commitment;
+      } catch (e) {
+        if (!(e instanceof FairnessError)) throw e;
+      }
     }
     let checked = 0;
     let bad = 0;
     for (const d of this.draws) {
-      if (d.status !== 'pending') continue;
-      if (!seedOk) {
+      const s = this.seeds[d.stretch];
+      if (d.status !== 'pending' || !s) continue;
+      if (!seedOk[d.stretch]) {
         d.status = 'bad';
         d.what = 'the revealed server seed does not match its published commitment';
       } else {
         try {
           const r = await checkDraw(
-            { serverSeed: seed, clientSeeds: d.clientSeeds, roundNonces: d.roundNonces },
+            { serverSeed: s.revealed, clientSeeds: d.clientSeeds, roundNonces: d.roundNonces },
             d.record,
             provider,
           );
@@ -397,8 +415,22 @@ export class DrawLedger {
       checked += 1;
       if (d.status === 'bad') bad += 1;
     }
-    return { seed: seedOk ? 'ok' : 'bad', checked, bad };
+    return { seed: seedOk.every(Boolean) ? 'ok' : 'bad', checked, bad };
   }
+}
+
+/**
+ * The `next` commitment of a `server_seed` entry (a rotation, §4), or null when it has none.
+ * @param {any} e
+ * @param {number} n the entry's line
+ * @returns {string | null}
+ */
+function nextCommitment(e, n) {
+  const next = e.next;
+  if (next === undefined || next === null) return null;
+  if (typeof next !== 'string') throw new Bad(n, '`next` is not a string');
+  at(n, () => bytes32('commitment', next));
+  return next;
 }
 
 /**
@@ -412,7 +444,7 @@ export class DrawLedger {
  * @property {string} head the chain's head (the last hash), once every line chained
  * @property {string[]} hashes every line's hash, to check a head a frame showed after k entries
  * @property {number} beforeFirstMix draws made before the first mix (the host could foresee them, §8)
- * @property {boolean} seedRevealed whether the server seed was revealed, so every draw was re-derived
+ * @property {boolean} seedRevealed whether the server seed of every draw was revealed (the table's, and after a rotation the next), so every draw was re-derived
  * @property {number} clientSeeds how many client seeds were given
  * @property {number} mixes how many sealed rounds were mixed in
  */
@@ -655,21 +687,29 @@ async function verifyInto(log, provider, report) {
     at(1, () => bytes32('commitment', committed));
     tableCommitment = committed;
   }
-  // 3. The first revealed server seed, against the table's commitment (§4): it keys the draws.
+  // 3. The revealed server seeds (§4), each against the commitment in force when it is
+  // revealed: the table's, then each rotation's `next`. Each keys the draws of its stretch.
+  /** @type {string[]} */
+  const seeds = [];
   /** @type {string | null} */
-  let seed = null;
+  let inForce = tableCommitment;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     const n = i + 1;
     if (e === null || typeof e !== 'object' || e.kind !== 'server_seed') continue;
-    if (tableCommitment === null) throw new Bad(n, 'a server seed at a table that committed none');
-    if (text(e, 'commitment', n) !== tableCommitment) throw new Bad(n, "the commitment named is not the table's");
+    if (inForce === null) {
+      throw new Bad(n, tableCommitment === null ? 'a server seed at a table that committed none' : 'a server seed after the last one was revealed with no next seed committed');
+    }
+    if (text(e, 'commitment', n) !== inForce) throw new Bad(n, "the commitment named is not the one in force (the table's, or the last rotation's next)");
     const revealed = text(e, 'revealed', n);
     const derived = await atAsync(n, () => serverSeedCommitment(revealed, provider));
-    if (derived !== tableCommitment) throw new Bad(n, 'the revealed server seed does not match its published commitment');
-    seed = revealed;
-    break;
+    if (derived !== inForce) throw new Bad(n, 'the revealed server seed does not match its published commitment');
+    seeds.push(revealed);
+    inForce = nextCommitment(e, n);
   }
+  /** The seed of the stretch being replayed, null when it is not revealed. @type {string | null} */
+  let seed = seeds[0] ?? null;
+  let stretch = 0;
   report.seedRevealed = seed !== null;
   // 4. The entries in order: rounds, client seeds, mixes and draws replayed (§5.1–5.2).
   /** @type {(string | null)[]} */
@@ -789,7 +829,7 @@ async function verifyInto(log, provider, report) {
         break;
       }
       case 'draw': {
-        if (seedSeen) throw new Bad(n, 'a draw after the server seed was revealed');
+        if (seedSeen) throw new Bad(n, 'a draw after the server seed was revealed with no next seed committed');
         const record = field(e, 'draw', n);
         const d = at(n, () => readDrawRecord(record));
         if (d.counter !== BigInt(report.draws)) throw new Bad(n, `draw counter ${d.counter} where ${report.draws} comes next`);
@@ -798,13 +838,21 @@ async function verifyInto(log, provider, report) {
           const inputs = { serverSeed: seed, clientSeeds, roundNonces };
           const checked = await atAsync(n, () => checkDraw(inputs, record, provider));
           if (!checked.ok) throw new Bad(n, /** @type {string} */ (checked.what));
+        } else {
+          // Keyed by a seed not revealed (yet): counted, not checked.
+          report.seedRevealed = false;
         }
         if (d.mixes === 0) report.beforeFirstMix += 1;
         report.draws += 1;
         break;
       }
       case 'server_seed':
-        seedSeen = true;
+        // A rotation goes on with the next seed (checked if revealed later); none ends the draws.
+        if (nextCommitment(e, n) === null) seedSeen = true;
+        else {
+          stretch += 1;
+          seed = seeds[stretch] ?? null;
+        }
         break;
       case 'event':
       case 'took_back':

@@ -269,9 +269,11 @@ function rechain(entries) {
  */
 function firstWrongDraw(entries) {
   const seats = entries[0].seats.length;
-  const revealed = entries.find((e) => e.kind === 'server_seed')?.revealed;
-  if (revealed === undefined) return -1;
-  const seed = Buffer.from(revealed, 'hex');
+  // Each revealed seed keys the draws of its stretch: up to its reveal, or after a rotation's
+  // `next` up to the next reveal.
+  const seeds = entries.filter((e) => e.kind === 'server_seed').map((e) => Buffer.from(e.revealed, 'hex'));
+  if (seeds.length === 0) return -1;
+  let stretch = 0;
   let cs = Array(seats).fill(null);
   const given = Array(seats).fill(null);
   let ns = Array(seats).fill(null);
@@ -281,7 +283,10 @@ function firstWrongDraw(entries) {
       ns = [...e.round_nonces];
       cs = cs.map((c, s) => given[s] ?? c);
     }
+    if (e.kind === 'server_seed' && typeof e.next === 'string') stretch += 1;
     if (e.kind !== 'draw') continue;
+    const seed = seeds[stretch];
+    if (seed === undefined) continue;
     const n = BigInt(e.draw.n);
     const limit = ((1n << 64n) / n) * n;
     const head = [Buffer.from('facedown/draw/v1'), Buffer.from([seats >> 8, seats & 255])];
@@ -497,3 +502,36 @@ for (const { name, text } of logs) {
     }
   });
 }
+
+test('a rotated seed (docs/fairness/rotation): a Rest Scene rolled after the end verifies, and each seed is bound by the commitment in force', async () => {
+  const text = readFileSync(path.join(root, 'docs/fairness/rotation/inciting-incident-rest.jsonl'), 'utf8');
+  const entries = entriesOf(text);
+  const reveals = entries.flatMap((e, i) => (e.kind === 'server_seed' ? [i] : []));
+  assert.equal(reveals.length, 2, 'the end reveals the first seed, the Rest Scene the rotated one');
+  assert.equal(entries[reveals[0]].next, entries[reveals[1]].commitment, 'the first reveal committed the second seed');
+  assert.ok(entries.slice(reveals[0]).some((e) => e.kind === 'draw'), 'the Rest Scene rolled after the first reveal');
+  for (const p of providers) {
+    const r = await verifyLog(text, { provider: p });
+    assert.equal(r.mismatch, null, JSON.stringify(r.mismatch));
+    assert.ok(r.seedRevealed);
+    assert.equal(r.draws, entries.filter((e) => e.kind === 'draw').length);
+  }
+  assert.equal(firstWrongDraw(entries), -1);
+  // The ledger a page keeps checks the dice after the rotation with the second seed.
+  const ledger = new DrawLedger(entries[0].seats.length, entries[0].server_seed_commitment);
+  for (const e of entries.slice(1)) ledger.take(e);
+  assert.deepEqual(await ledger.check(pure), { seed: 'ok', checked: entries.filter((e) => e.kind === 'draw').length, bad: 0 });
+  // Each change, chained afresh, is named at its line.
+  const changes = [
+    ['the second seed replaced by the first', (/** @type {any[]} */ e) => { e[reveals[1]].revealed = e[reveals[0]].revealed; return reveals[1] + 1; }],
+    ['the next commitment changed', (/** @type {any[]} */ e) => { e[reveals[0]].next = e[reveals[0]].commitment; return reveals[1] + 1; }],
+    // (the seeds are read before the draws: the second reveal is the first thing wrong)
+    ['the rotation dropped', (/** @type {any[]} */ e) => { delete e[reveals[0]].next; return reveals[1] + 1; }],
+  ];
+  for (const [what, change] of changes) {
+    const copy = structuredClone(entries);
+    const line = /** @type {(e: any[]) => number} */ (change)(copy);
+    const r = await verifyLog(rechain(copy), { provider: pure });
+    assert.equal(r.mismatch?.line, line, `${what}: ${JSON.stringify(r.mismatch)}`);
+  }
+});
