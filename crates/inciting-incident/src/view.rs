@@ -3,6 +3,7 @@
 use serde::Serialize;
 use table::{Face, Role, Viewer};
 
+use crate::character::Sheet;
 use crate::map::RegionEffect;
 use crate::rules::{Action, Event};
 use crate::scene::{Outcome, Pending, Phase, Scene, Status};
@@ -37,6 +38,11 @@ pub struct FighterView {
     pub declared: Face<Action>,
     /// Whether it has acted this round.
     pub acted: bool,
+    /// Its character sheet (§4.4: Abilities, Talents, defences, Skills), for the seat that
+    /// plays it and the GM; `None` for anyone else. The rules are silent on who may read a
+    /// sheet; facedown shows it to its player and the GM (docs/inciting-incident.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<std::sync::Arc<Sheet>>,
 }
 
 /// A minion group as anyone sees it.
@@ -181,6 +187,7 @@ impl Scene {
                     doomed: f.doomed,
                     declared: f.declared.face(self.owns(viewer, i as u8)),
                     acted: f.acted,
+                    sheet: (gm || self.owns(viewer, i as u8)).then(|| f.sheet.clone()),
                 })
                 .collect(),
             minions: self

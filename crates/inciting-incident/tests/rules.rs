@@ -1623,3 +1623,24 @@ fn in_a_non_violent_conflict_hits_on_minions_remove_strikes_too() {
     }
     assert!(hit, "some seed hits");
 }
+
+/// §4.4, the character sheet: the seat that plays a character and the GM see its sheet
+/// (Abilities, Talents, defences) in the view; the spectators and the other seats do not.
+#[test]
+fn a_character_sheet_is_shown_to_its_player_and_the_gm_only() {
+    let t = table(example("river-fight.toml"));
+    let gm = t.state().seats.iter().find(|(_, s)| s.role == table::Role::Gm).map(|(id, _)| id).unwrap();
+    let seats: Vec<_> = t.state().seats.iter().map(|(id, _)| id).collect();
+    for (i, f) in t.state().fighters.iter().enumerate() {
+        for &viewer in &seats {
+            let shown = t.view(Viewer::Seat(viewer)).fighters[i].sheet.clone();
+            if viewer == f.seat || viewer == gm {
+                assert_eq!(shown.as_deref(), Some(&*f.sheet), "{} to seat {}", f.sheet.name, viewer.0);
+            } else {
+                assert!(shown.is_none(), "{}'s sheet reached seat {}", f.sheet.name, viewer.0);
+            }
+        }
+        assert!(t.view(Viewer::Spectator).fighters[i].sheet.is_none());
+    }
+    assert!(seats.len() > 2, "the arena has another player's seat to hide a sheet from");
+}

@@ -343,6 +343,58 @@ export function renderView(view, ctx) {
       }),
     ),
     offMap.length ? h('section', { class: 'region off-map' }, h('h3', null, 'Not on the map'), h('ul', { class: 'who' }, offMap.map((/** @type {any} */ f) => fighterLine(f, f.seat === me)))) : null,
+    characterSheets(fighters),
+  );
+}
+
+/**
+ * The character sheets this viewer may read (§4.4; the view carries a sheet only to the seat
+ * that plays the character and to the GM): Abilities, Talents with their Advanced Actions,
+ * defences, movement and Skills, each character folded in a `<details>`.
+ * @param {any[]} fighters
+ * @returns {HTMLElement | null}
+ */
+export function characterSheets(fighters) {
+  const withSheet = fighters.filter((f) => f && typeof f.sheet === 'object' && f.sheet !== null);
+  if (withSheet.length === 0) return null;
+  const defence = (/** @type {string} */ name, /** @type {any} */ d) =>
+    h('li', null, `${name}: RV ${d?.rv ?? 0}, RD ${d?.rd ?? 0}d6${d?.protection?.length ? `, Protection ${d.protection.map((/** @type {number} */ x) => `d${x}`).join(' + ')}` : ''}`);
+  return h(
+    'section',
+    { class: 'sheets', 'aria-label': 'Character sheets' },
+    h('h3', null, 'Character sheets'),
+    withSheet.map((f) => {
+      const s = f.sheet;
+      const ab = s.abilities ?? {};
+      return h(
+        'details',
+        { class: 'sheet' },
+        h('summary', null, `${s.name ?? f.name}${s.summary ? ` — ${s.summary}` : ''}`),
+        h('p', null, `Fortitude ${ab.fortitude ?? 0}, Perseverance ${ab.perseverance ?? 0}, Nimbleness ${ab.nimbleness ?? 0}; Max Hits ${s.max_hits ?? f.max_hits}; moves up to ${s.max_move ?? 3} Regions${s.movement?.skip ? `, leaps ${s.movement.skip}` : ''}${s.movement?.pass_blockers ? ', passes blockers' : ''}`),
+        h('h4', null, 'Defences'),
+        h('ul', null, defence('Resilience', s.defences?.resilience), defence('Resolve', s.defences?.resolve), defence('Reactions', s.defences?.reactions)),
+        (s.talents ?? []).length
+          ? [
+              h('h4', null, 'Talents'),
+              h(
+                'ul',
+                { class: 'talents' },
+                s.talents.map((/** @type {any} */ t) =>
+                  h(
+                    'li',
+                    null,
+                    h('strong', null, `${t.name} ${t.level}`),
+                    ` (${t.ability}; attacks ${t.defence})`,
+                    t.description ? ` — ${t.description}` : '',
+                    (t.advanced ?? []).length ? h('ul', null, t.advanced.map((/** @type {any} */ a) => h('li', null, `Advanced: ${a.name}, Crisis ${a.crisis}${a.out_of_order ? ', out of order' : ''}`))) : null,
+                  ),
+                ),
+              ),
+            ]
+          : null,
+        (s.skills ?? []).length ? h('p', null, `Skills: ${s.skills.join('; ')}`) : null,
+      );
+    }),
   );
 }
 
