@@ -80,7 +80,7 @@ describe('the GM screen', () => {
       assert.match(await kuroGm.innerText(), /Moves:/);
       assert.equal(await kuroGm.locator('.hidden-sheet').count(), 0, 'the GM screen sees Kuro\u2019s sheet');
       await spectator.locator('section.fighter[aria-label="Kuro"] .hidden-sheet').waitFor({ timeout: 15_000 });
-      assert.match(await gm.locator('header .who').innerText(), /sees what the GM seat gm sees/);
+      assert.match(await gm.locator('header .who').innerText(), /you see what the GM seat gm sees/);
       assert.equal(await spectator.locator('section.rulings:not([hidden])').count(), 0, 'no rulings on the spectators\u2019 page');
       assert.equal(await pages.ada.page.locator('section.rulings:not([hidden])').count(), 0, 'no rulings on a player\u2019s page');
 
