@@ -768,7 +768,7 @@ export function renderRulings(view, ctx) {
   );
   const inputs = ACTIONS.map((a) => {
     const row = numberRow(`ruling-it-${a.key}`, `${a.symbol} ${a.name}`, { min: 0 });
-    const max = h('span', { class: 'hint' });
+    const max = h('span', { class: 'hint energy-max' });
     row.row.append(max);
     return { a, ...row, max };
   });
