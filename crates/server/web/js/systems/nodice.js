@@ -597,14 +597,16 @@ const engageRows = { count: 0 };
 /**
  * The GM's rulings panel: Adjust (an Actor's chips in one Attribute it possesses, or its
  * Wildcards left), Engage (the interaction clusters, at the start of a Hand) and End the
- * Conflict (asked twice).
+ * Conflict (asked twice); nothing once the Conflict is over.
  * @param {any} view
  * @param {import('./index.js').SystemContext} ctx
  * @returns {HTMLElement | null}
  */
 export function renderRulings(view, ctx) {
   memory.view = view ?? memory.view;
-  const actors = (view?.actors ?? []).filter((/** @type {any} */ a) => !a.status || a.status.status === 'in');
+  // once the Conflict is over no ruling is left to give (a justification line is the seats')
+  if (!view || view.ending) return null;
+  const actors = (view.actors ?? []).filter((/** @type {any} */ a) => !a.status || a.status.status === 'in');
   if (actors.length === 0) return null;
   return rulingsPanel('nodice', adjustForm(view, actors, ctx), engageForm(view, actors, ctx), endForm(view, ctx));
 }
