@@ -15,6 +15,9 @@ import { openPage, waitFor } from './lib.mjs';
 /** The buttons of a page's prompt section, among which the test clicks. */
 export const BUTTONS = '[data-testid="prompt"] button';
 
+/** The watcher that opens the GM link: it sees as the rules' GM seat (see {@link checkRedaction}). */
+export const GM_SCREEN = 'GM screen';
+
 /**
  * What to click next in a page's prompt, by the page's hooks: a picker's confirm button once
  * it is enabled, else a value of a picker's field that has none selected yet, else a choice
@@ -152,7 +155,7 @@ export async function playGame(browser, server, game, seed) {
       const { page, rec, context } = await openPage(browser, /** @type {string} */ (link), `seat ${name}`);
       seats.push({ name, link: /** @type {string} */ (link), page, rec, context, clicks: 0 });
     }
-    for (const [name, link] of [['GM screen', created.gm], ['spectator', created.spectator]]) {
+    for (const [name, link] of [[GM_SCREEN, created.gm], ['spectator', created.spectator]]) {
       const { rec, context } = await openPage(browser, link, name);
       watchers.push({ name, rec, context });
     }
@@ -365,7 +368,8 @@ function htmlText(text) {
 /**
  * No page held another seat's face-down choice before its reveal:
  * - an item of seat X's log that differs from the public one (X's private view of it) is in
- *   no frame and no DOM of another page (another seat's, the GM screen's, the spectators');
+ *   no frame and no DOM of another page (another seat's, the spectators', the GM screen's —
+ *   which sees as the rules' GM seat, so that seat's private items are its own);
  * - the nonce of every command opened at a reveal (seq j) is in no frame another page
  *   received before the one carrying item j, and in none of its DOM snapshots taken before.
  * @param {string} label
@@ -376,9 +380,15 @@ function htmlText(text) {
  * @param {{name: string, rec: import('./lib.mjs').Recorder}[]} watchers
  */
 export function checkRedaction(label, created, logs, spectatorLog, seats, watchers) {
-  const pages = [...seats.map((s) => ({ name: `seat ${s.name}`, seat: s.rec.you.seat, rec: s.rec })), ...watchers.map((w) => ({ name: w.name, seat: -1, rec: w.rec }))];
   // The seats' numbers by name, from a welcome (the links are keyed by name, in name order).
   const welcome = watchers[0].rec.frames.find((f) => f.msg?.type === 'welcome')?.msg;
+  // The GM screen sees what the rules' GM seat sees (docs/protocol.md, Links): its private
+  // items are that seat's, and every other seat's are as hidden from it as from a spectator.
+  const gmSeat = (welcome?.seats ?? []).find((/** @type {any} */ s) => s.role === 'gm')?.seat ?? -1;
+  const pages = [
+    ...seats.map((s) => ({ name: `seat ${s.name}`, seat: s.rec.you.seat, rec: s.rec })),
+    ...watchers.map((w) => ({ name: w.name, seat: w.name === GM_SCREEN ? gmSeat : -1, rec: w.rec })),
+  ];
   /** @type {Record<string, number>} */
   const seatNumber = Object.fromEntries((welcome?.seats ?? []).map((/** @type {any} */ s) => [s.name, s.seat]));
   for (const name of Object.keys(created.seats)) assert.ok(name in seatNumber, `${label}: the welcome numbers seat ${name}`);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seqOf } from './lib.mjs';
-import { checkRedaction, commitmentOf, unopened } from './play.mjs';
+import { GM_SCREEN, checkRedaction, commitmentOf, unopened } from './play.mjs';
 
 const NONCE = '9f'.repeat(32);
 
@@ -108,4 +108,37 @@ test("the commitment is docs/protocol.md's example, and an unopened one is found
   const bound = { seq: 1, kind: 'bound', commitments: [{ seat: 0, commitment: c }, { seat: 1, commitment: 'ab'.repeat(32) }] };
   const opened = { seq: 2, kind: 'opened', seat: 0, command, nonce: NONCE };
   assert.deepEqual(unopened([bound, opened]), [{ seq: 1, seat: 1, commitment: 'ab'.repeat(32) }]);
+});
+
+test("the GM screen sees the GM seat's private items, and no other seat's", () => {
+  // item 1 is the GM seat's stance this time: its own view names it
+  const GM_1 = { ...ADA_1, event: { event: 'stance_committed', fighter: 1, stance: { type: 'attack', amount: 1 } }, text: 'Kuro commits 1◆ face down.' };
+  const pub = [{ ...PUBLIC[0], event: { event: 'stance_committed', fighter: 1 }, text: 'Kuro commits a stance face down.' }, ...PUBLIC.slice(1)];
+  const seats = SEATS.map((s) => ({ ...s, role: s.name === 'gm' ? 'gm' : 'player' }));
+  const welcome = JSON.stringify({ type: 'welcome', seats, updates: [], seq: 0 });
+  /** @param {string[]} gmScreen @param {string[]} spectatorFrames */
+  const run = (gmScreen, spectatorFrames) => {
+    const ada = recorded([welcome, update(pub)]);
+    ada.you = /** @type {any} */ ({ kind: 'seat', seat: 0 });
+    const gm = recorded([welcome, update([GM_1, ...pub.slice(1)])]);
+    gm.you = /** @type {any} */ ({ kind: 'seat', seat: 1 });
+    return checkRedaction(
+      'test',
+      { seats: { ada: 'l0', gm: 'l1' } },
+      { ada: pub, gm: [GM_1, ...pub.slice(1)] },
+      pub,
+      /** @type {any} */ ([
+        { name: 'ada', rec: ada },
+        { name: 'gm', rec: gm },
+      ]),
+      /** @type {any} */ ([
+        { name: 'spectator', rec: recorded(spectatorFrames) },
+        { name: GM_SCREEN, rec: recorded(gmScreen, [{ html: '<p>Kuro commits 1◆ face down.</p>', seq: 1 }]) },
+      ]),
+    );
+  };
+  const r = run([welcome, update([GM_1, ...pub.slice(1)])], [welcome, update(pub)]);
+  assert.equal(r.privateItems, 1);
+  // the same item reaching the spectators is a leak
+  assert.throws(() => run([welcome, update(pub)], [welcome, update([GM_1, ...pub.slice(1)])]), /private item 1 is in a frame to spectator/);
 });

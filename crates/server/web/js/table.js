@@ -93,6 +93,7 @@ const el = {
   view: h('section', { class: 'view', 'aria-label': 'The table' }),
   seats: h('section', { class: 'seats', 'aria-label': 'Seats' }),
   gm: h('section', { class: 'gm', 'aria-label': 'GM screen', hidden: true }),
+  rulings: h('section', { class: 'rulings', 'aria-labelledby': 'rulings-h', hidden: true }),
   log: h('ol', { class: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions' }),
   tools: h('section', { class: 'tools', 'aria-label': 'Reference and the verifiable log' }),
 };
@@ -104,7 +105,7 @@ function layout() {
     h(
       'div',
       { class: 'columns' },
-      h('div', { class: 'main' }, el.prompt, el.timer, el.gm, el.view),
+      h('div', { class: 'main' }, el.prompt, el.timer, el.gm, el.rulings, el.view),
       h(
         'div',
         { class: 'side' },
@@ -132,6 +133,20 @@ function mySeatInfo() {
   return s === null ? null : state.seats.find((x) => x.seat === s) ?? null;
 }
 
+/** The rules' GM seat's number (the seat whose role is `gm`), or null when the rules have none. */
+function gmSeat() {
+  return state.seats.find((s) => s.role === 'gm')?.seat ?? null;
+}
+
+/** Who this page is to the system modules: a seat its own; the GM link the rules' GM seat,
+ * whose redaction it receives (its characters are "mine" there); a spectator nobody. */
+function moduleYou() {
+  const you = state.you ?? { kind: 'spectator' };
+  if (you.kind !== 'gm') return you;
+  const gm = gmSeat();
+  return gm === null ? { kind: 'gm' } : { kind: 'gm', seat: gm };
+}
+
 /** Whether this page may force and undo: the GM link, or the rules' GM seat. */
 function isGm() {
   return state.you?.kind === 'gm' || mySeatInfo()?.role === 'gm';
@@ -151,15 +166,16 @@ function say(text) {
 function ctx() {
   return {
     system: state.ruleset,
-    you: state.you ?? { kind: 'spectator' },
+    you: moduleYou(),
     seats: state.seats,
     rules: state.rules,
     serverSeedCommitment: state.serverSeedCommitment,
     choose: (/** @type {any} */ command) => {
       void choose(command);
     },
-    // A public ruling the rules allow beside the prompt (No Dice's justification line): always
-    // a plain command, never sealed, whether or not the seat is asked now.
+    // A public ruling the rules allow beside the prompt (No Dice's justification line, the GM's
+    // rulings): always a plain command, never sealed, whether or not the seat is asked now; from
+    // the GM link the server gives it on the GM seat's behalf.
     ruling: (/** @type {any} */ command, /** @type {string} */ done) => gmRequest({ type: 'command', command }, done),
     announce: (/** @type {Element} */ node) => {
       replace(liveNote, node.textContent ?? '');
@@ -261,6 +277,8 @@ async function handle(m) {
       state.seats = m.seats ?? state.seats;
       renderSeats();
       renderGm();
+      renderView();
+      renderRulings();
       break;
     case 'sealed':
       state.sealedSeats = m.seats ?? [];
@@ -442,6 +460,7 @@ function renderAll() {
   renderView();
   renderSeats();
   renderGm();
+  renderRulings();
   renderTools();
   notices.update(Boolean(state.prompt) && !state.over && state.awaiting.includes(mySeat() ?? -1));
 }
@@ -454,7 +473,9 @@ function renderHeader() {
     you?.kind === 'seat'
       ? `You play seat ${seatName(you.seat ?? -1)}${mySeatInfo()?.mode === 'sealed' ? ' (sealed: your face-down choices leave this device only as commitments until the reveal)' : ''}.`
       : you?.kind === 'gm'
-        ? 'GM link: you see what is public and manage the table.'
+        ? gmSeat() === null
+          ? 'GM link: you see what is public and manage the table.'
+          : `GM link: you see what the GM seat ${seatName(gmSeat() ?? -1)} sees, give the GM\u2019s rulings and manage the table.`
         : 'Spectator: you see what is public.';
   replace(el.who, who);
 }
@@ -662,9 +683,7 @@ function renderGm() {
   keepingFocus(el.gm, () => replace(
     el.gm,
     h('h2', { tabindex: '-1' }, 'GM screen'),
-    gmLink
-      ? h('p', { class: 'hint' }, 'This link sees what is public. What the rules\u2019 GM seat may see of its characters is on that seat\u2019s own link.')
-      : null,
+    gmLink ? h('p', { class: 'hint' }, gmLinkHint()) : null,
     h('ul', { class: 'gm-seats' }, rows),
     h(
       'p',
@@ -676,6 +695,101 @@ function renderGm() {
     ),
     spectators ? linkBox('New spectator link', spectators) : null,
   ));
+}
+
+/** What the GM link sees and does, in words. */
+function gmLinkHint() {
+  const gm = gmSeat();
+  if (gm === null) return 'These rules have no GM seat: this link sees what is public, and manages the table.';
+  const name = seatName(gm);
+  return `This link sees what the rules\u2019 GM seat ${name} sees: its characters\u2019 sheets and stacks, and their face-down choices once committed. It is asked nothing: ${name}\u2019s decisions are given from its own link or by its bot. The GM\u2019s rulings below are given on ${name}\u2019s behalf, in the public log with their reason.`;
+}
+
+/** What the rulings panel last drew (drawn again only when it changes). */
+let rulingsDrawn = '';
+
+/** The GM's rulings panel (each system's `renderRulings`): on the GM link and on the rules' GM
+ * seat's page. Its forms keep what was typed in them when the view changes. */
+function renderRulings() {
+  const module = state.module;
+  const shown = isGm() && !state.stopped && state.view && typeof module?.renderRulings === 'function';
+  if (!shown) {
+    el.rulings.hidden = true;
+    if (rulingsDrawn) replace(el.rulings);
+    rulingsDrawn = '';
+    return;
+  }
+  const key = JSON.stringify([state.view, state.seats, state.you, state.over]);
+  if (key === rulingsDrawn) return;
+  rulingsDrawn = key;
+  let drawn = null;
+  try {
+    drawn = module.renderRulings(state.view, ctx());
+  } catch (e) {
+    console.error(e);
+    drawn = null;
+  }
+  if (!(drawn instanceof Element)) {
+    el.rulings.hidden = true;
+    replace(el.rulings);
+    return;
+  }
+  el.rulings.hidden = false;
+  const gm = gmSeat();
+  keepingForms(el.rulings, () =>
+    replace(
+      el.rulings,
+      h('h2', { id: 'rulings-h', tabindex: '-1' }, 'GM rulings'),
+      h(
+        'p',
+        { class: 'hint' },
+        state.you?.kind === 'gm' && gm !== null
+          ? `Given on ${seatName(gm)}\u2019s behalf; public, with the reason, in everyone\u2019s log. The rules may still refuse one (shown above).`
+          : 'Public, with the reason, in everyone\u2019s log. The rules may still refuse one (shown above).',
+      ),
+      drawn,
+    ),
+  );
+}
+
+/**
+ * Draws `section` again keeping what was changed in its forms: each field's value (and each
+ * box's tick) the person changed, by its id, the selects first (their `change` lets a form fill what depends on them), and the
+ * focus on the field of the same id — else on the section's heading, as {@link keepingFocus}.
+ * @param {HTMLElement} section
+ * @param {() => void} draw
+ */
+function keepingForms(section, draw) {
+  /** @type {Map<string, {value: string, checked: boolean}>} */
+  const kept = new Map();
+  for (const f of section.querySelectorAll('input[id], select[id], textarea[id]')) {
+    const x = /** @type {HTMLInputElement} */ (f);
+    // what the person changed: a select's choice; a field's text or a box's tick unlike its default
+    const changed = f instanceof HTMLSelectElement || (x.type === 'checkbox' || x.type === 'radio' ? x.checked !== x.defaultChecked : x.value !== x.defaultValue);
+    if (changed) kept.set(x.id, { value: x.value, checked: x.checked });
+  }
+  const focused = document.activeElement;
+  const focusId = focused instanceof HTMLElement && section.contains(focused) ? focused.id : '';
+  keepingFocus(section, draw);
+  for (const f of section.querySelectorAll('select[id]')) {
+    const x = /** @type {HTMLSelectElement} */ (f);
+    const k = kept.get(x.id);
+    if (k && [...x.options].some((o) => o.value === k.value) && x.value !== k.value) {
+      x.value = k.value;
+      x.dispatchEvent(new Event('change'));
+    }
+  }
+  for (const f of section.querySelectorAll('input[id], textarea[id]')) {
+    const x = /** @type {HTMLInputElement} */ (f);
+    const k = kept.get(x.id);
+    if (!k) continue;
+    if (x.type === 'checkbox' || x.type === 'radio') x.checked = k.checked;
+    else x.value = k.value;
+  }
+  if (focusId) {
+    const again = document.getElementById(focusId);
+    if (again instanceof HTMLElement && section.contains(again)) again.focus({ preventScroll: true });
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import * as it from '../js/systems/iron-triangle.js';
 import * as nd from '../js/systems/nodice.js';
 import * as ii from '../js/systems/inciting-incident.js';
 import { DrawLedger } from '../js/fairness.js';
+import { checkReason, utf8Length, wholeNumber } from '../js/systems/rulings.js';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 /** @param {string} name */
@@ -299,4 +300,108 @@ test('a picker is known again by its choices, so that a redraw keeps its selecti
   assert.notEqual(pickerKey(a), pickerKey(a.slice(1)));
   const b = choicesOf(fixture('nodice-bid.json'), 'commit_action');
   assert.notEqual(pickerKey(a), pickerKey(b));
+});
+
+// ---- The GM's rulings: the command each form's fields make ----
+
+test('a ruling\'s reason: required, one line, capped in bytes (Iron Triangle, Inciting Incident) or characters (No Dice)', () => {
+  assert.deepEqual(checkReason('  a fall  ', 64), { reason: 'a fall' });
+  assert.ok('error' in checkReason('   ', 64));
+  assert.ok('error' in checkReason('two\nlines', 64));
+  // 32 × "é" is 64 bytes; 33 is 66: the rules' note holds 64 bytes, not 64 characters
+  assert.equal(utf8Length('é'.repeat(32)), 64);
+  assert.deepEqual(checkReason('é'.repeat(32), 64), { reason: 'é'.repeat(32) });
+  assert.match(/** @type {any} */ (checkReason('é'.repeat(33), 64)).error, /66 bytes: at most 64/);
+  assert.deepEqual(checkReason('é'.repeat(200), 200, 'characters'), { reason: 'é'.repeat(200) });
+  assert.ok('error' in checkReason('é'.repeat(201), 200, 'characters'));
+  for (const bad of ['', '1.5', '1e2', 'x', '0x3', '-1']) assert.ok('error' in wholeNumber(bad, 0, 10, 'n'), `"${bad}" is refused`);
+  assert.deepEqual(wholeNumber(' 7 ', 0, 10, 'n'), { value: 7 });
+  assert.deepEqual(wholeNumber('-3', -5, 5, 'n'), { value: -3 });
+});
+
+test('Iron Triangle: "Set energy" makes the rules\' adjust_energy, never above the character\'s maximum', () => {
+  const view = fixture('iron-triangle-welcome.json').view;
+  const kuro = view.fighters.find((/** @type {any} */ f) => f.name === 'Kuro');
+  const r = it.rulingCommand('set_energy', { fighter: String(kuro.id), defend: '2', grapple: '0', attack: '5', reason: 'a fall from the roof' }, view);
+  assert.deepEqual(/** @type {any} */ (r).command, {
+    adjust_energy: { fighter: kuro.id, energy: { defend: 2, grapple: 0, attack: 5 }, reason: 'a fall from the roof' },
+  });
+  // every energy within the maximum is accepted as typed; one above it, in any type, is not
+  const max = kuro.max_energy;
+  for (let d = 0; d <= max.defend + 1; d++) {
+    for (let g = 0; g <= max.grapple + 1; g++) {
+      for (let a = 0; a <= max.attack + 1; a++) {
+        const x = it.rulingCommand('set_energy', { fighter: String(kuro.id), defend: String(d), grapple: String(g), attack: String(a), reason: 'r' }, view);
+        const fits = d <= max.defend && g <= max.grapple && a <= max.attack;
+        assert.equal('command' in x, fits, `${d}/${g}/${a}`);
+        if ('command' in x) assert.deepEqual(x.command.adjust_energy.energy, { defend: d, grapple: g, attack: a });
+        else assert.match(x.error, /maximum is \d+/);
+      }
+    }
+  }
+  assert.ok('error' in it.rulingCommand('set_energy', { fighter: '9', defend: '1', grapple: '1', attack: '1', reason: 'r' }, view));
+  assert.ok('error' in it.rulingCommand('set_energy', { fighter: '', defend: '1', grapple: '1', attack: '1', reason: 'r' }, view));
+  assert.ok('error' in it.rulingCommand('set_energy', { fighter: '0', defend: '1', grapple: '1', attack: '1', reason: '' }, view));
+  assert.ok('error' in it.rulingCommand('something_else', {}, view));
+});
+
+test('No Dice: the Attributes an Actor possesses are read from its serial, hidden stacks offer none', () => {
+  const view = fixture('nodice-gm-welcome.json').view;
+  const all = nd.ATTRIBUTES.map((a) => a.key);
+  for (const a of view.actors) assert.deepEqual(nd.possessed(a), all, a.name);
+  assert.deepEqual(nd.possessed({ stacks: [0, 0, 0, 0, 0, 0, 0, 0, 0], serial: 'R1/0(20/0)-M2(2/-/2)-B-(-/-/-)-S3(3/3/@)' }), ['rea', 'qui', 'wil', 'pre', 'int']);
+  assert.deepEqual(nd.possessed({ stacks: [0, 0, 0, 0, 3, 0, 0, 0, 0], serial: 'FIT-3' }), ['fit']);
+  assert.deepEqual(nd.possessed({ stacks: null, serial: 'FIT-3' }), []);
+});
+
+test('No Dice: Adjust, Engage and End the Conflict make the rules\' commands', () => {
+  const view = fixture('nodice-gm-welcome.json').view;
+  const reason = 'the thug was already winded';
+  assert.deepEqual(/** @type {any} */ (nd.rulingCommand('adjust', { what: '1:chips:str', to: '3', reason }, view)).command, {
+    adjust: { actor: 1, change: { chips: { attribute: 'str', to: 3 } }, reason },
+  });
+  assert.deepEqual(/** @type {any} */ (nd.rulingCommand('adjust', { what: '0:wildcards', to: '0', reason }, view)).command, {
+    adjust: { actor: 0, change: { wildcards: { to: 0 } }, reason },
+  });
+  assert.ok('error' in nd.rulingCommand('adjust', { what: '1:chips:str', to: '101', reason }, view), 'at most 100 chips');
+  assert.ok('error' in nd.rulingCommand('adjust', { what: '7:chips:str', to: '1', reason }, view), 'no Actor 7');
+  assert.ok('error' in nd.rulingCommand('adjust', { what: '1:chips:str', to: '1', reason: ' ' }, view), 'a reason');
+  assert.ok('error' in nd.rulingCommand('adjust', { what: '', to: '1', reason }, view));
+  const engage = nd.rulingCommand('engage', { clusters: [[1, 0], [], [2]] }, view);
+  assert.deepEqual(/** @type {any} */ (engage).command, { engage: { clusters: [[0, 1], [2]] } }, 'empty clusters dropped, ids in order');
+  assert.deepEqual(/** @type {any} */ (nd.rulingCommand('engage', { clusters: [[], []] }, view)).command, { engage: { clusters: [] } }, 'everyone engages again');
+  assert.match(/** @type {any} */ (nd.rulingCommand('engage', { clusters: [[0, 1], [1, 2]] }, view)).error, /Thug is in two clusters/);
+  assert.deepEqual(/** @type {any} */ (nd.rulingCommand('end_conflict', {}, view)).command, 'end_conflict');
+});
+
+test('Inciting Incident: what an adjustment may set, and the commands of Adjust, End scene, Spend Rising Tension and Rest Scene', () => {
+  const view = fixture('inciting-incident-welcome.json').view;
+  const targets = ii.adjustTargets(view).map((t) => t.value);
+  assert.deepEqual(targets, [...view.fighters.map((/** @type {any} */ f) => `hits:${f.id}`), 'flow:0', 'crisis'], 'no Strikes in a violent scene');
+  const reason = 'the spear hit';
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('adjust', { what: 'hits:3', to: '1', reason }, view)).command, {
+    adjust: { hits: { character: 3, hits: 1 }, reason },
+  });
+  assert.ok('error' in ii.rulingCommand('adjust', { what: 'hits:3', to: '3', reason }, view), 'above Max Hits');
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('adjust', { what: 'flow:0', to: '-2', reason }, view)).command, {
+    adjust: { flow: { duel: 0, flow: -2 }, reason },
+  });
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('adjust', { what: 'crisis', to: '5', reason }, view)).command, {
+    adjust: { crisis: { crisis: 5 }, reason },
+  });
+  assert.ok('error' in ii.rulingCommand('adjust', { what: 'crisis', to: '-1', reason }, view));
+  assert.ok('error' in ii.rulingCommand('adjust', { what: 'strikes:0', to: '2', reason }, view), 'no Strikes to set');
+  const talk = { ...view, strikes: [3, 4] };
+  assert.deepEqual(ii.adjustTargets(talk).slice(-2).map((t) => t.value), ['strikes:0', 'strikes:1']);
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('adjust', { what: 'strikes:1', to: '2', reason }, talk)).command, {
+    adjust: { strikes: { side: 1, strikes: 2 }, reason },
+  });
+  assert.ok('error' in ii.rulingCommand('adjust', { what: 'crisis', to: '5', reason: 'x'.repeat(65) }, view), '64 bytes at most');
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('end_scene', { winner: '' }, view)).command, { end_scene: { winner: null } });
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('end_scene', { winner: '1' }, view)).command, { end_scene: { winner: 1 } });
+  assert.ok('error' in ii.rulingCommand('end_scene', { winner: '2' }, view));
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('spend_tension', { side: '0', strikes: '2' }, talk)).command, { spend_tension: { side: 0, strikes: 2 } });
+  assert.ok('error' in ii.rulingCommand('spend_tension', { side: '0', strikes: '0' }, talk));
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('rest_scene', { full_day: 'true' }, view)).command, { rest_scene: { full_day: true } });
+  assert.deepEqual(/** @type {any} */ (ii.rulingCommand('rest_scene', { full_day: false }, view)).command, { rest_scene: { full_day: false } });
 });

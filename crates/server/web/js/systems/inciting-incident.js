@@ -11,6 +11,7 @@
 import { h } from '../dom.js';
 import { DrawLedger } from '../fairness.js';
 import { pickerElement, choiceButtons, partition, commandName } from './picker.js';
+import { checkReason, wholeNumber, selectRow, numberRow, reasonRow, rulingForm, rulingsPanel, confirmButton } from './rulings.js';
 
 /** The system's name as the book writes it. */
 export const title = 'Inciting Incident';
@@ -160,7 +161,8 @@ function fighterName(id) {
  * @param {import('./index.js').SystemContext} ctx
  */
 function mySeatName(ctx) {
-  if (ctx.you?.kind !== 'seat') return null;
+  // a seat's own; the GM link's `you` names the rules' GM seat, whose characters it sees
+  if ((ctx.you?.kind !== 'seat' && ctx.you?.kind !== 'gm') || typeof ctx.you.seat !== 'number') return null;
   return ctx.seats?.find((s) => s.seat === ctx.you.seat)?.name ?? null;
 }
 
@@ -547,6 +549,209 @@ function marked(mark, cls, text) {
   const t = typeof text === 'string' ? text.trim() : '';
   if (!t) return null;
   return h('p', { class: cls }, h('span', { 'aria-hidden': 'true' }, `${mark} `), t);
+}
+
+// ---- The GM's rulings ----
+
+/** The most a ruling's reason may take, in bytes of UTF-8 (the rules' note). */
+export const REASON_BYTES = 64;
+
+/** The largest Flow (either way), Crisis or Strikes an adjustment may set (Decision 30). */
+export const MAX_ADJUSTED = 1_000_000;
+
+/**
+ * What an adjustment may set, as the rulings form lists it: each character's hits, each Duel's
+ * Flow, the Crisis pool, each side's Strikes (in a non-violent conflict, where the view has
+ * them). Values: `hits:ID`, `flow:DUEL`, `crisis`, `strikes:SIDE`.
+ * @param {any} view
+ * @returns {{value: string, text: string, group: string}[]}
+ */
+export function adjustTargets(view) {
+  const sides = view?.sides ?? [];
+  /** @type {{value: string, text: string, group: string}[]} */
+  const out = [];
+  for (const f of view?.fighters ?? []) {
+    if (f.status === 'dead') continue;
+    out.push({ value: `hits:${f.id}`, text: `${f.name}'s hits (now ${f.hits}/${f.max_hits})`, group: 'Hits' });
+  }
+  for (const d of view?.duels ?? []) {
+    out.push({ value: `flow:${d.id}`, text: `Flow of the Duel in ${d.region} (now ${d.flow}${d.active ? '' : ', broken up'})`, group: 'Flow of Battle' });
+  }
+  out.push({ value: 'crisis', text: `the Crisis pool (now ${view?.crisis ?? 0})`, group: 'Crisis' });
+  if (Array.isArray(view?.strikes)) {
+    sides.forEach((/** @type {string} */ s, /** @type {number} */ i) => {
+      out.push({ value: `strikes:${i}`, text: `${s}'s Strikes (now ${view.strikes[i] ?? 0})`, group: 'Strikes' });
+    });
+  }
+  return out;
+}
+
+/**
+ * The GM's ruling a form's fields make. Pure: the fields are the form's texts.
+ * - `adjust` (Decision 30): `what` as {@link adjustTargets} gives it, `to` the new value, `reason`.
+ * - `end_scene`: `winner`, a side's index or '' for none.
+ * - `spend_tension` (§10): `side` and `strikes` (at least 1).
+ * - `rest_scene` (§9): `full_day` ('true' for a whole day).
+ * @param {string} kind
+ * @param {Record<string, any>} fields
+ * @param {any} view
+ * @returns {import('./rulings.js').Ruling}
+ */
+export function rulingCommand(kind, fields, view) {
+  const sides = view?.sides ?? [];
+  const side = (/** @type {unknown} */ raw, /** @type {string} */ what) => {
+    const n = wholeNumber(raw, 0, Math.max(1, sides.length - 1), what);
+    return 'error' in n ? n : { value: n.value };
+  };
+  switch (kind) {
+    case 'adjust': {
+      const m = /^(hits|flow|crisis|strikes)(?::(\d+))?$/.exec(String(fields.what ?? ''));
+      if (!m || (m[1] !== 'crisis') !== (m[2] !== undefined)) return { error: 'Choose what to adjust.' };
+      const id = Number(m[2]);
+      /** @type {any} */
+      let adjustment;
+      let done = '';
+      if (m[1] === 'hits') {
+        const f = (view?.fighters ?? []).find((/** @type {any} */ x) => x.id === id);
+        if (!f) return { error: 'Choose a character of this scene.' };
+        const max = Number.isInteger(f.max_hits) ? f.max_hits : 255;
+        const n = wholeNumber(fields.to, 0, max, `${f.name}'s hits`);
+        if ('error' in n) return n;
+        adjustment = { hits: { character: id, hits: n.value } };
+        done = `${f.name}'s hits: ${n.value}.`;
+      } else if (m[1] === 'flow') {
+        const d = (view?.duels ?? []).find((/** @type {any} */ x) => x.id === id);
+        if (!d) return { error: 'Choose a Duel of this scene.' };
+        const n = wholeNumber(fields.to, -MAX_ADJUSTED, MAX_ADJUSTED, 'The Flow');
+        if ('error' in n) return n;
+        adjustment = { flow: { duel: id, flow: n.value } };
+        done = `The Flow in ${d.region}: ${n.value}.`;
+      } else if (m[1] === 'crisis') {
+        const n = wholeNumber(fields.to, 0, MAX_ADJUSTED, 'The Crisis pool');
+        if ('error' in n) return n;
+        adjustment = { crisis: { crisis: n.value } };
+        done = `Crisis: ${n.value}.`;
+      } else {
+        if (!Array.isArray(view?.strikes) || id >= sides.length) return { error: 'Strikes are counted in a non-violent conflict only.' };
+        const n = wholeNumber(fields.to, 0, MAX_ADJUSTED, `${sides[id]}'s Strikes`);
+        if ('error' in n) return n;
+        adjustment = { strikes: { side: id, strikes: n.value } };
+        done = `${sides[id]}'s Strikes: ${n.value}.`;
+      }
+      const r = checkReason(fields.reason, REASON_BYTES);
+      if ('error' in r) return r;
+      return { command: { adjust: { ...adjustment, reason: r.reason } }, done };
+    }
+    case 'end_scene': {
+      if (fields.winner === '' || fields.winner === undefined || fields.winner === null) {
+        return { command: { end_scene: { winner: null } }, done: 'The scene is ended, nobody wins.' };
+      }
+      const w = side(fields.winner, 'The winner');
+      if ('error' in w) return w;
+      return { command: { end_scene: { winner: w.value } }, done: `The scene is ended: ${sides[w.value] ?? `side ${w.value}`} win.` };
+    }
+    case 'spend_tension': {
+      const s = side(fields.side, 'The side');
+      if ('error' in s) return s;
+      const n = wholeNumber(fields.strikes, 1, MAX_ADJUSTED, 'Strikes');
+      if ('error' in n) return n;
+      return {
+        command: { spend_tension: { side: s.value, strikes: n.value } },
+        done: `Rising Tension spent: ${n.value} Strike${n.value === 1 ? '' : 's'} to ${sides[s.value] ?? `side ${s.value}`}.`,
+      };
+    }
+    case 'rest_scene': {
+      const full = fields.full_day === true || fields.full_day === 'true';
+      return { command: { rest_scene: { full_day: full } }, done: full ? 'A whole day of rest.' : 'A Rest Scene.' };
+    }
+    default:
+      return { error: `Inciting Incident has no ruling "${kind}".` };
+  }
+}
+
+/**
+ * The GM's rulings panel: Adjust (a character's hits, a Duel's Flow, the Crisis pool, a side's
+ * Strikes); on the GM link, which is asked nothing, also End scene, Spend Rising Tension and
+ * Rest Scene (on the GM seat's own page these come in its prompt).
+ * @param {any} view
+ * @param {import('./index.js').SystemContext} ctx
+ * @returns {HTMLElement | null}
+ */
+export function renderRulings(view, ctx) {
+  memory.view = view ?? memory.view;
+  if (!view) return null;
+  const gmLink = ctx.you?.kind === 'gm';
+  const sideOptions = (view.sides ?? []).map((/** @type {string} */ s, /** @type {number} */ i) => ({ value: String(i), text: s }));
+  const what = selectRow('ruling-ii-what', 'What', adjustTargets(view));
+  const to = numberRow('ruling-ii-to', 'New value');
+  const reason = reasonRow('ruling-ii-reason', REASON_BYTES);
+  const adjust = rulingForm(
+    {
+      id: 'ruling-ii-adjust',
+      legend: 'Adjust (Decision 30)',
+      rows: [what.row, to.row, reason.row],
+      submit: 'Adjust',
+      build: () => rulingCommand('adjust', { what: what.input.value, to: to.input.value, reason: reason.input.value }, view),
+      reset: () => {
+        reason.input.value = '';
+      },
+    },
+    ctx,
+  );
+  if (!gmLink) return rulingsPanel('inciting-incident', adjust);
+  const over = Boolean(view.outcome);
+  /** @param {string} kind @param {Record<string, any>} fields */
+  const send = (kind, fields) => {
+    const r = rulingCommand(kind, fields, view);
+    if ('command' in r && ctx.ruling) ctx.ruling(r.command, r.done);
+  };
+  const winner = selectRow('ruling-ii-winner', 'Winner', [{ value: '', text: 'nobody' }, ...sideOptions]);
+  const end = over
+    ? null
+    : h(
+        'div',
+        { class: 'ruling' },
+        h(
+          'fieldset',
+          null,
+          h('legend', null, 'End the scene (§5 step 9)'),
+          winner.row,
+          confirmButton('ruling-ii-end', 'End the scene…', 'End the scene for everyone?', 'Yes, end the scene', () => send('end_scene', { winner: winner.input.value })),
+        ),
+      );
+  let tension = null;
+  if (!over && Array.isArray(view.strikes)) {
+    const tside = selectRow('ruling-ii-tension-side', 'Side', sideOptions);
+    const strikes = numberRow('ruling-ii-tension-strikes', 'Strikes', { min: 1, value: 1 });
+    tension = rulingForm(
+      {
+        id: 'ruling-ii-tension',
+        legend: `Spend Rising Tension (§10; now ${view.rising_tension ?? 0})`,
+        rows: [tside.row, strikes.row],
+        submit: 'Spend it',
+        build: () => rulingCommand('spend_tension', { side: tside.input.value, strikes: strikes.input.value }, view),
+      },
+      ctx,
+    );
+  }
+  const rest = over
+    ? h(
+        'div',
+        { class: 'ruling' },
+        h(
+          'fieldset',
+          null,
+          h('legend', null, 'Rest Scene (§9)'),
+          h(
+            'div',
+            { class: 'ruling-row controls' },
+            h('button', { type: 'button', id: 'ruling-ii-rest', onclick: () => send('rest_scene', { full_day: false }) }, 'A Rest Scene'),
+            h('button', { type: 'button', id: 'ruling-ii-rest-day', onclick: () => send('rest_scene', { full_day: true }) }, 'A whole day of rest'),
+          ),
+        ),
+      )
+    : null;
+  return rulingsPanel('inciting-incident', adjust, end, tension, rest);
 }
 
 /**

@@ -8,6 +8,9 @@
  *   system's cards and pickers; a choice calls `ctx.choose(choice.command)`.
  * - `renderEvent(item, ctx)` → HTMLElement | null: one log item (an `event` update) drawn,
  *   e.g. a reveal side by side with its result explained; its `text` is the narration.
+ * - `renderRulings(view, ctx)` → HTMLElement | null: the GM's rulings panel (on the GM link and
+ *   the rules' GM seat's page): forms that send a GM's ruling through `ctx.ruling`; each is
+ *   built by the module's pure `rulingCommand(kind, fields, view)`.
  * - `title` (string): the system's name as the books write it.
  *
  * `ctx` is {@link SystemContext}. A module never re-derives a rule: what it shows comes from
@@ -17,7 +20,9 @@
 /**
  * @typedef {object} SystemContext
  * @property {string} system the protocol's system name
- * @property {{kind: string, seat?: number}} you who this page is (welcome's `you`)
+ * @property {{kind: string, seat?: number}} you who this page is (welcome's `you`); on the GM
+ *   link `{kind: 'gm', seat: N}` with N the rules' GM seat, whose redaction it receives (its
+ *   characters are drawn as "mine"), asked nothing and giving no seat's choices
  * @property {any[]} seats the seats (welcome's/seats' `seats`)
  * @property {Record<string, any>} rules the table's ruleset options
  * @property {(command: any) => void} choose sends a command for this seat (sealed or plain, as the seat's mode says)

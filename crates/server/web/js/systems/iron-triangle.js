@@ -8,6 +8,7 @@
 
 import { h } from '../dom.js';
 import { narrow, pickerElement, choiceButtons, partition, commandName } from './picker.js';
+import { checkReason, wholeNumber, selectRow, numberRow, reasonRow, rulingForm, rulingsPanel } from './rulings.js';
 
 /** The system's name as the book writes it. */
 export const title = 'Iron Triangle';
@@ -268,7 +269,8 @@ function fighterName(id) {
  * @param {import('./index.js').SystemContext} ctx
  */
 function mySeatName(ctx) {
-  if (ctx.you?.kind !== 'seat') return null;
+  // a seat's own; the GM link's `you` names the rules' GM seat, whose characters it sees
+  if ((ctx.you?.kind !== 'seat' && ctx.you?.kind !== 'gm') || typeof ctx.you.seat !== 'number') return null;
   return ctx.seats?.find((s) => s.seat === ctx.you.seat)?.name ?? null;
 }
 
@@ -708,4 +710,104 @@ export function renderEvent(item, _ctx) {
     default:
       return null;
   }
+}
+
+// ---- The GM's rulings ----
+
+/** The most a ruling's reason may take, in bytes of UTF-8 (the rules' note). */
+export const REASON_BYTES = 64;
+
+/** The largest energy of a type the rules can hold (a byte), when the view gives no maximum. */
+const MAX_ENERGY = 255;
+
+/**
+ * The GM's ruling a form's fields make (§6: the GM may always correct energy): `set_energy`
+ * with `fighter` (its id), `defend`, `grapple`, `attack` (its new current energy, each at most
+ * the character's maximum when the view has it) and `reason`. Pure: the fields are the form's
+ * texts.
+ * @param {string} kind
+ * @param {Record<string, string>} fields
+ * @param {any} view
+ * @returns {import('./rulings.js').Ruling}
+ */
+export function rulingCommand(kind, fields, view) {
+  if (kind !== 'set_energy') return { error: `Iron Triangle has no ruling "${kind}".` };
+  const id = Number(fields.fighter);
+  const f = (view?.fighters ?? []).find((/** @type {any} */ x) => x.id === id);
+  if (fields.fighter === undefined || fields.fighter === '' || !f) return { error: 'Choose a character.' };
+  /** @type {Record<string, number>} */
+  const energy = {};
+  for (const a of ACTIONS) {
+    const max = Number.isInteger(f.max_energy?.[a.key]) ? f.max_energy[a.key] : MAX_ENERGY;
+    const n = wholeNumber(fields[a.key], 0, max, `${a.symbol} ${a.name} (${f.name}'s maximum is ${max})`);
+    if ('error' in n) return n;
+    energy[a.key] = n.value;
+  }
+  const r = checkReason(fields.reason, REASON_BYTES);
+  if ('error' in r) return r;
+  return {
+    command: { adjust_energy: { fighter: id, energy, reason: r.reason } },
+    done: `${f.name}'s energy is set to ${ACTIONS.map((a) => `${energy[a.key]}${a.symbol}`).join(' ')}.`,
+  };
+}
+
+/**
+ * The GM's rulings panel: "Set energy" — a character, its three energies (each capped by its
+ * maximum), a reason.
+ * @param {any} view
+ * @param {import('./index.js').SystemContext} ctx
+ * @returns {HTMLElement | null}
+ */
+export function renderRulings(view, ctx) {
+  const fighters = view?.fighters ?? [];
+  if (fighters.length === 0) return null;
+  const who = selectRow(
+    'ruling-it-fighter',
+    'Character',
+    fighters.map((/** @type {any} */ f) => ({ value: String(f.id), text: `${f.name} (${f.side === 0 ? "players'" : "GM's"} side)` })),
+  );
+  const inputs = ACTIONS.map((a) => {
+    const row = numberRow(`ruling-it-${a.key}`, `${a.symbol} ${a.name}`, { min: 0 });
+    const max = h('span', { class: 'hint energy-max' });
+    row.row.append(max);
+    return { a, ...row, max };
+  });
+  const reason = reasonRow('ruling-it-reason', REASON_BYTES);
+  // the chosen character's energies and maxima, as the view has them
+  const fill = () => {
+    const f = fighters.find((/** @type {any} */ x) => String(x.id) === who.input.value) ?? fighters[0];
+    for (const x of inputs) {
+      const m = f?.max_energy?.[x.a.key];
+      if (Number.isInteger(m)) x.input.max = String(m);
+      else x.input.removeAttribute('max');
+      x.input.defaultValue = String(f?.energy?.[x.a.key] ?? 0);
+      x.input.value = x.input.defaultValue;
+      x.max.textContent = Number.isInteger(m) ? ` at most ${m}` : '';
+    }
+  };
+  who.input.addEventListener('change', fill);
+  fill();
+  const form = rulingForm(
+    {
+      id: 'ruling-it-energy',
+      legend: 'Set energy (§6)',
+      rows: [who.row, ...inputs.map((x) => x.row), reason.row],
+      submit: 'Set energy',
+      build: () =>
+        rulingCommand(
+          'set_energy',
+          {
+            fighter: who.input.value,
+            ...Object.fromEntries(inputs.map((x) => [x.a.key, x.input.value])),
+            reason: reason.input.value,
+          },
+          view,
+        ),
+      reset: () => {
+        reason.input.value = '';
+      },
+    },
+    ctx,
+  );
+  return rulingsPanel('iron-triangle', form);
 }

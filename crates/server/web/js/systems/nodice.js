@@ -9,6 +9,7 @@
 
 import { h } from '../dom.js';
 import { pickerElement, choiceButtons, partition, commandName } from './picker.js';
+import { checkReason, wholeNumber, selectRow, numberRow, reasonRow, rulingForm, rulingsPanel, confirmButton } from './rulings.js';
 
 /** The system's name as the book writes it. */
 export const title = 'No Dice';
@@ -250,7 +251,8 @@ function actorName(id) {
  * @param {import('./index.js').SystemContext} ctx
  */
 function mySeatName(ctx) {
-  if (ctx.you?.kind !== 'seat') return null;
+  // a seat's own; the GM link's `you` names the rules' GM seat, whose Actors it sees
+  if ((ctx.you?.kind !== 'seat' && ctx.you?.kind !== 'gm') || typeof ctx.you.seat !== 'number') return null;
   return ctx.seats?.find((s) => s.seat === ctx.you.seat)?.name ?? null;
 }
 
@@ -428,7 +430,8 @@ export function renderView(view, ctx) {
             : null,
         )
       : null,
-    memory.revealed && mine.length ? h('div', { class: 'justify-forms' }, justifyForms(mine, ctx)) : null,
+    // the justification is the seat's own line: the GM link gives rulings only
+    memory.revealed && mine.length && ctx.you?.kind === 'seat' ? h('div', { class: 'justify-forms' }, justifyForms(mine, ctx)) : null,
     h('div', { class: 'actors' }, actors.map((/** @type {any} */ a) => actorCard(a, a.seat === me))),
     referenceCards(),
   );
@@ -490,4 +493,218 @@ export function renderEvent(item, _ctx) {
     return h('blockquote', { class: 'justification' }, `“${j.line}”`, h('footer', null, `— ${actorName(j.actor)}, Hand ${j.hand}`));
   }
   return null;
+}
+
+// ---- The GM's rulings ----
+
+/** The most characters a ruling's reason may have (the rules' table-talk cap). */
+export const REASON_CHARS = 200;
+
+/** The most chips an Attribute's stack may be set to (§3.1). */
+export const MAX_CHIPS = 100;
+
+/**
+ * The Attributes an Actor possesses, in serial order: read from its serial (`M4(5/-/3)`: a
+ * `-` is an Attribute it lacks), else every Attribute when its stacks are shown; none when
+ * its stacks are hidden from this page.
+ * @param {any} actor a view's `actors` item
+ * @returns {string[]} Attribute keys
+ */
+export function possessed(actor) {
+  if (!Array.isArray(actor?.stacks)) return [];
+  const serial = typeof actor.serial === 'string' ? actor.serial.trim() : '';
+  // a Thing's short serial (§3.3): `FIT-3 STR-@`, only the Attributes it has
+  if (/^([A-Za-z]{3}-(\d+|@))( [A-Za-z]{3}-(\d+|@))*$/.test(serial)) {
+    const keys = serial.split(' ').map((/** @type {string} */ t) => attribute(t.slice(0, 3))?.key ?? null);
+    if (keys.every((/** @type {string | null} */ k) => k !== null)) return ATTRIBUTES.map((a) => a.key).filter((k) => keys.includes(k));
+  }
+  /** @type {string[]} */
+  const out = [];
+  let read = 0;
+  for (const asp of ASPECTS) {
+    const m = new RegExp(`${asp.letter}(?:\\d+|-)\\(([^)]*)\\)`).exec(serial);
+    const parts = m ? m[1].split('/') : null;
+    if (parts && parts.length === 3) {
+      read += 1;
+      asp.attributes.forEach((k, i) => {
+        if (parts[i].trim() !== '-') out.push(k);
+      });
+    } else {
+      out.push(...asp.attributes);
+    }
+  }
+  return read > 0 ? out : ATTRIBUTES.map((a) => a.key);
+}
+
+/**
+ * The GM's ruling a form's fields make. Pure: the fields are the form's texts.
+ * - `adjust` (Decision 35): `what` is `ACTOR:chips:ATTRIBUTE` or `ACTOR:wildcards`, `to` the new
+ *   value, `reason` why.
+ * - `engage` (Decision 33): `clusters`, each a list of Actor ids (an empty list: everyone
+ *   engages again); an Actor in two clusters is refused here.
+ * - `end_conflict`: the fiction resolved the objective.
+ * @param {string} kind
+ * @param {Record<string, any>} fields
+ * @param {any} view
+ * @returns {import('./rulings.js').Ruling}
+ */
+export function rulingCommand(kind, fields, view) {
+  const actors = view?.actors ?? [];
+  const name = (/** @type {number} */ id) => actors.find((/** @type {any} */ a) => a.id === id)?.name ?? `Actor ${id}`;
+  switch (kind) {
+    case 'adjust': {
+      const m = /^(\d+):(chips:([a-z]{3})|wildcards)$/.exec(String(fields.what ?? ''));
+      if (!m) return { error: 'Choose what to adjust.' };
+      const actor = Number(m[1]);
+      if (!actors.some((/** @type {any} */ a) => a.id === actor)) return { error: 'Choose an Actor of this Conflict.' };
+      const at = m[3] ? attribute(m[3]) : null;
+      if (m[3] && !at) return { error: `No Attribute ${m[3]}.` };
+      const to = wholeNumber(fields.to, 0, MAX_CHIPS, 'The new value');
+      if ('error' in to) return to;
+      const r = checkReason(fields.reason, REASON_CHARS, 'characters');
+      if ('error' in r) return r;
+      const change = at ? { chips: { attribute: at.key, to: to.value } } : { wildcards: { to: to.value } };
+      const what = at ? `${at.abbrev} chips` : 'Wildcards left';
+      return { command: { adjust: { actor, change, reason: r.reason } }, done: `${name(actor)}'s ${what}: ${to.value}.` };
+    }
+    case 'engage': {
+      const raw = Array.isArray(fields.clusters) ? fields.clusters : [];
+      /** @type {number[][]} */
+      const clusters = raw.map((/** @type {any[]} */ c) => [...new Set((c ?? []).map(Number))].sort((x, y) => x - y)).filter((c) => c.length > 0);
+      const seen = new Set();
+      for (const c of clusters) {
+        for (const a of c) {
+          if (!actors.some((/** @type {any} */ x) => x.id === a)) return { error: `No Actor ${a} in this Conflict.` };
+          if (seen.has(a)) return { error: `${name(a)} is in two clusters.` };
+          seen.add(a);
+        }
+      }
+      const done = clusters.length
+        ? `Engaged: ${clusters.map((c) => c.map(name).join(' & ')).join('; ')}.`
+        : 'Everyone engages again.';
+      return { command: { engage: { clusters } }, done };
+    }
+    case 'end_conflict':
+      return { command: 'end_conflict', done: 'The Conflict is ended.' };
+    default:
+      return { error: `No Dice has no ruling "${kind}".` };
+  }
+}
+
+/** How many clusters the Engage editor shows, kept across redraws (0: as the view's). */
+const engageRows = { count: 0 };
+
+/**
+ * The GM's rulings panel: Adjust (an Actor's chips in one Attribute it possesses, or its
+ * Wildcards left), Engage (the interaction clusters, at the start of a Hand) and End the
+ * Conflict (asked twice); nothing once the Conflict is over.
+ * @param {any} view
+ * @param {import('./index.js').SystemContext} ctx
+ * @returns {HTMLElement | null}
+ */
+export function renderRulings(view, ctx) {
+  memory.view = view ?? memory.view;
+  // once the Conflict is over no ruling is left to give (a justification line is the seats')
+  if (!view || view.ending) return null;
+  const actors = (view.actors ?? []).filter((/** @type {any} */ a) => !a.status || a.status.status === 'in');
+  if (actors.length === 0) return null;
+  return rulingsPanel('nodice', adjustForm(view, actors, ctx), engageForm(view, actors, ctx), endForm(view, ctx));
+}
+
+/**
+ * @param {any} view
+ * @param {any[]} actors
+ * @param {import('./index.js').SystemContext} ctx
+ */
+function adjustForm(view, actors, ctx) {
+  /** @type {{value: string, text: string, group: string}[]} */
+  const options = [];
+  for (const a of actors) {
+    for (const k of possessed(a)) {
+      const at = attribute(k);
+      const i = ATTRIBUTES.findIndex((x) => x.key === k);
+      options.push({ value: `${a.id}:chips:${k}`, text: `${a.name}: ${at?.abbrev} ${at?.name} chips (now ${a.stacks?.[i] ?? '?'})`, group: a.name });
+    }
+    options.push({ value: `${a.id}:wildcards`, text: `${a.name}: Wildcards left${a.wildcards === null || a.wildcards === undefined ? '' : ` (now ${a.wildcards})`}`, group: a.name });
+  }
+  const what = selectRow('ruling-nd-what', 'What', options);
+  const to = numberRow('ruling-nd-to', 'New value', { min: 0, max: MAX_CHIPS });
+  const reason = reasonRow('ruling-nd-reason', REASON_CHARS);
+  return rulingForm(
+    {
+      id: 'ruling-nd-adjust',
+      legend: 'Adjust (Decision 35)',
+      rows: [what.row, to.row, reason.row],
+      submit: 'Adjust',
+      build: () => rulingCommand('adjust', { what: what.input.value, to: to.input.value, reason: reason.input.value }, view),
+      reset: () => {
+        reason.input.value = '';
+      },
+    },
+    ctx,
+  );
+}
+
+/**
+ * The Engage editor: one row of checkboxes (one per Actor) per cluster, a button to add a
+ * cluster and one to take the last away; no cluster checked engages everyone again.
+ * @param {any} view
+ * @param {any[]} actors
+ * @param {import('./index.js').SystemContext} ctx
+ */
+function engageForm(view, actors, ctx) {
+  const current = Array.isArray(view?.clusters) ? view.clusters : [];
+  if (engageRows.count === 0) engageRows.count = Math.max(1, current.length);
+  const rows = h('div', { class: 'clusters' });
+  /** @type {HTMLInputElement[][]} */
+  let boxes = [];
+  const draw = () => {
+    boxes = [];
+    rows.replaceChildren();
+    for (let k = 0; k < engageRows.count; k++) {
+      const row = actors.map((a) => {
+        const id = `ruling-nd-cluster-${k}-${a.id}`;
+        const box = /** @type {HTMLInputElement} */ (
+          h('input', { type: 'checkbox', id, value: String(a.id), checked: Array.isArray(current[k]) && current[k].includes(a.id) })
+        );
+        return { box, el: h('span', { class: 'check' }, box, h('label', { for: id }, a.name)) };
+      });
+      boxes.push(row.map((r) => r.box));
+      rows.append(h('div', { class: 'cluster-row', role: 'group', 'aria-label': `Cluster ${k + 1}` }, h('span', { class: 'cluster-name' }, `Cluster ${k + 1}: `), row.map((r) => r.el)));
+    }
+  };
+  draw();
+  const add = h('button', { type: 'button', id: 'ruling-nd-add-cluster', onclick: () => { engageRows.count += 1; draw(); } }, 'Add a cluster');
+  const drop = h('button', { type: 'button', id: 'ruling-nd-drop-cluster', onclick: () => { if (engageRows.count > 1) { engageRows.count -= 1; draw(); } } }, 'Remove the last cluster');
+  return rulingForm(
+    {
+      id: 'ruling-nd-engage',
+      legend: 'Engage (Decision 33: at the start of a Hand)',
+      rows: [
+        h('p', { class: 'hint' }, 'Who interacts with whom this Hand; Actors in no cluster sit it out. No box ticked: everyone engages again.'),
+        rows,
+        h('div', { class: 'ruling-row controls' }, add, drop),
+      ],
+      submit: 'Engage',
+      build: () => rulingCommand('engage', { clusters: boxes.map((row) => row.filter((b) => b.checked).map((b) => Number(b.value))) }, view),
+    },
+    ctx,
+  );
+}
+
+/**
+ * End the Conflict, asked twice.
+ * @param {any} view
+ * @param {import('./index.js').SystemContext} ctx
+ */
+function endForm(view, ctx) {
+  if (view?.ending) return null;
+  return h(
+    'div',
+    { class: 'ruling' },
+    confirmButton('ruling-nd-end', 'End the Conflict…', 'The fiction resolved the objective: end the Conflict for everyone?', 'Yes, end the Conflict', () => {
+      const r = rulingCommand('end_conflict', {}, view);
+      if ('command' in r && ctx.ruling) ctx.ruling(r.command, r.done);
+    }),
+  );
 }
