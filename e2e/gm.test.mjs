@@ -143,4 +143,41 @@ describe('the GM screen', () => {
       await closeAll(pages);
     }
   });
+
+  test('Inciting Incident: reads every sheet, ends the scene and holds a Rest Scene after it', async () => {
+    const created = await server.createTable({
+      system: 'inciting-incident',
+      setup: { example: 'river-fight' },
+      seats: { gm: { kind: 'bot', bot: 'random' }, mira: { kind: 'bot', bot: 'random' } },
+      options: { think_ms: 0 },
+    });
+    const pages = await open({ bren: created.seats.bren, 'GM screen': created.gm, spectator: created.spectator });
+    try {
+      const gm = pages['GM screen'].page;
+      const bren = pages.bren.page;
+      const spectator = pages.spectator.page;
+      // §4.4: a sheet is its player's and the GM's — the GM screen reads all three, Bren's
+      // page only Bren's, the spectators none.
+      const sheetsOf = async (/** @type {import('playwright-core').Page} */ page) =>
+        (await page.locator('section.sheets details.sheet summary').allTextContents()).map((t) => t.split(' — ')[0]);
+      await gm.locator('section.sheets').waitFor({ timeout: 15_000 });
+      assert.deepEqual((await sheetsOf(gm)).sort(), ['Bren', 'Cult captain', 'Mira', "Y'ras'byn"]);
+      await bren.locator('section.sheets').waitFor({ timeout: 15_000 });
+      assert.deepEqual(await sheetsOf(bren), ['Bren']);
+      await bren.locator('section.sheets details.sheet summary').first().click();
+      await bren.getByText(/Icy blade/).first().waitFor({ timeout: 5_000 });
+      assert.equal(await spectator.locator('section.sheets').count(), 0, 'the spectators read no sheet');
+
+      // The GM ends the scene (asked twice), then holds a Rest Scene after it.
+      const panel = gm.locator('section.rulings');
+      await panel.getByRole('button', { name: 'End the scene…' }).click();
+      await panel.getByRole('button', { name: 'Yes, end the scene' }).click();
+      await logLine(spectator, /The scene is over/, 'the spectators\u2019 page');
+      await panel.getByRole('button', { name: 'A Rest Scene' }).click();
+      await logLine(spectator, /Rest Scene/, 'the spectators\u2019 page');
+      await logLine(bren, /Rest Scene/, 'Bren\u2019s page');
+    } finally {
+      await closeAll(pages);
+    }
+  });
 });
