@@ -514,3 +514,22 @@ mod random_games {
         }
     }
 }
+
+/// §6: the GM may always correct energy — a ruling outside the choices of play, which a GM
+/// screen gives on the GM seat's behalf ([`table::Ruleset::is_gm_ruling`]); no move, stance,
+/// special or turn is one.
+#[test]
+fn gm_energy_correction_is_the_one_gm_ruling() {
+    use iron_triangle::IronTriangle;
+    use table::Ruleset;
+    let adjust = Command::AdjustEnergy {
+        fighter: iron_triangle::FighterId(0),
+        energy: en(1, 1, 1),
+        reason: note("a fall"),
+    };
+    assert!(IronTriangle::is_gm_ruling(&adjust));
+    for other in [stance("grapple 2"), play("▨☷"), Command::PassTurn { to: iron_triangle::FighterId(1) }]
+    {
+        assert!(!IronTriangle::is_gm_ruling(&other), "{other:?}");
+    }
+}

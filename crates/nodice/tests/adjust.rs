@@ -109,3 +109,27 @@ fn gm_adjustment_refused_for_an_absent_attribute() {
     let e = t.submit(GM, &adjust(1, Adjustment::Chips { attribute: absent, to: 3 }, "r")).unwrap_err();
     assert!(e.to_string().contains("does not possess"), "{e}");
 }
+
+/// Decisions 33 and 35, and the End Conflict step: the GM's rulings outside the choices of
+/// play — an adjustment, the Engagement's clusters, ending the Conflict — are what a GM screen
+/// gives on the GM seat's behalf ([`table::Ruleset::is_gm_ruling`]); an Actor's cards, damage
+/// spread and justification line are not.
+#[test]
+fn gm_rulings_are_adjustments_engagement_and_the_end() {
+    let rulings = [
+        adjust(1, Adjustment::Wildcards { to: 0 }, "lost"),
+        Command::Engage { clusters: Vec::new() },
+        Command::EndConflict,
+    ];
+    for r in &rulings {
+        assert!(NoDice::is_gm_ruling(r), "{r:?}");
+    }
+    let others = [
+        Command::Withdraw { actor: ActorId(0) },
+        Command::SpreadDamage { actor: ActorId(0), spread: [1, 0, 0] },
+        Command::Justify { actor: ActorId(0), line: "a feint".into() },
+    ];
+    for o in &others {
+        assert!(!NoDice::is_gm_ruling(o), "{o:?}");
+    }
+}
