@@ -525,7 +525,11 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn server::systems::Hosted>, Ve
                 .map(|fault| assert_eq!(fault, None, "an honest reveal matches")),
             ("verifiable", _) => game
                 .use_verifiable(op["server_seed"].as_str().expect("a seed").parse().expect("a server seed"))
-                .map(|_| ()),
+                .and_then(|_| match op["rotation_key"].as_str() {
+                    // The seeds after each end (docs/fairness.md §4) come from this key.
+                    Some(key) => game.rotate_with(key.parse().expect("a rotation key")),
+                    None => Ok(()),
+                }),
             ("client_seed", _) => game.add_client_seed(seat("seat"), op["seed"].as_str().expect("a seed")),
             (other, _) => panic!("journal entry {other}"),
         };

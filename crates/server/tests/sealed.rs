@@ -63,6 +63,9 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn Hosted>, Vec<Value>) {
             }
             ("verifiable", _) => {
                 game.use_verifiable(op["server_seed"].as_str().unwrap().parse().unwrap()).unwrap();
+                if let Some(key) = op["rotation_key"].as_str() {
+                    game.rotate_with(key.parse().unwrap()).unwrap();
+                }
             }
             ("client_seed", _) => game.add_client_seed(seat("seat"), op["seed"].as_str().unwrap()).unwrap(),
             (other, _) => panic!("journal entry {other}"),
