@@ -11,7 +11,7 @@
 import { h } from '../dom.js';
 import { DrawLedger } from '../fairness.js';
 import { pickerElement, choiceButtons, partition, commandName } from './picker.js';
-import { checkReason, wholeNumber, selectRow, numberRow, reasonRow, rulingForm, rulingsPanel, confirmButton } from './rulings.js';
+import { checkReason, wholeNumber, selectRow, numberRow, rulingForm, rulingsPanel, confirmButton, adjustForm as countForm } from './rulings.js';
 
 /** The system's name as the book writes it. */
 export const title = 'Inciting Incident';
@@ -682,19 +682,13 @@ export function renderRulings(view, ctx) {
   if (!view) return null;
   const gmLink = ctx.you?.kind === 'gm';
   const sideOptions = (view.sides ?? []).map((/** @type {string} */ s, /** @type {number} */ i) => ({ value: String(i), text: s }));
-  const what = selectRow('ruling-ii-what', 'What', adjustTargets(view));
-  const to = numberRow('ruling-ii-to', 'New value');
-  const reason = reasonRow('ruling-ii-reason', REASON_BYTES);
-  const adjust = rulingForm(
+  const adjust = countForm(
     {
-      id: 'ruling-ii-adjust',
+      prefix: 'ruling-ii',
       legend: 'Adjust (Decision 30)',
-      rows: [what.row, to.row, reason.row],
-      submit: 'Adjust',
-      build: () => rulingCommand('adjust', { what: what.input.value, to: to.input.value, reason: reason.input.value }, view),
-      reset: () => {
-        reason.input.value = '';
-      },
+      options: adjustTargets(view),
+      reasonMax: REASON_BYTES,
+      build: (fields) => rulingCommand('adjust', fields, view),
     },
     ctx,
   );

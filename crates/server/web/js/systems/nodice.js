@@ -9,7 +9,7 @@
 
 import { h } from '../dom.js';
 import { pickerElement, choiceButtons, partition, commandName } from './picker.js';
-import { checkReason, wholeNumber, selectRow, numberRow, reasonRow, rulingForm, rulingsPanel, confirmButton } from './rulings.js';
+import { checkReason, wholeNumber, rulingForm, rulingsPanel, confirmButton, adjustForm as countForm } from './rulings.js';
 
 /** The system's name as the book writes it. */
 export const title = 'No Dice';
@@ -627,19 +627,14 @@ function adjustForm(view, actors, ctx) {
     }
     options.push({ value: `${a.id}:wildcards`, text: `${a.name}: Wildcards left${a.wildcards === null || a.wildcards === undefined ? '' : ` (now ${a.wildcards})`}`, group: a.name });
   }
-  const what = selectRow('ruling-nd-what', 'What', options);
-  const to = numberRow('ruling-nd-to', 'New value', { min: 0, max: MAX_CHIPS });
-  const reason = reasonRow('ruling-nd-reason', REASON_CHARS);
-  return rulingForm(
+  return countForm(
     {
-      id: 'ruling-nd-adjust',
+      prefix: 'ruling-nd',
       legend: 'Adjust (Decision 35)',
-      rows: [what.row, to.row, reason.row],
-      submit: 'Adjust',
-      build: () => rulingCommand('adjust', { what: what.input.value, to: to.input.value, reason: reason.input.value }, view),
-      reset: () => {
-        reason.input.value = '';
-      },
+      options,
+      range: { min: 0, max: MAX_CHIPS },
+      reasonMax: REASON_CHARS,
+      build: (fields) => rulingCommand('adjust', fields, view),
     },
     ctx,
   );

@@ -156,6 +156,31 @@ export function rulingForm(opts, ctx) {
 }
 
 /**
+ * The Adjust form each system has (a count set to a new value, with a reason said to
+ * everyone): what to set, its new value, the reason; the fields' ids start with `prefix`.
+ * @param {{prefix: string, legend: string, options: {value: string, text: string, group?: string}[], range?: {min?: number, max?: number}, reasonMax: number, build: (fields: {what: string, to: string, reason: string}) => Ruling}} opts
+ * @param {import('./index.js').SystemContext} ctx
+ */
+export function adjustForm(opts, ctx) {
+  const what = selectRow(`${opts.prefix}-what`, 'What', opts.options);
+  const to = numberRow(`${opts.prefix}-to`, 'New value', opts.range ?? {});
+  const reason = reasonRow(`${opts.prefix}-reason`, opts.reasonMax);
+  return rulingForm(
+    {
+      id: `${opts.prefix}-adjust`,
+      legend: opts.legend,
+      rows: [what.row, to.row, reason.row],
+      submit: 'Adjust',
+      build: () => opts.build({ what: what.input.value, to: to.input.value, reason: reason.input.value }),
+      reset: () => {
+        reason.input.value = '';
+      },
+    },
+    ctx,
+  );
+}
+
+/**
  * A button that asks again before it acts: the first press shows "Yes, …" and "No" in its
  * place; only "Yes" acts (no `confirm()` box, keyboard-operable, the focus kept on the pair).
  * @param {string} id
