@@ -163,6 +163,9 @@ async fn replay(db: &Path, table: &str) -> Box<dyn server::systems::Hosted> {
             "undo" => game.undo(seat("by")).unwrap(),
             "verifiable" => {
                 game.use_verifiable(op["server_seed"].as_str().unwrap().parse().unwrap()).unwrap();
+                if let Some(key) = op["rotation_key"].as_str() {
+                    game.rotate_with(key.parse().unwrap()).unwrap();
+                }
             }
             other => panic!("journal entry {other}"),
         }
