@@ -7,26 +7,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, startServer } from './lib.mjs';
+import { describe, test } from 'node:test';
+import { serverAndBrowser } from './lib.mjs';
 import { playGame } from './play.mjs';
 
-/** @type {import('./lib.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
+const env = serverAndBrowser();
 
 const SEED = Number(process.env.E2E_SEED ?? Date.now() % 1_000_000);
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
 
 /** @type {(import('./play.mjs').Game & {what: string})[]} */
 const GAMES = [
@@ -67,7 +55,7 @@ describe('whole conflicts by clicking', () => {
   GAMES.forEach((game, i) => {
     test(game.what, async (t) => {
       const seed = SEED + i;
-      const r = await playGame(browser, server, game, seed);
+      const r = await playGame(env.browser, env.server, game, seed);
       // Every commitment bound is opened once the rules reveal its command — one a round
       // left face down (a sealed public end_combo beside the other's stance) in a later round
       // (docs/fairness.md §3).

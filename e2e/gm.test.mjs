@@ -6,23 +6,11 @@
  */
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, startServer, waitFor } from './lib.mjs';
+import { describe, test } from 'node:test';
+import { openPage, serverAndBrowser, waitFor } from './lib.mjs';
 
-/** @type {import('./lib.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
+const env = serverAndBrowser();
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
 
 /** A phone's width: the panel must fit it. */
 const PHONE = { width: 360, height: 740 };
@@ -35,7 +23,7 @@ async function open(links) {
   /** @type {Record<string, Awaited<ReturnType<typeof openPage>>>} */
   const pages = {};
   for (const [name, link] of Object.entries(links)) {
-    pages[name] = await openPage(browser, link, name, name === 'GM screen' ? PHONE : undefined);
+    pages[name] = await openPage(env.browser, link, name, name === 'GM screen' ? PHONE : undefined);
     await waitFor(() => pages[name].rec.you !== null, 20_000, `${name}'s welcome`);
   }
   return pages;
@@ -64,7 +52,7 @@ async function closeAll(pages) {
 
 describe('the GM screen', () => {
   test("Iron Triangle: sees Kuro's sheet and sets Ada's energy from the rulings panel", async () => {
-    const created = await server.createTable({
+    const created = await env.server.createTable({
       system: 'iron-triangle',
       setup: { example: 'duel' },
       seats: { gm: { kind: 'bot', bot: 'greedy' } },
@@ -114,7 +102,7 @@ describe('the GM screen', () => {
   });
 
   test("No Dice: sees the Bandit's stacks and adjusts its Strength chips", async () => {
-    const created = await server.createTable({
+    const created = await env.server.createTable({
       system: 'nodice',
       setup: { example: 'pc-vs-bandit' },
       seats: {},
@@ -145,7 +133,7 @@ describe('the GM screen', () => {
   });
 
   test('Inciting Incident: reads every sheet, ends the scene and holds a Rest Scene after it', async () => {
-    const created = await server.createTable({
+    const created = await env.server.createTable({
       system: 'inciting-incident',
       setup: { example: 'river-fight' },
       seats: { gm: { kind: 'bot', bot: 'random' }, mira: { kind: 'bot', bot: 'random' } },

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 /** Debian's Chromium (`FACEDOWN_CHROMIUM` names another). */
@@ -160,6 +161,25 @@ export async function launchBrowser() {
     args: BROWSER_ARGS,
     timeout: 60_000,
   });
+}
+
+/**
+ * The server and browser one test file shares: started before its tests, stopped after them
+ * (node:test's `before` and `after` of the file). Read `env.server` and `env.browser` inside a
+ * test, once they are started.
+ * @returns {{server: Server, browser: import('playwright-core').Browser}}
+ */
+export function serverAndBrowser() {
+  const env = /** @type {{server: Server, browser: import('playwright-core').Browser}} */ (/** @type {unknown} */ ({}));
+  before(async () => {
+    env.server = await startServer();
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, startServer, waitFor } from './lib.mjs';
+import { describe, test } from 'node:test';
+import { openPage, serverAndBrowser, waitFor } from './lib.mjs';
 
 /** The most a page may load (the sum of its response bodies). */
 const MAX_BYTES = 200 * 1024;
@@ -14,20 +14,8 @@ const MAX_BYTES = 200 * 1024;
 /** The narrowest phone the pages are made for. */
 const PHONE = { width: 360, height: 740 };
 
-/** @type {import('./lib.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
+const env = serverAndBrowser();
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
 
 /**
  * Opens `url` at `viewport`, lets it settle, and checks what every page must hold to.
@@ -37,7 +25,7 @@ after(async () => {
  * @param {boolean} table whether it is a table page (waits for its welcome)
  */
 async function check(url, name, viewport, table) {
-  const { context, page, rec, response } = await openPage(browser, url, name, viewport);
+  const { context, page, rec, response } = await openPage(env.browser, url, name, viewport);
   try {
     assert.ok(response, `${name}: the page answered`);
     assert.equal(response.status(), 200, `${name}: status`);
@@ -64,8 +52,8 @@ async function check(url, name, viewport, table) {
 
 describe('the home page', () => {
   test('at 360 px and at 1280 px', async () => {
-    await check(`${server.base}/`, 'home (360 px)', PHONE, false);
-    await check(`${server.base}/`, 'home (1280 px)', { width: 1280, height: 800 }, false);
+    await check(`${env.server.base}/`, 'home (360 px)', PHONE, false);
+    await check(`${env.server.base}/`, 'home (1280 px)', { width: 1280, height: 800 }, false);
   });
 });
 
@@ -82,7 +70,7 @@ describe('the table pages', () => {
       /** @type {Record<string, {kind: string, bot?: string}>} */
       const seats = {};
       for (const [name, bot] of Object.entries(t.bots)) seats[name] = { kind: 'bot', bot };
-      const created = await server.createTable({
+      const created = await env.server.createTable({
         system: t.system,
         setup: { example: t.example },
         seats,
@@ -100,7 +88,7 @@ describe('the table pages', () => {
 
 describe('the home page creates a table', () => {
   test('by clicking at 360 px: a link per seat with its QR code, each opening its seat, sealed', async () => {
-    const { context, page, rec } = await openPage(browser, `${server.base}/`, 'home (create)', PHONE);
+    const { context, page, rec } = await openPage(env.browser, `${env.server.base}/`, 'home (create)', PHONE);
     try {
       await page.getByRole('button', { name: 'Create the table' }).click({ timeout: 15_000 });
       await page.getByRole('heading', { name: /^Table \S+ is ready$/ }).waitFor({ timeout: 15_000 });
@@ -110,7 +98,7 @@ describe('the home page creates a table', () => {
       const links = {};
       for (const f of await fields.all()) links[(await f.getAttribute('aria-label')) ?? ''] = await f.inputValue();
       for (const [label, link] of Object.entries(links)) {
-        assert.match(link, new RegExp(`^${server.base}/t/[^/#]+#[0-9a-f]{32}$`), `${label}: a link of this server`);
+        assert.match(link, new RegExp(`^${env.server.base}/t/[^/#]+#[0-9a-f]{32}$`), `${label}: a link of this server`);
       }
       // Every link's QR code is drawn (an SVG from the server), and the page still fits.
       await waitFor(async () => (await page.locator('.qr svg').count()) >= Object.keys(links).length, 15_000, 'the QR codes');
@@ -121,7 +109,7 @@ describe('the home page creates a table', () => {
       assert.deepEqual(rec.errors, [], 'no script error');
       const seat = Object.entries(links).find(([label]) => label.startsWith('Seat '));
       assert.ok(seat, `a seat's link among ${Object.keys(links).join(', ')}`);
-      const opened = await openPage(browser, seat[1], seat[0], PHONE);
+      const opened = await openPage(env.browser, seat[1], seat[0], PHONE);
       try {
         await waitFor(() => opened.rec.you !== null, 15_000, `${seat[0]}: the welcome`);
         assert.equal(opened.rec.you.kind, 'seat', `${seat[0]} opens a seat`);
