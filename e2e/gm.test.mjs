@@ -123,6 +123,9 @@ describe('the GM screen', () => {
       await logLine(pages.kara.page, line, 'Kara\u2019s page');
       await logLine(spectator, line, 'the spectators\u2019 page');
       await gm.locator('section.actor[aria-label="Bandit"]').getByRole('img', { name: 'Strength: 5 chips' }).waitFor({ timeout: 5_000 });
+      // Engage with no box ticked: everyone plays one Hand again (Decision 33)
+      await panel.getByRole('button', { name: 'Engage', exact: true }).click();
+      await logLine(spectator, /The GM engages every Actor: one Hand for all\./, 'the spectators\u2019 page');
       // End the Conflict asks again before it acts
       await panel.getByRole('button', { name: 'End the Conflict…' }).click();
       await panel.getByRole('button', { name: 'No, go back' }).click();
@@ -156,8 +159,14 @@ describe('the GM screen', () => {
       await bren.getByText(/Icy blade/).first().waitFor({ timeout: 5_000 });
       assert.equal(await spectator.locator('section.sheets').count(), 0, 'the spectators read no sheet');
 
-      // The GM ends the scene (asked twice), then holds a Rest Scene after it.
+      // The GM corrects the Crisis pool (Decision 30), then ends the scene (asked twice) and
+      // holds a Rest Scene after it.
       const panel = gm.locator('section.rulings');
+      await panel.getByLabel('What', { exact: true }).selectOption('crisis');
+      await panel.getByLabel('New value').fill('4');
+      await panel.getByLabel('Reason (said to everyone)').fill('the dam breaks');
+      await panel.getByRole('button', { name: 'Adjust', exact: true }).click();
+      await logLine(bren, /The GM adjusts the Crisis pool: \d+ → 4 \(reason: the dam breaks\)/, 'Bren\u2019s page');
       await panel.getByRole('button', { name: 'End the scene…' }).click();
       await panel.getByRole('button', { name: 'Yes, end the scene' }).click();
       await logLine(spectator, /The scene is over/, 'the spectators\u2019 page');
