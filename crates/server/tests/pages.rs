@@ -81,6 +81,39 @@ async fn the_pages_are_served_from_the_binary_under_the_content_security_policy(
     server.shutdown().await.unwrap();
 }
 
+/// A raw HTTP/1.1 GET of `path` with `accept_encoding`: the response's head (lower case) and
+/// the length of its body as sent.
+async fn raw_get(addr: std::net::SocketAddr, path: &str, accept_encoding: Option<&str>) -> (String, usize) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let accept = accept_encoding.map(|a| format!("Accept-Encoding: {a}\r\n")).unwrap_or_default();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{accept}Connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut all = Vec::new();
+    stream.read_to_end(&mut all).await.unwrap();
+    let end = all.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head") + 4;
+    (String::from_utf8_lossy(&all[..end]).to_lowercase(), all.len() - end)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_are_gzipped_for_a_browser_that_accepts_it_and_the_api_never_is() {
+    let (_dir, server) = start().await;
+    let addr = server.addr;
+    let size = server::assets::file("js/table.js").unwrap().len();
+    let (head, sent) = raw_get(addr, "/assets/js/table.js", Some("gzip, deflate, br")).await;
+    assert!(head.contains("content-encoding: gzip"), "{head}");
+    assert!(head.contains("content-security-policy"), "{head}");
+    assert!(sent * 2 < size, "{sent} bytes sent for a file of {size}");
+    let (head, sent) = raw_get(addr, "/assets/js/table.js", None).await;
+    assert!(!head.contains("content-encoding"), "{head}");
+    assert!(sent >= size, "{sent} of {size}");
+    // The API's answers hold secret links: never compressed (BREACH).
+    let (head, _) = raw_get(addr, "/api/systems", Some("gzip")).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(!head.contains("content-encoding"), "{head}");
+    server.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_catalogue_lists_every_systems_examples_seats_bots_and_ruleset_options() {
     let (_dir, server) = start().await;
