@@ -750,10 +750,10 @@ impl Join {
                 return Err(Restart.into());
             }
             // This client plays plain: a sealed round of other seats shows in its items.
-            ServerMessage::Welcome { .. }
-            | ServerMessage::Pong {}
-            | ServerMessage::Sealed { .. }
-            | ServerMessage::Bound { .. } => {}
+            ServerMessage::Welcome { .. } | ServerMessage::Pong {} | ServerMessage::Bound { .. } => {}
+            // Who the round waits for now (an update follows only when this seat's prompt
+            // changed).
+            ServerMessage::Sealed { awaiting, .. } => self.awaiting = awaiting,
         }
         Ok(false)
     }

@@ -486,6 +486,9 @@ struct Conn {
     out: mpsc::Sender<Out>,
     /// The last sequence number this connection was sent.
     seq: u64,
+    /// A digest of the last prompt this connection was sent in an update frame (`None`:
+    /// not known): a refresh after a commitment skips a seat whose prompt stands.
+    prompt: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -519,7 +522,10 @@ struct Actor<S: TableStore> {
     /// The first entry of every viewer's verifiable log (docs/fairness.md §7).
     fair_table: Value,
     /// Each viewer's hash chain over its log so far, and the sequence number it reached.
-    heads: std::cell::RefCell<HashMap<String, (HashChain, u64)>>,
+    heads: std::cell::RefCell<HashMap<Viewer, (HashChain, u64)>>,
+    /// The chain of every viewer's verifiable log after its first entry, the table's own
+    /// (the same for all): hashed once per table, not once per viewer.
+    genesis: Option<HashChain>,
 }
 
 async fn actor_main<S: TableStore>(
@@ -618,6 +624,8 @@ impl<S: TableStore> Actor<S> {
             &seats,
             game.server_seed_commitment().as_ref(),
         );
+        let mut chain = HashChain::new();
+        self.genesis = chain.append(&self.fair_table).ok().map(|_| chain);
         self.heads.borrow_mut().clear();
     }
 
@@ -658,6 +666,7 @@ impl<S: TableStore> Actor<S> {
             // Set once the server seed is in (`set_fair_table`).
             fair_table: Value::Null,
             heads: Default::default(),
+            genesis: None,
             name: table_name(id),
             ruleset,
             hub,
@@ -815,7 +824,13 @@ impl<S: TableStore> Actor<S> {
         if out.try_send(Out::Text(text(&welcome))).is_err() {
             return Err(Refusal::new(ErrorCode::Internal, "the connection closed"));
         }
-        self.conns.insert(conn, Conn { who, key, out, seq });
+        let prompt = match who {
+            Who::Seat { seat } => {
+                Some(prompt_digest(self.game.prompt_raw(SeatId(seat)).ok().flatten().as_deref()))
+            }
+            _ => None,
+        };
+        self.conns.insert(conn, Conn { who, key, out, seq, prompt });
         if matches!(who, Who::Seat { .. }) {
             self.send_seats();
         }
@@ -865,14 +880,11 @@ impl<S: TableStore> Actor<S> {
     /// from where it was last asked.
     fn head(&self, viewer: Viewer) -> Option<String> {
         let mut heads = self.heads.borrow_mut();
-        let key = format!("{viewer:?}");
         let seq = self.game.seq();
-        if !heads.contains_key(&key) {
-            let mut chain = HashChain::new();
-            chain.append(&self.fair_table).ok()?;
-            heads.insert(key.clone(), (chain, 0));
-        }
-        let (chain, done) = heads.get_mut(&key)?;
+        let (chain, done) = match heads.entry(viewer) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert((self.genesis?, 0)),
+        };
         if *done < seq {
             for update in self.game.updates_since(viewer, *done) {
                 chain.append(&update).ok()?;
@@ -965,6 +977,15 @@ impl<S: TableStore> Actor<S> {
     /// typed updates, view and prompt straight to text (no `Value` trees on this hot path).
     /// The same JSON as [`ServerMessage::Update`].
     fn update_frame(&self, who: Who, since: u64) -> String {
+        let prompt = match who {
+            Who::Seat { seat } => self.game.prompt_raw(SeatId(seat)).ok().flatten(),
+            _ => None,
+        };
+        self.update_frame_with(who, since, prompt.as_deref())
+    }
+
+    /// [`Actor::update_frame`] with `who`'s prompt already written.
+    fn update_frame_with(&self, who: Who, since: u64, prompt: Option<&RawValue>) -> String {
         #[derive(serde::Serialize)]
         struct Frame<'a> {
             #[serde(rename = "type")]
@@ -983,17 +1004,13 @@ impl<S: TableStore> Actor<S> {
         let v = viewer(who, self.gm_seat());
         let updates = self.game.updates_raw(v, since);
         let view = self.game.view_raw(v).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        let prompt = match who {
-            Who::Seat { seat } => self.game.prompt_raw(SeatId(seat)).ok().flatten(),
-            _ => None,
-        };
         let awaiting: Vec<u16> = self.game.awaiting().into_iter().map(|s| s.0).collect();
         let frame = Frame {
             kind: "update",
             updates: &updates,
             seq: self.game.seq(),
             view: &view,
-            prompt: prompt.as_deref(),
+            prompt,
             awaiting: &awaiting,
             over: self.game.is_over(),
             head: self.head(v),
@@ -1013,26 +1030,30 @@ impl<S: TableStore> Actor<S> {
             if c.seq < seq {
                 // A seat's frame carries its prompt, so it is never shared, not even with the
                 // GM link, which sees as the GM seat but is asked nothing.
-                let frame = if matches!(c.who, Who::Seat { .. }) {
-                    self.update_frame(c.who, c.seq)
+                let (frame, prompt) = if let Who::Seat { seat } = c.who {
+                    let prompt = self.game.prompt_raw(SeatId(seat)).ok().flatten();
+                    let frame = self.update_frame_with(c.who, c.seq, prompt.as_deref());
+                    (frame, Some(prompt_digest(prompt.as_deref())))
                 } else {
                     let key = (viewer(c.who, gm), c.seq);
-                    match made.iter().find(|(k, _)| *k == key) {
+                    let frame = match made.iter().find(|(k, _)| *k == key) {
                         Some((_, f)) => f.clone(),
                         None => {
                             let f = self.update_frame(c.who, c.seq);
                             made.push((key, f.clone()));
                             f
                         }
-                    }
+                    };
+                    (frame, None)
                 };
-                frames.push((*id, frame));
+                frames.push((*id, frame, prompt));
             }
         }
         let mut stuck = Vec::new();
-        for (id, frame) in frames {
+        for (id, frame, prompt) in frames {
             if let Some(c) = self.conns.get_mut(&id) {
                 c.seq = seq;
+                c.prompt = prompt;
                 if c.out.try_send(Out::Text(frame)).is_err() {
                     stuck.push(id);
                 }
@@ -1064,33 +1085,61 @@ impl<S: TableStore> Actor<S> {
             && (self.game.in_round(seat) || self.game.round().is_some_and(|r| r.committed.contains(&seat)))
     }
 
-    /// Sends every connection its view, prompt and who is awaited, with no new item.
-    fn refresh(&mut self) {
-        let frames: Vec<(u64, String)> =
-            self.conns.iter().map(|(id, c)| (*id, self.update_frame(c.who, c.seq))).collect();
-        for (id, frame) in frames {
-            if let Some(c) = self.conns.get(&id)
-                && c.out.try_send(Out::Text(frame)).is_err()
-                && let Some(c) = self.conns.remove(&id)
-            {
-                let _ = c.out.try_send(Out::Close);
+    /// After a commitment or a reveal that adds no log item: every seat whose prompt changed
+    /// gets its view, prompt and who is awaited again (an update with no new item). The
+    /// others learn who is awaited from the `sealed` message ([`Actor::send_round`]); with
+    /// decision timers running, every connection gets the update, which carries them.
+    fn refresh(&mut self, timers: bool) {
+        let mut frames = Vec::new();
+        for (id, c) in &self.conns {
+            let prompt = match c.who {
+                Who::Seat { seat } => self.game.prompt_raw(SeatId(seat)).ok().flatten(),
+                _ if timers => None,
+                _ => continue,
+            };
+            let digest = prompt_digest(prompt.as_deref());
+            if matches!(c.who, Who::Seat { .. }) && !timers && c.prompt == Some(digest) {
+                continue;
+            }
+            let frame = self.update_frame_with(c.who, c.seq, prompt.as_deref());
+            frames.push((*id, frame, matches!(c.who, Who::Seat { .. }).then_some(digest)));
+        }
+        for (id, frame, digest) in frames {
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.prompt = digest;
+                if c.out.try_send(Out::Text(frame)).is_err()
+                    && let Some(c) = self.conns.remove(&id)
+                {
+                    let _ = c.out.try_send(Out::Close);
+                }
             }
         }
     }
 
-    /// After a change: tells everyone who has committed in the open round (never what), or,
-    /// when the round just bound, every commitment.
+    /// After a change: tells everyone who has committed in the open round (never what) and
+    /// who the round waits for, after each commitment and each reveal that does not yet
+    /// resolve it; or, when the round just bound, every commitment.
     fn send_round(&mut self, before: Option<&RoundInfo>) {
         let after = self.game.round();
+        let awaiting = || self.game.awaiting().into_iter().map(|s| s.0).collect::<Vec<u16>>();
         let message = match (&after, before) {
             (Some(r), b) if r.bound && !b.is_some_and(|b| b.bound) => {
                 let commitments = round_state(r.clone()).commitments;
                 Some(ServerMessage::Bound { commitments })
             }
+            (Some(r), Some(b)) if r.bound && b.revealing != r.revealing => Some(ServerMessage::Sealed {
+                seats: r.committed.iter().map(|s| s.0).collect(),
+                awaiting: awaiting(),
+            }),
             (Some(r), b) if !r.bound && b.is_none_or(|b| b.committed != r.committed) => {
-                Some(ServerMessage::Sealed { seats: r.committed.iter().map(|s| s.0).collect() })
+                Some(ServerMessage::Sealed {
+                    seats: r.committed.iter().map(|s| s.0).collect(),
+                    awaiting: awaiting(),
+                })
             }
-            (None, Some(b)) if !b.bound => Some(ServerMessage::Sealed { seats: Vec::new() }),
+            (None, Some(b)) if !b.bound => {
+                Some(ServerMessage::Sealed { seats: Vec::new(), awaiting: awaiting() })
+            }
             _ => None,
         };
         if let Some(message) = message {
@@ -1281,6 +1330,7 @@ impl<S: TableStore> Actor<S> {
             // Not a decision: the timers stand.
             Op::Verifiable { .. } | Op::ClientSeed { .. } => None,
         };
+        let timed = !self.timers().is_empty();
         if let Some(acted) = acted {
             if acted.is_none() {
                 self.deadlines.clear();
@@ -1288,12 +1338,12 @@ impl<S: TableStore> Actor<S> {
             self.reschedule(acted);
         }
         self.broadcast();
-        if self.game.seq() == seq && self.game.round() != round {
-            // A commitment adds no log item, yet who is asked next may change (decisions asked
-            // in sequence): every connection gets its prompt and who is awaited again.
-            self.refresh();
-        }
+        // Who is awaited, then the prompts that changed (a commitment adds no log item, yet
+        // who is asked next may change: decisions asked in sequence).
         self.send_round(round.as_ref());
+        if self.game.seq() == seq && self.game.round() != round {
+            self.refresh(timed || !self.timers().is_empty());
+        }
         if let Some((who, id)) = asked(&op) {
             let ack = answer(id.clone(), self.game.seq(), fault);
             let frame = remember(&mut self.answered, who, id, &ack);
@@ -1499,6 +1549,14 @@ fn remember(
 /// A bot's seed: fixed per table and seat.
 fn bot_seed(id: TableId, seat: u16) -> u64 {
     id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(seat)
+}
+
+/// A digest of a prompt as written (`None`: no prompt), to tell whether a seat's changed.
+fn prompt_digest(prompt: Option<&RawValue>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    prompt.map(RawValue::get).hash(&mut h);
+    h.finish()
 }
 
 pub(crate) fn text(message: &ServerMessage) -> String {

@@ -372,10 +372,16 @@ pub enum ServerMessage {
     TakenOver {},
     /// The link was revoked or reissued: this connection is closed.
     Revoked {},
-    /// Who has committed in the open sealed round (never what), after each commitment.
+    /// Who has committed in the open sealed round (never what) and who it waits for, after
+    /// each commitment and each reveal that does not yet resolve the round.
     Sealed {
         /// The seats that have committed, one entry per decision.
         seats: Vec<u16>,
+        /// The seats the round waits for: a commitment before it binds, a reveal after (as
+        /// an update's `awaiting`). An update with no new item follows only for a seat whose
+        /// prompt changed.
+        #[serde(default)]
+        awaiting: Vec<u16>,
     },
     /// Every awaited seat has committed: the commitments are bound, and the sealed seats now
     /// reveal. Sent to everyone after the update that logs them (an item of kind `bound`).

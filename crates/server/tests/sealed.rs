@@ -625,3 +625,99 @@ async fn a_seat_handed_to_a_bot_before_its_reveal_faults_and_play_goes_on() {
     assert_eq!((fault["seat"].as_u64(), fault["fault"].as_str()), (Some(0), Some("no_reveal")));
     server.shutdown().await.unwrap();
 }
+
+/// Every message `client` gets up to and including the answer to request `id`.
+async fn until_answer(client: &mut Client, id: &str) -> Vec<ServerMessage> {
+    let mut got = Vec::new();
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer").unwrap();
+        let done = matches!(&m, ServerMessage::Ack { id: i, .. } | ServerMessage::Error { id: Some(i), .. } if i == id);
+        got.push(m);
+        if done {
+            return got;
+        }
+    }
+}
+
+/// Every message `client` gets until one passes `last`.
+async fn until(client: &mut Client, last: impl Fn(&ServerMessage) -> bool) -> Vec<ServerMessage> {
+    let mut got = Vec::new();
+    loop {
+        let m =
+            tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("a message").unwrap();
+        let done = last(&m);
+        got.push(m);
+        if done {
+            return got;
+        }
+    }
+}
+
+/// The updates among `messages` that add no log item (a refresh of prompts and `awaiting`).
+fn refreshes(messages: &[ServerMessage]) -> Vec<&server::protocol::Change> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Update { change } if change.updates.is_empty() => Some(change),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `sealed` notices among `messages`: (who has committed, who is awaited).
+fn sealed_notices(messages: &[ServerMessage]) -> Vec<(Vec<u16>, Vec<u16>)> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Sealed { seats, awaiting } => Some((seats.clone(), awaiting.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commitment_tells_everyone_who_is_awaited_and_refreshes_only_the_prompts_it_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, _created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    let (na, ng) = (Nonce::from_bytes([7; 32]), Nonce::from_bytes([8; 32]));
+
+    // Ada commits: everyone learns that seat 0 has committed and the round waits for seat 1;
+    // Ada's own prompt is gone, so she alone gets an update with no new item.
+    send(&mut a, seal("s1", &ca, &na)).await;
+    let to_a = until_answer(&mut a, "s1").await;
+    assert_eq!(sealed_notices(&to_a), vec![(vec![0], vec![1])], "{to_a:?}");
+    let refreshed = refreshes(&to_a);
+    assert_eq!(refreshed.len(), 1, "{to_a:?}");
+    assert_eq!((refreshed[0].prompt.clone(), refreshed[0].awaiting.clone()), (None, vec![1]));
+    let to_g = until(&mut g, |m| matches!(m, ServerMessage::Sealed { .. })).await;
+    assert_eq!(sealed_notices(&to_g), vec![(vec![0], vec![1])]);
+    assert!(refreshes(&to_g).is_empty(), "the GM's prompt stands: {to_g:?}");
+
+    // The GM commits: the round binds (a log item, then the commitments).
+    send(&mut g, seal("s2", &cg, &ng)).await;
+    let to_g = until_answer(&mut g, "s2").await;
+    assert!(to_g.iter().any(|m| matches!(m, ServerMessage::Bound { .. })), "{to_g:?}");
+    assert!(refreshes(&to_g).is_empty(), "{to_g:?}");
+    until(&mut a, |m| matches!(m, ServerMessage::Bound { .. })).await;
+
+    // Ada reveals: the round now waits for the GM's reveal alone, and nobody's prompt changed.
+    send(&mut a, reveal("r1", &ca, &na)).await;
+    let to_a = until_answer(&mut a, "r1").await;
+    assert_eq!(sealed_notices(&to_a), vec![(vec![0, 1], vec![1])], "{to_a:?}");
+    assert!(refreshes(&to_a).is_empty(), "{to_a:?}");
+    let to_g = until(&mut g, |m| matches!(m, ServerMessage::Sealed { .. })).await;
+    assert_eq!(sealed_notices(&to_g), vec![(vec![0, 1], vec![1])]);
+
+    // The GM reveals: the resolution reaches both, with the next prompts.
+    send(&mut g, reveal("r2", &cg, &ng)).await;
+    until_answer(&mut g, "r2").await;
+    let to_a =
+        until(&mut a, |m| matches!(m, ServerMessage::Update { change } if !change.updates.is_empty())).await;
+    let Some(ServerMessage::Update { change }) = to_a.last() else { unreachable!() };
+    let kinds: Vec<&str> = change.updates.iter().map(|u| u["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "opened").count(), 2, "{kinds:?}");
+    assert!(change.prompt.is_some(), "Ada is asked her move");
+    server.shutdown().await.unwrap();
+}

@@ -281,9 +281,13 @@ async function handle(m) {
       renderRulings();
       break;
     case 'sealed':
+      // Who has committed, and who the round waits for now: an update follows only when
+      // this seat's own prompt changed.
       state.sealedSeats = m.seats ?? [];
+      if (Array.isArray(m.awaiting)) state.awaiting = m.awaiting;
       for (const s of state.sealedSeats) state.asked.add(s);
-      renderSeats();
+      if (!state.bound) for (const s of state.awaiting) state.asked.add(s);
+      renderAll();
       break;
     case 'bound':
       state.bound = m.commitments ?? [];
