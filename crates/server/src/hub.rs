@@ -87,7 +87,7 @@ pub(crate) enum ToTable {
         reply: oneshot::Sender<Result<(), Refusal>>,
     },
     /// A joined connection's request.
-    Request { conn: u64, message: ClientMessage, received: Instant },
+    Request { conn: u64, message: Box<ClientMessage>, received: Instant },
     /// A connection ended.
     Leave { conn: u64 },
     /// The log of the viewer this token opens.
@@ -539,7 +539,7 @@ async fn actor_main<S: TableStore>(
     let follow = hub.fanout.follow(id, generation);
     let actor = match created {
         Some(actor) => Ok(actor),
-        None => Actor::load(Arc::clone(&hub), id).await,
+        None => Box::pin(Actor::load(Arc::clone(&hub), id)).await,
     };
     match actor {
         Ok(mut actor) => {
@@ -687,7 +687,9 @@ impl<S: TableStore> Actor<S> {
 
     async fn run(mut self, generation: u64, rx: &mut mpsc::Receiver<ToTable>) {
         self.reschedule(None);
-        self.renew_lease().await;
+        // The sub-futures are boxed: an idle table's task holds only the wait below, not the
+        // largest request's state (a few KiB a table; docs/performance.md).
+        Box::pin(self.renew_lease()).await;
         let idle = Duration::from_secs(self.hub.config.limits.idle_seconds);
         loop {
             // Bots and timers run where the table's lease is held.
@@ -704,7 +706,7 @@ impl<S: TableStore> Actor<S> {
                             break;
                         }
                         m => {
-                            if let Err(fatal) = self.handle(m).await {
+                            if let Err(fatal) = Box::pin(self.handle(m)).await {
                                 tracing::error!("{}: {fatal}; the table leaves memory and reloads from the store", self.id);
                                 self.close_all(ServerMessage::Error {
                                     id: None,
@@ -717,14 +719,14 @@ impl<S: TableStore> Actor<S> {
                     }
                 }
                 () = sleep_until(next), if next.is_some() => {
-                    if let Err(fatal) = self.fire().await {
+                    if let Err(fatal) = Box::pin(self.fire()).await {
                         tracing::error!("{}: {fatal}", self.id);
                         self.close_all(ServerMessage::Closing {});
                         break;
                     }
                 }
                 wake = fanout::wake(&mut self.follow) => {
-                    if let Err(fatal) = self.woken(wake).await {
+                    if let Err(fatal) = Box::pin(self.woken(wake)).await {
                         tracing::error!("{}: {fatal}; the table leaves memory and reloads from the store", self.id);
                         self.close_all(ServerMessage::Closing {});
                         break;
@@ -742,7 +744,7 @@ impl<S: TableStore> Actor<S> {
                 self.idle_since = Instant::now();
             }
         }
-        self.release_lease().await;
+        Box::pin(self.release_lease()).await;
         self.hub.forget(&mut self.hub.lock(), self.id, generation);
     }
 
@@ -752,7 +754,7 @@ impl<S: TableStore> Actor<S> {
                 let _ = reply.send(self.join(&token, since, conn, out));
                 Ok(())
             }
-            ToTable::Request { conn, message, received } => self.request(conn, message, received).await,
+            ToTable::Request { conn, message, received } => self.request(conn, *message, received).await,
             ToTable::Leave { conn } => {
                 if let Some(c) = self.conns.remove(&conn)
                     && matches!(c.who, Who::Seat { .. })

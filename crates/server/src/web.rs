@@ -290,7 +290,9 @@ async fn ws<S: TableStore>(
     }
     let cap = hard_cap(hub.config.limits.max_message_bytes);
     upgrade
-        .read_buffer_size(4096)
+        // A client's messages are small (a seal, a reveal, a command: a few hundred bytes); a
+        // longer one takes more reads. Each connection holds this buffer while idle.
+        .read_buffer_size(1024)
         // Frames queued together go out in one write when the connection task flushes them
         // (an ack and its update, say), not one write each.
         .write_buffer_size(32 * 1024)
@@ -425,7 +427,7 @@ async fn connection<S: TableStore>(hub: Arc<Hub<S>>, socket: WebSocket) {
                         let _ = sink.send(error_frame(m.id().map(str::to_owned), ErrorCode::BadMessage, "say hello first (a hello with the table and your link's token)")).await;
                     }
                     (Some(id), message) => {
-                        let request = ToTable::Request { conn, message, received: Instant::now() };
+                        let request = ToTable::Request { conn, message: Box::new(message), received: Instant::now() };
                         // The table's inbox, kept from the last request; looked up again (the
                         // table reloaded) only if its actor has left memory since.
                         let sent = match &inbox {
