@@ -15,6 +15,7 @@
 
 use std::cell::RefCell;
 use std::fmt;
+use std::fmt::Write as _;
 use std::str::FromStr;
 
 use hmac::{Hmac, Mac};
@@ -211,9 +212,10 @@ fn write_value<'a>(
         Value::Number(n) => {
             let fits = |m: u64| m <= MAX_SAFE_INTEGER;
             if let Some(u) = n.as_u64().filter(|&u| fits(u)) {
-                out.push_str(&u.to_string());
+                // Writing to a String cannot fail.
+                let _ = write!(out, "{u}");
             } else if let Some(i) = n.as_i64().filter(|i| fits(i.unsigned_abs())) {
-                out.push_str(&i.to_string());
+                let _ = write!(out, "{i}");
             } else {
                 let number: String = n.to_string().chars().take(40).collect();
                 return Err(CanonicalError::Number { path: render_path(path), number });
@@ -240,7 +242,11 @@ fn write_value<'a>(
                 return Err(CanonicalError::TooDeep { path: render_path(path) });
             }
             let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
-            sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            // Keys in UTF-16 code unit order (§2). For ASCII keys that is byte order, which a
+            // map may already hold them in; only other keys need the UTF-16 comparison.
+            if !sorted.is_sorted_by(|a, b| a.0.is_ascii() && b.0.is_ascii() && a.0 <= b.0) {
+                sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            }
             out.push('{');
             for (i, (key, item)) in sorted.into_iter().enumerate() {
                 if i > 0 {
@@ -260,6 +266,12 @@ fn write_value<'a>(
 
 fn write_string(s: &str, out: &mut String) {
     out.push('"');
+    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        // Nothing to escape (most strings): the text as it is.
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
