@@ -66,6 +66,23 @@ impl Instance {
     }
 }
 
+impl Instance {
+    /// What `from` hears, passed on unless this instance is deaf or cut off.
+    fn relay(&self, mut from: broadcast::Receiver<Heard>) -> broadcast::Receiver<Heard> {
+        let (tx, rx) = broadcast::channel(4096);
+        *self.heard.lock().unwrap() = Some(tx.clone());
+        let (deaf, cut) = (self.deaf.clone(), self.cut.clone());
+        tokio::spawn(async move {
+            while let Ok(notice) = from.recv().await {
+                if !deaf.load(Ordering::SeqCst) && !cut.load(Ordering::SeqCst) && tx.send(notice).is_err() {
+                    return;
+                }
+            }
+        });
+        rx
+    }
+}
+
 impl TableStore for Instance {
     async fn create_table(&self, table: &NewTable) -> Result<TableId, PersistError> {
         self.check()?;
@@ -100,19 +117,28 @@ impl TableStore for Instance {
     }
     async fn listen(&self) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
         self.check()?;
-        let mut from = self.inner.listen().await?.expect("PostgreSQL is shared");
-        let (tx, rx) = broadcast::channel(4096);
-        *self.heard.lock().unwrap() = Some(tx.clone());
-        let (deaf, cut) = (self.deaf.clone(), self.cut.clone());
-        tokio::spawn(async move {
-            while let Ok(notice) = from.recv().await {
-                if !deaf.load(Ordering::SeqCst) && !cut.load(Ordering::SeqCst) && tx.send(notice).is_err() {
-                    return;
-                }
-            }
-        });
-        Ok(Some(rx))
+        let from = self.inner.listen().await?.expect("PostgreSQL is shared");
+        Ok(Some(self.relay(from)))
     }
+    async fn listen_as(&self, instance: &str) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
+        self.check()?;
+        let from = self.inner.listen_as(instance).await?.expect("PostgreSQL is shared");
+        Ok(Some(self.relay(from)))
+    }
+    async fn tell(&self, told: Vec<(String, String)>) -> Result<(), PersistError> {
+        self.check()?;
+        self.inner.tell(told).await
+    }
+    async fn leases(
+        &self,
+        tables: Vec<TableId>,
+        holder: &str,
+        seconds: u32,
+    ) -> Result<Vec<(TableId, String)>, PersistError> {
+        self.check()?;
+        self.inner.leases(tables, holder, seconds).await
+    }
+
     async fn lease(&self, table: TableId, holder: &str, seconds: u32) -> Result<bool, PersistError> {
         self.check()?;
         self.inner.lease(table, holder, seconds).await
