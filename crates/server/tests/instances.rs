@@ -39,6 +39,8 @@ struct Instance {
     deaf: Arc<AtomicBool>,
     /// Every call fails.
     cut: Arc<AtomicBool>,
+    /// Every commit fails: this instance cannot apply a request itself.
+    no_commits: Arc<AtomicBool>,
     /// Where this instance's server hears, once it listens.
     heard: Arc<Mutex<Option<broadcast::Sender<Heard>>>>,
 }
@@ -49,6 +51,7 @@ impl Instance {
             inner: PgTables::open(url).await.unwrap(),
             deaf: Arc::default(),
             cut: Arc::default(),
+            no_commits: Arc::default(),
             heard: Arc::default(),
         }
     }
@@ -90,6 +93,9 @@ impl TableStore for Instance {
     }
     async fn commit(&self, writes: Vec<Write>) -> Result<(), PersistError> {
         self.check()?;
+        if self.no_commits.load(Ordering::SeqCst) {
+            return Err(PersistError::Closed);
+        }
         self.inner.commit(writes).await
     }
     async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
@@ -494,6 +500,128 @@ async fn a_bot_waits_while_another_instance_holds_the_lease() {
     );
     client.close().await;
     a.shutdown().await.unwrap();
+    b.shutdown().await.unwrap();
+    db.drop_it().await;
+}
+
+/// What `client` is sent until the answer to request `id`: the answer, and the highest
+/// sequence number of the updates before it.
+async fn answer_to(client: &mut Client, id: &str) -> (ServerMessage, u64) {
+    let mut seq = 0;
+    loop {
+        match next(client).await {
+            ServerMessage::Update { change } => seq = seq.max(change.seq),
+            m @ ServerMessage::Ack { .. } if m_id(&m) == Some(id) => return (m, seq),
+            m @ ServerMessage::Error { .. } if m_id(&m) == Some(id) => return (m, seq),
+            other => panic!("waiting for the answer to {id}: {other:?}"),
+        }
+    }
+}
+
+fn m_id(m: &ServerMessage) -> Option<&str> {
+    match m {
+        ServerMessage::Ack { id, .. } => Some(id),
+        ServerMessage::Error { id, .. } => id.as_deref(),
+        _ => None,
+    }
+}
+
+/// The instance that created a table holds its lease and applies its requests: a request sent
+/// to the other instance — which cannot commit anything here, so it can only forward — is
+/// applied once by the holder and acknowledged on the connection it came from, after the
+/// update carrying it; a refusal comes back the same way; a retry of an id already applied,
+/// on either instance, is answered as the first time and applied once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_and_answered_once() {
+    let test = "a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_and_answered_once";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, b_store) = instance(&url, 10).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (mut zero, start0) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    let holder = lease_holder(&url, &created.table).await.expect("the creating instance holds the lease");
+    b_store.no_commits.store(true, Ordering::SeqCst);
+
+    // A refusal, from the holder, on the connection the request came from.
+    one.send(&ClientMessage::Command { id: "nonsense".into(), command: serde_json::json!({"no": "such"}) })
+        .await
+        .unwrap();
+    match answer_to(&mut one, "nonsense").await.0 {
+        ServerMessage::Error { code: ErrorCode::Refused, .. } => {}
+        other => panic!("the holder's refusal: {other:?}"),
+    }
+    // Applied by the holder (the other commits nothing), acknowledged where it came from.
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    let (ack, _) = answer_to(&mut one, "one-1").await;
+    let ServerMessage::Ack { seq, .. } = ack else { panic!("acknowledged: {ack:?}") };
+    let journal = journal_of(&url, &created.table).await;
+    assert_eq!(journal.len(), 1, "{journal:?}");
+    assert_eq!((journal[0]["seat"].as_u64(), journal[0]["id"].as_str()), (Some(1), Some("one-1")));
+    // The retry, on the same instance and on the holder: the first answer again, nothing more.
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    assert_eq!(answer_to(&mut one, "one-1").await.0, ServerMessage::Ack { id: "one-1".into(), seq });
+    let (mut one_on_a, _) = join(&on_a[1]).await;
+    one_on_a
+        .send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) })
+        .await
+        .unwrap();
+    assert_eq!(answer_to(&mut one_on_a, "one-1").await.0, ServerMessage::Ack { id: "one-1".into(), seq });
+    // Seat 0 on the holder decides; seat 1 sees the reveal through the other instance.
+    zero.send(&ClientMessage::Command { id: "zero-1".into(), command: first_choice(&start0) }).await.unwrap();
+    let (ack, _) = answer_to(&mut zero, "zero-1").await;
+    assert!(matches!(ack, ServerMessage::Ack { .. }), "{ack:?}");
+    let mut seen = 0;
+    while seen < 2 {
+        if let ServerMessage::Update { change } = next(&mut one).await {
+            seen = change.seq;
+        }
+    }
+    let journal = journal_of(&url, &created.table).await;
+    assert_eq!(journal.len(), 2, "one entry each: {journal:?}");
+    assert_no_duplicates(&journal);
+    assert_eq!(lease_holder(&url, &created.table).await, Some(holder), "the lease stayed where it was");
+    for s in [a, b] {
+        s.shutdown().await.unwrap();
+    }
+    db.drop_it().await;
+}
+
+/// Mid-play, the instance holding the lease dies (cut off the database): a request the other
+/// forwarded to it is applied once all the same — by the other, which takes the table over —
+/// and both seats play on to the end through the survivor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on() {
+    let test = "when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, a_store) = instance(&url, 3).await;
+    let (b, _) = instance(&url, 3).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (_zero, _) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    let first_holder =
+        lease_holder(&url, &created.table).await.expect("the creating instance holds the lease");
+    a_store.cut.store(true, Ordering::SeqCst);
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    let (ack, _) = answer_to(&mut one, "one-1").await;
+    assert!(matches!(ack, ServerMessage::Ack { .. }), "applied by the survivor: {ack:?}");
+    a.shutdown().await.unwrap();
+    drop(one);
+    let seen = play_all(on_b.clone(), None).await;
+    for s in &seen {
+        assert!(s.over, "{:?} played to the end through the survivor", s.who);
+    }
+    let journal = journal_of(&url, &created.table).await;
+    assert_no_duplicates(&journal);
+    assert_eq!(journal.iter().filter(|e| e["id"] == "one-1").count(), 1, "{journal:?}");
+    let holder = lease_holder(&url, &created.table).await;
+    assert!(holder.as_ref() != Some(&first_holder), "the lease changed hands: {holder:?}");
     b.shutdown().await.unwrap();
     db.drop_it().await;
 }
