@@ -1,24 +1,35 @@
-//! Several server instances on one shared store (issue 16, part 4): what one instance commits
-//! reaches the connections of the others, and exactly one instance runs each table's bots and
-//! decision timers.
+//! Several server instances on one shared store (issue 16, part 4): exactly one instance — the
+//! holder of the table's lease — applies each table's requests and runs its bots and decision
+//! timers, and what it commits reaches the connections of the others.
+//!
+//! *Leases.* Every actor on a shared store asks for its table's lease when it starts and
+//! every third of the lease's time ([`TableStore::leases`]: the leases asked for meanwhile,
+//! all in one statement); it counts the lease held for two thirds of it, and otherwise learns
+//! who holds it. An actor leaving memory, or whose table ended, gives the lease up (handed
+//! over at once when deadlines remain); a lease that is not renewed (its holder died) expires,
+//! and every instance looks for such *orphans* as often as leases are renewed and loads them,
+//! so that one of them takes the lease over.
+//!
+//! *Forwarding.* An actor that does not hold the lease sends each request that may add to the
+//! journal to the holder ([`Bus::Request`] on the holder's own channel, [`TableStore::tell`])
+//! instead of applying it; the holder handles it as its own connections' requests, and sends
+//! a refusal back the same way ([`Bus::Answer`]). The forwarding actor acknowledges its
+//! client once the entry — which carries the client's id — reaches it. Unanswered, it looks at
+//! the store and the lease, forwards once more, then applies the request itself: once, since a
+//! client id already answered is never applied again, even after a conflict.
 //!
 //! *Fan-out.* Every commit to a shared store (PostgreSQL) is told to every instance once it is
-//! durable ([`Heard`], PostgreSQL's NOTIFY). This instance's [`Fanout`] passes each notice to
-//! the actor of the table if it holds it in memory, through a [`watch`] channel per actor — a
-//! notice never waits and is never dropped for a busy actor; several coalesce into one. The
-//! actor reads the entries it lacks ([`TableStore::load_since`]), applies them as a load
-//! does, and sends its own connections what changed. A notice that may have been lost
-//! ([`Heard::Missed`]: the listener connected again, or fell behind) makes every actor check
-//! the store. A commit refused because another instance kept that entry number first
-//! ([`PersistError::Conflict`]) makes the actor read the table again before it tries once more
-//! — the rules then accept the request on the new state or refuse it.
-//!
-//! *Leases.* A table's bots and timers run where its lease is held ([`TableStore::lease`]):
-//! an actor that has deadlines to run, or holds the lease, takes or renews it every third of
-//! the lease's time, and fires deadlines only while it holds it. An actor leaving memory gives
-//! the lease up, handing it over at once when deadlines remain; a lease that is not renewed
-//! (its holder died) expires, and every instance looks for such *orphans* as often as leases
-//! are renewed and loads them, so that one of them takes the lease over.
+//! durable ([`Heard`], PostgreSQL's NOTIFY), with the entries appended when they fit. This
+//! instance's [`Fanout`] passes each notice to the actor of the table if it holds it in
+//! memory, through a [`watch`] channel per actor — a notice never waits and is never dropped
+//! for a busy actor; several coalesce into one — and keeps the entries it carried. The actor
+//! applies those entries as a load does, or, when some are missing or more than entries
+//! changed, reads what it lacks ([`TableStore::load_since`]); then it sends its own
+//! connections what changed. A notice that may have been lost ([`Heard::Missed`]: the
+//! listener connected again, or fell behind) makes every actor check the store. A commit
+//! refused because another instance kept that entry number first ([`PersistError::Conflict`],
+//! now only around a change of holder) makes the actor read the table again before it tries
+//! once more — the rules then accept the request on the new state or refuse it.
 //!
 //! On a store that is not shared (SQLite) none of this runs: one instance holds every table.
 
@@ -192,7 +203,6 @@ impl Fanout {
             seen: head,
             held_until: None,
             renew_at: Instant::now(),
-            asked: false,
             wanted: false,
         })
     }
@@ -260,9 +270,6 @@ pub(crate) struct Follow {
     held_until: Option<Instant>,
     /// When to renew (or try to take) the lease next.
     renew_at: Instant,
-    /// Whether the lease was asked for once: an actor that starts takes it if it is free
-    /// (then no orphan is left behind by a table loaded with nothing to run).
-    asked: bool,
     /// Whether the actor had deadlines to run when last told.
     wanted: bool,
 }
@@ -353,7 +360,6 @@ impl<S: TableStore> Actor<S> {
         let Some(follow) = self.follow.as_mut() else { return Ok(()) };
         let now = Instant::now();
         follow.renew_at = now + hub.fanout.period();
-        follow.asked = true;
         if finished {
             follow.elsewhere = None;
             if follow.held_until.take().is_some()
