@@ -830,12 +830,15 @@ impl<S: TableStore> Actor<S> {
                 result
             }
             ToTable::Answered { conn, who, id, frame } => {
-                // Answered once: a second answer (the request was forwarded again) is dropped.
-                if let Some(id) = id
-                    && self.forwarded.remove(&(who, id)).is_none()
-                {
-                    return Ok(());
-                }
+                // Answered once: a second answer (the request was forwarded again) is dropped;
+                // the answer goes where the client sent the request last.
+                let conn = match id {
+                    Some(id) => match self.forwarded.remove(&(who, id)) {
+                        Some(pending) => pending.conn,
+                        None => return Ok(()),
+                    },
+                    None => conn,
+                };
                 if let Some(c) = self.conns.get(&conn) {
                     let _ = c.out.try_send(Out::Text(frame));
                 }
@@ -1270,10 +1273,10 @@ impl<S: TableStore> Actor<S> {
         }
         // On a shared store, the instance holding the table's lease applies its requests
         // (never one forwarded here again: no request goes round in circles).
-        if fanout::forwarded(&message)
+        if let Some(to) = fanout::elsewhere(&self.follow).map(str::to_owned)
+            && fanout::forwarded(&message)
             && !self.local
             && self.conns.contains_key(&conn)
-            && let Some(to) = fanout::elsewhere(&self.follow).map(str::to_owned)
             && self.forward(conn, &key, &to, &message)
         {
             return Ok(());
