@@ -20,7 +20,8 @@ use serde_json::Value;
 use server::Running;
 use server::client::Client;
 use server::protocol::{
-    Change, ClientMessage, Controller, CreateTable, ErrorCode, ServerMessage, SetupSource, TableOptions,
+    Change, ClientMessage, Controller, CreateTable, ErrorCode, SeatMode, ServerMessage, SetupSource,
+    TableOptions,
 };
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
@@ -511,6 +512,7 @@ async fn answer_to(client: &mut Client, id: &str) -> (ServerMessage, u64) {
     loop {
         match next(client).await {
             ServerMessage::Update { change } => seq = seq.max(change.seq),
+            ServerMessage::Sealed { .. } | ServerMessage::Bound { .. } => {}
             m @ ServerMessage::Ack { .. } if m_id(&m) == Some(id) => return (m, seq),
             m @ ServerMessage::Error { .. } if m_id(&m) == Some(id) => return (m, seq),
             other => panic!("waiting for the answer to {id}: {other:?}"),
@@ -623,5 +625,69 @@ async fn when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on() {
     let holder = lease_holder(&url, &created.table).await;
     assert!(holder.as_ref() != Some(&first_holder), "the lease changed hands: {holder:?}");
     b.shutdown().await.unwrap();
+    db.drop_it().await;
+}
+
+/// Sealed seats through the instance without the lease behave as on the holder: the clear
+/// command refused (`sealed_seat`), the seal acknowledged once the holder kept it, a reveal
+/// before the round is bound refused (`not_bound`), the reveal after it acknowledged — all
+/// applied by the holder (the other cannot commit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones() {
+    let test = "sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, b_store) = instance(&url, 10).await;
+    let mut request = duel(BTreeMap::new(), 20);
+    request.options.modes =
+        [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
+    let created = a.create_table(request).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (mut zero, start0) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    b_store.no_commits.store(true, Ordering::SeqCst);
+    let refused = |m: ServerMessage, want: ErrorCode| match m {
+        ServerMessage::Error { code, .. } if code == want => {}
+        other => panic!("refused with {want:?}, not {other:?}"),
+    };
+
+    let choice1 = first_choice(&start1);
+    one.send(&ClientMessage::Command { id: "clear".into(), command: choice1.clone() }).await.unwrap();
+    refused(answer_to(&mut one, "clear").await.0, ErrorCode::SealedSeat);
+    let (commitment1, nonce1) = server::client::seal(&choice1).unwrap();
+    one.send(&ClientMessage::Seal { id: "s1".into(), commitment: commitment1.to_string() }).await.unwrap();
+    assert!(matches!(answer_to(&mut one, "s1").await.0, ServerMessage::Ack { .. }));
+    let reveal1 = ClientMessage::Reveal { id: "r1".into(), command: choice1, nonce: nonce1.to_string() };
+    one.send(&reveal1).await.unwrap();
+    refused(answer_to(&mut one, "r1").await.0, ErrorCode::NotBound);
+
+    let choice0 = first_choice(&start0);
+    let (commitment0, nonce0) = server::client::seal(&choice0).unwrap();
+    zero.send(&ClientMessage::Seal { id: "s0".into(), commitment: commitment0.to_string() }).await.unwrap();
+    assert!(matches!(answer_to(&mut zero, "s0").await.0, ServerMessage::Ack { .. }));
+    // Bound (an item of kind `bound` reaches the other instance's seat): the reveal again,
+    // with a new id, through the instance without the lease.
+    loop {
+        if let ServerMessage::Update { change } = next(&mut one).await
+            && change.updates.iter().any(|u| u["kind"] == "bound")
+        {
+            break;
+        }
+    }
+    let ClientMessage::Reveal { command, nonce, .. } = reveal1 else { unreachable!() };
+    one.send(&ClientMessage::Reveal { id: "r1b".into(), command, nonce }).await.unwrap();
+    assert!(matches!(answer_to(&mut one, "r1b").await.0, ServerMessage::Ack { .. }));
+    zero.send(&ClientMessage::Reveal { id: "r0".into(), command: choice0, nonce: nonce0.to_string() })
+        .await
+        .unwrap();
+    assert!(matches!(answer_to(&mut zero, "r0").await.0, ServerMessage::Ack { .. }));
+    let journal = journal_of(&url, &created.table).await;
+    let ids: Vec<&str> = journal.iter().filter_map(|e| e["id"].as_str()).collect();
+    assert_eq!(ids, vec!["s1", "s0", "r1b", "r0"], "{journal:?}");
+    for s in [a, b] {
+        s.shutdown().await.unwrap();
+    }
     db.drop_it().await;
 }
