@@ -245,11 +245,14 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
         None => format!("{scheme}://{addr}"),
     };
     // On a shared store, heard from before the tables are listed: nothing in between is lost.
-    let heard = store.listen().await?;
+    // This instance's name in the leases and on the bus between instances.
+    let instance = crate::auth::new_token();
+    let heard = store.listen_as(&instance).await?;
     let open = store.open_tables().await?;
     let (stop, stopped) = watch::channel(false);
     let (alive, all_gone) = mpsc::channel::<()>(1);
-    let hub = Arc::new(Hub::new(store, config, base_url.clone(), open.len(), stopped.clone(), alive));
+    let hub =
+        Arc::new(Hub::new(store, config, base_url.clone(), open.len(), stopped.clone(), alive, instance));
     if let Some(heard) = heard {
         tokio::spawn(crate::hub::fanout::run(Arc::clone(&hub), heard, stopped.clone()));
     }

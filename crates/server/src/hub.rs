@@ -94,9 +94,18 @@ pub(crate) enum ToTable {
     Log { token: String, reply: oneshot::Sender<Result<TableLog, Refusal>> },
     /// The verifiable log (JSON Lines) of the viewer this token opens.
     FairLog { token: String, reply: oneshot::Sender<Result<String, Refusal>> },
+    /// A request another instance forwarded (this one applies the table): from its
+    /// connection `conn`, whose link opens `who`.
+    Forwarded { from: String, conn: u64, who: String, message: ClientMessage },
+    /// The answer to a request this instance forwarded: `frame` for connection `conn`.
+    Answered { conn: u64, who: String, id: Option<String>, frame: String },
     /// The server is shutting down.
     Close,
 }
+
+/// The connection numbers an actor gives, while it handles one, the requests another instance
+/// forwarded (never a number of this instance's own connections).
+const REMOTE: u64 = 1 << 63;
 
 /// The server's tables and everything they share.
 pub struct Hub<S: TableStore> {
@@ -160,10 +169,11 @@ impl<S: TableStore> Hub<S> {
         open: usize,
         shutdown: watch::Receiver<bool>,
         alive: mpsc::Sender<()>,
+        instance: String,
     ) -> Hub<S> {
         let metrics = Metrics::new();
         metrics.tables_open.set(open as i64);
-        let fanout = fanout::Fanout::new(store.shared(), config.limits.lease_seconds);
+        let fanout = fanout::Fanout::new(store.shared(), config.limits.lease_seconds, instance);
         Hub {
             fanout,
             store,
@@ -244,6 +254,14 @@ impl<S: TableStore> Hub<S> {
             }
         }
         Err(Refusal::new(ErrorCode::Internal, format!("table {id} could not be loaded")))
+    }
+
+    /// Sends `message` to table `id`'s actor if the table is in memory (else drops it).
+    pub(crate) async fn send_if_loaded(&self, id: u64, message: ToTable) {
+        let tx = self.lock().get(&id).map(|(_, tx)| tx.clone());
+        if let Some(tx) = tx {
+            let _ = tx.send(message).await;
+        }
     }
 
     /// Removes table `id`'s entry if it is still this actor's (`generation`) and nothing waits
@@ -502,6 +520,29 @@ struct Row {
     controller: Controller,
 }
 
+/// A request another instance forwarded, while this actor handles it.
+struct Remote {
+    /// The instance it came from.
+    instance: String,
+    /// Its connection there.
+    conn: u64,
+    who: Who,
+    key: String,
+}
+
+/// A request this instance forwarded to the one applying the table, until it is answered.
+struct Pending {
+    /// The connection it came from.
+    conn: u64,
+    message: ClientMessage,
+    /// The instance it was forwarded to.
+    to: String,
+    /// When it was last forwarded.
+    since: Instant,
+    /// How many times it was forwarded again.
+    tries: u32,
+}
+
 struct Actor<S: TableStore> {
     hub: Arc<Hub<S>>,
     id: TableId,
@@ -519,6 +560,13 @@ struct Actor<S: TableStore> {
     idle_since: Instant,
     /// On a shared store: what other instances committed, and the lease.
     follow: Option<fanout::Follow>,
+    /// Requests another instance forwarded, by the connection number given them while they
+    /// are handled.
+    remotes: HashMap<u64, Remote>,
+    /// Requests forwarded to the instance applying the table, by who sent them and their id.
+    forwarded: HashMap<(String, String), Pending>,
+    /// Set while a request this instance forwarded in vain is applied here after all.
+    local: bool,
     /// The first entry of every viewer's verifiable log (docs/fairness.md §7).
     fair_table: Value,
     /// Each viewer's hash chain over its log so far, and the sequence number it reached.
@@ -682,6 +730,9 @@ impl<S: TableStore> Actor<S> {
             finished: false,
             idle_since: Instant::now(),
             follow: None,
+            remotes: HashMap::new(),
+            forwarded: HashMap::new(),
+            local: false,
         })
     }
 
@@ -689,7 +740,9 @@ impl<S: TableStore> Actor<S> {
         self.reschedule(None);
         // The sub-futures are boxed: an idle table's task holds only the wait below, not the
         // largest request's state (a few KiB a table; docs/performance.md).
-        Box::pin(self.renew_lease()).await;
+        if let Err(fatal) = Box::pin(self.renew_lease()).await {
+            tracing::error!("{}: {fatal}", self.id);
+        }
         let idle = Duration::from_secs(self.hub.config.limits.idle_seconds);
         loop {
             // Bots and timers run where the table's lease is held.
@@ -697,6 +750,7 @@ impl<S: TableStore> Actor<S> {
             let runs = fanout::runs_deadlines(&self.follow);
             let next = self.deadlines.values().map(|(at, _)| *at).min().filter(|_| runs);
             let idle_at = (self.conns.is_empty() && next.is_none()).then(|| self.idle_since + idle);
+            let check_at = self.forwarded_check_at();
             tokio::select! {
                 message = rx.recv() => {
                     let Some(message) = message else { break };
@@ -727,6 +781,13 @@ impl<S: TableStore> Actor<S> {
                 }
                 wake = fanout::wake(&mut self.follow) => {
                     if let Err(fatal) = Box::pin(self.woken(wake)).await {
+                        tracing::error!("{}: {fatal}; the table leaves memory and reloads from the store", self.id);
+                        self.close_all(ServerMessage::Closing {});
+                        break;
+                    }
+                }
+                () = sleep_until(check_at), if check_at.is_some() => {
+                    if let Err(fatal) = Box::pin(self.check_forwarded()).await {
                         tracing::error!("{}: {fatal}; the table leaves memory and reloads from the store", self.id);
                         self.close_all(ServerMessage::Closing {});
                         break;
@@ -769,6 +830,29 @@ impl<S: TableStore> Actor<S> {
             }
             ToTable::FairLog { token, reply } => {
                 let _ = reply.send(self.fair_log(&token));
+                Ok(())
+            }
+            ToTable::Forwarded { from, conn, who, message } => {
+                let Some(w) = who_of(&who) else { return Ok(()) };
+                let remote = REMOTE | self.hub.next_conn();
+                self.remotes.insert(remote, Remote { instance: from, conn, who: w, key: who });
+                let result = self.request(remote, message, Instant::now()).await;
+                self.remotes.remove(&remote);
+                result
+            }
+            ToTable::Answered { conn, who, id, frame } => {
+                // Answered once: a second answer (the request was forwarded again) is dropped;
+                // the answer goes where the client sent the request last.
+                let conn = match id {
+                    Some(id) => match self.forwarded.remove(&(who, id)) {
+                        Some(pending) => pending.conn,
+                        None => return Ok(()),
+                    },
+                    None => conn,
+                };
+                if let Some(c) = self.conns.get(&conn) {
+                    let _ = c.out.try_send(Out::Text(frame));
+                }
                 Ok(())
             }
             ToTable::Close => Ok(()),
@@ -957,6 +1041,15 @@ impl<S: TableStore> Actor<S> {
     }
 
     fn send_to(&mut self, conn: u64, message: &ServerMessage) {
+        if self.remotes.contains_key(&conn) {
+            let id = match message {
+                ServerMessage::Error { id, .. } => id.clone(),
+                ServerMessage::Ack { id, .. } => Some(id.clone()),
+                _ => None,
+            };
+            self.send_frame(conn, id, text(message));
+            return;
+        }
         if let Some(c) = self.conns.get(&conn)
             && c.out.try_send(Out::Text(text(message))).is_err()
         {
@@ -964,6 +1057,48 @@ impl<S: TableStore> Actor<S> {
             if let Some(c) = c {
                 let _ = c.out.try_send(Out::Close);
             }
+        }
+    }
+
+    /// Sends connection `conn` a frame answering request `id`: a connection of this instance
+    /// directly, one of the instance that forwarded the request through the store.
+    fn send_frame(&mut self, conn: u64, id: Option<String>, frame: String) {
+        if let Some(remote) = self.remotes.get(&conn) {
+            let answer = fanout::Bus::Answer {
+                table: self.id.0,
+                conn: remote.conn,
+                who: remote.key.clone(),
+                id: id.clone(),
+                frame,
+            };
+            let told = self.hub.fanout.tell(&remote.instance, &answer).or_else(|e| {
+                // Too large for a notice (a long refusal): the client is told to ask again.
+                tracing::warn!("{}: an answer to another instance: {e}", self.id);
+                let short = ServerMessage::Error {
+                    id: id.clone(),
+                    code: ErrorCode::Internal,
+                    message: "the answer did not fit a notice between instances; send the request again"
+                        .into(),
+                };
+                let answer = fanout::Bus::Answer {
+                    table: self.id.0,
+                    conn: remote.conn,
+                    who: remote.key.clone(),
+                    id,
+                    frame: text(&short),
+                };
+                self.hub.fanout.tell(&remote.instance, &answer)
+            });
+            if let Err(e) = told {
+                tracing::warn!("{}: an answer to another instance was lost: {e}", self.id);
+            }
+            return;
+        }
+        if let Some(c) = self.conns.get(&conn)
+            && c.out.try_send(Out::Text(frame)).is_err()
+            && let Some(c) = self.conns.remove(&conn)
+        {
+            let _ = c.out.try_send(Out::Close);
         }
     }
 
@@ -1174,16 +1309,27 @@ impl<S: TableStore> Actor<S> {
     }
 
     async fn request(&mut self, conn: u64, message: ClientMessage, received: Instant) -> Result<(), String> {
-        let Some(c) = self.conns.get(&conn) else { return Ok(()) };
-        let (who, key) = (c.who, c.key.clone());
+        let (who, key) = match (self.conns.get(&conn), self.remotes.get(&conn)) {
+            (Some(c), _) => (c.who, c.key.clone()),
+            (None, Some(r)) => (r.who, r.key.clone()),
+            (None, None) => return Ok(()),
+        };
         if let Some(id) = message.id()
             && let Some(frame) = self.answered.get(&key).and_then(|q| q.iter().find(|(i, _)| i == id))
         {
             // A retry: answered as the first time, applied once.
             let frame = frame.1.clone();
-            if let Some(c) = self.conns.get(&conn) {
-                let _ = c.out.try_send(Out::Text(frame));
-            }
+            self.send_frame(conn, Some(id.to_owned()), frame);
+            return Ok(());
+        }
+        // On a shared store, the instance holding the table's lease applies its requests
+        // (never one forwarded here again: no request goes round in circles).
+        if let Some(to) = fanout::elsewhere(&self.follow).map(str::to_owned)
+            && fanout::forwarded(&message)
+            && !self.local
+            && self.conns.contains_key(&conn)
+            && self.forward(conn, &key, &to, &message)
+        {
             return Ok(());
         }
         let forbidden = |what: &str| (ErrorCode::Forbidden, what.to_owned());
@@ -1311,6 +1457,18 @@ impl<S: TableStore> Actor<S> {
                     let pause = rand::random_range(0..=u64::from(conflicts) * 4);
                     tokio::time::sleep(Duration::from_millis(pause)).await;
                     self.reload().await?;
+                    // Kept meanwhile by the other instance (the same client id, forwarded or
+                    // retried there): answered as it was, applied once.
+                    if let Some((who, id)) = asked(&op)
+                        && let Some(frame) =
+                            self.answered.get(&who).and_then(|q| q.iter().find(|(i, _)| *i == id))
+                    {
+                        let frame = frame.1.clone();
+                        if let Some(conn) = from {
+                            self.send_frame(conn, Some(id), frame);
+                        }
+                        return Ok(());
+                    }
                 }
                 Err(e) => return Err(format!("the journal could not be kept: {e}")),
             }

@@ -20,7 +20,8 @@ use serde_json::Value;
 use server::Running;
 use server::client::Client;
 use server::protocol::{
-    Change, ClientMessage, Controller, CreateTable, ErrorCode, ServerMessage, SetupSource, TableOptions,
+    Change, ClientMessage, Controller, CreateTable, ErrorCode, SeatMode, ServerMessage, SetupSource,
+    TableOptions,
 };
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
@@ -39,6 +40,8 @@ struct Instance {
     deaf: Arc<AtomicBool>,
     /// Every call fails.
     cut: Arc<AtomicBool>,
+    /// Every commit fails: this instance cannot apply a request itself.
+    no_commits: Arc<AtomicBool>,
     /// Where this instance's server hears, once it listens.
     heard: Arc<Mutex<Option<broadcast::Sender<Heard>>>>,
 }
@@ -49,6 +52,7 @@ impl Instance {
             inner: PgTables::open(url).await.unwrap(),
             deaf: Arc::default(),
             cut: Arc::default(),
+            no_commits: Arc::default(),
             heard: Arc::default(),
         }
     }
@@ -66,6 +70,23 @@ impl Instance {
     }
 }
 
+impl Instance {
+    /// What `from` hears, passed on unless this instance is deaf or cut off.
+    fn relay(&self, mut from: broadcast::Receiver<Heard>) -> broadcast::Receiver<Heard> {
+        let (tx, rx) = broadcast::channel(4096);
+        *self.heard.lock().unwrap() = Some(tx.clone());
+        let (deaf, cut) = (self.deaf.clone(), self.cut.clone());
+        tokio::spawn(async move {
+            while let Ok(notice) = from.recv().await {
+                if !deaf.load(Ordering::SeqCst) && !cut.load(Ordering::SeqCst) && tx.send(notice).is_err() {
+                    return;
+                }
+            }
+        });
+        rx
+    }
+}
+
 impl TableStore for Instance {
     async fn create_table(&self, table: &NewTable) -> Result<TableId, PersistError> {
         self.check()?;
@@ -73,6 +94,9 @@ impl TableStore for Instance {
     }
     async fn commit(&self, writes: Vec<Write>) -> Result<(), PersistError> {
         self.check()?;
+        if self.no_commits.load(Ordering::SeqCst) {
+            return Err(PersistError::Closed);
+        }
         self.inner.commit(writes).await
     }
     async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
@@ -100,19 +124,28 @@ impl TableStore for Instance {
     }
     async fn listen(&self) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
         self.check()?;
-        let mut from = self.inner.listen().await?.expect("PostgreSQL is shared");
-        let (tx, rx) = broadcast::channel(4096);
-        *self.heard.lock().unwrap() = Some(tx.clone());
-        let (deaf, cut) = (self.deaf.clone(), self.cut.clone());
-        tokio::spawn(async move {
-            while let Ok(notice) = from.recv().await {
-                if !deaf.load(Ordering::SeqCst) && !cut.load(Ordering::SeqCst) && tx.send(notice).is_err() {
-                    return;
-                }
-            }
-        });
-        Ok(Some(rx))
+        let from = self.inner.listen().await?.expect("PostgreSQL is shared");
+        Ok(Some(self.relay(from)))
     }
+    async fn listen_as(&self, instance: &str) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
+        self.check()?;
+        let from = self.inner.listen_as(instance).await?.expect("PostgreSQL is shared");
+        Ok(Some(self.relay(from)))
+    }
+    async fn tell(&self, told: Vec<(String, String)>) -> Result<(), PersistError> {
+        self.check()?;
+        self.inner.tell(told).await
+    }
+    async fn leases(
+        &self,
+        tables: Vec<TableId>,
+        holder: &str,
+        seconds: u32,
+    ) -> Result<Vec<(TableId, String)>, PersistError> {
+        self.check()?;
+        self.inner.leases(tables, holder, seconds).await
+    }
+
     async fn lease(&self, table: TableId, holder: &str, seconds: u32) -> Result<bool, PersistError> {
         self.check()?;
         self.inner.lease(table, holder, seconds).await
@@ -469,5 +502,192 @@ async fn a_bot_waits_while_another_instance_holds_the_lease() {
     client.close().await;
     a.shutdown().await.unwrap();
     b.shutdown().await.unwrap();
+    db.drop_it().await;
+}
+
+/// What `client` is sent until the answer to request `id`: the answer, and the highest
+/// sequence number of the updates before it.
+async fn answer_to(client: &mut Client, id: &str) -> (ServerMessage, u64) {
+    let mut seq = 0;
+    loop {
+        match next(client).await {
+            ServerMessage::Update { change } => seq = seq.max(change.seq),
+            ServerMessage::Sealed { .. } | ServerMessage::Bound { .. } => {}
+            m @ ServerMessage::Ack { .. } if m_id(&m) == Some(id) => return (m, seq),
+            m @ ServerMessage::Error { .. } if m_id(&m) == Some(id) => return (m, seq),
+            other => panic!("waiting for the answer to {id}: {other:?}"),
+        }
+    }
+}
+
+fn m_id(m: &ServerMessage) -> Option<&str> {
+    match m {
+        ServerMessage::Ack { id, .. } => Some(id),
+        ServerMessage::Error { id, .. } => id.as_deref(),
+        _ => None,
+    }
+}
+
+/// The instance that created a table holds its lease and applies its requests: a request sent
+/// to the other instance — which cannot commit anything here, so it can only forward — is
+/// applied once by the holder and acknowledged on the connection it came from, after the
+/// update carrying it; a refusal comes back the same way; a retry of an id already applied,
+/// on either instance, is answered as the first time and applied once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_and_answered_once() {
+    let test = "a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_and_answered_once";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, b_store) = instance(&url, 10).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (mut zero, start0) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    let holder = lease_holder(&url, &created.table).await.expect("the creating instance holds the lease");
+    b_store.no_commits.store(true, Ordering::SeqCst);
+
+    // A refusal, from the holder, on the connection the request came from.
+    one.send(&ClientMessage::Command { id: "nonsense".into(), command: serde_json::json!({"no": "such"}) })
+        .await
+        .unwrap();
+    match answer_to(&mut one, "nonsense").await.0 {
+        ServerMessage::Error { code: ErrorCode::Refused, .. } => {}
+        other => panic!("the holder's refusal: {other:?}"),
+    }
+    // Applied by the holder (the other commits nothing), acknowledged where it came from.
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    let (ack, _) = answer_to(&mut one, "one-1").await;
+    let ServerMessage::Ack { seq, .. } = ack else { panic!("acknowledged: {ack:?}") };
+    let journal = journal_of(&url, &created.table).await;
+    assert_eq!(journal.len(), 1, "{journal:?}");
+    assert_eq!((journal[0]["seat"].as_u64(), journal[0]["id"].as_str()), (Some(1), Some("one-1")));
+    // The retry, on the same instance and on the holder: the first answer again, nothing more.
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    assert_eq!(answer_to(&mut one, "one-1").await.0, ServerMessage::Ack { id: "one-1".into(), seq });
+    let (mut one_on_a, _) = join(&on_a[1]).await;
+    one_on_a
+        .send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) })
+        .await
+        .unwrap();
+    assert_eq!(answer_to(&mut one_on_a, "one-1").await.0, ServerMessage::Ack { id: "one-1".into(), seq });
+    // Seat 0 on the holder decides; seat 1 sees the reveal through the other instance.
+    zero.send(&ClientMessage::Command { id: "zero-1".into(), command: first_choice(&start0) }).await.unwrap();
+    let (ack, _) = answer_to(&mut zero, "zero-1").await;
+    assert!(matches!(ack, ServerMessage::Ack { .. }), "{ack:?}");
+    let mut seen = 0;
+    while seen < 2 {
+        if let ServerMessage::Update { change } = next(&mut one).await {
+            seen = change.seq;
+        }
+    }
+    let journal = journal_of(&url, &created.table).await;
+    assert_eq!(journal.len(), 2, "one entry each: {journal:?}");
+    assert_no_duplicates(&journal);
+    assert_eq!(lease_holder(&url, &created.table).await, Some(holder), "the lease stayed where it was");
+    for s in [a, b] {
+        s.shutdown().await.unwrap();
+    }
+    db.drop_it().await;
+}
+
+/// Mid-play, the instance holding the lease dies (cut off the database): a request the other
+/// forwarded to it is applied once all the same — by the other, which takes the table over —
+/// and both seats play on to the end through the survivor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on() {
+    let test = "when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, a_store) = instance(&url, 3).await;
+    let (b, _) = instance(&url, 3).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (_zero, _) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    let first_holder =
+        lease_holder(&url, &created.table).await.expect("the creating instance holds the lease");
+    a_store.cut.store(true, Ordering::SeqCst);
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    let (ack, _) = answer_to(&mut one, "one-1").await;
+    assert!(matches!(ack, ServerMessage::Ack { .. }), "applied by the survivor: {ack:?}");
+    a.shutdown().await.unwrap();
+    drop(one);
+    let seen = play_all(on_b.clone(), None).await;
+    for s in &seen {
+        assert!(s.over, "{:?} played to the end through the survivor", s.who);
+    }
+    let journal = journal_of(&url, &created.table).await;
+    assert_no_duplicates(&journal);
+    assert_eq!(journal.iter().filter(|e| e["id"] == "one-1").count(), 1, "{journal:?}");
+    let holder = lease_holder(&url, &created.table).await;
+    assert!(holder.as_ref() != Some(&first_holder), "the lease changed hands: {holder:?}");
+    b.shutdown().await.unwrap();
+    db.drop_it().await;
+}
+
+/// Sealed seats through the instance without the lease behave as on the holder: the clear
+/// command refused (`sealed_seat`), the seal acknowledged once the holder kept it, a reveal
+/// before the round is bound refused (`not_bound`), the reveal after it acknowledged — all
+/// applied by the holder (the other cannot commit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones() {
+    let test = "sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, b_store) = instance(&url, 10).await;
+    let mut request = duel(BTreeMap::new(), 20);
+    request.options.modes =
+        [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
+    let created = a.create_table(request).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (mut zero, start0) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    b_store.no_commits.store(true, Ordering::SeqCst);
+    let refused = |m: ServerMessage, want: ErrorCode| match m {
+        ServerMessage::Error { code, .. } if code == want => {}
+        other => panic!("refused with {want:?}, not {other:?}"),
+    };
+
+    let choice1 = first_choice(&start1);
+    one.send(&ClientMessage::Command { id: "clear".into(), command: choice1.clone() }).await.unwrap();
+    refused(answer_to(&mut one, "clear").await.0, ErrorCode::SealedSeat);
+    let (commitment1, nonce1) = server::client::seal(&choice1).unwrap();
+    one.send(&ClientMessage::Seal { id: "s1".into(), commitment: commitment1.to_string() }).await.unwrap();
+    assert!(matches!(answer_to(&mut one, "s1").await.0, ServerMessage::Ack { .. }));
+    let reveal1 = ClientMessage::Reveal { id: "r1".into(), command: choice1, nonce: nonce1.to_string() };
+    one.send(&reveal1).await.unwrap();
+    refused(answer_to(&mut one, "r1").await.0, ErrorCode::NotBound);
+
+    let choice0 = first_choice(&start0);
+    let (commitment0, nonce0) = server::client::seal(&choice0).unwrap();
+    zero.send(&ClientMessage::Seal { id: "s0".into(), commitment: commitment0.to_string() }).await.unwrap();
+    assert!(matches!(answer_to(&mut zero, "s0").await.0, ServerMessage::Ack { .. }));
+    // Bound (an item of kind `bound` reaches the other instance's seat): the reveal again,
+    // with a new id, through the instance without the lease.
+    loop {
+        if let ServerMessage::Update { change } = next(&mut one).await
+            && change.updates.iter().any(|u| u["kind"] == "bound")
+        {
+            break;
+        }
+    }
+    let ClientMessage::Reveal { command, nonce, .. } = reveal1 else { unreachable!() };
+    one.send(&ClientMessage::Reveal { id: "r1b".into(), command, nonce }).await.unwrap();
+    assert!(matches!(answer_to(&mut one, "r1b").await.0, ServerMessage::Ack { .. }));
+    zero.send(&ClientMessage::Reveal { id: "r0".into(), command: choice0, nonce: nonce0.to_string() })
+        .await
+        .unwrap();
+    assert!(matches!(answer_to(&mut zero, "r0").await.0, ServerMessage::Ack { .. }));
+    let journal = journal_of(&url, &created.table).await;
+    let ids: Vec<&str> = journal.iter().filter_map(|e| e["id"].as_str()).collect();
+    assert_eq!(ids, vec!["s1", "s0", "r1b", "r0"], "{journal:?}");
+    for s in [a, b] {
+        s.shutdown().await.unwrap();
+    }
     db.drop_it().await;
 }

@@ -40,7 +40,7 @@ use tokio::task::JoinHandle;
 use crate::PersistError;
 use crate::tables::{
     Access, Heard, NOTIFY_CHANNEL, NewTable, StoredTable, TableId, TableStore, TableSummary, Write,
-    check_moved_table, check_new_table, check_number, check_writes, limits,
+    check_moved_table, check_new_table, check_number, check_writes, instance_channel, limits,
 };
 use crate::writer::{self, GroupWriter, Handle, Reply, Request, Stats};
 
@@ -57,6 +57,10 @@ const CHUNK_BYTES: usize = 64 << 20;
 const PAGE: i64 = 4096;
 /// Connections of the readers' pool.
 const READERS: u32 = 4;
+/// Bytes of an instance's name (its channel's name, with the prefix, is 63 at most).
+const MAX_INSTANCE_BYTES: usize = 48;
+/// Connections of the pool for leases and messages between instances.
+const ASIDE: u32 = 2;
 /// Notices a [`TableStore::listen`]er may fall behind by before it is told [`Heard::Missed`].
 const HEARD_QUEUE: usize = 4096;
 /// How long the listener waits before connecting again after a failed attempt.
@@ -110,6 +114,13 @@ struct Inner {
     listening: PgPool,
     /// The listener task and where it tells what it hears, once started.
     listener: std::sync::Mutex<Option<(JoinHandle<()>, broadcast::Sender<Heard>)>>,
+    /// The channel of the instance the listener hears for, if any ([`TableStore::listen_as`]).
+    instance: std::sync::Mutex<Option<String>>,
+    /// Leases and messages between instances: connections that commit without waiting for a
+    /// flush (`synchronous_commit = off`). Nothing there needs to survive a crash of the
+    /// database: a lease lost with it is taken again, and the journal's primary key, not the
+    /// lease, keeps each table's order (two instances applying at once conflict, one retries).
+    aside: PgPool,
 }
 
 /// A request of the group being written: nothing is kept between groups, so a commit's
@@ -135,6 +146,9 @@ impl PgTables {
         first.close().await?;
         let pool = PgPoolOptions::new().max_connections(READERS).connect_lazy_with(options.clone());
         let listening = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
+        let aside = PgPoolOptions::new()
+            .max_connections(ASIDE)
+            .connect_lazy_with(options.clone().options([("synchronous_commit", "off")]));
         // Acknowledged means flushed, whatever the server's or the role's default.
         let writing = options.options([("synchronous_commit", "on")]);
         let (connected, first) = oneshot::channel();
@@ -156,7 +170,14 @@ impl PgTables {
             Err(_) => return Err(PersistError::WriterLost),
         }
         Ok(PgTables {
-            inner: Arc::new(Inner { pool, writer, listening, listener: std::sync::Mutex::new(None) }),
+            inner: Arc::new(Inner {
+                pool,
+                writer,
+                listening,
+                listener: std::sync::Mutex::new(None),
+                instance: std::sync::Mutex::new(None),
+                aside,
+            }),
         })
     }
 
@@ -169,6 +190,7 @@ impl PgTables {
         }
         self.inner.pool.close().await;
         self.inner.listening.close().await;
+        self.inner.aside.close().await;
     }
 
     fn listener(&self) -> std::sync::MutexGuard<'_, Option<(JoinHandle<()>, broadcast::Sender<Heard>)>> {
@@ -268,13 +290,14 @@ impl TableStore for PgTables {
     }
 
     async fn listen(&self) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
+        let instance = self.inner.instance.lock().unwrap_or_else(|p| p.into_inner()).clone();
         if let Some((task, heard)) = self.listener().as_ref()
             && !task.is_finished()
         {
             return Ok(Some(heard.subscribe()));
         }
         // LISTEN before answering: whatever is committed from now on is heard.
-        let listener = listen_on(&self.inner.listening).await?;
+        let listener = listen_on(&self.inner.listening, instance.as_deref()).await?;
         let mut slot = self.listener();
         if let Some((task, heard)) = slot.as_ref()
             && !task.is_finished()
@@ -283,9 +306,81 @@ impl TableStore for PgTables {
             return Ok(Some(heard.subscribe()));
         }
         let (heard, receiver) = broadcast::channel(HEARD_QUEUE);
-        let task = tokio::spawn(hear(self.inner.listening.clone(), listener, heard.clone()));
+        let task = tokio::spawn(hear(self.inner.listening.clone(), listener, instance, heard.clone()));
         *slot = Some((task, heard));
         Ok(Some(receiver))
+    }
+
+    async fn listen_as(&self, instance: &str) -> Result<Option<broadcast::Receiver<Heard>>, PersistError> {
+        if instance.len() > MAX_INSTANCE_BYTES {
+            return Err(PersistError::Limit {
+                what: "instance name (bytes)",
+                size: instance.len() as u64,
+                limit: MAX_INSTANCE_BYTES as u64,
+            });
+        }
+        let channel = instance_channel(instance);
+        let before = self.inner.instance.lock().unwrap_or_else(|p| p.into_inner()).replace(channel.clone());
+        if before.as_deref() != Some(channel.as_str())
+            && let Some((task, _)) = self.listener().take()
+        {
+            // A listener for another instance (or none): its receivers hear it closed and
+            // listen again, on this one.
+            task.abort();
+        }
+        self.listen().await
+    }
+
+    async fn tell(&self, told: Vec<(String, String)>) -> Result<(), PersistError> {
+        if told.is_empty() {
+            return Ok(());
+        }
+        let channels: Vec<String> = told.iter().map(|(to, _)| instance_channel(to)).collect();
+        let payloads: Vec<&str> = told.iter().map(|(_, p)| p.as_str()).collect();
+        sqlx::query("SELECT pg_notify(m.channel, m.payload) FROM UNNEST($1::TEXT[], $2::TEXT[]) AS m (channel, payload)")
+            .bind(&channels)
+            .bind(&payloads)
+            .execute(&self.inner.aside)
+            .await?;
+        Ok(())
+    }
+
+    async fn leases(
+        &self,
+        tables: Vec<TableId>,
+        holder: &str,
+        seconds: u32,
+    ) -> Result<Vec<(TableId, String)>, PersistError> {
+        // In order and once each: two instances lock the rows in the same order, and an
+        // upsert may not touch one row twice.
+        let ids: BTreeSet<i64> = tables.iter().filter_map(|t| i64::try_from(t.0).ok()).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<i64> = ids.into_iter().collect();
+        // Only the tables that exist (a lease's foreign key); each taken when free, renewed by
+        // its holder, taken over once expired, by the database's clock. The outer SELECT sees
+        // the leases as they were before the upsert: where the upsert wrote, `holder` holds.
+        let rows: Vec<(i64, Option<String>)> = sqlx::query_as(
+            "WITH want AS (SELECT t.id FROM server_tables t WHERE t.id = ANY($1)), \
+             taken AS (INSERT INTO server_leases (table_id, holder, expires) \
+               SELECT id, $2, clock_timestamp() + make_interval(secs => $3) FROM want ORDER BY id \
+               ON CONFLICT (table_id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires \
+               WHERE server_leases.holder = excluded.holder OR server_leases.expires <= clock_timestamp() \
+               RETURNING table_id) \
+             SELECT w.id, CASE WHEN EXISTS (SELECT 1 FROM taken WHERE taken.table_id = w.id) THEN $2 \
+               ELSE (SELECT l.holder FROM server_leases l WHERE l.table_id = w.id) END \
+             FROM want w",
+        )
+        .bind(&ids)
+        .bind(holder)
+        .bind(f64::from(seconds))
+        .fetch_all(&self.inner.aside)
+        .await?;
+        rows.into_iter()
+            .filter_map(|(id, who)| Some((id, who?)))
+            .map(|(id, who)| Ok((TableId(to_u64(id, "table number")?), who)))
+            .collect()
     }
 
     async fn lease(&self, table: TableId, holder: &str, seconds: u32) -> Result<bool, PersistError> {
@@ -302,7 +397,7 @@ impl TableStore for PgTables {
         .bind(id)
         .bind(holder)
         .bind(f64::from(seconds))
-        .fetch_optional(&self.inner.pool)
+        .fetch_optional(&self.inner.aside)
         .await
         .map_err(|e| match &e {
             sqlx::Error::Database(d) if d.is_foreign_key_violation() => PersistError::NoTable(table),
@@ -318,7 +413,7 @@ impl TableStore for PgTables {
         } else {
             "DELETE FROM server_leases WHERE table_id = $1 AND holder = $2"
         };
-        sqlx::query(statement).bind(id).bind(holder).execute(&self.inner.pool).await?;
+        sqlx::query(statement).bind(id).bind(holder).execute(&self.inner.aside).await?;
         Ok(())
     }
 
@@ -326,7 +421,7 @@ impl TableStore for PgTables {
         let Ok(id) = i64::try_from(table.0) else { return Ok(()) };
         sqlx::query("DELETE FROM server_leases WHERE table_id = $1 AND expires <= clock_timestamp()")
             .bind(id)
-            .execute(&self.inner.pool)
+            .execute(&self.inner.aside)
             .await?;
         Ok(())
     }
@@ -343,22 +438,37 @@ impl TableStore for PgTables {
     }
 }
 
-/// A listener on [`NOTIFY_CHANNEL`], on the listener's own connection.
-async fn listen_on(pool: &PgPool) -> Result<PgListener, PersistError> {
+/// A listener on [`NOTIFY_CHANNEL`] (and on `instance`'s channel, if any), on the listener's
+/// own connection.
+async fn listen_on(pool: &PgPool, instance: Option<&str>) -> Result<PgListener, PersistError> {
     let mut listener = PgListener::connect_with(pool).await?;
     listener.listen(NOTIFY_CHANNEL).await?;
+    if let Some(channel) = instance {
+        listener.listen(channel).await?;
+    }
     Ok(listener)
 }
 
 /// The listener task: tells every receiver each notice it hears; after a lost connection,
 /// listens again and then tells [`Heard::Missed`] (so that what receivers read from the store
 /// then is as new as anything heard afterwards). Ends when no receiver is left.
-async fn hear(pool: PgPool, mut listener: PgListener, heard: broadcast::Sender<Heard>) {
+async fn hear(
+    pool: PgPool,
+    mut listener: PgListener,
+    instance: Option<String>,
+    heard: broadcast::Sender<Heard>,
+) {
     loop {
         match listener.try_recv().await {
             Ok(Some(notice)) => {
+                let told = instance.as_deref() == Some(notice.channel());
                 // A payload that is not `table:len` is another program's: not ours to tell.
-                if let Some(notice) = Heard::parse(notice.payload())
+                let notice = if told {
+                    Some(Heard::Told(notice.payload().to_owned()))
+                } else {
+                    Heard::parse(notice.payload())
+                };
+                if let Some(notice) = notice
                     && heard.send(notice).is_err()
                 {
                     return;
@@ -373,7 +483,7 @@ async fn hear(pool: PgPool, mut listener: PgListener, heard: broadcast::Sender<H
                     if heard.receiver_count() == 0 {
                         return;
                     }
-                    match listen_on(&pool).await {
+                    match listen_on(&pool, instance.as_deref()).await {
                         Ok(listener) => break listener,
                         Err(_) => tokio::time::sleep(LISTEN_RETRY).await,
                     }
@@ -805,7 +915,25 @@ async fn write_group(tx: &mut PgConnection, group: &[Work]) -> Result<Vec<i64>, 
     insert_journal(&mut *tx, &journal).await?;
     upsert_access(&mut *tx, &access).await?;
     mark_finished(&mut *tx, &finished).await?;
+    // A table the group appended to: its journal now ends with the group's entries (numbers
+    // were checked against the database's next ones), so the notice can say its length and
+    // carry the entries without asking the database. The others' lengths come from it.
+    let mut carried: BTreeMap<i64, Vec<(i64, &str)>> = BTreeMap::new();
+    for (t, n, e) in &journal {
+        carried.entry(*t).or_default().push((*n, e));
+    }
+    let mut payloads = Vec::new();
+    written.retain(|table, more| match carried.get(table) {
+        Some(entries) => {
+            let len = entries.last().map_or(0, |(n, _)| *n as u64 + 1);
+            let texts: Vec<&str> = entries.iter().map(|(_, e)| *e).collect();
+            payloads.push(Heard::payload(TableId(*table as u64), len, *more, &texts));
+            false
+        }
+        None => true,
+    });
     notify(&mut *tx, &written).await?;
+    notify_payloads(&mut *tx, &payloads).await?;
     Ok(created)
 }
 
@@ -830,6 +958,19 @@ async fn notify(tx: &mut PgConnection, tables: &BTreeMap<i64, bool>) -> Result<(
     .bind(&more)
     .execute(&mut *tx)
     .await?;
+    Ok(())
+}
+
+/// NOTIFYs [`NOTIFY_CHANNEL`] once with each of `payloads` (made by [`Heard::payload`]).
+async fn notify_payloads(tx: &mut PgConnection, payloads: &[String]) -> Result<(), sqlx::Error> {
+    if payloads.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("SELECT pg_notify($1, p) FROM UNNEST($2::TEXT[]) AS p")
+        .bind(NOTIFY_CHANNEL)
+        .bind(payloads)
+        .execute(&mut *tx)
+        .await?;
     Ok(())
 }
 

@@ -415,10 +415,45 @@ pub trait TableStore: Send + Sync + 'static {
         let _ = limit;
         async { Ok(Vec::new()) }
     }
+
+    /// As [`listen`](TableStore::listen), and also hears, as [`Heard::Told`], what other
+    /// instances [tell](TableStore::tell) the instance named `instance` (at most 48 bytes).
+    /// A store that is not [`shared`](TableStore::shared) has nothing to tell: `None`.
+    fn listen_as(
+        &self,
+        instance: &str,
+    ) -> impl Future<Output = Result<Option<broadcast::Receiver<Heard>>, PersistError>> + Send {
+        let _ = instance;
+        self.listen()
+    }
+
+    /// Tells each instance named in `told` its message (PostgreSQL: one NOTIFY each on the
+    /// instance's [channel](instance_channel), all in one statement; nothing durable — a
+    /// message to an instance that is not listening is lost). A store that is not
+    /// [`shared`](TableStore::shared) has nobody to tell: nothing is sent.
+    fn tell(&self, told: Vec<(String, String)>) -> impl Future<Output = Result<(), PersistError>> + Send {
+        let _ = told;
+        async { Ok(()) }
+    }
+
+    /// Takes or renews `holder`'s lease on each of `tables` for `seconds`, as
+    /// [`lease`](TableStore::lease) does for one, all in one statement; returns who holds
+    /// each lease afterwards (`holder` where it was granted). A store that is not
+    /// [`shared`](TableStore::shared) grants every lease.
+    fn leases(
+        &self,
+        tables: Vec<TableId>,
+        holder: &str,
+        seconds: u32,
+    ) -> impl Future<Output = Result<Vec<(TableId, String)>, PersistError>> + Send {
+        let _ = seconds;
+        let granted = tables.into_iter().map(|t| (t, holder.to_owned())).collect();
+        async { Ok(granted) }
+    }
 }
 
 /// What a [`TableStore::listen`]er hears.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Heard {
     /// A writer committed to `table`; its journal now has `len` entries. PostgreSQL's NOTIFY
     /// payload on [`NOTIFY_CHANNEL`]: `table:len`, or `table:len:access`.
@@ -431,6 +466,23 @@ pub enum Heard {
         /// (payload `table:len:access`).
         access: bool,
     },
+    /// A writer committed journal entries to `table`, and the notice carries them (they fit a
+    /// NOTIFY's payload): the journal now ends with `entries`, numbers `len - entries.len()`
+    /// to `len - 1`. Payload: `table:len:entries:[e, …]` (or `table:len:access:entries:[e, …]`),
+    /// the entries' JSON texts byte for byte in one JSON array.
+    Appended {
+        /// The table.
+        table: TableId,
+        /// The journal's length after the commit.
+        len: u64,
+        /// Whether more than journal entries were written (access rows, the table's end).
+        access: bool,
+        /// The entries the commit appended, in order: the journal's last ones.
+        entries: Vec<String>,
+    },
+    /// A message to this instance from another on the same store (see
+    /// [`TableStore::listen_as`] and [`TableStore::tell`]): the payload, as sent.
+    Told(String),
     /// Notices may have been lost: every table held in memory must check the store.
     Missed,
 }
@@ -438,10 +490,24 @@ pub enum Heard {
 /// The PostgreSQL channel writers NOTIFY on after each commit, one notice per table written.
 pub const NOTIFY_CHANNEL: &str = "facedown_tables";
 
+/// The most bytes of a NOTIFY payload a writer sends (PostgreSQL refuses 8,000 or more).
+pub const MAX_NOTICE_BYTES: usize = 7900;
+
+/// The PostgreSQL channel on which the instance named `instance` hears what other instances
+/// [tell](TableStore::tell) it (`instance` is at most 48 bytes: a channel's name is 63 at most).
+pub fn instance_channel(instance: &str) -> String {
+    format!("facedown_i_{instance}")
+}
+
 impl Heard {
-    /// Reads a notice's payload, `table:len` or `table:len:access`.
+    /// Reads a notice's payload, `table:len` or `table:len:access`, either followed by
+    /// `:entries:` and a JSON array of the entries appended.
     pub fn parse(payload: &str) -> Option<Heard> {
-        let mut parts = payload.split(':');
+        let (head, carried) = match payload.split_once(":entries:") {
+            Some((head, carried)) => (head, Some(carried)),
+            None => (payload, None),
+        };
+        let mut parts = head.split(':');
         let table = TableId(parts.next()?.parse().ok()?);
         let len = parts.next()?.parse().ok()?;
         let access = match parts.next() {
@@ -449,6 +515,39 @@ impl Heard {
             Some("access") => true,
             Some(_) => return None,
         };
-        parts.next().is_none().then_some(Heard::Wrote { table, len, access })
+        if parts.next().is_some() {
+            return None;
+        }
+        let Some(carried) = carried else { return Some(Heard::Wrote { table, len, access }) };
+        let entries: Vec<Box<serde_json::value::RawValue>> = serde_json::from_str(carried).ok()?;
+        if entries.is_empty() || entries.len() as u64 > len {
+            return None;
+        }
+        let entries = entries.into_iter().map(|e| e.get().to_owned()).collect();
+        Some(Heard::Appended { table, len, access, entries })
+    }
+
+    /// The payload of a notice of `len` entries, `access` or not, carrying `entries` (the last
+    /// ones) when they fit in [`MAX_NOTICE_BYTES`]; without them otherwise. Each entry must be
+    /// JSON text.
+    pub fn payload(table: TableId, len: u64, access: bool, entries: &[&str]) -> String {
+        let head = format!("{}:{len}{}", table.0, if access { ":access" } else { "" });
+        if entries.is_empty() || entries.len() as u64 > len {
+            return head;
+        }
+        let size = head.len() + ":entries:[]".len() + entries.iter().map(|e| e.len() + 1).sum::<usize>();
+        if size > MAX_NOTICE_BYTES {
+            return head;
+        }
+        let mut payload = head;
+        payload.push_str(":entries:[");
+        for (i, entry) in entries.iter().enumerate() {
+            if i > 0 {
+                payload.push(',');
+            }
+            payload.push_str(entry);
+        }
+        payload.push(']');
+        payload
     }
 }

@@ -1095,6 +1095,51 @@ fn notice_payloads_read_back_whatever_the_numbers() {
         .unwrap();
 }
 
+/// A notice that carries the entries `from..len` of `table`, as [`journal`] makes them.
+fn appended(table: TableId, from: u64, len: u64, access: bool) -> Heard {
+    Heard::Appended { table, len, access, entries: (from..len).map(|n| entry(table, n)).collect() }
+}
+
+/// A notice's payload made by `Heard::payload` reads back as the entries it carries, byte for
+/// byte, whatever JSON they are — or, too large for a notice, as the length alone.
+#[test]
+fn notice_payloads_carry_entries_byte_for_byte_or_only_the_length() {
+    use proptest::prelude::*;
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(256);
+    let config = ProptestConfig { cases, failure_persistence: None, ..Default::default() };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let entry = prop_oneof![
+        "[ -~]{0,40}".prop_map(|text| serde_json::to_string(&serde_json::json!({ "text": text })).unwrap()),
+        (any::<i64>(), any::<bool>()).prop_map(|(n, b)| format!("{{ \"n\" : {n}, \"b\":{b} }}")),
+        (0usize..9000).prop_map(|size| format!("[\"{}\"]", "y".repeat(size))),
+    ];
+    runner
+        .run(
+            &(any::<u64>(), 0u64..1000, any::<bool>(), proptest::collection::vec(entry, 1..4)),
+            |(table, before, access, entries)| {
+                let len = before + entries.len() as u64;
+                let texts: Vec<&str> = entries.iter().map(String::as_str).collect();
+                let payload = Heard::payload(TableId(table), len, access, &texts);
+                let heard = Heard::parse(&payload);
+                if payload.len() <= store::tables::MAX_NOTICE_BYTES && payload.contains(":entries:") {
+                    prop_assert_eq!(
+                        heard,
+                        Some(Heard::Appended { table: TableId(table), len, access, entries })
+                    );
+                } else {
+                    prop_assert!(payload.len() <= store::tables::MAX_NOTICE_BYTES);
+                    prop_assert_eq!(heard, Some(Heard::Wrote { table: TableId(table), len, access }));
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    // More entries than the journal's length, or none, or no JSON: no such notice.
+    for bad in ["7:1:entries:[1,2]", "7:1:entries:[]", "7:1:entries:[x]", "7:1:entries:", "7:x:entries:[1]"] {
+        assert_eq!(Heard::parse(bad), None, "{bad:?}");
+    }
+}
+
 /// The next notice within a few seconds.
 async fn next_heard(rx: &mut tokio::sync::broadcast::Receiver<Heard>) -> Heard {
     tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.expect("a notice comes").unwrap()
@@ -1116,10 +1161,8 @@ fn postgres_listeners_hear_every_writers_commits() {
         a.commit(vec![journal(t, 0), journal(t, 1), journal(u, 0)]).await.unwrap();
         let mut got = vec![next_heard(&mut heard).await, next_heard(&mut heard).await];
         got.sort_by_key(|h| format!("{h:?}"));
-        let mut want = vec![
-            Heard::Wrote { table: t, len: 2, access: false },
-            Heard::Wrote { table: u, len: 1, access: false },
-        ];
+        // Each carries the entries it appended (they fit a notice).
+        let mut want = vec![appended(t, 0, 2, false), appended(u, 0, 1, false)];
         want.sort_by_key(|h| format!("{h:?}"));
         assert_eq!(got, want);
         // Refused (a conflict): nothing told. Then an access row and an end: `access`.
@@ -1127,12 +1170,50 @@ fn postgres_listeners_hear_every_writers_commits() {
         a.commit(vec![Write::Access { table: t, access: access("gm", None, "null") }]).await.unwrap();
         assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: t, len: 2, access: true });
         b.commit(vec![journal(t, 2), Write::Finished { table: t }]).await.unwrap();
-        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: t, len: 3, access: true });
+        assert_eq!(next_heard(&mut heard).await, appended(t, 2, 3, true));
         // A second listener of the same store hears from then on.
         let mut again = b.listen().await.unwrap().unwrap();
         a.commit(vec![journal(u, 1)]).await.unwrap();
-        assert_eq!(next_heard(&mut again).await, Heard::Wrote { table: u, len: 2, access: false });
-        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: u, len: 2, access: false });
+        assert_eq!(next_heard(&mut again).await, appended(u, 1, 2, false));
+        assert_eq!(next_heard(&mut heard).await, appended(u, 1, 2, false));
+        // An entry too large for a notice: the length alone, the entry read from the store.
+        let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(store::tables::MAX_NOTICE_BYTES));
+        a.commit(vec![Write::Journal { table: u, n: 2, entry: big }]).await.unwrap();
+        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: u, len: 3, access: false });
+        a.close().await;
+        b.close().await;
+    });
+}
+
+/// PostgreSQL: leases taken in one statement for many tables say who holds each (one holder
+/// per table; an unknown table has none), and what one instance tells another reaches the
+/// other's listener as told, and no other instance.
+#[test]
+fn postgres_leases_in_bulk_and_instances_tell_each_other() {
+    let Some(place) = pg_place("postgres_leases_in_bulk_and_instances_tell_each_other") else { return };
+    runtime().block_on(async {
+        let a = place.open().await;
+        let b = place.open().await;
+        let t = a.create_table(&new_table(1)).await.unwrap();
+        let u = a.create_table(&new_table(2)).await.unwrap();
+        let mut held = a.leases(vec![u, t, t, TableId(9999)], "aa", 10).await.unwrap();
+        held.sort();
+        assert_eq!(held, vec![(t, "aa".to_owned()), (u, "aa".to_owned())]);
+        let held = b.leases(vec![t], "bb", 10).await.unwrap();
+        assert_eq!(held, vec![(t, "aa".to_owned())], "another instance holds it");
+        a.release(t, "aa", true).await.unwrap();
+        let held = b.leases(vec![t, u], "bb", 10).await.unwrap();
+        assert!(held.contains(&(t, "bb".to_owned())) && held.contains(&(u, "aa".to_owned())), "{held:?}");
+        // A listens as instance "aa", B as "bb": B tells A.
+        let mut to_a = a.listen_as("aa").await.unwrap().unwrap();
+        let mut to_b = b.listen_as("bb").await.unwrap().unwrap();
+        b.tell(vec![("aa".into(), "{\"hello\":1}".into())]).await.unwrap();
+        assert_eq!(next_heard(&mut to_a).await, Heard::Told("{\"hello\":1}".into()));
+        a.commit(vec![journal(t, 0)]).await.unwrap();
+        // B hears A's commit, and nothing of what was told A.
+        assert_eq!(next_heard(&mut to_b).await, appended(t, 0, 1, false));
+        assert!(matches!(to_a.try_recv(), Ok(Heard::Appended { .. }) | Err(_)));
+        assert!(a.listen_as(&"x".repeat(49)).await.is_err(), "a channel's name is 63 bytes at most");
         a.close().await;
         b.close().await;
     });
@@ -1159,7 +1240,7 @@ fn postgres_listener_says_missed_after_its_connection_is_cut() {
         admin.close().await.unwrap();
         assert_eq!(next_heard(&mut heard).await, Heard::Missed);
         s.commit(vec![journal(t, 0)]).await.unwrap();
-        assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: t, len: 1, access: false });
+        assert_eq!(next_heard(&mut heard).await, appended(t, 0, 1, false));
         s.close().await;
     });
 }
