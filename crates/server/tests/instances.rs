@@ -667,18 +667,37 @@ async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones()
     let (commitment0, nonce0) = server::client::seal(&choice0).unwrap();
     zero.send(&ClientMessage::Seal { id: "s0".into(), commitment: commitment0.to_string() }).await.unwrap();
     assert!(matches!(answer_to(&mut zero, "s0").await.0, ServerMessage::Ack { .. }));
-    // Bound (an item of kind `bound` reaches the other instance's seat): the reveal again,
-    // with a new id, through the instance without the lease.
+    // Bound: the item of kind `bound`, then the `bound` message, reach the other instance's
+    // seat as they reach the holder's. Then the reveal again, with a new id, through the
+    // instance without the lease.
+    let mut item = false;
     loop {
-        if let ServerMessage::Update { change } = next(&mut one).await
-            && change.updates.iter().any(|u| u["kind"] == "bound")
-        {
-            break;
+        match next(&mut one).await {
+            ServerMessage::Update { change } if change.updates.iter().any(|u| u["kind"] == "bound") => {
+                item = true
+            }
+            ServerMessage::Bound { commitments } => {
+                assert!(item, "the bound item comes before the message");
+                assert_eq!(commitments.len(), 2);
+                break;
+            }
+            _ => {}
         }
     }
     let ClientMessage::Reveal { command, nonce, .. } = reveal1 else { unreachable!() };
     one.send(&ClientMessage::Reveal { id: "r1b".into(), command, nonce }).await.unwrap();
-    assert!(matches!(answer_to(&mut one, "r1b").await.0, ServerMessage::Ack { .. }));
+    // Seat 1's reveal, applied by the holder: the seat on the other instance is told the round
+    // now waits for seat 0 alone, then answered.
+    let mut told = None;
+    loop {
+        match next(&mut one).await {
+            ServerMessage::Sealed { awaiting, .. } => told = Some(awaiting),
+            m @ ServerMessage::Ack { .. } if m_id(&m) == Some("r1b") => break,
+            ServerMessage::Update { .. } => {}
+            other => panic!("waiting for the answer to r1b: {other:?}"),
+        }
+    }
+    assert_eq!(told, Some(vec![0]));
     zero.send(&ClientMessage::Reveal { id: "r0".into(), command: choice0, nonce: nonce0.to_string() })
         .await
         .unwrap();

@@ -590,6 +590,7 @@ impl<S: TableStore> Actor<S> {
     /// Applies `entries` (the journal's next ones) as a load does; then tells the connections
     /// what changed, and answers the forwarded requests among them.
     fn apply_entries(&mut self, entries: &[String], finished: bool) -> Result<(), String> {
+        let (round, seq, timed) = (self.game.round(), self.game.seq(), !self.timers().is_empty());
         for entry in entries {
             let n = self.journal;
             let op: Op = serde_json::from_str(entry).map_err(|e| format!("journal entry {n}: {e}"))?;
@@ -618,6 +619,12 @@ impl<S: TableStore> Actor<S> {
             self.finished = true;
         }
         self.broadcast();
+        // A sealed round moved on the other instance: this one's connections are told as the
+        // applying instance tells its own (who has committed, the binding, changed prompts).
+        self.send_round(round.as_ref());
+        if self.game.seq() == seq && self.game.round() != round {
+            self.refresh(timed || !self.timers().is_empty());
+        }
         self.settle_forwarded();
         Ok(())
     }
