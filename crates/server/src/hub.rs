@@ -99,6 +99,9 @@ pub(crate) enum ToTable {
     Forwarded { from: String, conn: u64, who: String, message: ClientMessage },
     /// The answer to a request this instance forwarded: `frame` for connection `conn`.
     Answered { conn: u64, who: String, id: Option<String>, frame: String },
+    /// A link opening `who` was opened on another instance: this one's connections of it are
+    /// taken over.
+    TakenOver { who: String },
     /// The server is shutting down.
     Close,
 }
@@ -840,6 +843,14 @@ impl<S: TableStore> Actor<S> {
                 self.remotes.remove(&remote);
                 result
             }
+            ToTable::TakenOver { who } => {
+                let had = self.conns.values().any(|c| c.key == who);
+                self.take_over(&who);
+                if had && who.starts_with("seat:") {
+                    self.send_seats();
+                }
+                Ok(())
+            }
             ToTable::Answered { conn, who, id, frame } => {
                 // Answered once: a second answer (the request was forwarded again) is dropped;
                 // the answer goes where the client sent the request last.
@@ -883,14 +894,10 @@ impl<S: TableStore> Actor<S> {
         let who = self.who_by_token(token).ok_or_else(|| self.unauthorized())?;
         let key = who_key(who);
         if who != Who::Spectator {
-            // A link opened on a second device takes the seat over.
-            let old: Vec<u64> = self.conns.iter().filter(|(_, c)| c.key == key).map(|(id, _)| *id).collect();
-            for id in old {
-                if let Some(c) = self.conns.remove(&id) {
-                    let _ = c.out.try_send(Out::Text(text(&ServerMessage::TakenOver {})));
-                    let _ = c.out.try_send(Out::Close);
-                }
-            }
+            // A link opened on a second device takes the seat over, here and on every other
+            // instance of a shared store.
+            self.take_over(&key);
+            self.tell_opened(&key);
         }
         let since = since.min(self.game.seq());
         let change = self.change(who, since);
@@ -921,6 +928,18 @@ impl<S: TableStore> Actor<S> {
             self.send_seats();
         }
         Ok(())
+    }
+
+    /// Closes this instance's connections of the link opening `key`, telling each it was
+    /// taken over by another device.
+    fn take_over(&mut self, key: &str) {
+        let old: Vec<u64> = self.conns.iter().filter(|(_, c)| c.key == key).map(|(id, _)| *id).collect();
+        for id in old {
+            if let Some(c) = self.conns.remove(&id) {
+                let _ = c.out.try_send(Out::Text(text(&ServerMessage::TakenOver {})));
+                let _ = c.out.try_send(Out::Close);
+            }
+        }
     }
 
     fn log(&self, token: &str) -> Result<TableLog, Refusal> {

@@ -710,3 +710,52 @@ async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones()
     }
     db.drop_it().await;
 }
+
+/// A seat's link opened on the second instance takes the seat over from the device on the
+/// first, as on one instance: the first is told (`taken_over`) and closed, the second plays.
+/// The spectators' link is shared and takes nothing over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_opened_on_the_other_instance_takes_the_seat_over() {
+    let test = "a_link_opened_on_the_other_instance_takes_the_seat_over";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, _) = instance(&url, 10).await;
+    let (b, _) = instance(&url, 10).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let on_a = links_on(&a, &created.seats);
+    let on_b = links_on(&b, &created.seats);
+    let (mut first, _) = join(&on_a[0]).await;
+    let spectators_a = {
+        let (_, table, token) = server::protocol::parse_link(&created.spectator).unwrap();
+        server::protocol::link(&a.base_url, &table, &token)
+    };
+    let spectators_b = {
+        let (_, table, token) = server::protocol::parse_link(&created.spectator).unwrap();
+        server::protocol::link(&b.base_url, &table, &token)
+    };
+    let (mut watching, _) = join(&spectators_a).await;
+    let (_also_watching, _) = join(&spectators_b).await;
+    let (mut second, start) = join(&on_b[0]).await;
+    loop {
+        match tokio::time::timeout(Duration::from_secs(15), first.next()).await.expect("told within 15 s") {
+            Ok(ServerMessage::TakenOver {}) => break,
+            Ok(_) => {}
+            Err(e) => panic!("the first device was closed without being told: {e}"),
+        }
+    }
+    // The second device plays on; the spectators on the first instance still watch.
+    let choice = first_choice(&start);
+    second.send(&ClientMessage::Command { id: "c1".into(), command: choice }).await.unwrap();
+    assert!(matches!(answer_to(&mut second, "c1").await.0, ServerMessage::Ack { .. }));
+    loop {
+        if let ServerMessage::Update { change } = next(&mut watching).await
+            && !change.updates.is_empty()
+        {
+            break;
+        }
+    }
+    for s in [a, b] {
+        s.shutdown().await.unwrap();
+    }
+    db.drop_it().await;
+}

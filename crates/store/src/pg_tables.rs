@@ -39,8 +39,8 @@ use tokio::task::JoinHandle;
 
 use crate::PersistError;
 use crate::tables::{
-    Access, Heard, NOTIFY_CHANNEL, NewTable, StoredTable, TableId, TableStore, TableSummary, Write,
-    check_moved_table, check_new_table, check_number, check_writes, instance_channel, limits,
+    Access, EVERY_INSTANCE, Heard, NOTIFY_CHANNEL, NewTable, StoredTable, TableId, TableStore, TableSummary,
+    Write, check_moved_table, check_new_table, check_number, check_writes, instance_channel, limits,
 };
 use crate::writer::{self, GroupWriter, Handle, Reply, Request, Stats};
 
@@ -445,6 +445,7 @@ async fn listen_on(pool: &PgPool, instance: Option<&str>) -> Result<PgListener, 
     listener.listen(NOTIFY_CHANNEL).await?;
     if let Some(channel) = instance {
         listener.listen(channel).await?;
+        listener.listen(&instance_channel(EVERY_INSTANCE)).await?;
     }
     Ok(listener)
 }
@@ -458,10 +459,12 @@ async fn hear(
     instance: Option<String>,
     heard: broadcast::Sender<Heard>,
 ) {
+    let every = instance_channel(EVERY_INSTANCE);
     loop {
         match listener.try_recv().await {
             Ok(Some(notice)) => {
-                let told = instance.as_deref() == Some(notice.channel());
+                let told = instance.as_deref() == Some(notice.channel())
+                    || (instance.is_some() && notice.channel() == every);
                 // A payload that is not `table:len` is another program's: not ours to tell.
                 let notice = if told {
                     Some(Heard::Told(notice.payload().to_owned()))

@@ -493,6 +493,11 @@ pub const NOTIFY_CHANNEL: &str = "facedown_tables";
 /// The most bytes of a NOTIFY payload a writer sends (PostgreSQL refuses 8,000 or more).
 pub const MAX_NOTICE_BYTES: usize = 7900;
 
+/// The name to [tell](TableStore::tell) a message to every instance listening on the store
+/// (the sender included) rather than to one: no instance is named so (their names are random
+/// hex).
+pub const EVERY_INSTANCE: &str = "every";
+
 /// The PostgreSQL channel on which the instance named `instance` hears what other instances
 /// [tell](TableStore::tell) it (`instance` is at most 48 bytes: a channel's name is 63 at most).
 pub fn instance_channel(instance: &str) -> String {

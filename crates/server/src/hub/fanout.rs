@@ -77,6 +77,16 @@ pub(crate) enum Bus {
         /// The request as the client sent it.
         message: ClientMessage,
     },
+    /// A link was opened on instance `from` (told to every instance): a connection of that
+    /// link elsewhere is taken over, as one on the same instance is.
+    Opened {
+        /// The table.
+        table: u64,
+        /// Who the link opens (`seat:N`, `gm`).
+        who: String,
+        /// The instance it was opened on.
+        from: String,
+    },
     /// A frame for a connection of the instance the request came from: a refusal, or a
     /// retried request's first answer.
     Answer {
@@ -405,6 +415,19 @@ impl<S: TableStore> Actor<S> {
             self.apply_here(pending, Instant::now()).await?;
         }
         Ok(())
+    }
+
+    /// Tells every other instance that a link opening `key` was opened here, so that they
+    /// close their connections of it (a link opened on a second device takes the seat over,
+    /// whichever instance each device reached). Nothing on a store that is not shared.
+    pub(super) fn tell_opened(&self, key: &str) {
+        if !self.hub.fanout.shared {
+            return;
+        }
+        let bus = Bus::Opened { table: self.id.0, who: key.to_owned(), from: self.hub.fanout.holder.clone() };
+        if let Err(e) = self.hub.fanout.tell(store::tables::EVERY_INSTANCE, &bus) {
+            tracing::warn!("{}: the other instances were not told of a link opened: {e}", self.id);
+        }
     }
 
     /// Forwards `message`, from connection `conn` whose link opens `key`, to instance `to`,
@@ -771,6 +794,11 @@ fn told<S: TableStore>(hub: &Arc<Hub<S>>, payload: &str) {
             Bus::Answer { table, conn, who, id, frame } => {
                 hub.send_if_loaded(table, ToTable::Answered { conn, who, id, frame }).await;
             }
+            // The sender hears its own message too: nothing to take over there.
+            Bus::Opened { table, who, from } if from != hub.fanout.holder => {
+                hub.send_if_loaded(table, ToTable::TakenOver { who }).await;
+            }
+            Bus::Opened { .. } => {}
         }
     });
 }
