@@ -253,6 +253,7 @@ fn config(args: &Args) -> anyhow::Result<Config> {
         public_url: args.public_url.clone(),
         tls,
         admin_secret: args.admin_secret.clone(),
+        instance: None,
         limits: Limits {
             max_message_bytes: args.max_message_bytes,
             messages_per_second: args.messages_per_second,
@@ -374,7 +375,14 @@ fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Resu
 
 /// `facedown serve`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = config(&args)?;
+    let mut config = config(&args)?;
+    // On PostgreSQL, the name this machine's server had on that database before (kept in the
+    // data directory): restarted after a crash, it holds its tables' leases again at once.
+    let _instance = match (config.postgres_url(), dirs::data_dir()) {
+        (Some(url), Some(dir)) => server::Instance::claim(&dir.join("facedown"), url),
+        _ => None,
+    };
+    config.instance = _instance.as_ref().map(|i| i.name.clone());
     let spec = args.table.as_deref().map(table_spec).transpose()?;
     let seats = match &spec {
         Some(s) => seat_bots(&args.bots, &s.system)?,

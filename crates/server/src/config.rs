@@ -31,6 +31,58 @@ pub struct Config {
     pub admin_secret: Option<String>,
     /// The limits.
     pub limits: Limits,
+    /// This instance's name in a shared store's leases and on the bus between instances (at
+    /// most 48 bytes); none: a random one. A server restarted after a crash that takes its old
+    /// name back ([`Instance::claim`]) applies its tables' requests at once, instead of
+    /// waiting for the leases the dead process held to expire.
+    pub instance: Option<String>,
+}
+
+/// A name for this server on a shared store, kept in a file so that a restart reuses it, and
+/// locked so that no other process on this machine uses it meanwhile.
+#[derive(Debug)]
+pub struct Instance {
+    /// The name.
+    pub name: String,
+    /// The locked file: the name is this process's while it is open.
+    _lock: std::fs::File,
+}
+
+impl Instance {
+    /// The name kept for the database `db` in folder `dir` (`instance-HASH`, HASH from the
+    /// database's address), made the first time. `None` when another process holds it (a
+    /// second server on the same database and machine: it takes a random name) or the file
+    /// cannot be used.
+    pub fn claim(dir: &std::path::Path, db: &str) -> Option<Instance> {
+        use sha2::Digest;
+        use std::io::{Read, Seek, Write};
+        let hash = hex::encode(sha2::Sha256::digest(db.as_bytes()));
+        let path = dir.join(format!("instance-{}", &hash[..16]));
+        std::fs::create_dir_all(dir).ok()?;
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .ok()?;
+        file.try_lock().ok()?;
+        let mut text = String::new();
+        (&file).take(64).read_to_string(&mut text).ok()?;
+        let kept = text.trim();
+        let name =
+            if kept.len() == 32 && kept.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+                kept.to_owned()
+            } else {
+                let name = crate::auth::new_token();
+                file.set_len(0).ok()?;
+                file.rewind().ok()?;
+                file.write_all(name.as_bytes()).ok()?;
+                file.sync_all().ok()?;
+                name
+            };
+        Some(Instance { name, _lock: file })
+    }
 }
 
 /// A certificate chain and its private key, PEM files.
@@ -101,6 +153,7 @@ impl Config {
             tls: None,
             admin_secret: None,
             limits: Limits::default(),
+            instance: None,
         }
     }
 }
@@ -246,7 +299,7 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
     };
     // On a shared store, heard from before the tables are listed: nothing in between is lost.
     // This instance's name in the leases and on the bus between instances.
-    let instance = crate::auth::new_token();
+    let instance = config.instance.clone().unwrap_or_else(crate::auth::new_token);
     let heard = store.listen_as(&instance).await?;
     let open = store.open_tables().await?;
     let (stop, stopped) = watch::channel(false);
@@ -300,4 +353,22 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
         })
     });
     Ok(Running { addr, base_url, create, stop, done })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Instance;
+
+    #[test]
+    fn an_instance_name_is_kept_for_a_restart_and_never_shared_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Instance::claim(dir.path(), "postgres://h/db").expect("a name");
+        assert_eq!(first.name.len(), 32);
+        assert!(Instance::claim(dir.path(), "postgres://h/db").is_none(), "held by the first");
+        let other = Instance::claim(dir.path(), "postgres://h/other").expect("another database");
+        assert_ne!(other.name, first.name);
+        let name = first.name.clone();
+        drop(first);
+        assert_eq!(Instance::claim(dir.path(), "postgres://h/db").unwrap().name, name, "the restart's");
+    }
 }

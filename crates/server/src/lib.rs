@@ -15,5 +15,5 @@ mod sealing;
 pub mod systems;
 mod web;
 
-pub use config::{Config, Limits, Running, ServerError, Tls, start, start_with};
+pub use config::{Config, Instance, Limits, Running, ServerError, Tls, start, start_with};
 pub use hub::{Hub, Refusal};
