@@ -563,15 +563,9 @@ async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_an
     let journal = journal_of(&url, &created.table).await;
     assert_eq!(journal.len(), 1, "{journal:?}");
     assert_eq!((journal[0]["seat"].as_u64(), journal[0]["id"].as_str()), (Some(1), Some("one-1")));
-    // The retry, on the same instance and on the holder: the first answer again, nothing more.
+    // The retry on the same instance: the first answer again, nothing more.
     one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
     assert_eq!(answer_to(&mut one, "one-1").await.0, ServerMessage::Ack { id: "one-1".into(), seq });
-    let (mut one_on_a, _) = join(&on_a[1]).await;
-    one_on_a
-        .send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) })
-        .await
-        .unwrap();
-    assert_eq!(answer_to(&mut one_on_a, "one-1").await.0, ServerMessage::Ack { id: "one-1".into(), seq });
     // Seat 0 on the holder decides; seat 1 sees the reveal through the other instance.
     zero.send(&ClientMessage::Command { id: "zero-1".into(), command: first_choice(&start0) }).await.unwrap();
     let (ack, _) = answer_to(&mut zero, "zero-1").await;
@@ -582,6 +576,14 @@ async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_an
             seen = change.seq;
         }
     }
+    // The retry from seat 1's second device, on the holder (which takes the seat over from
+    // the first): the first answer again, nothing more.
+    let (mut one_on_a, _) = join(&on_a[1]).await;
+    one_on_a
+        .send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) })
+        .await
+        .unwrap();
+    assert_eq!(answer_to(&mut one_on_a, "one-1").await.0, ServerMessage::Ack { id: "one-1".into(), seq });
     let journal = journal_of(&url, &created.table).await;
     assert_eq!(journal.len(), 2, "one entry each: {journal:?}");
     assert_no_duplicates(&journal);
