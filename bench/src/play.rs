@@ -131,6 +131,9 @@ pub struct Seat {
     /// Whether the seat plays sealed (commit–reveal): its face-down choices leave as `seal`,
     /// a commitment, and are revealed once the round's commitments are bound.
     pub sealed: bool,
+    /// Whether the table waits for its opening round (docs/fairness.md §8): a sealed seat
+    /// commits to `{}` first.
+    pub opening: bool,
 }
 
 /// What a seat's request in flight is.
@@ -152,7 +155,7 @@ impl Seat {
             let mut conn = Conn::join(link, 0).await?;
             loop {
                 match conn.next().await? {
-                    Incoming::Change { seq, prompt, over, face_down, .. } => {
+                    Incoming::Change { seq, prompt, over, face_down, opening, .. } => {
                         return Ok::<_, LoadError>(Seat {
                             conn,
                             index,
@@ -161,6 +164,7 @@ impl Seat {
                             face_down,
                             over,
                             sealed,
+                            opening,
                         });
                     }
                     Incoming::Error { code, message, .. } => {
@@ -212,7 +216,17 @@ impl Seat {
             }
             let idle = in_flight.is_none() && retry_at.is_none();
             let may_act = idle && self.seq >= act_from;
-            if idle
+            if idle && self.opening && self.sealed {
+                // The opening round: `{}` with a nonce of the seat's own, revealed once bound.
+                self.opening = false;
+                let command = Value::Object(serde_json::Map::new());
+                let (commitment, nonce) = server::client::seal(&command)
+                    .map_err(|e| LoadError::Setup(format!("the opening round cannot be sealed: {e}")))?;
+                sealed.push_back((command, nonce));
+                next_id += 1;
+                self.conn.send(seal_frame(next_id, &commitment.to_string())).await?;
+                in_flight = Some((next_id, Sent::Seal));
+            } else if idle
                 && bound
                 && let Some((command, nonce)) = sealed.front()
             {
@@ -263,7 +277,7 @@ impl Seat {
             };
             let ours = |id: &str| in_flight.is_some_and(|(n, _)| id.parse() == Ok(n));
             match message {
-                Incoming::Change { seq, reveals, prompt, over, bound: binds, face_down } => {
+                Incoming::Change { seq, reveals, prompt, over, bound: binds, face_down, .. } => {
                     // Only a round this seat committed in is its to reveal.
                     bound |= binds && !sealed.is_empty();
                     let now = Instant::now();

@@ -44,6 +44,9 @@ pub enum Incoming {
         /// Whether the change binds a sealed round's commitments (an item of kind `bound`):
         /// a sealed seat now reveals what it committed.
         bound: bool,
+        /// A welcome to a table waiting for its opening round's commitments (docs/fairness.md
+        /// §8): a sealed seat commits to `{}`.
+        opening: bool,
     },
     /// A request was applied.
     Ack {
@@ -85,6 +88,17 @@ struct Frame<'a> {
     code: Option<ErrorCode>,
     #[serde(default, borrow)]
     message: Option<Cow<'a, str>>,
+    #[serde(default)]
+    round: Option<Round>,
+}
+
+/// A welcome's open round, as far as it is read.
+#[derive(Deserialize)]
+struct Round {
+    #[serde(default)]
+    bound: bool,
+    #[serde(default)]
+    opening: bool,
 }
 
 #[derive(Deserialize)]
@@ -122,6 +136,7 @@ pub fn parse(text: &str) -> Result<Incoming, LoadError> {
             prompt: frame.prompt.map(|p| p.choices).filter(|c| !c.is_empty()),
             over: frame.over,
             bound: frame.updates.iter().any(|u| u.kind == "bound"),
+            opening: frame.round.is_some_and(|r| r.opening && !r.bound),
         },
         "ack" => Incoming::Ack {
             id: frame.id.ok_or_else(|| bad("an ack without `id`".into()))?.into_owned(),
@@ -244,7 +259,7 @@ mod tests {
         ];
         let prompt = json!({"seat": 0, "question": "q", "private": true, "choices": []});
         let update = ServerMessage::Update { change: change(updates, Some(prompt), false) };
-        let Incoming::Change { seq, reveals, prompt: got, over, bound, face_down } =
+        let Incoming::Change { seq, reveals, prompt: got, over, bound, face_down, .. } =
             parse(&serde_json::to_string(&update).unwrap()).unwrap()
         else {
             panic!("not a change")

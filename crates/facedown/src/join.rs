@@ -513,6 +513,31 @@ impl Join {
         Ok(Some(ClientMessage::Command { id: self.next_id(), command }))
     }
 
+    /// The table's opening round (docs/fairness.md §8): a sealed seat commits to `{}` with a
+    /// nonce of its own before the rules' first step, revealed once every seat is bound. Asked
+    /// of nobody: the client does it (sent as the request in flight).
+    fn seal_opening(&mut self, round: &server::protocol::RoundState) -> anyhow::Result<()> {
+        let Some(seat) = self.my_seat() else { return Ok(()) };
+        if self.seats.get(usize::from(seat)).is_none_or(|s| s.mode != SeatMode::Sealed)
+            || round.sealed.contains(&seat)
+        {
+            return Ok(());
+        }
+        let command = session::opening::opening_command();
+        let (commitment, nonce) = server::client::seal(&command).map_err(|e| anyhow::anyhow!("{e}"))?;
+        self.sealed.push((command, nonce, false));
+        let message = ClientMessage::Seal { id: self.next_id(), commitment: commitment.to_string() };
+        self.in_flight = Some((message, None, "the opening round".to_owned()));
+        self.changed = false;
+        if !self.json {
+            println!(
+                "The opening round: this client seals a secret number of its own, revealed once every seat has; \
+                 no die of the game can be known before then."
+            );
+        }
+        Ok(())
+    }
+
     /// Whether an answer can be used now: a choice waits for the seat's prompt.
     fn ready_for(&self, answer: &Answer) -> bool {
         if self.in_flight.is_some() {
@@ -640,7 +665,7 @@ impl Join {
             println!("{raw}");
         }
         match first {
-            ServerMessage::Welcome { ruleset, you, seats, change, .. } => {
+            ServerMessage::Welcome { ruleset, you, seats, change, round, .. } => {
                 let first_time = !self.welcomed;
                 self.welcomed = true;
                 self.ruleset = ruleset;
@@ -661,8 +686,15 @@ impl Join {
                     println!("(reconnected)");
                 }
                 self.shown_prompt = None;
+                let awaited = self.my_seat().is_some_and(|seat| change.awaiting.contains(&seat));
                 if self.change(change)? {
                     return Ok(Ended::Over);
+                }
+                if let Some(round) = round.filter(|r| r.opening && !r.bound)
+                    && awaited
+                    && self.in_flight.is_none()
+                {
+                    self.seal_opening(&round)?;
                 }
             }
             ServerMessage::Error { code, message, .. } => match code {

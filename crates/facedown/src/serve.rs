@@ -419,6 +419,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         decision_seconds: args.decision_seconds,
                         think_ms: args.think_ms,
                         modes: args.sealed.iter().map(|s| (s.clone(), SeatMode::Sealed)).collect(),
+                        opening_round: None,
                     },
                     rules: Default::default(),
                 };

@@ -333,6 +333,16 @@ fn a_sealed_seat_commits_then_reveals_each_choice_to_the_end() {
     let items: Vec<&serde_json::Value> =
         frames.iter().filter_map(|f| f["updates"].as_array()).flatten().collect();
     assert!(items.iter().any(|u| u["kind"] == "opened" && u["seat"] == 0), "Ada's choices were opened");
+    // docs/fairness.md §8: the table opened with an opening round, which the client sealed
+    // and revealed on its own: `{}` is Ada's first opened command, before any event.
+    assert_eq!(frames[0]["round"]["opening"], true, "{}", frames[0]);
+    let first = items.iter().position(|u| u["kind"] == "opened" && u["seat"] == 0).unwrap();
+    assert_eq!(items[first]["command"], serde_json::json!({}));
+    let mix = items.iter().position(|u| u["kind"] == "mix").unwrap();
+    assert!(
+        mix < first && !items[..mix].iter().any(|u| u["kind"] == "event"),
+        "the rules start after its mix"
+    );
     assert!(!items.iter().any(|u| u["kind"] == "fault"), "an honest client never faults");
     assert!(frames.iter().any(|f| f["over"] == true), "the game ends");
 }

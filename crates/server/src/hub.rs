@@ -380,9 +380,17 @@ impl<S: TableStore> Hub<S> {
         // the journal (the server's own store) as its entry 0, and only its commitment is shown.
         let seed = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
         let rotation = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
-        let op = Op::Verifiable { server_seed: seed.reveal(), rotation_key: Some(rotation.reveal()) };
+        // docs/fairness.md §8: with an opening round, the rules' first step (and any draw it
+        // makes) waits until every seat has committed and the sealed seats have revealed.
+        let opening = request.options.opens_with_round();
+        let op =
+            Op::Verifiable { server_seed: seed.reveal(), rotation_key: Some(rotation.reveal()), opening };
         let entry = serde_json::to_string(&op).unwrap_or_default();
-        let journal = match game.use_verifiable(seed).and_then(|_| game.rotate_with(rotation)) {
+        let made = game
+            .use_verifiable(seed)
+            .and_then(|_| game.rotate_with(rotation))
+            .and_then(|()| if opening { game.open_with_round() } else { Ok(()) });
+        let journal = match made {
             Ok(_) => {
                 self.store.commit(vec![Write::Journal { table: id, n: 0, entry }]).await.map_err(|e| {
                     tracing::error!("keeping the server seed of {id}: {e}");
@@ -391,7 +399,7 @@ impl<S: TableStore> Hub<S> {
                 1
             }
             Err(e) => {
-                // A game that drew while opening (no ruleset does) keeps its seeded draws.
+                // A ruleset that never draws keeps its seeded source.
                 tracing::error!("{id}: the draws cannot be made verifiable: {e}");
                 0
             }
@@ -469,7 +477,7 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
         Op::Undo { by, .. } => game.undo(SeatId(*by)).map(|()| None),
         Op::Seal { seat, commitment, .. } => game.seal(SeatId(*seat), commitment).map(|()| None),
         Op::Reveal { seat, command, nonce, .. } => game.reveal(SeatId(*seat), command, nonce),
-        Op::Verifiable { server_seed, rotation_key } => {
+        Op::Verifiable { server_seed, rotation_key, opening } => {
             let seed: ServerSeed = server_seed
                 .parse()
                 .map_err(|e: FairnessError| AnyError::Refused(format!("server seed: {e}")))?;
@@ -479,6 +487,9 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
                     .parse()
                     .map_err(|e: FairnessError| AnyError::Refused(format!("rotation key: {e}")))?;
                 game.rotate_with(key)?;
+            }
+            if *opening {
+                game.open_with_round()?;
             }
             Ok(None)
         }
@@ -1230,7 +1241,8 @@ impl<S: TableStore> Actor<S> {
     /// A fresh random nonce for a command that may belong to a sealed round: only at a table
     /// with a sealed seat (the server's own commitment to a plain seat's or a bot's choice).
     fn nonce(&self) -> Option<String> {
-        self.game.sealing().then(|| hex::encode(rand::random::<[u8; 32]>()))
+        (self.game.sealing() || self.game.round().is_some_and(|r| r.opening))
+            .then(|| hex::encode(rand::random::<[u8; 32]>()))
     }
 
     /// Whether `seat` plays sealed and its next face-down decision is in the open round (or
@@ -1660,12 +1672,18 @@ impl<S: TableStore> Actor<S> {
         let awaiting: Vec<u16> = self.game.awaiting().into_iter().map(|s| s.0).collect();
         self.deadlines.retain(|seat, _| awaiting.contains(seat));
         let now = Instant::now();
+        let opening = self.game.round().is_some_and(|r| r.opening);
         for seat in awaiting {
             let bot = matches!(
                 self.access.get(&who_key(Who::Seat { seat })).map(|r| &r.controller),
                 Some(Controller::Bot { .. })
             );
-            let wanted = if bot {
+            // In the opening round the server commits `{}` for a plain seat at once: its client
+            // is asked nothing (docs/fairness.md §8).
+            let plain_opening = opening && self.game.mode(SeatId(seat)) != Mode::Sealed;
+            let wanted = if plain_opening {
+                Some((now, Deadline::Bot))
+            } else if bot {
                 Some((now + Duration::from_millis(u64::from(self.options.think_ms)), Deadline::Bot))
             } else {
                 self.options
@@ -1698,6 +1716,10 @@ impl<S: TableStore> Actor<S> {
             // A bot handed a seat whose sealed choice waits for its reveal cannot reveal it:
             // the seat faults (no reveal) and its decision is forced.
             Deadline::Bot if revealing => {
+                Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() }
+            }
+            // The opening round: the server's own nonce binds the seat's `{}`.
+            Deadline::Bot if self.game.round().is_some_and(|r| r.opening) => {
                 Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() }
             }
             Deadline::Bot => match self.game.bot_command(SeatId(seat)) {

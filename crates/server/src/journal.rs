@@ -92,6 +92,9 @@ pub enum Op {
         /// before rotations, whose seed is revealed once.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rotation_key: Option<String>,
+        /// The table opens with an opening round (docs/fairness.md §8).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        opening: bool,
     },
     /// A seat gave a client seed (docs/fairness.md §4), in effect from the next mix.
     ClientSeed {

@@ -227,6 +227,11 @@ pub struct RoundState {
     pub commitments: Vec<SeatCommitment>,
     /// Once bound: the sealed seats whose reveal the table waits for.
     pub revealing: Vec<u16>,
+    /// Whether this is the table's opening round (docs/fairness.md §8): every seat commits to
+    /// the empty command `{}` before the rules' first step; a sealed seat seals it, then
+    /// reveals `{}` with its nonce.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opening: bool,
 }
 
 /// A seat as every client is shown it.
@@ -264,6 +269,18 @@ pub struct TableOptions {
     /// sealed seat plays every face-down decision as a sealed round.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub modes: BTreeMap<String, SeatMode>,
+    /// Whether the table opens with an opening round (docs/fairness.md §8): every seat commits
+    /// to `{}` and the sealed seats reveal before the rules' first step, so no draw depends on
+    /// the server seed alone. Absent: on when any seat plays sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_round: Option<bool>,
+}
+
+impl TableOptions {
+    /// Whether the table opens with an opening round: as asked, else when any seat is sealed.
+    pub fn opens_with_round(&self) -> bool {
+        self.opening_round.unwrap_or_else(|| self.modes.values().any(|m| *m == SeatMode::Sealed))
+    }
 }
 
 /// A change of the table as one client sees it.

@@ -35,6 +35,7 @@ pub(crate) fn round_state(r: RoundInfo) -> RoundState {
             .map(|c| SeatCommitment { seat: c.seat.0, commitment: c.commitment })
             .collect(),
         revealing: r.revealing.iter().map(|s| s.0).collect(),
+        opening: r.opening,
     }
 }
 

@@ -757,6 +757,9 @@ where
     fn rotate_with(&mut self, key: table::fairness::ServerSeed) -> Result<(), AnyError> {
         AnySession::rotate_with(&mut self.session, key)
     }
+    fn open_with_round(&mut self) -> Result<(), AnyError> {
+        AnySession::open_with_round(&mut self.session)
+    }
     fn server_seed_commitment(&self) -> Option<table::fairness::Commitment> {
         AnySession::server_seed_commitment(&self.session)
     }

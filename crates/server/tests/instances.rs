@@ -644,6 +644,7 @@ async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones()
     let mut request = duel(BTreeMap::new(), 20);
     request.options.modes =
         [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
+    request.options.opening_round = Some(false);
     let created = a.create_table(request).await.unwrap_or_else(|e| panic!("{}", e.message));
     let on_a = links_on(&a, &created.seats);
     let on_b = links_on(&b, &created.seats);

@@ -83,7 +83,9 @@ async fn create(server: &Running, system: &str, example: &str, sealed: &[&str]) 
             system: system.into(),
             setup: SetupSource::Example(example.into()),
             seats: BTreeMap::new(),
-            options: TableOptions { modes, ..TableOptions::default() },
+            // Redaction round by round is the property here; whole games elsewhere open with
+            // an opening round.
+            options: TableOptions { modes, opening_round: Some(false), ..TableOptions::default() },
             rules: Default::default(),
         })
         .await
@@ -529,7 +531,8 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn server::systems::Hosted>, Ve
                     // The seeds after each end (docs/fairness.md §4) come from this key.
                     Some(key) => game.rotate_with(key.parse().expect("a rotation key")),
                     None => Ok(()),
-                }),
+                })
+                .and_then(|()| if op["opening"] == true { game.open_with_round() } else { Ok(()) }),
             ("client_seed", _) => game.add_client_seed(seat("seat"), op["seed"].as_str().expect("a seed")),
             (other, _) => panic!("journal entry {other}"),
         };

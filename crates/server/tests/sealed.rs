@@ -23,7 +23,7 @@ use table::fairness::canonical_json;
 use table::{SeatId, Viewer};
 
 mod sealedplay;
-use sealedplay::{Seen, commit, create, play};
+use sealedplay::{Seen, commit, create, create_with, play};
 
 fn config(db: &Path) -> Config {
     let mut c = Config::new(db.to_path_buf());
@@ -65,6 +65,9 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn Hosted>, Vec<Value>) {
                 game.use_verifiable(op["server_seed"].as_str().unwrap().parse().unwrap()).unwrap();
                 if let Some(key) = op["rotation_key"].as_str() {
                     game.rotate_with(key.parse().unwrap()).unwrap();
+                }
+                if op["opening"] == true {
+                    game.open_with_round().unwrap();
                 }
             }
             ("client_seed", _) => game.add_client_seed(seat("seat"), op["seed"].as_str().unwrap()).unwrap(),
@@ -161,6 +164,11 @@ async fn whole_game(system: &str, example: &str, bots: &[(&str, &str)], sealed: 
         assert_eq!(Some(&report.head), s.head.as_ref(), "the log ends in the head the last frame showed");
         assert!(report.seed_revealed, "the game is over: the server seed is revealed");
         assert!(report.mixes > 0 && report.reveals_checked > 0, "{report}");
+        // docs/fairness.md §8: the opening round is mixed in before the rules' first step.
+        assert_eq!(
+            report.before_first_mix, 0,
+            "{system}: no draw is left to the server seed alone: {report}"
+        );
         if system != "iron-triangle" {
             assert!(report.draws > 0, "{system} draws: {report}");
         }
@@ -285,7 +293,7 @@ async fn a_sealed_seat_plays_against_a_bot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nodice_sealed_seats_with_a_bot() {
     // The Commit steps are asked one Actor after another, the GM's two Actors among them.
-    whole_game("nodice", "brawl-3", &[("gm", "random")], &["kara"], 13).await;
+    whole_game("nodice", "brawl-3", &[("gm", "random")], &["kara"], 21).await;
     whole_game("nodice", "brawl-3", &[], &["kara", "gm"], 15).await;
 }
 
@@ -367,7 +375,8 @@ fn reveal(id: &str, command: &Value, nonce: &Nonce) -> ClientMessage {
 /// A duel with both seats sealed, both seats joined.
 async fn sealed_duel(db: &Path) -> (Running, CreatedTable, Client, Client, Value, Value) {
     let server = server::start(config(db)).await.unwrap();
-    let created = create(&server, "iron-triangle", "duel", &[], &["ada", "gm"]).await;
+    // The rounds of play are what these tests are about: no opening round first.
+    let created = create_with(&server, "iron-triangle", "duel", &[], &["ada", "gm"], Some(false)).await;
     let mut a = Client::join(&created.seats["ada"], 0).await.unwrap();
     let mut g = Client::join(&created.seats["gm"], 0).await.unwrap();
     let (ca, round, modes) = welcome(&mut a).await;
@@ -556,7 +565,12 @@ async fn no_reveal_before_the_decision_timer_is_a_public_fault() {
             system: "iron-triangle".into(),
             setup: SetupSource::Example("duel".into()),
             seats: BTreeMap::new(),
-            options: TableOptions { decision_seconds: Some(1), think_ms: 0, modes },
+            options: TableOptions {
+                decision_seconds: Some(1),
+                think_ms: 0,
+                modes,
+                opening_round: Some(false),
+            },
             rules: Default::default(),
         })
         .await

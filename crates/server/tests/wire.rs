@@ -166,6 +166,9 @@ async fn replay(db: &Path, table: &str) -> Box<dyn server::systems::Hosted> {
                 if let Some(key) = op["rotation_key"].as_str() {
                     game.rotate_with(key.parse().unwrap()).unwrap();
                 }
+                if op["opening"] == true {
+                    game.open_with_round().unwrap();
+                }
             }
             other => panic!("journal entry {other}"),
         }

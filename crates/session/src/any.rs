@@ -97,6 +97,9 @@ pub trait AnySession: Send {
     /// Makes the draws verifiable, keyed by `server_seed` (before the first command);
     /// gives back its commitment to publish ([`Session::use_verifiable`]).
     fn use_verifiable(&mut self, server_seed: ServerSeed) -> Result<Commitment, AnyError>;
+    /// [`Session::open_with_round`]: the table waits for an opening round before the rules'
+    /// first step.
+    fn open_with_round(&mut self) -> Result<(), AnyError>;
     /// [`Session::rotate_with`]: the seeds after each end of the game come from `key`.
     fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError>;
     /// The published commitment of the server seed, when the draws are verifiable.
@@ -248,6 +251,10 @@ where
 
     fn reveal(&mut self, seat: SeatId, command: &Value, nonce: &str) -> Result<Option<Fault>, AnyError> {
         let nonce: Nonce = nonce.parse().map_err(|_| AnyError::Sealing(SealError::BadNonce))?;
+        if self.opening() {
+            // The opening round's command is `{}`, no command of the ruleset's.
+            return Session::reveal_opening(self, seat, command, nonce).map_err(refused);
+        }
         let command = typed::<R>(command)?;
         Session::reveal(self, seat, &command, nonce).map_err(refused)
     }
@@ -259,6 +266,10 @@ where
 
     fn use_verifiable(&mut self, server_seed: ServerSeed) -> Result<Commitment, AnyError> {
         Session::use_verifiable(self, server_seed).map_err(refused)
+    }
+
+    fn open_with_round(&mut self) -> Result<(), AnyError> {
+        Session::open_with_round(self).map_err(refused)
     }
 
     fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError> {

@@ -63,15 +63,30 @@ impl<R: Ruleset> Session<R> {
         let seats = u16::try_from(R::seats(self.table.state()).len())
             .map_err(|_| FairnessError::Seats { client_seeds: usize::MAX, round_nonces: usize::MAX })?;
         let commitment = server_seed.commitment();
-        let draws = Draws::verifiable(server_seed, seats);
-        if !self.table.start_draws(draws.clone()) {
-            return Err(SessionError::DrawsStarted);
-        }
-        if let Some(d) = R::draws_mut(&mut self.shadow) {
-            *d = draws;
-        }
+        let mut initial = self.table.initial().clone();
+        let Some(d) = R::draws_mut(&mut initial) else { return Err(SessionError::DrawsStarted) };
+        *d = Draws::verifiable(server_seed, seats);
         self.commitment = Some(commitment);
+        // The table opens again from its start with these draws: a draw its opening made (an
+        // Inciting Incident initiative lot) comes from them now, and is logged.
+        self.reopen(initial, true);
         Ok(commitment)
+    }
+
+    /// Starts the table again from `initial` (nothing was given yet), writing every viewer's
+    /// log anew; `run`: the rules' first steps run at once (else the table waits for
+    /// [`Table::open`], after an opening round).
+    pub(crate) fn reopen(&mut self, initial: R::State, run: bool) {
+        let mut table = Table::<R>::unopened(initial.clone());
+        let made = if run { table::fairness::record_draws(|| table.open()).1 } else { Vec::new() };
+        self.table = table;
+        self.shadow = initial;
+        self.written = 0;
+        for log in &mut self.logs {
+            log.clear();
+        }
+        self.write_logs(0);
+        self.log_draws(&made, 0);
     }
 
     /// Rotates the server seed instead of leaving play without one (docs/fairness.md §4): once

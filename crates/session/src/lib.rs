@@ -38,6 +38,7 @@
 pub mod any;
 pub mod fair;
 pub mod fairlog;
+pub mod opening;
 pub mod sealed;
 
 use serde::{Deserialize, Serialize};
@@ -344,6 +345,11 @@ pub struct Session<R: Ruleset> {
     modes: Vec<sealed::Mode>,
     /// The open sealed round, if any.
     round: Option<sealed::Round<R>>,
+    /// The opening round the table waits for before the rules' first step, if any.
+    opening: Option<opening::Opening>,
+    /// How many of `fair`'s changes were made before the table opened (after an opening
+    /// round): a rebuild makes them before the rules' first step.
+    opening_steps: usize,
     /// Commands of finished sealed rounds still face down in the rules (a public command of
     /// the round revealed nothing), with their nonces: opened once the rules reveal them.
     deferred: Vec<(SeatId, R::Command, sealed::Nonce)>,
@@ -392,6 +398,8 @@ impl<R: Ruleset> Session<R> {
             legal: Vec::new(),
             modes: vec![sealed::Mode::Plain; seats],
             round: None,
+            opening: None,
+            opening_steps: 0,
             deferred: Vec::new(),
             fair: Vec::new(),
             commitment: None,
@@ -438,6 +446,9 @@ impl<R: Ruleset> Session<R> {
     /// What `seat` is asked now, if the game waits for it. In a sealed round: the question of
     /// its next decision, asked on the round's scratch table; none once it has committed.
     pub fn prompt(&self, seat: SeatId) -> Option<Prompt<R::Command>> {
+        if self.opening.is_some() {
+            return None;
+        }
         match &self.round {
             None => R::prompt(self.table.state(), seat),
             Some(_) if self.in_round(seat) => R::prompt(self.decision_state(seat), seat),
@@ -448,6 +459,9 @@ impl<R: Ruleset> Session<R> {
     /// The seats the game waits for. In a sealed round: the seats it waits for a commitment
     /// from, then, once bound, the sealed seats whose reveal it waits for.
     pub fn awaiting(&self) -> Vec<SeatId> {
+        if let Some(opening) = &self.opening {
+            return opening.awaiting();
+        }
         match self.round() {
             None => self.table.awaiting(),
             Some(r) if r.bound => {
@@ -470,6 +484,9 @@ impl<R: Ruleset> Session<R> {
     /// At a table with sealed seats, a command of a sealed round is refused here: it needs the
     /// caller's nonce ([`Session::submit_bound`]).
     pub fn submit(&mut self, seat: SeatId, command: &R::Command) -> Result<(), SessionError<R::Error>> {
+        if self.opening.is_some() {
+            return Err(SessionError::Sealing(sealed::SealError::RoundOpen));
+        }
         if self.in_round(seat) {
             return Err(SessionError::Sealing(sealed::SealError::NeedsNonce(seat.0)));
         }
@@ -527,7 +544,7 @@ impl<R: Ruleset> Session<R> {
                 return Err(SessionError::NotGm);
             }
         }
-        if self.round.is_some() || self.in_round(seat) {
+        if self.round.is_some() || self.opening.is_some() || self.in_round(seat) {
             return Err(SessionError::Sealing(sealed::SealError::NeedsNonce(seat.0)));
         }
         if !self.table.awaiting().contains(&seat) {
@@ -547,7 +564,7 @@ impl<R: Ruleset> Session<R> {
     ///
     /// In a sealed round not yet bound, takes back the seat's latest commitment instead.
     pub fn take_back(&mut self, seat: SeatId) -> Result<(), SessionError<R::Error>> {
-        if self.take_back_commitment(seat)? {
+        if self.take_back_opening(seat)? || self.take_back_commitment(seat)? {
             return Ok(());
         }
         let Some(at) = self.pending.iter().rposition(|&i| self.entries[i].seat == seat) else {
@@ -586,8 +603,15 @@ impl<R: Ruleset> Session<R> {
 
     /// Rebuilds the table from the commands that stand (neither undone nor undos).
     fn rebuild(&mut self) -> Result<(), SessionError<R::Error>> {
-        let mut table = Table::<R>::new(self.table.initial().clone());
+        let mut table = Table::<R>::unopened(self.table.initial().clone());
         let mut steps = self.fair.iter().peekable();
+        // An opening round's changes (client seeds, its mix) came before the rules' first step.
+        for _ in 0..self.opening_steps {
+            if let Some((_, step)) = steps.next() {
+                fair::redo(&mut table, step)?;
+            }
+        }
+        table.open();
         for (i, (e, m)) in self.entries.iter().zip(&self.marks).enumerate() {
             while let Some((_, step)) = steps.next_if(|(at, _)| *at <= i) {
                 fair::redo(&mut table, step)?;
@@ -610,7 +634,7 @@ impl<R: Ruleset> Session<R> {
     /// that command revealed face-down choices or drew at random: revealed choices and draws
     /// stand, and the draw counter never rewinds. Logged publicly and recorded.
     pub fn undo(&mut self, by: SeatId) -> Result<(), SessionError<R::Error>> {
-        if self.round.is_some() {
+        if self.round.is_some() || self.opening.is_some() {
             return Err(SessionError::Sealing(sealed::SealError::RoundOpen));
         }
         self.undo_inner(by, None)?;

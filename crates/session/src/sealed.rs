@@ -171,6 +171,9 @@ pub struct RoundInfo {
     pub commitments: Vec<SeatCommitment>,
     /// Once bound: the sealed seats whose reveal is awaited.
     pub revealing: Vec<SeatId>,
+    /// Whether this is the table's opening round (docs/fairness.md §8): every seat commits to
+    /// `{}` before the rules' first step.
+    pub opening: bool,
 }
 
 /// The first face-down answer `seat`'s prompt offers, standing in for its sealed choice on the
@@ -254,6 +257,7 @@ impl<R: Ruleset> Round<R> {
             } else {
                 Vec::new()
             },
+            opening: false,
         }
     }
 
@@ -287,6 +291,9 @@ impl<R: Ruleset> Session<R> {
 
     /// The open sealed round, as it may be shown to everyone.
     pub fn round(&self) -> Option<RoundInfo> {
+        if let Some(opening) = &self.opening {
+            return Some(opening.info());
+        }
         self.round.as_ref().map(Round::info)
     }
 
@@ -305,6 +312,9 @@ impl<R: Ruleset> Session<R> {
     pub fn in_round(&self, seat: SeatId) -> bool {
         if !self.sealing() {
             return false;
+        }
+        if let Some(opening) = &self.opening {
+            return opening.asks(seat) && opening.awaiting().contains(&seat);
         }
         match &self.round {
             Some(r) => !r.bound && r.next.contains(&seat),
@@ -387,6 +397,9 @@ impl<R: Ruleset> Session<R> {
         if !self.sealing() {
             return Err(SessionError::Sealing(SealError::NotSealed));
         }
+        if self.opening.is_some() {
+            return self.seal_opening(seat, commitment);
+        }
         self.commit(seat, commitment, Held::Sealed)
     }
 
@@ -400,6 +413,10 @@ impl<R: Ruleset> Session<R> {
         command: &R::Command,
         nonce: Nonce,
     ) -> Result<(), SessionError<R::Error>> {
+        if self.opening.is_some() {
+            // The opening round's `{}` is the caller's to bind: [`Session::force_bound`].
+            return Err(SessionError::Sealing(SealError::RoundOpen));
+        }
         if !self.in_round(seat)
             && !self.round.as_ref().is_some_and(|r| r.slots.iter().any(|s| s.seat == seat))
         {
@@ -438,6 +455,10 @@ impl<R: Ruleset> Session<R> {
         command: &R::Command,
         nonce: Nonce,
     ) -> Result<Option<Fault>, SessionError<R::Error>> {
+        if self.opening.is_some() {
+            let json = serde_json::to_value(command).unwrap_or(Value::Null);
+            return self.reveal_opening(seat, &json, nonce);
+        }
         let Some(round) = self.round.as_mut() else {
             return Err(SessionError::Sealing(SealError::NothingToReveal(seat.0)));
         };
@@ -470,6 +491,10 @@ impl<R: Ruleset> Session<R> {
         by: Option<SeatId>,
         nonce: Nonce,
     ) -> Result<(), SessionError<R::Error>> {
+        if self.opening.is_some() {
+            self.check_forcer(by)?;
+            return self.force_opening(seat, nonce);
+        }
         let Some(round) = self.round.as_ref() else {
             if self.in_round(seat) {
                 return self.force_in_round(seat, by, nonce);

@@ -61,6 +61,26 @@ impl<R: Ruleset> Table<R> {
         table
     }
 
+    /// A table at `initial` whose automatic steps have not run yet: it waits for
+    /// [`open`](Table::open). For a session that must change the draw source before the rules
+    /// first draw (an opening round, docs/fairness.md §8).
+    pub fn unopened(initial: R::State) -> Self {
+        Table {
+            state: initial.clone(),
+            initial: Some(initial),
+            log: Vec::new(),
+            scratch: Vec::new(),
+            keep_log: true,
+            last_automatic: 0,
+        }
+    }
+
+    /// Runs the rules' automatic steps of a table made [`unopened`](Table::unopened) (nothing
+    /// when they have run).
+    pub fn open(&mut self) {
+        self.run_automatic();
+    }
+
     /// A table that keeps neither its event log nor its initial state: for simulations and
     /// benchmarks, where only the outcome matters. Its save holds the current state and no
     /// events.

@@ -75,7 +75,7 @@ pub async fn play(link: String, seed: u64) -> Seen {
         loop {
             let message = client.next().await.expect("the server keeps the connection");
             match message {
-                ServerMessage::Welcome { you, change, seats, server_seed_commitment, .. } => {
+                ServerMessage::Welcome { you, change, seats, server_seed_commitment, round, .. } => {
                     seen.who = Some(you);
                     assert!(server_seed_commitment.is_some(), "the server seed's commitment is published");
                     if let Who::Seat { seat } = you {
@@ -87,6 +87,22 @@ pub async fn play(link: String, seed: u64) -> Seen {
                             .send(&ClientMessage::ClientSeed { id: "seed".into(), seed: seed.to_string() })
                             .await
                             .unwrap();
+                        // docs/fairness.md §8: the opening round, `{}` sealed with a nonce of
+                        // the seat's own before the rules' first step.
+                        if let Some(round) = round.filter(|r| r.opening && !r.bound)
+                            && sealed_seat
+                            && !round.sealed.contains(&seat)
+                        {
+                            let nonce = random_nonce(&mut rng);
+                            let command = session::opening::opening_command();
+                            let commitment = commit(&command, &nonce).to_string();
+                            to_reveal.push((command, nonce));
+                            in_flight += 1;
+                            client
+                                .send(&ClientMessage::Seal { id: "opening".into(), commitment })
+                                .await
+                                .unwrap();
+                        }
                     }
                     seen.take(&change);
                     latest = Some(change);
@@ -159,13 +175,26 @@ pub async fn play(link: String, seed: u64) -> Seen {
     seen
 }
 
-/// A table of `example` with the seats in `bots` played by bots and those in `sealed` sealed.
+/// A table of `example` with the seats in `bots` played by bots and those in `sealed` sealed
+/// (opening with an opening round, as a table with a sealed seat does unless told otherwise).
 pub async fn create(
     server: &Running,
     system: &str,
     example: &str,
     bots: &[(&str, &str)],
     sealed: &[&str],
+) -> CreatedTable {
+    create_with(server, system, example, bots, sealed, None).await
+}
+
+/// [`create`], with the table's `opening_round` option.
+pub async fn create_with(
+    server: &Running,
+    system: &str,
+    example: &str,
+    bots: &[(&str, &str)],
+    sealed: &[&str],
+    opening_round: Option<bool>,
 ) -> CreatedTable {
     let seats = bots.iter().map(|(n, b)| (n.to_string(), Controller::Bot { bot: b.to_string() })).collect();
     let modes = sealed.iter().map(|n| (n.to_string(), SeatMode::Sealed)).collect();
@@ -174,7 +203,7 @@ pub async fn create(
             system: system.into(),
             setup: SetupSource::Example(example.into()),
             seats,
-            options: TableOptions { modes, ..TableOptions::default() },
+            options: TableOptions { modes, opening_round, ..TableOptions::default() },
             rules: Default::default(),
         })
         .await

@@ -350,7 +350,35 @@ async function welcome(m) {
       }
     }
   }
+  if (round?.opening && !round.bound && seat !== null && state.awaiting.includes(seat)) void sealOpening();
   revealNext();
+  renderAll();
+}
+
+/** What the page shows for this seat's part of the opening round. */
+const OPENING_LABEL = 'Your part of the opening round';
+
+/**
+ * The table's opening round (docs/fairness.md §8): a sealed seat commits to the empty command
+ * `{}` with a nonce of this device's own before the rules' first step, so no die of the game is
+ * known before it reveals. Asked of nobody: the page does it on its own, and reveals once bound.
+ */
+async function sealOpening() {
+  if (!store || !conn || mySeatInfo()?.mode !== 'sealed') return;
+  if ([...conn.pending.values()].some((r) => r.type === 'seal')) return;
+  const command = {};
+  let nonce;
+  let c;
+  try {
+    nonce = randomNonce();
+    c = await commitment(command, nonce);
+  } catch (e) {
+    say(`The opening round could not be sealed: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  store.add({ command, nonce, commitment: c, label: OPENING_LABEL, round: state.seq });
+  const id = conn.request({ type: 'seal', commitment: c });
+  state.chosen = { label: OPENING_LABEL, private: true, id, kind: 'seal', commitment: c };
   renderAll();
 }
 
@@ -518,7 +546,11 @@ function renderPrompt() {
       ),
     );
     const bound = Boolean(state.bound);
-    if (chosen.private && chosen.ackSeq !== undefined && !bound) {
+    if (chosen.label === OPENING_LABEL) {
+      parts.push(
+        h('p', { class: 'hint' }, 'Before play, every seat commits to a secret number of its own, revealed together: no die of this game can be known, not even by the host, before then.'),
+      );
+    } else if (chosen.private && chosen.ackSeq !== undefined && !bound) {
       parts.push(
         h(
           'p',
