@@ -361,7 +361,10 @@ impl Join {
         if self.in_flight.is_some() {
             self.changed = true;
         }
-        self.prompt = change.prompt;
+        // A sealed seat asked again in a round answers the question after its own earlier
+        // choices (the prompt's branch that names them).
+        let kept: Vec<Value> = self.sealed.iter().filter(|p| !p.2).map(|p| p.0.clone()).collect();
+        self.prompt = change.prompt.map(|p| server::client::own_branch(&p, &kept).unwrap_or(p));
         if change.over {
             let mut out = self.out();
             writeln!(out, "\nThe game is over.")?;

@@ -35,6 +35,28 @@ pub fn seal(command: &serde_json::Value) -> Result<(Commitment, Nonce), Canonica
     Ok((Commitment::to_command(command, &nonce)?, nonce))
 }
 
+/// The question a sealed seat asked again in one round answers (docs/protocol.md, Sealed
+/// choices): the branch of `prompt` whose sequence of earlier choices is the latest of
+/// `kept` (the seat's choices not yet revealed, oldest first; compared by their canonical
+/// JSON). `None` when the prompt has no branches or none matches: answer the prompt itself.
+pub fn own_branch(prompt: &serde_json::Value, kept: &[serde_json::Value]) -> Option<serde_json::Value> {
+    let key = |c: &serde_json::Value| table::fairness::canonical_json(c).ok();
+    let mine: Vec<Option<String>> = kept.iter().map(key).collect();
+    prompt.get("branches")?.as_array()?.iter().find_map(|branch| {
+        let matches = branch.get("earlier")?.as_array()?.iter().any(|seq| {
+            seq.as_array().is_some_and(|seq| {
+                !seq.is_empty()
+                    && seq.len() <= mine.len()
+                    && seq
+                        .iter()
+                        .zip(&mine[mine.len() - seq.len()..])
+                        .all(|(c, m)| key(c).is_some() && key(c) == *m)
+            })
+        });
+        if matches { branch.get("prompt").cloned() } else { None }
+    })
+}
+
 /// One connection to a table.
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
@@ -105,5 +127,27 @@ impl Client {
     /// Closes the connection.
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_sealed_seat_asked_again_answers_the_branch_after_its_latest_choices() {
+        let (a, b) = (json!({"declare": {"character": 2}}), json!({"declare": {"character": 3}}));
+        let prompt = json!({
+            "question": "for 3",
+            "branches": [
+                {"earlier": [[a]], "prompt": {"question": "for 3"}},
+                {"earlier": [[b]], "prompt": {"question": "for 2"}},
+            ],
+        });
+        assert_eq!(own_branch(&prompt, &[json!({"x": 1}), b.clone()]), Some(json!({"question": "for 2"})));
+        assert_eq!(own_branch(&prompt, std::slice::from_ref(&a)), Some(json!({"question": "for 3"})));
+        assert_eq!(own_branch(&prompt, &[]), None);
+        assert_eq!(own_branch(&json!({"question": "q"}), &[a]), None);
     }
 }

@@ -301,6 +301,10 @@ async fn nodice_sealed_seats_with_a_bot() {
 async fn inciting_incident_sealed_seats() {
     // The players sealed; the GM, plain, declares for several fighters before the reveal.
     whole_game("inciting-incident", "river-fight", &[], &["bren", "mira"], 14).await;
+    // The GM sealed too: asked again for its other fighter, it answers the question after its
+    // own declaration, which the server does not know (the prompt's branches), and never faults.
+    whole_game("inciting-incident", "river-fight", &[], &["bren", "mira", "gm"], 15).await;
+    whole_game("inciting-incident", "three-factions", &[], &["gm"], 16).await;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -734,4 +738,76 @@ async fn a_commitment_tells_everyone_who_is_awaited_and_refreshes_only_the_promp
     assert_eq!(kinds.iter().filter(|k| **k == "opened").count(), 2, "{kinds:?}");
     assert!(change.prompt.is_some(), "Ada is asked her move");
     server.shutdown().await.unwrap();
+}
+
+/// The `declare.character` of an Inciting Incident command.
+fn character(command: &Value) -> Value {
+    command["declare"]["character"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sealed_gm_asked_again_in_a_round_gets_the_question_after_its_own_declaration() {
+    // The river fight's GM declares for Y'ras'byn and the Cult captain before one reveal. Sealed,
+    // it declares for the captain first; the server, which knows only the commitment, asks it
+    // again with the question after the stand-in (the captain again) and, in `branches`, the
+    // question after each declaration it might have made: its branch asks about Y'ras'byn.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let created = create_with(&server, "inciting-incident", "river-fight", &[], &["gm"], Some(false)).await;
+    let mut gm = Client::join(&created.seats["gm"], 0).await.unwrap();
+    let first = match next(&mut gm).await {
+        ServerMessage::Welcome { change, .. } => change.prompt.expect("the GM declares"),
+        other => panic!("expected a welcome, got {other:?}"),
+    };
+    let private: Vec<Value> = first["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["private"] == true)
+        .map(|c| c["command"].clone())
+        .collect();
+    let for_captain = private.last().unwrap().clone();
+    assert_ne!(character(&for_captain), character(&private[0]), "the prompt offers both fighters");
+    let (n1, n2) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    send(&mut gm, seal("s1", &for_captain, &n1)).await;
+    let mut asked = None;
+    for m in until_answer(&mut gm, "s1").await {
+        if let ServerMessage::Update { change } = m {
+            asked = change.prompt.or(asked);
+        }
+    }
+    let asked = asked.expect("the GM is asked again");
+    let stand_in: Vec<Value> = asked["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["private"] == true)
+        .map(|c| character(&c["command"]))
+        .collect();
+    assert!(stand_in.iter().all(|c| *c == character(&for_captain)), "after the stand-in: {asked}");
+    let branch = sealedplay::own_branch(&asked, std::slice::from_ref(&for_captain)).expect("its branch");
+    let second =
+        branch["choices"].as_array().unwrap().iter().find(|c| c["private"] == true).unwrap()["command"]
+            .clone();
+    assert_eq!(character(&second), character(&private[0]), "asked about Y'ras'byn: {branch}");
+    send(&mut gm, seal("s2", &second, &n2)).await;
+    ack(&mut gm, "s2").await;
+    for name in ["bren", "mira"] {
+        let mut c = Client::join(&created.seats[name], 0).await.unwrap();
+        let (choice, _, _) = welcome(&mut c).await;
+        send(&mut c, ClientMessage::Command { id: "c".into(), command: choice.unwrap() }).await;
+        ack(&mut c, "c").await;
+        c.close().await;
+    }
+    send(&mut gm, reveal("r1", &for_captain, &n1)).await;
+    ack(&mut gm, "r1").await;
+    send(&mut gm, reveal("r2", &second, &n2)).await;
+    ack(&mut gm, "r2").await;
+    gm.close().await;
+    server.shutdown().await.unwrap();
+    let (game, _) = replay(&db, &created.table).await;
+    let log = game.updates_since(Viewer::Spectator, 0);
+    assert!(log.iter().all(|u| u["kind"] != "fault"), "no fault");
+    assert_eq!(log.iter().filter(|u| u["kind"] == "opened").count(), 4, "both declarations opened");
 }

@@ -108,6 +108,17 @@ pub trait AnySession: Send {
     fn add_client_seed(&mut self, seat: SeatId, seed: &str) -> Result<(), AnyError>;
 }
 
+/// A sealed seat's prompt when it is asked again in a round: the question after the stand-ins
+/// for its own earlier choices, and `branches`, the question after each sequence of them
+/// ([`Session::own_branches`]); its client answers the branch of the choices it made.
+#[derive(serde::Serialize)]
+#[serde(bound(serialize = "C: serde::Serialize"))]
+struct Branched<'a, C> {
+    #[serde(flatten)]
+    prompt: &'a table::Prompt<C>,
+    branches: &'a [crate::sealed::Branch<C>],
+}
+
 fn json<T: serde::Serialize>(value: &T) -> Value {
     // The rulesets' types are plain data with string keys: they always serialise.
     serde_json::to_value(value).unwrap_or(Value::Null)
@@ -193,7 +204,11 @@ where
 
     fn prompt(&self, seat: SeatId) -> Result<Option<Value>, AnyError> {
         self.seats().get(seat).map_err(|_| AnyError::NoSeat(seat.0))?;
-        Ok(Session::prompt(self, seat).as_ref().map(json))
+        let Some(prompt) = Session::prompt(self, seat) else { return Ok(None) };
+        Ok(Some(match self.own_branches(seat) {
+            Some(branches) => json(&Branched { prompt: &prompt, branches: &branches }),
+            None => json(&prompt),
+        }))
     }
 
     fn view(&self, viewer: Viewer) -> Result<Value, AnyError> {
@@ -213,7 +228,11 @@ where
 
     fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError> {
         self.seats().get(seat).map_err(|_| AnyError::NoSeat(seat.0))?;
-        Ok(Session::prompt(self, seat).as_ref().map(raw))
+        let Some(prompt) = Session::prompt(self, seat) else { return Ok(None) };
+        Ok(Some(match self.own_branches(seat) {
+            Some(branches) => raw(&Branched { prompt: &prompt, branches: &branches }),
+            None => raw(&prompt),
+        }))
     }
 
     fn view_raw(&self, viewer: Viewer) -> Result<Box<RawValue>, AnyError> {

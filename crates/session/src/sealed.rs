@@ -37,9 +37,11 @@
 //!
 //! A *sealed* seat asked again in one round (a sealed GM declaring for several fighters) is
 //! the exception: its own next question may depend on its own earlier choice, which the
-//! session does not know, so it is asked after the stand-in. Its client answers from what it
-//! knows of its own choices (say, the fighter it has not declared for yet); a choice the rules
-//! then refuse is a fault like any other.
+//! session does not know. Beside the question after the stand-in, [`Session::own_branches`]
+//! gives the question after each sequence of its own earlier choices (at most
+//! [`MAX_BRANCHES`]), and its client answers the one after the choices it made (say, about the
+//! fighter it has not declared for yet); a choice the rules then refuse is a fault like any
+//! other.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -176,6 +178,22 @@ pub struct RoundInfo {
     pub opening: bool,
 }
 
+/// The most sequences of a sealed seat's own earlier choices [`Session::own_branches`] plays
+/// out; beyond them the seat is asked after the stand-ins alone.
+pub const MAX_BRANCHES: usize = 512;
+
+/// What a sealed seat asked again in one round is asked after some of its own earlier sealed
+/// choices ([`Session::own_branches`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(bound(serialize = "C: Serialize"))]
+pub struct Branch<C> {
+    /// The sequences of the seat's earlier commands in the round (oldest first) after which it
+    /// is asked this.
+    pub earlier: Vec<Vec<C>>,
+    /// The question.
+    pub prompt: table::Prompt<C>,
+}
+
 /// The first face-down answer `seat`'s prompt offers, standing in for its sealed choice on the
 /// scratch table; the forced default when none is offered.
 fn stand_in<R: Ruleset>(state: &R::State, seat: SeatId) -> Option<R::Command> {
@@ -187,6 +205,54 @@ fn stand_in<R: Ruleset>(state: &R::State, seat: SeatId) -> Option<R::Command> {
 /// Whether `seat`'s question in `state` is a face-down one.
 fn asked_face_down<R: Ruleset>(state: &R::State, seat: SeatId) -> bool {
     R::prompt(state, seat).is_some_and(|p| p.private)
+}
+
+/// Plays the round's committed decisions from `state` as [`Round::project`] does, but where
+/// `seat` committed sealed, every answer its prompt offered in turn: each sequence of `seat`'s
+/// own choices that leaves it asked again, with the state it is asked in. `None` past
+/// [`MAX_BRANCHES`].
+fn explore<R: Ruleset>(
+    slots: &[Slot<R::Command>],
+    seat: SeatId,
+    state: R::State,
+    mut played: Vec<bool>,
+    earlier: Vec<R::Command>,
+    out: &mut Vec<(Vec<R::Command>, R::State)>,
+) -> Option<()> {
+    let mut scratch = Table::<R>::unlogged(state);
+    loop {
+        let awaiting = scratch.awaiting();
+        let Some(i) = (0..slots.len()).find(|&i| !played[i] && awaiting.contains(&slots[i].seat)) else {
+            if out.len() >= MAX_BRANCHES {
+                return None;
+            }
+            out.push((earlier, scratch.state().clone()));
+            return Some(());
+        };
+        played[i] = true;
+        let slot = &slots[i];
+        if slot.seat == seat && matches!(slot.held, Held::Sealed) {
+            let Some(prompt) = R::prompt(scratch.state(), seat) else { return Some(()) };
+            for choice in prompt.choices {
+                let mut next = Table::<R>::unlogged(scratch.state().clone());
+                if next.submit(seat, &choice.command).is_err() || next.last_automatic() > 0 {
+                    continue;
+                }
+                let mut sequence = earlier.clone();
+                sequence.push(choice.command);
+                explore::<R>(slots, seat, next.state().clone(), played.clone(), sequence, out)?;
+            }
+            return Some(());
+        }
+        let command = match &slot.held {
+            Held::Plain { command, .. } | Held::Revealed { command, .. } => Some(command.clone()),
+            Held::Sealed | Held::Fault(_) => stand_in::<R>(scratch.state(), slot.seat),
+        };
+        let Some(command) = command else { return Some(()) };
+        if scratch.submit(slot.seat, &command).is_err() || scratch.last_automatic() > 0 {
+            return Some(());
+        }
+    }
 }
 
 impl<R: Ruleset> Round<R> {
@@ -329,6 +395,35 @@ impl<R: Ruleset> Session<R> {
             Some(r) if !r.bound && r.next.contains(&seat) => &r.end,
             _ => self.table.state(),
         }
+    }
+
+    /// A sealed seat asked again in the open round: its next question after each sequence of
+    /// its own earlier sealed choices in the round, which the session does not know (a sealed
+    /// GM declaring for several fighters is asked for the fighters it has not declared for).
+    /// Its client answers the branch of the choices it made; the others' decisions are played
+    /// as [`Round`]'s projection plays them (their commands, or stand-ins: their choices never
+    /// shape this seat's question). `None` when the seat is not so asked, or past
+    /// [`MAX_BRANCHES`] sequences.
+    pub fn own_branches(&self, seat: SeatId) -> Option<Vec<Branch<R::Command>>> {
+        let round = self.round.as_ref()?;
+        if round.bound || !round.next.contains(&seat) || self.mode(seat) != Mode::Sealed {
+            return None;
+        }
+        if !round.slots.iter().any(|s| s.seat == seat && matches!(s.held, Held::Sealed)) {
+            return None;
+        }
+        let mut leaves = Vec::new();
+        let played = vec![false; round.slots.len()];
+        explore::<R>(&round.slots, seat, self.table.state().clone(), played, Vec::new(), &mut leaves)?;
+        let mut branches: Vec<Branch<R::Command>> = Vec::new();
+        for (earlier, state) in leaves {
+            let Some(prompt) = R::prompt(&state, seat) else { continue };
+            match branches.iter_mut().find(|b| b.prompt == prompt) {
+                Some(b) => b.earlier.push(earlier),
+                None => branches.push(Branch { earlier: vec![earlier], prompt }),
+            }
+        }
+        Some(branches)
     }
 
     /// Opens the round if `seat` is asked a face-down question in it; `None` when the seat's

@@ -496,3 +496,48 @@ fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_no
     }
     assert!(cases > 0, "some game ended a combo");
 }
+
+#[test]
+fn a_sealed_seat_asked_again_in_a_round_is_asked_after_its_own_choices_not_the_stand_ins() {
+    // The river fight's GM declares for Y'ras'byn and the Cult captain before one reveal. Sealed,
+    // it declares for the captain first: the session, which does not know that, plays the
+    // stand-in (a declaration for Y'ras'byn) and asks about the captain; the branches ask the
+    // GM about Y'ras'byn after its own declaration for the captain.
+    type Ii = inciting_incident::IncitingIncident;
+    let mut s = Session::<Ii>::new(river_fight()).unwrap();
+    let gm = SeatId(2);
+    s.set_mode(gm, Mode::Sealed).unwrap();
+    let first = s.prompt(gm).unwrap();
+    let for_captain = first
+        .choices
+        .iter()
+        .rev()
+        .find(|c| c.private)
+        .map(|c| c.command)
+        .expect("a declaration for the captain");
+    let for_yras = first.choices.iter().find(|c| c.private).map(|c| c.command).unwrap();
+    let name =
+        |c: &inciting_incident::Command| serde_json::to_value(c).unwrap()["declare"]["character"].clone();
+    assert_ne!(name(&for_captain), name(&for_yras), "the GM's first prompt offers both fighters");
+    let (n1, n2) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    s.seal(gm, commit(&json(&for_captain), &n1)).unwrap();
+    let stand_in = s.prompt(gm).expect("asked again");
+    assert!(stand_in.choices.iter().filter(|c| c.private).all(|c| name(&c.command) == name(&for_captain)));
+    let branches = s.own_branches(gm).expect("branches");
+    let mine =
+        branches.iter().find(|b| b.earlier.contains(&vec![for_captain])).expect("a branch after its choice");
+    let second = mine.prompt.choices.iter().find(|c| c.private).map(|c| c.command).unwrap();
+    assert_eq!(name(&second), name(&for_yras), "asked about the fighter it has not declared for");
+    s.seal(gm, commit(&json(&second), &n2)).unwrap();
+    for seat in [SeatId(0), SeatId(1)] {
+        let p = s.prompt(seat).unwrap();
+        let c = p.choices.iter().find(|c| c.private).unwrap().command;
+        s.submit_bound(seat, &c, Nonce::from_bytes([seat.0 as u8 + 5; 32])).unwrap();
+    }
+    assert_eq!(s.reveal(gm, &for_captain, n1).unwrap(), None);
+    assert_eq!(s.reveal(gm, &second, n2).unwrap(), None);
+    assert!(s.round().is_none(), "revealed");
+    assert!(!public(&s).iter().any(|i| matches!(i, Item::Fault { .. })), "no fault: {:?}", public(&s));
+    // Plain seats, and a sealed seat asked once, have no branches.
+    assert!(s.own_branches(SeatId(0)).is_none());
+}

@@ -142,7 +142,12 @@ pub async fn play(link: String, seed: u64) -> Seen {
             if change.over {
                 return;
             }
-            if let (Some(prompt), Some(Who::Seat { seat }), 0) = (&change.prompt, seen.who, in_flight)
+            // A sealed seat asked again in a round answers the question after its own earlier
+            // choices (docs/protocol.md, Sealed choices): the branch that names them.
+            let earlier: Vec<Value> = to_reveal.iter().map(|(c, _)| c.clone()).collect();
+            let branched = change.prompt.as_ref().and_then(|p| own_branch(p, &earlier));
+            if let (Some(prompt), Some(Who::Seat { seat }), 0) =
+                (branched.as_ref().or(change.prompt.as_ref()), seen.who, in_flight)
                 && change.awaiting.contains(&seat)
                 && changes > answered_at
             {
@@ -173,6 +178,11 @@ pub async fn play(link: String, seed: u64) -> Seen {
     assert!(result.is_ok(), "the game ends within {GAME_TIMEOUT:?}");
     client.close().await;
     seen
+}
+
+/// The question a sealed seat asked again in a round answers ([`server::client::own_branch`]).
+pub fn own_branch(prompt: &Value, earlier: &[Value]) -> Option<Value> {
+    server::client::own_branch(prompt, earlier)
 }
 
 /// A table of `example` with the seats in `bots` played by bots and those in `sealed` sealed

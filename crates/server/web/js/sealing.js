@@ -15,6 +15,8 @@
  * @property {string} [revealId] the id of its reveal once sent
  */
 
+import { canonical } from './canonical.js';
+
 const PREFIX = 'facedown/sealed/';
 
 /** The sealed choices of one seat at one table, oldest first. */
@@ -137,4 +139,35 @@ export function toReveal(kept, commitments, seat, asked) {
   if (missing.length > 0) return { refuse: `no commitment for seat ${missing.join(', ')}` };
   const mine = new Set(commitments.filter((c) => c.seat === seat).map((c) => c.commitment));
   return { reveal: kept.filter((k) => mine.has(k.commitment)) };
+}
+
+/**
+ * The question a sealed seat asked again in one round answers (docs/protocol.md, Sealed
+ * choices): the server, which knows only its commitments, asks after stand-ins for them and
+ * gives in `branches` the question after each sequence of its own earlier choices. The branch
+ * whose sequence is the latest of `kept` (this seat's choices not yet revealed, oldest first);
+ * the prompt itself when it has no branches or none matches.
+ * @param {any} prompt
+ * @param {Sealed[]} kept
+ * @returns {any}
+ */
+export function ownBranch(prompt, kept) {
+  if (!prompt || !Array.isArray(prompt.branches)) return prompt;
+  /** @param {any} c */
+  const key = (c) => {
+    try {
+      return canonical(c);
+    } catch {
+      return null;
+    }
+  };
+  const mine = kept.map((k) => key(k.command));
+  for (const branch of prompt.branches) {
+    for (const seq of branch?.earlier ?? []) {
+      if (!Array.isArray(seq) || seq.length === 0 || seq.length > mine.length) continue;
+      const tail = mine.slice(mine.length - seq.length);
+      if (seq.every((c, i) => key(c) !== null && key(c) === tail[i])) return branch.prompt;
+    }
+  }
+  return prompt;
 }

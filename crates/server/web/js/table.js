@@ -6,7 +6,7 @@
 
 import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
-import { SealStore, toReveal } from './sealing.js';
+import { SealStore, ownBranch, toReveal } from './sealing.js';
 import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
@@ -409,7 +409,8 @@ function change(m) {
   if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
   state.seq = Math.max(state.seq, m.seq ?? state.seq);
   state.view = m.view ?? state.view;
-  state.prompt = m.prompt ?? null;
+  // A sealed seat asked again in a round answers the question after its own earlier choices.
+  state.prompt = store ? ownBranch(m.prompt ?? null, store.all().filter((k) => !k.revealId)) : m.prompt ?? null;
   state.awaiting = m.awaiting ?? [];
   state.over = Boolean(m.over);
   if (m.head) state.head = m.head;

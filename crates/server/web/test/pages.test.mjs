@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Connection, backoff, wsUrl, Ids } from '../js/conn.js';
-import { SealStore, toReveal } from '../js/sealing.js';
+import { SealStore, ownBranch, toReveal } from '../js/sealing.js';
 import { itemText, faultText, andList } from '../js/log.js';
 
 /** A WebSocket stand-in: records what is sent; the test opens, answers and closes it. */
@@ -219,6 +219,21 @@ test('a seat reveals only once the bound commitments hold one for every seat ask
   const bad = toReveal(kept, [{ seat: 0, commitment: hex('a') }, { seat: 1, commitment: 'zz' }], 0, [0, 1]);
   assert.ok('refuse' in bad && bad.refuse.includes('64 hex'));
   assert.deepEqual(toReveal(kept, [{ seat: 0, commitment: hex('e') }, { seat: 1, commitment: hex('c') }], 0, [0, 1]), { reveal: [] }, 'a commitment not this page\u2019s is not revealed');
+});
+
+test('a sealed seat asked again answers the branch after its own latest choices', () => {
+  const a = { declare: { character: 2, action: 'hold' } };
+  const b = { declare: { character: 3, action: 'hold' } };
+  const afterA = { question: 'for 3', choices: [{ command: b }] };
+  const afterB = { question: 'for 2', choices: [{ command: a }] };
+  const prompt = { question: 'for 3', choices: [{ command: b }], branches: [{ earlier: [[a]], prompt: afterA }, { earlier: [[b]], prompt: afterB }] };
+  const kept = (command) => ({ command, nonce: hex('1'), commitment: hex('a'), label: '', round: 1 });
+  assert.equal(ownBranch(prompt, [kept(b)]), afterB);
+  // Keys in another order are the same command (canonical JSON); an older choice left face down
+  // by an earlier round comes first and is not part of the sequence.
+  assert.equal(ownBranch(prompt, [kept({ x: 1 }), kept({ declare: { action: 'hold', character: 2 } })]), afterA);
+  assert.equal(ownBranch(prompt, []), prompt, 'no earlier choice: the prompt itself');
+  assert.equal(ownBranch({ question: 'q', choices: [] }, [kept(a)]).question, 'q');
 });
 
 test('every kind of log item reads as words', () => {
