@@ -172,6 +172,42 @@ async fn instance(url: &str, lease_seconds: u32) -> (Running, Instance) {
     (server::start_with(c, store.clone()).await.unwrap(), store)
 }
 
+/// Two instances on one fresh database, with leases of `lease_seconds`, a table created on the
+/// first by `request`, and its seats' links on each instance.
+struct Two {
+    db: Database,
+    url: String,
+    a: Running,
+    a_store: Instance,
+    b: Running,
+    b_store: Instance,
+    created: server::protocol::CreatedTable,
+    on_a: Vec<String>,
+    on_b: Vec<String>,
+}
+
+impl Two {
+    /// `None` (printed) when no PostgreSQL server is named outside CI.
+    async fn start(test: &str, lease_seconds: u32, request: CreateTable) -> Option<Two> {
+        let db = Database::create(test).await?;
+        let url = db.url();
+        let (a, a_store) = instance(&url, lease_seconds).await;
+        let (b, b_store) = instance(&url, lease_seconds).await;
+        let created = a.create_table(request).await.unwrap_or_else(|e| panic!("{}", e.message));
+        let on_a = links_on(&a, &created.seats);
+        let on_b = links_on(&b, &created.seats);
+        Some(Two { db, url, a, a_store, b, b_store, created, on_a, on_b })
+    }
+}
+
+/// Shuts both instances down, then drops the test's database.
+async fn stop(db: Database, instances: [Running; 2]) {
+    for s in instances {
+        s.shutdown().await.unwrap();
+    }
+    db.drop_it().await;
+}
+
 /// The built-in duel, with its bots' think delay.
 fn duel(seats: BTreeMap<String, Controller>, think_ms: u32) -> CreateTable {
     CreateTable {
@@ -232,13 +268,11 @@ fn assert_no_duplicates(journal: &[Value]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_on_each_instance_play_one_table_together() {
-    let Some(db) = Database::create("a_seat_on_each_instance_play_one_table_together").await else { return };
-    let url = db.url();
-    let (a, _) = instance(&url, 10).await;
-    let (b, _) = instance(&url, 10).await;
-    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
-    let on_a = links_on(&a, &created.seats);
-    let on_b = links_on(&b, &created.seats);
+    let Some(Two { db, url, a, b, created, on_a, on_b, .. }) =
+        Two::start("a_seat_on_each_instance_play_one_table_together", 10, duel(BTreeMap::new(), 20)).await
+    else {
+        return;
+    };
     // Seat 0 on the first instance, seat 1 on the second.
     let seen = play_all(vec![on_a[0].clone(), on_b[1].clone()], None).await;
     for s in &seen {
@@ -247,9 +281,7 @@ async fn a_seat_on_each_instance_play_one_table_together() {
     let journal = journal_of(&url, &created.table).await;
     assert_no_duplicates(&journal);
     assert!(journal.iter().any(|e| e["seat"] == 0) && journal.iter().any(|e| e["seat"] == 1));
-    a.shutdown().await.unwrap();
-    b.shutdown().await.unwrap();
-    db.drop_it().await;
+    stop(db, [a, b]).await;
 }
 
 /// Both instances apply a command at the same journal number: the database keeps one; the
@@ -258,15 +290,11 @@ async fn a_seat_on_each_instance_play_one_table_together() {
 /// device on the deaf instance races its first: answered, and still nothing twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn instances_racing_at_one_number_keep_one_entry_each() {
-    let Some(db) = Database::create("instances_racing_at_one_number_keep_one_entry_each").await else {
+    let Some(Two { db, url, a, b, created, on_a, on_b, b_store, .. }) =
+        Two::start("instances_racing_at_one_number_keep_one_entry_each", 10, duel(BTreeMap::new(), 20)).await
+    else {
         return;
     };
-    let url = db.url();
-    let (a, _) = instance(&url, 10).await;
-    let (b, b_store) = instance(&url, 10).await;
-    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
-    let on_a = links_on(&a, &created.seats);
-    let on_b = links_on(&b, &created.seats);
     let (mut zero, start0) = join(&on_a[0]).await;
     let (mut one, start1) = join(&on_b[1]).await;
     assert!(start0.awaiting.contains(&0) && start0.awaiting.contains(&1), "both seats choose at once");
@@ -385,10 +413,7 @@ async fn a_missed_notice_is_caught_up_from_the_journal() {
             other => panic!("seat 1 on the second instance: {other:?}"),
         }
     }
-    for s in [a, b] {
-        s.shutdown().await.unwrap();
-    }
-    db.drop_it().await;
+    stop(db, [a, b]).await;
 }
 
 /// How many journal entries `table` has.
@@ -500,9 +525,7 @@ async fn a_bot_waits_while_another_instance_holds_the_lease() {
         "the bot moved {moved:?} after its holder was cut: before the lease could expire"
     );
     client.close().await;
-    a.shutdown().await.unwrap();
-    b.shutdown().await.unwrap();
-    db.drop_it().await;
+    stop(db, [a, b]).await;
 }
 
 /// What `client` is sent until the answer to request `id`: the answer, and the highest
@@ -536,13 +559,11 @@ fn m_id(m: &ServerMessage) -> Option<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_and_answered_once() {
     let test = "a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_and_answered_once";
-    let Some(db) = Database::create(test).await else { return };
-    let url = db.url();
-    let (a, _) = instance(&url, 10).await;
-    let (b, b_store) = instance(&url, 10).await;
-    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
-    let on_a = links_on(&a, &created.seats);
-    let on_b = links_on(&b, &created.seats);
+    let Some(Two { db, url, a, b, created, on_a, on_b, b_store, .. }) =
+        Two::start(test, 10, duel(BTreeMap::new(), 20)).await
+    else {
+        return;
+    };
     let (mut zero, start0) = join(&on_a[0]).await;
     let (mut one, start1) = join(&on_b[1]).await;
     let holder = lease_holder(&url, &created.table).await.expect("the creating instance holds the lease");
@@ -588,10 +609,7 @@ async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_an
     assert_eq!(journal.len(), 2, "one entry each: {journal:?}");
     assert_no_duplicates(&journal);
     assert_eq!(lease_holder(&url, &created.table).await, Some(holder), "the lease stayed where it was");
-    for s in [a, b] {
-        s.shutdown().await.unwrap();
-    }
-    db.drop_it().await;
+    stop(db, [a, b]).await;
 }
 
 /// Mid-play, the instance holding the lease dies (cut off the database): a request the other
@@ -600,13 +618,11 @@ async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_an
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on() {
     let test = "when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on";
-    let Some(db) = Database::create(test).await else { return };
-    let url = db.url();
-    let (a, a_store) = instance(&url, 3).await;
-    let (b, _) = instance(&url, 3).await;
-    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
-    let on_a = links_on(&a, &created.seats);
-    let on_b = links_on(&b, &created.seats);
+    let Some(Two { db, url, a, b, created, on_a, on_b, a_store, .. }) =
+        Two::start(test, 3, duel(BTreeMap::new(), 20)).await
+    else {
+        return;
+    };
     let (_zero, _) = join(&on_a[0]).await;
     let (mut one, start1) = join(&on_b[1]).await;
     let first_holder =
@@ -637,17 +653,14 @@ async fn when_the_holder_dies_mid_play_the_other_applies_and_play_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones() {
     let test = "sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones";
-    let Some(db) = Database::create(test).await else { return };
-    let url = db.url();
-    let (a, _) = instance(&url, 10).await;
-    let (b, b_store) = instance(&url, 10).await;
     let mut request = duel(BTreeMap::new(), 20);
     request.options.modes =
         [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
     request.options.opening_round = Some(false);
-    let created = a.create_table(request).await.unwrap_or_else(|e| panic!("{}", e.message));
-    let on_a = links_on(&a, &created.seats);
-    let on_b = links_on(&b, &created.seats);
+    let Some(Two { db, url, a, b, created, on_a, on_b, b_store, .. }) = Two::start(test, 10, request).await
+    else {
+        return;
+    };
     let (mut zero, start0) = join(&on_a[0]).await;
     let (mut one, start1) = join(&on_b[1]).await;
     b_store.no_commits.store(true, Ordering::SeqCst);
@@ -708,10 +721,7 @@ async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones()
     let journal = journal_of(&url, &created.table).await;
     let ids: Vec<&str> = journal.iter().filter_map(|e| e["id"].as_str()).collect();
     assert_eq!(ids, vec!["s1", "s0", "r1b", "r0"], "{journal:?}");
-    for s in [a, b] {
-        s.shutdown().await.unwrap();
-    }
-    db.drop_it().await;
+    stop(db, [a, b]).await;
 }
 
 /// A seat's link opened on the second instance takes the seat over from the device on the
@@ -720,13 +730,11 @@ async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_link_opened_on_the_other_instance_takes_the_seat_over() {
     let test = "a_link_opened_on_the_other_instance_takes_the_seat_over";
-    let Some(db) = Database::create(test).await else { return };
-    let url = db.url();
-    let (a, _) = instance(&url, 10).await;
-    let (b, _) = instance(&url, 10).await;
-    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
-    let on_a = links_on(&a, &created.seats);
-    let on_b = links_on(&b, &created.seats);
+    let Some(Two { db, a, b, created, on_a, on_b, .. }) =
+        Two::start(test, 10, duel(BTreeMap::new(), 20)).await
+    else {
+        return;
+    };
     let (mut first, _) = join(&on_a[0]).await;
     let spectators_a = {
         let (_, table, token) = server::protocol::parse_link(&created.spectator).unwrap();
@@ -757,8 +765,5 @@ async fn a_link_opened_on_the_other_instance_takes_the_seat_over() {
             break;
         }
     }
-    for s in [a, b] {
-        s.shutdown().await.unwrap();
-    }
-    db.drop_it().await;
+    stop(db, [a, b]).await;
 }
