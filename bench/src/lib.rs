@@ -128,6 +128,9 @@ pub struct LoadOptions {
     /// Whether every seat plays sealed (`options.modes`): each face-down choice a `seal`, then
     /// a `reveal` once the round is bound.
     pub sealed: bool,
+    /// The tables' `opening_round` option (docs/fairness.md §7.2): none for the server's
+    /// default (an opening round at a table with a sealed seat).
+    pub opening_round: Option<bool>,
 }
 
 /// The server under load: one instance, or several on one shared database.
@@ -248,9 +251,9 @@ const SYSTEM: &str = "iron-triangle";
 const EXAMPLE: &str = "duel";
 
 /// The options of the tables played: with `sealed`, every seat of the example plays sealed
-/// (its seat names read from the example, as the server opens it).
-pub fn table_options(sealed: bool) -> Result<TableOptions, LoadError> {
-    let mut options = TableOptions::default();
+/// (its seat names read from the example, as the server opens it); `opening_round` as given.
+pub fn table_options(sealed: bool, opening_round: Option<bool>) -> Result<TableOptions, LoadError> {
+    let mut options = TableOptions { opening_round, ..TableOptions::default() };
     if sealed {
         let (_, game) = server::systems::read_and_open(SYSTEM, &SetupSource::Example(EXAMPLE.to_owned()))
             .map_err(|e| LoadError::Setup(format!("the {SYSTEM} example {EXAMPLE:?}: {e}")))?;
@@ -365,7 +368,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
     if target.base_urls.is_empty() {
         return Err(LoadError::Setup("no server instance to load".into()));
     }
-    let options = table_options(opts.sealed)?;
+    let options = table_options(opts.sealed, opts.opening_round)?;
     let pids = &target.pids[..];
     let before = usage(pids)?;
     let own_before = procstat::own_usage().ok();

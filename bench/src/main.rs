@@ -55,6 +55,11 @@ struct Args {
     /// round is bound.
     #[arg(long)]
     sealed: bool,
+    /// The tables open without an opening round (docs/fairness.md §7.2), which a table with a
+    /// sealed seat has by default: to measure the sealed rounds of play alone (the load
+    /// generator's duels last only four or five reveals each).
+    #[arg(long)]
+    no_opening_round: bool,
     /// An argument passed on to `facedown serve` (repeat for several, e.g. limits).
     #[arg(long = "server-arg", allow_hyphen_values = true)]
     server_args: Vec<String>,
@@ -120,6 +125,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         stall: Duration::from_secs(30),
         seed: args.seed,
         sealed: args.sealed,
+        opening_round: args.no_opening_round.then_some(false),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = runtime.block_on(run_load(&opts, &target));

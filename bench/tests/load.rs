@@ -26,6 +26,7 @@ fn options(tables: usize, max_reveals: u64, sealed: bool) -> LoadOptions {
         stall: Duration::from_secs(10),
         seed: 1,
         sealed,
+        opening_round: None,
     }
 }
 

@@ -48,6 +48,21 @@ const REMEMBERED_IDS: usize = 64;
 pub(crate) const OUTBOX: usize = 64;
 /// Requests queued to a table.
 const INBOX: usize = 256;
+/// At most how many requests waiting together at a table are made durable by one commit.
+const MAX_TOGETHER: usize = 16;
+
+/// The requests kept together when they wait at a table at once ([`Actor::requests`]): a
+/// seat's choices and their like, each at most one journal entry, with no other effect.
+fn together(message: &ClientMessage) -> bool {
+    matches!(
+        message,
+        ClientMessage::Command { .. }
+            | ClientMessage::Seal { .. }
+            | ClientMessage::Reveal { .. }
+            | ClientMessage::TakeBack { .. }
+            | ClientMessage::ClientSeed { .. }
+    )
+}
 /// The longest decision timer, and the longest bot think delay.
 const MAX_DECISION_SECONDS: u32 = 7 * 24 * 3600;
 const MAX_THINK_MS: u32 = 60_000;
@@ -774,7 +789,36 @@ impl<S: TableStore> Actor<S> {
                             break;
                         }
                         m => {
-                            if let Err(fatal) = Box::pin(self.handle(m)).await {
+                            let (handled, later) = match m {
+                                // Requests already waiting behind this one are kept with it.
+                                ToTable::Request { conn, message, received }
+                                    if self.follow.is_none() && together(&message) =>
+                                {
+                                    let mut batch = vec![(conn, *message, received)];
+                                    let mut later = None;
+                                    while batch.len() < MAX_TOGETHER && later.is_none() {
+                                        match rx.try_recv() {
+                                            Ok(ToTable::Request { conn, message, received }) if together(&message) => {
+                                                batch.push((conn, *message, received));
+                                            }
+                                            Ok(other) => later = Some(other),
+                                            Err(_) => break,
+                                        }
+                                    }
+                                    (Box::pin(self.requests(batch)).await, later)
+                                }
+                                m => (Box::pin(self.handle(m)).await, None),
+                            };
+                            let (handled, close) = match later {
+                                Some(ToTable::Close) => (handled, true),
+                                Some(m) if handled.is_ok() => (Box::pin(self.handle(m)).await, false),
+                                _ => (handled, false),
+                            };
+                            if close && handled.is_ok() {
+                                self.close_all(ServerMessage::Closing {});
+                                break;
+                            }
+                            if let Err(fatal) = handled {
                                 tracing::error!("{}: {fatal}; the table leaves memory and reloads from the store", self.id);
                                 self.close_all(ServerMessage::Error {
                                     id: None,
@@ -1340,10 +1384,19 @@ impl<S: TableStore> Actor<S> {
     }
 
     async fn request(&mut self, conn: u64, message: ClientMessage, received: Instant) -> Result<(), String> {
+        match self.request_op(conn, message).await? {
+            Some(op) => self.keep(op, Some(conn), received).await,
+            None => Ok(()),
+        }
+    }
+
+    /// What a client's request asks the journal for; `None` when it was answered already (a
+    /// ping, a retry, a refusal, a forward, the GM's management of the table).
+    async fn request_op(&mut self, conn: u64, message: ClientMessage) -> Result<Option<Op>, String> {
         let (who, key) = match (self.conns.get(&conn), self.remotes.get(&conn)) {
             (Some(c), _) => (c.who, c.key.clone()),
             (None, Some(r)) => (r.who, r.key.clone()),
-            (None, None) => return Ok(()),
+            (None, None) => return Ok(None),
         };
         if let Some(id) = message.id()
             && let Some(frame) = self.answered.get(&key).and_then(|q| q.iter().find(|(i, _)| i == id))
@@ -1351,7 +1404,7 @@ impl<S: TableStore> Actor<S> {
             // A retry: answered as the first time, applied once.
             let frame = frame.1.clone();
             self.send_frame(conn, Some(id.to_owned()), frame);
-            return Ok(());
+            return Ok(None);
         }
         // On a shared store, the instance holding the table's lease applies its requests
         // (never one forwarded here again: no request goes round in circles).
@@ -1361,17 +1414,17 @@ impl<S: TableStore> Actor<S> {
             && self.conns.contains_key(&conn)
             && self.forward(conn, &key, &to, &message)
         {
-            return Ok(());
+            return Ok(None);
         }
         let forbidden = |what: &str| (ErrorCode::Forbidden, what.to_owned());
         let op = match (message, who) {
             (ClientMessage::Ping {}, _) => {
                 self.send_to(conn, &ServerMessage::Pong {});
-                return Ok(());
+                return Ok(None);
             }
             (ClientMessage::Hello { .. }, _) => {
                 self.refuse(conn, None, ErrorCode::BadMessage, "this connection already said hello".into());
-                return Ok(());
+                return Ok(None);
             }
             (ClientMessage::Command { id, .. }, Who::Seat { seat }) if self.sealed_decision(seat) => {
                 let m = format!(
@@ -1416,13 +1469,15 @@ impl<S: TableStore> Actor<S> {
                 None => {
                     let m = "undo: these rules have no GM seat to undo for (an undo is the GM's)";
                     self.refuse(conn, Some(id), ErrorCode::Refused, m.into());
-                    return Ok(());
+                    return Ok(None);
                 }
             },
             (ClientMessage::Undo { id }, Who::Seat { seat }) => {
                 Ok(Op::Undo { by: seat, id: Some(id), who: Some(key.clone()) })
             }
-            (ClientMessage::Manage { id, action }, Who::Gm) => return self.manage(conn, id, action).await,
+            (ClientMessage::Manage { id, action }, Who::Gm) => {
+                return self.manage(conn, id, action).await.map(|()| None);
+            }
             (
                 m @ (ClientMessage::Command { .. }
                 | ClientMessage::TakeBack { .. }
@@ -1442,12 +1497,118 @@ impl<S: TableStore> Actor<S> {
             }
         };
         match op {
-            Ok(op) => self.keep(op, Some(conn), received).await,
+            Ok(op) => Ok(Some(op)),
             Err((id, (code, message))) => {
                 self.refuse(conn, id, code, message);
-                Ok(())
+                Ok(None)
             }
         }
+    }
+
+    /// Requests that came in together: each is judged and applied in turn, as one at a time
+    /// would be, but all are made durable by one commit before anyone is told and answered (two
+    /// seats' reveals of one sealed round share a commit instead of waiting one after the
+    /// other). Only on a store of this instance's own, where no other instance appends to the
+    /// journal; a request repeated within the batch (a retry) waits for the batch's answers.
+    async fn requests(&mut self, batch: Vec<(u64, ClientMessage, Instant)>) -> Result<(), String> {
+        struct Kept {
+            op: Op,
+            conn: u64,
+            received: Instant,
+            fault: Option<Fault>,
+            /// Whether it revealed: face-down choices all turned face up, or a bound sealed
+            /// round resolved.
+            revealed: bool,
+        }
+        if batch.len() <= 1 || self.follow.is_some() {
+            for (conn, message, received) in batch {
+                self.request(conn, message, received).await?;
+            }
+            return Ok(());
+        }
+        let (round, seq, timed) = (self.game.round(), self.game.seq(), !self.timers().is_empty());
+        let mut kept: Vec<Kept> = Vec::with_capacity(batch.len());
+        let mut asked_ids: Vec<(String, String)> = Vec::new();
+        let mut writes = Vec::with_capacity(batch.len() + 1);
+        let mut rest = Vec::new();
+        let mut batch = batch.into_iter();
+        while let Some((conn, message, received)) = batch.next() {
+            let key = self.conns.get(&conn).map(|c| c.key.clone()).unwrap_or_default();
+            if let Some(id) = message.id()
+                && asked_ids.iter().any(|(k, i)| *k == key && i == id)
+            {
+                rest.push((conn, message, received));
+                rest.extend(batch);
+                break;
+            }
+            let Some(op) = self.request_op(conn, message).await? else { continue };
+            let (face_down, bound) = (self.game.face_down(), self.game.round().is_some_and(|r| r.bound));
+            let fault = match apply(&mut *self.game, &op) {
+                Ok(fault) => fault,
+                Err(e) => {
+                    let id = asked(&op).map(|(_, id)| id);
+                    self.refuse(conn, id, refusal_code(&e), e.to_string());
+                    continue;
+                }
+            };
+            let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
+            let n = self.journal + writes.len() as u64;
+            writes.push(Write::Journal { table: self.id, n, entry });
+            if let Some(asked) = asked(&op) {
+                asked_ids.push(asked);
+            }
+            let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. } | Op::Reveal { .. });
+            let revealed = revealing
+                && ((face_down > 0 && self.game.face_down() == 0) || (bound && self.game.round().is_none()));
+            kept.push(Kept { op, conn, received, fault, revealed });
+        }
+        if !kept.is_empty() {
+            let entries = writes.len() as u64;
+            let over = self.game.is_over() && !self.finished;
+            if over {
+                writes.push(Write::Finished { table: self.id });
+            }
+            let started = Instant::now();
+            // On a store of its own no other instance appends: any error is fatal (the table
+            // leaves memory and reloads; nothing here was acknowledged).
+            self.hub.store.commit(writes).await.map_err(|e| format!("the journal could not be kept: {e}"))?;
+            self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
+            self.journal += entries;
+            if over {
+                self.finished = true;
+                self.hub.table_finished();
+            }
+            for k in &kept {
+                self.hub.metrics.commands.inc();
+                if let Op::Submit { seat, .. }
+                | Op::TakeBack { seat, .. }
+                | Op::Force { seat, .. }
+                | Op::Seal { seat, .. }
+                | Op::Reveal { seat, .. } = &k.op
+                {
+                    self.reschedule(Some(*seat));
+                }
+            }
+            self.broadcast();
+            self.send_round(round.as_ref());
+            if self.game.seq() == seq && self.game.round() != round {
+                self.refresh(timed || !self.timers().is_empty());
+            }
+            for k in kept {
+                if let Some((who, id)) = asked(&k.op) {
+                    let ack = answer(id.clone(), self.game.seq(), k.fault);
+                    let frame = remember(&mut self.answered, who, id, &ack);
+                    if let Some(c) = self.conns.get(&k.conn) {
+                        let _ = c.out.try_send(Out::Text(frame));
+                    }
+                }
+                if k.revealed {
+                    self.hub.metrics.reveals.inc();
+                    self.hub.metrics.reveal_latency.observe(k.received.elapsed().as_secs_f64());
+                }
+            }
+        }
+        if rest.is_empty() { Ok(()) } else { Box::pin(self.requests(rest)).await }
     }
 
     /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.

@@ -1,0 +1,186 @@
+//! Requests waiting at a table together are made durable by one commit (two seats' reveals of
+//! a sealed round share one sync instead of waiting one after the other), each judged and
+//! applied in turn as one at a time would be, and answered only once that commit is durable;
+//! a retry queued behind its own first copy is answered as the first, applied once.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use server::client::Client;
+use server::protocol::{ClientMessage, CreateTable, SeatMode, ServerMessage, SetupSource, TableOptions};
+use session::sealed::Nonce;
+use store::PersistError;
+use store::tables::{NewTable, StoredTable, TableId, TableStore, TableSummary, Write};
+use table::fairness::Commitment;
+
+/// The server's SQLite store, whose commits can be held at a gate: each commit's number of
+/// journal entries is recorded.
+#[derive(Clone)]
+struct Gated {
+    inner: store::SqliteTables,
+    /// While set, a commit waits at the gate until it is opened.
+    hold: Arc<AtomicBool>,
+    /// Opens the gate (one commit each).
+    open: Arc<tokio::sync::Semaphore>,
+    /// Set by a commit waiting at the gate.
+    waiting: Arc<tokio::sync::Notify>,
+    /// The journal entries of each commit, in order.
+    commits: Arc<Mutex<Vec<usize>>>,
+}
+
+impl TableStore for Gated {
+    async fn create_table(&self, table: &NewTable) -> Result<TableId, PersistError> {
+        self.inner.create_table(table).await
+    }
+    async fn commit(&self, writes: Vec<Write>) -> Result<(), PersistError> {
+        if self.hold.swap(false, Ordering::SeqCst) {
+            self.waiting.notify_one();
+            let permit = self.open.acquire().await.map_err(|_| PersistError::Closed)?;
+            permit.forget();
+        }
+        let entries = writes.iter().filter(|w| matches!(w, Write::Journal { .. })).count();
+        self.commits.lock().unwrap().push(entries);
+        self.inner.commit(writes).await
+    }
+    async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
+        self.inner.load(table).await
+    }
+    async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
+        self.inner.open_tables().await
+    }
+    async fn list_tables(&self) -> Result<Vec<TableSummary>, PersistError> {
+        self.inner.list_tables().await
+    }
+    async fn import_table(&self, table: &store::MovedTable) -> Result<TableId, PersistError> {
+        self.inner.import_table(table).await
+    }
+}
+
+async fn next(client: &mut Client) -> ServerMessage {
+    tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("a message in time").unwrap()
+}
+
+/// The messages up to the answer to request `id`.
+async fn until_answer(client: &mut Client, id: &str) -> Vec<ServerMessage> {
+    let mut got = Vec::new();
+    loop {
+        let m = next(client).await;
+        let done = matches!(&m, ServerMessage::Ack { id: i, .. } | ServerMessage::Error { id: Some(i), .. } if i == id);
+        got.push(m);
+        if done {
+            return got;
+        }
+    }
+}
+
+fn first_choice(client_welcome: &ServerMessage) -> Value {
+    match client_welcome {
+        ServerMessage::Welcome { change, .. } => {
+            change.prompt.as_ref().unwrap()["choices"][0]["command"].clone()
+        }
+        other => panic!("expected a welcome, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is_applied_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let store = Gated {
+        inner: store::SqliteTables::open(&db).await.unwrap(),
+        hold: Arc::default(),
+        open: Arc::new(tokio::sync::Semaphore::new(0)),
+        waiting: Arc::default(),
+        commits: Arc::default(),
+    };
+    let mut config = server::Config::new(db.clone());
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    let server = server::start_with(config, store.clone()).await.unwrap();
+    let modes = [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
+    let created = server
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions { modes, opening_round: Some(false), ..TableOptions::default() },
+            rules: Default::default(),
+        })
+        .await
+        .unwrap();
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let mut gm = Client::join(&created.seats["gm"], 0).await.unwrap();
+    let (ca, cg) = (first_choice(&next(&mut ada).await), first_choice(&next(&mut gm).await));
+    let (na, ng) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
+    let seal = |id: &str, c: &Value, n: &Nonce| ClientMessage::Seal {
+        id: id.into(),
+        commitment: Commitment::to_command(c, n).unwrap().to_string(),
+    };
+    let reveal = |id: &str, c: &Value, n: &Nonce| ClientMessage::Reveal {
+        id: id.into(),
+        command: c.clone(),
+        nonce: n.to_string(),
+    };
+    ada.send(&seal("s1", &ca, &na)).await.unwrap();
+    until_answer(&mut ada, "s1").await;
+    gm.send(&seal("s2", &cg, &ng)).await.unwrap();
+    until_answer(&mut gm, "s2").await;
+
+    // Ada's client seed is held at the gate; meanwhile both reveals, and Ada's reveal once
+    // more (a retry), wait at the table together.
+    store.hold.store(true, Ordering::SeqCst);
+    let seed = table::fairness::ClientSeed::from_phrase("gate").to_string();
+    ada.send(&ClientMessage::ClientSeed { id: "seed".into(), seed }).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), store.waiting.notified())
+        .await
+        .expect("the seed's commit waits");
+    let pause = || tokio::time::sleep(Duration::from_millis(100));
+    ada.send(&reveal("r1", &ca, &na)).await.unwrap();
+    pause().await;
+    gm.send(&reveal("r2", &cg, &ng)).await.unwrap();
+    pause().await;
+    ada.send(&reveal("r1", &ca, &na)).await.unwrap();
+    // Let them reach the table's inbox, then open the gate.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = store.commits.lock().unwrap().len();
+    store.open.add_permits(1);
+
+    let mut acks = 0;
+    let mut resolved = false;
+    for m in until_answer(&mut ada, "seed").await.into_iter().chain(until_answer(&mut ada, "r1").await) {
+        if let ServerMessage::Update { change } = &m {
+            resolved |= change.updates.iter().any(|u| u["kind"] == "opened");
+        }
+        if let ServerMessage::Ack { .. } = m {
+            acks += 1;
+        }
+    }
+    assert_eq!(acks, 2, "the seed and the first reveal answered");
+    // The retry is answered as the first was.
+    let retried = until_answer(&mut ada, "r1").await;
+    assert!(matches!(retried.last(), Some(ServerMessage::Ack { .. })), "{retried:?}");
+    let gm_saw = until_answer(&mut gm, "r2").await;
+    assert!(matches!(gm_saw.last(), Some(ServerMessage::Ack { .. })), "{gm_saw:?}");
+    resolved |= gm_saw.iter().any(|m| matches!(m, ServerMessage::Update { change } if change.updates.iter().any(|u| u["kind"] == "opened")));
+    assert!(resolved, "the round resolved");
+    let commits = store.commits.lock().unwrap()[before..].to_vec();
+    // The seed's commit, then both reveals in one; the retry, answered from memory, in none.
+    assert_eq!(commits, vec![1, 2], "the reveals waiting together were kept by one commit");
+    server.shutdown().await.unwrap();
+
+    // The journal: each request once.
+    let stored = {
+        let s = store::SqliteTables::open(&db).await.unwrap();
+        let t = s.load(TableId(created.table.parse().unwrap())).await.unwrap();
+        s.close().await;
+        t
+    };
+    let ids: Vec<String> = stored
+        .journal
+        .iter()
+        .filter_map(|e| serde_json::from_str::<Value>(e).ok()?["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(ids, vec!["s1", "s2", "seed", "r1", "r2"]);
+}
