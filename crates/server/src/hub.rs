@@ -1519,6 +1519,8 @@ impl<S: TableStore> Actor<S> {
             /// Whether it revealed: face-down choices all turned face up, or a bound sealed
             /// round resolved.
             revealed: bool,
+            /// The sequence number after it, which its answer gives (as if kept alone).
+            seq: u64,
         }
         if batch.len() <= 1 || self.follow.is_some() {
             for (conn, message, received) in batch {
@@ -1560,7 +1562,7 @@ impl<S: TableStore> Actor<S> {
             let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. } | Op::Reveal { .. });
             let revealed = revealing
                 && ((face_down > 0 && self.game.face_down() == 0) || (bound && self.game.round().is_none()));
-            kept.push(Kept { op, conn, received, fault, revealed });
+            kept.push(Kept { op, conn, received, fault, revealed, seq: self.game.seq() });
         }
         if !kept.is_empty() {
             let entries = writes.len() as u64;
@@ -1596,7 +1598,7 @@ impl<S: TableStore> Actor<S> {
             }
             for k in kept {
                 if let Some((who, id)) = asked(&k.op) {
-                    let ack = answer(id.clone(), self.game.seq(), k.fault);
+                    let ack = answer(id.clone(), k.seq, k.fault);
                     let frame = remember(&mut self.answered, who, id, &ack);
                     if let Some(c) = self.conns.get(&k.conn) {
                         let _ = c.out.try_send(Out::Text(frame));
