@@ -794,18 +794,31 @@ impl<S: TableStore> Actor<S> {
                                 ToTable::Request { conn, message, received }
                                     if self.follow.is_none() && together(&message) =>
                                 {
-                                    let mut batch = vec![(conn, *message, received)];
-                                    let mut later = None;
-                                    while batch.len() < MAX_TOGETHER && later.is_none() {
-                                        match rx.try_recv() {
-                                            Ok(ToTable::Request { conn, message, received }) if together(&message) => {
-                                                batch.push((conn, *message, received));
+                                    let first = (conn, *message, received);
+                                    match rx.try_recv() {
+                                        Ok(ToTable::Request { conn, message, received }) if together(&message) => {
+                                            let mut batch = vec![first, (conn, *message, received)];
+                                            let mut later = None;
+                                            while batch.len() < MAX_TOGETHER && later.is_none() {
+                                                match rx.try_recv() {
+                                                    Ok(ToTable::Request { conn, message, received })
+                                                        if together(&message) =>
+                                                    {
+                                                        batch.push((conn, *message, received));
+                                                    }
+                                                    Ok(other) => later = Some(other),
+                                                    Err(_) => break,
+                                                }
                                             }
-                                            Ok(other) => later = Some(other),
-                                            Err(_) => break,
+                                            (Box::pin(self.requests(batch)).await, later)
+                                        }
+                                        // Alone (the usual case): as any message.
+                                        next => {
+                                            let (conn, message, received) = first;
+                                            let m = ToTable::Request { conn, message: Box::new(message), received };
+                                            (Box::pin(self.handle(m)).await, next.ok())
                                         }
                                     }
-                                    (Box::pin(self.requests(batch)).await, later)
                                 }
                                 m => (Box::pin(self.handle(m)).await, None),
                             };
@@ -1524,7 +1537,7 @@ impl<S: TableStore> Actor<S> {
         }
         if batch.len() <= 1 || self.follow.is_some() {
             for (conn, message, received) in batch {
-                self.request(conn, message, received).await?;
+                Box::pin(self.request(conn, message, received)).await?;
             }
             return Ok(());
         }
@@ -1543,7 +1556,7 @@ impl<S: TableStore> Actor<S> {
                 rest.extend(batch);
                 break;
             }
-            let Some(op) = self.request_op(conn, message).await? else { continue };
+            let Some(op) = Box::pin(self.request_op(conn, message)).await? else { continue };
             let (face_down, bound) = (self.game.face_down(), self.game.round().is_some_and(|r| r.bound));
             let fault = match apply(&mut *self.game, &op) {
                 Ok(fault) => fault,
@@ -1573,7 +1586,9 @@ impl<S: TableStore> Actor<S> {
             let started = Instant::now();
             // On a store of its own no other instance appends: any error is fatal (the table
             // leaves memory and reloads; nothing here was acknowledged).
-            self.hub.store.commit(writes).await.map_err(|e| format!("the journal could not be kept: {e}"))?;
+            Box::pin(self.hub.store.commit(writes))
+                .await
+                .map_err(|e| format!("the journal could not be kept: {e}"))?;
             self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
             self.journal += entries;
             if over {
