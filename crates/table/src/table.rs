@@ -49,15 +49,8 @@ pub struct Saved<R: Ruleset> {
 impl<R: Ruleset> Table<R> {
     /// Opens a table at `initial`, first running the rules' automatic steps.
     pub fn new(initial: R::State) -> Self {
-        let mut table = Table {
-            state: initial.clone(),
-            initial: Some(initial),
-            log: Vec::new(),
-            scratch: Vec::new(),
-            keep_log: true,
-            last_automatic: 0,
-        };
-        table.run_automatic();
+        let mut table = Self::unopened(initial);
+        table.open();
         table
     }
 

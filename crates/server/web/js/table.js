@@ -209,18 +209,7 @@ async function choose(command) {
   const sealed = mySeatInfo()?.mode === 'sealed' && faceDown;
   state.note = '';
   if (sealed && store) {
-    let nonce;
-    let c;
-    try {
-      nonce = randomNonce();
-      c = await commitment(command, nonce);
-    } catch (e) {
-      say(`This choice could not be sealed: ${e instanceof Error ? e.message : String(e)}`);
-      return;
-    }
-    store.add({ command, nonce, commitment: c, label, round: state.seq });
-    const id = conn.request({ type: 'seal', commitment: c });
-    state.chosen = { label, private: true, id, kind: 'seal', commitment: c };
+    if (!(await seal(command, label, 'This choice'))) return;
   } else {
     const id = conn.request({ type: 'command', command });
     state.chosen = { label, private: faceDown, id, kind: 'command' };
@@ -366,20 +355,32 @@ const OPENING_LABEL = 'Your part of the opening round';
 async function sealOpening() {
   if (!store || !conn || mySeatInfo()?.mode !== 'sealed') return;
   if ([...conn.pending.values()].some((r) => r.type === 'seal')) return;
-  const command = {};
+  if (await seal({}, OPENING_LABEL, 'The opening round')) renderAll();
+}
+
+/**
+ * Seals `command` for this seat: a fresh nonce, the commitment kept with the choice in the
+ * tab's store, and `seal` sent. Says why not (naming `what`) and returns false when it cannot.
+ * @param {any} command
+ * @param {string} label
+ * @param {string} what
+ * @returns {Promise<boolean>}
+ */
+async function seal(command, label, what) {
+  if (!store || !conn) return false;
   let nonce;
   let c;
   try {
     nonce = randomNonce();
     c = await commitment(command, nonce);
   } catch (e) {
-    say(`The opening round could not be sealed: ${e instanceof Error ? e.message : String(e)}`);
-    return;
+    say(`${what} could not be sealed: ${e instanceof Error ? e.message : String(e)}`);
+    return false;
   }
-  store.add({ command, nonce, commitment: c, label: OPENING_LABEL, round: state.seq });
+  store.add({ command, nonce, commitment: c, label, round: state.seq });
   const id = conn.request({ type: 'seal', commitment: c });
-  state.chosen = { label: OPENING_LABEL, private: true, id, kind: 'seal', commitment: c };
-  renderAll();
+  state.chosen = { label, private: true, id, kind: 'seal', commitment: c };
+  return true;
 }
 
 /** @param {any} m a welcome or an update */
