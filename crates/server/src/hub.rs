@@ -515,6 +515,7 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
 /// Who asked for an entry, and the client's id, when a client did.
 fn asked(op: &Op) -> Option<(String, String)> {
     match op {
+        Op::Submit { id: Some(id), who: Some(who), .. } => Some((who.clone(), id.clone())),
         Op::Submit { seat, id: Some(id), .. }
         | Op::TakeBack { seat, id: Some(id) }
         | Op::Seal { seat, id: Some(id), .. }
@@ -1447,10 +1448,17 @@ impl<S: TableStore> Actor<S> {
                 Err((Some(id), (ErrorCode::SealedSeat, m)))
             }
             (ClientMessage::Command { id, command }, Who::Seat { seat }) => {
-                Ok(Op::Submit { seat, command, id: Some(id), nonce: self.nonce() })
+                Ok(Op::Submit { seat, command, id: Some(id), nonce: self.nonce(), who: None })
             }
             (ClientMessage::Command { id, command }, Who::Gm) => match self.gm_ruling(&command) {
-                Ok(seat) => Ok(Op::Submit { seat, command, id: Some(id), nonce: self.nonce() }),
+                // Answered to the GM link (its ids are its own), applied for the GM seat.
+                Ok(seat) => Ok(Op::Submit {
+                    seat,
+                    command,
+                    id: Some(id),
+                    nonce: self.nonce(),
+                    who: Some(key.clone()),
+                }),
                 Err(refusal) => Err((Some(id), refusal)),
             },
             (ClientMessage::Seal { id, commitment }, Who::Seat { seat }) => {
@@ -1901,7 +1909,7 @@ impl<S: TableStore> Actor<S> {
                 Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() }
             }
             Deadline::Bot => match self.game.bot_command(SeatId(seat)) {
-                Some(command) => Op::Submit { seat, command, id: None, nonce: self.nonce() },
+                Some(command) => Op::Submit { seat, command, id: None, nonce: self.nonce(), who: None },
                 None => return Ok(()),
             },
             Deadline::Timer => Op::Force { seat, by: None, id: None, who: None, nonce: self.nonce() },

@@ -22,6 +22,10 @@ pub enum Op {
         /// belongs to a sealed round (64 hex digits).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         nonce: Option<String>,
+        /// The link that gave it when that is not the seat's own: the GM link's ruling on the
+        /// GM seat's behalf (`gm`), whose client ids are its own, not the seat's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        who: Option<String>,
     },
     /// A seat took back its face-down choice.
     TakeBack {

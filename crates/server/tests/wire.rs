@@ -747,9 +747,25 @@ async fn the_gm_link_sees_what_the_gm_seat_may_and_gives_only_the_gms_rulings() 
     })
     .await;
     assert!(acked.is_ok(), "the GM link's ruling is applied");
+    // Sent again with its id (a retry after a lost answer): answered as the first time, applied
+    // once — the GM link's ids are its own, not the GM seat's.
+    let again = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 1, "grapple": 1, "attack": 1}, "reason": "a fall"}});
+    gm.send(&ClientMessage::Command { id: "r".into(), command: again }).await.unwrap();
+    let retried = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match next(&mut gm).await {
+                ServerMessage::Ack { id, .. } if id == "r" => return,
+                ServerMessage::Error { message, .. } => panic!("the retry was refused: {message}"),
+                _ => continue,
+            }
+        }
+    })
+    .await;
+    assert!(retried.is_ok(), "the retry is answered");
     let game = replay(&db, &created.table).await;
     let narrated = serde_json::to_string(&game.updates_since(Viewer::Spectator, 0)).unwrap();
     assert!(narrated.contains("a fall"), "the ruling is public: {narrated}");
+    assert_eq!(narrated.matches("\"energy_adjusted\"").count(), 1, "the ruling was applied once: {narrated}");
     let gm_log = game.updates_since(Viewer::Seat(SeatId(1)), 0);
     let ada_log = game.updates_since(Viewer::Seat(SeatId(0)), 0);
     let public = game.updates_since(Viewer::Spectator, 0);
