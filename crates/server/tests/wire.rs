@@ -292,6 +292,20 @@ async fn next(client: &mut Client) -> ServerMessage {
     }
 }
 
+/// Waits (at most 10 s) for the ack of request `id`, named `what` if it is refused instead.
+async fn expect_ack(client: &mut Client, id: &str, what: &str) -> Result<(), tokio::time::error::Elapsed> {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match next(client).await {
+                ServerMessage::Ack { id: got, .. } if got == id => return,
+                ServerMessage::Error { message, .. } => panic!("{what} was refused: {message}"),
+                _ => continue,
+            }
+        }
+    })
+    .await
+}
+
 async fn expect_error(client: &mut Client, code: ErrorCode) -> String {
     loop {
         match next(client).await {
@@ -736,31 +750,13 @@ async fn the_gm_link_sees_what_the_gm_seat_may_and_gives_only_the_gms_rulings() 
     // A ruling: the GM corrects Ada's energy from the GM screen, logged for everyone.
     let ruling = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 1, "grapple": 1, "attack": 1}, "reason": "a fall"}});
     gm.send(&ClientMessage::Command { id: "r".into(), command: ruling }).await.unwrap();
-    let acked = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            match next(&mut gm).await {
-                ServerMessage::Ack { id, .. } if id == "r" => return,
-                ServerMessage::Error { message, .. } => panic!("the ruling was refused: {message}"),
-                _ => continue,
-            }
-        }
-    })
-    .await;
+    let acked = expect_ack(&mut gm, "r", "the ruling").await;
     assert!(acked.is_ok(), "the GM link's ruling is applied");
     // Sent again with its id (a retry after a lost answer): answered as the first time, applied
     // once — the GM link's ids are its own, not the GM seat's.
     let again = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 1, "grapple": 1, "attack": 1}, "reason": "a fall"}});
     gm.send(&ClientMessage::Command { id: "r".into(), command: again }).await.unwrap();
-    let retried = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            match next(&mut gm).await {
-                ServerMessage::Ack { id, .. } if id == "r" => return,
-                ServerMessage::Error { message, .. } => panic!("the retry was refused: {message}"),
-                _ => continue,
-            }
-        }
-    })
-    .await;
+    let retried = expect_ack(&mut gm, "r", "the retry").await;
     assert!(retried.is_ok(), "the retry is answered");
     let game = replay(&db, &created.table).await;
     let narrated = serde_json::to_string(&game.updates_since(Viewer::Spectator, 0)).unwrap();
