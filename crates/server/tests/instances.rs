@@ -383,6 +383,10 @@ async fn a_missed_notice_is_caught_up_from_the_journal() {
     let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
     let (mut zero, start0) = join(&links_on(&a, &created.seats)[0]).await;
     let (mut one, start1) = join(&links_on(&b, &created.seats)[1]).await;
+    // The second instance tells every instance that seat 1's link opened there; let that notice
+    // reach the first before the link opens there too, or the first instance would take its
+    // own new connection over as the older one.
+    tokio::time::sleep(Duration::from_millis(500)).await;
     b_store.deaf.store(true, Ordering::SeqCst);
     // Seat 1 decides through the first instance too (its link opened there as well).
     let mut one_on_a = Client::join(&links_on(&a, &created.seats)[1], 0).await.unwrap();
