@@ -8,6 +8,9 @@ use server::protocol::{ApiError, CreateTable, CreatedTable, SetupSource, TableOp
 
 use crate::LoadError;
 
+/// HTTP connections kept open for the next request.
+const IDLE_CONNECTIONS: usize = 64;
+
 /// The largest answer read from the API.
 const MAX_ANSWER: u64 = 1024 * 1024;
 
@@ -25,9 +28,11 @@ impl Api {
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             .http_status_as_error(false)
-            // A fresh connection per request: a pooled one the server has closed meanwhile
-            // would fail the request.
-            .max_idle_connections(0)
+            // Connections are kept for the next request (a table is opened for every game
+            // that ends: a TCP connection each cost both processes an accept and a close); a
+            // kept one the server closed meanwhile fails its request, which is tried again.
+            .max_idle_connections(IDLE_CONNECTIONS)
+            .max_idle_connections_per_host(IDLE_CONNECTIONS)
             .build()
             .into();
         Api { agent, base: base.trim_end_matches('/').to_owned() }
@@ -64,9 +69,10 @@ impl Api {
         let mut answer = loop {
             tries += 1;
             match self.agent.post(&url).send_json(&request) {
-                Err(ureq::Error::Io(e)) if tries < 3 && e.kind() == std::io::ErrorKind::ConnectionReset => {
-                    continue;
-                }
+                // A kept connection the server had closed fails before the request is read.
+                // (Should an I/O error come after the server read it, a second table is
+                // opened and the first left idle: harmless to a load.)
+                Err(ureq::Error::Io(_) | ureq::Error::ConnectionFailed) if tries < 3 => continue,
                 other => break other.map_err(http)?,
             }
         };

@@ -131,6 +131,34 @@ pub struct LoadOptions {
     /// The tables' `opening_round` option (docs/fairness.md §7.2): none for the server's
     /// default (an opening round at a table with a sealed seat).
     pub opening_round: Option<bool>,
+    /// How the seats of a table are spread over several instances.
+    pub spread: Spread,
+}
+
+/// How the seats of a table are spread over the instances, when there are several.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Spread {
+    /// Seat `i` of table `t` connects to instance `t + i` (in turn): with two instances every
+    /// table has a seat on each, so every request of one seat is forwarded to the instance
+    /// that applies the table, and every update reaches the other seat through PostgreSQL's
+    /// LISTEN/NOTIFY. The most work two instances can be given for one table.
+    #[default]
+    Seats,
+    /// Both seats of table `t` connect to instance `t` (in turn), the one it was created on:
+    /// the tables are shared out, as a proxy that sends each table's links to one instance
+    /// would share them, and the instances meet only in the database.
+    Tables,
+}
+
+impl Spread {
+    /// The instance (of `n`) seat `seat` of table slot `index` connects to.
+    pub fn instance(self, index: usize, seat: usize, n: usize) -> usize {
+        match self {
+            Spread::Seats => (index + seat) % n.max(1),
+            Spread::Tables => index % n.max(1),
+        }
+    }
 }
 
 /// The server under load: one instance, or several on one shared database.
@@ -219,6 +247,8 @@ pub struct Report {
     pub sealed: bool,
     /// How many server instances served the tables.
     pub instances: usize,
+    /// How the seats of a table were spread over them.
+    pub spread: Spread,
     /// The server processes' cost (summed over the instances), when they are processes of
     /// their own.
     pub server: Option<ServerCost>,
@@ -265,7 +295,7 @@ pub fn table_options(sealed: bool, opening_round: Option<bool>) -> Result<TableO
 }
 
 /// Creates table slot `index`'s next duel on instance `index` (of the instances, in turn) and
-/// connects its two seats, seat `i` to instance `index + i`.
+/// connects its two seats as [`LoadOptions::spread`] says.
 async fn open_table(shared: &Shared, index: usize) -> Result<[Seat; 2], LoadError> {
     let n = shared.apis.len().max(1);
     let api = shared.apis[index % n].clone();
@@ -280,7 +310,7 @@ async fn open_table(shared: &Shared, index: usize) -> Result<[Seat; 2], LoadErro
         .map(|(i, l)| {
             let (_, table, token) =
                 parse_link(l).ok_or_else(|| LoadError::Setup(format!("not a facedown link: {l}")))?;
-            Ok(link(&shared.base_urls[(index + i) % n], &table, &token))
+            Ok(link(&shared.base_urls[shared.opts.spread.instance(index, i, n)], &table, &token))
         })
         .collect::<Result<_, LoadError>>()?;
     let [a, b] = &links[..] else {
@@ -512,6 +542,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         latency_ms: latency,
         sealed: opts.sealed,
         instances: target.base_urls.len(),
+        spread: opts.spread,
         server,
         loadgen_cpu_seconds: own_start.zip(own_end).map(|(a, b)| b.cpu_seconds - a.cpu_seconds),
         loadgen_cpu_us_per_table_opened: own_before.zip(own_connected).map(|(a, b)| per_table(a, b)),
@@ -525,8 +556,15 @@ impl std::fmt::Display for Report {
         let mode = if self.sealed { "sealed" } else { "plain" };
         writeln!(
             f,
-            "tables            {} {mode}, {} instance(s) (connected in {:.1} s)",
-            self.tables, self.instances, self.connect_seconds
+            "tables            {} {mode}, {} instance(s){} (connected in {:.1} s)",
+            self.tables,
+            self.instances,
+            match (self.instances, self.spread) {
+                (1, _) => "",
+                (_, Spread::Seats) => ", a seat of each table on each",
+                (_, Spread::Tables) => ", each table on one",
+            },
+            self.connect_seconds
         )?;
         writeln!(f, "load phase        {:.1} s, {} games ended", self.seconds, self.games)?;
         writeln!(f, "reveals           {} ({:.0}/s)", self.reveals, self.reveals_per_second)?;
@@ -570,5 +608,23 @@ impl std::fmt::Display for Report {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Spread;
+
+    #[test]
+    fn seats_spread_puts_a_seat_of_every_table_on_each_instance_and_tables_spread_keeps_a_table_on_one() {
+        // Table slots 0 and 1 on two instances.
+        let seats: Vec<[usize; 2]> =
+            (0..2).map(|t| [0, 1].map(|s| Spread::Seats.instance(t, s, 2))).collect();
+        assert_eq!(seats, vec![[0, 1], [1, 0]]);
+        let tables: Vec<[usize; 2]> =
+            (0..2).map(|t| [0, 1].map(|s| Spread::Tables.instance(t, s, 2))).collect();
+        assert_eq!(tables, vec![[0, 0], [1, 1]]);
+        // One instance: everything on it.
+        assert_eq!([Spread::Seats.instance(5, 1, 1), Spread::Tables.instance(5, 1, 1)], [0, 0]);
     }
 }

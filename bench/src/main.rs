@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use facedown_bench::serve::{ServerProcess, raise_open_files};
-use facedown_bench::{LoadOptions, Target, run_load};
+use facedown_bench::{LoadOptions, Spread, Target, run_load};
 use store::is_postgres_url;
 
 /// The same allocator as the server's: the load generator shares the machine with it, and
@@ -51,6 +51,11 @@ struct Args {
     /// reaches a seat through the other instance.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
     instances: u32,
+    /// With several instances, how each table's seats are spread over them: `seats` (a seat
+    /// of every table on each instance) or `tables` (both seats of a table on the instance it
+    /// was created on, the tables shared out in turn).
+    #[arg(long, value_enum, default_value_t = Spread::Seats)]
+    spread: Spread,
     /// Every seat plays sealed: each face-down choice a commitment (`seal`), revealed once the
     /// round is bound.
     #[arg(long)]
@@ -126,6 +131,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         seed: args.seed,
         sealed: args.sealed,
         opening_round: args.no_opening_round.then_some(false),
+        spread: args.spread,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = runtime.block_on(run_load(&opts, &target));

@@ -248,9 +248,11 @@ impl Seat {
                 // A sealed seat seals every answer to a face-down question, as `facedown join`
                 // does (some are not `private` themselves, such as no stance at all).
                 if self.sealed && self.face_down {
-                    let (commitment, nonce) = server::client::seal(&choice.command)
+                    let command: Value = serde_json::from_str(choice.command.get())
+                        .map_err(|e| LoadError::Setup(format!("a choice is not JSON: {e}")))?;
+                    let (commitment, nonce) = server::client::seal(&command)
                         .map_err(|e| LoadError::Setup(format!("a choice cannot be sealed: {e}")))?;
-                    sealed.push_back((choice.command.clone(), nonce));
+                    sealed.push_back((command, nonce));
                     self.conn.send(seal_frame(next_id, &commitment.to_string())).await?;
                     in_flight = Some((next_id, Sent::Seal));
                 } else {

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use server::client::ws_url;
 use server::protocol::{ClientMessage, ErrorCode, VERSION, parse_link};
 use tokio::net::TcpStream;
@@ -161,17 +161,26 @@ struct Prompt {
 }
 
 /// One of a prompt's choices.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct Choice {
-    /// The command it gives, the ruleset's JSON.
-    pub command: Value,
+    /// The command it gives, the ruleset's JSON as the server wrote it: kept as text (a
+    /// prompt has a dozen choices and the seat sends one; building each as a `Value` tree
+    /// was half of the load generator's reading of frames).
+    pub command: Box<RawValue>,
     /// Whether it is a face-down choice.
     #[serde(default)]
     pub private: bool,
 }
 
-/// The frame of a command: `id` is the client id.
-pub fn command_frame(id: u64, command: &Value) -> String {
+impl PartialEq for Choice {
+    fn eq(&self, other: &Choice) -> bool {
+        self.command.get() == other.command.get() && self.private == other.private
+    }
+}
+
+/// The frame of a command: `id` is the client id, `command` JSON (a `Value` or the text of
+/// a prompt's choice).
+pub fn command_frame(id: u64, command: &impl std::fmt::Display) -> String {
     format!(r#"{{"type":"command","id":"{id}","command":{command}}}"#)
 }
 
@@ -182,7 +191,7 @@ pub fn seal_frame(id: u64, commitment: &str) -> String {
 
 /// The frame of a sealed seat's reveal: the command it committed to and the nonce (64 hex
 /// digits).
-pub fn reveal_frame(id: u64, command: &Value, nonce: &str) -> String {
+pub fn reveal_frame(id: u64, command: &serde_json::Value, nonce: &str) -> String {
     format!(r#"{{"type":"reveal","id":"{id}","command":{command},"nonce":"{nonce}"}}"#)
 }
 
@@ -279,8 +288,8 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                Choice { command: json!("end_combo"), private: false },
-                Choice { command: json!({"c": 1}), private: true }
+                Choice { command: RawValue::from_string(r#""end_combo""#.into()).unwrap(), private: false },
+                Choice { command: RawValue::from_string(r#"{"c":1}"#.into()).unwrap(), private: true }
             ]
         );
 

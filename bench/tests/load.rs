@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use facedown_bench::{LoadOptions, Report, Target, run_load};
+use facedown_bench::{LoadOptions, Report, Spread, Target, run_load};
 use rand::RngExt;
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
@@ -27,6 +27,7 @@ fn options(tables: usize, max_reveals: u64, sealed: bool) -> LoadOptions {
         seed: 1,
         sealed,
         opening_round: None,
+        spread: Spread::Seats,
     }
 }
 
@@ -113,6 +114,9 @@ async fn two_instances_on_postgres_play_tables_with_a_seat_on_each() {
     // each instance finishes tables the other created (its count of open tables once wrapped
     // below zero there, and it refused every new table as `full`).
     let report = run_load(&options(2, 20, false), &target).await;
+    // Then each table on one instance: both instances create and play tables of their own.
+    let shared_out =
+        run_load(&LoadOptions { spread: Spread::Tables, ..options(2, 20, false) }, &target).await;
     a.shutdown().await.expect("a graceful shutdown");
     b.shutdown().await.expect("a graceful shutdown");
     let mut admin = PgConnection::connect(&base).await.unwrap();
@@ -122,5 +126,8 @@ async fn two_instances_on_postgres_play_tables_with_a_seat_on_each() {
     // Each table has a seat on each instance: every reveal reached one of its seats through
     // the other instance.
     check(&report, 20, 2);
-    assert_eq!(report.instances, 2);
+    assert_eq!((report.instances, report.spread), (2, Spread::Seats));
+    let shared_out = shared_out.unwrap();
+    check(&shared_out, 20, 2);
+    assert_eq!((shared_out.instances, shared_out.spread), (2, Spread::Tables));
 }
