@@ -907,13 +907,14 @@ async fn write_group(tx: &mut PgConnection, group: &[Work]) -> Result<Vec<i64>, 
     let journal: Vec<(i64, i64, &str)> = journal.into_iter().map(|((t, n), e)| (t, n, e)).collect();
     let access: Vec<(i64, &Access)> = access.into_iter().map(|((t, _), row)| (t, row)).collect();
     let finished: Vec<i64> = finished.into_iter().collect();
-    // Each table a commit wrote to (a new table has nobody to tell), and whether more than its
-    // journal (access rows, its end).
-    let mut written: BTreeMap<i64, bool> = BTreeMap::new();
+    // Each table a commit wrote to (a new table has nobody to tell), and whether it wrote
+    // access rows, and whether it marked the table finished.
+    let mut written: BTreeMap<i64, (bool, bool)> = BTreeMap::new();
     for write in group.iter().flat_map(Work::writes) {
         // Checked as above: fits an i64.
-        let more = written.entry(write.table().0 as i64).or_insert(false);
-        *more |= !matches!(write, Write::Journal { .. });
+        let (access, finished) = written.entry(write.table().0 as i64).or_insert((false, false));
+        *access |= matches!(write, Write::Access { .. });
+        *finished |= matches!(write, Write::Finished { .. });
     }
     insert_journal(&mut *tx, &journal).await?;
     upsert_access(&mut *tx, &access).await?;
@@ -926,15 +927,16 @@ async fn write_group(tx: &mut PgConnection, group: &[Work]) -> Result<Vec<i64>, 
         carried.entry(*t).or_default().push((*n, e));
     }
     let mut payloads = Vec::new();
-    written.retain(|table, more| match carried.get(table) {
+    written.retain(|table, (access, finished)| match carried.get(table) {
         Some(entries) => {
             let len = entries.last().map_or(0, |(n, _)| *n as u64 + 1);
             let texts: Vec<&str> = entries.iter().map(|(_, e)| *e).collect();
-            payloads.push(Heard::payload(TableId(*table as u64), len, *more, &texts));
+            payloads.push(Heard::payload(TableId(*table as u64), len, *access, *finished, &texts));
             false
         }
         None => true,
     });
+    let written: BTreeMap<i64, bool> = written.into_iter().map(|(t, (a, f))| (t, a || f)).collect();
     notify(&mut *tx, &written).await?;
     notify_payloads(&mut *tx, &payloads).await?;
     Ok(created)

@@ -468,15 +468,19 @@ pub enum Heard {
     },
     /// A writer committed journal entries to `table`, and the notice carries them (they fit a
     /// NOTIFY's payload): the journal now ends with `entries`, numbers `len - entries.len()`
-    /// to `len - 1`. Payload: `table:len:entries:[e, …]` (or `table:len:access:entries:[e, …]`),
-    /// the entries' JSON texts byte for byte in one JSON array.
+    /// to `len - 1`. Payload: `table:len:entries:[e, …]` (or `table:len:access:entries:[e, …]`,
+    /// `table:len:finished:entries:[e, …]`), the entries' JSON texts byte for byte in one JSON
+    /// array.
     Appended {
         /// The table.
         table: TableId,
         /// The journal's length after the commit.
         len: u64,
-        /// Whether more than journal entries were written (access rows, the table's end).
+        /// Whether access rows were written too (to be read from the store).
         access: bool,
+        /// Whether the commit marked the table finished (and wrote no access row): a follower
+        /// knows all that changed without reading the store.
+        finished: bool,
         /// The entries the commit appended, in order: the journal's last ones.
         entries: Vec<String>,
     },
@@ -506,7 +510,7 @@ pub fn instance_channel(instance: &str) -> String {
 
 impl Heard {
     /// Reads a notice's payload, `table:len` or `table:len:access`, either followed by
-    /// `:entries:` and a JSON array of the entries appended.
+    /// `:entries:` and a JSON array of the entries appended; `table:len:finished` only so.
     pub fn parse(payload: &str) -> Option<Heard> {
         let (head, carried) = match payload.split_once(":entries:") {
             Some((head, carried)) => (head, Some(carried)),
@@ -515,9 +519,10 @@ impl Heard {
         let mut parts = head.split(':');
         let table = TableId(parts.next()?.parse().ok()?);
         let len = parts.next()?.parse().ok()?;
-        let access = match parts.next() {
-            None => false,
-            Some("access") => true,
+        let (access, finished) = match parts.next() {
+            None => (false, false),
+            Some("access") => (true, false),
+            Some("finished") if carried.is_some() => (false, true),
             Some(_) => return None,
         };
         if parts.next().is_some() {
@@ -529,20 +534,28 @@ impl Heard {
             return None;
         }
         let entries = entries.into_iter().map(|e| e.get().to_owned()).collect();
-        Some(Heard::Appended { table, len, access, entries })
+        Some(Heard::Appended { table, len, access, finished, entries })
     }
 
-    /// The payload of a notice of `len` entries, `access` or not, carrying `entries` (the last
-    /// ones) when they fit in [`MAX_NOTICE_BYTES`]; without them otherwise. Each entry must be
-    /// JSON text.
-    pub fn payload(table: TableId, len: u64, access: bool, entries: &[&str]) -> String {
-        let head = format!("{}:{len}{}", table.0, if access { ":access" } else { "" });
+    /// The payload of a notice of `len` entries, `access` rows written or not, the table
+    /// `finished` or not, carrying `entries` (the last ones) when they fit in
+    /// [`MAX_NOTICE_BYTES`]; without them otherwise (and then a finished table is told as
+    /// `access`: its end is read from the store with the entries). Each entry must be JSON
+    /// text.
+    pub fn payload(table: TableId, len: u64, access: bool, finished: bool, entries: &[&str]) -> String {
+        let alone = format!("{}:{len}{}", table.0, if access || finished { ":access" } else { "" });
         if entries.is_empty() || entries.len() as u64 > len {
-            return head;
+            return alone;
         }
+        let mark = match (access, finished) {
+            (true, _) => ":access",
+            (false, true) => ":finished",
+            (false, false) => "",
+        };
+        let head = format!("{}:{len}{mark}", table.0);
         let size = head.len() + ":entries:[]".len() + entries.iter().map(|e| e.len() + 1).sum::<usize>();
         if size > MAX_NOTICE_BYTES {
-            return head;
+            return alone;
         }
         let mut payload = head;
         payload.push_str(":entries:[");

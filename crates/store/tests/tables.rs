@@ -1097,7 +1097,13 @@ fn notice_payloads_read_back_whatever_the_numbers() {
 
 /// A notice that carries the entries `from..len` of `table`, as [`journal`] makes them.
 fn appended(table: TableId, from: u64, len: u64, access: bool) -> Heard {
-    Heard::Appended { table, len, access, entries: (from..len).map(|n| entry(table, n)).collect() }
+    Heard::Appended {
+        table,
+        len,
+        access,
+        finished: false,
+        entries: (from..len).map(|n| entry(table, n)).collect(),
+    }
 }
 
 /// A notice's payload made by `Heard::payload` reads back as the entries it carries, byte for
@@ -1115,19 +1121,23 @@ fn notice_payloads_carry_entries_byte_for_byte_or_only_the_length() {
     ];
     runner
         .run(
-            &(any::<u64>(), 0u64..1000, any::<bool>(), proptest::collection::vec(entry, 1..4)),
-            |(table, before, access, entries)| {
+            &(any::<u64>(), 0u64..1000, any::<bool>(), any::<bool>(), proptest::collection::vec(entry, 1..4)),
+            |(table, before, access, finished, entries)| {
                 let len = before + entries.len() as u64;
                 let texts: Vec<&str> = entries.iter().map(String::as_str).collect();
-                let payload = Heard::payload(TableId(table), len, access, &texts);
+                let payload = Heard::payload(TableId(table), len, access, finished, &texts);
                 let heard = Heard::parse(&payload);
                 if payload.len() <= store::tables::MAX_NOTICE_BYTES && payload.contains(":entries:") {
+                    // With access rows the store is read anyway (the end with them).
+                    let finished = finished && !access;
                     prop_assert_eq!(
                         heard,
-                        Some(Heard::Appended { table: TableId(table), len, access, entries })
+                        Some(Heard::Appended { table: TableId(table), len, access, finished, entries })
                     );
                 } else {
+                    // Without its entries, a table's end is read from the store as access is.
                     prop_assert!(payload.len() <= store::tables::MAX_NOTICE_BYTES);
+                    let access = access || finished;
                     prop_assert_eq!(heard, Some(Heard::Wrote { table: TableId(table), len, access }));
                 }
                 Ok(())
@@ -1135,7 +1145,26 @@ fn notice_payloads_carry_entries_byte_for_byte_or_only_the_length() {
         )
         .unwrap();
     // More entries than the journal's length, or none, or no JSON: no such notice.
-    for bad in ["7:1:entries:[1,2]", "7:1:entries:[]", "7:1:entries:[x]", "7:1:entries:", "7:x:entries:[1]"] {
+    assert_eq!(
+        Heard::parse("7:2:finished:entries:[{}]"),
+        Some(Heard::Appended {
+            table: TableId(7),
+            len: 2,
+            access: false,
+            finished: true,
+            entries: vec!["{}".into()]
+        })
+    );
+    // The end alone is never told without the entries it came with.
+    for bad in [
+        "7:1:entries:[1,2]",
+        "7:1:entries:[]",
+        "7:1:entries:[x]",
+        "7:1:entries:",
+        "7:x:entries:[1]",
+        "7:1:finished",
+        "7:1:finished:access:entries:[1]",
+    ] {
         assert_eq!(Heard::parse(bad), None, "{bad:?}");
     }
 }
@@ -1146,8 +1175,9 @@ async fn next_heard(rx: &mut tokio::sync::broadcast::Receiver<Heard>) -> Heard {
 }
 
 /// PostgreSQL: a store hears, once durable, what every writer commits — its own commits and
-/// another store's on the same database, one notice per table with the journal's length, and
-/// `access` when more than the journal changed; nothing of a refused commit.
+/// another store's on the same database, one notice per table with the journal's length,
+/// `access` when access rows changed and `finished` when the table ended; nothing of a refused
+/// commit.
 #[test]
 fn postgres_listeners_hear_every_writers_commits() {
     let Some(place) = pg_place("postgres_listeners_hear_every_writers_commits") else { return };
@@ -1165,12 +1195,16 @@ fn postgres_listeners_hear_every_writers_commits() {
         let mut want = vec![appended(t, 0, 2, false), appended(u, 0, 1, false)];
         want.sort_by_key(|h| format!("{h:?}"));
         assert_eq!(got, want);
-        // Refused (a conflict): nothing told. Then an access row and an end: `access`.
+        // Refused (a conflict): nothing told. Then an access row (`access`: read it), and an
+        // end with its last entry (`finished`: the follower needs nothing more).
         assert!(matches!(a.commit(vec![journal(t, 1)]).await, Err(PersistError::Conflict { .. })));
         a.commit(vec![Write::Access { table: t, access: access("gm", None, "null") }]).await.unwrap();
         assert_eq!(next_heard(&mut heard).await, Heard::Wrote { table: t, len: 2, access: true });
         b.commit(vec![journal(t, 2), Write::Finished { table: t }]).await.unwrap();
-        assert_eq!(next_heard(&mut heard).await, appended(t, 2, 3, true));
+        assert_eq!(
+            next_heard(&mut heard).await,
+            Heard::Appended { table: t, len: 3, access: false, finished: true, entries: vec![entry(t, 2)] }
+        );
         // A second listener of the same store hears from then on.
         let mut again = b.listen().await.unwrap().unwrap();
         a.commit(vec![journal(u, 1)]).await.unwrap();

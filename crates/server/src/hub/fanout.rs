@@ -23,8 +23,8 @@
 //! instance's [`Fanout`] passes each notice to the actor of the table if it holds it in
 //! memory, through a [`watch`] channel per actor — a notice never waits and is never dropped
 //! for a busy actor; several coalesce into one — and keeps the entries it carried. The actor
-//! applies those entries as a load does, or, when some are missing or more than entries
-//! changed, reads what it lacks ([`TableStore::load_since`]); then it sends its own
+//! applies those entries as a load does (the table's end, when the notice says so, with them),
+//! or, when some are missing or access rows changed, reads what it lacks ([`TableStore::load_since`]); then it sends its own
 //! connections what changed. A notice that may have been lost ([`Heard::Missed`]: the
 //! listener connected again, or fell behind) makes every actor check the store. A commit
 //! refused because another instance kept that entry number first ([`PersistError::Conflict`],
@@ -112,6 +112,8 @@ pub(crate) struct Head {
     access: u64,
     /// How many times notices may have been lost.
     missed: u64,
+    /// Whether a notice that carried its entries said the table finished.
+    finished: bool,
 }
 
 /// Entries carried by notices, by number, that an actor has not applied yet.
@@ -228,8 +230,8 @@ impl Fanout {
     /// Passes a notice on to the actor it concerns (or, [`Heard::Missed`], to all).
     fn heard(&self, heard: Heard) {
         match heard {
-            Heard::Appended { table, len, access, entries } => {
-                if let Some((_, _, carried)) = self.heads().get(&table.0) {
+            Heard::Appended { table, len, access, finished, entries } => {
+                if let Some((_, tx, carried)) = self.heads().get(&table.0) {
                     let mut carried = carried.lock().unwrap_or_else(|p| p.into_inner());
                     if carried.len() + entries.len() > CARRIED {
                         // Too far behind: the actor reads the store.
@@ -237,6 +239,13 @@ impl Fanout {
                     } else {
                         let first = len - entries.len() as u64;
                         carried.extend((first..).zip(entries));
+                    }
+                    if finished {
+                        // Set before the length, whose change wakes the actor: it sees both.
+                        tx.send_if_modified(|head| {
+                            head.finished = true;
+                            false
+                        });
                     }
                 }
                 self.heard(Heard::Wrote { table, len, access });
@@ -582,7 +591,8 @@ impl<S: TableStore> Actor<S> {
             all.then(|| (journal..head.len).filter_map(|n| carried.remove(&n)).collect())
         };
         match carried {
-            Some(entries) => self.apply_entries(&entries, false),
+            // The table's end came with its last entries: nothing else to read.
+            Some(entries) => self.apply_entries(&entries, head.finished),
             None if behind => self.catch_up().await,
             None => Ok(()),
         }
@@ -837,5 +847,44 @@ async fn take_leases<S: TableStore>(hub: Arc<Hub<S>>, mut queue: mpsc::Unbounded
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A notice that carries a finished table's last entries leaves its actor all it needs:
+    /// the entries, the new length and the end — no read of the store. One with access rows
+    /// does not (they are read).
+    #[test]
+    fn a_notice_of_a_tables_end_with_its_entries_needs_no_read() {
+        let fanout = Fanout::new(true, 10, "a".into());
+        let (table, other) = (TableId(1), TableId(2));
+        let mut follow = fanout.follow(table, 0).expect("a shared store follows");
+        let mut follow_other = fanout.follow(other, 0).expect("a shared store follows");
+        let entries = vec!["{\"e\":3}".to_owned(), "{\"e\":4}".to_owned()];
+        fanout.heard(Heard::Appended {
+            table,
+            len: 5,
+            access: false,
+            finished: true,
+            entries: entries.clone(),
+        });
+        fanout.heard(Heard::Appended {
+            table: other,
+            len: 1,
+            access: true,
+            finished: false,
+            entries: vec!["{}".into()],
+        });
+        assert!(follow.head.has_changed().unwrap());
+        let head = *follow.head.borrow_and_update();
+        assert_eq!(head, Head { len: 5, access: 0, missed: 0, finished: true });
+        let carried = follow.carried.lock().unwrap().clone();
+        assert_eq!(carried, BTreeMap::from([(3, entries[0].clone()), (4, entries[1].clone())]));
+        // Access rows changed: the actor reads the store (its `access` count moved).
+        let head = *follow_other.head.borrow_and_update();
+        assert_eq!(head, Head { len: 1, access: 1, missed: 0, finished: false });
     }
 }
