@@ -113,6 +113,10 @@ pub struct Limits {
     /// several instances share: how long a table's bots and timers wait after their instance
     /// died before another takes them over.
     pub lease_seconds: u32,
+    /// How long a seat's decision waits for another seat's awaited with it (both connected to
+    /// this instance) before it is made durable alone: kept together, the two share one commit
+    /// (docs/performance.md, round 8). Zero: never waits.
+    pub hold: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -125,6 +129,7 @@ impl Default for Limits {
             max_connections: 20_000,
             idle_seconds: 300,
             lease_seconds: 10,
+            hold: std::time::Duration::from_millis(3),
         }
     }
 }

@@ -795,9 +795,20 @@ impl<S: TableStore> Actor<S> {
                                 ToTable::Request { conn, message, received }
                                     if self.follow.is_none() && together(&message) =>
                                 {
+                                    let hold = self.waits_for_another(conn, &message);
                                     let first = (conn, *message, received);
-                                    match rx.try_recv() {
-                                        Ok(ToTable::Request { conn, message, received }) if together(&message) => {
+                                    let next = match rx.try_recv() {
+                                        Ok(next) => Some(next),
+                                        // The other seat's decision is likely on its way: kept
+                                        // with this one, the two share a commit.
+                                        Err(_) if hold => {
+                                            let wait = self.hub.config.limits.hold;
+                                            tokio::time::timeout(wait, rx.recv()).await.ok().flatten()
+                                        }
+                                        Err(_) => None,
+                                    };
+                                    match next {
+                                        Some(ToTable::Request { conn, message, received }) if together(&message) => {
                                             let mut batch = vec![first, (conn, *message, received)];
                                             let mut later = None;
                                             while batch.len() < MAX_TOGETHER && later.is_none() {
@@ -817,7 +828,7 @@ impl<S: TableStore> Actor<S> {
                                         next => {
                                             let (conn, message, received) = first;
                                             let m = ToTable::Request { conn, message: Box::new(message), received };
-                                            (Box::pin(self.handle(m)).await, next.ok())
+                                            (Box::pin(self.handle(m)).await, next)
                                         }
                                     }
                                 }
@@ -1301,6 +1312,28 @@ impl<S: TableStore> Actor<S> {
     fn nonce(&self) -> Option<String> {
         (self.game.sealing() || self.game.round().is_some_and(|r| r.opening))
             .then(|| hex::encode(rand::random::<[u8; 32]>()))
+    }
+
+    /// Whether a seat's decision (a command, a commitment, a reveal) from `conn` is awaited
+    /// together with another seat's, whose link is connected to this instance: both seats of
+    /// a simultaneous choice, or of a bound round's reveals, usually answer within moments of
+    /// each other, and kept together they are made durable by one commit instead of two in a
+    /// row (waiting at most [`Limits::hold`](crate::config::Limits::hold)). A bot's seat is
+    /// decided here, on its think delay: never waited for.
+    fn waits_for_another(&self, conn: u64, message: &ClientMessage) -> bool {
+        let decision = matches!(
+            message,
+            ClientMessage::Command { .. } | ClientMessage::Seal { .. } | ClientMessage::Reveal { .. }
+        );
+        let Some(Who::Seat { seat }) = self.conns.get(&conn).map(|c| c.who) else { return false };
+        if !decision || self.hub.config.limits.hold.is_zero() {
+            return false;
+        }
+        let awaiting = self.game.awaiting();
+        awaiting.contains(&SeatId(seat))
+            && awaiting.iter().any(|other| {
+                other.0 != seat && self.conns.values().any(|c| c.who == Who::Seat { seat: other.0 })
+            })
     }
 
     /// Whether `seat` plays sealed and its next face-down decision is in the open round (or

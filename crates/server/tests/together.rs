@@ -1,7 +1,9 @@
 //! Requests waiting at a table together are made durable by one commit (two seats' reveals of
 //! a sealed round share one sync instead of waiting one after the other), each judged and
 //! applied in turn as one at a time would be, and answered only once that commit is durable;
-//! a retry queued behind its own first copy is answered as the first, applied once.
+//! a retry queued behind its own first copy is answered as the first, applied once. A seat's
+//! decision awaited with another connected seat's waits a moment for it, so that the two share a
+//! commit.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -183,4 +185,91 @@ async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is
         .filter_map(|e| serde_json::from_str::<Value>(e).ok()?["id"].as_str().map(str::to_owned))
         .collect();
     assert_eq!(ids, vec!["s1", "s2", "seed", "r1", "r2"]);
+}
+
+/// A plain duel on a [`Gated`] store whose decisions wait `hold` for another's: its two seats
+/// joined (or Ada's alone), their welcomes read; the store's folder goes with the server.
+async fn plain_duel(
+    hold: Duration,
+    both: bool,
+) -> ((server::Running, tempfile::TempDir), Gated, Client, Option<Client>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let store = Gated {
+        inner: store::SqliteTables::open(&db).await.unwrap(),
+        hold: Arc::default(),
+        open: Arc::new(tokio::sync::Semaphore::new(0)),
+        waiting: Arc::default(),
+        commits: Arc::default(),
+    };
+    let mut config = server::Config::new(db);
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.limits.hold = hold;
+    let server = server::start_with(config, store.clone()).await.unwrap();
+    let created = server
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions::default(),
+            rules: Default::default(),
+        })
+        .await
+        .unwrap();
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    next(&mut ada).await;
+    let gm = if both {
+        let mut gm = Client::join(&created.seats["gm"], 0).await.unwrap();
+        next(&mut gm).await;
+        Some(gm)
+    } else {
+        None
+    };
+    ((server, dir), store, ada, gm)
+}
+
+/// Both seats' stances: Ada's first, the GM's a moment later.
+async fn both_stances(ada: &mut Client, gm: &mut Client) {
+    let stance = |id: &str| ClientMessage::Command {
+        id: id.into(),
+        command: serde_json::json!({"commit_stance": {"stance": {"type": "attack", "amount": 1}}}),
+    };
+    ada.send(&stance("a1")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    gm.send(&stance("g1")).await.unwrap();
+    for (client, id) in [(ada, "a1"), (gm, "g1")] {
+        let got = until_answer(client, id).await;
+        assert!(matches!(got.last(), Some(ServerMessage::Ack { .. })), "{got:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seats_decision_waits_for_the_other_seats_awaited_with_it_and_both_share_one_commit() {
+    // Waiting (long enough for any machine): the two stances are kept by one commit.
+    let (server, store, mut ada, gm) = plain_duel(Duration::from_secs(5), true).await;
+    let before = store.commits.lock().unwrap().len();
+    both_stances(&mut ada, &mut gm.unwrap()).await;
+    assert_eq!(store.commits.lock().unwrap()[before..].to_vec(), vec![2], "one commit for both stances");
+    server.0.shutdown().await.unwrap();
+
+    // Not waiting: one commit each.
+    let (server, store, mut ada, gm) = plain_duel(Duration::ZERO, true).await;
+    let before = store.commits.lock().unwrap().len();
+    both_stances(&mut ada, &mut gm.unwrap()).await;
+    assert_eq!(store.commits.lock().unwrap()[before..].to_vec(), vec![1, 1], "a commit for each stance");
+    server.0.shutdown().await.unwrap();
+
+    // The other seat not connected: nothing to wait for, answered at once (far within the
+    // hold of a minute).
+    let (server, store, mut ada, _) = plain_duel(Duration::from_secs(60), false).await;
+    let before = store.commits.lock().unwrap().len();
+    let stance = ClientMessage::Command {
+        id: "a1".into(),
+        command: serde_json::json!({"commit_stance": {"stance": {"type": "defend", "amount": 1}}}),
+    };
+    ada.send(&stance).await.unwrap();
+    let answered = tokio::time::timeout(Duration::from_secs(20), until_answer(&mut ada, "a1")).await;
+    assert!(answered.is_ok(), "a seat whose partner is not connected does not wait for it");
+    assert_eq!(store.commits.lock().unwrap()[before..].to_vec(), vec![1]);
+    server.0.shutdown().await.unwrap();
 }
