@@ -85,6 +85,13 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().idle_seconds)]
     pub idle_seconds: u64,
 
+    /// Milliseconds a seat's decision waits for another seat's awaited with it (both connected
+    /// to this server) before it is made durable alone; kept together, the two share one sync.
+    /// 0: never waits.
+    #[arg(long, value_name = "MS", default_value_t = Limits::default().hold.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub hold_ms: u64,
+
     /// Create a table at start-up and print its links: SYSTEM:EXAMPLE (an example's file name,
     /// iron-triangle:ambush-2v3), or SYSTEM alone for its default example (iron-triangle: duel,
     /// nodice: pc-vs-bandit, inciting-incident: river-fight).
@@ -261,6 +268,7 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             max_tables: args.max_tables,
             max_connections: args.max_connections,
             idle_seconds: args.idle_seconds,
+            hold: std::time::Duration::from_millis(args.hold_ms),
             ..Limits::default()
         },
     })

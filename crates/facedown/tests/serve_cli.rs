@@ -28,6 +28,7 @@ fn serve_help_shows_the_flags_and_examples() {
         "--max-tables",
         "--max-connections",
         "--idle-seconds",
+        "--hold-ms",
         "--table",
         "--bot",
         "--think-ms",

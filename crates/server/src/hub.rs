@@ -590,6 +590,9 @@ struct Actor<S: TableStore> {
     idle_since: Instant,
     /// On a shared store: what other instances committed, and the lease.
     follow: Option<fanout::Follow>,
+    /// While requests kept together are judged ([`Actor::requests`]): the refusals, sent only
+    /// after the change of the requests kept before them, which may be why they were refused.
+    refusals: Option<Vec<(u64, ServerMessage)>>,
     /// Requests another instance forwarded, by the connection number given them while they
     /// are handled.
     remotes: HashMap<u64, Remote>,
@@ -760,6 +763,7 @@ impl<S: TableStore> Actor<S> {
             finished: false,
             idle_since: Instant::now(),
             follow: None,
+            refusals: None,
             remotes: HashMap::new(),
             forwarded: HashMap::new(),
             local: false,
@@ -1304,7 +1308,11 @@ impl<S: TableStore> Actor<S> {
 
     fn refuse(&mut self, conn: u64, id: Option<String>, code: ErrorCode, message: String) {
         self.hub.metrics.refused.inc();
-        self.send_to(conn, &ServerMessage::Error { id, code, message });
+        let error = ServerMessage::Error { id, code, message };
+        match self.refusals.as_mut() {
+            Some(later) => later.push((conn, error)),
+            None => self.send_to(conn, &error),
+        }
     }
 
     /// A fresh random nonce for a command that may belong to a sealed round: only at a table
@@ -1588,6 +1596,9 @@ impl<S: TableStore> Actor<S> {
         let mut writes = Vec::with_capacity(batch.len() + 1);
         let mut rest = Vec::new();
         let mut batch = batch.into_iter();
+        // A request refused after others were kept may be refused because of them (the scene
+        // they ended): its refusal leaves after their change, as one at a time would have it.
+        self.refusals = Some(Vec::new());
         while let Some((conn, message, received)) = batch.next() {
             let key = self.conns.get(&conn).map(|c| c.key.clone()).unwrap_or_default();
             if let Some(id) = message.id()
@@ -1618,6 +1629,7 @@ impl<S: TableStore> Actor<S> {
                 && ((face_down > 0 && self.game.face_down() == 0) || (bound && self.game.round().is_none()));
             kept.push(Kept { op, conn, received, fault, revealed, seq: self.game.seq() });
         }
+        let refusals = self.refusals.take().unwrap_or_default();
         if !kept.is_empty() {
             let entries = writes.len() as u64;
             let over = self.game.is_over() && !self.finished;
@@ -1665,6 +1677,9 @@ impl<S: TableStore> Actor<S> {
                     self.hub.metrics.reveal_latency.observe(k.received.elapsed().as_secs_f64());
                 }
             }
+        }
+        for (conn, error) in refusals {
+            self.send_to(conn, &error);
         }
         if rest.is_empty() { Ok(()) } else { Box::pin(self.requests(rest)).await }
     }
