@@ -273,3 +273,26 @@ async fn a_seats_decision_waits_for_the_other_seats_awaited_with_it_and_both_sha
     assert_eq!(store.commits.lock().unwrap()[before..].to_vec(), vec![1]);
     server.0.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_refused_because_of_one_kept_before_it_is_refused_after_that_ones_update() {
+    // The GM's ruling takes Ada's attack energy away while her stance waits with it; her
+    // stance, an attack, is then refused — and she learns why before she learns she was.
+    let (server, _store, mut ada, gm) = plain_duel(Duration::from_secs(5), true).await;
+    let mut gm = gm.unwrap();
+    let ruling = serde_json::json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 3, "grapple": 2, "attack": 0}, "reason": "a fall"}});
+    gm.send(&ClientMessage::Command { id: "g1".into(), command: ruling }).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let attack = serde_json::json!({"commit_stance": {"stance": {"type": "attack", "amount": 3}}});
+    ada.send(&ClientMessage::Command { id: "a1".into(), command: attack }).await.unwrap();
+    let got = until_answer(&mut ada, "a1").await;
+    let adjusted = got.iter().position(|m| {
+        matches!(m, ServerMessage::Update { change } if change.updates.iter().any(|u| u["event"]["event"] == "energy_adjusted"))
+    });
+    let refused = got.iter().position(|m| matches!(m, ServerMessage::Error { id: Some(i), .. } if i == "a1"));
+    assert!(refused.is_some(), "the attack is refused: {got:?}");
+    assert!(adjusted.is_some_and(|a| Some(a) < refused), "the ruling's update first: {got:?}");
+    let answered = until_answer(&mut gm, "g1").await;
+    assert!(matches!(answered.last(), Some(ServerMessage::Ack { .. })), "{answered:?}");
+    server.0.shutdown().await.unwrap();
+}
