@@ -33,6 +33,19 @@ struct Gated {
     commits: Arc<Mutex<Vec<usize>>>,
 }
 
+impl Gated {
+    /// The SQLite store at `db`, its commits passing until `hold` is set.
+    async fn open(db: &std::path::Path) -> Gated {
+        Gated {
+            inner: store::SqliteTables::open(db).await.unwrap(),
+            hold: Arc::default(),
+            open: Arc::new(tokio::sync::Semaphore::new(0)),
+            waiting: Arc::default(),
+            commits: Arc::default(),
+        }
+    }
+}
+
 impl TableStore for Gated {
     async fn create_table(&self, table: &NewTable) -> Result<TableId, PersistError> {
         self.inner.create_table(table).await
@@ -91,13 +104,7 @@ fn first_choice(client_welcome: &ServerMessage) -> Value {
 async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is_applied_once() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("server.db");
-    let store = Gated {
-        inner: store::SqliteTables::open(&db).await.unwrap(),
-        hold: Arc::default(),
-        open: Arc::new(tokio::sync::Semaphore::new(0)),
-        waiting: Arc::default(),
-        commits: Arc::default(),
-    };
+    let store = Gated::open(&db).await;
     let mut config = server::Config::new(db.clone());
     config.listen = "127.0.0.1:0".parse().unwrap();
     let server = server::start_with(config, store.clone()).await.unwrap();
@@ -195,13 +202,7 @@ async fn plain_duel(
 ) -> ((server::Running, tempfile::TempDir), Gated, Client, Option<Client>) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("server.db");
-    let store = Gated {
-        inner: store::SqliteTables::open(&db).await.unwrap(),
-        hold: Arc::default(),
-        open: Arc::new(tokio::sync::Semaphore::new(0)),
-        waiting: Arc::default(),
-        commits: Arc::default(),
-    };
+    let store = Gated::open(&db).await;
     let mut config = server::Config::new(db);
     config.listen = "127.0.0.1:0".parse().unwrap();
     config.limits.hold = hold;
