@@ -85,9 +85,9 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().idle_seconds)]
     pub idle_seconds: u64,
 
-    /// Milliseconds a seat's decision waits for another seat's awaited with it (both connected
-    /// to this server) before it is made durable alone; kept together, the two share one sync.
-    /// 0: never waits.
+    /// Milliseconds a seat's decision waits for another seat's awaited with it (connected to
+    /// this server, or on PostgreSQL to another instance) before it is made durable alone;
+    /// kept together, the two share one sync. 0: never waits.
     #[arg(long, value_name = "MS", default_value_t = Limits::default().hold.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(0..=1000))]
     pub hold_ms: u64,

@@ -113,9 +113,10 @@ pub struct Limits {
     /// several instances share: how long a table's bots and timers wait after their instance
     /// died before another takes them over.
     pub lease_seconds: u32,
-    /// How long a seat's decision waits for another seat's awaited with it (both connected to
-    /// this instance) before it is made durable alone: kept together, the two share one commit
-    /// (docs/performance.md, round 8). Zero: never waits.
+    /// How long a seat's decision waits for another seat's awaited with it (connected to this
+    /// instance, or on a shared store a person's, forwarded by another instance) before it is
+    /// made durable alone: kept together, the two share one commit (docs/performance.md,
+    /// rounds 8 and 9). Zero: never waits.
     pub hold: std::time::Duration,
 }
 

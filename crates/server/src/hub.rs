@@ -794,13 +794,10 @@ impl<S: TableStore> Actor<S> {
                             break;
                         }
                         m => {
-                            let (handled, later) = match m {
+                            let (handled, later) = match self.batchable(m) {
                                 // Requests already waiting behind this one are kept with it.
-                                ToTable::Request { conn, message, received }
-                                    if self.follow.is_none() && together(&message) =>
-                                {
-                                    let hold = self.waits_for_another(conn, &message);
-                                    let first = (conn, *message, received);
+                                Ok(first) => {
+                                    let hold = self.waits_for_another(first.0, &first.1);
                                     let next = match rx.try_recv() {
                                         Ok(next) => Some(next),
                                         // The other seat's decision is likely on its way: kept
@@ -811,32 +808,35 @@ impl<S: TableStore> Actor<S> {
                                         }
                                         Err(_) => None,
                                     };
-                                    match next {
-                                        Some(ToTable::Request { conn, message, received }) if together(&message) => {
-                                            let mut batch = vec![first, (conn, *message, received)];
-                                            let mut later = None;
-                                            while batch.len() < MAX_TOGETHER && later.is_none() {
-                                                match rx.try_recv() {
-                                                    Ok(ToTable::Request { conn, message, received })
-                                                        if together(&message) =>
-                                                    {
-                                                        batch.push((conn, *message, received));
-                                                    }
-                                                    Ok(other) => later = Some(other),
-                                                    Err(_) => break,
-                                                }
-                                            }
-                                            (Box::pin(self.requests(batch)).await, later)
+                                    let mut batch = vec![first];
+                                    let mut later = next.and_then(|n| match self.batchable(n) {
+                                        Ok(second) => {
+                                            batch.push(second);
+                                            None
                                         }
-                                        // Alone (the usual case): as any message.
-                                        next => {
-                                            let (conn, message, received) = first;
-                                            let m = ToTable::Request { conn, message: Box::new(message), received };
-                                            (Box::pin(self.handle(m)).await, next)
+                                        Err(other) => Some(other),
+                                    });
+                                    while batch.len() > 1 && batch.len() < MAX_TOGETHER && later.is_none() {
+                                        match rx.try_recv() {
+                                            Ok(next) => match self.batchable(next) {
+                                                Ok(request) => batch.push(request),
+                                                Err(other) => later = Some(other),
+                                            },
+                                            Err(_) => break,
                                         }
                                     }
+                                    let handled = if batch.len() > 1 {
+                                        Box::pin(self.requests(batch)).await
+                                    } else {
+                                        // Alone (the usual case): as any request.
+                                        let (conn, message, received) = batch.remove(0);
+                                        Box::pin(self.request(conn, message, received)).await
+                                    };
+                                    // The forwarded requests' connection numbers end with them.
+                                    self.remotes.clear();
+                                    (handled, later)
                                 }
-                                m => (Box::pin(self.handle(m)).await, None),
+                                Err(m) => (Box::pin(self.handle(m)).await, None),
                             };
                             let (handled, close) = match later {
                                 Some(ToTable::Close) => (handled, true),
@@ -1322,8 +1322,33 @@ impl<S: TableStore> Actor<S> {
             .then(|| hex::encode(rand::random::<[u8; 32]>()))
     }
 
+    /// `message` as a request that may be kept together with others ([`Actor::requests`]):
+    /// a seat's decision or one like it, from a connection of this instance or forwarded by
+    /// another, while this instance applies the table's requests (on a store of its own, or
+    /// holding the table's lease on a shared one). A forwarded one gets its connection number
+    /// here, until the batch is handled. Anything else is given back.
+    fn batchable(&mut self, message: ToTable) -> Result<(u64, ClientMessage, Instant), ToTable> {
+        if fanout::elsewhere(&self.follow).is_some() || self.local {
+            return Err(message);
+        }
+        match message {
+            ToTable::Request { conn, message, received } if together(&message) => {
+                Ok((conn, *message, received))
+            }
+            ToTable::Forwarded { from, conn, who, message } if together(&message) => match who_of(&who) {
+                Some(w) => {
+                    let remote = REMOTE | self.hub.next_conn();
+                    self.remotes.insert(remote, Remote { instance: from, conn, who: w, key: who });
+                    Ok((remote, message, Instant::now()))
+                }
+                None => Err(ToTable::Forwarded { from, conn, who, message }),
+            },
+            other => Err(other),
+        }
+    }
+
     /// Whether a seat's decision (a command, a commitment, a reveal) from `conn` is awaited
-    /// together with another seat's, whose link is connected to this instance: both seats of
+    /// together with another seat's that may come soon ([`Actor::may_answer_soon`]): both seats of
     /// a simultaneous choice, or of a bound round's reveals, usually answer within moments of
     /// each other, and kept together they are made durable by one commit instead of two in a
     /// row (waiting at most [`Limits::hold`](crate::config::Limits::hold)). A bot's seat is
@@ -1333,15 +1358,26 @@ impl<S: TableStore> Actor<S> {
             message,
             ClientMessage::Command { .. } | ClientMessage::Seal { .. } | ClientMessage::Reveal { .. }
         );
-        let Some(Who::Seat { seat }) = self.conns.get(&conn).map(|c| c.who) else { return false };
+        let who = self.conns.get(&conn).map(|c| c.who).or_else(|| self.remotes.get(&conn).map(|r| r.who));
+        let Some(Who::Seat { seat }) = who else { return false };
         if !decision || self.hub.config.limits.hold.is_zero() {
             return false;
         }
         let awaiting = self.game.awaiting();
         awaiting.contains(&SeatId(seat))
-            && awaiting.iter().any(|other| {
-                other.0 != seat && self.conns.values().any(|c| c.who == Who::Seat { seat: other.0 })
-            })
+            && awaiting.iter().any(|other| other.0 != seat && self.may_answer_soon(other.0))
+    }
+
+    /// Whether `seat`'s decision may come as a request soon: its link is connected here, or,
+    /// on a shared store, a person plays it (whose link may be connected to another instance,
+    /// which forwards its requests here).
+    fn may_answer_soon(&self, seat: u16) -> bool {
+        self.conns.values().any(|c| c.who == Who::Seat { seat })
+            || (self.follow.is_some()
+                && self
+                    .access
+                    .get(&who_key(Who::Seat { seat }))
+                    .is_some_and(|row| matches!(row.controller, Controller::Person)))
     }
 
     /// Whether `seat` plays sealed and its next face-down decision is in the open round (or
@@ -1570,8 +1606,10 @@ impl<S: TableStore> Actor<S> {
     /// Requests that came in together: each is judged and applied in turn, as one at a time
     /// would be, but all are made durable by one commit before anyone is told and answered (two
     /// seats' reveals of one sealed round share a commit instead of waiting one after the
-    /// other). Only on a store of this instance's own, where no other instance appends to the
-    /// journal; a request repeated within the batch (a retry) waits for the batch's answers.
+    /// other). Only where this instance applies the table's requests ([`Actor::batchable`]);
+    /// should another instance append to the journal meanwhile (a shared store), the commit
+    /// loses the race and each request is kept again alone. A request repeated within the
+    /// batch (a retry) waits for the batch's answers.
     async fn requests(&mut self, batch: Vec<(u64, ClientMessage, Instant)>) -> Result<(), String> {
         struct Kept {
             op: Op,
@@ -1584,7 +1622,7 @@ impl<S: TableStore> Actor<S> {
             /// The sequence number after it, which its answer gives (as if kept alone).
             seq: u64,
         }
-        if batch.len() <= 1 || self.follow.is_some() {
+        if batch.len() <= 1 {
             for (conn, message, received) in batch {
                 Box::pin(self.request(conn, message, received)).await?;
             }
@@ -1600,7 +1638,11 @@ impl<S: TableStore> Actor<S> {
         // they ended): its refusal leaves after their change, as one at a time would have it.
         self.refusals = Some(Vec::new());
         while let Some((conn, message, received)) = batch.next() {
-            let key = self.conns.get(&conn).map(|c| c.key.clone()).unwrap_or_default();
+            let key = match (self.conns.get(&conn), self.remotes.get(&conn)) {
+                (Some(c), _) => c.key.clone(),
+                (None, Some(r)) => r.key.clone(),
+                (None, None) => String::new(),
+            };
             if let Some(id) = message.id()
                 && asked_ids.iter().any(|(k, i)| *k == key && i == id)
             {
@@ -1637,11 +1679,27 @@ impl<S: TableStore> Actor<S> {
                 writes.push(Write::Finished { table: self.id });
             }
             let started = Instant::now();
-            // On a store of its own no other instance appends: any error is fatal (the table
-            // leaves memory and reloads; nothing here was acknowledged).
-            Box::pin(self.hub.store.commit(writes))
-                .await
-                .map_err(|e| format!("the journal could not be kept: {e}"))?;
+            match Box::pin(self.hub.store.commit(writes)).await {
+                Ok(()) => {}
+                // On a shared store another instance kept one of these numbers first (it took
+                // the lease over meanwhile, or applied a request forwarded to it in vain): the
+                // table as the store has it, then each request kept here again, one at a time
+                // as if it came alone (one kept meanwhile by the other is answered as it was).
+                // Nothing here was acknowledged.
+                Err(e) if fanout::is_conflict(&e) => {
+                    self.reload().await?;
+                    for k in kept {
+                        Box::pin(self.keep_again(k.op, k.conn, k.received)).await?;
+                    }
+                    for (conn, error) in refusals {
+                        self.send_to(conn, &error);
+                    }
+                    return if rest.is_empty() { Ok(()) } else { Box::pin(self.requests(rest)).await };
+                }
+                // Any other error is fatal (the table leaves memory and reloads; nothing here
+                // was acknowledged).
+                Err(e) => return Err(format!("the journal could not be kept: {e}")),
+            }
             self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
             self.journal += entries;
             if over {
@@ -1682,6 +1740,20 @@ impl<S: TableStore> Actor<S> {
             self.send_to(conn, &error);
         }
         if rest.is_empty() { Ok(()) } else { Box::pin(self.requests(rest)).await }
+    }
+
+    /// A request kept in a batch whose commit lost a race ([`Actor::requests`]), kept again on
+    /// the table as the store has it: answered as it was when the other instance kept it
+    /// meanwhile (the same client id), else kept alone.
+    async fn keep_again(&mut self, op: Op, conn: u64, received: Instant) -> Result<(), String> {
+        if let Some((who, id)) = asked(&op)
+            && let Some(frame) = self.answered.get(&who).and_then(|q| q.iter().find(|(i, _)| *i == id))
+        {
+            let frame = frame.1.clone();
+            self.send_frame(conn, Some(id), frame);
+            return Ok(());
+        }
+        self.keep(op, Some(conn), received).await
     }
 
     /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.

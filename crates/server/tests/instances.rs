@@ -12,7 +12,7 @@
 //! The PostgreSQL server comes from `FACEDOWN_TEST_POSTGRES` (see tests/postgres.rs).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -42,6 +42,8 @@ struct Instance {
     cut: Arc<AtomicBool>,
     /// Every commit fails: this instance cannot apply a request itself.
     no_commits: Arc<AtomicBool>,
+    /// The commits that kept journal entries.
+    journal_commits: Arc<AtomicUsize>,
     /// Where this instance's server hears, once it listens.
     heard: Arc<Mutex<Option<broadcast::Sender<Heard>>>>,
 }
@@ -53,6 +55,7 @@ impl Instance {
             deaf: Arc::default(),
             cut: Arc::default(),
             no_commits: Arc::default(),
+            journal_commits: Arc::default(),
             heard: Arc::default(),
         }
     }
@@ -97,7 +100,12 @@ impl TableStore for Instance {
         if self.no_commits.load(Ordering::SeqCst) {
             return Err(PersistError::Closed);
         }
-        self.inner.commit(writes).await
+        let journal = writes.iter().any(|w| matches!(w, Write::Journal { .. }));
+        self.inner.commit(writes).await?;
+        if journal {
+            self.journal_commits.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(())
     }
     async fn load(&self, table: TableId) -> Result<StoredTable, PersistError> {
         self.check()?;
@@ -166,9 +174,15 @@ impl TableStore for Instance {
 
 /// An instance of the server on `url`, with leases of `lease_seconds`.
 async fn instance(url: &str, lease_seconds: u32) -> (Running, Instance) {
+    instance_holding(url, lease_seconds, config(url).limits.hold).await
+}
+
+/// [`instance`] whose seats' decisions wait `hold` for another's.
+async fn instance_holding(url: &str, lease_seconds: u32, hold: Duration) -> (Running, Instance) {
     let store = Instance::open(url).await;
     let mut c = config(url);
     c.limits.lease_seconds = lease_seconds;
+    c.limits.hold = hold;
     (server::start_with(c, store.clone()).await.unwrap(), store)
 }
 
@@ -770,4 +784,91 @@ async fn a_link_opened_on_the_other_instance_takes_the_seat_over() {
         }
     }
     stop(db, [a, b]).await;
+}
+
+/// Sends `command` from `client` with `id` and waits for its acknowledgement; returns its seq.
+async fn acked(client: &mut Client, id: &str) -> u64 {
+    loop {
+        match next(client).await {
+            ServerMessage::Ack { id: got, seq } if got == id => return seq,
+            ServerMessage::Update { .. } | ServerMessage::Ack { .. } => {}
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+}
+
+/// A seat on each instance answers the same prompt: the instance holding the lease waits for
+/// the other seat's decision, forwarded by the other instance, and keeps both by one commit
+/// (docs/performance.md, round 9) — as two seats on one instance do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decisions_from_a_seat_on_each_instance_share_one_commit_of_the_lease_holder() {
+    let test = "decisions_from_a_seat_on_each_instance_share_one_commit_of_the_lease_holder";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    // A long wait, so that the forwarded decision surely arrives within it.
+    let hold = Duration::from_secs(2);
+    let (a, a_store) = instance_holding(&url, 10, hold).await;
+    let (b, b_store) = instance_holding(&url, 10, hold).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let (on_a, on_b) = (links_on(&a, &created.seats), links_on(&b, &created.seats));
+    let (mut zero, start0) = join(&on_a[0]).await;
+    let (mut one, start1) = join(&on_b[1]).await;
+    assert!(start0.awaiting.contains(&0) && start0.awaiting.contains(&1), "both seats choose at once");
+    let holder = lease_holder(&url, &created.table).await.expect("a lease is held");
+    let before =
+        (a_store.journal_commits.load(Ordering::SeqCst), b_store.journal_commits.load(Ordering::SeqCst));
+    zero.send(&ClientMessage::Command { id: "zero-1".into(), command: first_choice(&start0) }).await.unwrap();
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
+    let (s0, s1) = (acked(&mut zero, "zero-1").await, acked(&mut one, "one-1").await);
+    assert!(s0 >= 2 && s1 >= 2, "both answered after both were kept: {s0}, {s1}");
+    let after =
+        (a_store.journal_commits.load(Ordering::SeqCst), b_store.journal_commits.load(Ordering::SeqCst));
+    assert_eq!(
+        (after.0 - before.0) + (after.1 - before.1),
+        1,
+        "one commit kept both decisions (the holder's: {holder}), not one each"
+    );
+    let journal = journal_of(&url, &created.table).await;
+    assert_eq!(journal.len(), 2, "{journal:?}");
+    assert_no_duplicates(&journal);
+    stop(db, [a, b]).await;
+}
+
+/// Two seats' decisions kept together by the lease holder lose the race for their journal
+/// numbers (another writer kept one of them first: here the same request of seat 0, as if the
+/// other instance applied it when forwarding went unanswered). The holder reads the table
+/// again and keeps each again alone: seat 0's is answered as the other kept it, seat 1's is
+/// applied after it — one entry each, nothing lost or applied twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decisions_kept_together_that_lose_the_race_are_kept_again_one_at_a_time() {
+    let test = "decisions_kept_together_that_lose_the_race_are_kept_again_one_at_a_time";
+    let Some(db) = Database::create(test).await else { return };
+    let url = db.url();
+    let (a, _) = instance_holding(&url, 10, Duration::from_secs(2)).await;
+    let created = a.create_table(duel(BTreeMap::new(), 20)).await.unwrap_or_else(|e| panic!("{}", e.message));
+    let links = links_on(&a, &created.seats);
+    let (mut zero, start0) = join(&links[0]).await;
+    let (mut one, start1) = join(&links[1]).await;
+    let (command0, command1) = (first_choice(&start0), first_choice(&start1));
+    // Seat 0's request, kept at number 1 behind the instance's back (no notice).
+    let entry = serde_json::json!({"op": "submit", "seat": 0, "command": command0, "id": "zero-1"});
+    let mut c = PgConnection::connect(&url).await.unwrap();
+    sqlx::query("INSERT INTO server_journal (table_id, n, entry) VALUES ($1, 1, $2)")
+        .bind(created.table.parse::<i64>().unwrap())
+        .bind(entry.to_string())
+        .execute(&mut c)
+        .await
+        .unwrap();
+    c.close().await.unwrap();
+    zero.send(&ClientMessage::Command { id: "zero-1".into(), command: command0 }).await.unwrap();
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: command1 }).await.unwrap();
+    let (s0, s1) = (acked(&mut zero, "zero-1").await, acked(&mut one, "one-1").await);
+    assert!(s1 > s0, "seat 1's kept after seat 0's: {s0}, {s1}");
+    let journal = journal_of(&url, &created.table).await;
+    assert_eq!(journal.len(), 2, "one entry each: {journal:?}");
+    assert_no_duplicates(&journal);
+    assert_eq!((journal[0]["seat"].as_u64(), journal[0]["id"].as_str()), (Some(0), Some("zero-1")));
+    assert_eq!((journal[1]["seat"].as_u64(), journal[1]["id"].as_str()), (Some(1), Some("one-1")));
+    a.shutdown().await.unwrap();
+    db.drop_it().await;
 }
