@@ -814,13 +814,13 @@ impl<S: TableStore> Actor<S> {
                                             batch.push(second);
                                             None
                                         }
-                                        Err(other) => Some(other),
+                                        Err(other) => Some(*other),
                                     });
                                     while batch.len() > 1 && batch.len() < MAX_TOGETHER && later.is_none() {
                                         match rx.try_recv() {
                                             Ok(next) => match self.batchable(next) {
                                                 Ok(request) => batch.push(request),
-                                                Err(other) => later = Some(other),
+                                                Err(other) => later = Some(*other),
                                             },
                                             Err(_) => break,
                                         }
@@ -836,7 +836,7 @@ impl<S: TableStore> Actor<S> {
                                     self.remotes.clear();
                                     (handled, later)
                                 }
-                                Err(m) => (Box::pin(self.handle(m)).await, None),
+                                Err(m) => (Box::pin(self.handle(*m)).await, None),
                             };
                             let (handled, close) = match later {
                                 Some(ToTable::Close) => (handled, true),
@@ -1327,9 +1327,9 @@ impl<S: TableStore> Actor<S> {
     /// another, while this instance applies the table's requests (on a store of its own, or
     /// holding the table's lease on a shared one). A forwarded one gets its connection number
     /// here, until the batch is handled. Anything else is given back.
-    fn batchable(&mut self, message: ToTable) -> Result<(u64, ClientMessage, Instant), ToTable> {
+    fn batchable(&mut self, message: ToTable) -> Result<(u64, ClientMessage, Instant), Box<ToTable>> {
         if fanout::elsewhere(&self.follow).is_some() || self.local {
-            return Err(message);
+            return Err(Box::new(message));
         }
         match message {
             ToTable::Request { conn, message, received } if together(&message) => {
@@ -1341,9 +1341,9 @@ impl<S: TableStore> Actor<S> {
                     self.remotes.insert(remote, Remote { instance: from, conn, who: w, key: who });
                     Ok((remote, message, Instant::now()))
                 }
-                None => Err(ToTable::Forwarded { from, conn, who, message }),
+                None => Err(Box::new(ToTable::Forwarded { from, conn, who, message })),
             },
-            other => Err(other),
+            other => Err(Box::new(other)),
         }
     }
 
