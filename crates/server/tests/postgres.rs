@@ -34,9 +34,14 @@ async fn a_table_on_postgres_resumes_after_a_restart() {
         })
         .await
         .unwrap_or_else(|e| panic!("a duel: {}", e.message));
-    // Some turns, then the server stops mid-game.
-    let before = play_all(links_on(&first, &created.seats), Some(3)).await;
-    assert!(before.iter().all(|s| !s.over && !s.items.is_empty()), "the game is under way");
+    // A decision each (both stances: no stance ends the game, where a random move may be a
+    // surrender), then the server stops mid-game.
+    let before = play_all(links_on(&first, &created.seats), Some(1)).await;
+    assert!(
+        before.iter().all(|s| !s.over && !s.items.is_empty()),
+        "the game is under way: {:?}",
+        before.iter().map(|s| (s.who, s.over, s.items.len())).collect::<Vec<_>>()
+    );
     first.shutdown().await.unwrap();
 
     // What the database holds: the table and its journal.
