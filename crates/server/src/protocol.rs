@@ -481,6 +481,20 @@ pub struct CreateTable {
     pub rules: BTreeMap<String, Value>,
 }
 
+impl CreateTable {
+    /// A table of `system`'s embedded example `name`, every seat a person's, with the default
+    /// options and the setup's own rules.
+    pub fn example(system: &str, name: &str) -> CreateTable {
+        CreateTable {
+            system: system.to_owned(),
+            setup: SetupSource::Example(name.to_owned()),
+            seats: BTreeMap::new(),
+            options: TableOptions::default(),
+            rules: BTreeMap::new(),
+        }
+    }
+}
+
 /// The answer to `POST /api/tables`: the links, each with its secret token in the fragment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CreatedTable {

@@ -2,13 +2,12 @@
 //! connections, idle tables leaving memory and coming back, the WebSocket Origin check, and
 //! HTTPS served directly with rustls.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use server::client::Client;
-use server::protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage, SetupSource, TableOptions};
+use server::protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage};
 use server::{Config, Running};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -19,13 +18,7 @@ fn config(db: &Path) -> Config {
 }
 
 fn duel() -> CreateTable {
-    CreateTable {
-        system: "iron-triangle".into(),
-        setup: SetupSource::Example("duel".into()),
-        seats: BTreeMap::new(),
-        options: TableOptions::default(),
-        rules: Default::default(),
-    }
+    CreateTable::example("iron-triangle", "duel")
 }
 
 /// The next message, within 10 s.

@@ -7,10 +7,9 @@
 //! start` starts a throwaway one) and the test makes a database of its own on it. Without the
 //! variable the test prints that it skipped — except under CI (`CI` set), where it fails.
 
-use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use server::protocol::{CreateTable, SetupSource, TableOptions};
+use server::protocol::CreateTable;
 use sqlx::postgres::PgConnectOptions;
 use store::tables::{TableId, TableStore};
 
@@ -25,13 +24,7 @@ async fn a_table_on_postgres_resumes_after_a_restart() {
 
     let first = server::start(config(&url)).await.unwrap();
     let created = first
-        .create_table(CreateTable {
-            system: "iron-triangle".into(),
-            setup: SetupSource::Example("duel".into()),
-            seats: BTreeMap::new(),
-            options: TableOptions::default(),
-            rules: Default::default(),
-        })
+        .create_table(CreateTable::example("iron-triangle", "duel"))
         .await
         .unwrap_or_else(|e| panic!("a duel: {}", e.message));
     // A decision each (both stances: no stance ends the game, where a random move may be a

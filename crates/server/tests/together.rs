@@ -207,16 +207,7 @@ async fn plain_duel(
     config.listen = "127.0.0.1:0".parse().unwrap();
     config.limits.hold = hold;
     let server = server::start_with(config, store.clone()).await.unwrap();
-    let created = server
-        .create_table(CreateTable {
-            system: "iron-triangle".into(),
-            setup: SetupSource::Example("duel".into()),
-            seats: BTreeMap::new(),
-            options: TableOptions::default(),
-            rules: Default::default(),
-        })
-        .await
-        .unwrap();
+    let created = server.create_table(CreateTable::example("iron-triangle", "duel")).await.unwrap();
     let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
     next(&mut ada).await;
     let gm = if both {

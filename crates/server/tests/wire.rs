@@ -37,13 +37,7 @@ async fn create(server: &Running, system: &str, example: &str, seats: &[(&str, &
         .map(|(name, bot)| (name.to_string(), Controller::Bot { bot: bot.to_string() }))
         .collect();
     server
-        .create_table(CreateTable {
-            system: system.into(),
-            setup: SetupSource::Example(example.into()),
-            seats,
-            options: TableOptions::default(),
-            rules: Default::default(),
-        })
+        .create_table(CreateTable { seats, ..CreateTable::example(system, example) })
         .await
         .unwrap_or_else(|e| panic!("{system} {example}: {}", e.message))
 }
