@@ -1746,14 +1746,25 @@ impl<S: TableStore> Actor<S> {
     /// the table as the store has it: answered as it was when the other instance kept it
     /// meanwhile (the same client id), else kept alone.
     async fn keep_again(&mut self, op: Op, conn: u64, received: Instant) -> Result<(), String> {
-        if let Some((who, id)) = asked(&op)
-            && let Some(frame) = self.answered.get(&who).and_then(|q| q.iter().find(|(i, _)| *i == id))
-        {
-            let frame = frame.1.clone();
-            self.send_frame(conn, Some(id), frame);
+        if self.answered_before(&op, Some(conn)) {
             return Ok(());
         }
         self.keep(op, Some(conn), received).await
+    }
+
+    /// Whether `op`'s client id is answered in the journal already (kept by another instance,
+    /// after this one applied it on an older state): then its answer, as it was, goes to
+    /// connection `from` again.
+    fn answered_before(&mut self, op: &Op, from: Option<u64>) -> bool {
+        let Some((who, id)) = asked(op) else { return false };
+        let Some(frame) = self.answered.get(&who).and_then(|q| q.iter().find(|(i, _)| *i == id)) else {
+            return false;
+        };
+        let frame = frame.1.clone();
+        if let Some(conn) = from {
+            self.send_frame(conn, Some(id), frame);
+        }
+        true
     }
 
     /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.
@@ -1796,14 +1807,7 @@ impl<S: TableStore> Actor<S> {
                     self.reload().await?;
                     // Kept meanwhile by the other instance (the same client id, forwarded or
                     // retried there): answered as it was, applied once.
-                    if let Some((who, id)) = asked(&op)
-                        && let Some(frame) =
-                            self.answered.get(&who).and_then(|q| q.iter().find(|(i, _)| *i == id))
-                    {
-                        let frame = frame.1.clone();
-                        if let Some(conn) = from {
-                            self.send_frame(conn, Some(id), frame);
-                        }
+                    if self.answered_before(&op, from) {
                         return Ok(());
                     }
                 }
