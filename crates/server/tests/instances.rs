@@ -786,12 +786,15 @@ async fn a_link_opened_on_the_other_instance_takes_the_seat_over() {
     stop(db, [a, b]).await;
 }
 
-/// Sends `command` from `client` with `id` and waits for its acknowledgement; returns its seq.
-async fn acked(client: &mut Client, id: &str) -> u64 {
+/// Waits for the acknowledgement of `client`'s request `id`; returns the last change received
+/// meanwhile.
+async fn acked(client: &mut Client, id: &str) -> Option<Change> {
+    let mut last = None;
     loop {
         match next(client).await {
-            ServerMessage::Ack { id: got, seq } if got == id => return seq,
-            ServerMessage::Update { .. } | ServerMessage::Ack { .. } => {}
+            ServerMessage::Ack { id: got, .. } if got == id => return last,
+            ServerMessage::Update { change } => last = Some(change),
+            ServerMessage::Ack { .. } => {}
             other => panic!("{id}: {other:?}"),
         }
     }
@@ -814,24 +817,49 @@ async fn decisions_from_a_seat_on_each_instance_share_one_commit_of_the_lease_ho
     let (mut zero, start0) = join(&on_a[0]).await;
     let (mut one, start1) = join(&on_b[1]).await;
     assert!(start0.awaiting.contains(&0) && start0.awaiting.contains(&1), "both seats choose at once");
+    // The stances first: by the time both are answered, each instance has heard of the other's
+    // connection (a notice that, arriving while a decision waits, would end the wait). A stance
+    // of 1 each (the second choice; with none, no move follows).
+    let stance = |c: &Change| c.prompt.as_ref().expect("a prompt")["choices"][1]["command"].clone();
+    zero.send(&ClientMessage::Command { id: "zero-1".into(), command: stance(&start0) }).await.unwrap();
+    one.send(&ClientMessage::Command { id: "one-1".into(), command: stance(&start1) }).await.unwrap();
+    let (seen0, seen1) = (acked(&mut zero, "zero-1").await, acked(&mut one, "one-1").await);
+    // Then the moves, asked of both at once.
+    let (moves0, moves1) = (asked_with(&mut zero, seen0, 1).await, asked_with(&mut one, seen1, 0).await);
     let holder = lease_holder(&url, &created.table).await.expect("a lease is held");
     let before =
         (a_store.journal_commits.load(Ordering::SeqCst), b_store.journal_commits.load(Ordering::SeqCst));
-    zero.send(&ClientMessage::Command { id: "zero-1".into(), command: first_choice(&start0) }).await.unwrap();
-    one.send(&ClientMessage::Command { id: "one-1".into(), command: first_choice(&start1) }).await.unwrap();
-    let (s0, s1) = (acked(&mut zero, "zero-1").await, acked(&mut one, "one-1").await);
-    assert!(s0 >= 2 && s1 >= 2, "both answered after both were kept: {s0}, {s1}");
+    zero.send(&ClientMessage::Command { id: "zero-2".into(), command: first_choice(&moves0) }).await.unwrap();
+    one.send(&ClientMessage::Command { id: "one-2".into(), command: first_choice(&moves1) }).await.unwrap();
+    acked(&mut zero, "zero-2").await;
+    acked(&mut one, "one-2").await;
     let after =
         (a_store.journal_commits.load(Ordering::SeqCst), b_store.journal_commits.load(Ordering::SeqCst));
     assert_eq!(
         (after.0 - before.0) + (after.1 - before.1),
         1,
-        "one commit kept both decisions (the holder's: {holder}), not one each"
+        "one commit kept both decisions (the holder's: {holder}), not one each: {before:?} → {after:?}"
     );
     let journal = journal_of(&url, &created.table).await;
-    assert_eq!(journal.len(), 2, "{journal:?}");
+    assert_eq!(journal.len(), 4, "{journal:?}");
     assert_no_duplicates(&journal);
     stop(db, [a, b]).await;
+}
+
+/// The change that asks `client` for a decision together with seat `other`: `seen`, the last
+/// one it received, or the next such.
+async fn asked_with(client: &mut Client, seen: Option<Change>, other: u16) -> Change {
+    let asks = |c: &Change| c.prompt.is_some() && c.awaiting.contains(&other);
+    if let Some(change) = seen.filter(|c| asks(c)) {
+        return change;
+    }
+    loop {
+        match next(client).await {
+            ServerMessage::Update { change } if asks(&change) => return change,
+            ServerMessage::Update { .. } | ServerMessage::Ack { .. } => {}
+            m => panic!("waiting to be asked: {m:?}"),
+        }
+    }
 }
 
 /// Two seats' decisions kept together by the lease holder lose the race for their journal
@@ -862,8 +890,8 @@ async fn decisions_kept_together_that_lose_the_race_are_kept_again_one_at_a_time
     c.close().await.unwrap();
     zero.send(&ClientMessage::Command { id: "zero-1".into(), command: command0 }).await.unwrap();
     one.send(&ClientMessage::Command { id: "one-1".into(), command: command1 }).await.unwrap();
-    let (s0, s1) = (acked(&mut zero, "zero-1").await, acked(&mut one, "one-1").await);
-    assert!(s1 > s0, "seat 1's kept after seat 0's: {s0}, {s1}");
+    acked(&mut zero, "zero-1").await;
+    acked(&mut one, "one-1").await;
     let journal = journal_of(&url, &created.table).await;
     assert_eq!(journal.len(), 2, "one entry each: {journal:?}");
     assert_no_duplicates(&journal);
