@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
+use session::CanonicalTexts;
 use session::any::AnyError;
 use session::sealed::{Fault, Mode, Nonce, RoundInfo, SealError};
 use store::tables::{Access, NewTable, TableId, TableStore, Write};
@@ -1083,6 +1084,28 @@ impl<S: TableStore> Actor<S> {
         Some(chain.head().to_string())
     }
 
+    /// [`Actor::head`] once `viewer` has been sent `items`, the canonical texts of its log
+    /// after `since`: chained on from them when the chain stands at `since`, as it does when
+    /// every frame to `viewer` carried the items since the one before.
+    fn head_after(&self, viewer: Viewer, since: u64, items: &[Arc<str>]) -> Option<String> {
+        {
+            let mut heads = self.heads.borrow_mut();
+            let seq = self.game.seq();
+            let (chain, done) = match heads.entry(viewer) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => e.insert((self.genesis?, 0)),
+            };
+            if *done == since && since + items.len() as u64 == seq {
+                for item in items {
+                    chain.append_canonical(item);
+                }
+                *done = seq;
+                return Some(chain.head().to_string());
+            }
+        }
+        self.head(viewer)
+    }
+
     /// `viewer`'s verifiable log (docs/fairness.md §7): JSON Lines, the table entry then every
     /// item of its log, each chained to the one before.
     fn fair_log(&self, token: &str) -> Result<String, Refusal> {
@@ -1216,16 +1239,25 @@ impl<S: TableStore> Actor<S> {
     /// The update frame `who` is sent for the items after `since`: written from the session's
     /// typed updates, view and prompt straight to text (no `Value` trees on this hot path).
     /// The same JSON as [`ServerMessage::Update`].
-    fn update_frame(&self, who: Who, since: u64) -> String {
+    fn update_frame(&self, who: Who, since: u64, texts: &mut CanonicalTexts) -> String {
         let prompt = match who {
             Who::Seat { seat } => self.game.prompt_raw(SeatId(seat)).ok().flatten(),
             _ => None,
         };
-        self.update_frame_with(who, since, prompt.as_deref())
+        self.update_frame_with(who, since, prompt.as_deref(), texts)
     }
 
-    /// [`Actor::update_frame`] with `who`'s prompt already written.
-    fn update_frame_with(&self, who: Who, since: u64, prompt: Option<&RawValue>) -> String {
+    /// [`Actor::update_frame`] with `who`'s prompt already written. The updates are the
+    /// canonical texts `who`'s verifiable log hashes (`texts` keeps those of this round of
+    /// frames for the other viewers), so each item is written once for the frame and the
+    /// head both.
+    fn update_frame_with(
+        &self,
+        who: Who,
+        since: u64,
+        prompt: Option<&RawValue>,
+        texts: &mut CanonicalTexts,
+    ) -> String {
         #[derive(serde::Serialize)]
         struct Frame<'a> {
             #[serde(rename = "type")]
@@ -1242,7 +1274,21 @@ impl<S: TableStore> Actor<S> {
             timers: Vec<Timer>,
         }
         let v = viewer(who, self.gm_seat());
-        let updates = self.game.updates_raw(v, since);
+        let written = self.game.updates_canonical(v, since, texts).ok().and_then(|items| {
+            let mut list = String::with_capacity(2 + items.iter().map(|t| t.len() + 1).sum::<usize>());
+            list.push('[');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    list.push(',');
+                }
+                list.push_str(item);
+            }
+            list.push(']');
+            Some((RawValue::from_string(list).ok()?, self.head_after(v, since, &items)))
+        });
+        // An item without a canonical form (none of the rulesets' has one) still reaches its
+        // viewer; only the head is missing, as `head` gives none either.
+        let (updates, head) = written.unwrap_or_else(|| (self.game.updates_raw(v, since), self.head(v)));
         let view = self.game.view_raw(v).unwrap_or_else(|_| RawValue::NULL.to_owned());
         let awaiting: Vec<u16> = self.game.awaiting().into_iter().map(|s| s.0).collect();
         let frame = Frame {
@@ -1253,7 +1299,7 @@ impl<S: TableStore> Actor<S> {
             prompt,
             awaiting: &awaiting,
             over: self.game.is_over(),
-            head: self.head(v),
+            head,
             timers: self.timers(),
         };
         serde_json::to_string(&frame).unwrap_or_default()
@@ -1265,6 +1311,7 @@ impl<S: TableStore> Actor<S> {
         let seq = self.game.seq();
         let gm = self.gm_seat();
         let mut made: Vec<((Viewer, u64), String)> = Vec::new();
+        let mut texts = CanonicalTexts::default();
         let mut frames = Vec::new();
         for (id, c) in &self.conns {
             if c.seq < seq {
@@ -1272,14 +1319,14 @@ impl<S: TableStore> Actor<S> {
                 // GM link, which sees as the GM seat but is asked nothing.
                 let (frame, prompt) = if let Who::Seat { seat } = c.who {
                     let prompt = self.game.prompt_raw(SeatId(seat)).ok().flatten();
-                    let frame = self.update_frame_with(c.who, c.seq, prompt.as_deref());
+                    let frame = self.update_frame_with(c.who, c.seq, prompt.as_deref(), &mut texts);
                     (frame, Some(prompt_digest(prompt.as_deref())))
                 } else {
                     let key = (viewer(c.who, gm), c.seq);
                     let frame = match made.iter().find(|(k, _)| *k == key) {
                         Some((_, f)) => f.clone(),
                         None => {
-                            let f = self.update_frame(c.who, c.seq);
+                            let f = self.update_frame(c.who, c.seq, &mut texts);
                             made.push((key, f.clone()));
                             f
                         }
@@ -1394,6 +1441,7 @@ impl<S: TableStore> Actor<S> {
     /// decision timers running, every connection gets the update, which carries them.
     fn refresh(&mut self, timers: bool) {
         let mut frames = Vec::new();
+        let mut texts = CanonicalTexts::default();
         for (id, c) in &self.conns {
             let prompt = match c.who {
                 Who::Seat { seat } => self.game.prompt_raw(SeatId(seat)).ok().flatten(),
@@ -1404,7 +1452,7 @@ impl<S: TableStore> Actor<S> {
             if matches!(c.who, Who::Seat { .. }) && !timers && c.prompt == Some(digest) {
                 continue;
             }
-            let frame = self.update_frame_with(c.who, c.seq, prompt.as_deref());
+            let frame = self.update_frame_with(c.who, c.seq, prompt.as_deref(), &mut texts);
             frames.push((*id, frame, matches!(c.who, Who::Seat { .. }).then_some(digest)));
         }
         for (id, frame, digest) in frames {

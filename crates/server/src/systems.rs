@@ -715,6 +715,14 @@ where
     fn updates_raw(&self, viewer: Viewer, seq: u64) -> Box<RawValue> {
         AnySession::updates_raw(&self.session, viewer, seq)
     }
+    fn updates_canonical(
+        &self,
+        viewer: Viewer,
+        seq: u64,
+        texts: &mut session::CanonicalTexts,
+    ) -> Result<Vec<std::sync::Arc<str>>, table::fairness::CanonicalError> {
+        AnySession::updates_canonical(&self.session, viewer, seq, texts)
+    }
     fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError> {
         AnySession::prompt_raw(&self.session, seat)
     }

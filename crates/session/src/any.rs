@@ -9,7 +9,9 @@ use table::{Ruleset, SeatId, Seats, Viewer};
 use thiserror::Error;
 
 use crate::sealed::{Commitment, Fault, Mode, Nonce, RoundInfo, SealError};
-use crate::{Session, SessionError};
+use crate::{CanonicalTexts, Session, SessionError};
+use std::sync::Arc;
+use table::fairness::CanonicalError;
 use table::fairness::{ClientSeed, FairnessError, ServerSeed};
 
 /// Why an [`AnySession`] refused something. Nothing changed.
@@ -72,6 +74,14 @@ pub trait AnySession: Send {
     /// [`updates_since`](AnySession::updates_since) as the text of one JSON array, written
     /// straight from the typed updates (no [`Value`] tree): a server's hot path.
     fn updates_raw(&self, viewer: Viewer, seq: u64) -> Box<RawValue>;
+    /// [`Session::updates_canonical`]: each update as its canonical JSON text, what
+    /// `viewer`'s verifiable log hashes, written once for every viewer it is the same for.
+    fn updates_canonical(
+        &self,
+        viewer: Viewer,
+        seq: u64,
+        texts: &mut CanonicalTexts,
+    ) -> Result<Vec<Arc<str>>, CanonicalError>;
     /// [`prompt`](AnySession::prompt) as JSON text.
     fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError>;
     /// [`view`](AnySession::view) as JSON text.
@@ -224,6 +234,15 @@ where
 
     fn updates_raw(&self, viewer: Viewer, seq: u64) -> Box<RawValue> {
         raw(&Session::updates_since(self, viewer, seq))
+    }
+
+    fn updates_canonical(
+        &self,
+        viewer: Viewer,
+        seq: u64,
+        texts: &mut CanonicalTexts,
+    ) -> Result<Vec<Arc<str>>, CanonicalError> {
+        Session::updates_canonical(self, viewer, seq, texts)
     }
 
     fn prompt_raw(&self, seat: SeatId) -> Result<Option<Box<RawValue>>, AnyError> {

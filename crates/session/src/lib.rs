@@ -43,6 +43,8 @@ pub mod sealed;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use table::fairness::{CanonicalError, canonical_json};
 use table::{Bot, Prompt, Role, Ruleset, SeatId, Table, Viewer};
 use thiserror::Error;
 
@@ -204,6 +206,18 @@ pub enum Item<E> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         next: Option<String>,
     },
+}
+
+/// The canonical texts [`Session::updates_canonical`] wrote, kept for the other viewers'
+/// logs (the same public item is written once for all). Good while the session stays as it
+/// was: a server makes one per round of frames, and one kept across a change is cleared when
+/// the log's length moved.
+#[derive(Debug, Default)]
+pub struct CanonicalTexts {
+    /// The length of the logs the texts were written at.
+    seq: u64,
+    /// (viewer's log, position, text).
+    written: Vec<(usize, usize, Arc<str>)>,
 }
 
 /// One position of a viewer's log.
@@ -785,6 +799,45 @@ impl<R: Ruleset> Session<R> {
             .enumerate()
             .map(|(k, item)| Update { seq: (from + k + 1) as u64, item: item.clone() })
             .collect()
+    }
+
+    /// [`updates_since`](Session::updates_since), each update as its canonical JSON text
+    /// (docs/fairness.md §2): what `viewer`'s verifiable log hashes, and a JSON form of the
+    /// update like any other. An item `texts` already holds for the same position, equal in
+    /// another viewer's log (most items are public), is not written again.
+    pub fn updates_canonical(
+        &self,
+        viewer: Viewer,
+        seq: u64,
+        texts: &mut CanonicalTexts,
+    ) -> Result<Vec<Arc<str>>, CanonicalError> {
+        let Some(i) = self.log_index(viewer) else { return Ok(Vec::new()) };
+        if texts.seq != self.seq() {
+            texts.written.clear();
+            texts.seq = self.seq();
+        }
+        let log = &self.logs[i];
+        let from = usize::try_from(seq).unwrap_or(usize::MAX).min(log.len());
+        let mut out = Vec::with_capacity(log.len() - from);
+        for (at, item) in log.iter().enumerate().skip(from) {
+            let same = texts
+                .written
+                .iter()
+                .find(|(j, k, _)| *k == at && self.logs.get(*j).and_then(|l| l.get(at)) == Some(item));
+            let text = match same {
+                Some((_, _, text)) => Arc::clone(text),
+                None => {
+                    let update = Update { seq: at as u64 + 1, item: item.clone() };
+                    // Items are plain data with string keys: they always serialise.
+                    let value = serde_json::to_value(&update).unwrap_or(serde_json::Value::Null);
+                    let text: Arc<str> = canonical_json(&value)?.into();
+                    texts.written.push((i, at, Arc::clone(&text)));
+                    text
+                }
+            };
+            out.push(text);
+        }
+        Ok(out)
     }
 
     /// The game's record: its setup and commands, face-down choices not yet revealed left

@@ -5,8 +5,10 @@
 
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
-use session::Session;
 use session::any::{AnyError, AnySession};
+use session::{CanonicalTexts, Session};
+use std::sync::Arc;
+use table::fairness::canonical_json;
 use table::{Ruleset, SeatId, Viewer};
 
 fn json<T: Serialize>(v: &T) -> serde_json::Value {
@@ -51,6 +53,7 @@ where
         assert_eq!(erased.updates_since(v, 0), typed_updates, "{v:?}");
         assert_eq!(erased.view(v).unwrap(), json(&typed.view(v)), "{v:?}");
     }
+    canonical_texts_are_each_viewers_own(erased.as_ref(), &viewers);
     assert_eq!(erased.record(), json(&typed.record()));
     assert_eq!(erased.is_over(), typed.is_over());
     // Not a command of this ruleset: refused, naming it; nothing changes.
@@ -59,6 +62,27 @@ where
     assert!(matches!(e, AnyError::NotACommand { ruleset, .. } if ruleset == R::NAME), "{e}");
     assert_eq!((erased.seq(), erased.record()), before);
     assert_eq!(erased.view(Viewer::Seat(SeatId(99))).unwrap_err(), AnyError::NoSeat(99));
+}
+
+/// `updates_canonical` gives each viewer the canonical JSON of its own updates, from any
+/// point, whether the texts are shared between the viewers or not; and with them shared, an
+/// item the same for two viewers is written once.
+fn canonical_texts_are_each_viewers_own(game: &dyn AnySession, viewers: &[Viewer]) {
+    let mut shared = CanonicalTexts::default();
+    let mut seen: Vec<Arc<str>> = Vec::new();
+    let mut reused = 0;
+    for &v in viewers {
+        let own: Vec<String> = game.updates_since(v, 0).iter().map(|u| canonical_json(u).unwrap()).collect();
+        let alone = game.updates_canonical(v, 0, &mut CanonicalTexts::default()).unwrap();
+        assert_eq!(alone.iter().map(|t| t.to_string()).collect::<Vec<_>>(), own, "{v:?}");
+        let with = game.updates_canonical(v, 0, &mut shared).unwrap();
+        assert_eq!(with.iter().map(|t| t.to_string()).collect::<Vec<_>>(), own, "{v:?} with shared texts");
+        let later = game.updates_canonical(v, 2, &mut shared).unwrap();
+        assert_eq!(later.iter().map(|t| t.to_string()).collect::<Vec<_>>(), own[2.min(own.len())..], "{v:?}");
+        reused += with.iter().filter(|t| seen.iter().any(|s| Arc::ptr_eq(s, t))).count();
+        seen.extend(with);
+    }
+    assert!(reused > 0, "the public items are written once for every viewer");
 }
 
 #[test]

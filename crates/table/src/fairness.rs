@@ -934,11 +934,17 @@ impl HashChain {
 
     /// The hash of `entry` after `previous`.
     pub fn link(previous: &ChainHash, entry: &Value) -> Result<ChainHash, CanonicalError> {
-        let canonical = canonical_json(entry)?;
+        Ok(HashChain::link_canonical(previous, &canonical_json(entry)?))
+    }
+
+    /// The hash of an entry after `previous`, the entry given as its canonical text: what
+    /// [`canonical_json`] wrote of it, unchecked (the hash of any other text is a hash no
+    /// verifier re-derives).
+    pub fn link_canonical(previous: &ChainHash, canonical: &str) -> ChainHash {
         let mut hash = Sha256::new();
         hash.update(previous.0);
         hash.update(canonical.as_bytes());
-        Ok(ChainHash(hash.finalize().into()))
+        ChainHash(hash.finalize().into())
     }
 
     /// Appends `entry` and returns its hash, the new head. An entry without a canonical form
@@ -947,6 +953,14 @@ impl HashChain {
         self.head = HashChain::link(&self.head, entry)?;
         self.len += 1;
         Ok(self.head)
+    }
+
+    /// Appends an entry given as the text [`canonical_json`] wrote of it (unchecked, as in
+    /// [`HashChain::link_canonical`]) and returns its hash, the new head.
+    pub fn append_canonical(&mut self, canonical: &str) -> ChainHash {
+        self.head = HashChain::link_canonical(&self.head, canonical);
+        self.len += 1;
+        self.head
     }
 
     /// Appends an entry stored as text, which must be JSON in its canonical form, and returns
@@ -959,12 +973,7 @@ impl HashChain {
         if canonical != text {
             return Err(ChainError::NotCanonical { index, reason: "not in canonical form".into() });
         }
-        let mut hash = Sha256::new();
-        hash.update(self.head.0);
-        hash.update(text.as_bytes());
-        self.head = ChainHash(hash.finalize().into());
-        self.len += 1;
-        Ok(self.head)
+        Ok(self.append_canonical(text))
     }
 
     /// The head: the last entry's hash, or [`GENESIS`] before the first.
@@ -1019,6 +1028,21 @@ impl HashChain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_appended_as_its_canonical_text_chains_as_the_entry() {
+        let entries = [
+            serde_json::json!({"seq": 1, "kind": "event", "text": "Ada strikes"}),
+            serde_json::json!([1, "é"]),
+        ];
+        let (mut by_value, mut by_text) = (HashChain::new(), HashChain::new());
+        for entry in &entries {
+            let head = by_value.append(entry).unwrap();
+            assert_eq!(by_text.append_canonical(&canonical_json(entry).unwrap()), head);
+        }
+        assert_eq!((by_text.head(), by_text.len()), (by_value.head(), 2));
+        assert_ne!(by_text.head(), GENESIS);
+    }
 
     #[test]
     fn the_seed_padded_to_a_block_is_the_same_hmac_key() {
