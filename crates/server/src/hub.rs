@@ -1236,9 +1236,9 @@ impl<S: TableStore> Actor<S> {
         }
     }
 
-    /// The update frame `who` is sent for the items after `since`: written from the session's
-    /// typed updates, view and prompt straight to text (no `Value` trees on this hot path).
-    /// The same JSON as [`ServerMessage::Update`].
+    /// The update frame `who` is sent for the items after `since`: the items' canonical
+    /// texts, and the view and prompt written from the session's typed values straight to
+    /// text. The same JSON as [`ServerMessage::Update`].
     fn update_frame(&self, who: Who, since: u64, texts: &mut CanonicalTexts) -> String {
         let prompt = match who {
             Who::Seat { seat } => self.game.prompt_raw(SeatId(seat)).ok().flatten(),
