@@ -92,6 +92,19 @@ pub(crate) enum Out {
     Close,
 }
 
+/// The answer to a request this instance forwarded ([`ToTable::Answered`]), boxed so that
+/// a table's inbox, which allocates room for 32 messages, stays small.
+pub(crate) struct Answered {
+    /// The connection that sent the request.
+    pub(crate) conn: u64,
+    /// Who its link opens.
+    pub(crate) who: String,
+    /// The request's id.
+    pub(crate) id: Option<String>,
+    /// The answer's frame.
+    pub(crate) frame: String,
+}
+
 /// What a table's actor is asked.
 pub(crate) enum ToTable {
     /// A connection said hello with this token.
@@ -112,9 +125,9 @@ pub(crate) enum ToTable {
     FairLog { token: String, reply: oneshot::Sender<Result<String, Refusal>> },
     /// A request another instance forwarded (this one applies the table): from its
     /// connection `conn`, whose link opens `who`.
-    Forwarded { from: String, conn: u64, who: String, message: ClientMessage },
+    Forwarded { from: String, conn: u64, who: String, message: Box<ClientMessage> },
     /// The answer to a request this instance forwarded: `frame` for connection `conn`.
-    Answered { conn: u64, who: String, id: Option<String>, frame: String },
+    Answered(Box<Answered>),
     /// A link opening `who` was opened on another instance: this one's connections of it are
     /// taken over.
     TakenOver { who: String },
@@ -244,7 +257,7 @@ impl<S: TableStore> Hub<S> {
     /// Starts the actor of a table just created, with the game it was created from (nothing to
     /// read back from the store). Does nothing if the server is shutting down: the table is
     /// kept, and loads on its first hello after a restart.
-    fn start(self: &Arc<Self>, actor: Actor<S>) {
+    fn start(self: &Arc<Self>, actor: Box<Actor<S>>) {
         if *self.shutdown.borrow() {
             return;
         }
@@ -441,7 +454,7 @@ impl<S: TableStore> Hub<S> {
             Ok(mut actor) => {
                 actor.journal = journal;
                 actor.set_fair_table(&new.setup);
-                self.start(actor)
+                self.start(Box::new(actor))
             }
             Err(refusal) => tracing::error!("{id}: {}", refusal.message),
         }
@@ -615,13 +628,13 @@ async fn actor_main<S: TableStore>(
     id: TableId,
     generation: u64,
     mut rx: mpsc::Receiver<ToTable>,
-    created: Option<Actor<S>>,
+    created: Option<Box<Actor<S>>>,
 ) {
     // Followed before the load: nothing committed after it goes unheard.
     let follow = hub.fanout.follow(id, generation);
     let actor = match created {
         Some(actor) => Ok(actor),
-        None => Box::pin(Actor::load(Arc::clone(&hub), id)).await,
+        None => Box::pin(Actor::load(Arc::clone(&hub), id)).await.map(Box::new),
     };
     match actor {
         Ok(mut actor) => {
@@ -771,7 +784,9 @@ impl<S: TableStore> Actor<S> {
         })
     }
 
-    async fn run(mut self, generation: u64, rx: &mut mpsc::Receiver<ToTable>) {
+    /// Runs the table until it leaves memory. The actor is boxed, so that its task holds it
+    /// once, behind a pointer, and not once in each of the futures that pass it on.
+    async fn run(mut self: Box<Self>, generation: u64, rx: &mut mpsc::Receiver<ToTable>) {
         self.reschedule(None);
         // The sub-futures are boxed: an idle table's task holds only the wait below, not the
         // largest request's state (a few KiB a table; docs/performance.md).
@@ -924,7 +939,7 @@ impl<S: TableStore> Actor<S> {
                 let Some(w) = who_of(&who) else { return Ok(()) };
                 let remote = REMOTE | self.hub.next_conn();
                 self.remotes.insert(remote, Remote { instance: from, conn, who: w, key: who });
-                let result = self.request(remote, message, Instant::now()).await;
+                let result = self.request(remote, *message, Instant::now()).await;
                 self.remotes.remove(&remote);
                 result
             }
@@ -936,7 +951,8 @@ impl<S: TableStore> Actor<S> {
                 }
                 Ok(())
             }
-            ToTable::Answered { conn, who, id, frame } => {
+            ToTable::Answered(answered) => {
+                let Answered { conn, who, id, frame } = *answered;
                 // Answered once: a second answer (the request was forwarded again) is dropped;
                 // the answer goes where the client sent the request last.
                 let conn = match id {
@@ -1386,7 +1402,7 @@ impl<S: TableStore> Actor<S> {
                 Some(w) => {
                     let remote = REMOTE | self.hub.next_conn();
                     self.remotes.insert(remote, Remote { instance: from, conn, who: w, key: who });
-                    Ok((remote, message, Instant::now()))
+                    Ok((remote, *message, Instant::now()))
                 }
                 None => Err(Box::new(ToTable::Forwarded { from, conn, who, message })),
             },
@@ -2127,5 +2143,32 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The size of the future `f` returns (a function of five arguments).
+    fn future_size<F, A, B, C, D, E, Fut>(_: F) -> usize
+    where
+        F: FnOnce(A, B, C, D, E) -> Fut,
+    {
+        std::mem::size_of::<Fut>()
+    }
+
+    /// An idle table costs its task (the future of `actor_main`, the actor boxed beside it)
+    /// and its inbox, which allocates room for 32 messages at once: issue 15 asks under
+    /// 64 KiB of memory per idle table (docs/performance.md, round 10). Before the actor was
+    /// boxed, the task held it in each future that passed it on (5.8 KiB of future), and a
+    /// forwarded request made every inbox slot 136 bytes.
+    #[test]
+    fn an_idle_tables_task_and_inbox_stay_small() {
+        type S = store::SqliteTables;
+        let task = future_size(actor_main::<S>);
+        assert!(task <= 2048, "an idle table's task is {task} bytes");
+        let slot = std::mem::size_of::<ToTable>();
+        assert!(slot <= 64, "an inbox slot is {slot} bytes");
     }
 }

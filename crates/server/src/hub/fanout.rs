@@ -796,13 +796,14 @@ fn told<S: TableStore>(hub: &Arc<Hub<S>>, payload: &str) {
     tokio::spawn(async move {
         match bus {
             Bus::Request { table, from, conn, who, message } => {
-                let forwarded = ToTable::Forwarded { from, conn, who, message };
+                let forwarded = ToTable::Forwarded { from, conn, who, message: Box::new(message) };
                 if let Err(r) = hub.send(table, forwarded).await {
                     tracing::warn!("table {table}: a forwarded request was not taken: {}", r.message);
                 }
             }
             Bus::Answer { table, conn, who, id, frame } => {
-                hub.send_if_loaded(table, ToTable::Answered { conn, who, id, frame }).await;
+                let answered = super::Answered { conn, who, id, frame };
+                hub.send_if_loaded(table, ToTable::Answered(Box::new(answered))).await;
             }
             // The sender hears its own message too: nothing to take over there.
             Bus::Opened { table, who, from } if from != hub.fanout.holder => {
