@@ -1291,16 +1291,8 @@ impl<S: TableStore> Actor<S> {
         }
         let v = viewer(who, self.gm_seat());
         let written = self.game.updates_canonical(v, since, texts).ok().and_then(|items| {
-            let mut list = String::with_capacity(2 + items.iter().map(|t| t.len() + 1).sum::<usize>());
-            list.push('[');
-            for (k, item) in items.iter().enumerate() {
-                if k > 0 {
-                    list.push(',');
-                }
-                list.push_str(item);
-            }
-            list.push(']');
-            Some((RawValue::from_string(list).ok()?, self.head_after(v, since, &items)))
+            let list = RawValue::from_string(format!("[{}]", items.join(","))).ok()?;
+            Some((list, self.head_after(v, since, &items)))
         });
         // An item without a canonical form (none of the rulesets' has one) still reaches its
         // viewer; only the head is missing, as `head` gives none either.
