@@ -316,27 +316,55 @@ fn a_seat_of_each_other_system_plays_to_the_end() {
     }
 }
 
+/// `facedown join` of a sealed seat at `table` to the end, as JSON frames, and the log items
+/// they carried.
+fn sealed_seat_played(
+    table: &str,
+    bots: &[&str],
+    seat: &str,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = vec!["--table", table, "--think-ms", "0", "--sealed", seat];
+    flags.extend_from_slice(bots);
+    let server = Server::start(&dir.path().join("t.db"), &flags);
+    let link = server.started["table"]["seats"][seat].as_str().unwrap().to_owned();
+    let script = first_choices(dir.path(), 3000);
+    let (code, out, err) = join(dir.path(), &link, &["--json", "--script", script.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{table}: {err}");
+    let frames: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let items = frames.iter().filter_map(|f| f["updates"].as_array()).flatten().cloned().collect();
+    assert!(frames.iter().any(|f| f["type"] == "bound"), "{table}: rounds were bound");
+    assert!(frames.iter().any(|f| f["over"] == true), "{table}: the game ends");
+    (frames, items)
+}
+
 #[test]
 fn a_sealed_seat_commits_then_reveals_each_choice_to_the_end() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(
-        &dir.path().join("t.db"),
-        &["--table", "iron-triangle:duel", "--bot", "gm=greedy", "--think-ms", "0", "--sealed", "ada"],
-    );
-    let ada = server.started["table"]["seats"]["ada"].as_str().unwrap().to_owned();
-    let script = first_choices(dir.path(), 2000);
-    let (code, out, err) = join(dir.path(), &ada, &["--json", "--script", script.to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{err}");
-    let frames: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let (frames, items) = sealed_seat_played("iron-triangle:duel", &["--bot", "gm=greedy"], "ada");
     assert_eq!(frames[0]["seats"][0]["mode"], "sealed", "every seat sees the modes");
-    assert!(frames.iter().any(|f| f["type"] == "bound"), "rounds were bound");
-    let items: Vec<&serde_json::Value> =
-        frames.iter().filter_map(|f| f["updates"].as_array()).flatten().collect();
     assert!(items.iter().any(|u| u["kind"] == "opened" && u["seat"] == 0), "Ada's choices were opened");
-    // docs/fairness.md §8: the table opened with an opening round, which the client sealed
-    // and revealed on its own: `{}` is Ada's first opened command, before any event.
+    assert!(!items.iter().any(|u| u["kind"] == "fault"), "an honest client never faults");
+    // docs/fairness.md §7.2: Iron Triangle draws nothing before a reveal, so its table has no
+    // opening round: Ada is asked her first stance at once, and never opens `{}`.
+    assert_ne!(frames[0]["round"]["opening"], true, "{}", frames[0]);
+    assert!(frames[0]["prompt"].is_object(), "{}", frames[0]);
+    assert!(!items.iter().any(|u| u["kind"] == "opened" && u["command"] == serde_json::json!({})));
+}
+
+#[test]
+fn a_sealed_seat_takes_its_part_in_the_opening_round_by_itself() {
+    let (frames, items) = sealed_seat_played(
+        "inciting-incident:river-fight",
+        &["--bot", "gm=random", "--bot", "bren=random"],
+        "mira",
+    );
+    // docs/fairness.md §7.2: an Inciting Incident table may draw as it opens (the initiative
+    // lot), so it opens with an opening round, which the client sealed and revealed on its
+    // own: `{}` is Mira's first opened command, and the rules start after its mix.
     assert_eq!(frames[0]["round"]["opening"], true, "{}", frames[0]);
-    let first = items.iter().position(|u| u["kind"] == "opened" && u["seat"] == 0).unwrap();
+    let mira =
+        frames[0]["seats"].as_array().unwrap().iter().find(|s| s["name"] == "mira").unwrap()["seat"].clone();
+    let first = items.iter().position(|u| u["kind"] == "opened" && u["seat"] == mira).unwrap();
     assert_eq!(items[first]["command"], serde_json::json!({}));
     let mix = items.iter().position(|u| u["kind"] == "mix").unwrap();
     assert!(
@@ -344,5 +372,4 @@ fn a_sealed_seat_commits_then_reveals_each_choice_to_the_end() {
         "the rules start after its mix"
     );
     assert!(!items.iter().any(|u| u["kind"] == "fault"), "an honest client never faults");
-    assert!(frames.iter().any(|f| f["over"] == true), "the game ends");
 }

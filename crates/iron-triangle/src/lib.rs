@@ -125,6 +125,14 @@ impl Ruleset for IronTriangle {
         state.draws.position()
     }
 
+    /// The conflict's only draw is a Drunken Monkey swap (rules reference §6: "swap your
+    /// revealed move for a random one"), decided in a turn's swap step, after the pair's
+    /// face-down moves were revealed: nothing is drawn before a reveal, so a sealed table
+    /// needs no opening round (docs/fairness.md §7.2).
+    fn draws_before_a_reveal(_state: &Conflict) -> bool {
+        false
+    }
+
     fn draws_mut(state: &mut Conflict) -> Option<&mut table::Draws> {
         Some(&mut state.draws)
     }

@@ -411,7 +411,7 @@ impl<S: TableStore> Hub<S> {
         let rotation = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
         // docs/fairness.md §8: with an opening round, the rules' first step (and any draw it
         // makes) waits until every seat has committed and the sealed seats have revealed.
-        let opening = request.options.opens_with_round();
+        let opening = request.options.opens_with_round(game.draws_before_a_reveal());
         let op =
             Op::Verifiable { server_seed: seed.reveal(), rotation_key: Some(rotation.reveal()), opening };
         let entry = serde_json::to_string(&op).unwrap_or_default();

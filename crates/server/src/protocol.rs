@@ -269,17 +269,21 @@ pub struct TableOptions {
     /// sealed seat plays every face-down decision as a sealed round.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub modes: BTreeMap<String, SeatMode>,
-    /// Whether the table opens with an opening round (docs/fairness.md §8): every seat commits
-    /// to `{}` and the sealed seats reveal before the rules' first step, so no draw depends on
-    /// the server seed alone. Absent: on when any seat plays sealed.
+    /// Whether the table opens with an opening round (docs/fairness.md §7.2): every seat
+    /// commits to `{}` and the sealed seats reveal before the rules' first step, so no draw
+    /// depends on the server seed alone. Absent: on when any seat plays sealed and the rules
+    /// may draw before a face-down decision is revealed (Inciting Incident and No Dice tables;
+    /// never Iron Triangle's, whose only draw follows a reveal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening_round: Option<bool>,
 }
 
 impl TableOptions {
-    /// Whether the table opens with an opening round: as asked, else when any seat is sealed.
-    pub fn opens_with_round(&self) -> bool {
-        self.opening_round.unwrap_or_else(|| self.modes.values().any(|m| *m == SeatMode::Sealed))
+    /// Whether the table opens with an opening round: as asked, else when any seat is sealed
+    /// and `draws_before_a_reveal` (the rules' answer, `AnySession::draws_before_a_reveal`).
+    pub fn opens_with_round(&self, draws_before_a_reveal: bool) -> bool {
+        self.opening_round
+            .unwrap_or_else(|| draws_before_a_reveal && self.modes.values().any(|m| *m == SeatMode::Sealed))
     }
 }
 

@@ -768,6 +768,9 @@ where
     fn open_with_round(&mut self) -> Result<(), AnyError> {
         AnySession::open_with_round(&mut self.session)
     }
+    fn draws_before_a_reveal(&self) -> bool {
+        AnySession::draws_before_a_reveal(&self.session)
+    }
     fn server_seed_commitment(&self) -> Option<table::fairness::Commitment> {
         AnySession::server_seed_commitment(&self.session)
     }

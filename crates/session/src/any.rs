@@ -110,6 +110,8 @@ pub trait AnySession: Send {
     /// [`Session::open_with_round`]: the table waits for an opening round before the rules'
     /// first step.
     fn open_with_round(&mut self) -> Result<(), AnyError>;
+    /// [`Session::draws_before_a_reveal`]: whether an opening round would protect a draw.
+    fn draws_before_a_reveal(&self) -> bool;
     /// [`Session::rotate_with`]: the seeds after each end of the game come from `key`.
     fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError>;
     /// The published commitment of the server seed, when the draws are verifiable.
@@ -308,6 +310,10 @@ where
 
     fn open_with_round(&mut self) -> Result<(), AnyError> {
         Session::open_with_round(self).map_err(refused)
+    }
+
+    fn draws_before_a_reveal(&self) -> bool {
+        Session::draws_before_a_reveal(self)
     }
 
     fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError> {

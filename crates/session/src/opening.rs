@@ -110,6 +110,13 @@ impl<R: Ruleset> Session<R> {
         Ok(())
     }
 
+    /// Whether an opening round would protect a draw of this table: the rules may draw before
+    /// a face-down decision is revealed ([`Ruleset::draws_before_a_reveal`], docs/fairness.md
+    /// §7.2). A table with a sealed seat opens with one by default exactly then.
+    pub fn draws_before_a_reveal(&self) -> bool {
+        R::draws_before_a_reveal(self.table.initial())
+    }
+
     /// Whether the table waits for its opening round before the rules' first step.
     pub fn opening(&self) -> bool {
         self.opening.is_some()

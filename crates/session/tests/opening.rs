@@ -61,6 +61,7 @@ fn draws(s: &Session<IncitingIncident>) -> Vec<table::fairness::DrawRecord> {
 fn a_lot_drawn_as_the_table_opens_comes_from_the_verifiable_draws() {
     let mut s = Session::<IncitingIncident>::new(tied()).unwrap();
     assert!(lot(&s).is_some(), "the setup ties: the opening draws a lot");
+    assert!(s.draws_before_a_reveal(), "an opening round would protect the lot");
     // The lot was drawn from the setup's seeded dice; making the draws verifiable opens the
     // table again, and the lot comes from the server seed (it was refused, and the table kept
     // the seeded dice, before).

@@ -414,6 +414,54 @@ fn sealed_random_game<R: Ruleset>(
     (s, preferred)
 }
 
+/// What a verifier says of the spectators' verifiable log of `s`, every seat sealed.
+fn verified<R: Ruleset>(s: &Session<R>) -> Result<session::fairlog::Report, session::fairlog::VerifyError> {
+    let seats: Vec<session::fairlog::SeatEntry> = R::seats(s.table().state())
+        .iter()
+        .map(|(_, seat)| session::fairlog::SeatEntry { name: seat.name.clone(), mode: "sealed".into() })
+        .collect();
+    let commitment = s.server_seed_commitment().unwrap();
+    let table = session::fairlog::table_entry(R::NAME, "{}", &seats, Some(&commitment));
+    let updates = s.updates_since(Viewer::Spectator, 0);
+    let entries = std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap()));
+    let (log, _) = session::fairlog::write(entries).unwrap();
+    session::fairlog::verify(&log)
+}
+
+/// Rules reference §6, Drunken Monkey ("swap your revealed move for a random one"), and
+/// docs/fairness.md §7.2: Iron Triangle's only draw follows the reveal of the pair's face-down
+/// moves, so a table played sealed with no opening round leaves no draw to the server seed
+/// alone, and the ruleset says it needs no opening round. (Only Ada knows the special: two
+/// Drunken Monkeys played in one window cancel.)
+#[test]
+fn iron_triangle_draws_nothing_before_a_reveal() {
+    use iron_triangle::{Command, IronTriangle, special::Special};
+    let drunk = |name: &str, energy| {
+        let mut c = iron_triangle::Character::with_starting_moves(name, energy);
+        c.level = 10;
+        c.specials = vec![Special::DrunkenMonkey];
+        c
+    };
+    let setup = iron_triangle::Setup::one_on_one(
+        drunk("Ada", iron_triangle::Energy::new(5, 5, 5)),
+        iron_triangle::Character::with_starting_moves("Oni", iron_triangle::Energy::new(5, 5, 5)),
+    );
+    assert!(!Session::<IronTriangle>::new(setup.clone()).unwrap().draws_before_a_reveal());
+    let (mut draws, mut before) = (0, 0);
+    for seed in 0..8 {
+        // Drunken Monkey played and its swap taken whenever offered: many draws.
+        let (s, _) = sealed_random_game::<IronTriangle>(setup.clone(), seed, 2000, |c| {
+            matches!(c, Command::DrunkenSwap { swap: true })
+                || matches!(c, Command::PlaySpecial { card: Some(card), .. } if card.special == Special::DrunkenMonkey)
+        });
+        let report = verified(&s).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        draws += report.draws;
+        before += report.before_first_mix;
+    }
+    assert!(draws > 0, "Drunken Monkey swaps were drawn");
+    assert_eq!(before, 0, "no draw came before the first mix");
+}
+
 #[test]
 fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_not_mixed_before() {
     // docs/fairness.md §3: an Iron Triangle winner who ends the combo (a public command) beside
@@ -480,16 +528,7 @@ fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_no
         }
         assert!(mixes > 0, "the draws are verifiable: each round is mixed");
         // And the verifiable log says so to a verifier, who carries the stance left face down.
-        let seats: Vec<session::fairlog::SeatEntry> = ["player", "gm"]
-            .iter()
-            .map(|n| session::fairlog::SeatEntry { name: n.to_string(), mode: "sealed".into() })
-            .collect();
-        let commitment = sealed.server_seed_commitment().unwrap();
-        let table = session::fairlog::table_entry("iron-triangle", "{}", &seats, Some(&commitment));
-        let updates = sealed.updates_since(Viewer::Spectator, 0);
-        let entries = std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap()));
-        let (log, _) = session::fairlog::write(entries).unwrap();
-        session::fairlog::verify(&log).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        verified(&sealed).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         if sealed.is_over() {
             assert!(unopened.is_empty(), "seed {seed}: commitments never opened: {unopened:?}");
         }

@@ -190,6 +190,19 @@ pub trait Ruleset {
         0
     }
 
+    /// Whether the rules, from `state`, may draw before a face-down decision has been revealed
+    /// (docs/fairness.md §7.2). Such a draw would depend on the server seed alone, which the
+    /// host chose; a table with a sealed seat opens with an opening round so that a sealed
+    /// nonce is mixed in first. A ruleset whose every draw follows the reveal of a face-down
+    /// decision (each reveal is mixed in before the rules go on) says `false`: an opening
+    /// round would protect no draw of its tables, and they start without one.
+    ///
+    /// The default is `true`, the safe answer for a ruleset that draws.
+    fn draws_before_a_reveal(state: &Self::State) -> bool {
+        let _ = state;
+        true
+    }
+
     /// The state's [`Draws`](crate::Draws), for the session to change its source between
     /// commands: make it verifiable before the first draw, mix in a sealed round, add a
     /// client seed, reveal the server seed (docs/fairness.md §4–§5). The session records each
