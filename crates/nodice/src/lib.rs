@@ -135,6 +135,14 @@ impl Ruleset for NoDice {
         state.draws.position()
     }
 
+    /// The Conflict's only draw pays a pot token blind (seed: Pay the Ante Pot), and a pot
+    /// holds only the tokens of anted cards and a jackpot of earlier pots (empty as the
+    /// Conflict opens), paid after the face-down aspects are revealed (Reveal AT): nothing is
+    /// drawn before a reveal, so a sealed table needs no opening round (docs/fairness.md §7.2).
+    fn draws_before_a_reveal(_state: &Conflict) -> bool {
+        false
+    }
+
     fn draws_mut(state: &mut Conflict) -> Option<&mut table::Draws> {
         Some(&mut state.draws)
     }

@@ -272,8 +272,8 @@ pub struct TableOptions {
     /// Whether the table opens with an opening round (docs/fairness.md §7.2): every seat
     /// commits to `{}` and the sealed seats reveal before the rules' first step, so no draw
     /// depends on the server seed alone. Absent: on when any seat plays sealed and the rules
-    /// may draw before a face-down decision is revealed (Inciting Incident and No Dice tables;
-    /// never Iron Triangle's, whose only draw follows a reveal).
+    /// may draw before a face-down decision is revealed (Inciting Incident tables; never Iron
+    /// Triangle's or No Dice's, whose draws all follow a reveal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening_round: Option<bool>,
 }

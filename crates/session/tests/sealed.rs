@@ -462,6 +462,25 @@ fn iron_triangle_draws_nothing_before_a_reveal() {
     assert_eq!(before, 0, "no draw came before the first mix");
 }
 
+/// No Dice (seed: Pay the Ante Pot) and docs/fairness.md §7.2: the Conflict's only draw pays a
+/// pot token blind, and a pot holds only the tokens of anted cards (and a jackpot of earlier
+/// pots), paid after the face-down aspects' reveal; so a table played sealed with no opening
+/// round leaves no draw to the server seed alone, and the ruleset says it needs no opening
+/// round.
+#[test]
+fn nodice_draws_nothing_before_a_reveal() {
+    assert!(!Session::<nodice::NoDice>::new(nodice_brawl()).unwrap().draws_before_a_reveal());
+    let (mut draws, mut before) = (0, 0);
+    for seed in 0..24 {
+        let (s, _) = sealed_random_game::<nodice::NoDice>(nodice_brawl(), seed, 3000, |_| false);
+        let report = verified(&s).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        draws += report.draws;
+        before += report.before_first_mix;
+    }
+    assert!(draws > 0, "pot tokens were drawn");
+    assert_eq!(before, 0, "no draw came before the first mix");
+}
+
 #[test]
 fn a_choice_left_face_down_by_its_round_is_opened_at_its_reveal_and_its_nonce_not_mixed_before() {
     // docs/fairness.md §3: an Iron Triangle winner who ends the combo (a public command) beside
