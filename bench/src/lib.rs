@@ -129,7 +129,8 @@ pub struct LoadOptions {
     /// a `reveal` once the round is bound.
     pub sealed: bool,
     /// The tables' `opening_round` option (docs/fairness.md §7.2): none for the server's
-    /// default (an opening round at a table with a sealed seat).
+    /// default (an opening round at a table with a sealed seat whose rules may draw before a
+    /// reveal: never an Iron Triangle table's).
     pub opening_round: Option<bool>,
     /// How the seats of a table are spread over several instances.
     pub spread: Spread,

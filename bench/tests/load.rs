@@ -69,12 +69,18 @@ async fn sealed_seats_commit_then_reveal_every_face_down_choice() {
     let running = server::start(config(dir.path().join("sealed.sqlite"))).await.unwrap();
     let target = Target::one(running.base_url.clone(), None);
     let report = run_load(&options(2, 20, true), &target).await.unwrap();
+    // With an opening round asked for (an Iron Triangle table has none by default), the seats
+    // take their part in it before play: `{}` sealed, then revealed.
+    let opened =
+        run_load(&LoadOptions { opening_round: Some(true), ..options(2, 20, true) }, &target).await.unwrap();
     running.shutdown().await.expect("a graceful shutdown");
-    // Sealed, each seat's face-down choice is two requests: its `seal` and its `reveal` (a
-    // table whose seats played plain would have about two requests per reveal, not four).
-    check(&report, 20, 4);
-    assert!(report.sealed);
-    assert_eq!(report.refused, 0, "{report}");
+    for report in [&report, &opened] {
+        // Sealed, each seat's face-down choice is two requests: its `seal` and its `reveal` (a
+        // table whose seats played plain would have about two requests per reveal, not four).
+        check(report, 20, 4);
+        assert!(report.sealed);
+        assert_eq!(report.refused, 0, "{report}");
+    }
 }
 
 /// A database of its own on the tests' PostgreSQL server: its URL and its name; none (printed)
