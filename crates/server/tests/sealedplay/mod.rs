@@ -186,7 +186,8 @@ pub fn own_branch(prompt: &Value, earlier: &[Value]) -> Option<Value> {
 }
 
 /// A table of `example` with the seats in `bots` played by bots and those in `sealed` sealed
-/// (opening with an opening round, as a table with a sealed seat does unless told otherwise).
+/// (with the server's default opening: an opening round when a seat is sealed and the rules
+/// may draw before a reveal, as Inciting Incident's do).
 pub async fn create(
     server: &Running,
     system: &str,
