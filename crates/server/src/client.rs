@@ -84,9 +84,10 @@ impl Client {
         Ok(client)
     }
 
-    /// Opens a WebSocket to `url` (`ws://host:port/ws`) without saying hello.
+    /// Opens a WebSocket to `url` (`ws://host:port/ws`) without saying hello, with
+    /// TCP_NODELAY (a seal's reveal, sent right after another frame, waits for no ACK).
     pub async fn connect(url: &str) -> Result<Client, ClientError> {
-        let (ws, _) = tokio_tungstenite::connect_async(url).await?;
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
         Ok(Client { ws })
     }
 

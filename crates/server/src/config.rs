@@ -320,9 +320,17 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
     let serving = {
         let handle = handle.clone();
         async move {
+            // TCP_NODELAY on every connection: a frame written while the one before is still
+            // unacknowledged (an `ack`, then the update that follows it) would otherwise wait
+            // for the client's delayed ACK, about 40 ms on Linux (Nagle's algorithm).
+            let server = axum_server::from_tcp(listener)?;
+            let nodelay = axum_server::accept::NoDelayAcceptor::new();
             match tls {
-                Some(tls) => axum_server::from_tcp_rustls(listener, tls)?.handle(handle).serve(app).await,
-                None => axum_server::from_tcp(listener)?.handle(handle).serve(app).await,
+                Some(tls) => {
+                    let tls = axum_server::tls_rustls::RustlsAcceptor::new(tls).acceptor(nodelay);
+                    server.acceptor(tls).handle(handle).serve(app).await
+                }
+                None => server.acceptor(nodelay).handle(handle).serve(app).await,
             }
         }
     };
