@@ -40,12 +40,16 @@ fn config(db: std::path::PathBuf) -> server::Config {
 }
 
 /// What every run must show: no failed table, every counted reveal timed, and at least
-/// `per_reveal` acknowledged requests per reveal.
+/// `per_reveal` acknowledged requests per reveal — but for the acknowledgements still on
+/// their way when the load stopped: a seat can see a reveal before the acknowledgement of the
+/// request that made it (the update and the `ack` are two frames), so each seat of each table
+/// may have one uncounted.
 fn check(report: &Report, max_reveals: u64, per_reveal: u64) {
     assert_eq!(report.failed_tables, 0, "{:?}", report.failures);
     assert!(report.reveals >= max_reveals, "{report}");
     assert_eq!(report.latency_ms.count, report.reveals);
-    assert!(report.commands >= per_reveal * report.reveals, "{report}");
+    let in_flight = 2 * report.tables as u64;
+    assert!(report.commands + in_flight >= per_reveal * report.reveals, "{report}");
     assert!(report.latency_ms.p50 > 0.0 && report.latency_ms.p50 <= report.latency_ms.max);
     assert!(report.server.is_none());
 }
