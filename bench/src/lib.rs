@@ -11,6 +11,7 @@
 pub mod api;
 pub mod play;
 pub mod procstat;
+pub mod relay;
 pub mod serve;
 pub mod wire;
 

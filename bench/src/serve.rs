@@ -2,7 +2,7 @@
 //! `facedown serve --listen 127.0.0.1:0 --db TEMP --json`, its address read from the one JSON
 //! line it prints at start.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -46,14 +46,22 @@ impl ServerProcess {
         extra: &[String],
         timeout: Duration,
     ) -> Result<Self, LoadError> {
+        let mut args: Vec<OsString> = ["serve", "--listen", "127.0.0.1:0", "--db"].map(OsString::from).into();
+        args.push(db.to_owned());
+        args.push("--json".into());
+        args.extend(extra.iter().map(OsString::from));
+        Self::spawn(bin, &args, dir, timeout)
+    }
+
+    /// Starts `bin ARGS…`, a server that prints one JSON start line with its `addr` (as
+    /// `facedown serve --json` does), and waits (at most `timeout`) for that line; its
+    /// standard error goes to `server.stderr.log` in `dir`.
+    pub fn spawn(bin: &Path, args: &[OsString], dir: &Path, timeout: Duration) -> Result<Self, LoadError> {
         let stderr_path = dir.join("server.stderr.log");
         let stderr = std::fs::File::create(&stderr_path)
             .map_err(|e| LoadError::Spawn { bin: bin.to_owned(), reason: e.to_string() })?;
         let mut child = Command::new(bin)
-            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-            .arg(db)
-            .arg("--json")
-            .args(extra)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr)

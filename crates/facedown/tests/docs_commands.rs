@@ -40,6 +40,11 @@ const SKIPPED: &[(&str, &str)] = &[
          bench/tests/load.rs runs a short load against a real server",
     ),
     (
+        "target/release/relayfloor",
+        "the relay floor: a release build and seconds of load on every core; bench/tests/relay.rs \
+         runs it briefly, in process and as this binary",
+    ),
+    (
         "cargo build --profile profiling",
         "a whole optimised build of the server and the load generator: minutes, and it writes into target/",
     ),

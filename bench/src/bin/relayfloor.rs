@@ -1,0 +1,117 @@
+//! `relayfloor`: the relay floor (see `facedown_bench::relay` and docs/performance.md, "The
+//! relay floor"). Starts the relay as a process of its own on 127.0.0.1 (this binary, asked
+//! to), plays N tables against it as fast as it answers, stops it, and prints the figures.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use facedown_bench::relay::{self, RelayOptions, UPDATE_BYTES};
+use facedown_bench::serve::{ServerProcess, raise_open_files};
+
+/// The load generator's allocator (see main.rs).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Plays N tables of two seats against a WebSocket relay that keeps no game: the floor under
+/// `facedown serve`'s figures on this machine (loopback only; stops by itself).
+#[derive(Parser)]
+#[command(name = "relayfloor", version, about)]
+struct Args {
+    /// Tables played at once (two connected seats each).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=5000))]
+    tables: u32,
+    /// The longest the load phase runs, in seconds.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    seconds: u64,
+    /// The load phase stops once this many reveals were timed.
+    #[arg(long, default_value_t = 20_000_000)]
+    max_reveals: u64,
+    /// Each reveal takes two steps, as a sealed one does (commitments, then reveals).
+    #[arg(long)]
+    sealed: bool,
+    /// The size of the relay's update frames, in bytes.
+    #[arg(long, default_value_t = UPDATE_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(64..=60_000))]
+    update_bytes: usize,
+    /// Prints the figures as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Runs the relay itself (what this binary starts as its child), for at most this many
+    /// seconds: prints its address as a JSON start line and serves on 127.0.0.1.
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    serve_relay_for: Option<u64>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.serve_relay_for {
+        Some(seconds) => serve(&args, seconds),
+        None => run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("relayfloor: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+}
+
+fn serve(args: &Args, seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
+    raise_open_files()?;
+    runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("{}", serde_json::json!({ "addr": listener.local_addr()?.to_string() }));
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(seconds)).await;
+            let _ = stop_tx.send(true);
+        });
+        relay::serve(listener, args.update_bytes, stop).await;
+        Ok(())
+    })
+}
+
+fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let open_files = raise_open_files()?;
+    let needed = u64::from(args.tables) * 2 + 64;
+    if open_files < needed {
+        return Err(
+            format!("{} tables need {needed} open files; the limit is {open_files}", args.tables).into()
+        );
+    }
+    let dir = tempfile::tempdir()?;
+    let stall = Duration::from_secs(30);
+    let lifetime = args.seconds + 2 * stall.as_secs() + 30;
+    let child_args: Vec<OsString> = vec![
+        "--serve-relay-for".into(),
+        lifetime.to_string().into(),
+        "--update-bytes".into(),
+        args.update_bytes.to_string().into(),
+    ];
+    let relay =
+        ServerProcess::spawn(&std::env::current_exe()?, &child_args, dir.path(), Duration::from_secs(30))?;
+    let opts = RelayOptions {
+        tables: args.tables as usize,
+        seconds: Duration::from_secs(args.seconds),
+        max_reveals: args.max_reveals,
+        sealed: args.sealed,
+        stall,
+    };
+    let runtime = runtime()?;
+    let report = runtime.block_on(relay::run(relay.addr, &opts, Some(relay.pid())));
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    relay.stop(Duration::from_secs(5));
+    let report = report?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(())
+}
