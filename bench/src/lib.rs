@@ -200,6 +200,21 @@ pub struct Latency {
     pub mean: f64,
 }
 
+impl Latency {
+    /// The figures of a histogram of microseconds.
+    pub fn of(h: &hdrhistogram::Histogram<u64>) -> Latency {
+        let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+        Latency {
+            count: h.len(),
+            p50: ms(0.5),
+            p90: ms(0.9),
+            p99: ms(0.99),
+            max: h.max() as f64 / 1000.0,
+            mean: h.mean() / 1000.0,
+        }
+    }
+}
+
 /// What the server process cost.
 #[derive(Debug, Clone, Serialize)]
 pub struct ServerCost {
@@ -390,10 +405,6 @@ fn commit_latency(texts: &[Option<String>]) -> Option<(f64, f64)> {
     })
 }
 
-fn millis(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
-    h.value_at_quantile(q) as f64 / 1000.0
-}
-
 /// Runs the load against `target` on the current tokio runtime, in its three phases, and
 /// reports what it measured.
 pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, LoadError> {
@@ -499,17 +510,7 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         driving.abort_all();
     }
 
-    let latency = {
-        let h = counters.latency.lock().map_err(|e| LoadError::Task(e.to_string()))?;
-        Latency {
-            count: h.len(),
-            p50: millis(&h, 0.5),
-            p90: millis(&h, 0.9),
-            p99: millis(&h, 0.99),
-            max: h.max() as f64 / 1000.0,
-            mean: h.mean() / 1000.0,
-        }
-    };
+    let latency = Latency::of(&*counters.latency.lock().map_err(|e| LoadError::Task(e.to_string()))?);
     let server = match (before, connected, idle, start_usage, end_usage) {
         (Some(before), Some(connected), Some(idle), Some(start), Some(end)) => {
             let cpu = end.cpu_seconds - start.cpu_seconds;

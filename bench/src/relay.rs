@@ -447,18 +447,7 @@ pub async fn run(
     let (n, received) = (reveals.load(Ordering::Relaxed), frames.load(Ordering::Relaxed));
     let per_reveal =
         |a: procstat::Usage, b: procstat::Usage| (b.cpu_seconds - a.cpu_seconds) * 1e6 / n.max(1) as f64;
-    let latency = {
-        let h = latency.lock().map_err(|e| LoadError::Task(e.to_string()))?;
-        let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
-        Latency {
-            count: h.len(),
-            p50: ms(0.5),
-            p90: ms(0.9),
-            p99: ms(0.99),
-            max: h.max() as f64 / 1000.0,
-            mean: h.mean() / 1000.0,
-        }
-    };
+    let latency = Latency::of(&*latency.lock().map_err(|e| LoadError::Task(e.to_string()))?);
     Ok(RelayReport {
         tables: opts.tables,
         sealed: opts.sealed,
