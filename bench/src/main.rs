@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use facedown_bench::serve::{ServerProcess, raise_open_files};
+use facedown_bench::serve::{ServerProcess, open_files_for};
 use facedown_bench::{LoadOptions, Spread, Target, run_load};
 use store::is_postgres_url;
 
@@ -89,13 +89,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    let open_files = raise_open_files()?;
-    let needed = u64::from(args.tables) * 2 + 64;
-    if open_files < needed {
-        return Err(
-            format!("{} tables need {needed} open files; the limit is {open_files}", args.tables).into()
-        );
-    }
+    open_files_for(args.tables)?;
     let dir = tempfile::tempdir()?;
     let db = match &args.db {
         Some(url) if is_postgres_url(url) => url.into(),

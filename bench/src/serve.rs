@@ -162,6 +162,19 @@ fn with_stderr(reason: String, path: &Path) -> String {
     }
 }
 
+/// Raises the limit of open files ([`raise_open_files`]) and checks it allows `tables` tables
+/// of two connections each, with room to spare.
+pub fn open_files_for(tables: u32) -> Result<(), LoadError> {
+    let open_files = raise_open_files()?;
+    let needed = u64::from(tables) * 2 + 64;
+    if open_files < needed {
+        return Err(LoadError::Setup(format!(
+            "{tables} tables need {needed} open files; the limit is {open_files}"
+        )));
+    }
+    Ok(())
+}
+
 /// Raises this process's soft limit of open files to its hard limit (a child inherits it), and
 /// returns the new soft limit.
 pub fn raise_open_files() -> Result<u64, LoadError> {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use facedown_bench::relay::{self, RelayOptions, UPDATE_BYTES};
-use facedown_bench::serve::{ServerProcess, raise_open_files};
+use facedown_bench::serve::{ServerProcess, open_files_for, raise_open_files};
 
 /// The load generator's allocator (see main.rs).
 #[global_allocator]
@@ -78,13 +78,7 @@ fn serve(args: &Args, seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    let open_files = raise_open_files()?;
-    let needed = u64::from(args.tables) * 2 + 64;
-    if open_files < needed {
-        return Err(
-            format!("{} tables need {needed} open files; the limit is {open_files}", args.tables).into()
-        );
-    }
+    open_files_for(args.tables)?;
     let dir = tempfile::tempdir()?;
     let stall = Duration::from_secs(30);
     let lifetime = args.seconds + 2 * stall.as_secs() + 30;
