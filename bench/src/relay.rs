@@ -5,9 +5,10 @@
 //! have asked — and a load plays N tables of two seats against it as fast as it answers.
 //!
 //! What it measures is the floor on this machine: what the kernel's loopback TCP, WebSocket
-//! framing and two tokio runtimes cost for the traffic alone. No server of this protocol can
-//! answer the same load faster on the same machine, so a target beneath the floor cannot be
-//! met by any change to the server (docs/performance.md, "The relay floor").
+//! framing and two tokio runtimes cost for the traffic alone. A server of this protocol does at
+//! least the relay's work for each reveal, so a target beneath the floor is out of reach of
+//! any change to the game, its JSON, its storage or its hashing (docs/performance.md, "The
+//! relay floor").
 //!
 //! The relay is the cheapest honest one: a task per connection and an outbox per connection
 //! (a connection's writes are one after the other), the two seats of a table sharing a lock
