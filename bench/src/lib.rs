@@ -200,6 +200,24 @@ pub struct Latency {
     pub mean: f64,
 }
 
+/// The load's tokio runtime: two worker threads, as the server's.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+}
+
+/// Prints a run's figures: one JSON object with `json`, readable text otherwise.
+pub fn print_report<T: Serialize + std::fmt::Display>(
+    report: &T,
+    json: bool,
+) -> Result<(), serde_json::Error> {
+    if json {
+        println!("{}", serde_json::to_string(report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(())
+}
+
 impl Latency {
     /// The figures of a histogram of microseconds.
     pub fn of(h: &hdrhistogram::Histogram<u64>) -> Latency {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use facedown_bench::serve::{ServerProcess, open_files_for};
-use facedown_bench::{LoadOptions, Spread, Target, run_load};
+use facedown_bench::{LoadOptions, Spread, Target, print_report, run_load, runtime};
 use store::is_postgres_url;
 
 /// The same allocator as the server's: the load generator shares the machine with it, and
@@ -131,17 +131,12 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         opening_round: if args.opening_round { Some(true) } else { args.no_opening_round.then_some(false) },
         spread: args.spread,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = runtime()?;
     let report = runtime.block_on(run_load(&opts, &target));
     runtime.shutdown_timeout(Duration::from_secs(5));
     for server in servers {
         server.stop(Duration::from_secs(10));
     }
-    let report = report?;
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        print!("{report}");
-    }
+    print_report(&report?, args.json)?;
     Ok(())
 }

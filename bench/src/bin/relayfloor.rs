@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 use facedown_bench::relay::{self, RelayOptions, UPDATE_BYTES};
 use facedown_bench::serve::{ServerProcess, open_files_for, raise_open_files};
+use facedown_bench::{print_report, runtime};
 
 /// The load generator's allocator (see main.rs).
 #[global_allocator]
@@ -58,10 +59,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
-}
-
 fn serve(args: &Args, seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
     raise_open_files()?;
     runtime()?.block_on(async {
@@ -101,11 +98,6 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let report = runtime.block_on(relay::run(relay.addr, &opts, Some(relay.pid())));
     runtime.shutdown_timeout(Duration::from_secs(5));
     relay.stop(Duration::from_secs(5));
-    let report = report?;
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        print!("{report}");
-    }
+    print_report(&report?, args.json)?;
     Ok(())
 }
