@@ -218,6 +218,40 @@ pub fn print_report<T: Serialize + std::fmt::Display>(
     Ok(())
 }
 
+impl std::fmt::Display for Latency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            self.p50, self.p90, self.p99, self.max
+        )
+    }
+}
+
+/// The tables whose play failed: how many, and the first few errors.
+#[derive(Debug, Default)]
+pub struct Failures {
+    /// Tables whose play failed.
+    pub tables: u64,
+    /// The first five errors.
+    pub first: Vec<String>,
+}
+
+impl Failures {
+    /// Notes how one table's task ended: nothing if it played to its end.
+    pub fn note(&mut self, result: Result<Result<(), LoadError>, tokio::task::JoinError>) {
+        let error = match result {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        self.tables += 1;
+        if self.first.len() < 5 {
+            self.first.push(error);
+        }
+    }
+}
+
 impl Latency {
     /// The figures of a histogram of microseconds.
     pub fn of(h: &hdrhistogram::Histogram<u64>) -> Latency {
@@ -486,19 +520,8 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
     for (index, seats) in opened {
         driving.spawn(drive(shared.clone(), index, seats));
     }
-    let mut failures = Vec::new();
-    let mut failed_tables = 0u64;
-    let mut note = |result: Result<Result<(), LoadError>, tokio::task::JoinError>| {
-        let error = match result {
-            Ok(Ok(())) => return,
-            Ok(Err(e)) => e.to_string(),
-            Err(e) => e.to_string(),
-        };
-        failed_tables += 1;
-        if failures.len() < 5 {
-            failures.push(error);
-        }
-    };
+    let mut failed = Failures::default();
+    let mut note = |result| failed.note(result);
     let counters = &shared.counters;
     while tokio::time::Instant::now() < deadline
         && counters.reveals.load(Ordering::Relaxed) < opts.max_reveals
@@ -567,8 +590,8 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         server,
         loadgen_cpu_seconds: own_start.zip(own_end).map(|(a, b)| b.cpu_seconds - a.cpu_seconds),
         loadgen_cpu_us_per_table_opened: own_before.zip(own_connected).map(|(a, b)| per_table(a, b)),
-        failed_tables,
-        failures,
+        failed_tables: failed.tables,
+        failures: failed.first,
     })
 }
 
@@ -594,12 +617,7 @@ impl std::fmt::Display for Report {
             "commands          {} ({:.0}/s), {} refused",
             self.commands, self.commands_per_second, self.refused
         )?;
-        let l = &self.latency_ms;
-        writeln!(
-            f,
-            "reveal latency    p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-            l.p50, l.p90, l.p99, l.max
-        )?;
+        writeln!(f, "reveal latency    {}", self.latency_ms)?;
         if let Some(s) = &self.server {
             writeln!(
                 f,

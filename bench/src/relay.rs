@@ -31,7 +31,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{WebSocketStream, accept_async_with_config, client_async_with_config};
 
-use crate::{Latency, LoadError, procstat};
+use crate::{Failures, Latency, LoadError, procstat};
 
 /// The size of an update frame by default, in bytes: the mean of `facedown serve`'s updates to
 /// a seat of the Iron Triangle duel the load generator plays (3,201 bytes, measured).
@@ -266,12 +266,7 @@ impl std::fmt::Display for RelayReport {
             "reveals           {} ({:.0}/s), {:.1} frames received per reveal",
             self.reveals, self.reveals_per_second, self.frames_per_reveal
         )?;
-        let l = &self.latency_ms;
-        writeln!(
-            f,
-            "reveal latency    p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-            l.p50, l.p90, l.p99, l.max
-        )?;
+        writeln!(f, "reveal latency    {}", self.latency_ms)?;
         if let Some(us) = self.relay_cpu_us_per_reveal {
             writeln!(f, "relay CPU         {us:.1} µs per reveal")?;
         }
@@ -427,18 +422,10 @@ pub async fn run(
     let seconds = start.elapsed().as_secs_f64();
     let relay_end = relay_pid.map(procstat::usage).transpose()?;
     let own_end = procstat::own_usage().ok();
-    let (mut failed_tables, mut failures) = (0u64, Vec::new());
+    let mut failed = Failures::default();
     let winding = async {
         while let Some(result) = playing.join_next().await {
-            let error = match result {
-                Ok(Ok(())) => continue,
-                Ok(Err(e)) => e.to_string(),
-                Err(e) => e.to_string(),
-            };
-            failed_tables += 1;
-            if failures.len() < 5 {
-                failures.push(error);
-            }
+            failed.note(result);
         }
     };
     if tokio::time::timeout(opts.stall, winding).await.is_err() {
@@ -459,8 +446,8 @@ pub async fn run(
         latency_ms: latency,
         relay_cpu_us_per_reveal: relay_start.zip(relay_end).map(|(a, b)| per_reveal(a, b)),
         load_cpu_us_per_reveal: own_start.zip(own_end).map(|(a, b)| per_reveal(a, b)),
-        failed_tables,
-        failures,
+        failed_tables: failed.tables,
+        failures: failed.first,
     })
 }
 
