@@ -114,6 +114,9 @@ pub struct LoadOptions {
     pub tables: usize,
     /// The longest the load phase runs.
     pub seconds: Duration,
+    /// How long the tables play before the load phase and its counts start: the first moves
+    /// of every table at once, in step, are left out of the figures.
+    pub warmup: Duration,
     /// The load phase stops once this many reveals were timed.
     pub max_reveals: u64,
     /// Tables created and seats connected at once in the connect phase.
@@ -296,6 +299,8 @@ pub struct Report {
     pub tables: usize,
     /// Seconds the connect phase took (tables created, seats welcomed).
     pub connect_seconds: f64,
+    /// Seconds the tables played before the load phase, not counted.
+    pub warmup_seconds: f64,
     /// Seconds the load phase ran.
     pub seconds: f64,
     /// Reveals both seats received.
@@ -328,6 +333,9 @@ pub struct Report {
     /// The server's own mean time from a journal entry handed to its store to the entry's
     /// durable commit, during the load phase (from its `/metrics`), in milliseconds.
     pub server_commit_ms: Option<f64>,
+    /// The server's commits (each a table's journal entries made durable together) per reveal
+    /// during the load phase (from its `/metrics`): requests kept together share one.
+    pub server_commits_per_reveal: Option<f64>,
     /// Tables whose play failed (a connection error, a stall).
     pub failed_tables: u64,
     /// The first few failures.
@@ -510,19 +518,33 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
     tokio::time::sleep(opts.settle).await;
     let idle = usage(pids)?;
 
-    // Load.
+    // Warm-up (played, not counted), then the load.
+    let counters = &shared.counters;
+    let mut failed = Failures::default();
+    let mut note = |result| failed.note(result);
+    let mut driving = JoinSet::new();
+    if !opts.warmup.is_zero() {
+        counters.measuring.store(false, Ordering::Relaxed);
+        for (index, seats) in opened.drain(..) {
+            driving.spawn(drive(shared.clone(), index, seats));
+        }
+        let warm = tokio::time::Instant::now() + opts.warmup;
+        while tokio::time::Instant::now() < warm && !driving.is_empty() {
+            tokio::select! {
+                Some(result) = driving.join_next() => note(result),
+                _ = tokio::time::sleep_until(warm) => {}
+            }
+        }
+    }
     let metrics_start = scrape(&shared.apis).await;
     let own_start = procstat::own_usage().ok();
     let start_usage = usage(pids)?;
     let start = Instant::now();
     let deadline = tokio::time::Instant::now() + opts.seconds;
-    let mut driving = JoinSet::new();
+    counters.measuring.store(true, Ordering::Relaxed);
     for (index, seats) in opened {
         driving.spawn(drive(shared.clone(), index, seats));
     }
-    let mut failed = Failures::default();
-    let mut note = |result| failed.note(result);
-    let counters = &shared.counters;
     while tokio::time::Instant::now() < deadline
         && counters.reveals.load(Ordering::Relaxed) < opts.max_reveals
         && !driving.is_empty()
@@ -572,10 +594,16 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         (Some((s0, n0)), Some((s1, n1))) if n1 > n0 => Some((s1 - s0) * 1000.0 / (n1 - n0)),
         _ => None,
     };
+    let server_commits_per_reveal = match (commit_latency(&metrics_start), commit_latency(&metrics_end)) {
+        (Some((_, n0)), Some((_, n1))) if reveals > 0 => Some((n1 - n0) / reveals as f64),
+        _ => None,
+    };
     Ok(Report {
         server_commit_ms,
+        server_commits_per_reveal,
         tables: opts.tables,
         connect_seconds,
+        warmup_seconds: opts.warmup.as_secs_f64(),
         seconds,
         reveals,
         commands,
@@ -610,7 +638,12 @@ impl std::fmt::Display for Report {
             },
             self.connect_seconds
         )?;
-        writeln!(f, "load phase        {:.1} s, {} games ended", self.seconds, self.games)?;
+        let warm = if self.warmup_seconds > 0.0 {
+            format!(" (after a warm-up of {:.1} s, not counted)", self.warmup_seconds)
+        } else {
+            String::new()
+        };
+        writeln!(f, "load phase        {:.1} s{warm}, {} games ended", self.seconds, self.games)?;
         writeln!(f, "reveals           {} ({:.0}/s)", self.reveals, self.reveals_per_second)?;
         writeln!(
             f,
@@ -638,7 +671,9 @@ impl std::fmt::Display for Report {
             writeln!(f, "loadgen CPU/table {cpu:.0} µs per table opened")?;
         }
         if let Some(ms) = self.server_commit_ms {
-            writeln!(f, "server commits    {ms:.2} ms on average (its /metrics)")?;
+            let per_reveal =
+                self.server_commits_per_reveal.map(|n| format!(", {n:.2} per reveal")).unwrap_or_default();
+            writeln!(f, "server commits    {ms:.2} ms on average{per_reveal} (its /metrics)")?;
         }
         if self.failed_tables > 0 {
             writeln!(f, "failed tables     {}", self.failed_tables)?;

@@ -30,6 +30,10 @@ struct Args {
     /// The longest the load phase runs, in seconds.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
     seconds: u64,
+    /// Seconds the tables play before the load phase, not counted: every table starts in
+    /// step, and the first moves of all of them at once are left out of the figures.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=600))]
+    warmup_seconds: u64,
     /// The load phase stops once this many reveals were timed.
     #[arg(long, default_value_t = 2_000_000)]
     max_reveals: u64,
@@ -121,6 +125,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let opts = LoadOptions {
         tables: args.tables as usize,
         seconds: Duration::from_secs(args.seconds),
+        warmup: Duration::from_secs(args.warmup_seconds),
         max_reveals: args.max_reveals,
         connect_concurrency: args.connect_concurrency as usize,
         connect_timeout: Duration::from_secs(300),

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -80,6 +80,9 @@ pub struct Counters {
     pub games: AtomicU64,
     /// Latency of each reveal, in microseconds.
     pub latency: Mutex<Histogram<u64>>,
+    /// Whether the counts run: not during the warm-up, whose reveals, requests and games are
+    /// played but not counted.
+    pub measuring: AtomicBool,
 }
 
 impl Counters {
@@ -93,10 +96,21 @@ impl Counters {
             refused: AtomicU64::new(0),
             games: AtomicU64::new(0),
             latency: Mutex::new(latency),
+            measuring: AtomicBool::new(true),
         })
     }
 
+    /// Adds one to `count` while the counts run.
+    fn count(&self, count: &AtomicU64, n: u64) {
+        if self.measuring.load(Ordering::Relaxed) {
+            count.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
     fn record(&self, latency: Duration) {
+        if !self.measuring.load(Ordering::Relaxed) {
+            return;
+        }
         self.reveals.fetch_add(1, Ordering::Relaxed);
         let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX).clamp(1, 600_000_000);
         if let Ok(mut h) = self.latency.lock() {
@@ -208,7 +222,7 @@ impl Seat {
         let mut bound = false;
         loop {
             if self.over {
-                counters.games.fetch_add(u64::from(self.index == 0), Ordering::Relaxed);
+                counters.count(&counters.games, u64::from(self.index == 0));
                 return Ok(SeatEnd::Over);
             }
             if *stop.borrow() {
@@ -300,11 +314,11 @@ impl Seat {
                         bound &= !sealed.is_empty();
                     }
                     act_from = seq;
-                    counters.commands.fetch_add(1, Ordering::Relaxed);
+                    counters.count(&counters.commands, 1);
                 }
                 Incoming::Error { id: Some(id), code, message } if ours(&id) => {
                     let sent = in_flight.take().map(|(_, sent)| sent);
-                    counters.refused.fetch_add(1, Ordering::Relaxed);
+                    counters.count(&counters.refused, 1);
                     if sent == Some(Sent::Seal) {
                         // Refused, so not committed: nothing to reveal for it.
                         sealed.pop_back();

@@ -19,6 +19,7 @@ fn options(tables: usize, max_reveals: u64, sealed: bool) -> LoadOptions {
     LoadOptions {
         tables,
         seconds: Duration::from_secs(30),
+        warmup: Duration::ZERO,
         max_reveals,
         connect_concurrency: 4,
         connect_timeout: Duration::from_secs(30),
@@ -65,6 +66,40 @@ async fn a_short_load_times_reveals_against_a_real_server() {
     check(&report, 100, 2);
     assert!(!report.sealed);
     assert_eq!(report.instances, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_up_is_played_but_not_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server::start(config(dir.path().join("warm.sqlite"))).await.unwrap();
+    let target = Target::one(running.base_url.clone(), None);
+    let opts = LoadOptions { warmup: Duration::from_millis(1500), ..options(4, 60, false) };
+    let report = run_load(&opts, &target).await.unwrap();
+    // The server's own count of reveals includes the warm-up's.
+    let metrics = ureq::get(format!("{}/metrics", running.base_url))
+        .call()
+        .unwrap()
+        .into_body()
+        .read_to_string()
+        .unwrap();
+    running.shutdown().await.expect("a graceful shutdown");
+    assert_eq!(report.failed_tables, 0, "{:?}", report.failures);
+    assert!(report.reveals >= 60, "{report}");
+    assert_eq!(report.latency_ms.count, report.reveals);
+    // A reveal counted just after the warm-up may come of requests acknowledged within it:
+    // one more uncounted per seat than at the end of [`check`].
+    assert!(report.commands + 4 * report.tables as u64 >= 2 * report.reveals, "{report}");
+    assert_eq!(report.warmup_seconds, 1.5);
+    let served: f64 = metrics
+        .lines()
+        .find(|l| l.starts_with("facedown_reveals_total "))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .expect("the server counts reveals");
+    assert!(
+        served >= report.reveals as f64 + 20.0,
+        "the warm-up's reveals were played ({served} in all) but not counted ({})",
+        report.reveals
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

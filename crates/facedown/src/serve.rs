@@ -92,6 +92,13 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(0..=1000))]
     pub hold_ms: u64,
 
+    /// Milliseconds a sealed seat's reveal waits for the other reveals of its bound round
+    /// (clients reveal on their own once bound, and nothing is shown before all are in): kept
+    /// together, they share one sync and the round resolves sooner. 0: as long as --hold-ms.
+    #[arg(long, value_name = "MS", default_value_t = Limits::default().reveal_hold.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub reveal_hold_ms: u64,
+
     /// Create a table at start-up and print its links: SYSTEM:EXAMPLE (an example's file name,
     /// iron-triangle:ambush-2v3), or SYSTEM alone for its default example (iron-triangle: duel,
     /// nodice: pc-vs-bandit, inciting-incident: river-fight).
@@ -269,6 +276,7 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             max_connections: args.max_connections,
             idle_seconds: args.idle_seconds,
             hold: std::time::Duration::from_millis(args.hold_ms),
+            reveal_hold: std::time::Duration::from_millis(args.reveal_hold_ms),
             ..Limits::default()
         },
     })

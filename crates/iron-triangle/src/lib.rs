@@ -108,6 +108,14 @@ impl Ruleset for IronTriangle {
         state.prompt(seat)
     }
 
+    fn asks_face_down(state: &Conflict, seat: SeatId) -> bool {
+        state.asks_face_down(seat)
+    }
+
+    fn first_face_down(state: &Conflict, seat: SeatId) -> Option<Command> {
+        state.first_face_down(seat)
+    }
+
     fn forced(state: &Conflict, seat: SeatId) -> Option<Command> {
         state.forced(seat)
     }

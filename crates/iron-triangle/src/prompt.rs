@@ -21,25 +21,29 @@ impl Conflict {
         let mut legal = Vec::new();
         self.legal_commands(seat, &mut legal);
         let first = *legal.first()?;
-        let private = legal.iter().any(|c| {
-            matches!(
-                c,
-                Command::CommitStance { .. } | Command::CommitMove { .. } | Command::PlaySpecial { .. }
-            )
-        });
+        let private = legal.iter().any(face_down);
         let question = self.question(seat, first);
         let choices = legal
             .into_iter()
-            .map(|command| Choice {
-                label: self.label(seat, command),
-                private: matches!(
-                    command,
-                    Command::CommitStance { .. } | Command::CommitMove { .. } | Command::PlaySpecial { .. }
-                ),
-                command,
-            })
+            .map(|command| Choice { label: self.label(seat, command), private: face_down(&command), command })
             .collect();
         Some(Prompt { seat, question, private, choices })
+    }
+
+    /// Whether `seat` is asked a face-down question now: the [`prompt`](Conflict::prompt)'s
+    /// `private`, without its labels.
+    pub fn asks_face_down(&self, seat: SeatId) -> bool {
+        let mut legal = Vec::new();
+        self.legal_commands(seat, &mut legal);
+        legal.iter().any(face_down)
+    }
+
+    /// The first face-down answer the [`prompt`](Conflict::prompt) offers `seat`, without its
+    /// labels.
+    pub fn first_face_down(&self, seat: SeatId) -> Option<Command> {
+        let mut legal = Vec::new();
+        self.legal_commands(seat, &mut legal);
+        legal.into_iter().find(face_down)
     }
 
     /// The documented default decision for `seat` (docs/iron-triangle.md, Decision "forced
@@ -233,4 +237,10 @@ fn special_label(c: &Conflict, card: SpecialCard, edition: Edition) -> String {
         s.push_str(&format!(" naming {}", c.who(t)));
     }
     s
+}
+
+/// Whether `command` is a face-down commitment (a prompt's `private` choice): a stance
+/// (§5.2 step 2), a move or surrender (§5.2 step 3), a special or a pass (§6).
+fn face_down(command: &Command) -> bool {
+    matches!(command, Command::CommitStance { .. } | Command::CommitMove { .. } | Command::PlaySpecial { .. })
 }

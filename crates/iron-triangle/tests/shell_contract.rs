@@ -67,9 +67,15 @@ fn prompt_choices_are_exactly_the_legal_commands_and_private_only_face_down() {
                     if legal.is_empty() {
                         assert_eq!(prompt, None);
                         assert_eq!(forced, None);
+                        assert!(!IronTriangle::asks_face_down(state, seat));
+                        assert_eq!(IronTriangle::first_face_down(state, seat), None);
                         continue;
                     }
                     let p = prompt.expect("an awaited seat has a prompt");
+                    // A sealed round's questions, answered without the labels: the prompt's.
+                    assert_eq!(IronTriangle::asks_face_down(state, seat), p.private);
+                    let first = p.choices.iter().find(|c| c.private).map(|c| c.command);
+                    assert_eq!(IronTriangle::first_face_down(state, seat), first);
                     assert_eq!(p.seat, seat);
                     let commands: Vec<Command> = p.choices.iter().map(|c| c.command).collect();
                     assert_eq!(commands, legal, "the choices are the legal commands");

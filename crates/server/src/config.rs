@@ -118,6 +118,13 @@ pub struct Limits {
     /// made durable alone: kept together, the two share one commit (docs/performance.md,
     /// rounds 8 and 9). Zero: never waits.
     pub hold: std::time::Duration,
+    /// How long a sealed seat's reveal waits for the other reveals the bound round awaits
+    /// (their seats connected as for [`Limits::hold`]), whichever is longer. A client reveals
+    /// on its own as soon as the round is bound, and nothing is shown to anyone until every
+    /// reveal is in, so the first one gains nothing by being made durable alone; kept together,
+    /// all of them share one commit and the round resolves a commit sooner (docs/performance.md,
+    /// round 14). Zero: as long as [`Limits::hold`].
+    pub reveal_hold: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -131,6 +138,7 @@ impl Default for Limits {
             idle_seconds: 300,
             lease_seconds: 10,
             hold: std::time::Duration::from_millis(3),
+            reveal_hold: std::time::Duration::from_millis(500),
         }
     }
 }

@@ -799,7 +799,11 @@ impl<S: TableStore> Actor<S> {
             fanout::want(&mut self.follow, !self.deadlines.is_empty() && !self.finished);
             let runs = fanout::runs_deadlines(&self.follow);
             let next = self.deadlines.values().map(|(at, _)| *at).min().filter(|_| runs);
-            let idle_at = (self.conns.is_empty() && next.is_none()).then(|| self.idle_since + idle);
+            // A finished table nobody is connected to leaves memory at once: nothing can change
+            // it but an undo, whose link reloads it, and the tables a busy server finishes would
+            // otherwise pile up for the idle limit (docs/performance.md, round 14).
+            let wait = if self.finished { Duration::ZERO } else { idle };
+            let idle_at = (self.conns.is_empty() && next.is_none()).then(|| self.idle_since + wait);
             let check_at = self.forwarded_check_at();
             tokio::select! {
                 message = rx.recv() => {
@@ -818,8 +822,7 @@ impl<S: TableStore> Actor<S> {
                                         Ok(next) => Some(next),
                                         // The other seat's decision is likely on its way: kept
                                         // with this one, the two share a commit.
-                                        Err(_) if hold => {
-                                            let wait = self.hub.config.limits.hold;
+                                        Err(_) if let Some(wait) = hold => {
                                             tokio::time::timeout(wait, rx.recv()).await.ok().flatten()
                                         }
                                         Err(_) => None,
@@ -1402,25 +1405,35 @@ impl<S: TableStore> Actor<S> {
         }
     }
 
-    /// Whether a seat's decision (a command, a commitment, a reveal) from `conn` is awaited
-    /// together with another seat's that may come soon ([`Actor::may_answer_soon`]): both seats of
-    /// a simultaneous choice, or of a bound round's reveals, usually answer within moments of
-    /// each other, and kept together they are made durable by one commit instead of two in a
-    /// row (waiting at most [`Limits::hold`](crate::config::Limits::hold)). A bot's seat is
+    /// How long a seat's decision (a command, a commitment, a reveal) from `conn` waits for
+    /// another seat's awaited with it that may come soon ([`Actor::may_answer_soon`]); `None`:
+    /// it does not wait. Both seats of a simultaneous choice, or of a bound round's reveals,
+    /// usually answer within moments of each other, and kept together they are made durable by
+    /// one commit instead of two in a row. A decision waits at most
+    /// [`Limits::hold`](crate::config::Limits::hold): a person may take long over the other
+    /// one. A reveal of a bound round waits up to
+    /// [`Limits::reveal_hold`](crate::config::Limits::reveal_hold): the others' clients
+    /// reveal on their own, and nothing is shown before every reveal is in. A bot's seat is
     /// decided here, on its think delay: never waited for.
-    fn waits_for_another(&self, conn: u64, message: &ClientMessage) -> bool {
-        let decision = matches!(
-            message,
-            ClientMessage::Command { .. } | ClientMessage::Seal { .. } | ClientMessage::Reveal { .. }
-        );
+    fn waits_for_another(&self, conn: u64, message: &ClientMessage) -> Option<Duration> {
+        let limits = &self.hub.config.limits;
+        let wait = match message {
+            ClientMessage::Command { .. } | ClientMessage::Seal { .. } => limits.hold,
+            ClientMessage::Reveal { .. } if self.game.round().is_some_and(|r| r.bound) => {
+                limits.hold.max(limits.reveal_hold)
+            }
+            ClientMessage::Reveal { .. } => limits.hold,
+            _ => return None,
+        };
         let who = self.conns.get(&conn).map(|c| c.who).or_else(|| self.remotes.get(&conn).map(|r| r.who));
-        let Some(Who::Seat { seat }) = who else { return false };
-        if !decision || self.hub.config.limits.hold.is_zero() {
-            return false;
+        let Some(Who::Seat { seat }) = who else { return None };
+        if wait.is_zero() {
+            return None;
         }
         let awaiting = self.game.awaiting();
-        awaiting.contains(&SeatId(seat))
-            && awaiting.iter().any(|other| other.0 != seat && self.may_answer_soon(other.0))
+        (awaiting.contains(&SeatId(seat))
+            && awaiting.iter().any(|other| other.0 != seat && self.may_answer_soon(other.0)))
+        .then_some(wait)
     }
 
     /// Whether `seat`'s decision may come as a request soon: its link is connected here, or,

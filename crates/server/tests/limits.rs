@@ -1,5 +1,6 @@
 //! The server's limits and hygiene on a real server: rate limits, the most tables and
-//! connections, idle tables leaving memory and coming back, the WebSocket Origin check, and
+//! connections, idle tables leaving memory and coming back (finished ones at once), the
+//! WebSocket Origin check, and
 //! HTTPS served directly with rustls.
 
 use std::path::Path;
@@ -7,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use server::client::Client;
-use server::protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage};
+use server::protocol::{ClientMessage, Controller, CreateTable, ErrorCode, ServerMessage};
 use server::{Config, Running};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -119,6 +120,48 @@ async fn an_idle_table_leaves_memory_and_comes_back_when_a_client_does() {
     let back = welcomed(&created.seats["ada"]).await;
     assert_eq!(loaded().await, 1, "and came back for its client");
     back.close().await;
+    server.shutdown().await.unwrap();
+}
+
+/// The tables the server holds in memory, from its `/metrics`.
+async fn loaded(server: &Running) -> i64 {
+    let body = raw_http(server.addr, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+    body.lines()
+        .find(|l| l.starts_with("facedown_tables_loaded "))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_table_nobody_is_connected_to_leaves_memory_at_once() {
+    // Two bots play the duel to its end with nobody connected; the idle limit is five
+    // minutes, and the finished table leaves memory long before.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.idle_seconds = 300;
+    let server = server::start(c).await.unwrap();
+    let bots = [("ada", "greedy"), ("gm", "random")]
+        .into_iter()
+        .map(|(seat, bot)| (seat.to_owned(), Controller::Bot { bot: bot.into() }))
+        .collect();
+    let created = server.create_table(CreateTable { seats: bots, ..duel() }).await.unwrap();
+    let mut gone = false;
+    for _ in 0..200 {
+        if loaded(&server).await == 0 {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(gone, "the finished table left memory within 20 s, not after the idle limit");
+    // Its spectators' link loads it again, finished.
+    let mut watcher = Client::join(&created.spectator, 0).await.unwrap();
+    match next(&mut watcher).await {
+        ServerMessage::Welcome { change, .. } => assert!(change.over, "the game is over"),
+        other => panic!("expected a welcome, got {other:?}"),
+    }
+    assert_eq!(loaded(&server).await, 1);
+    watcher.close().await;
     server.shutdown().await.unwrap();
 }
 

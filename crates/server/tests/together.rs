@@ -288,3 +288,83 @@ async fn a_request_refused_because_of_one_kept_before_it_is_refused_after_that_o
     assert!(matches!(answered.last(), Some(ServerMessage::Ack { .. })), "{answered:?}");
     server.0.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reveal_waits_for_the_other_reveals_of_its_bound_round_and_all_share_one_commit() {
+    // Decisions never wait (`hold` zero), reveals do (long enough for any machine): the two
+    // seals, 150 ms apart, are kept one at a time, the two reveals by one commit.
+    let (commits, opened) = sealed_round_commits(Duration::ZERO, Duration::from_secs(5)).await;
+    assert_eq!(commits, vec![1, 1, 2], "a commit for each seal, one for both reveals");
+    assert!(opened, "the round resolved");
+
+    // Reveals not waiting either: a commit each.
+    let (commits, opened) = sealed_round_commits(Duration::ZERO, Duration::ZERO).await;
+    assert_eq!(commits, vec![1, 1, 1, 1], "a commit for each seal and each reveal");
+    assert!(opened, "the round resolved");
+}
+
+/// A sealed duel on a [`Gated`] store with these holds: Ada seals, the GM 150 ms later; once
+/// bound, Ada reveals, the GM 150 ms later. The journal entries of each commit from the first
+/// seal on, and whether Ada saw the round resolve.
+async fn sealed_round_commits(hold: Duration, reveal_hold: Duration) -> (Vec<usize>, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let store = Gated::open(&db).await;
+    let mut config = server::Config::new(db);
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.limits.hold = hold;
+    config.limits.reveal_hold = reveal_hold;
+    let server = server::start_with(config, store.clone()).await.unwrap();
+    let modes = [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
+    let created = server
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions { modes, opening_round: Some(false), ..TableOptions::default() },
+            rules: Default::default(),
+        })
+        .await
+        .unwrap();
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let mut gm = Client::join(&created.seats["gm"], 0).await.unwrap();
+    let (ca, cg) = (first_choice(&next(&mut ada).await), first_choice(&next(&mut gm).await));
+    let (na, ng) = (Nonce::from_bytes([3; 32]), Nonce::from_bytes([4; 32]));
+    let before = store.commits.lock().unwrap().len();
+    let pause = || tokio::time::sleep(Duration::from_millis(150));
+    let seal = |id: &str, c: &Value, n: &Nonce| ClientMessage::Seal {
+        id: id.into(),
+        commitment: Commitment::to_command(c, n).unwrap().to_string(),
+    };
+    ada.send(&seal("s1", &ca, &na)).await.unwrap();
+    pause().await;
+    gm.send(&seal("s2", &cg, &ng)).await.unwrap();
+    until_answer(&mut ada, "s1").await;
+    until_answer(&mut gm, "s2").await;
+    let reveal = |id: &str, c: &Value, n: &Nonce| ClientMessage::Reveal {
+        id: id.into(),
+        command: c.clone(),
+        nonce: n.to_string(),
+    };
+    ada.send(&reveal("r1", &ca, &na)).await.unwrap();
+    pause().await;
+    gm.send(&reveal("r2", &cg, &ng)).await.unwrap();
+    let resolved = |got: &[ServerMessage]| {
+        got.iter().any(|m| matches!(m, ServerMessage::Update { change } if change.updates.iter().any(|u| u["kind"] == "opened")))
+    };
+    // The resolution reaches Ada with her answer (kept together) or after it (alone), and
+    // the GM before his answer either way.
+    let ada_saw = until_answer(&mut ada, "r1").await;
+    let gm_saw = until_answer(&mut gm, "r2").await;
+    let mut opened = resolved(&ada_saw);
+    for _ in 0..10 {
+        if opened {
+            break;
+        }
+        opened = resolved(&[next(&mut ada).await]);
+    }
+    let opened = opened && resolved(&gm_saw);
+    let commits = store.commits.lock().unwrap()[before..].to_vec();
+    server.shutdown().await.unwrap();
+    (commits, opened)
+}

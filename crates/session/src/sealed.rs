@@ -197,14 +197,12 @@ pub struct Branch<C> {
 /// The first face-down answer `seat`'s prompt offers, standing in for its sealed choice on the
 /// scratch table; the forced default when none is offered.
 fn stand_in<R: Ruleset>(state: &R::State, seat: SeatId) -> Option<R::Command> {
-    R::prompt(state, seat)
-        .and_then(|p| p.choices.into_iter().find(|c| c.private).map(|c| c.command))
-        .or_else(|| R::forced(state, seat))
+    R::first_face_down(state, seat).or_else(|| R::forced(state, seat))
 }
 
 /// Whether `seat`'s question in `state` is a face-down one.
 fn asked_face_down<R: Ruleset>(state: &R::State, seat: SeatId) -> bool {
-    R::prompt(state, seat).is_some_and(|p| p.private)
+    R::asks_face_down(state, seat)
 }
 
 /// Plays the round's committed decisions from `state` as [`Round::project`] does, but where
@@ -257,35 +255,37 @@ fn explore<R: Ruleset>(
 
 impl<R: Ruleset> Round<R> {
     fn new(state: &R::State) -> Round<R> {
-        let mut round = Round {
-            slots: Vec::new(),
-            bound: false,
-            asked_in: Vec::new(),
-            end: state.clone(),
-            next: Vec::new(),
-        };
-        round.project(state);
-        round
+        let (asked_in, end, next) = Self::projection(&[], state);
+        Round { slots: Vec::new(), bound: false, asked_in, end, next }
     }
 
     /// Plays the stand-ins on a scratch table from `state`, in the order the rules ask for
     /// them, up to the first reveal; finds who is asked next.
     fn project(&mut self, state: &R::State) {
+        (self.asked_in, self.end, self.next) = Self::projection(&self.slots, state);
+    }
+
+    /// [`Round::project`]'s outcome for `slots`: the state each slot's seat was asked in, the
+    /// scratch state at the end, and the seats asked next.
+    fn projection(
+        slots: &[Slot<R::Command>],
+        state: &R::State,
+    ) -> (Vec<Option<R::State>>, R::State, Vec<SeatId>) {
         let mut scratch = Table::<R>::unlogged(state.clone());
-        let n = self.slots.len();
+        let n = slots.len();
         let mut asked_in = vec![None; n];
         let mut played = vec![false; n];
         let mut revealed = false;
         while !revealed {
             let awaiting = scratch.awaiting();
-            let Some(i) = (0..n).find(|&i| !played[i] && awaiting.contains(&self.slots[i].seat)) else {
+            let Some(i) = (0..n).find(|&i| !played[i] && awaiting.contains(&slots[i].seat)) else {
                 break;
             };
-            let seat = self.slots[i].seat;
+            let seat = slots[i].seat;
             asked_in[i] = Some(scratch.state().clone());
             // A command the session holds (a plain seat's, a bot's, a forced one) is played
             // as it is; a sealed one by a stand-in.
-            let command = match &self.slots[i].held {
+            let command = match &slots[i].held {
                 Held::Plain { command, .. } | Held::Revealed { command, .. } => Some(command.clone()),
                 Held::Sealed | Held::Fault(_) => stand_in::<R>(scratch.state(), seat),
             };
@@ -296,13 +296,12 @@ impl<R: Ruleset> Round<R> {
             played[i] = true;
             revealed = scratch.last_automatic() > 0;
         }
-        self.next = if revealed {
+        let next = if revealed {
             Vec::new()
         } else {
             scratch.awaiting().into_iter().filter(|&s| asked_face_down::<R>(scratch.state(), s)).collect()
         };
-        self.asked_in = asked_in;
-        self.end = scratch.state().clone();
+        (asked_in, scratch.into_state(), next)
     }
 
     fn ready_to_bind(&self) -> bool {
@@ -453,8 +452,10 @@ impl<R: Ruleset> Session<R> {
         commitment: Commitment,
         held: Held<R::Command>,
     ) -> Result<(), SessionError<R::Error>> {
-        let state = self.table.state().clone();
-        let Some(round) = self.round_for(seat)? else {
+        if self.round_for(seat)?.is_none() {
+            return Err(SessionError::Sealing(SealError::NotAsked(seat.0)));
+        }
+        let Some(round) = self.round.as_mut() else {
             return Err(SessionError::Sealing(SealError::NotAsked(seat.0)));
         };
         if round.next.contains(&seat) {
@@ -465,7 +466,7 @@ impl<R: Ruleset> Session<R> {
         } else {
             return Err(SessionError::Sealing(SealError::NotAsked(seat.0)));
         }
-        round.project(&state);
+        round.project(self.table.state());
         self.bind_if_ready();
         Ok(())
     }
@@ -629,7 +630,6 @@ impl<R: Ruleset> Session<R> {
     /// Takes back `seat`'s latest commitment in a round not yet bound; false when the seat has
     /// none (then [`Session::take_back`] looks at the table).
     pub(crate) fn take_back_commitment(&mut self, seat: SeatId) -> Result<bool, SessionError<R::Error>> {
-        let state = self.table.state().clone();
         let Some(round) = self.round.as_mut() else { return Ok(false) };
         let Some(i) = round.slots.iter().rposition(|s| s.seat == seat) else { return Ok(false) };
         if round.bound {
@@ -639,7 +639,7 @@ impl<R: Ruleset> Session<R> {
         if round.slots.is_empty() {
             self.round = None;
         } else {
-            round.project(&state);
+            round.project(self.table.state());
         }
         for log in &mut self.logs {
             log.push(Item::TookBack { seat });

@@ -150,6 +150,19 @@ pub trait Ruleset {
         Some(Prompt { seat, question: "choose".to_owned(), private: false, choices })
     }
 
+    /// Whether `seat` is asked a face-down question now: the `private` of its
+    /// [`prompt`](Ruleset::prompt). A ruleset may answer without writing the prompt's labels
+    /// (a sealed round asks this of every seat at every commitment).
+    fn asks_face_down(state: &Self::State, seat: SeatId) -> bool {
+        Self::prompt(state, seat).is_some_and(|p| p.private)
+    }
+
+    /// The first face-down answer `seat`'s [`prompt`](Ruleset::prompt) offers (in its
+    /// order), if any. A ruleset may answer without writing the prompt's labels.
+    fn first_face_down(state: &Self::State, seat: SeatId) -> Option<Self::Command> {
+        Self::prompt(state, seat).and_then(|p| p.choices.into_iter().find(|c| c.private).map(|c| c.command))
+    }
+
     /// The system's documented default for `seat`'s decision, taken when a table's decision
     /// timer runs out or the GM calls for it: never a surrender or leaving the conflict.
     /// `None` when the game is not waiting for the seat.

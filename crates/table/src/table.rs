@@ -90,6 +90,11 @@ impl<R: Ruleset> Table<R> {
         table
     }
 
+    /// The current state, the table given up (a scratch table's outcome, kept without a copy).
+    pub fn into_state(self) -> R::State {
+        self.state
+    }
+
     /// Starts the table again from `initial`, keeping its buffers (and whether it keeps a
     /// log): for simulations that play many games in a row.
     pub fn restart(&mut self, initial: R::State) {
