@@ -100,17 +100,9 @@ async fn an_idle_table_leaves_memory_and_comes_back_when_a_client_does() {
     ada.send(&ClientMessage::Ping {}).await.unwrap();
     while next(&mut ada).await != (ServerMessage::Pong {}) {}
     ada.close().await;
-    let loaded = || async {
-        let body =
-            raw_http(server.addr, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
-        body.lines()
-            .find(|l| l.starts_with("facedown_tables_loaded "))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
-            .unwrap()
-    };
     let mut gone = false;
     for _ in 0..100 {
-        if loaded().await == 0 {
+        if loaded(&server).await == 0 {
             gone = true;
             break;
         }
@@ -118,7 +110,7 @@ async fn an_idle_table_leaves_memory_and_comes_back_when_a_client_does() {
     }
     assert!(gone, "the idle table left memory");
     let back = welcomed(&created.seats["ada"]).await;
-    assert_eq!(loaded().await, 1, "and came back for its client");
+    assert_eq!(loaded(&server).await, 1, "and came back for its client");
     back.close().await;
     server.shutdown().await.unwrap();
 }

@@ -108,20 +108,7 @@ async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is
     let mut config = server::Config::new(db.clone());
     config.listen = "127.0.0.1:0".parse().unwrap();
     let server = server::start_with(config, store.clone()).await.unwrap();
-    let modes = [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
-    let created = server
-        .create_table(CreateTable {
-            system: "iron-triangle".into(),
-            setup: SetupSource::Example("duel".into()),
-            seats: BTreeMap::new(),
-            options: TableOptions { modes, opening_round: Some(false), ..TableOptions::default() },
-            rules: Default::default(),
-        })
-        .await
-        .unwrap();
-    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
-    let mut gm = Client::join(&created.seats["gm"], 0).await.unwrap();
-    let (ca, cg) = (first_choice(&next(&mut ada).await), first_choice(&next(&mut gm).await));
+    let (created, mut ada, mut gm, ca, cg) = sealed_duel(&server).await;
     let (na, ng) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
     let seal = |id: &str, c: &Value, n: &Nonce| ClientMessage::Seal {
         id: id.into(),
@@ -192,6 +179,28 @@ async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is
         .filter_map(|e| serde_json::from_str::<Value>(e).ok()?["id"].as_str().map(str::to_owned))
         .collect();
     assert_eq!(ids, vec!["s1", "s2", "seed", "r1", "r2"]);
+}
+
+/// A duel whose two seats play sealed, with no opening round, on `server`: both seats joined
+/// and welcomed, each with its prompt's first choice.
+async fn sealed_duel(
+    server: &server::Running,
+) -> (server::protocol::CreatedTable, Client, Client, Value, Value) {
+    let modes = [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
+    let created = server
+        .create_table(CreateTable {
+            system: "iron-triangle".into(),
+            setup: SetupSource::Example("duel".into()),
+            seats: BTreeMap::new(),
+            options: TableOptions { modes, opening_round: Some(false), ..TableOptions::default() },
+            rules: Default::default(),
+        })
+        .await
+        .unwrap();
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let mut gm = Client::join(&created.seats["gm"], 0).await.unwrap();
+    let (ca, cg) = (first_choice(&next(&mut ada).await), first_choice(&next(&mut gm).await));
+    (created, ada, gm, ca, cg)
 }
 
 /// A plain duel on a [`Gated`] store whose decisions wait `hold` for another's: its two seats
@@ -315,20 +324,7 @@ async fn sealed_round_commits(hold: Duration, reveal_hold: Duration) -> (Vec<usi
     config.limits.hold = hold;
     config.limits.reveal_hold = reveal_hold;
     let server = server::start_with(config, store.clone()).await.unwrap();
-    let modes = [("ada".to_owned(), SeatMode::Sealed), ("gm".to_owned(), SeatMode::Sealed)].into();
-    let created = server
-        .create_table(CreateTable {
-            system: "iron-triangle".into(),
-            setup: SetupSource::Example("duel".into()),
-            seats: BTreeMap::new(),
-            options: TableOptions { modes, opening_round: Some(false), ..TableOptions::default() },
-            rules: Default::default(),
-        })
-        .await
-        .unwrap();
-    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
-    let mut gm = Client::join(&created.seats["gm"], 0).await.unwrap();
-    let (ca, cg) = (first_choice(&next(&mut ada).await), first_choice(&next(&mut gm).await));
+    let (_, mut ada, mut gm, ca, cg) = sealed_duel(&server).await;
     let (na, ng) = (Nonce::from_bytes([3; 32]), Nonce::from_bytes([4; 32]));
     let before = store.commits.lock().unwrap().len();
     let pause = || tokio::time::sleep(Duration::from_millis(150));
