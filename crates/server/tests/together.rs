@@ -203,19 +203,26 @@ async fn sealed_duel(
     (created, ada, gm, ca, cg)
 }
 
-/// A plain duel on a [`Gated`] store whose decisions wait `hold` for another's: its two seats
-/// joined (or Ada's alone), their welcomes read; the store's folder goes with the server.
-async fn plain_duel(
-    hold: Duration,
-    both: bool,
-) -> ((server::Running, tempfile::TempDir), Gated, Client, Option<Client>) {
+/// A server on a [`Gated`] store in a new folder (which must outlive it), with these holds.
+async fn gated_server(hold: Duration, reveal_hold: Duration) -> (server::Running, tempfile::TempDir, Gated) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("server.db");
     let store = Gated::open(&db).await;
     let mut config = server::Config::new(db);
     config.listen = "127.0.0.1:0".parse().unwrap();
     config.limits.hold = hold;
+    config.limits.reveal_hold = reveal_hold;
     let server = server::start_with(config, store.clone()).await.unwrap();
+    (server, dir, store)
+}
+
+/// A plain duel on a [`Gated`] store whose decisions wait `hold` for another's: its two seats
+/// joined (or Ada's alone), their welcomes read; the store's folder goes with the server.
+async fn plain_duel(
+    hold: Duration,
+    both: bool,
+) -> ((server::Running, tempfile::TempDir), Gated, Client, Option<Client>) {
+    let (server, dir, store) = gated_server(hold, server::Limits::default().reveal_hold).await;
     let created = server.create_table(CreateTable::example("iron-triangle", "duel")).await.unwrap();
     let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
     next(&mut ada).await;
@@ -316,14 +323,7 @@ async fn a_reveal_waits_for_the_other_reveals_of_its_bound_round_and_all_share_o
 /// bound, Ada reveals, the GM 150 ms later. The journal entries of each commit from the first
 /// seal on, and whether Ada saw the round resolve.
 async fn sealed_round_commits(hold: Duration, reveal_hold: Duration) -> (Vec<usize>, bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("server.db");
-    let store = Gated::open(&db).await;
-    let mut config = server::Config::new(db);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.limits.hold = hold;
-    config.limits.reveal_hold = reveal_hold;
-    let server = server::start_with(config, store.clone()).await.unwrap();
+    let (server, _dir, store) = gated_server(hold, reveal_hold).await;
     let (_, mut ada, mut gm, ca, cg) = sealed_duel(&server).await;
     let (na, ng) = (Nonce::from_bytes([3; 32]), Nonce::from_bytes([4; 32]));
     let before = store.commits.lock().unwrap().len();
