@@ -126,8 +126,8 @@ async fn loaded(server: &Running) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_table_nobody_is_connected_to_leaves_memory_at_once() {
-    // Two bots play the duel to its end with nobody connected; the idle limit is five
-    // minutes, and the finished table leaves memory long before.
+    // Two bots play the duel to its end while a spectator watches; the idle limit is five
+    // minutes, and once the spectator leaves the finished table leaves memory long before.
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&dir.path().join("s.db"));
     c.limits.idle_seconds = 300;
@@ -137,6 +137,14 @@ async fn a_finished_table_nobody_is_connected_to_leaves_memory_at_once() {
         .map(|(seat, bot)| (seat.to_owned(), Controller::Bot { bot: bot.into() }))
         .collect();
     let created = server.create_table(CreateTable { seats: bots, ..duel() }).await.unwrap();
+    let over = |m: &ServerMessage| match m {
+        ServerMessage::Welcome { change, .. } | ServerMessage::Update { change } => change.over,
+        _ => false,
+    };
+    let mut watcher = Client::join(&created.spectator, 0).await.unwrap();
+    while !over(&next(&mut watcher).await) {}
+    assert_eq!(loaded(&server).await, 1, "a watched table stays in memory");
+    watcher.close().await;
     let mut gone = false;
     for _ in 0..200 {
         if loaded(&server).await == 0 {
@@ -148,10 +156,7 @@ async fn a_finished_table_nobody_is_connected_to_leaves_memory_at_once() {
     assert!(gone, "the finished table left memory within 20 s, not after the idle limit");
     // Its spectators' link loads it again, finished.
     let mut watcher = Client::join(&created.spectator, 0).await.unwrap();
-    match next(&mut watcher).await {
-        ServerMessage::Welcome { change, .. } => assert!(change.over, "the game is over"),
-        other => panic!("expected a welcome, got {other:?}"),
-    }
+    assert!(over(&next(&mut watcher).await), "the game is over");
     assert_eq!(loaded(&server).await, 1);
     watcher.close().await;
     server.shutdown().await.unwrap();
