@@ -100,15 +100,7 @@ async fn an_idle_table_leaves_memory_and_comes_back_when_a_client_does() {
     ada.send(&ClientMessage::Ping {}).await.unwrap();
     while next(&mut ada).await != (ServerMessage::Pong {}) {}
     ada.close().await;
-    let mut gone = false;
-    for _ in 0..100 {
-        if loaded(&server).await == 0 {
-            gone = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(gone, "the idle table left memory");
+    assert!(unloaded_within(&server, Duration::from_secs(10)).await, "the idle table left memory");
     let back = welcomed(&created.seats["ada"]).await;
     assert_eq!(loaded(&server).await, 1, "and came back for its client");
     back.close().await;
@@ -122,6 +114,18 @@ async fn loaded(server: &Running) -> i64 {
         .find(|l| l.starts_with("facedown_tables_loaded "))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
         .unwrap()
+}
+
+/// Whether the server holds no table in memory within `limit` (polled every 100 ms).
+async fn unloaded_within(server: &Running, limit: Duration) -> bool {
+    let until = tokio::time::Instant::now() + limit;
+    while loaded(server).await != 0 {
+        if tokio::time::Instant::now() >= until {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    true
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -145,15 +149,10 @@ async fn a_finished_table_nobody_is_connected_to_leaves_memory_at_once() {
     while !over(&next(&mut watcher).await) {}
     assert_eq!(loaded(&server).await, 1, "a watched table stays in memory");
     watcher.close().await;
-    let mut gone = false;
-    for _ in 0..200 {
-        if loaded(&server).await == 0 {
-            gone = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(gone, "the finished table left memory within 20 s, not after the idle limit");
+    assert!(
+        unloaded_within(&server, Duration::from_secs(20)).await,
+        "the finished table left memory within 20 s, not after the idle limit"
+    );
     // Its spectators' link loads it again, finished.
     let mut watcher = Client::join(&created.spectator, 0).await.unwrap();
     assert!(over(&next(&mut watcher).await), "the game is over");
