@@ -221,7 +221,10 @@ impl Seat {
         let mut sealed: VecDeque<(Value, Nonce)> = VecDeque::new();
         let mut bound = false;
         loop {
-            if self.over {
+            // A seat whose request ended the game may see the game over before that request's
+            // acknowledgement (two frames): it reads the acknowledgement before it leaves, so
+            // every request that made a counted reveal is counted too.
+            if self.over && in_flight.is_none() {
                 counters.count(&counters.games, u64::from(self.index == 0));
                 return Ok(SeatEnd::Over);
             }

@@ -60,10 +60,10 @@ async fn a_short_load_times_reveals_against_a_real_server() {
     let dir = tempfile::tempdir().unwrap();
     let running = server::start(config(dir.path().join("load.sqlite"))).await.unwrap();
     let target = Target::one(running.base_url.clone(), None);
-    let report = run_load(&options(4, 100, false), &target).await.unwrap();
+    let report = run_load(&options(4, 300, false), &target).await.unwrap();
     running.shutdown().await.expect("a graceful shutdown");
     // Every reveal needs a face-down choice from each seat.
-    check(&report, 100, 2);
+    check(&report, 300, 2);
     assert!(!report.sealed);
     assert_eq!(report.instances, 1);
 }
