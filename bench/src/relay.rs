@@ -107,12 +107,35 @@ struct RelayTable {
     acks: u64,
 }
 
+type Tables = HashMap<u64, RelayTable>;
+
+/// A connection takes `seat` of `table`: its outbox replaces any earlier connection's, and the
+/// step starts afresh (a load that stopped mid-step leaves no half step behind).
+fn take_seat(tables: &mut Tables, table: u64, seat: usize, out: Outbox) {
+    let t = tables.entry(table).or_default();
+    t.seats[seat] = Some(out);
+    t.step = Step::default();
+}
+
+/// A connection ended: it gives up `seat` of `table` only if it still holds it, so a connection
+/// that closes late cannot clear the seat of the one that took it since (a second load on the
+/// same relay reuses the table numbers). The table goes once neither seat is held.
+fn leave_seat(tables: &mut Tables, table: u64, seat: usize, out: &Outbox) {
+    let Some(t) = tables.get_mut(&table) else { return };
+    if t.seats[seat].as_ref().is_some_and(|held| held.same_channel(out)) {
+        t.seats[seat] = None;
+    }
+    if t.seats.iter().all(Option::is_none) {
+        tables.remove(&table);
+    }
+}
+
 /// Serves the relay on `listener` until `stop` says so. Each connection first sends
 /// `hello TABLE SEAT` (a table number below [`MAX_TABLES`], a seat 0 or 1); every text frame
 /// after it is a request of that seat.
 pub async fn serve(listener: TcpListener, update_bytes: usize, mut stop: watch::Receiver<bool>) {
     let frames = Arc::new(Frames::new(update_bytes));
-    let tables: Arc<Mutex<HashMap<u64, RelayTable>>> = Arc::default();
+    let tables: Arc<Mutex<Tables>> = Arc::default();
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
@@ -138,11 +161,7 @@ fn config() -> WebSocketConfig {
         .max_frame_size(Some(MAX_FRAME))
 }
 
-async fn relay_connection(
-    socket: TcpStream,
-    frames: &Frames,
-    tables: &Mutex<HashMap<u64, RelayTable>>,
-) -> Result<(), String> {
+async fn relay_connection(socket: TcpStream, frames: &Frames, tables: &Mutex<Tables>) -> Result<(), String> {
     socket.set_nodelay(true).map_err(|e| e.to_string())?;
     let ws = accept_async_with_config(socket, Some(config())).await.map_err(|e| e.to_string())?;
     let (mut sink, mut stream) = ws.split();
@@ -152,10 +171,7 @@ async fn relay_connection(
     };
     let (table, seat) = parse_hello(hello.as_str()).ok_or("not a hello")?;
     let (out, mut outbox) = mpsc::channel::<Arc<str>>(OUTBOX);
-    {
-        let mut tables = tables.lock().map_err(|e| e.to_string())?;
-        tables.entry(table).or_default().seats[seat] = Some(out);
-    }
+    take_seat(&mut *tables.lock().map_err(|e| e.to_string())?, table, seat, out.clone());
     loop {
         tokio::select! {
             frame = stream.next() => match frame {
@@ -191,13 +207,8 @@ async fn relay_connection(
             }
         }
     }
-    if let Ok(mut tables) = tables.lock()
-        && let Some(t) = tables.get_mut(&table)
-    {
-        t.seats[seat] = None;
-        if t.seats.iter().all(Option::is_none) {
-            tables.remove(&table);
-        }
+    if let Ok(mut tables) = tables.lock() {
+        leave_seat(&mut tables, table, seat, &out);
     }
     Ok(())
 }
@@ -464,6 +475,28 @@ mod tests {
         assert_eq!(step.ask(0), vec![(0, Frame::Ack), (0, Frame::Waiting)]);
         assert_eq!(step.ask(0), vec![(0, Frame::Ack), (0, Frame::Waiting)], "asking twice is asking once");
         assert_eq!(step.ask(1), vec![(1, Frame::Ack), (0, Frame::Done), (1, Frame::Done)]);
+    }
+
+    #[test]
+    fn a_connection_that_closes_late_leaves_the_seat_to_the_one_that_took_it_since() {
+        let mut tables = Tables::new();
+        let outbox = || mpsc::channel::<Arc<str>>(1).0;
+        let (old, new) = ([outbox(), outbox()], [outbox(), outbox()]);
+        take_seat(&mut tables, 0, 0, old[0].clone());
+        take_seat(&mut tables, 0, 1, old[1].clone());
+        tables.get_mut(&0).unwrap().step.ask(0);
+        // A second load takes seat 0 before the first load's connections have closed.
+        take_seat(&mut tables, 0, 0, new[0].clone());
+        assert_eq!(tables[&0].step.asked, [false, false], "a hello starts the step afresh");
+        leave_seat(&mut tables, 0, 0, &old[0]);
+        leave_seat(&mut tables, 0, 1, &old[1]);
+        let t = tables.get(&0).expect("the table stays while the new seat 0 holds it");
+        assert!(t.seats[0].as_ref().is_some_and(|held| held.same_channel(&new[0])));
+        assert!(t.seats[1].is_none());
+        take_seat(&mut tables, 0, 1, new[1].clone());
+        leave_seat(&mut tables, 0, 1, &new[1]);
+        leave_seat(&mut tables, 0, 0, &new[0]);
+        assert!(tables.is_empty(), "the table goes once neither seat is held");
     }
 
     #[test]
