@@ -556,12 +556,11 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         }
     }
     let _ = stop_tx.send(true);
+    let (reveals, commands, latency) = counters.stop()?;
     let seconds = start.elapsed().as_secs_f64();
     let end_usage = usage(pids)?;
     let own_end = procstat::own_usage().ok();
     let metrics_end = scrape(&shared.apis).await;
-    let (reveals, commands) =
-        (counters.reveals.load(Ordering::Relaxed), counters.commands.load(Ordering::Relaxed));
 
     // Wind down: every seat sees the stop at its next message or at once.
     let winding = async {
@@ -573,7 +572,6 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         driving.abort_all();
     }
 
-    let latency = Latency::of(&*counters.latency.lock().map_err(|e| LoadError::Task(e.to_string()))?);
     let server = match (before, connected, idle, start_usage, end_usage) {
         (Some(before), Some(connected), Some(idle), Some(start), Some(end)) => {
             let cpu = end.cpu_seconds - start.cpu_seconds;

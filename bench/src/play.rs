@@ -15,8 +15,8 @@ use table::TableRng;
 use table::fairness::Nonce;
 use tokio::sync::watch;
 
-use crate::LoadError;
 use crate::wire::{Choice, Conn, Incoming, command_frame, reveal_frame, seal_frame};
+use crate::{Latency, LoadError};
 
 /// The clock of a table's reveals, shared by its two seats: each seat notes when it sent a
 /// face-down choice and when a reveal reached it; once both have it, the reveal's latency is
@@ -107,15 +107,25 @@ impl Counters {
         }
     }
 
+    /// Counts and times a reveal while the counts run. Both happen under the histogram's lock,
+    /// which [`Counters::stop`] takes too, so the reveals read there are the ones timed.
     fn record(&self, latency: Duration) {
-        if !self.measuring.load(Ordering::Relaxed) {
-            return;
-        }
-        self.reveals.fetch_add(1, Ordering::Relaxed);
         let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX).clamp(1, 600_000_000);
-        if let Ok(mut h) = self.latency.lock() {
-            let _ = h.record(micros);
+        if let Ok(mut h) = self.latency.lock()
+            && self.measuring.load(Ordering::Relaxed)
+            && h.record(micros).is_ok()
+        {
+            self.reveals.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Stops the counts and reads them: the reveals and requests counted so far, and the
+    /// latencies of exactly those reveals. A seat that sees a reveal after this (one already on
+    /// its way when the load stopped) neither counts nor times it.
+    pub fn stop(&self) -> Result<(u64, u64, Latency), LoadError> {
+        let h = self.latency.lock().map_err(|e| LoadError::Task(e.to_string()))?;
+        self.measuring.store(false, Ordering::Relaxed);
+        Ok((self.reveals.load(Ordering::Relaxed), self.commands.load(Ordering::Relaxed), Latency::of(&h)))
     }
 }
 
@@ -356,6 +366,23 @@ impl Seat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reveal_is_counted_and_timed_only_while_the_counts_run() {
+        let counters = Counters::new().unwrap();
+        counters.measuring.store(false, Ordering::Relaxed);
+        counters.record(Duration::from_millis(3));
+        counters.measuring.store(true, Ordering::Relaxed);
+        counters.record(Duration::from_millis(5));
+        counters.count(&counters.commands, 2);
+        let (reveals, commands, latency) = counters.stop().unwrap();
+        assert_eq!((reveals, commands, latency.count), (1, 2, 1), "the warm-up's reveal is not counted");
+        // A reveal or a request that arrives once the counts stopped is neither counted nor timed.
+        counters.record(Duration::from_millis(7));
+        counters.count(&counters.commands, 1);
+        let (reveals, commands, latency) = counters.stop().unwrap();
+        assert_eq!((reveals, commands, latency.count), (1, 2, 1));
+    }
 
     #[test]
     fn a_reveal_is_timed_from_the_last_commit_to_the_last_arrival() {
