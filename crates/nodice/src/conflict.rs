@@ -505,10 +505,14 @@ impl Conflict {
         self.seats.get(seat).is_ok_and(|s| s.role == Role::Gm)
     }
 
-    /// Chips anywhere: stacks, bids, the pot and the Jackpot.
+    /// Chips anywhere (Decision 16, when chips move): stacks, bids, the pot and the Jackpot —
+    /// every Jackpot: with interaction clusters (Decision 33) each cluster keeps its own, the
+    /// live one for the cluster playing and a stored one for each other cluster, until the
+    /// engagement dissolves or changes (even when the Conflict ends first).
     pub fn chips_in_play(&self) -> u32 {
+        let stored = self.clusters.iter().flat_map(|c| &c.jackpot);
         self.actors.iter().map(Actor::chips).sum::<u32>()
-            + self.pot.iter().chain(&self.jackpot).map(|&c| u32::from(c)).sum::<u32>()
+            + self.pot.iter().chain(&self.jackpot).chain(stored).map(|&c| u32::from(c)).sum::<u32>()
     }
 
     /// Chips the Actors were built with.

@@ -80,6 +80,73 @@ fn mirror_command(c: &Command) -> (usize, Command) {
     (k, c)
 }
 
+/// Plays the brawl split into two 1-vs-1 clusters (A–B, C–D) next to two separate Conflicts,
+/// choosing each command by the next of `picks` (cycled), and compares them.
+fn two_clusters_like_two_conflicts(picks: Vec<usize>) -> Result<(), TestCaseError> {
+    let mut brawl = start(setup(&[0, 1, 2, 3]));
+    let gm = SeatId(4);
+    brawl
+        .submit(
+            gm,
+            &Command::Engage {
+                clusters: vec![
+                    Targets::one(ActorId(0)).with(ActorId(1)),
+                    Targets::one(ActorId(2)).with(ActorId(3)),
+                ],
+            },
+        )
+        .unwrap();
+    let mut sep = [start(setup(&[0, 1])), start(setup(&[2, 3]))];
+    let mut legal = Vec::new();
+    let mut picks = picks.into_iter().cycle();
+    let mut steps = 0;
+    let done = |sep: &[Table<NoDice>; 2]| sep[0].is_over() && sep[1].is_over();
+    while !done(&sep) && !brawl.is_over() && steps < 400 {
+        steps += 1;
+        let seat = brawl.awaiting()[0];
+        brawl.legal_commands(seat, &mut legal);
+        let choices: Vec<&Command> =
+            legal.iter().filter(|c| !matches!(c, Command::Withdraw { .. })).collect();
+        let command = choices[picks.next().unwrap() % choices.len()].clone();
+        brawl.submit(seat, &command).unwrap();
+        let (k, m) = mirror_command(&command);
+        prop_assert!(!sep[k].is_over(), "the brawl asks an Actor of a finished Conflict: {command:?}");
+        sep[k].submit(seat, &m).unwrap();
+        prop_assert!(chips_conserved(brawl.state()), "chips after {:?}", command);
+    }
+    // Once both clusters have lost their opposition the engagement dissolves and the
+    // brawl may go on with everyone (Decision 33): compare the state just before that.
+    let mut b = brawl.initial().clone();
+    for e in brawl.log() {
+        let had = !b.clusters.is_empty();
+        b.apply(e);
+        if had && b.clusters.is_empty() {
+            break;
+        }
+    }
+    let b = &b;
+    for (i, name) in NAMES.iter().enumerate() {
+        let (k, a) = mirror(ActorId(i as u8));
+        let (x, y) = (&b.actors[i], &sep[k].state().actors[a.index()]);
+        prop_assert_eq!(x.stacks, y.stacks, "{}", name);
+        prop_assert_eq!(x.on_card, y.on_card);
+        prop_assert_eq!(x.status, y.status, "{}", name);
+        prop_assert_eq!(x.wildcards, y.wildcards);
+        prop_assert_eq!(x.damage_taken, y.damage_taken);
+    }
+    // Each cluster's Jackpot: live for the one playing, stored for the other.
+    for (k, cluster) in b.clusters.iter().enumerate() {
+        let jackpot = if usize::from(b.cluster) == k { b.jackpot } else { cluster.jackpot };
+        if !sep[k].is_over() {
+            prop_assert_eq!(jackpot, sep[k].state().jackpot, "cluster {}", k + 1);
+        }
+    }
+    prop_assert!(chips_conserved(brawl.state()));
+    // The save replays through the checked load.
+    prop_assert!(load_checked(brawl.save()).is_ok());
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
@@ -88,56 +155,33 @@ proptest! {
     /// Actor's chips, status and Wildcards, each cluster's Jackpot and UTG come out the same.
     #[test]
     fn engagement_two_clusters_play_like_two_separate_conflicts(picks in prop::collection::vec(any::<usize>(), 1..300)) {
-        let mut brawl = start(setup(&[0, 1, 2, 3]));
-        let gm = SeatId(4);
-        brawl.submit(gm, &Command::Engage { clusters: vec![Targets::one(ActorId(0)).with(ActorId(1)), Targets::one(ActorId(2)).with(ActorId(3))] }).unwrap();
-        let mut sep = [start(setup(&[0, 1])), start(setup(&[2, 3]))];
-        let mut legal = Vec::new();
-        let mut picks = picks.into_iter().cycle();
-        let mut steps = 0;
-        let done = |sep: &[Table<NoDice>; 2]| sep[0].is_over() && sep[1].is_over();
-        while !done(&sep) && !brawl.is_over() && steps < 400 {
-            steps += 1;
-            let seat = brawl.awaiting()[0];
-            brawl.legal_commands(seat, &mut legal);
-            let choices: Vec<&Command> = legal.iter().filter(|c| !matches!(c, Command::Withdraw { .. })).collect();
-            let command = choices[picks.next().unwrap() % choices.len()].clone();
-            brawl.submit(seat, &command).unwrap();
-            let (k, m) = mirror_command(&command);
-            prop_assert!(!sep[k].is_over(), "the brawl asks an Actor of a finished Conflict: {command:?}");
-            sep[k].submit(seat, &m).unwrap();
-        }
-        // Once both clusters have lost their opposition the engagement dissolves and the
-        // brawl may go on with everyone (Decision 33): compare the state just before that.
-        let mut b = brawl.initial().clone();
-        for e in brawl.log() {
-            let had = !b.clusters.is_empty();
-            b.apply(e);
-            if had && b.clusters.is_empty() {
-                break;
-            }
-        }
-        let b = &b;
-        for (i, name) in NAMES.iter().enumerate() {
-            let (k, a) = mirror(ActorId(i as u8));
-            let (x, y) = (&b.actors[i], &sep[k].state().actors[a.index()]);
-            prop_assert_eq!(x.stacks, y.stacks, "{}", name);
-            prop_assert_eq!(x.on_card, y.on_card);
-            prop_assert_eq!(x.status, y.status, "{}", name);
-            prop_assert_eq!(x.wildcards, y.wildcards);
-            prop_assert_eq!(x.damage_taken, y.damage_taken);
-        }
-        // Each cluster's Jackpot: live for the one playing, stored for the other.
-        for (k, cluster) in b.clusters.iter().enumerate() {
-            let jackpot = if usize::from(b.cluster) == k { b.jackpot } else { cluster.jackpot };
-            if !sep[k].is_over() {
-                prop_assert_eq!(jackpot, sep[k].state().jackpot, "cluster {}", k + 1);
-            }
-        }
-        prop_assert!(chips_conserved(brawl.state()));
-        // The save replays through the checked load.
-        prop_assert!(load_checked(brawl.save()).is_ok());
+        two_clusters_like_two_conflicts(picks)?;
     }
+}
+
+/// Chip conservation (Decision 16) with clusters (Decision 33): a cluster's stored Jackpot is
+/// in play. Issue 32, proptest's case: the Conflict ended while the C–D cluster still held a
+/// Jackpot of 12 chips, which went uncounted.
+#[test]
+fn chips_in_a_clusters_stored_jackpot_stay_in_play() {
+    let picks = vec![
+        16933732957958402333,
+        2787333990166945419,
+        8356983105604718187,
+        5764122831349379575,
+        2108542659751264864,
+        13013795790458018117,
+        2336346941890957511,
+        488158511518707502,
+        6088281128296770782,
+        7968923915372920922,
+        6401578887861734912,
+        4002102204115777963,
+        7693040900426921508,
+        14183058899316559439,
+        7848121582488110626,
+    ];
+    two_clusters_like_two_conflicts(picks).unwrap();
 }
 
 #[test]
