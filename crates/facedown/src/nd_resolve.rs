@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use nodice::referee::{self, ActorPlay, HandSheet, Report};
+use nodice::referee::{self, ActorPlay, HandSheet, Report, UtgWhy};
 use nodice::rules::Void;
 use nodice::{Aspect, Attribute, Kind, StakesFormula};
 
@@ -140,15 +140,26 @@ fn text(r: &Report) -> String {
             }
         }
     }
-    match (&r.next_utg, r.utg_tie) {
-        (Some(u), false) => {
-            let _ = writeln!(s, "Next UTG: {u} (most Dominance wins).");
-        }
-        (Some(u), true) => {
-            let _ =
-                writeln!(s, "Next UTG: {u} (tie for most Dominance wins: UTG stays, or passes on if out).");
-        }
-        (None, _) => {}
+    if let Some(u) = &r.next_utg {
+        let why = match &r.utg_why {
+            UtgWhy::MostWins => "most Dominance wins".to_owned(),
+            UtgWhy::Tie => "tie for most Dominance wins: UTG stays".to_owned(),
+            UtgWhy::TieUtgOut { out } => {
+                format!("tie for most Dominance wins: UTG would stay, but {out} is out, so it passes on")
+            }
+            UtgWhy::LeaderOut { leader } => {
+                format!(
+                    "{leader} had the most Dominance wins but is eliminated: most wins among those still in"
+                )
+            }
+            UtgWhy::LeaderOutTie { leader, stays: true } => format!(
+                "{leader} had the most Dominance wins but is eliminated; those still in tie for the most: UTG stays"
+            ),
+            UtgWhy::LeaderOutTie { leader, stays: false } => format!(
+                "{leader} had the most Dominance wins but is eliminated; those still in tie for the most: the first of them in commit order"
+            ),
+        };
+        let _ = writeln!(s, "Next UTG: {u} ({why}).");
     }
     let _ = writeln!(s, "\nAction Priority (lowest bid first):");
     for (i, k) in r.strikes.iter().enumerate() {

@@ -180,3 +180,41 @@ fn calculator_output_has_no_debug_formatting_and_articles_fit_the_word() {
         }
     }
 }
+
+/// Decision "UTG when the leader is out" (rules reference §5, Update State; issue 32): B alone
+/// has the most Dominance wins but is eliminated; the text names A, the most wins among those
+/// still in, and says why; a void strike on C, who has no serial, lets 0 through in `--json`.
+#[test]
+fn calculator_says_utg_goes_to_most_wins_among_those_still_in() {
+    use std::io::Write as _;
+    let hand = r#"{"stakes":1,"actors":[{"name":"A","serial":"M3(3/3/3)-B3(3/3/3)-S3(3/3/3)","attribute":"KNO","bid":1,"targets":["B"]},{"name":"B","serial":"M1(1/-/-)-B3(3/3/3)","attribute":"STR","bid":3,"targets":["A","C"]},{"name":"C","attribute":"WIL","bid":0,"targets":["B"]}]}"#;
+    let run = |json: bool| {
+        let mut args = vec!["nodice", "resolve", "--input", "-"];
+        if json {
+            args.push("--json");
+        }
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        child.stdin.take().unwrap().write_all(hand.as_bytes()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let out = run(false);
+    assert!(
+        out.contains(
+            "Next UTG: A (B had the most Dominance wins but is eliminated: most wins among those still in)."
+        ),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
+    assert_eq!(v["next_utg"], "A");
+    assert_eq!(v["utg_why"], serde_json::json!({"why": "leader_out", "leader": "B"}));
+    let b_to_c = v["strikes"].as_array().unwrap().iter().find(|s| s["attacker"] == "B" && s["target"] == "C");
+    assert_eq!(b_to_c.unwrap()["damage_through"], 0, "{v}");
+}

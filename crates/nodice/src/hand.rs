@@ -323,26 +323,89 @@ pub fn resolve(plays: &[Play], stakes: Stakes, sweep_bonus: u16, ext: &Extension
     }
 }
 
-/// UTG of the next Hand (seed: Step 1, UTG Assignment): the Actor with the most Dominance
-/// wins (TD + AD) this Hand; on a tie for most wins UTG stays with `utg`. The tie is among
-/// every Actor that played the Hand, including one eliminated during it (an eliminated
-/// Actor's wins still make a tie). When the Actor so named has left (`eligible` is false for
-/// it), UTG passes to the next eligible Actor after it in table order (Decision 21).
+/// Why the next Hand's UTG is who it is (seed: Step 1, UTG Assignment; Decision 21 and the
+/// rules reference's Decision "UTG when the leader is out", §5 Update State).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "why")]
+pub enum UtgReason {
+    /// The only Actor with the most Dominance wins, still in.
+    MostWins,
+    /// A tie for the most Dominance wins (counting Actors eliminated in the Hand): UTG stays.
+    Tie,
+    /// A tie, but the UTG who stays has left the Conflict: the next Actor still in after it,
+    /// in table order.
+    TieUtgOut,
+    /// The only Actor with the most Dominance wins (`leader`) was eliminated: the Actor with
+    /// the most wins among those still in.
+    LeaderOut {
+        /// The eliminated Actor who had the most wins.
+        leader: ActorId,
+    },
+    /// The only Actor with the most Dominance wins (`leader`) was eliminated and several of
+    /// those still in tie for the most: the current UTG if it is one of them, else the first
+    /// of them in commit order.
+    LeaderOutTie {
+        /// The eliminated Actor who had the most wins.
+        leader: ActorId,
+        /// Whether the current UTG is one of them (and stays).
+        stays: bool,
+    },
+}
+
+/// The next Hand's UTG and why ([`next_utg`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UtgPass {
+    /// UTG of the next Hand.
+    pub utg: ActorId,
+    /// Why.
+    #[serde(flatten)]
+    pub why: UtgReason,
+}
+
+/// UTG of the next Hand (seed: Step 1, UTG Assignment), and why:
+/// - the Actor with the most Dominance wins (TD + AD) this Hand;
+/// - on a tie for the most wins UTG stays with `utg`; the tie is among every Actor that played
+///   the Hand, including one eliminated during it (an eliminated Actor's wins still make a
+///   tie). When that UTG has left, UTG passes to the next Actor still in after it, in table
+///   order (Decision 21);
+/// - when a single Actor has the most wins but was eliminated, UTG goes to the Actor with the
+///   most wins among those still in; a tie among them keeps UTG with `utg` if it is one of
+///   them, else the first of them in commit order (the rules reference's Decision "UTG when
+///   the leader is out", §5 Update State).
+///
 /// `wins[i]` are Actor `i`'s Dominance wins; `eligible(i)` says whether it can be UTG (still
-/// in the Conflict, and in the cluster).
-pub fn next_utg(wins: &[u16], utg: ActorId, eligible: impl Fn(usize) -> bool) -> ActorId {
+/// in the Conflict, and in the cluster). Commit order is table order from `utg` (the engine's
+/// acting order; the calculator lists its Actors in commit order with UTG first).
+pub fn next_utg(wins: &[u16], utg: ActorId, eligible: impl Fn(usize) -> bool) -> UtgPass {
     let n = wins.len();
+    let eligible = |i: usize| i < n && eligible(i);
+    // Actors in commit order: table order from the current UTG.
+    let from_utg = || (0..n).map(move |k| (utg.index() + k) % n);
     let best = wins.iter().copied().max().unwrap_or(0);
     let mut leaders = (0..n).filter(|&i| wins[i] == best);
-    let named = match (leaders.next(), leaders.next()) {
-        (Some(only), None) => only,
-        _ => utg.index(),
-    };
-    (0..n.max(1))
-        .map(|k| (named + k) % n.max(1))
-        .find(|&i| i < n && eligible(i))
-        .map(|i| ActorId(i as u8))
-        .unwrap_or(utg)
+    let pass = |i: usize, why: UtgReason| UtgPass { utg: ActorId(i as u8), why };
+    match (leaders.next(), leaders.next()) {
+        (Some(only), None) if eligible(only) => pass(only, UtgReason::MostWins),
+        (Some(only), None) => {
+            let leader = ActorId(only as u8);
+            let Some(best_in) = (0..n).filter(|&i| eligible(i)).map(|i| wins[i]).max() else {
+                return UtgPass { utg, why: UtgReason::TieUtgOut };
+            };
+            let among = |i: usize| eligible(i) && wins[i] == best_in;
+            if (0..n).filter(|&i| among(i)).count() == 1 {
+                let i = (0..n).find(|&i| among(i)).unwrap_or(utg.index());
+                pass(i, UtgReason::LeaderOut { leader })
+            } else {
+                let i = from_utg().find(|&i| among(i)).unwrap_or(utg.index());
+                pass(i, UtgReason::LeaderOutTie { leader, stays: i == utg.index() })
+            }
+        }
+        _ if eligible(utg.index()) => UtgPass { utg, why: UtgReason::Tie },
+        _ => match from_utg().find(|&i| eligible(i)) {
+            Some(i) => pass(i, UtgReason::TieUtgOut),
+            None => UtgPass { utg, why: UtgReason::TieUtgOut },
+        },
+    }
 }
 
 /// Why an Action dealt nothing.

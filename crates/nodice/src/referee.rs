@@ -11,7 +11,7 @@ use thiserror::Error;
 use crate::actor::{Kind, MAX_AV, Statblock};
 use crate::conflict::ActorSheet;
 use crate::extension::{DamageAbility, Ext, Extensions};
-use crate::hand::{self, ActorId, MAX_ACTORS, Play, Showdown, StrikeFate, Targets, Void};
+use crate::hand::{self, ActorId, MAX_ACTORS, Play, Showdown, StrikeFate, Targets, UtgReason, Void};
 use crate::stakes::{Stakes, StakesFormula};
 use crate::trine::{Aspect, Attribute, Dominance};
 
@@ -193,11 +193,42 @@ pub struct Report {
     pub next_utg: Option<String>,
     /// Whether UTG stays because of a tie for most Dominance wins.
     pub utg_tie: bool,
+    /// Why the next UTG is who it is.
+    pub utg_why: UtgWhy,
     /// The Actions in Action Priority order.
     pub strikes: Vec<StrikeReport>,
     /// Actors eliminated by the Hand's damage (known when every target's values or serial
     /// are given).
     pub eliminated: Vec<String>,
+}
+
+/// Why the next UTG is who it is: [`hand::UtgReason`] with names (the `--json` output's
+/// `utg_why`, tagged by `why`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "why")]
+pub enum UtgWhy {
+    /// The only Actor with the most Dominance wins.
+    MostWins,
+    /// A tie for the most wins (counting Actors eliminated in the Hand): UTG stays.
+    Tie,
+    /// A tie, but the UTG has left: the next Actor still in after it.
+    TieUtgOut {
+        /// The UTG who left (the first Actor listed).
+        out: String,
+    },
+    /// The only Actor with the most wins was eliminated: the most wins among those still in.
+    LeaderOut {
+        /// The eliminated leader.
+        leader: String,
+    },
+    /// As [`UtgWhy::LeaderOut`], and those still in tie: the current UTG if it is one of
+    /// them, else the first of them in commit order.
+    LeaderOutTie {
+        /// The eliminated leader.
+        leader: String,
+        /// Whether the current UTG (the first Actor listed) is one of them and stays.
+        stays: bool,
+    },
 }
 
 /// One engaged pair.
@@ -242,7 +273,7 @@ pub struct StrikeReport {
     /// The damage of the Showdown.
     pub damage: u16,
     /// After the target's partial-Aspect reduction, when its serial or values are known;
-    /// 0 when the Action is void.
+    /// 0 when the Action is void, known or not (a void Action deals nothing).
     pub damage_through: Option<u16>,
     /// Why the Action deals nothing (the attacker was eliminated before its turn, or the
     /// target already was).
@@ -427,9 +458,16 @@ pub fn compute(file: &HandSheet) -> Result<Report, RefereeError> {
         .filter(|_| !leaders.is_empty())
         .map(|pot| pot_leaders.iter().cloned().zip(hand::pot_shares(pot, leaders.len())).collect());
     let totals: Vec<u16> = wins.iter().map(|w| u16::from(w.trine) + u16::from(w.attribute)).collect();
-    let best = totals.iter().copied().max().unwrap_or(0);
-    let utg_tie = totals.iter().filter(|&&t| t == best).count() > 1;
-    let next_utg = Some(name(hand::next_utg(&totals, ActorId(0), |i| is_in[i])));
+    let pass = hand::next_utg(&totals, ActorId(0), |i| is_in[i]);
+    let utg_tie = matches!(pass.why, UtgReason::Tie | UtgReason::TieUtgOut);
+    let utg_why = match pass.why {
+        UtgReason::MostWins => UtgWhy::MostWins,
+        UtgReason::Tie => UtgWhy::Tie,
+        UtgReason::TieUtgOut => UtgWhy::TieUtgOut { out: name(ActorId(0)) },
+        UtgReason::LeaderOut { leader } => UtgWhy::LeaderOut { leader: name(leader) },
+        UtgReason::LeaderOutTie { leader, stays } => UtgWhy::LeaderOutTie { leader: name(leader), stays },
+    };
+    let next_utg = Some(name(pass.utg));
     let strikes = sd
         .strikes
         .iter()
@@ -446,10 +484,10 @@ pub fn compute(file: &HandSheet) -> Result<Report, RefereeError> {
                 priority: s.priority,
                 unopposed: s.unopposed,
                 damage: s.damage,
-                damage_through: values[s.target.index()].map(|_| match st.fate {
-                    StrikeFate::Damage(d) => d,
-                    StrikeFate::Void(_) => 0,
-                }),
+                damage_through: match st.fate {
+                    StrikeFate::Damage(d) => values[s.target.index()].map(|_| d),
+                    StrikeFate::Void(_) => Some(0),
+                },
                 void,
                 eliminates: st.eliminates && values[s.target.index()].is_some(),
             }
@@ -467,6 +505,7 @@ pub fn compute(file: &HandSheet) -> Result<Report, RefereeError> {
         pot_shares,
         next_utg,
         utg_tie,
+        utg_why,
         strikes,
         eliminated,
     })

@@ -34,7 +34,8 @@ fn hand_steps() -> Vec<String> {
         "5. Damage is of the attacker's Aspect; the one hit spreads it over that Aspect's Attributes.",
         "   Every Attribute of an Aspect at 0, or unable to ante: eliminated (§6).",
         "6. Bids return to the stacks; damage stays. Next UTG: the most Dominance wins (TD + AD);",
-        "   a tie keeps UTG where it is.",
+        "   a tie keeps UTG where it is; if the one with the most is out, the most among those",
+        "   still in (a tie among them: UTG stays if it is one of them, else the first of them).",
     ]
     .map(str::to_owned)
     .to_vec()

@@ -526,7 +526,7 @@ impl Conflict {
     fn cluster_next_utg(&self) -> ActorId {
         let wins: ArrayVec<u16, MAX_ACTORS> =
             self.actors.iter().map(|a| u16::from(a.trine_wins) + u16::from(a.attribute_wins)).collect();
-        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in() && self.in_cluster(i))
+        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in() && self.in_cluster(i)).utg
     }
 
     /// The clusters as they will be after the cluster playing now stores its next UTG.
@@ -797,12 +797,13 @@ impl Conflict {
 
     /// UTG of the next Hand (seed: Step 1, UTG Assignment), by [`hand::next_utg`]: the
     /// Actor with the most Dominance wins (TD + AD) this Hand; on a tie (counting Actors
-    /// eliminated during the Hand) UTG stays. When the Actor so named has left the Conflict,
-    /// the next Actor still in, in table order (Decision 21).
+    /// eliminated during the Hand) UTG stays, or passes to the next Actor still in if it has
+    /// left (Decision 21); when the only leader was eliminated, the Actor with the most wins
+    /// among those still in (Decision "UTG when the leader is out").
     pub fn next_utg(&self) -> ActorId {
         let wins: ArrayVec<u16, MAX_ACTORS> =
             self.actors.iter().map(|a| u16::from(a.trine_wins) + u16::from(a.attribute_wins)).collect();
-        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in())
+        hand::next_utg(&wins, self.utg, |i| self.actors[i].is_in()).utg
     }
 
     /// Decision 31, a stalemate: when this Hand, and the `stalemate_hands − 1` before it,

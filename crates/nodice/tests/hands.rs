@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use nodice::hand::{showdown_total, strike_damage};
+use nodice::hand::{UtgPass, UtgReason, next_utg, showdown_total, strike_damage};
 use nodice::*;
 use table::{SeatId, Table};
 
@@ -652,6 +652,59 @@ fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
     }
     assert!(!t.state().actors[2].is_in(), "C is eliminated");
     assert_eq!(t.state().utg, ActorId(0), "UTG stays with A");
+}
+
+/// Rules reference §5, Update State, Decision "UTG when the leader is out": B alone has the
+/// most Dominance wins (AD over A, TD over C) but A's unopposed Mind strike exhausts B's only
+/// Mind Attribute; UTG goes to the Actor with the most wins among those still in, A (1 win),
+/// not to the next Actor after B in table order, C (issue 32).
+#[test]
+fn utg_goes_to_most_wins_among_those_still_in() {
+    let mut setup = brawl(1);
+    setup.actors[0].statblock = block("M3(3/3/3)-B3(3/3/3)-S3(3/3/3)");
+    setup.actors[1].statblock = block("M1(1/-/-)-B3(3/3/3)");
+    let mut t = start(setup);
+    // B possesses no KNO or Spirit, so no pot token can raise its REA.
+    commit_aspect(&mut t, "A", "KNO", &["B"]).unwrap();
+    commit_aspect(&mut t, "B", "FIT", &["A", "C"]).unwrap();
+    commit_aspect(&mut t, "C", "INT", &["B"]).unwrap();
+    commit_action(&mut t, "A", "KNO", 1, false).unwrap();
+    commit_action(&mut t, "B", "STR", 3, false).unwrap();
+    commit_action(&mut t, "C", "WIL", 0, false).unwrap();
+    // Every damage spread is forced (one Attribute each): the Hand plays out at once.
+    assert_eq!(t.state().hand, 2);
+    assert_eq!(t.state().actors[1].status, Status::Exhausted(Aspect::Mind), "B is eliminated");
+    assert_eq!(t.state().utg, ActorId(0), "UTG goes to A, the most wins among those still in");
+}
+
+/// Decision "UTG when the leader is out" (§5 Update State), its tie: among those still in, a
+/// tie for the most wins keeps UTG with the current UTG if it is one of them, else the first
+/// of them in commit order (table order from UTG); a tie for the most wins overall still
+/// keeps UTG (counting the eliminated), passing on in table order if the UTG is out.
+#[test]
+fn utg_tie_among_those_still_in_stays_with_utg_else_first_in_commit_order() {
+    let out = |gone: usize| move |i: usize| i != gone;
+    let pass = |utg: u8, why| UtgPass { utg: ActorId(utg), why };
+    let leader = ActorId(1);
+    // B (1) leads with 3 and is out; C (2) and D (3) tie with 1 among those still in.
+    let wins = [0, 3, 1, 1];
+    assert_eq!(next_utg(&wins, ActorId(3), out(1)), pass(3, UtgReason::LeaderOutTie { leader, stays: true }));
+    assert_eq!(
+        next_utg(&wins, ActorId(0), out(1)),
+        pass(2, UtgReason::LeaderOutTie { leader, stays: false })
+    );
+    // The leader was UTG: commit order from B is C, D, A.
+    assert_eq!(
+        next_utg(&[1, 3, 0, 1], leader, out(1)),
+        pass(3, UtgReason::LeaderOutTie { leader, stays: false })
+    );
+    // A single Actor with the most wins among those still in.
+    assert_eq!(next_utg(&[2, 3, 0, 1], ActorId(3), out(1)), pass(0, UtgReason::LeaderOut { leader }));
+    // A tie for the most wins overall, counting the eliminated B: UTG stays, or passes on.
+    assert_eq!(next_utg(&[0, 3, 3, 1], ActorId(0), out(1)), pass(0, UtgReason::Tie));
+    assert_eq!(next_utg(&[0, 3, 3, 1], ActorId(1), out(1)), pass(2, UtgReason::TieUtgOut));
+    // A sole leader still in.
+    assert_eq!(next_utg(&[0, 3, 1, 1], ActorId(0), |_| true), pass(1, UtgReason::MostWins));
 }
 
 /// Decision 31 (a stalemate ends a Conflict between bots): 10 Hands in a row without damage

@@ -325,3 +325,40 @@ fn an_actor_eliminated_before_its_turn_deals_nothing() {
     assert_eq!(r.eliminated, ["C"]);
     assert_eq!((r.next_utg.as_deref(), r.utg_tie), (Some("A"), true));
 }
+
+/// The issue 32 Hand: B alone has the most Dominance wins and is eliminated by A's unopposed
+/// strike before its turn; C has no serial.
+fn leader_out_hand() -> HandSheet {
+    hand(
+        1,
+        vec![
+            with_serial(actor("A", Attribute::Kno, 1, &["B"]), "M3(3/3/3)-B3(3/3/3)-S3(3/3/3)"),
+            with_serial(actor("B", Attribute::Str, 3, &["A", "C"]), "M1(1/-/-)-B3(3/3/3)"),
+            actor("C", Attribute::Wil, 0, &["B"]),
+        ],
+    )
+}
+
+/// Decision "UTG when the leader is out" (§5 Update State), in the calculator: the next UTG is
+/// the Actor with the most wins among those still in (A), and the report says why.
+#[test]
+fn calculator_utg_goes_to_most_wins_among_those_still_in() {
+    let r = referee::compute(&leader_out_hand()).unwrap();
+    assert_eq!(r.eliminated, ["B"]);
+    assert_eq!((r.next_utg.as_deref(), r.utg_tie), (Some("A"), false));
+    assert_eq!(r.utg_why, referee::UtgWhy::LeaderOut { leader: "B".into() });
+}
+
+/// A void Action lets 0 damage through, whether or not its target's serial is known
+/// (`docs/nodice-play.md`: `damage_through` is 0 for a void Action; issue 32).
+#[test]
+fn a_void_action_lets_0_through_even_without_the_targets_serial() {
+    let r = referee::compute(&leader_out_hand()).unwrap();
+    let b_to_c = r.strikes.iter().find(|s| s.attacker == "B" && s.target == "C").unwrap();
+    assert_eq!((b_to_c.void, b_to_c.damage_through), (Some(Void::AttackerOut), Some(0)));
+    // A struck Action on a target without serial or values: unknown.
+    let c_to_b = r.strikes.iter().find(|s| s.attacker == "C").unwrap();
+    assert_eq!(c_to_b.void, None);
+    let a_to_b = r.strikes.iter().find(|s| s.attacker == "A").unwrap();
+    assert_eq!(a_to_b.damage_through, Some(1), "B's one Mind Attribute: at least 1 through");
+}
