@@ -388,8 +388,9 @@ pub fn next_utg(wins: &[u16], utg: ActorId, eligible: impl Fn(usize) -> bool) ->
         (Some(only), None) if eligible(only) => pass(only, UtgReason::MostWins),
         (Some(only), None) => {
             let leader = ActorId(only as u8);
+            // Nobody still in (the Conflict is over): UTG does not move.
             let Some(best_in) = (0..n).filter(|&i| eligible(i)).map(|i| wins[i]).max() else {
-                return UtgPass { utg, why: UtgReason::TieUtgOut };
+                return UtgPass { utg, why: UtgReason::LeaderOut { leader } };
             };
             let among = |i: usize| eligible(i) && wins[i] == best_in;
             if (0..n).filter(|&i| among(i)).count() == 1 {

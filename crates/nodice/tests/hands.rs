@@ -703,6 +703,8 @@ fn utg_tie_among_those_still_in_stays_with_utg_else_first_in_commit_order() {
     // A tie for the most wins overall, counting the eliminated B: UTG stays, or passes on.
     assert_eq!(next_utg(&[0, 3, 3, 1], ActorId(0), out(1)), pass(0, UtgReason::Tie));
     assert_eq!(next_utg(&[0, 3, 3, 1], ActorId(1), out(1)), pass(2, UtgReason::TieUtgOut));
+    // Nobody still in (the Conflict is over): UTG does not move.
+    assert_eq!(next_utg(&[0, 3, 1, 1], ActorId(2), |_| false), pass(2, UtgReason::LeaderOut { leader }));
     // A sole leader still in.
     assert_eq!(next_utg(&[0, 3, 1, 1], ActorId(0), |_| true), pass(1, UtgReason::MostWins));
 }
