@@ -86,3 +86,197 @@ fn one_changed_byte_anywhere_is_named_and_exits_2() {
     let o = verify_stdin(&log, false);
     assert!(o.status.success(), "the untouched log verifies");
 }
+
+// --- Forgeries (issue 32): real logs changed as a host could, the chain, the `seq`s and every
+// draw written afresh with the revealed seeds, so that only the fairness rules can catch them.
+
+use serde_json::Value;
+use table::fairness::{ClientSeed, Commitment, Nonce, ServerSeed, Verifiable};
+
+fn entries_of(log: &str) -> Vec<Value> {
+    log.lines().map(|l| serde_json::from_str::<Value>(l).expect("a line")["entry"].clone()).collect()
+}
+
+/// Writes `entries` as a host would who forged them: `seq` renumbered, every draw re-derived
+/// from the revealed seeds and the client seeds and mixes as they now stand, the chain anew.
+fn forged(mut entries: Vec<Value>) -> String {
+    let seats = entries[0]["seats"].as_array().expect("seats").len() as u16;
+    let seeds: Vec<ServerSeed> = entries
+        .iter()
+        .filter(|e| e["kind"] == "server_seed")
+        .map(|e| {
+            let c: Commitment = e["commitment"].as_str().unwrap().parse().unwrap();
+            ServerSeed::from_revealed(e["revealed"].as_str().unwrap(), &c).unwrap()
+        })
+        .collect();
+    let mut v = Verifiable::new(seeds[0], seats);
+    let mut epoch = 0;
+    for (i, e) in entries.iter_mut().enumerate().skip(1) {
+        e["seq"] = Value::from(i as u64);
+        match e["kind"].as_str().unwrap() {
+            "client_seed" => {
+                let s: ClientSeed = e["seed"].as_str().unwrap().parse().unwrap();
+                v.add_client_seed(e["seat"].as_u64().unwrap() as u16, s).unwrap();
+            }
+            "mix" => {
+                let nonces: Vec<Option<Nonce>> = e["round_nonces"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_str().map(|n| n.parse().unwrap()))
+                    .collect();
+                v.mix(&nonces).unwrap();
+            }
+            "draw" => {
+                let counter: u64 = e["draw"]["counter"].as_str().unwrap().parse().unwrap();
+                let n: u128 = e["draw"]["n"].as_str().unwrap().parse().unwrap();
+                let drawn = v.inputs().draw(counter, n).unwrap();
+                e["draw"]["value"] = Value::from(drawn.value.to_string());
+                e["draw"]["retries"] = Value::from(drawn.retries);
+                e["draw"]["mixes"] = Value::from(v.mixes());
+            }
+            "server_seed" if e.get("next").is_some() => {
+                epoch += 1;
+                if let Some(next) = seeds.get(epoch) {
+                    v.rotate(*next);
+                }
+            }
+            _ => {}
+        }
+    }
+    session::fairlog::write(entries).expect("canonical").0
+}
+
+fn sample(system: &str) -> String {
+    std::fs::read_to_string(logs().join(format!("{system}.jsonl"))).expect("the log")
+}
+
+const SYSTEMS: [&str; 3] = ["inciting-incident", "nodice", "iron-triangle"];
+
+#[test]
+fn forging_changes_nothing_but_what_it_is_told() {
+    for system in SYSTEMS {
+        let log = sample(system);
+        assert_eq!(forged(entries_of(&log)), log, "{system}: a forgery of nothing is the log itself");
+    }
+}
+
+/// docs/fairness.md §3, §5.2: a seat's nonce is left out of a mix (`null`) only when its choice
+/// stays face down after the round; a sealed seat's nonce replaced by `null` in a round where
+/// the seat's choice is opened — the host's way to draw without it — is named at the mix.
+#[test]
+fn a_sealed_nonce_nulled_in_a_mix_is_named_at_the_mix() {
+    let (mut refused, mut after_end) = (0, 0);
+    for system in SYSTEMS {
+        let entries = entries_of(&sample(system));
+        for (i, e) in entries.iter().enumerate().filter(|(_, e)| e["kind"] == "mix") {
+            for seat in 0..e["round_nonces"].as_array().unwrap().len() {
+                if e["round_nonces"][seat].is_null() || entries[0]["seats"][seat]["mode"] != "sealed" {
+                    continue;
+                }
+                // A choice opened after the game's end may have stayed face down to the end:
+                // only `verify --replay`, which knows the rules, tells that from a forgery.
+                let end = (i..entries.len())
+                    .find(|&k| entries[k]["kind"] == "server_seed" || entries[k]["kind"] == "bound");
+                if end.is_some_and(|k| entries[k]["kind"] == "server_seed") {
+                    after_end += 1;
+                    continue;
+                }
+                let mut changed = entries.clone();
+                changed[i]["round_nonces"][seat] = Value::Null;
+                let verdict = session::fairlog::verify(&forged(changed));
+                let e = verdict.expect_err("a nulled nonce is refused");
+                assert_eq!(e.entry, i as u64 + 1, "{system}: named at the mix: {e}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused > 20 && after_end < 10, "{refused} forgeries refused, {after_end} in the last round");
+}
+
+/// docs/fairness.md §5.2, §7.1: every sealed round of a table with verifiable draws is mixed,
+/// right after its `bound`; a removed mix is named where it should have been, whether a draw
+/// follows it or not.
+#[test]
+fn a_removed_mix_is_named_where_it_belongs() {
+    let mut refused = 0;
+    for system in SYSTEMS {
+        let entries = entries_of(&sample(system));
+        for i in (0..entries.len()).filter(|&i| entries[i]["kind"] == "mix") {
+            let mut changed = entries.clone();
+            changed.remove(i);
+            let e = session::fairlog::verify(&forged(changed)).expect_err("a removed mix is refused");
+            assert_eq!(e.entry, i as u64 + 1, "{system}: named where the mix was: {e}");
+            refused += 1;
+        }
+    }
+    assert!(refused > 20, "{refused} forgeries");
+}
+
+/// docs/fairness.md §4: a `server_seed` that lost its `next` ends the draws; the first draw
+/// after it is the entry at fault, not the next `server_seed` further on.
+#[test]
+fn a_removed_next_names_the_first_draw_after_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/fairness/rotation/inciting-incident-rest.jsonl");
+    let entries = entries_of(&std::fs::read_to_string(path).expect("the log"));
+    let at = entries.iter().position(|e| e["kind"] == "server_seed").expect("a rotation");
+    let first_draw = (at..entries.len()).find(|&i| entries[i]["kind"] == "draw").expect("a draw after it");
+    let mut changed = entries.clone();
+    changed[at].as_object_mut().unwrap().remove("next");
+    let (text, _) = session::fairlog::write(changed).unwrap();
+    let e = session::fairlog::verify(&text).expect_err("refused");
+    assert_eq!(e.entry, first_draw as u64 + 1, "{e}");
+}
+
+/// Every forgery above, through the browser's verifier (crates/server/web/js/fairness.js, under
+/// Node where it is installed): the same verdict, naming the same entry for the same reason.
+#[test]
+fn the_browser_verifier_names_every_forgery_as_this_one_does() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("node is not installed: the browser's verifier is checked by the server's tests elsewhere");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a folder");
+    let mut expected = Vec::new();
+    let mut put = |name: String, text: String| {
+        let verdict = session::fairlog::verify(&text).err().map(|e| (e.entry, e.reason));
+        std::fs::write(dir.path().join(&name), text).expect("written");
+        expected.push((name, verdict));
+    };
+    for system in SYSTEMS {
+        let entries = entries_of(&sample(system));
+        for (i, e) in entries.iter().enumerate() {
+            if e["kind"] == "mix" {
+                let mut removed = entries.clone();
+                removed.remove(i);
+                put(format!("{system}-{i}-removed.jsonl"), forged(removed));
+                for seat in 0..e["round_nonces"].as_array().unwrap().len() {
+                    let mut nulled = entries.clone();
+                    nulled[i]["round_nonces"][seat] = Value::Null;
+                    put(format!("{system}-{i}-{seat}-nulled.jsonl"), forged(nulled));
+                }
+            }
+        }
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/fairness/rotation/inciting-incident-rest.jsonl");
+    let mut entries = entries_of(&std::fs::read_to_string(path).expect("the log"));
+    let at = entries.iter().position(|e| e["kind"] == "server_seed").expect("a rotation");
+    entries[at].as_object_mut().unwrap().remove("next");
+    put("rotation-next-removed.jsonl".into(), session::fairlog::write(entries).unwrap().0);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/web/test/verify-each.mjs");
+    let o = Command::new("node").arg(script).arg(dir.path()).output().expect("node runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).expect("UTF-8");
+    let mut seen = 0;
+    for line in out.lines() {
+        let js: Value = serde_json::from_str(line).expect("a verdict");
+        let name = js["file"].as_str().unwrap();
+        let (_, rust) = expected.iter().find(|(n, _)| n == name).expect("a file written here");
+        let browser = js["line"].as_u64().map(|l| (l, js["what"].as_str().unwrap().to_owned()));
+        assert_eq!(&browser, rust, "{name}");
+        seen += 1;
+    }
+    assert_eq!(seen, expected.len());
+}

@@ -128,35 +128,86 @@ fn bad(entry: u64, reason: impl Into<String>) -> VerifyError {
     VerifyError { entry, reason: reason.into() }
 }
 
-/// A sealed round being checked: its commitments, which have been opened, the nonces it was
-/// mixed with, and the seats that faulted.
+/// One commitment of a sealed round being checked: its seat, its hash, and once opened the
+/// nonce, the entry that opened it and whether that came after the end of the game (a
+/// `server_seed` entry after the round's mix).
+struct Slot {
+    seat: u64,
+    commitment: Commitment,
+    opened: Option<(Nonce, u64, bool)>,
+}
+
+/// A sealed round being checked: its commitments in the order of its `bound` list, what each
+/// was opened with, the nonces it was mixed with, and the seats that faulted.
 #[derive(Default)]
 struct RoundCheck {
-    commitments: Vec<(u64, Commitment, bool)>,
-    opened: Vec<(u64, Nonce)>,
-    mixed: Vec<(u64, Nonce)>,
+    slots: Vec<Slot>,
+    /// Each seat's nonce in the round's mix, once mixed.
+    mixed: Option<Vec<Option<Nonce>>>,
     faulted: Vec<u64>,
     mix_entry: u64,
+    /// A `server_seed` entry came after the mix: the game ended in this round.
+    ended: bool,
 }
 
 impl RoundCheck {
+    fn mixed_nonce(&self, seat: u64) -> Option<Nonce> {
+        self.mixed.as_ref().and_then(|m| m.get(seat as usize).copied().flatten())
+    }
+
     /// The commitments the round left unopened whose seats it mixed no nonce of: choices the
     /// rules still held face down when it ended, opened later.
     fn unopened(&self) -> impl Iterator<Item = (u64, Commitment)> + '_ {
-        self.commitments
+        self.slots
             .iter()
-            .filter(|(seat, _, used)| !*used && !self.mixed.iter().any(|(s, _)| s == seat))
-            .map(|(seat, c, _)| (*seat, *c))
+            .filter(|s| s.opened.is_none() && self.mixed_nonce(s.seat).is_none())
+            .map(|s| (s.seat, s.commitment))
     }
 
-    /// Every nonce the round was mixed with was opened by its seat (or the seat faulted).
+    /// The round's mix against its reveals (docs/fairness.md §5.2, §7.1), checked once the
+    /// round is over (at the next `bound`, or the log's end): each seat's nonce is its last
+    /// valid one in the order of the `bound` list — the last it opened in the round, or, for
+    /// a seat that faulted, the nonce of an `illegal` reveal, which is mixed and not opened —
+    /// and a seat whose choice was opened in the round before the game's end has its nonce
+    /// mixed: only a choice the rules still hold face down after the round is left out
+    /// (`null`), and it is opened in a later round or after the end.
     fn close(&self) -> Result<(), VerifyError> {
-        for (seat, nonce) in &self.mixed {
-            if !self.opened.contains(&(*seat, *nonce)) && !self.faulted.contains(seat) {
-                return Err(bad(
-                    self.mix_entry,
-                    format!("mix: seat {seat}'s nonce {nonce} is not one the seat revealed in the round"),
-                ));
+        let Some(mixed) = &self.mixed else { return Ok(()) };
+        for (seat, nonce) in mixed.iter().enumerate() {
+            let seat = seat as u64;
+            let opened: Vec<&(Nonce, u64, bool)> =
+                self.slots.iter().filter(|s| s.seat == seat).filter_map(|s| s.opened.as_ref()).collect();
+            let faulted = self.faulted.contains(&seat);
+            match nonce {
+                Some(nonce) => {
+                    let last = opened.last().map(|(n, _, _)| n);
+                    let any = opened.iter().any(|(n, _, _)| n == nonce);
+                    if last == Some(nonce) || (faulted && !any) {
+                        continue;
+                    }
+                    return Err(bad(
+                        self.mix_entry,
+                        if any {
+                            format!(
+                                "mix: seat {seat}'s nonce {nonce} is not its last valid one of the round (the last it opened, in the order of the `bound` list)"
+                            )
+                        } else {
+                            format!(
+                                "mix: seat {seat}'s nonce {nonce} is not one the seat revealed in the round"
+                            )
+                        },
+                    ));
+                }
+                None => {
+                    if let Some((_, entry, _)) = opened.iter().find(|(_, _, after_end)| !after_end) {
+                        return Err(bad(
+                            self.mix_entry,
+                            format!(
+                                "mix: seat {seat}'s nonce is null, yet its choice of the round is opened at entry {entry}, before the game's end: only a choice the rules still hold face down after its round is left out of the mix (docs/fairness.md §3)"
+                            ),
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -229,31 +280,26 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
     };
     // The revealed seeds, each checked against the commitment in force when it is revealed
     // (the table's, then each rotation's `next`), key the replay of the draws.
+    //
+    // A fault found here is reported when the replay below reaches its entry, so that the
+    // first entry at fault is named (a draw after a `server_seed` that lost its `next` comes
+    // before the next `server_seed`).
     let mut seeds = Vec::new();
+    let mut seed_fault: Option<VerifyError> = None;
     let mut in_force = commitment;
     for (i, e) in entries.iter().enumerate() {
         let n = i as u64 + 1;
         if e.get("kind").and_then(Value::as_str) == Some("server_seed") {
-            let Some(c) = in_force else {
-                return Err(bad(
-                    n,
-                    if commitment.is_none() {
-                        "a server seed at a table that committed none"
-                    } else {
-                        "a server seed after the last one was revealed with no next seed committed"
-                    },
-                ));
-            };
-            if text(e, "commitment", n)? != c.to_string() {
-                return Err(bad(
-                    n,
-                    "the commitment named is not the one in force (the table's, or the last rotation's next)",
-                ));
+            match revealed_seed(e, n, commitment.is_some(), in_force) {
+                Ok((s, next)) => {
+                    seeds.push(s);
+                    in_force = next;
+                }
+                Err(err) => {
+                    seed_fault = Some(err);
+                    break;
+                }
             }
-            let s = ServerSeed::from_revealed(text(e, "revealed", n)?, &c)
-                .map_err(|err| bad(n, err.to_string()))?;
-            seeds.push(s);
-            in_force = next_commitment(e, n)?;
         }
     }
     let mut v = seeds.first().map(|s| Verifiable::new(*s, seats16));
@@ -273,12 +319,27 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
     let mut carried: Vec<(u64, Commitment)> = Vec::new();
     let mut revealed_seed = false;
     let mut epoch = 0;
+    // The entry of a `bound` whose `mix` has not come yet, at a table with verifiable draws:
+    // the session mixes every sealed round right after its `bound`, with only client seeds
+    // given between them (docs/fairness.md §5.2, §7.1).
+    let mut unmixed: Option<u64> = None;
     for (i, e) in entries.iter().enumerate().skip(1) {
         let n = i as u64 + 1;
         if number(e, "seq", n)? != i as u64 {
             return Err(bad(n, format!("seq {} where {i} comes next", number(e, "seq", n)?)));
         }
         let kind = text(e, "kind", n)?;
+        if let Some(b) = unmixed
+            && kind != "client_seed"
+            && kind != "mix"
+        {
+            return Err(bad(
+                n,
+                format!(
+                    "the sealed round bound at entry {b} is not mixed: its `mix` comes right after its `bound`, before anything but client seeds (docs/fairness.md §5.2)"
+                ),
+            ));
+        }
         let seat_of = |e: &Value| -> Result<u64, VerifyError> {
             let s = number(e, "seat", n)?;
             if s >= seats as u64 {
@@ -312,9 +373,12 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     let hash: Commitment = text(c, "commitment", n)?
                         .parse()
                         .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
-                    r.commitments.push((seat, hash, false));
+                    r.slots.push(Slot { seat, commitment: hash, opened: None });
                 }
                 round = Some(r);
+                if commitment.is_some() {
+                    unmixed = Some(n);
+                }
             }
             "opened" => {
                 let seat = seat_of(e)?;
@@ -325,9 +389,11 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 let r = round.as_mut().ok_or_else(|| bad(n, "a reveal outside a sealed round"))?;
                 let matches =
                     |s: u64, c: &Commitment| s == seat && verify_commitment(command, &nonce, c).is_ok();
-                if let Some(slot) = r.commitments.iter_mut().find(|(s, c, used)| !*used && matches(*s, c)) {
-                    slot.2 = true;
-                    r.opened.push((seat, nonce));
+                let ended = r.ended;
+                if let Some(slot) =
+                    r.slots.iter_mut().find(|s| s.opened.is_none() && matches(s.seat, &s.commitment))
+                {
+                    slot.opened = Some((nonce, n, ended));
                 } else if let Some(at) = carried.iter().position(|(s, c)| matches(*s, c)) {
                     carried.remove(at);
                 } else {
@@ -358,6 +424,7 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     return Err(bad(n, "a second mix of one sealed round"));
                 }
                 r.mix_entry = n;
+                unmixed = None;
                 let mut nonces = Vec::with_capacity(seats);
                 for (s, x) in list.iter().enumerate() {
                     let nonce = match x {
@@ -369,17 +436,15 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                                 .map_err(|err| bad(n, err.to_string()))?,
                         ),
                     };
-                    if let Some(nonce) = nonce {
-                        if !r.commitments.iter().any(|(seat, _, _)| *seat == s as u64) {
-                            return Err(bad(
-                                n,
-                                format!("a nonce for seat {s}, which committed nothing in the round"),
-                            ));
-                        }
-                        r.mixed.push((s as u64, nonce));
+                    if nonce.is_some() && !r.slots.iter().any(|slot| slot.seat == s as u64) {
+                        return Err(bad(
+                            n,
+                            format!("a nonce for seat {s}, which committed nothing in the round"),
+                        ));
                     }
                     nonces.push(nonce);
                 }
+                r.mixed = Some(nonces.clone());
                 if let Some(v) = &mut v {
                     v.mix(&nonces).map_err(|err| bad(n, err.to_string()))?;
                 }
@@ -417,6 +482,12 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 report.draws += 1;
             }
             "server_seed" => {
+                if let Some(err) = seed_fault.as_ref().filter(|err| err.entry == n) {
+                    return Err(err.clone());
+                }
+                if let Some(r) = round.as_mut().filter(|r| r.mixed.is_some()) {
+                    r.ended = true;
+                }
                 // A rotation: the draws go on with the next seed, checked if it was revealed
                 // later in the log (the state of the draws carries on).
                 epoch += 1;
@@ -438,6 +509,34 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
         r.close()?;
     }
     Ok(report)
+}
+
+/// A `server_seed` entry's seed, checked against the commitment in force (docs/fairness.md
+/// §4), and the next commitment it names.
+fn revealed_seed(
+    e: &Value,
+    n: u64,
+    table_committed: bool,
+    in_force: Option<Commitment>,
+) -> Result<(ServerSeed, Option<Commitment>), VerifyError> {
+    let Some(c) = in_force else {
+        return Err(bad(
+            n,
+            if table_committed {
+                "a server seed after the last one was revealed with no next seed committed"
+            } else {
+                "a server seed at a table that committed none"
+            },
+        ));
+    };
+    if text(e, "commitment", n)? != c.to_string() {
+        return Err(bad(
+            n,
+            "the commitment named is not the one in force (the table's, or the last rotation's next)",
+        ));
+    }
+    let s = ServerSeed::from_revealed(text(e, "revealed", n)?, &c).map_err(|err| bad(n, err.to_string()))?;
+    Ok((s, next_commitment(e, n)?))
 }
 
 /// The `next` commitment of a `server_seed` entry (a rotation), if it has one.
