@@ -28,16 +28,23 @@ pub struct SeatEntry {
     pub mode: String,
 }
 
-/// The first entry of a verifiable log: the system, its setup (as the JSON text it was
-/// created from), the seats in seat order with their modes, the draw layout, and the server
-/// seed's commitment (none for a table whose draws are not verifiable).
-pub fn table_entry(system: &str, setup: &str, seats: &[SeatEntry], commitment: Option<&Commitment>) -> Value {
+/// The first entry of a verifiable log: the system, the commitment of its setup (the setup
+/// itself is revealed at the game's first end, `Item::Setup`: until then a viewer sees only
+/// what its view shows of it), the seats in seat order with their modes, the draw layout, and
+/// the server seed's commitment (none for a table whose draws are not verifiable, which
+/// commits no setup either).
+pub fn table_entry(
+    system: &str,
+    setup: Option<&Commitment>,
+    seats: &[SeatEntry],
+    commitment: Option<&Commitment>,
+) -> Value {
     let seats: Vec<Value> =
         seats.iter().enumerate().map(|(i, s)| json!({"seat": i, "name": s.name, "mode": s.mode})).collect();
     json!({
         "kind": "table",
         "system": system,
-        "setup": setup,
+        "setup_commitment": setup.map(|c| c.to_string()),
         "seats": seats,
         "layout": LAYOUT,
         "server_seed_commitment": commitment.map(|c| c.to_string()),
@@ -89,6 +96,12 @@ pub struct Report {
     pub client_seeds: u64,
     /// How many sealed rounds were mixed in.
     pub mixes: u64,
+    /// The setup, once revealed and checked against the commitment in the table entry (its
+    /// JSON text); none before the end, or at a table that committed none.
+    #[serde(skip)]
+    pub setup: Option<String>,
+    /// Whether the setup was revealed and checked against its commitment.
+    pub setup_revealed: bool,
 }
 
 impl std::fmt::Display for Report {
@@ -104,6 +117,9 @@ impl std::fmt::Display for Report {
             self.mixes,
             self.client_seeds
         )?;
+        if self.setup.is_some() {
+            write!(f, ", setup revealed")?;
+        }
         if !self.seed_revealed {
             write!(
                 f,
@@ -278,6 +294,15 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 .map_err(|e: table::fairness::FairnessError| bad(1, e.to_string()))?,
         ),
     };
+    let setup_commitment: Option<Commitment> = match first.get("setup_commitment") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_str()
+                .ok_or_else(|| bad(1, "`setup_commitment` is not a string"))?
+                .parse()
+                .map_err(|e: table::fairness::FairnessError| bad(1, e.to_string()))?,
+        ),
+    };
     // The revealed seeds, each checked against the commitment in force when it is revealed
     // (the table's, then each rotation's `next`), key the replay of the draws.
     //
@@ -312,6 +337,8 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
         reveals_checked: 0,
         client_seeds: 0,
         mixes: 0,
+        setup: None,
+        setup_revealed: false,
     };
     let mut round: Option<RoundCheck> = None;
     // Commitments of earlier rounds still face down in the rules when their round ended: not
@@ -501,6 +528,23 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     (Some(_), None) => v = None,
                 }
             }
+            "setup" => {
+                let Some(c) = setup_commitment else {
+                    return Err(bad(n, "a setup revealed at a table that committed none"));
+                };
+                if report.setup.is_some() {
+                    return Err(bad(n, "a second reveal of the setup"));
+                }
+                let setup = text(e, "setup", n)?;
+                let nonce: Nonce = text(e, "nonce", n)?
+                    .parse()
+                    .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
+                if !table::fairness::setup_commitment(setup, &nonce).matches(&c) {
+                    return Err(bad(n, "the revealed setup does not match the table's setup commitment"));
+                }
+                report.setup = Some(setup.to_owned());
+                report.setup_revealed = true;
+            }
             "event" | "took_back" | "forced" | "undone" => {}
             other => return Err(bad(n, format!("an entry of unknown kind {other:?}"))),
         }
@@ -549,5 +593,90 @@ fn next_commitment(e: &Value, n: u64) -> Result<Option<Commitment>, VerifyError>
             .parse()
             .map(Some)
             .map_err(|err: table::fairness::FairnessError| bad(n, format!("next: {err}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Session, Update};
+    use iron_triangle::{Character, IronTriangle, Setup};
+    use rand::{RngExt, SeedableRng};
+    use table::fairness::ServerSeed;
+    use table::{Ruleset, SeatId, Viewer};
+
+    fn sheet(text: &str) -> Character {
+        toml::from_str(text).expect("a sheet")
+    }
+
+    /// `viewer`'s verifiable log of `s` as the server writes it: the table entry, then its items.
+    fn log_of(s: &Session<IronTriangle>, viewer: Viewer) -> String {
+        let seats: Vec<SeatEntry> = IronTriangle::seats(s.table().state())
+            .iter()
+            .map(|(_, seat)| SeatEntry { name: seat.name.clone(), mode: "plain".into() })
+            .collect();
+        let table = table_entry(
+            IronTriangle::NAME,
+            s.setup_commitment().as_ref(),
+            &seats,
+            s.server_seed_commitment().as_ref(),
+        );
+        let updates: Vec<Update<_>> = s.updates_since(viewer, 0);
+        write(std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap())))
+            .unwrap()
+            .0
+    }
+
+    /// docs/fairness.md §7.1, Iron Triangle §5.1: the log's first entry commits to the setup
+    /// and holds none of it, so a player reads no NPC's moves or combos in it; the end reveals
+    /// the setup, which the verifier checks against the commitment, and a setup changed there
+    /// is named.
+    #[test]
+    fn the_setup_is_committed_in_the_table_entry_and_revealed_at_the_end() {
+        let ada = sheet(include_str!("../../../examples/iron-triangle/characters/ada.toml"));
+        let ninja = sheet(include_str!("../../../examples/iron-triangle/characters/ninja.toml"));
+        // Each as JSON, and as it reads inside a JSON string (the setup's text).
+        let hidden: Vec<String> =
+            [serde_json::to_string(&ninja.moves).unwrap(), serde_json::to_string(&ninja.combos).unwrap()]
+                .into_iter()
+                .flat_map(|part| {
+                    let quoted = serde_json::to_string(&part).unwrap();
+                    [quoted[1..quoted.len() - 1].to_owned(), part]
+                })
+                .collect();
+        let mut s = Session::<IronTriangle>::new(Setup::one_on_one(ada, ninja)).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+        let viewers = [Viewer::Seat(SeatId(0)), Viewer::Seat(SeatId(1)), Viewer::Spectator];
+        for _ in 0..2000 {
+            let Some(&seat) = s.awaiting().first() else { break };
+            let Some(prompt) = s.prompt(seat) else { break };
+            for viewer in [Viewer::Seat(SeatId(0)), Viewer::Spectator] {
+                let log = log_of(&s, viewer);
+                for part in &hidden {
+                    assert!(
+                        !log.contains(part.as_str()),
+                        "{viewer:?}'s log holds the NPC's {part} before the end"
+                    );
+                }
+            }
+            let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+            let command = choices[rng.random_range(0..choices.len())].command;
+            s.submit(seat, &command).unwrap();
+        }
+        assert!(s.is_over(), "the conflict ends");
+        let setup = serde_json::to_string(&s.record().setup).unwrap();
+        for viewer in viewers {
+            let log = log_of(&s, viewer);
+            let report = verify(&log).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(report.setup.as_deref(), Some(setup.as_str()), "the end reveals the setup");
+            let mut entries: Vec<Value> =
+                log.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["entry"].clone()).collect();
+            let at = entries.iter().position(|e| e["kind"] == "setup").expect("a setup entry");
+            assert_eq!(entries[at - 1]["kind"], "server_seed", "right after the server seed");
+            entries[at]["setup"] = Value::String(setup.replace("Ninja", "Nimja"));
+            let e = verify(&write(entries).unwrap().0).unwrap_err();
+            assert_eq!(e.entry, at as u64 + 1, "a wrong setup is named: {e}");
+        }
     }
 }

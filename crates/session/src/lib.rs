@@ -206,6 +206,15 @@ pub enum Item<E> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         next: Option<String>,
     },
+    /// The game's setup, revealed at its first end right after the server seed (docs/fairness.md
+    /// §7.1): until then a viewer's log holds only its commitment
+    /// ([`Session::setup_commitment`]), so nothing the rules hide (an NPC's moves) is in it.
+    Setup {
+        /// The setup's JSON text, as committed.
+        setup: String,
+        /// The nonce of its commitment, 64 lowercase hex digits.
+        nonce: String,
+    },
 }
 
 /// The canonical texts [`Session::updates_canonical`] wrote, kept for the other viewers'
@@ -377,6 +386,11 @@ pub struct Session<R: Ruleset> {
     /// The seeds after a rotation come from this secret ([`Session::rotate_with`]), never
     /// revealed; with it, each reveal of a seed commits the next at once.
     rotation: Option<fair::Rotation>,
+    /// The setup's JSON text and the nonce it is committed with, once the draws are
+    /// verifiable; revealed in every log at the game's first end.
+    setup_secret: Option<(String, table::fairness::Nonce)>,
+    /// Whether the setup was revealed.
+    setup_revealed: bool,
 }
 
 impl<R: Ruleset> std::fmt::Debug for Session<R> {
@@ -419,6 +433,8 @@ impl<R: Ruleset> Session<R> {
             commitment: None,
             seed_revealed: false,
             rotation: None,
+            setup_secret: None,
+            setup_revealed: false,
         };
         session.write_logs(0);
         Ok(session)

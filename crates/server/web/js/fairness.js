@@ -447,6 +447,7 @@ function nextCommitment(e, n) {
  * @property {boolean} seedRevealed whether the server seed of every draw was revealed (the table's, and after a rotation the next), so every draw was re-derived
  * @property {number} clientSeeds how many client seeds were given
  * @property {number} mixes how many sealed rounds were mixed in
+ * @property {boolean} setupRevealed whether the setup was revealed and checked against its commitment
  */
 
 /** A failure at one line of the log. */
@@ -602,6 +603,7 @@ export async function verifyLog(log, options = {}) {
     seedRevealed: false,
     clientSeeds: 0,
     mixes: 0,
+    setupRevealed: false,
   };
   try {
     await verifyInto(log, provider, report);
@@ -709,6 +711,13 @@ async function verifyInto(log, provider, report) {
     at(1, () => bytes32('commitment', committed));
     tableCommitment = committed;
   }
+  // The setup's commitment (§7.1): the setup itself is revealed at the end (a `setup` entry).
+  const setupCommitted = Object.prototype.hasOwnProperty.call(first, 'setup_commitment') ? first.setup_commitment : null;
+  if (setupCommitted !== null) {
+    if (typeof setupCommitted !== 'string') throw new Bad(1, '`setup_commitment` is not a string');
+    at(1, () => bytes32('commitment', setupCommitted));
+  }
+  let setupSeen = false;
   // 3. The revealed server seeds (§4), each against the commitment in force when it is
   // revealed: the table's, then each rotation's `next`. Each keys the draws of its stretch.
   /** @type {string[]} */
@@ -897,6 +906,19 @@ async function verifyInto(log, provider, report) {
           seed = seeds[stretch] ?? null;
         }
         break;
+      case 'setup': {
+        if (setupCommitted === null) throw new Bad(n, 'a setup revealed at a table that committed none');
+        if (setupSeen) throw new Bad(n, 'a second reveal of the setup');
+        const setup = text(e, 'setup', n);
+        const nonce = text(e, 'nonce', n);
+        at(n, () => bytes32('nonce', nonce));
+        if (!(await opens(setup, nonce, setupCommitted, provider))) {
+          throw new Bad(n, "the revealed setup does not match the table's setup commitment");
+        }
+        setupSeen = true;
+        report.setupRevealed = true;
+        break;
+      }
       case 'event':
       case 'took_back':
       case 'forced':

@@ -38,6 +38,8 @@ export function itemText(item, name) {
     }
     case 'server_seed':
       return 'The game is over: the server seed is revealed, every draw can be checked.';
+    case 'setup':
+      return 'The setup is revealed, every sheet included: it can be checked against its commitment.';
     default:
       return '';
   }
@@ -61,7 +63,7 @@ export function faultText(item) {
  * @param {any} item
  */
 export function isMachinery(item) {
-  return ['bound', 'opened', 'client_seed', 'mix', 'draw', 'server_seed'].includes(item?.kind);
+  return ['bound', 'opened', 'client_seed', 'mix', 'draw', 'server_seed', 'setup'].includes(item?.kind);
 }
 
 /**
