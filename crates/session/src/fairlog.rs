@@ -5,9 +5,10 @@
 //! The entries are the viewer's [`Item`](crate::Item)s as the server sends them (`seq`, `kind`
 //! and the item's fields): `event` (the rules' event, redacted for the viewer, with its
 //! narration), `bound` (a sealed round's commitments), `opened` (a reveal), `fault`,
-//! `client_seed`, `mix`, `draw`, `server_seed`, and the session's `took_back`, `forced`,
-//! `undone`. The first entry, `table`, names the system, its setup, the seats with their
-//! modes, the draw layout and the server seed's commitment.
+//! `client_seed`, `mix`, `draw`, `server_seed`, `setup` (the setup revealed at the end), and
+//! the session's `took_back`, `forced`, `undone`. The first entry, `table`, names the system,
+//! the setup's commitment (never the setup: it holds what the rules hide), the seats with
+//! their modes, the draw layout and the server seed's commitment.
 
 use serde_json::{Value, json};
 use table::fairness::{
@@ -243,11 +244,15 @@ fn number(entry: &Value, key: &str, n: u64) -> Result<u64, VerifyError> {
 }
 
 /// Checks a verifiable log (docs/fairness.md §7): every line canonical and chained to the one
-/// before; the table entry first; the revealed server seed against its commitment; every
-/// reveal against its commitment; every mix's nonces against the round's reveals; the client
-/// seeds, mixes and draws replayed into the state of the draws, each draw re-derived once the
-/// seed is revealed, the counters running 0, 1, 2… without a gap. Names the first entry at
-/// fault.
+/// before; the table entry first; every `seq` the next; the revealed server seeds against the
+/// commitments in force; every reveal against its commitment; every sealed round mixed right
+/// after its `bound`, its mix against the round's reveals (each seat's last valid nonce in
+/// bound order, `null` only for a choice still face down after the round); the client seeds,
+/// mixes and draws replayed into the state of the draws, each draw re-derived once the seed is
+/// revealed, the counters running 0, 1, 2… without a gap; the revealed setup against its
+/// commitment. Names the first entry at fault. It reads no rules: a nonce nulled together with
+/// its `opened` moved past the next `bound`, or after the end, is beyond it (docs/fairness.md
+/// §7.1, What these checks cannot tell).
 pub fn verify(log: &str) -> Result<Report, VerifyError> {
     let mut entries = Vec::new();
     let mut previous = GENESIS;
