@@ -1048,6 +1048,27 @@ impl HashChain {
 mod tests {
     use super::*;
 
+    /// docs/fairness.md §7.1: the setup is committed as §3 commits a command, its JSON text
+    /// written as a JSON string, with the nonce HMAC-SHA256(seed, "facedown setup").
+    #[test]
+    fn the_setup_is_committed_as_a_json_string_with_a_nonce_from_the_seed() {
+        let seed = ServerSeed::from_bytes([7; 32]);
+        let mut mac = <Hmac<Sha256> as hmac::digest::KeyInit>::new_from_slice(&[7; 32]).unwrap();
+        mac.update(b"facedown setup");
+        let nonce = seed.setup_nonce();
+        assert_eq!(nonce.as_bytes(), &<[u8; 32]>::from(mac.finalize().into_bytes()));
+        let text = r#"{"npc":{"moves":["\u00e9"]}}"#;
+        let mut hash = Sha256::new();
+        hash.update(canonical_json(&Value::String(text.into())).unwrap().as_bytes());
+        hash.update(nonce.as_bytes());
+        let expected: [u8; 32] = hash.finalize().into();
+        assert_eq!(setup_commitment(text, &nonce).to_string(), hex::encode(expected));
+        assert!(
+            verify_commitment(&Value::String(text.into()), &nonce, &setup_commitment(text, &nonce)).is_ok()
+        );
+        assert_ne!(nonce, seed.derive(0).setup_nonce(), "each seed its own nonce");
+    }
+
     #[test]
     fn an_entry_appended_as_its_canonical_text_chains_as_the_entry() {
         let entries = [
