@@ -225,6 +225,13 @@ impl<R: Ruleset> Session<R> {
                 log.push(Item::Setup { setup: setup.clone(), nonce: nonce.clone() });
             }
         }
+        // The record so far (docs/fairness.md §7.3): with the setup and the seeds, what a
+        // verifier replays the rules from. Entries are plain data: serialising cannot fail.
+        let entries: Vec<serde_json::Value> =
+            self.entries.iter().map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null)).collect();
+        for log in &mut self.logs {
+            log.push(Item::Record { entries: entries.clone() });
+        }
     }
 }
 

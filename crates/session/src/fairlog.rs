@@ -550,6 +550,14 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 report.setup = Some(setup.to_owned());
                 report.setup_revealed = true;
             }
+            "record" => {
+                // What the rules are replayed from (`crate::replay`, docs/fairness.md §7.3):
+                // revealed only at an end, once the server seed in use is.
+                if epoch == 0 {
+                    return Err(bad(n, "a record revealed before the game's end (a server seed's reveal)"));
+                }
+                field(e, "entries", n)?.as_array().ok_or_else(|| bad(n, "`entries` is not a list"))?;
+            }
             "event" | "took_back" | "forced" | "undone" => {}
             other => return Err(bad(n, format!("an entry of unknown kind {other:?}"))),
         }

@@ -39,6 +39,7 @@ pub mod any;
 pub mod fair;
 pub mod fairlog;
 pub mod opening;
+pub mod replay;
 pub mod sealed;
 
 use serde::{Deserialize, Serialize};
@@ -214,6 +215,14 @@ pub enum Item<E> {
         setup: String,
         /// The nonce of its commitment, 64 lowercase hex digits.
         nonce: String,
+    },
+    /// The game's record revealed at each end right after the server seed (and the setup), so
+    /// that a verifier can replay the rules ([`crate::replay`], docs/fairness.md §7.3): every
+    /// command given so far as the record keeps it ([`Entry`]: seat, command, how), oldest
+    /// first, a choice still face down at the end included.
+    Record {
+        /// The entries, each an [`Entry`] in the ruleset's JSON form.
+        entries: Vec<serde_json::Value>,
     },
 }
 

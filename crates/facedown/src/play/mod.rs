@@ -374,7 +374,8 @@ fn update_text<R: Ruleset>(state: &R::State, update: &Update<R::Event>) -> Vec<S
         | Item::Mix { .. }
         | Item::Draw { .. }
         | Item::ServerSeed { .. }
-        | Item::Setup { .. } => Vec::new(),
+        | Item::Setup { .. }
+        | Item::Record { .. } => Vec::new(),
         Item::Fault { seat, fault } => vec![fault_text(&who(*seat), fault_name(fault))],
     }
 }

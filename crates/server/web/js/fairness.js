@@ -753,6 +753,8 @@ async function verifyInto(log, provider, report) {
   /** The seed of the stretch being replayed, null when it is not revealed. @type {string | null} */
   let seed = seeds[0] ?? null;
   let stretch = 0;
+  /** How many `server_seed` lines (ends) were read so far. */
+  let ends = 0;
   report.seedRevealed = seed !== null;
   // 4. The entries in order: rounds, client seeds, mixes and draws replayed (§5.1–5.2).
   /** @type {(string | null)[]} */
@@ -898,6 +900,7 @@ async function verifyInto(log, provider, report) {
       }
       case 'server_seed':
         if (seedFault !== null && seedFault.line === n) throw seedFault;
+        ends += 1;
         if (round !== null && round.mixed !== null) round.ended = true;
         // A rotation goes on with the next seed (checked if revealed later); none ends the draws.
         if (nextCommitment(e, n) === null) seedSeen = true;
@@ -917,6 +920,14 @@ async function verifyInto(log, provider, report) {
         }
         setupSeen = true;
         report.setupRevealed = true;
+        break;
+      }
+      case 'record': {
+        // The game's commands, revealed at an end for `facedown verify --replay` (§7.3): this
+        // page has no rules engine, so the rules' replay is that command's, not this one's.
+        if (ends === 0) throw new Bad(n, "a record revealed before the game's end (a server seed's reveal)");
+        const list = field(e, 'entries', n);
+        if (!Array.isArray(list)) throw new Bad(n, '`entries` is not a list');
         break;
       }
       case 'event':
