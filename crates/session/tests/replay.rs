@@ -1,0 +1,104 @@
+//! `session::replay` (docs/fairness.md §7.3) on sessions played here: every viewer's log of a
+//! finished game with verifiable draws replays, as that viewer's; a log that ended before the
+//! game did cannot be replayed yet.
+
+use rand::{RngExt, SeedableRng};
+use session::Session;
+use session::fairlog::{self, SeatEntry};
+use session::replay::{ReplayError, replay};
+use table::fairness::{ClientSeed, ServerSeed};
+use table::{Ruleset, SeatId, Viewer};
+
+/// A verifiable session of random answers (a client seed given by seat 0 on the way).
+fn game<R: Ruleset>(setup: R::Setup, seed: u64) -> Session<R> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = Session::<R>::new(setup).unwrap();
+    s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+    for step in 0..2000 {
+        if step == 3 {
+            s.add_client_seed(SeatId(0), ClientSeed::from_phrase("lucky")).unwrap();
+        }
+        let Some(&seat) = s.awaiting().first() else { break };
+        let Some(prompt) = s.prompt(seat) else { break };
+        let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+        let command = choices[rng.random_range(0..choices.len())].command.clone();
+        s.submit(seat, &command).unwrap();
+    }
+    s
+}
+
+/// `viewer`'s verifiable log of `s`, its first `items` items (all with `None`).
+fn log_of<R: Ruleset>(s: &Session<R>, viewer: Viewer, items: Option<usize>) -> String {
+    let seats: Vec<SeatEntry> = R::seats(s.table().state())
+        .iter()
+        .map(|(_, seat)| SeatEntry { name: seat.name.clone(), mode: "plain".into() })
+        .collect();
+    let table = fairlog::table_entry(
+        R::NAME,
+        s.setup_commitment().as_ref(),
+        &seats,
+        s.server_seed_commitment().as_ref(),
+    );
+    let updates = s.updates_since(viewer, 0);
+    let kept = items.unwrap_or(updates.len());
+    let entries =
+        std::iter::once(table).chain(updates.iter().take(kept).map(|u| serde_json::to_value(u).unwrap()));
+    fairlog::write(entries).unwrap().0
+}
+
+fn name(v: Viewer) -> String {
+    match v {
+        Viewer::Seat(s) => format!("seat {}", s.0),
+        Viewer::Spectator => "spectator".into(),
+    }
+}
+
+/// Every viewer's log replays, its viewer among those whose redaction every event matches.
+fn every_viewer_replays<R: Ruleset>(s: &Session<R>) {
+    assert!(s.is_over(), "{}: the game ends", R::NAME);
+    let seats = R::seats(s.table().state()).len();
+    let viewers = (0..seats).map(|i| Viewer::Seat(SeatId(i as u16))).chain([Viewer::Spectator]);
+    for viewer in viewers {
+        let log = log_of(s, viewer, None);
+        let report = replay::<R>(&log).unwrap_or_else(|e| panic!("{} {viewer:?}: {e}", R::NAME));
+        assert!(report.viewers.contains(&name(viewer)), "{}: {viewer:?}: {:?}", R::NAME, report.viewers);
+        assert_eq!(report.commands as usize, s.record().entries.len());
+        assert_eq!(report.not_replayed, 0);
+    }
+}
+
+/// docs/fairness.md §7.3: the replay rebuilds each viewer's events with the ruleset's own
+/// redaction, so every viewer's log of a finished game replays, whatever the rules hide from it.
+#[test]
+fn every_viewers_log_of_a_finished_game_replays_as_that_viewers() {
+    for seed in 0..4 {
+        let ada =
+            toml::from_str(include_str!("../../../examples/iron-triangle/characters/ada.toml")).unwrap();
+        let ninja =
+            toml::from_str(include_str!("../../../examples/iron-triangle/characters/ninja.toml")).unwrap();
+        every_viewer_replays(&game::<iron_triangle::IronTriangle>(
+            iron_triangle::Setup::one_on_one(ada, ninja),
+            seed,
+        ));
+        let mut setup: inciting_incident::Setup =
+            toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+        setup.apply_round_limit(Some(3));
+        every_viewer_replays(&game::<inciting_incident::IncitingIncident>(setup, seed));
+    }
+}
+
+/// docs/fairness.md §7.3, what it needs: a log that ends before the game's end holds no record,
+/// and is refused as not replayable yet, not as a forgery.
+#[test]
+fn a_log_before_the_end_cannot_be_replayed_yet() {
+    let ada = toml::from_str(include_str!("../../../examples/iron-triangle/characters/ada.toml")).unwrap();
+    let ninja =
+        toml::from_str(include_str!("../../../examples/iron-triangle/characters/ninja.toml")).unwrap();
+    let s = game::<iron_triangle::IronTriangle>(iron_triangle::Setup::one_on_one(ada, ninja), 1);
+    let log = log_of(&s, Viewer::Spectator, Some(10));
+    assert!(fairlog::verify(&log).is_ok());
+    match replay::<iron_triangle::IronTriangle>(&log) {
+        Err(ReplayError::NotYet(why)) => assert!(why.contains("record"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
