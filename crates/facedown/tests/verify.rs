@@ -545,3 +545,22 @@ fn replay_of_an_unfinished_game_cannot_replay_yet() {
         assert!(verdict["entry"].is_null(), "{verdict}");
     }
 }
+
+/// docs/fairness.md §7.3: a narration line changed — the event kept, its words a lie — is not
+/// the ruleset's narration of the event for the viewer, and is named.
+#[test]
+fn replay_refuses_a_changed_narration() {
+    let mut refused = 0;
+    for system in SYSTEMS {
+        let entries = entries_of(&sample(system));
+        for i in (0..entries.len()).filter(|&i| entries[i]["text"].is_string()).step_by(4) {
+            let mut changed = entries.clone();
+            changed[i]["text"] =
+                Value::from(format!("{} Nobody saw it.", changed[i]["text"].as_str().unwrap()));
+            let text = forged(changed);
+            assert_eq!(replay_names(system, &text), i as u64 + 1, "{system}: the changed narration is named");
+            refused += 1;
+        }
+    }
+    assert!(refused > 10, "{refused} changed narrations refused");
+}

@@ -14,7 +14,8 @@
 //!    bound), and each sealed round's opened choices are the record's commands of the round:
 //!    an `opened` with no such command, or a command of the round never opened, is refused;
 //! 2. every `event` entry is the rebuilt event as the log's viewer is shown it, by the
-//!    ruleset's own redaction (the viewer is the one whose redaction every event matches);
+//!    ruleset's own redaction (the viewer is the one whose redaction every event matches), and
+//!    its narration, when the log has one, the ruleset's for that viewer;
 //! 3. every `draw` entry is the draw the rules made;
 //! 4. nothing was revealed late: a seat's nonce left out of a round's mix (`null`) is only that
 //!    of a choice the rules still held face down once the round's commands were given, and a
@@ -129,7 +130,7 @@ struct Rebuild<R: Ruleset> {
     shadow: R::State,
     viewers: Vec<Viewer>,
     /// Each rebuilt event as every viewer is shown it.
-    events: Vec<Vec<Value>>,
+    events: Vec<Vec<(Value, Option<String>)>>,
     draws: std::collections::VecDeque<DrawRecord>,
     record: Vec<Entry<R::Command>>,
     /// The entry of the last record revealed.
@@ -164,7 +165,8 @@ impl<R: Ruleset> Rebuild<R> {
                 let shown = R::redact(&self.shadow, event, viewer);
                 blanked |= k < watched && shown != *event;
                 // Events are plain data: serialising one cannot fail.
-                seen.push(serde_json::to_value(&shown).unwrap_or(Value::Null));
+                let text = R::narrate(&self.shadow, &shown, viewer);
+                seen.push((serde_json::to_value(&shown).unwrap_or(Value::Null), text));
             }
             R::apply(&mut self.shadow, event);
             self.events.push(seen);
@@ -490,16 +492,37 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
                 let shown = &e["event"];
                 let rebuilt = &g.events[cursor];
                 let before = candidates.clone();
-                candidates.retain(|&v| rebuilt[v] == *shown);
+                let who = || before.iter().map(|&v| viewer_name(viewers[v])).collect::<Vec<_>>().join(" or ");
+                candidates.retain(|&v| rebuilt[v].0 == *shown);
                 if candidates.is_empty() {
-                    let expected = &rebuilt[before[0]];
+                    let expected = &rebuilt[before[0]].0;
                     return Err(bad(
                         n,
                         format!(
                             "the event is not the rules' event as this log's viewer ({}) is shown it: the replay gives {expected}",
-                            before.iter().map(|&v| viewer_name(viewers[v])).collect::<Vec<_>>().join(" or ")
+                            who()
                         ),
                     ));
+                }
+                // The narration, when the log has one, is the ruleset's for the viewer (a
+                // session may be set to narrate nothing: `null`).
+                if let Some(text) = e["text"].as_str() {
+                    let before = candidates.clone();
+                    candidates.retain(|&v| rebuilt[v].1.as_deref() == Some(text));
+                    if candidates.is_empty() {
+                        return Err(bad(
+                            n,
+                            format!(
+                                "the narration is not the rules' narration of the event for this log's viewer ({}): the replay gives {:?}",
+                                before
+                                    .iter()
+                                    .map(|&v| viewer_name(viewers[v]))
+                                    .collect::<Vec<_>>()
+                                    .join(" or "),
+                                rebuilt[before[0]].1
+                            ),
+                        ));
+                    }
                 }
                 cursor += 1;
                 compared += 1;
