@@ -22,14 +22,17 @@
 //!    choice face up by then is opened before the next `bound`.
 //!
 //! The replay needs a finished game: a log with no revealed record is refused with
-//! [`ReplayError::NotYet`]. Take-backs after a face-down choice's events and the GM's undos
-//! are not replayed yet ([`ReplayError::Unsupported`]).
+//! [`ReplayError::NotYet`]. The GM's undo is replayed as the session makes it (the game
+//! rebuilt from the commands that stand); a face-down choice taken back after its events, at a
+//! table with no sealed seat, or taken back by an undo, is not in the record, and such a log is
+//! not replayed yet ([`ReplayError::Unsupported`]).
 
 use serde_json::Value;
 use table::fairness::{ClientSeed, Commitment, DrawRecord, Nonce, ServerSeed, record_draws, settled};
 use table::{Draws, Ruleset, SeatId, Table, Viewer};
 use thiserror::Error;
 
+use crate::fair::Step;
 use crate::fairlog::{self, VerifyError};
 use crate::{Entry, How};
 
@@ -139,6 +142,19 @@ struct Rebuild<R: Ruleset> {
     /// Face-down choices not yet revealed by the rules (indices in the record).
     pending: Vec<usize>,
     round: Option<Round>,
+    /// The state the game started from, its draws keyed by the first seed (for a rebuild).
+    initial: R::State,
+    /// Events of the table's log already taken into `events` (a rebuild after an undo leaves
+    /// the events shown before it in `events`, as the session leaves them in the logs).
+    written: usize,
+    /// Each change made to the draws, with the index of the record's command it came before,
+    /// and how many came before the table opened: a rebuild makes them again at those points.
+    steps: Vec<(usize, Step)>,
+    opening_steps: usize,
+    /// Per command of the record: undone (or an undo), whether it drew, whether it was face
+    /// down or revealed face-down choices (an undo of it is refused, as the session refuses it).
+    undone: Vec<bool>,
+    stands: Vec<(bool, bool)>,
 }
 
 impl<R: Ruleset> Rebuild<R> {
@@ -158,8 +174,8 @@ impl<R: Ruleset> Rebuild<R> {
     fn take_events(&mut self, watched: usize) -> bool {
         let mut blanked = false;
         let mut k = 0;
-        while self.events.len() < self.table.log().len() {
-            let event = &self.table.log()[self.events.len()];
+        while self.written < self.table.log().len() {
+            let event = &self.table.log()[self.written];
             let mut seen = Vec::with_capacity(self.viewers.len());
             for &viewer in &self.viewers {
                 let shown = R::redact(&self.shadow, event, viewer);
@@ -170,6 +186,7 @@ impl<R: Ruleset> Rebuild<R> {
             }
             R::apply(&mut self.shadow, event);
             self.events.push(seen);
+            self.written += 1;
             k += 1;
         }
         blanked
@@ -180,14 +197,12 @@ impl<R: Ruleset> Rebuild<R> {
     fn submit_next(&mut self) -> Result<bool, ReplayError> {
         let Some(entry) = self.record.get(self.next).cloned() else { return Ok(false) };
         let k = self.next;
-        if entry.how == How::Undo {
-            return Err(ReplayError::Unsupported(format!(
-                "command {} of the record is the GM's undo, which the replay does not follow yet",
-                k + 1
-            )));
-        }
         self.open();
         self.next += 1;
+        if entry.how == How::Undo {
+            self.undo(k, &entry)?;
+            return Ok(true);
+        }
         let before = self.table.log().len();
         let from = R::draw_position(self.table.state());
         let (submitted, made) = record_draws(|| self.table.submit(entry.seat, &entry.command).map(|_| ()));
@@ -204,12 +219,89 @@ impl<R: Ruleset> Rebuild<R> {
         let caused = self.table.log().len() - before - self.table.last_automatic();
         let private = self.take_events(caused);
         self.draws.extend(settled(&made, from, R::draw_position(self.table.state())));
+        let revealed = self.table.last_automatic() > 0 && (!self.pending.is_empty() || private);
         if self.table.last_automatic() > 0 {
             self.pending.clear();
         } else if private {
             self.pending.push(k);
         }
+        let drew = R::draw_position(self.table.state()) != from;
+        self.stands.push((drew, private || revealed));
+        self.undone.push(false);
         Ok(true)
+    }
+
+    /// Makes a change to the draws (a client seed, a mix, a rotation), kept for a rebuild.
+    fn step(&mut self, n: u64, step: Step) -> Result<(), ReplayError> {
+        crate::fair::redo(&mut self.table, &step).map_err(|err| bad(n, err.to_string()))?;
+        if !self.opened_table {
+            self.opening_steps += 1;
+        }
+        self.steps.push((self.next, step));
+        Ok(())
+    }
+
+    /// Command `k` of the record is the GM's undo of the last public command (`entry.command`):
+    /// as the session does, the game is rebuilt from the commands that stand, the draws'
+    /// changes made again at their points; the events shown before stay shown.
+    fn undo(&mut self, k: usize, entry: &Entry<R::Command>) -> Result<(), ReplayError> {
+        let refuse =
+            |why: String| bad(self.record_at, format!("command {} of the record, an undo: {why}", k + 1));
+        self.undone.push(true);
+        self.stands.push((false, false));
+        if !self.pending.is_empty() {
+            return Err(ReplayError::Unsupported(format!(
+                "command {} of the record undoes a command while a face-down choice waits for its reveal, which the replay does not follow yet",
+                k + 1
+            )));
+        }
+        let role = R::seats(self.table.state()).get(entry.seat).map(|s| s.role);
+        if role != Ok(table::Role::Gm) {
+            return Err(refuse(format!("seat {} is not the GM's", entry.seat.0)));
+        }
+        let Some(target) = (0..k).rev().find(|&i| !self.undone[i]) else {
+            return Err(refuse("there is no public command to undo".to_owned()));
+        };
+        if self.record[target].command != entry.command {
+            return Err(refuse(format!(
+                "it repeats another command than the last one that stands ({})",
+                target + 1
+            )));
+        }
+        match self.stands[target] {
+            (true, _) => return Err(refuse("the last command drew at random, and a draw stands".to_owned())),
+            (_, true) => {
+                return Err(refuse("the last command revealed face-down choices, which stand".to_owned()));
+            }
+            _ => {}
+        }
+        self.undone[target] = true;
+        let mut table = Table::<R>::unopened(self.initial.clone());
+        let mut steps = self.steps.iter().peekable();
+        for _ in 0..self.opening_steps {
+            if let Some((_, step)) = steps.next() {
+                crate::fair::redo(&mut table, step).map_err(|e| refuse(e.to_string()))?;
+            }
+        }
+        table.open();
+        for i in 0..k {
+            while let Some((_, step)) = steps.next_if(|(at, _)| *at <= i) {
+                crate::fair::redo(&mut table, step).map_err(|e| refuse(e.to_string()))?;
+            }
+            if !self.undone[i] {
+                let e = &self.record[i];
+                table
+                    .submit(e.seat, &e.command)
+                    .map_err(|e| refuse(format!("a command that stands is refused: {e}")))?;
+            }
+        }
+        for (_, step) in steps {
+            crate::fair::redo(&mut table, step).map_err(|e| refuse(e.to_string()))?;
+        }
+        self.shadow = table.state().clone();
+        self.written = table.log().len();
+        self.table = table;
+        Ok(())
     }
 
     /// The round's commands are all given: a seat's nonce left out of its mix must be that of
@@ -338,7 +430,13 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
     let mut g = Rebuild::<R> {
         table: Table::unopened(initial.clone()),
         opened_table: false,
-        shadow: initial,
+        shadow: initial.clone(),
+        initial,
+        written: 0,
+        steps: Vec::new(),
+        opening_steps: 0,
+        undone: Vec::new(),
+        stands: Vec::new(),
         viewers: viewers.clone(),
         events: Vec::new(),
         draws: Default::default(),
@@ -353,7 +451,6 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
     let sealed = entries[0]["seats"].as_array().is_some_and(|l| l.iter().any(|s| s["mode"] == "sealed"));
     for (i, e) in entries.iter().enumerate() {
         let what = match kind(e).as_str() {
-            "undone" => "the GM's undo",
             "took_back" if !sealed => "a face-down choice taken back after its events",
             _ => continue,
         };
@@ -380,8 +477,7 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
                     .unwrap_or_default()
                     .parse()
                     .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
-                let draws = g.table.draws_mut().ok_or_else(|| bad(n, "no verifiable draws"))?;
-                draws.add_client_seed(seat()?, s).map_err(|err| bad(n, err.to_string()))?;
+                g.step(n, Step::ClientSeed { seat: seat()?, seed: s })?;
             }
             "bound" => {
                 g.close_round(n, &mut carried)?;
@@ -400,8 +496,7 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
                         ),
                     });
                 }
-                let draws = g.table.draws_mut().ok_or_else(|| bad(n, "no verifiable draws"))?;
-                draws.mix(&nonces).map_err(|err| bad(n, err.to_string()))?;
+                g.step(n, Step::Mix { round_nonces: nonces.clone() })?;
                 let opening = !g.opened_table && g.next == 0;
                 let Some(r) = g.round.as_mut() else { continue };
                 r.mix_at = n;
@@ -598,8 +693,7 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
             "server_seed" if e.get("next").is_some_and(|x| !x.is_null()) => {
                 epoch += 1;
                 if let Some(next) = seeds.get(epoch) {
-                    let draws = g.table.draws_mut().ok_or_else(|| bad(n, "no verifiable draws"))?;
-                    draws.rotate_server_seed(*next).map_err(|err| bad(n, err.to_string()))?;
+                    g.step(n, Step::Rotate { next: *next })?;
                 }
             }
             "record" => {

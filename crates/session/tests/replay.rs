@@ -102,3 +102,41 @@ fn a_log_before_the_end_cannot_be_replayed_yet() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A verifiable session of random answers in which the GM's seat `gm` undoes the last public
+/// command whenever the rules let it, once every `every` steps; how many undos it made.
+fn game_with_undos<R: Ruleset>(setup: R::Setup, seed: u64, gm: SeatId, every: usize) -> (Session<R>, usize) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = Session::<R>::new(setup).unwrap();
+    s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+    let mut undos = 0;
+    for step in 0..2000 {
+        if step % every == every - 1 && !s.is_over() && s.undo(gm).is_ok() {
+            undos += 1;
+            continue;
+        }
+        let Some(&seat) = s.awaiting().first() else { break };
+        let Some(prompt) = s.prompt(seat) else { break };
+        let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+        let command = choices[rng.random_range(0..choices.len())].command.clone();
+        s.submit(seat, &command).unwrap();
+    }
+    (s, undos)
+}
+
+/// docs/fairness.md §7.3: the GM's undo is replayed as the session made it — the game rebuilt
+/// from the commands that stand, the draws' changes at their places — so a log with undos
+/// replays for every viewer.
+#[test]
+fn a_finished_game_with_the_gms_undos_replays() {
+    let mut undos = 0;
+    for seed in 0..6 {
+        let mut setup: inciting_incident::Setup =
+            toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+        setup.apply_round_limit(Some(3));
+        let (s, n) = game_with_undos::<inciting_incident::IncitingIncident>(setup, seed, SeatId(2), 3);
+        undos += n;
+        every_viewer_replays(&s);
+    }
+    assert!(undos > 0, "the GM undid something");
+}
