@@ -386,6 +386,11 @@ fn replay_refuses_a_nonce_nulled_in_the_last_round() {
             changed[i]["round_nonces"][seat] = Value::Null;
             let text = forged(changed);
             assert_eq!(replay_names(system, &text), i as u64 + 1, "{system}: named at the mix");
+            // The same verdict from the command line.
+            let o = verify_replay(&text, true);
+            assert_eq!(o.status.code(), Some(2), "{system}");
+            let verdict: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+            assert_eq!(verdict["entry"], i as u64 + 1, "{system}: {verdict}");
             refused += 1;
         }
     }
