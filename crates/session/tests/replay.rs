@@ -140,3 +140,33 @@ fn a_finished_game_with_the_gms_undos_replays() {
     }
     assert!(undos > 0, "the GM undid something");
 }
+
+/// docs/fairness.md §7.3: an undo in the revealed record that repeats another command than the
+/// last one that stands — one the session would have refused — is named at the record.
+#[test]
+fn an_undo_the_session_would_refuse_is_named_at_the_record() {
+    let mut forged = 0;
+    for seed in 0..6 {
+        let mut setup: inciting_incident::Setup =
+            toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+        setup.apply_round_limit(Some(3));
+        let (s, _) = game_with_undos::<inciting_incident::IncitingIncident>(setup, seed, SeatId(2), 3);
+        let log = log_of(&s, Viewer::Spectator, None);
+        let mut entries: Vec<serde_json::Value> = log
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["entry"].clone())
+            .collect();
+        let at = entries.iter().rposition(|e| e["kind"] == "record").unwrap();
+        let record = entries[at]["entries"].as_array().unwrap().clone();
+        let Some(k) = record.iter().position(|e| e["how"] == "undo") else { continue };
+        let Some(other) = record[..k].iter().find(|e| e["command"] != record[k]["command"]) else { continue };
+        entries[at]["entries"][k]["command"] = other["command"].clone();
+        let text = fairlog::write(entries).unwrap().0;
+        match replay::<inciting_incident::IncitingIncident>(&text) {
+            Err(ReplayError::Bad(e)) => assert_eq!(e.entry, at as u64 + 1, "{e}"),
+            other => panic!("{other:?}"),
+        }
+        forged += 1;
+    }
+    assert!(forged > 0);
+}
