@@ -67,6 +67,28 @@ fn every_viewer_replays<R: Ruleset>(s: &Session<R>) {
     }
 }
 
+/// A three-way No Dice brawl (as the session's every-system tests play it).
+fn nodice_brawl() -> nodice::Setup {
+    use nodice::{ActorId, ActorSheet, Kind, Options, Setup, Stakes, Statblock};
+    use table::{Role, Seat, Seats, SideId};
+    let seat = |name: &str, side| Seat { name: name.to_owned(), side: SideId(side), role: Role::Player };
+    Setup {
+        seats: Seats::new(vec![seat("a", 0), seat("b", 1), seat("c", 2)]).unwrap(),
+        actors: ["A", "B", "C"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
+            })
+            .collect(),
+        initiator: ActorId(0),
+        stakes: Some(Stakes::new(2).unwrap()),
+        options: Options::default(),
+        extensions: vec![],
+        seed: 11,
+    }
+}
+
 /// docs/fairness.md §7.3: the replay rebuilds each viewer's events with the ruleset's own
 /// redaction, so every viewer's log of a finished game replays, whatever the rules hide from it.
 #[test]
@@ -84,6 +106,7 @@ fn every_viewers_log_of_a_finished_game_replays_as_that_viewers() {
             toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
         setup.apply_round_limit(Some(3));
         every_viewer_replays(&game::<inciting_incident::IncitingIncident>(setup, seed));
+        every_viewer_replays(&game::<nodice::NoDice>(nodice_brawl(), seed));
     }
 }
 
