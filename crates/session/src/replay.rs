@@ -117,7 +117,7 @@ struct Round {
     opening: bool,
     /// The record's commands given in the round, whether each was opened yet.
     given: Vec<(usize, bool)>,
-    /// The round's commands are all given (its first `opened`, or as many as it binds).
+    /// The round's commands are all given (right after its mix, one per decision it binds).
     done: bool,
     /// The faulted seats (their decisions are forced, not opened).
     faulted: Vec<u16>,
