@@ -65,7 +65,8 @@ enum Command {
     Serve(serve::Args),
     /// Play one seat of a remote table (or watch it) in the terminal, from its link.
     Join(join::Args),
-    /// Check a table's verifiable log: the hash chain, every commitment, every draw.
+    /// Check a table's verifiable log: the hash chain, every commitment, every draw; with
+    /// --replay, the rules replayed from a finished game.
     Verify(verify::Args),
     /// The tables a server keeps: list them, export one, import one into another store.
     Tables(tables_cli::Args),

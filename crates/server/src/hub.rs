@@ -453,7 +453,7 @@ impl<S: TableStore> Hub<S> {
         match Actor::assemble(Arc::clone(self), id, request.system, game, request.options, &new.access) {
             Ok(mut actor) => {
                 actor.journal = journal;
-                actor.set_fair_table(&new.setup);
+                actor.set_fair_table();
                 self.start(Box::new(actor))
             }
             Err(refusal) => tracing::error!("{id}: {}", refusal.message),
@@ -695,14 +695,16 @@ impl<S: TableStore> Actor<S> {
             }
         }
         actor.journal = stored.journal.len() as u64;
-        actor.set_fair_table(&stored.table.setup);
+        actor.set_fair_table();
         Ok(actor)
     }
 
     /// The first entry of every viewer's verifiable log (docs/fairness.md §7.1): the system,
-    /// `setup` (its JSON text as kept), the seats with their modes and the server seed's
-    /// commitment. Set once the game's draws are verifiable (or known not to be).
-    fn set_fair_table(&mut self, setup: &str) {
+    /// the setup's commitment (the setup itself is revealed in the log at the game's end, so
+    /// no viewer reads in it what the rules hide, an NPC's moves), the seats with their modes
+    /// and the server seed's commitment. Set once the game's draws are verifiable (or known
+    /// not to be).
+    fn set_fair_table(&mut self) {
         let game = &self.game;
         let seats: Vec<session::fairlog::SeatEntry> = game
             .seats()
@@ -715,7 +717,7 @@ impl<S: TableStore> Actor<S> {
             .collect();
         self.fair_table = session::fairlog::table_entry(
             &self.ruleset,
-            setup,
+            game.setup_commitment().as_ref(),
             &seats,
             game.server_seed_commitment().as_ref(),
         );

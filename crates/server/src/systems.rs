@@ -774,6 +774,9 @@ where
     fn server_seed_commitment(&self) -> Option<table::fairness::Commitment> {
         AnySession::server_seed_commitment(&self.session)
     }
+    fn setup_commitment(&self) -> Option<table::fairness::Commitment> {
+        AnySession::setup_commitment(&self.session)
+    }
     fn add_client_seed(&mut self, seat: SeatId, seed: &str) -> Result<(), AnyError> {
         AnySession::add_client_seed(&mut self.session, seat, seed)
     }

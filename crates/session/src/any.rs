@@ -116,6 +116,8 @@ pub trait AnySession: Send {
     fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError>;
     /// The published commitment of the server seed, when the draws are verifiable.
     fn server_seed_commitment(&self) -> Option<Commitment>;
+    /// [`Session::setup_commitment`]: what a verifiable log shows of the setup before the end.
+    fn setup_commitment(&self) -> Option<Commitment>;
     /// `seat` gives a client seed, 64 lowercase hex digits ([`Session::add_client_seed`]).
     fn add_client_seed(&mut self, seat: SeatId, seed: &str) -> Result<(), AnyError>;
 }
@@ -322,6 +324,10 @@ where
 
     fn server_seed_commitment(&self) -> Option<Commitment> {
         Session::server_seed_commitment(self)
+    }
+
+    fn setup_commitment(&self) -> Option<Commitment> {
+        Session::setup_commitment(self)
     }
 
     fn add_client_seed(&mut self, seat: SeatId, seed: &str) -> Result<(), AnyError> {

@@ -67,6 +67,9 @@ impl<R: Ruleset> Session<R> {
         let Some(d) = R::draws_mut(&mut initial) else { return Err(SessionError::DrawsStarted) };
         *d = Draws::verifiable(server_seed, seats);
         self.commitment = Some(commitment);
+        // Setups are plain data: serialising one cannot fail.
+        let setup = serde_json::to_string(&self.setup).unwrap_or_default();
+        self.setup_secret = Some((setup, server_seed.setup_nonce()));
         // The table opens again from its start with these draws: a draw its opening made (an
         // Inciting Incident initiative lot) comes from them now, and is logged.
         self.reopen(initial, true);
@@ -104,6 +107,13 @@ impl<R: Ruleset> Session<R> {
         }
         self.rotation = Some(Rotation { key, made: 0, from: 0 });
         Ok(())
+    }
+
+    /// The commitment of the game's setup (its JSON text, [`table::fairness::setup_commitment`])
+    /// that a verifiable log's first entry shows in place of the setup, when the draws are
+    /// verifiable; the setup itself is revealed at the game's first end ([`Item::Setup`]).
+    pub fn setup_commitment(&self) -> Option<Commitment> {
+        self.setup_secret.as_ref().map(|(setup, nonce)| table::fairness::setup_commitment(setup, nonce))
     }
 
     /// The commitment of the server seed the draws are keyed by, when they are verifiable.
@@ -204,6 +214,23 @@ impl<R: Ruleset> Session<R> {
                 commitment: commitment.clone(),
                 next: next.clone(),
             });
+        }
+        // The setup, hidden until now but for what each viewer's view showed of it.
+        if !self.setup_revealed
+            && let Some((setup, nonce)) = &self.setup_secret
+        {
+            self.setup_revealed = true;
+            let (setup, nonce) = (setup.clone(), nonce.to_string());
+            for log in &mut self.logs {
+                log.push(Item::Setup { setup: setup.clone(), nonce: nonce.clone() });
+            }
+        }
+        // The record so far (docs/fairness.md §7.3): with the setup and the seeds, what a
+        // verifier replays the rules from. Entries are plain data: serialising cannot fail.
+        let entries: Vec<serde_json::Value> =
+            self.entries.iter().map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null)).collect();
+        for log in &mut self.logs {
+            log.push(Item::Record { entries: entries.clone() });
         }
     }
 }

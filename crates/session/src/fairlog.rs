@@ -5,9 +5,10 @@
 //! The entries are the viewer's [`Item`](crate::Item)s as the server sends them (`seq`, `kind`
 //! and the item's fields): `event` (the rules' event, redacted for the viewer, with its
 //! narration), `bound` (a sealed round's commitments), `opened` (a reveal), `fault`,
-//! `client_seed`, `mix`, `draw`, `server_seed`, and the session's `took_back`, `forced`,
-//! `undone`. The first entry, `table`, names the system, its setup, the seats with their
-//! modes, the draw layout and the server seed's commitment.
+//! `client_seed`, `mix`, `draw`, `server_seed`, `setup` (the setup revealed at the end), and
+//! the session's `took_back`, `forced`, `undone`. The first entry, `table`, names the system,
+//! the setup's commitment (never the setup: it holds what the rules hide), the seats with
+//! their modes, the draw layout and the server seed's commitment.
 
 use serde_json::{Value, json};
 use table::fairness::{
@@ -28,16 +29,23 @@ pub struct SeatEntry {
     pub mode: String,
 }
 
-/// The first entry of a verifiable log: the system, its setup (as the JSON text it was
-/// created from), the seats in seat order with their modes, the draw layout, and the server
-/// seed's commitment (none for a table whose draws are not verifiable).
-pub fn table_entry(system: &str, setup: &str, seats: &[SeatEntry], commitment: Option<&Commitment>) -> Value {
+/// The first entry of a verifiable log: the system, the commitment of its setup (the setup
+/// itself is revealed at the game's first end, `Item::Setup`: until then a viewer sees only
+/// what its view shows of it), the seats in seat order with their modes, the draw layout, and
+/// the server seed's commitment (none for a table whose draws are not verifiable, which
+/// commits no setup either).
+pub fn table_entry(
+    system: &str,
+    setup: Option<&Commitment>,
+    seats: &[SeatEntry],
+    commitment: Option<&Commitment>,
+) -> Value {
     let seats: Vec<Value> =
         seats.iter().enumerate().map(|(i, s)| json!({"seat": i, "name": s.name, "mode": s.mode})).collect();
     json!({
         "kind": "table",
         "system": system,
-        "setup": setup,
+        "setup_commitment": setup.map(|c| c.to_string()),
         "seats": seats,
         "layout": LAYOUT,
         "server_seed_commitment": commitment.map(|c| c.to_string()),
@@ -89,6 +97,12 @@ pub struct Report {
     pub client_seeds: u64,
     /// How many sealed rounds were mixed in.
     pub mixes: u64,
+    /// The setup, once revealed and checked against the commitment in the table entry (its
+    /// JSON text); none before the end, or at a table that committed none.
+    #[serde(skip)]
+    pub setup: Option<String>,
+    /// Whether the setup was revealed and checked against its commitment.
+    pub setup_revealed: bool,
 }
 
 impl std::fmt::Display for Report {
@@ -104,6 +118,9 @@ impl std::fmt::Display for Report {
             self.mixes,
             self.client_seeds
         )?;
+        if self.setup.is_some() {
+            write!(f, ", setup revealed")?;
+        }
         if !self.seed_revealed {
             write!(
                 f,
@@ -128,35 +145,86 @@ fn bad(entry: u64, reason: impl Into<String>) -> VerifyError {
     VerifyError { entry, reason: reason.into() }
 }
 
-/// A sealed round being checked: its commitments, which have been opened, the nonces it was
-/// mixed with, and the seats that faulted.
+/// One commitment of a sealed round being checked: its seat, its hash, and once opened the
+/// nonce, the entry that opened it and whether that came after the end of the game (a
+/// `server_seed` entry after the round's mix).
+struct Slot {
+    seat: u64,
+    commitment: Commitment,
+    opened: Option<(Nonce, u64, bool)>,
+}
+
+/// A sealed round being checked: its commitments in the order of its `bound` list, what each
+/// was opened with, the nonces it was mixed with, and the seats that faulted.
 #[derive(Default)]
 struct RoundCheck {
-    commitments: Vec<(u64, Commitment, bool)>,
-    opened: Vec<(u64, Nonce)>,
-    mixed: Vec<(u64, Nonce)>,
+    slots: Vec<Slot>,
+    /// Each seat's nonce in the round's mix, once mixed.
+    mixed: Option<Vec<Option<Nonce>>>,
     faulted: Vec<u64>,
     mix_entry: u64,
+    /// A `server_seed` entry came after the mix: the game ended in this round.
+    ended: bool,
 }
 
 impl RoundCheck {
+    fn mixed_nonce(&self, seat: u64) -> Option<Nonce> {
+        self.mixed.as_ref().and_then(|m| m.get(seat as usize).copied().flatten())
+    }
+
     /// The commitments the round left unopened whose seats it mixed no nonce of: choices the
     /// rules still held face down when it ended, opened later.
     fn unopened(&self) -> impl Iterator<Item = (u64, Commitment)> + '_ {
-        self.commitments
+        self.slots
             .iter()
-            .filter(|(seat, _, used)| !*used && !self.mixed.iter().any(|(s, _)| s == seat))
-            .map(|(seat, c, _)| (*seat, *c))
+            .filter(|s| s.opened.is_none() && self.mixed_nonce(s.seat).is_none())
+            .map(|s| (s.seat, s.commitment))
     }
 
-    /// Every nonce the round was mixed with was opened by its seat (or the seat faulted).
+    /// The round's mix against its reveals (docs/fairness.md §5.2, §7.1), checked once the
+    /// round is over (at the next `bound`, or the log's end): each seat's nonce is its last
+    /// valid one in the order of the `bound` list — the last it opened in the round, or, for
+    /// a seat that faulted, the nonce of an `illegal` reveal, which is mixed and not opened —
+    /// and a seat whose choice was opened in the round before the game's end has its nonce
+    /// mixed: only a choice the rules still hold face down after the round is left out
+    /// (`null`), and it is opened in a later round or after the end.
     fn close(&self) -> Result<(), VerifyError> {
-        for (seat, nonce) in &self.mixed {
-            if !self.opened.contains(&(*seat, *nonce)) && !self.faulted.contains(seat) {
-                return Err(bad(
-                    self.mix_entry,
-                    format!("mix: seat {seat}'s nonce {nonce} is not one the seat revealed in the round"),
-                ));
+        let Some(mixed) = &self.mixed else { return Ok(()) };
+        for (seat, nonce) in mixed.iter().enumerate() {
+            let seat = seat as u64;
+            let opened: Vec<&(Nonce, u64, bool)> =
+                self.slots.iter().filter(|s| s.seat == seat).filter_map(|s| s.opened.as_ref()).collect();
+            let faulted = self.faulted.contains(&seat);
+            match nonce {
+                Some(nonce) => {
+                    let last = opened.last().map(|(n, _, _)| n);
+                    let any = opened.iter().any(|(n, _, _)| n == nonce);
+                    if last == Some(nonce) || (faulted && !any) {
+                        continue;
+                    }
+                    return Err(bad(
+                        self.mix_entry,
+                        if any {
+                            format!(
+                                "mix: seat {seat}'s nonce {nonce} is not its last valid one of the round (the last it opened, in the order of the `bound` list)"
+                            )
+                        } else {
+                            format!(
+                                "mix: seat {seat}'s nonce {nonce} is not one the seat revealed in the round"
+                            )
+                        },
+                    ));
+                }
+                None => {
+                    if let Some((_, entry, _)) = opened.iter().find(|(_, _, after_end)| !after_end) {
+                        return Err(bad(
+                            self.mix_entry,
+                            format!(
+                                "mix: seat {seat}'s nonce is null, yet its choice of the round is opened at entry {entry}, before the game's end: only a choice the rules still hold face down after its round is left out of the mix (docs/fairness.md §3)"
+                            ),
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -176,11 +244,15 @@ fn number(entry: &Value, key: &str, n: u64) -> Result<u64, VerifyError> {
 }
 
 /// Checks a verifiable log (docs/fairness.md §7): every line canonical and chained to the one
-/// before; the table entry first; the revealed server seed against its commitment; every
-/// reveal against its commitment; every mix's nonces against the round's reveals; the client
-/// seeds, mixes and draws replayed into the state of the draws, each draw re-derived once the
-/// seed is revealed, the counters running 0, 1, 2… without a gap. Names the first entry at
-/// fault.
+/// before; the table entry first; every `seq` the next; the revealed server seeds against the
+/// commitments in force; every reveal against its commitment; every sealed round mixed right
+/// after its `bound`, its mix against the round's reveals (each seat's last valid nonce in
+/// bound order, `null` only for a choice still face down after the round); the client seeds,
+/// mixes and draws replayed into the state of the draws, each draw re-derived once the seed is
+/// revealed, the counters running 0, 1, 2… without a gap; the revealed setup against its
+/// commitment. Names the first entry at fault. It reads no rules: a nonce nulled together with
+/// its `opened` moved past the next `bound`, or after the end, is beyond it (docs/fairness.md
+/// §7.1, What these checks cannot tell).
 pub fn verify(log: &str) -> Result<Report, VerifyError> {
     let mut entries = Vec::new();
     let mut previous = GENESIS;
@@ -227,33 +299,37 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 .map_err(|e: table::fairness::FairnessError| bad(1, e.to_string()))?,
         ),
     };
+    let setup_commitment: Option<Commitment> = match first.get("setup_commitment") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_str()
+                .ok_or_else(|| bad(1, "`setup_commitment` is not a string"))?
+                .parse()
+                .map_err(|e: table::fairness::FairnessError| bad(1, e.to_string()))?,
+        ),
+    };
     // The revealed seeds, each checked against the commitment in force when it is revealed
     // (the table's, then each rotation's `next`), key the replay of the draws.
+    //
+    // A fault found here is reported when the replay below reaches its entry, so that the
+    // first entry at fault is named (a draw after a `server_seed` that lost its `next` comes
+    // before the next `server_seed`).
     let mut seeds = Vec::new();
+    let mut seed_fault: Option<VerifyError> = None;
     let mut in_force = commitment;
     for (i, e) in entries.iter().enumerate() {
         let n = i as u64 + 1;
         if e.get("kind").and_then(Value::as_str) == Some("server_seed") {
-            let Some(c) = in_force else {
-                return Err(bad(
-                    n,
-                    if commitment.is_none() {
-                        "a server seed at a table that committed none"
-                    } else {
-                        "a server seed after the last one was revealed with no next seed committed"
-                    },
-                ));
-            };
-            if text(e, "commitment", n)? != c.to_string() {
-                return Err(bad(
-                    n,
-                    "the commitment named is not the one in force (the table's, or the last rotation's next)",
-                ));
+            match revealed_seed(e, n, commitment.is_some(), in_force) {
+                Ok((s, next)) => {
+                    seeds.push(s);
+                    in_force = next;
+                }
+                Err(err) => {
+                    seed_fault = Some(err);
+                    break;
+                }
             }
-            let s = ServerSeed::from_revealed(text(e, "revealed", n)?, &c)
-                .map_err(|err| bad(n, err.to_string()))?;
-            seeds.push(s);
-            in_force = next_commitment(e, n)?;
         }
     }
     let mut v = seeds.first().map(|s| Verifiable::new(*s, seats16));
@@ -266,6 +342,8 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
         reveals_checked: 0,
         client_seeds: 0,
         mixes: 0,
+        setup: None,
+        setup_revealed: false,
     };
     let mut round: Option<RoundCheck> = None;
     // Commitments of earlier rounds still face down in the rules when their round ended: not
@@ -273,12 +351,27 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
     let mut carried: Vec<(u64, Commitment)> = Vec::new();
     let mut revealed_seed = false;
     let mut epoch = 0;
+    // The entry of a `bound` whose `mix` has not come yet, at a table with verifiable draws:
+    // the session mixes every sealed round right after its `bound`, with only client seeds
+    // given between them (docs/fairness.md §5.2, §7.1).
+    let mut unmixed: Option<u64> = None;
     for (i, e) in entries.iter().enumerate().skip(1) {
         let n = i as u64 + 1;
         if number(e, "seq", n)? != i as u64 {
             return Err(bad(n, format!("seq {} where {i} comes next", number(e, "seq", n)?)));
         }
         let kind = text(e, "kind", n)?;
+        if let Some(b) = unmixed
+            && kind != "client_seed"
+            && kind != "mix"
+        {
+            return Err(bad(
+                n,
+                format!(
+                    "the sealed round bound at entry {b} is not mixed: its `mix` comes right after its `bound`, before anything but client seeds (docs/fairness.md §5.2)"
+                ),
+            ));
+        }
         let seat_of = |e: &Value| -> Result<u64, VerifyError> {
             let s = number(e, "seat", n)?;
             if s >= seats as u64 {
@@ -312,9 +405,12 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     let hash: Commitment = text(c, "commitment", n)?
                         .parse()
                         .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
-                    r.commitments.push((seat, hash, false));
+                    r.slots.push(Slot { seat, commitment: hash, opened: None });
                 }
                 round = Some(r);
+                if commitment.is_some() {
+                    unmixed = Some(n);
+                }
             }
             "opened" => {
                 let seat = seat_of(e)?;
@@ -325,9 +421,11 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 let r = round.as_mut().ok_or_else(|| bad(n, "a reveal outside a sealed round"))?;
                 let matches =
                     |s: u64, c: &Commitment| s == seat && verify_commitment(command, &nonce, c).is_ok();
-                if let Some(slot) = r.commitments.iter_mut().find(|(s, c, used)| !*used && matches(*s, c)) {
-                    slot.2 = true;
-                    r.opened.push((seat, nonce));
+                let ended = r.ended;
+                if let Some(slot) =
+                    r.slots.iter_mut().find(|s| s.opened.is_none() && matches(s.seat, &s.commitment))
+                {
+                    slot.opened = Some((nonce, n, ended));
                 } else if let Some(at) = carried.iter().position(|(s, c)| matches(*s, c)) {
                     carried.remove(at);
                 } else {
@@ -358,6 +456,7 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     return Err(bad(n, "a second mix of one sealed round"));
                 }
                 r.mix_entry = n;
+                unmixed = None;
                 let mut nonces = Vec::with_capacity(seats);
                 for (s, x) in list.iter().enumerate() {
                     let nonce = match x {
@@ -369,17 +468,15 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                                 .map_err(|err| bad(n, err.to_string()))?,
                         ),
                     };
-                    if let Some(nonce) = nonce {
-                        if !r.commitments.iter().any(|(seat, _, _)| *seat == s as u64) {
-                            return Err(bad(
-                                n,
-                                format!("a nonce for seat {s}, which committed nothing in the round"),
-                            ));
-                        }
-                        r.mixed.push((s as u64, nonce));
+                    if nonce.is_some() && !r.slots.iter().any(|slot| slot.seat == s as u64) {
+                        return Err(bad(
+                            n,
+                            format!("a nonce for seat {s}, which committed nothing in the round"),
+                        ));
                     }
                     nonces.push(nonce);
                 }
+                r.mixed = Some(nonces.clone());
                 if let Some(v) = &mut v {
                     v.mix(&nonces).map_err(|err| bad(n, err.to_string()))?;
                 }
@@ -417,6 +514,12 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                 report.draws += 1;
             }
             "server_seed" => {
+                if let Some(err) = seed_fault.as_ref().filter(|err| err.entry == n) {
+                    return Err(err.clone());
+                }
+                if let Some(r) = round.as_mut().filter(|r| r.mixed.is_some()) {
+                    r.ended = true;
+                }
                 // A rotation: the draws go on with the next seed, checked if it was revealed
                 // later in the log (the state of the draws carries on).
                 epoch += 1;
@@ -430,6 +533,31 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     (Some(_), None) => v = None,
                 }
             }
+            "setup" => {
+                let Some(c) = setup_commitment else {
+                    return Err(bad(n, "a setup revealed at a table that committed none"));
+                };
+                if report.setup.is_some() {
+                    return Err(bad(n, "a second reveal of the setup"));
+                }
+                let setup = text(e, "setup", n)?;
+                let nonce: Nonce = text(e, "nonce", n)?
+                    .parse()
+                    .map_err(|err: table::fairness::FairnessError| bad(n, err.to_string()))?;
+                if !table::fairness::setup_commitment(setup, &nonce).matches(&c) {
+                    return Err(bad(n, "the revealed setup does not match the table's setup commitment"));
+                }
+                report.setup = Some(setup.to_owned());
+                report.setup_revealed = true;
+            }
+            "record" => {
+                // What the rules are replayed from (`crate::replay`, docs/fairness.md §7.3):
+                // revealed only at an end, once the server seed in use is.
+                if epoch == 0 {
+                    return Err(bad(n, "a record revealed before the game's end (a server seed's reveal)"));
+                }
+                field(e, "entries", n)?.as_array().ok_or_else(|| bad(n, "`entries` is not a list"))?;
+            }
             "event" | "took_back" | "forced" | "undone" => {}
             other => return Err(bad(n, format!("an entry of unknown kind {other:?}"))),
         }
@@ -438,6 +566,34 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
         r.close()?;
     }
     Ok(report)
+}
+
+/// A `server_seed` entry's seed, checked against the commitment in force (docs/fairness.md
+/// §4), and the next commitment it names.
+fn revealed_seed(
+    e: &Value,
+    n: u64,
+    table_committed: bool,
+    in_force: Option<Commitment>,
+) -> Result<(ServerSeed, Option<Commitment>), VerifyError> {
+    let Some(c) = in_force else {
+        return Err(bad(
+            n,
+            if table_committed {
+                "a server seed after the last one was revealed with no next seed committed"
+            } else {
+                "a server seed at a table that committed none"
+            },
+        ));
+    };
+    if text(e, "commitment", n)? != c.to_string() {
+        return Err(bad(
+            n,
+            "the commitment named is not the one in force (the table's, or the last rotation's next)",
+        ));
+    }
+    let s = ServerSeed::from_revealed(text(e, "revealed", n)?, &c).map_err(|err| bad(n, err.to_string()))?;
+    Ok((s, next_commitment(e, n)?))
 }
 
 /// The `next` commitment of a `server_seed` entry (a rotation), if it has one.
@@ -450,5 +606,90 @@ fn next_commitment(e: &Value, n: u64) -> Result<Option<Commitment>, VerifyError>
             .parse()
             .map(Some)
             .map_err(|err: table::fairness::FairnessError| bad(n, format!("next: {err}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Session, Update};
+    use iron_triangle::{Character, IronTriangle, Setup};
+    use rand::{RngExt, SeedableRng};
+    use table::fairness::ServerSeed;
+    use table::{Ruleset, SeatId, Viewer};
+
+    fn sheet(text: &str) -> Character {
+        toml::from_str(text).expect("a sheet")
+    }
+
+    /// `viewer`'s verifiable log of `s` as the server writes it: the table entry, then its items.
+    fn log_of(s: &Session<IronTriangle>, viewer: Viewer) -> String {
+        let seats: Vec<SeatEntry> = IronTriangle::seats(s.table().state())
+            .iter()
+            .map(|(_, seat)| SeatEntry { name: seat.name.clone(), mode: "plain".into() })
+            .collect();
+        let table = table_entry(
+            IronTriangle::NAME,
+            s.setup_commitment().as_ref(),
+            &seats,
+            s.server_seed_commitment().as_ref(),
+        );
+        let updates: Vec<Update<_>> = s.updates_since(viewer, 0);
+        write(std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap())))
+            .unwrap()
+            .0
+    }
+
+    /// docs/fairness.md §7.1, Iron Triangle §5.1: the log's first entry commits to the setup
+    /// and holds none of it, so a player reads no NPC's moves or combos in it; the end reveals
+    /// the setup, which the verifier checks against the commitment, and a setup changed there
+    /// is named.
+    #[test]
+    fn the_setup_is_committed_in_the_table_entry_and_revealed_at_the_end() {
+        let ada = sheet(include_str!("../../../examples/iron-triangle/characters/ada.toml"));
+        let ninja = sheet(include_str!("../../../examples/iron-triangle/characters/ninja.toml"));
+        // Each as JSON, and as it reads inside a JSON string (the setup's text).
+        let hidden: Vec<String> =
+            [serde_json::to_string(&ninja.moves).unwrap(), serde_json::to_string(&ninja.combos).unwrap()]
+                .into_iter()
+                .flat_map(|part| {
+                    let quoted = serde_json::to_string(&part).unwrap();
+                    [quoted[1..quoted.len() - 1].to_owned(), part]
+                })
+                .collect();
+        let mut s = Session::<IronTriangle>::new(Setup::one_on_one(ada, ninja)).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+        let viewers = [Viewer::Seat(SeatId(0)), Viewer::Seat(SeatId(1)), Viewer::Spectator];
+        for _ in 0..2000 {
+            let Some(&seat) = s.awaiting().first() else { break };
+            let Some(prompt) = s.prompt(seat) else { break };
+            for viewer in [Viewer::Seat(SeatId(0)), Viewer::Spectator] {
+                let log = log_of(&s, viewer);
+                for part in &hidden {
+                    assert!(
+                        !log.contains(part.as_str()),
+                        "{viewer:?}'s log holds the NPC's {part} before the end"
+                    );
+                }
+            }
+            let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+            let command = choices[rng.random_range(0..choices.len())].command;
+            s.submit(seat, &command).unwrap();
+        }
+        assert!(s.is_over(), "the conflict ends");
+        let setup = serde_json::to_string(&s.record().setup).unwrap();
+        for viewer in viewers {
+            let log = log_of(&s, viewer);
+            let report = verify(&log).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(report.setup.as_deref(), Some(setup.as_str()), "the end reveals the setup");
+            let mut entries: Vec<Value> =
+                log.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["entry"].clone()).collect();
+            let at = entries.iter().position(|e| e["kind"] == "setup").expect("a setup entry");
+            assert_eq!(entries[at - 1]["kind"], "server_seed", "right after the server seed");
+            entries[at]["setup"] = Value::String(setup.replace("Ninja", "Nimja"));
+            let e = verify(&write(entries).unwrap().0).unwrap_err();
+            assert_eq!(e.entry, at as u64 + 1, "a wrong setup is named: {e}");
+        }
     }
 }

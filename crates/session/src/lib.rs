@@ -39,6 +39,7 @@ pub mod any;
 pub mod fair;
 pub mod fairlog;
 pub mod opening;
+pub mod replay;
 pub mod sealed;
 
 use serde::{Deserialize, Serialize};
@@ -205,6 +206,23 @@ pub enum Item<E> {
         /// The commitment of the seed the draws go on with, if play may go on.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         next: Option<String>,
+    },
+    /// The game's setup, revealed at its first end right after the server seed (docs/fairness.md
+    /// §7.1): until then a viewer's log holds only its commitment
+    /// ([`Session::setup_commitment`]), so nothing the rules hide (an NPC's moves) is in it.
+    Setup {
+        /// The setup's JSON text, as committed.
+        setup: String,
+        /// The nonce of its commitment, 64 lowercase hex digits.
+        nonce: String,
+    },
+    /// The game's record revealed at each end right after the server seed (and the setup), so
+    /// that a verifier can replay the rules ([`crate::replay`], docs/fairness.md §7.3): every
+    /// command given so far as the record keeps it ([`Entry`]: seat, command, how), oldest
+    /// first, a choice still face down at the end included.
+    Record {
+        /// The entries, each an [`Entry`] in the ruleset's JSON form.
+        entries: Vec<serde_json::Value>,
     },
 }
 
@@ -377,6 +395,11 @@ pub struct Session<R: Ruleset> {
     /// The seeds after a rotation come from this secret ([`Session::rotate_with`]), never
     /// revealed; with it, each reveal of a seed commits the next at once.
     rotation: Option<fair::Rotation>,
+    /// The setup's JSON text and the nonce it is committed with, once the draws are
+    /// verifiable; revealed in every log at the game's first end.
+    setup_secret: Option<(String, table::fairness::Nonce)>,
+    /// Whether the setup was revealed.
+    setup_revealed: bool,
 }
 
 impl<R: Ruleset> std::fmt::Debug for Session<R> {
@@ -419,6 +442,8 @@ impl<R: Ruleset> Session<R> {
             commitment: None,
             seed_revealed: false,
             rotation: None,
+            setup_secret: None,
+            setup_revealed: false,
         };
         session.write_logs(0);
         Ok(session)

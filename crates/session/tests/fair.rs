@@ -38,7 +38,7 @@ fn game<R: Ruleset>(setup: R::Setup, seed: u64) -> (Session<R>, String) {
         .iter()
         .map(|(_, seat)| SeatEntry { name: seat.name.clone(), mode: "plain".into() })
         .collect();
-    let table = fairlog::table_entry(R::NAME, "{}", &seats, Some(&commitment));
+    let table = fairlog::table_entry(R::NAME, s.setup_commitment().as_ref(), &seats, Some(&commitment));
     let updates = s.updates_since(Viewer::Spectator, 0);
     let entries = std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap()));
     let (log, _) = fairlog::write(entries).unwrap();
@@ -149,7 +149,12 @@ fn a_rest_scene_after_the_end_rolls_with_a_rotated_seed_and_the_log_verifies() {
             .iter()
             .map(|(_, seat)| SeatEntry { name: seat.name.clone(), mode: "plain".into() })
             .collect();
-        let table = fairlog::table_entry(IncitingIncident::NAME, "{}", &seats, Some(&commitment));
+        let table = fairlog::table_entry(
+            IncitingIncident::NAME,
+            s.setup_commitment().as_ref(),
+            &seats,
+            Some(&commitment),
+        );
         let entries = std::iter::once(table).chain(after.iter().map(|u| serde_json::to_value(u).unwrap()));
         Some((s, fairlog::write(entries).unwrap().0))
     };
@@ -173,7 +178,13 @@ fn a_rest_scene_after_the_end_rolls_with_a_rotated_seed_and_the_log_verifies() {
     assert_ne!(seeds[0].0, seeds[1].0, "a fresh seed");
     let report = fairlog::verify(&log).unwrap_or_else(|e| panic!("{e}\n{log}"));
     assert!(report.seed_revealed, "every draw's seed is revealed: {report}");
-    // The browser's verifier checks the same log, kept in the docs (its test reads it there).
+    // The browser's verifier checks the same log, kept in the docs (its test reads it there);
+    // `UPDATE_LOGS=1` writes it anew.
+    if std::env::var_os("UPDATE_LOGS").is_some() {
+        let path =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/fairness/rotation/inciting-incident-rest.jsonl");
+        std::fs::write(path, &log).unwrap();
+    }
     assert_eq!(
         log,
         include_str!("../../../docs/fairness/rotation/inciting-incident-rest.jsonl"),

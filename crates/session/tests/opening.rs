@@ -41,7 +41,12 @@ fn fair_log(s: &Session<IncitingIncident>, modes: &[&str]) -> String {
         .map(|((_, seat), mode)| SeatEntry { name: seat.name.clone(), mode: (*mode).into() })
         .collect();
     let commitment = s.server_seed_commitment().unwrap();
-    let table = fairlog::table_entry(IncitingIncident::NAME, "{}", &seats, Some(&commitment));
+    let table = fairlog::table_entry(
+        IncitingIncident::NAME,
+        s.setup_commitment().as_ref(),
+        &seats,
+        Some(&commitment),
+    );
     let updates = s.updates_since(Viewer::Spectator, 0);
     let entries = std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap()));
     fairlog::write(entries).unwrap().0

@@ -421,7 +421,8 @@ fn verified<R: Ruleset>(s: &Session<R>) -> Result<session::fairlog::Report, sess
         .map(|(_, seat)| session::fairlog::SeatEntry { name: seat.name.clone(), mode: "sealed".into() })
         .collect();
     let commitment = s.server_seed_commitment().unwrap();
-    let table = session::fairlog::table_entry(R::NAME, "{}", &seats, Some(&commitment));
+    let table =
+        session::fairlog::table_entry(R::NAME, s.setup_commitment().as_ref(), &seats, Some(&commitment));
     let updates = s.updates_since(Viewer::Spectator, 0);
     let entries = std::iter::once(table).chain(updates.iter().map(|u| serde_json::to_value(u).unwrap()));
     let (log, _) = session::fairlog::write(entries).unwrap();

@@ -417,6 +417,14 @@ pub fn verify_commitment(
     }
 }
 
+/// The commitment of a table's setup (docs/fairness.md §7.1): §3's commitment of the JSON
+/// string holding the setup's text, so a setup with numbers that have no canonical form is
+/// committed as it is written.
+pub fn setup_commitment(setup: &str, nonce: &Nonce) -> Commitment {
+    // A JSON string always has a canonical form.
+    Commitment::to_command(&Value::String(setup.to_owned()), nonce).unwrap_or(Commitment([0; 32]))
+}
+
 hex32!(
     /// The server's secret: 32 bytes from a cryptographically secure generator, the key of every
     /// draw. Only its [`commitment`](ServerSeed::commitment) is published at table creation; the
@@ -465,6 +473,17 @@ impl ServerSeed {
         mac.update(b"facedown rotation");
         mac.update(&k.to_be_bytes());
         ServerSeed(mac.finalize().into_bytes().into())
+    }
+
+    /// The nonce a table's setup is committed with (docs/fairness.md §7.1):
+    /// `HMAC-SHA256(seed, "facedown setup")`, secret until the seed is revealed, so a server
+    /// keeps no second secret for it. A verifier needs only the nonce revealed with the setup.
+    pub fn setup_nonce(&self) -> Nonce {
+        let mut key = [0u8; 64];
+        key[..32].copy_from_slice(&self.0);
+        let mut mac = <Hmac<Sha256> as hmac::digest::KeyInit>::new(&key.into());
+        mac.update(b"facedown setup");
+        Nonce(mac.finalize().into_bytes().into())
     }
 
     /// Reads a revealed seed and checks it against the commitment published for it.
@@ -1028,6 +1047,27 @@ impl HashChain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/fairness.md §7.1: the setup is committed as §3 commits a command, its JSON text
+    /// written as a JSON string, with the nonce HMAC-SHA256(seed, "facedown setup").
+    #[test]
+    fn the_setup_is_committed_as_a_json_string_with_a_nonce_from_the_seed() {
+        let seed = ServerSeed::from_bytes([7; 32]);
+        let mut mac = <Hmac<Sha256> as hmac::digest::KeyInit>::new_from_slice(&[7; 32]).unwrap();
+        mac.update(b"facedown setup");
+        let nonce = seed.setup_nonce();
+        assert_eq!(nonce.as_bytes(), &<[u8; 32]>::from(mac.finalize().into_bytes()));
+        let text = r#"{"npc":{"moves":["\u00e9"]}}"#;
+        let mut hash = Sha256::new();
+        hash.update(canonical_json(&Value::String(text.into())).unwrap().as_bytes());
+        hash.update(nonce.as_bytes());
+        let expected: [u8; 32] = hash.finalize().into();
+        assert_eq!(setup_commitment(text, &nonce).to_string(), hex::encode(expected));
+        assert!(
+            verify_commitment(&Value::String(text.into()), &nonce, &setup_commitment(text, &nonce)).is_ok()
+        );
+        assert_ne!(nonce, seed.derive(0).setup_nonce(), "each seed its own nonce");
+    }
 
     #[test]
     fn an_entry_appended_as_its_canonical_text_chains_as_the_entry() {

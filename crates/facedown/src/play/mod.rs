@@ -370,9 +370,12 @@ fn update_text<R: Ruleset>(state: &R::State, update: &Update<R::Event>) -> Vec<S
         // Local play has no sealed seats: these come only from a server's sealed rounds.
         Item::Bound { .. } | Item::Opened { .. } => Vec::new(),
         // Local play's draws are seeded, not verifiable: these come only from a server's table.
-        Item::ClientSeed { .. } | Item::Mix { .. } | Item::Draw { .. } | Item::ServerSeed { .. } => {
-            Vec::new()
-        }
+        Item::ClientSeed { .. }
+        | Item::Mix { .. }
+        | Item::Draw { .. }
+        | Item::ServerSeed { .. }
+        | Item::Setup { .. }
+        | Item::Record { .. } => Vec::new(),
         Item::Fault { seat, fault } => vec![fault_text(&who(*seat), fault_name(fault))],
     }
 }

@@ -447,6 +447,7 @@ function nextCommitment(e, n) {
  * @property {boolean} seedRevealed whether the server seed of every draw was revealed (the table's, and after a rotation the next), so every draw was re-derived
  * @property {number} clientSeeds how many client seeds were given
  * @property {number} mixes how many sealed rounds were mixed in
+ * @property {boolean} setupRevealed whether the setup was revealed and checked against its commitment
  */
 
 /** A failure at one line of the log. */
@@ -602,6 +603,7 @@ export async function verifyLog(log, options = {}) {
     seedRevealed: false,
     clientSeeds: 0,
     mixes: 0,
+    setupRevealed: false,
   };
   try {
     await verifyInto(log, provider, report);
@@ -614,22 +616,44 @@ export async function verifyLog(log, options = {}) {
 }
 
 /**
- * A sealed round being checked: its commitments (seat, hash, opened yet), the nonces opened,
- * the nonces it was mixed with, the seats that faulted, and the line of its mix (0: none yet).
- * @typedef {{commitments: {seat: number, hash: string, used: boolean}[], opened: {seat: number, nonce: string}[], mixed: {seat: number, nonce: string}[], faulted: number[], mixLine: number}} Round
+ * A sealed round being checked: its commitments in the order of its `bound` list (seat, hash,
+ * and once opened the nonce, the line that opened it and whether that came after the game's
+ * end), each seat's nonce in its mix (null until mixed), the seats that faulted, the line of
+ * its mix (0: none yet), and whether a `server_seed` line came after the mix.
+ * @typedef {{slots: {seat: number, hash: string, opened: {nonce: string, line: number, afterEnd: boolean} | null}[], mixed: (string | null)[] | null, faulted: number[], mixLine: number, ended: boolean}} Round
  */
 
 /**
- * Every nonce the round was mixed with was opened by its seat in the round (or the seat faulted).
+ * The round's mix against its reveals (docs/fairness.md §5.2, §7.1), once the round is over:
+ * each seat's nonce is its last valid one in the order of the `bound` list (the last it opened,
+ * or for a seat that faulted an `illegal` reveal's, mixed and not opened), and a seat whose
+ * choice was opened in the round before the game's end has its nonce mixed.
  * @param {Round} round
  */
 function closeRound(round) {
-  for (const m of round.mixed) {
-    const opened = round.opened.some((o) => o.seat === m.seat && o.nonce === m.nonce);
-    if (!opened && !round.faulted.includes(m.seat)) {
-      throw new Bad(round.mixLine, `mix: seat ${m.seat}'s nonce ${m.nonce} is not one the seat revealed in the round`);
+  if (round.mixed === null) return;
+  round.mixed.forEach((nonce, seat) => {
+    const opened = round.slots.filter((c) => c.seat === seat && c.opened !== null).map((c) => /** @type {{nonce: string, line: number, afterEnd: boolean}} */ (c.opened));
+    const faulted = round.faulted.includes(seat);
+    if (nonce !== null) {
+      const last = opened.length > 0 ? opened[opened.length - 1].nonce : null;
+      const any = opened.some((o) => o.nonce === nonce);
+      if (last === nonce || (faulted && !any)) return;
+      throw new Bad(
+        round.mixLine,
+        any
+          ? `mix: seat ${seat}'s nonce ${nonce} is not its last valid one of the round (the last it opened, in the order of the \`bound\` list)`
+          : `mix: seat ${seat}'s nonce ${nonce} is not one the seat revealed in the round`,
+      );
     }
-  }
+    const early = opened.find((o) => !o.afterEnd);
+    if (early) {
+      throw new Bad(
+        round.mixLine,
+        `mix: seat ${seat}'s nonce is null, yet its choice of the round is opened at entry ${early.line}, before the game's end: only a choice the rules still hold face down after its round is left out of the mix (docs/fairness.md §3)`,
+      );
+    }
+  });
 }
 
 /**
@@ -687,29 +711,50 @@ async function verifyInto(log, provider, report) {
     at(1, () => bytes32('commitment', committed));
     tableCommitment = committed;
   }
+  // The setup's commitment (§7.1): the setup itself is revealed at the end (a `setup` entry).
+  const setupCommitted = Object.prototype.hasOwnProperty.call(first, 'setup_commitment') ? first.setup_commitment : null;
+  if (setupCommitted !== null) {
+    if (typeof setupCommitted !== 'string') throw new Bad(1, '`setup_commitment` is not a string');
+    at(1, () => bytes32('commitment', setupCommitted));
+  }
+  let setupSeen = false;
   // 3. The revealed server seeds (§4), each against the commitment in force when it is
   // revealed: the table's, then each rotation's `next`. Each keys the draws of its stretch.
   /** @type {string[]} */
   const seeds = [];
+  // A fault found here is thrown when step 4 reaches its line, so that the first line at fault
+  // is named (a draw after a `server_seed` that lost its `next` comes before the next one).
+  /** @type {Bad | null} */
+  let seedFault = null;
   /** @type {string | null} */
   let inForce = tableCommitment;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     const n = i + 1;
     if (e === null || typeof e !== 'object' || e.kind !== 'server_seed') continue;
-    if (inForce === null) {
-      throw new Bad(n, tableCommitment === null ? 'a server seed at a table that committed none' : 'a server seed after the last one was revealed with no next seed committed');
+    try {
+      if (inForce === null) {
+        throw new Bad(n, tableCommitment === null ? 'a server seed at a table that committed none' : 'a server seed after the last one was revealed with no next seed committed');
+      }
+      if (text(e, 'commitment', n) !== inForce) throw new Bad(n, "the commitment named is not the one in force (the table's, or the last rotation's next)");
+      const revealed = text(e, 'revealed', n);
+      const committedTo = inForce;
+      const derived = await atAsync(n, () => serverSeedCommitment(revealed, provider));
+      if (derived !== committedTo) throw new Bad(n, 'the revealed server seed does not match its published commitment');
+      const next = nextCommitment(e, n);
+      seeds.push(revealed);
+      inForce = next;
+    } catch (err) {
+      if (!(err instanceof Bad)) throw err;
+      seedFault = err;
+      break;
     }
-    if (text(e, 'commitment', n) !== inForce) throw new Bad(n, "the commitment named is not the one in force (the table's, or the last rotation's next)");
-    const revealed = text(e, 'revealed', n);
-    const derived = await atAsync(n, () => serverSeedCommitment(revealed, provider));
-    if (derived !== inForce) throw new Bad(n, 'the revealed server seed does not match its published commitment');
-    seeds.push(revealed);
-    inForce = nextCommitment(e, n);
   }
   /** The seed of the stretch being replayed, null when it is not revealed. @type {string | null} */
   let seed = seeds[0] ?? null;
   let stretch = 0;
+  /** How many `server_seed` lines (ends) were read so far. */
+  let ends = 0;
   report.seedRevealed = seed !== null;
   // 4. The entries in order: rounds, client seeds, mixes and draws replayed (§5.1–5.2).
   /** @type {(string | null)[]} */
@@ -723,12 +768,18 @@ async function verifyInto(log, provider, report) {
   /** Commitments of earlier rounds left face down, opened later. @type {{seat: number, hash: string}[]} */
   const carried = [];
   let seedSeen = false;
+  // The line of a `bound` whose `mix` has not come yet, at a table with verifiable draws: the
+  // session mixes every sealed round right after its `bound`, with only client seeds between.
+  let unmixed = 0;
   for (let i = 1; i < entries.length; i++) {
     const e = entries[i];
     const n = i + 1;
     const seq = whole(e, 'seq', n);
     if (seq !== i) throw new Bad(n, `seq ${seq} where ${i} comes next`);
     const kind = text(e, 'kind', n);
+    if (unmixed !== 0 && kind !== 'client_seed' && kind !== 'mix') {
+      throw new Bad(n, `the sealed round bound at entry ${unmixed} is not mixed: its \`mix\` comes right after its \`bound\`, before anything but client seeds (docs/fairness.md §5.2)`);
+    }
     const seatOf = (/** @type {any} */ x) => {
       const s = whole(x, 'seat', n);
       if (s >= seats) throw new Bad(n, `seat ${s}: the table has ${seats} seats`);
@@ -749,21 +800,22 @@ async function verifyInto(log, provider, report) {
           // Commitments left unopened whose seat the round mixed no nonce of: choices the
           // rules still held face down when it ended, opened later (docs/fairness.md §3).
           const r0 = round;
-          for (const c of r0.commitments) {
-            if (!c.used && !r0.mixed.some((m) => m.seat === c.seat)) carried.push({ seat: c.seat, hash: c.hash });
+          for (const c of r0.slots) {
+            if (c.opened === null && (r0.mixed?.[c.seat] ?? null) === null) carried.push({ seat: c.seat, hash: c.hash });
           }
         }
         const list = field(e, 'commitments', n);
         if (!Array.isArray(list)) throw new Bad(n, '`commitments` is not a list');
         /** @type {Round} */
-        const r = { commitments: [], opened: [], mixed: [], faulted: [], mixLine: 0 };
+        const r = { slots: [], mixed: null, faulted: [], mixLine: 0, ended: false };
         for (const c of list) {
           const seat = seatOf(c);
           const hash = text(c, 'commitment', n);
           at(n, () => bytes32('commitment', hash));
-          r.commitments.push({ seat, hash, used: false });
+          r.slots.push({ seat, hash, opened: null });
         }
         round = r;
+        if (tableCommitment !== null) unmixed = n;
         break;
       }
       case 'opened': {
@@ -773,15 +825,14 @@ async function verifyInto(log, provider, report) {
         const command = field(e, 'command', n);
         if (!round) throw new Bad(n, 'a reveal outside a sealed round');
         let slot = null;
-        for (const c of round.commitments) {
-          if (c.seat === seat && !c.used && (await opens(command, nonce, c.hash, provider))) {
+        for (const c of round.slots) {
+          if (c.seat === seat && c.opened === null && (await opens(command, nonce, c.hash, provider))) {
             slot = c;
             break;
           }
         }
         if (slot) {
-          slot.used = true;
-          round.opened.push({ seat, nonce });
+          slot.opened = { nonce, line: n, afterEnd: round.ended };
         } else {
           let at = -1;
           for (let i = 0; i < carried.length && at < 0; i++) {
@@ -808,6 +859,7 @@ async function verifyInto(log, provider, report) {
         const r = /** @type {Round} */ (round);
         if (r.mixLine !== 0) throw new Bad(n, 'a second mix of one sealed round');
         r.mixLine = n;
+        unmixed = 0;
         /** @type {(string | null)[]} */
         const nonces = [];
         list.forEach((x, s) => {
@@ -817,12 +869,12 @@ async function verifyInto(log, provider, report) {
           }
           if (typeof x !== 'string') throw new Bad(n, 'a round nonce is not a string');
           at(n, () => bytes32('nonce', x));
-          if (!r.commitments.some((c) => c.seat === s)) {
+          if (!r.slots.some((c) => c.seat === s)) {
             throw new Bad(n, `a nonce for seat ${s}, which committed nothing in the round`);
           }
-          r.mixed.push({ seat: s, nonce: x });
           nonces.push(x);
         });
+        r.mixed = nonces;
         roundNonces = nonces;
         clientSeeds = clientSeeds.map((c, s) => given[s] ?? c);
         report.mixes += 1;
@@ -847,6 +899,9 @@ async function verifyInto(log, provider, report) {
         break;
       }
       case 'server_seed':
+        if (seedFault !== null && seedFault.line === n) throw seedFault;
+        ends += 1;
+        if (round !== null && round.mixed !== null) round.ended = true;
         // A rotation goes on with the next seed (checked if revealed later); none ends the draws.
         if (nextCommitment(e, n) === null) seedSeen = true;
         else {
@@ -854,6 +909,27 @@ async function verifyInto(log, provider, report) {
           seed = seeds[stretch] ?? null;
         }
         break;
+      case 'setup': {
+        if (setupCommitted === null) throw new Bad(n, 'a setup revealed at a table that committed none');
+        if (setupSeen) throw new Bad(n, 'a second reveal of the setup');
+        const setup = text(e, 'setup', n);
+        const nonce = text(e, 'nonce', n);
+        at(n, () => bytes32('nonce', nonce));
+        if (!(await opens(setup, nonce, setupCommitted, provider))) {
+          throw new Bad(n, "the revealed setup does not match the table's setup commitment");
+        }
+        setupSeen = true;
+        report.setupRevealed = true;
+        break;
+      }
+      case 'record': {
+        // The game's commands, revealed at an end for `facedown verify --replay` (§7.3): this
+        // page has no rules engine, so the rules' replay is that command's, not this one's.
+        if (ends === 0) throw new Bad(n, "a record revealed before the game's end (a server seed's reveal)");
+        const list = field(e, 'entries', n);
+        if (!Array.isArray(list)) throw new Bad(n, '`entries` is not a list');
+        break;
+      }
       case 'event':
       case 'took_back':
       case 'forced':

@@ -38,6 +38,10 @@ export function itemText(item, name) {
     }
     case 'server_seed':
       return 'The game is over: the server seed is revealed, every draw can be checked.';
+    case 'setup':
+      return 'The setup is revealed, every sheet included: it can be checked against its commitment.';
+    case 'record':
+      return 'The game\u2019s commands are revealed, so that the command facedown verify --replay can replay the rules from them.';
     default:
       return '';
   }
@@ -61,7 +65,7 @@ export function faultText(item) {
  * @param {any} item
  */
 export function isMachinery(item) {
-  return ['bound', 'opened', 'client_seed', 'mix', 'draw', 'server_seed'].includes(item?.kind);
+  return ['bound', 'opened', 'client_seed', 'mix', 'draw', 'server_seed', 'setup', 'record'].includes(item?.kind);
 }
 
 /**

@@ -1041,6 +1041,14 @@ async function verify() {
     const lines = [];
     if (report.ok) {
       lines.push(h('p', { class: 'ok' }, '✓ The log verifies: every commitment, draw and link of the hash chain.'));
+      // This page has no rules engine: the rules' replay is the command line's.
+      lines.push(
+        h(
+          'p',
+          null,
+          'This page does not replay the rules: that every opened choice was legal, that every event and draw follows from the choices, and that nothing was revealed late is checked by the command facedown verify --replay on this log once the game is over.',
+        ),
+      );
     } else {
       lines.push(h('p', { class: 'bad' }, `✗ The log does not verify: line ${report.mismatch?.line}: ${report.mismatch?.what}`));
     }

@@ -525,8 +525,9 @@ test('a rotated seed (docs/fairness/rotation): a Rest Scene rolled after the end
   const changes = [
     ['the second seed replaced by the first', (/** @type {any[]} */ e) => { e[reveals[1]].revealed = e[reveals[0]].revealed; return reveals[1] + 1; }],
     ['the next commitment changed', (/** @type {any[]} */ e) => { e[reveals[0]].next = e[reveals[0]].commitment; return reveals[1] + 1; }],
-    // (the seeds are read before the draws: the second reveal is the first thing wrong)
-    ['the rotation dropped', (/** @type {any[]} */ e) => { delete e[reveals[0]].next; return reveals[1] + 1; }],
+    // (a reveal with no next ends the draws: the first draw after it is the first thing wrong,
+    // before the second reveal)
+    ['the rotation dropped', (/** @type {any[]} */ e) => { delete e[reveals[0]].next; return e.findIndex((x, i) => i > reveals[0] && x.kind === 'draw') + 1; }],
   ];
   for (const [what, change] of changes) {
     const copy = structuredClone(entries);

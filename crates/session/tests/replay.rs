@@ -1,0 +1,195 @@
+//! `session::replay` (docs/fairness.md §7.3) on sessions played here: every viewer's log of a
+//! finished game with verifiable draws replays, as that viewer's; a log that ended before the
+//! game did cannot be replayed yet.
+
+use rand::{RngExt, SeedableRng};
+use session::Session;
+use session::fairlog::{self, SeatEntry};
+use session::replay::{ReplayError, replay};
+use table::fairness::{ClientSeed, ServerSeed};
+use table::{Ruleset, SeatId, Viewer};
+
+/// A verifiable session of random answers (a client seed given by seat 0 on the way).
+fn game<R: Ruleset>(setup: R::Setup, seed: u64) -> Session<R> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = Session::<R>::new(setup).unwrap();
+    s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+    for step in 0..2000 {
+        if step == 3 {
+            s.add_client_seed(SeatId(0), ClientSeed::from_phrase("lucky")).unwrap();
+        }
+        let Some(&seat) = s.awaiting().first() else { break };
+        let Some(prompt) = s.prompt(seat) else { break };
+        let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+        let command = choices[rng.random_range(0..choices.len())].command.clone();
+        s.submit(seat, &command).unwrap();
+    }
+    s
+}
+
+/// `viewer`'s verifiable log of `s`, its first `items` items (all with `None`).
+fn log_of<R: Ruleset>(s: &Session<R>, viewer: Viewer, items: Option<usize>) -> String {
+    let seats: Vec<SeatEntry> = R::seats(s.table().state())
+        .iter()
+        .map(|(_, seat)| SeatEntry { name: seat.name.clone(), mode: "plain".into() })
+        .collect();
+    let table = fairlog::table_entry(
+        R::NAME,
+        s.setup_commitment().as_ref(),
+        &seats,
+        s.server_seed_commitment().as_ref(),
+    );
+    let updates = s.updates_since(viewer, 0);
+    let kept = items.unwrap_or(updates.len());
+    let entries =
+        std::iter::once(table).chain(updates.iter().take(kept).map(|u| serde_json::to_value(u).unwrap()));
+    fairlog::write(entries).unwrap().0
+}
+
+fn name(v: Viewer) -> String {
+    match v {
+        Viewer::Seat(s) => format!("seat {}", s.0),
+        Viewer::Spectator => "spectator".into(),
+    }
+}
+
+/// Every viewer's log replays, its viewer among those whose redaction every event matches.
+fn every_viewer_replays<R: Ruleset>(s: &Session<R>) {
+    assert!(s.is_over(), "{}: the game ends", R::NAME);
+    let seats = R::seats(s.table().state()).len();
+    let viewers = (0..seats).map(|i| Viewer::Seat(SeatId(i as u16))).chain([Viewer::Spectator]);
+    for viewer in viewers {
+        let log = log_of(s, viewer, None);
+        let report = replay::<R>(&log).unwrap_or_else(|e| panic!("{} {viewer:?}: {e}", R::NAME));
+        assert!(report.viewers.contains(&name(viewer)), "{}: {viewer:?}: {:?}", R::NAME, report.viewers);
+        assert_eq!(report.commands as usize, s.record().entries.len());
+        assert_eq!(report.not_replayed, 0);
+    }
+}
+
+/// A three-way No Dice brawl (as the session's every-system tests play it).
+fn nodice_brawl() -> nodice::Setup {
+    use nodice::{ActorId, ActorSheet, Kind, Options, Setup, Stakes, Statblock};
+    use table::{Role, Seat, Seats, SideId};
+    let seat = |name: &str, side| Seat { name: name.to_owned(), side: SideId(side), role: Role::Player };
+    Setup {
+        seats: Seats::new(vec![seat("a", 0), seat("b", 1), seat("c", 2)]).unwrap(),
+        actors: ["A", "B", "C"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
+            })
+            .collect(),
+        initiator: ActorId(0),
+        stakes: Some(Stakes::new(2).unwrap()),
+        options: Options::default(),
+        extensions: vec![],
+        seed: 11,
+    }
+}
+
+/// docs/fairness.md §7.3: the replay rebuilds each viewer's events with the ruleset's own
+/// redaction, so every viewer's log of a finished game replays, whatever the rules hide from it.
+#[test]
+fn every_viewers_log_of_a_finished_game_replays_as_that_viewers() {
+    for seed in 0..4 {
+        let ada =
+            toml::from_str(include_str!("../../../examples/iron-triangle/characters/ada.toml")).unwrap();
+        let ninja =
+            toml::from_str(include_str!("../../../examples/iron-triangle/characters/ninja.toml")).unwrap();
+        every_viewer_replays(&game::<iron_triangle::IronTriangle>(
+            iron_triangle::Setup::one_on_one(ada, ninja),
+            seed,
+        ));
+        let mut setup: inciting_incident::Setup =
+            toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+        setup.apply_round_limit(Some(3));
+        every_viewer_replays(&game::<inciting_incident::IncitingIncident>(setup, seed));
+        every_viewer_replays(&game::<nodice::NoDice>(nodice_brawl(), seed));
+    }
+}
+
+/// docs/fairness.md §7.3, what it needs: a log that ends before the game's end holds no record,
+/// and is refused as not replayable yet, not as a forgery.
+#[test]
+fn a_log_before_the_end_cannot_be_replayed_yet() {
+    let ada = toml::from_str(include_str!("../../../examples/iron-triangle/characters/ada.toml")).unwrap();
+    let ninja =
+        toml::from_str(include_str!("../../../examples/iron-triangle/characters/ninja.toml")).unwrap();
+    let s = game::<iron_triangle::IronTriangle>(iron_triangle::Setup::one_on_one(ada, ninja), 1);
+    let log = log_of(&s, Viewer::Spectator, Some(10));
+    assert!(fairlog::verify(&log).is_ok());
+    match replay::<iron_triangle::IronTriangle>(&log) {
+        Err(ReplayError::NotYet(why)) => assert!(why.contains("record"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A verifiable session of random answers in which the GM's seat `gm` undoes the last public
+/// command whenever the rules let it, once every `every` steps; how many undos it made.
+fn game_with_undos<R: Ruleset>(setup: R::Setup, seed: u64, gm: SeatId, every: usize) -> (Session<R>, usize) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = Session::<R>::new(setup).unwrap();
+    s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+    let mut undos = 0;
+    for step in 0..2000 {
+        if step % every == every - 1 && !s.is_over() && s.undo(gm).is_ok() {
+            undos += 1;
+            continue;
+        }
+        let Some(&seat) = s.awaiting().first() else { break };
+        let Some(prompt) = s.prompt(seat) else { break };
+        let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+        let command = choices[rng.random_range(0..choices.len())].command.clone();
+        s.submit(seat, &command).unwrap();
+    }
+    (s, undos)
+}
+
+/// docs/fairness.md §7.3: the GM's undo is replayed as the session made it — the game rebuilt
+/// from the commands that stand, the draws' changes at their places — so a log with undos
+/// replays for every viewer.
+#[test]
+fn a_finished_game_with_the_gms_undos_replays() {
+    let mut undos = 0;
+    for seed in 0..6 {
+        let mut setup: inciting_incident::Setup =
+            toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+        setup.apply_round_limit(Some(3));
+        let (s, n) = game_with_undos::<inciting_incident::IncitingIncident>(setup, seed, SeatId(2), 3);
+        undos += n;
+        every_viewer_replays(&s);
+    }
+    assert!(undos > 0, "the GM undid something");
+}
+
+/// docs/fairness.md §7.3: an undo in the revealed record that repeats another command than the
+/// last one that stands — one the session would have refused — is named at the record.
+#[test]
+fn an_undo_the_session_would_refuse_is_named_at_the_record() {
+    let mut forged = 0;
+    for seed in 0..6 {
+        let mut setup: inciting_incident::Setup =
+            toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+        setup.apply_round_limit(Some(3));
+        let (s, _) = game_with_undos::<inciting_incident::IncitingIncident>(setup, seed, SeatId(2), 3);
+        let log = log_of(&s, Viewer::Spectator, None);
+        let mut entries: Vec<serde_json::Value> = log
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["entry"].clone())
+            .collect();
+        let at = entries.iter().rposition(|e| e["kind"] == "record").unwrap();
+        let record = entries[at]["entries"].as_array().unwrap().clone();
+        let Some(k) = record.iter().position(|e| e["how"] == "undo") else { continue };
+        let Some(other) = record[..k].iter().find(|e| e["command"] != record[k]["command"]) else { continue };
+        entries[at]["entries"][k]["command"] = other["command"].clone();
+        let text = fairlog::write(entries).unwrap().0;
+        match replay::<inciting_incident::IncitingIncident>(&text) {
+            Err(ReplayError::Bad(e)) => assert_eq!(e.entry, at as u64 + 1, "{e}"),
+            other => panic!("{other:?}"),
+        }
+        forged += 1;
+    }
+    assert!(forged > 0);
+}
