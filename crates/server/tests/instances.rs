@@ -404,10 +404,10 @@ async fn a_missed_notice_is_caught_up_from_the_journal() {
     b_store.deaf.store(true, Ordering::SeqCst);
     // Seat 1 decides through the first instance too (its link opened there as well).
     let mut one_on_a = Client::join(&links_on(&a, &created.seats)[1], 0).await.unwrap();
-    for (client, change, id) in [(&mut zero, &start0, "z"), (&mut one_on_a, &start1, "o")] {
+    for (client, change, id) in [(&mut zero, &start0, "z1"), (&mut one_on_a, &start1, "o1")] {
         client.send(&ClientMessage::Command { id: id.into(), command: first_choice(change) }).await.unwrap();
     }
-    for (client, id) in [(&mut zero, "z"), (&mut one_on_a, "o")] {
+    for (client, id) in [(&mut zero, "z1"), (&mut one_on_a, "o1")] {
         loop {
             match next(client).await {
                 ServerMessage::Ack { id: got, .. } if got == id => break,
