@@ -613,4 +613,17 @@ mod tests {
         let ack = serde_json::to_value(ServerMessage::Ack { id: "a".into(), seq: 4 }).unwrap();
         assert_eq!(ack, json!({"type": "ack", "id": "a", "seq": 4}));
     }
+
+    /// docs/protocol.md, Requests and client ids: an id ends in its counter, 1 to 2^53 − 1,
+    /// with no leading zero; anything else has none.
+    #[test]
+    fn a_request_id_ends_in_its_counter() {
+        for (id, counter) in [("c17", 17), ("p3f9a-12", 12), ("9", 9), ("x-9007199254740991", MAX_ID_COUNTER)]
+        {
+            assert_eq!(id_counter(id), Some(counter), "{id}");
+        }
+        for id in ["", "x", "c0", "c07", "-", "é", "9007199254740992", "12345678901234567", "1a"] {
+            assert_eq!(id_counter(id), None, "{id}");
+        }
+    }
 }
