@@ -222,6 +222,8 @@ impl Seat {
         mut stop: watch::Receiver<bool>,
         stall: Duration,
     ) -> Result<SeatEnd, LoadError> {
+        // docs/protocol.md, Requests and client ids: the ids are a counter that grows with each
+        // request of the seat's link (fresh for this game: from 1).
         let mut next_id: u64 = 0;
         let mut in_flight: Option<(u64, Sent)> = None;
         // The first change a prompt may be answered from: the last acknowledgement's.

@@ -668,7 +668,10 @@ impl Join {
             println!("{raw}");
         }
         match first {
-            ServerMessage::Welcome { ruleset, you, seats, change, round, .. } => {
+            ServerMessage::Welcome { ruleset, you, seats, change, round, last_id, .. } => {
+                // docs/protocol.md: a link's ids grow; the next new one is above the last the
+                // server applied for this link (from this client or an earlier one).
+                self.ids = self.ids.max(last_id);
                 let first_time = !self.welcomed;
                 self.welcomed = true;
                 self.ruleset = ruleset;

@@ -115,7 +115,7 @@ fn move_mid_game_and_resume(to: &Path) {
     // hidden choice waiting for the other seat.
     let mut acked = 0;
     for (i, seat) in [0, 1, 0].into_iter().enumerate() {
-        acked += usize::from(rt.block_on(play(&links[seat], &format!("before-{i}"))).is_some());
+        acked += usize::from(rt.block_on(play(&links[seat], &format!("before-{}", i + 1))).is_some());
     }
     assert!(acked >= 2, "the seats played ({acked} commands)");
     let before: Vec<Change> = links.iter().map(|l| rt.block_on(welcome(l))).collect();
@@ -171,7 +171,7 @@ fn move_mid_game_and_resume(to: &Path) {
     let (_, _, token) = parse_link(&links[0]).unwrap();
     assert!(rt.block_on(refused(&link(&format!("http://{}", server.addr), &old_table, &token))));
     // Play goes on: the second seat answers the first's face-down choice.
-    let seq = rt.block_on(play(&moved[1], "after-1")).expect("the second seat is asked");
+    let seq = rt.block_on(play(&moved[1], "after-9")).expect("the second seat is asked");
     assert!(seq > before[1].seq, "a new entry after the moved ones");
     let after = rt.block_on(welcome(&moved[0]));
     assert!(after.seq > before[0].seq, "the first seat sees play go on");

@@ -42,9 +42,7 @@ pub(crate) mod fanout;
 /// (each after a short pause that grows, so two instances racing at one table fall out of step).
 const MAX_CONFLICTS: u32 = 8;
 
-/// How many answered client ids a seat's link remembers (a retry older than that is applied
-/// again — clients retry only their last unacknowledged request).
-const REMEMBERED_IDS: usize = 64;
+use crate::protocol::REMEMBERED_IDS;
 /// Frames queued to a connection before it counts as stuck and is closed.
 pub(crate) const OUTBOX: usize = 64;
 /// Requests queued to a table.
@@ -1017,6 +1015,7 @@ impl<S: TableStore> Actor<S> {
             rules: self.rules.clone(),
             round: self.game.round().map(|r| Box::new(round_state(r))),
             server_seed_commitment: self.game.server_seed_commitment().map(|c| c.to_string()),
+            last_id: self.answered.get(&key).map_or(0, |q| ids_seen(q).1),
             change,
         };
         let seq = self.game.seq();
@@ -1568,6 +1567,12 @@ impl<S: TableStore> Actor<S> {
             self.send_frame(conn, Some(id.to_owned()), frame);
             return Ok(None);
         }
+        if let Some(id) = message.id()
+            && let Err((code, why)) = check_id(self.answered.get(&key), id)
+        {
+            self.refuse(conn, Some(id.to_owned()), code, why);
+            return Ok(None);
+        }
         // On a shared store, the instance holding the table's lease applies its requests
         // (never one forwarded here again: no request goes round in circles).
         if let Some(to) = fanout::elsewhere(&self.follow).map(str::to_owned)
@@ -2111,6 +2116,52 @@ impl<S: TableStore> Actor<S> {
         };
         self.keep(op, None, now).await
     }
+}
+
+/// The oldest and the newest counter among a link's remembered ids (ids of tables from before
+/// protocol version 2 may have none: they count as 0).
+fn ids_seen(q: &VecDeque<(String, String)>) -> (u64, u64) {
+    let counters = q.iter().map(|(id, _)| crate::protocol::id_counter(id).unwrap_or(0));
+    (counters.clone().min().unwrap_or(0), counters.max().unwrap_or(0))
+}
+
+/// docs/protocol.md, Requests and client ids: a request whose id is not one of the link's
+/// remembered ones must end in a counter above the link's last applied one. An older one is
+/// `id_expired` when it is older than every remembered id of a link that remembers its
+/// [`REMEMBERED_IDS`] (it may have been applied and forgotten), else out of order.
+fn check_id(answered: Option<&VecDeque<(String, String)>>, id: &str) -> Result<(), (ErrorCode, String)> {
+    let Some(counter) = crate::protocol::id_counter(id) else {
+        return Err((
+            ErrorCode::BadMessage,
+            format!(
+                "id {id:?}: a request's id ends in its counter, a number from 1 to 2^53 - 1 without a \
+                 leading zero (as in \"c17\"), greater for each new request of the link"
+            ),
+        ));
+    };
+    let Some(q) = answered.filter(|q| !q.is_empty()) else { return Ok(()) };
+    let (oldest, last) = ids_seen(q);
+    if counter > last {
+        return Ok(());
+    }
+    if q.len() >= REMEMBERED_IDS && counter < oldest {
+        return Err((
+            ErrorCode::IdExpired,
+            format!(
+                "id {id:?} is older than the last {REMEMBERED_IDS} requests this link made: the \
+                 server no longer knows whether it applied it, so it applies nothing (send a new \
+                 request with a new id above {last})"
+            ),
+        ));
+    }
+    Err((
+        ErrorCode::BadMessage,
+        format!(
+            "id {id:?}: out of order, its counter {counter} is not above {last}, the link's last \
+             request applied, and it is not one of the link's requests answered: each new \
+             request's id ends in a greater counter"
+        ),
+    ))
 }
 
 fn remember(

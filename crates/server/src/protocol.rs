@@ -10,10 +10,12 @@
 //! client by the ruleset (a hidden part is blanked, an item is never dropped, so every viewer's
 //! log has the same numbering), with the client's new view and prompt.
 //!
-//! Commands carry a client-chosen id ([`ClientMessage::Command`] and the rest): the server
-//! applies a command once per `(seat, id)` and answers a retry with the first answer, so a
-//! client that lost its connection before the [`ServerMessage::Ack`] sends the command again
-//! safely. An acknowledged command is durable.
+//! Commands carry a client-chosen id ([`ClientMessage::Command`] and the rest) ending in a
+//! counter that grows with each new request of a link ([`id_counter`]): the server applies a
+//! command once per `(seat, id)` and answers a retry of one of the link's last
+//! [`REMEMBERED_IDS`] requests with the first answer, so a client that lost its connection
+//! before the [`ServerMessage::Ack`] sends the command again safely; an older id is refused
+//! ([`ErrorCode::IdExpired`]), never applied again. An acknowledged command is durable.
 
 use std::collections::BTreeMap;
 
@@ -23,10 +25,34 @@ use serde_json::Value;
 
 /// The protocol's version: a client's [`ClientMessage::Hello`] names the version it speaks,
 /// and a server refuses another with [`ErrorCode::Version`].
-pub const VERSION: u32 = 1;
+///
+/// Version 2: a request's id ends in its counter, which grows with each new request of a link
+/// (docs/protocol.md, Requests and client ids), and an id older than the link's last
+/// [`REMEMBERED_IDS`] is refused with [`ErrorCode::IdExpired`].
+pub const VERSION: u32 = 2;
 
 /// The longest client id the server accepts, in bytes.
 pub const MAX_CLIENT_ID: usize = 64;
+
+/// How many of a link's requests the server answers again as the first time: the last ones
+/// applied. An older id is refused with [`ErrorCode::IdExpired`].
+pub const REMEMBERED_IDS: usize = 64;
+
+/// The largest counter an id may end in: 2^53 − 1, so that a JavaScript number holds it.
+pub const MAX_ID_COUNTER: u64 = (1 << 53) - 1;
+
+/// The counter a request's id ends in: its last decimal digits, a number from 1 to
+/// [`MAX_ID_COUNTER`] written without a leading zero (`c17` → 17, `p3f-2` → 2, `9` → 9).
+/// A link's counters grow: each new request's is above every one the link sent before.
+/// `None` for an id that ends in no such number (docs/protocol.md, Requests and client ids).
+pub fn id_counter(id: &str) -> Option<u64> {
+    let digits = id.len() - id.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let tail = &id[digits..];
+    if tail.is_empty() || tail.starts_with('0') || tail.len() > 16 {
+        return None;
+    }
+    tail.parse().ok().filter(|n| (1..=MAX_ID_COUNTER).contains(n))
+}
 
 /// A message from a client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -350,6 +376,10 @@ pub enum ServerMessage {
         /// (docs/fairness.md §4), 64 hex digits; none at a table whose draws are not verifiable.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_seed_commitment: Option<String>,
+        /// The counter of the last request applied for this link (0: none): the link's next
+        /// new request's id ends in a greater one ([`id_counter`]).
+        #[serde(default)]
+        last_id: u64,
         /// The updates after the hello's `since`, the view, the prompt.
         #[serde(flatten)]
         change: Change,
@@ -451,6 +481,10 @@ pub enum ErrorCode {
     /// The revealed command and nonce do not hash to the seat's commitment: a fault, applied
     /// (the seat's decision is forced, and every seat sees the fault).
     WrongNonce,
+    /// The request's id is older than the link's last [`REMEMBERED_IDS`] requests applied:
+    /// the server can no longer tell whether it applied it, so it refuses it and changes
+    /// nothing (it may have been applied once already).
+    IdExpired,
 }
 
 /// Where a new table's setup comes from.
@@ -578,5 +612,18 @@ mod tests {
         assert!(unknown.is_err());
         let ack = serde_json::to_value(ServerMessage::Ack { id: "a".into(), seq: 4 }).unwrap();
         assert_eq!(ack, json!({"type": "ack", "id": "a", "seq": 4}));
+    }
+
+    /// docs/protocol.md, Requests and client ids: an id ends in its counter, 1 to 2^53 − 1,
+    /// with no leading zero; anything else has none.
+    #[test]
+    fn a_request_id_ends_in_its_counter() {
+        for (id, counter) in [("c17", 17), ("p3f9a-12", 12), ("9", 9), ("x-9007199254740991", MAX_ID_COUNTER)]
+        {
+            assert_eq!(id_counter(id), Some(counter), "{id}");
+        }
+        for id in ["", "x", "c0", "c07", "-", "é", "9007199254740992", "12345678901234567", "1a"] {
+            assert_eq!(id_counter(id), None, "{id}");
+        }
     }
 }

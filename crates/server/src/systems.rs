@@ -33,6 +33,7 @@ use session::any::{AnyError, AnySession};
 use session::sealed::{Fault, Mode, Nonce, RoundInfo};
 use session::{Control, Session};
 use solver::kinds::BotKinds;
+use table::fairness::{Commitment, ServerSeed};
 use table::{Bot, Decision, Role, SeatId, Seats, Viewer};
 use thiserror::Error;
 
@@ -629,6 +630,14 @@ where
     /// Per seat: the bot playing it, if any.
     bots: Vec<Option<Box<dyn Bot<R> + Send>>>,
     options: BTreeMap<String, Value>,
+    /// The setup, to open the game again with verifiable draws.
+    setup: R::Setup,
+    /// The commands the setup gives first (a No Dice conflict's `engagement`, the GM's).
+    first: Vec<(SeatId, R::Command)>,
+    /// Whether they are yet to be given (at a table waiting for its opening round).
+    first_due: bool,
+    /// The fair start made so far: the server seed and the rotation key.
+    fair: Option<(ServerSeed, Option<ServerSeed>)>,
 }
 
 impl<R: HostedRules> HostedGame<R>
@@ -643,17 +652,104 @@ where
         let typed: R::Setup =
             from_json(setup).map_err(|e| SetupError::Invalid(format!("not a {} setup: {e}", R::NAME)))?;
         let options = R::rules_options(&typed);
-        let mut session = Session::<R>::new(typed)
-            .map_err(|e| SetupError::Invalid(format!("the game cannot start: {e}")))?;
+        let mut session = Self::start(typed.clone())?;
         let seats = R::seats(session.table().state()).len();
-        for i in 0..seats {
+        for (seat, command) in &first {
+            session.submit(*seat, command).map_err(|e| SetupError::Invalid(e.to_string()))?;
+        }
+        Ok(HostedGame {
+            session,
+            bots: (0..seats).map(|_| None).collect(),
+            options,
+            setup: typed,
+            first,
+            first_due: false,
+            fair: None,
+        })
+    }
+
+    /// A new session of `setup`, every seat remote.
+    fn start(setup: R::Setup) -> Result<Session<R>, SetupError> {
+        let mut session = Session::<R>::new(setup)
+            .map_err(|e| SetupError::Invalid(format!("the game cannot start: {e}")))?;
+        for i in 0..R::seats(session.table().state()).len() {
             let seat = SeatId(i as u16);
             session.control(seat, Control::Remote).map_err(|e| SetupError::Invalid(e.to_string()))?;
         }
-        for (seat, command) in first {
-            session.submit(seat, &command).map_err(|e| SetupError::Invalid(e.to_string()))?;
+        Ok(session)
+    }
+
+    /// docs/fairness.md §4: the draws are made verifiable before the first command. A game
+    /// whose setup gave commands first (a No Dice engagement) opens again from its setup with
+    /// the fair start asked so far (`server_seed`, `rotation`, an opening round), the seats'
+    /// modes kept, and its first commands are given again after it — at once, or once the
+    /// opening round is over.
+    fn start_fair(
+        &mut self,
+        server_seed: ServerSeed,
+        rotation: Option<ServerSeed>,
+        opening: bool,
+    ) -> Result<Option<Commitment>, AnyError> {
+        if self.first.is_empty() {
+            let commitment = match self.fair {
+                None => Some(
+                    self.session.use_verifiable(server_seed).map_err(|e| AnyError::Refused(e.to_string()))?,
+                ),
+                Some(_) => None,
+            };
+            if let Some(key) = rotation {
+                self.session.rotate_with(key).map_err(|e| AnyError::Refused(e.to_string()))?;
+            }
+            if opening {
+                self.session.open_with_round().map_err(|e| AnyError::Refused(e.to_string()))?;
+            }
+            self.fair = Some((server_seed, rotation));
+            return Ok(commitment);
         }
-        Ok(HostedGame { session, bots: (0..seats).map(|_| None).collect(), options })
+        let refused = |e: &dyn std::fmt::Display| AnyError::Refused(e.to_string());
+        let mut session = Self::start(self.setup.clone()).map_err(|e| refused(&e))?;
+        for i in 0..self.bots.len() {
+            let seat = SeatId(i as u16);
+            session.set_mode(seat, self.session.mode(seat)).map_err(|e| refused(&e))?;
+        }
+        let commitment = session.use_verifiable(server_seed).map_err(|e| refused(&e))?;
+        if let Some(key) = rotation {
+            session.rotate_with(key).map_err(|e| refused(&e))?;
+        }
+        if opening {
+            session.open_with_round().map_err(|e| refused(&e))?;
+        }
+        self.session = session;
+        self.fair = Some((server_seed, rotation));
+        self.first_due = true;
+        self.give_first()?;
+        Ok(Some(commitment))
+    }
+
+    /// Gives the setup's first commands again once the table is open (its opening round, if
+    /// any, over). They are the setup's, public and given before anyone plays: a sealed seat's
+    /// mode does not bind them into a round.
+    fn give_first(&mut self) -> Result<(), AnyError> {
+        if !self.first_due || self.session.opening() {
+            return Ok(());
+        }
+        self.first_due = false;
+        let seats = self.bots.len();
+        let modes: Vec<Mode> = (0..seats).map(|i| self.session.mode(SeatId(i as u16))).collect();
+        for i in 0..seats {
+            let _ = self.session.set_mode(SeatId(i as u16), Mode::Plain);
+        }
+        let mut given = Ok(());
+        for (seat, command) in &self.first {
+            if let Err(e) = self.session.submit(*seat, command) {
+                given = Err(AnyError::Refused(e.to_string()));
+                break;
+            }
+        }
+        for (i, mode) in modes.into_iter().enumerate() {
+            let _ = self.session.set_mode(SeatId(i as u16), mode);
+        }
+        given
     }
 }
 
@@ -745,28 +841,45 @@ where
         AnySession::in_round(&self.session, seat)
     }
     fn seal(&mut self, seat: SeatId, commitment: &str) -> Result<(), AnyError> {
-        AnySession::seal(&mut self.session, seat, commitment)
+        AnySession::seal(&mut self.session, seat, commitment)?;
+        self.give_first()
     }
     fn reveal(&mut self, seat: SeatId, command: &Value, nonce: &str) -> Result<Option<Fault>, AnyError> {
-        AnySession::reveal(&mut self.session, seat, command, nonce)
+        let fault = AnySession::reveal(&mut self.session, seat, command, nonce)?;
+        self.give_first()?;
+        Ok(fault)
     }
     fn submit_bound(&mut self, seat: SeatId, command: &Value, nonce: &Nonce) -> Result<(), AnyError> {
         AnySession::submit_bound(&mut self.session, seat, command, nonce)
     }
     fn force_bound(&mut self, seat: SeatId, by: Option<SeatId>, nonce: &Nonce) -> Result<(), AnyError> {
-        AnySession::force_bound(&mut self.session, seat, by, nonce)
+        AnySession::force_bound(&mut self.session, seat, by, nonce)?;
+        self.give_first()
     }
-    fn use_verifiable(
-        &mut self,
-        server_seed: table::fairness::ServerSeed,
-    ) -> Result<table::fairness::Commitment, AnyError> {
-        AnySession::use_verifiable(&mut self.session, server_seed)
+    fn use_verifiable(&mut self, server_seed: ServerSeed) -> Result<Commitment, AnyError> {
+        if self.fair.is_some()
+            || (!self.first.is_empty() && self.session.record().entries.len() > self.first.len())
+        {
+            return AnySession::use_verifiable(&mut self.session, server_seed);
+        }
+        self.start_fair(server_seed, None, false)?
+            .ok_or(AnyError::Refused("the draws are verifiable already".into()))
     }
-    fn rotate_with(&mut self, key: table::fairness::ServerSeed) -> Result<(), AnyError> {
-        AnySession::rotate_with(&mut self.session, key)
+    fn rotate_with(&mut self, key: ServerSeed) -> Result<(), AnyError> {
+        match self.fair {
+            Some((seed, None)) if !self.first.is_empty() => {
+                self.start_fair(seed, Some(key), false).map(|_| ())
+            }
+            _ => AnySession::rotate_with(&mut self.session, key),
+        }
     }
     fn open_with_round(&mut self) -> Result<(), AnyError> {
-        AnySession::open_with_round(&mut self.session)
+        match self.fair {
+            Some((seed, rotation)) if !self.first.is_empty() && !self.session.opening() => {
+                self.start_fair(seed, rotation, true).map(|_| ())
+            }
+            _ => AnySession::open_with_round(&mut self.session),
+        }
     }
     fn draws_before_a_reveal(&self) -> bool {
         AnySession::draws_before_a_reveal(&self.session)

@@ -354,19 +354,19 @@ async fn instances_racing_at_one_number_keep_one_entry_each() {
     let Some(choice) = now_a.prompt.as_ref().map(|_| first_choice(&now_a)) else {
         panic!("seat 1 is asked again: {now_a:?}")
     };
-    one_on_a.send(&ClientMessage::Command { id: "one-2a".into(), command: choice.clone() }).await.unwrap();
+    one_on_a.send(&ClientMessage::Command { id: "one-2".into(), command: choice.clone() }).await.unwrap();
     loop {
         match next(&mut one_on_a).await {
-            ServerMessage::Ack { id, .. } if id == "one-2a" => break,
+            ServerMessage::Ack { id, .. } if id == "one-2" => break,
             ServerMessage::Update { .. } => {}
             other => panic!("seat 1 on the first instance: {other:?}"),
         }
     }
-    one.send(&ClientMessage::Command { id: "one-2b".into(), command: choice }).await.unwrap();
+    one.send(&ClientMessage::Command { id: "one-3".into(), command: choice }).await.unwrap();
     let answered = loop {
         match next(&mut one).await {
-            ServerMessage::Ack { id, .. } if id == "one-2b" => break "applied",
-            ServerMessage::Error { id: Some(id), code: ErrorCode::Refused, .. } if id == "one-2b" => {
+            ServerMessage::Ack { id, .. } if id == "one-3" => break "applied",
+            ServerMessage::Error { id: Some(id), code: ErrorCode::Refused, .. } if id == "one-3" => {
                 break "refused";
             }
             ServerMessage::Update { .. } => {}
@@ -375,7 +375,7 @@ async fn instances_racing_at_one_number_keep_one_entry_each() {
     };
     let journal = journal_of(&url, &created.table).await;
     assert_no_duplicates(&journal);
-    let last = journal.iter().filter(|e| e["id"] == "one-2b").count();
+    let last = journal.iter().filter(|e| e["id"] == "one-3").count();
     assert_eq!(last, usize::from(answered == "applied"), "{answered}: {journal:?}");
     // A fresh instance replays the journal whole.
     let (c, _) = instance(&url, 10).await;
@@ -404,10 +404,10 @@ async fn a_missed_notice_is_caught_up_from_the_journal() {
     b_store.deaf.store(true, Ordering::SeqCst);
     // Seat 1 decides through the first instance too (its link opened there as well).
     let mut one_on_a = Client::join(&links_on(&a, &created.seats)[1], 0).await.unwrap();
-    for (client, change, id) in [(&mut zero, &start0, "z"), (&mut one_on_a, &start1, "o")] {
+    for (client, change, id) in [(&mut zero, &start0, "z1"), (&mut one_on_a, &start1, "o1")] {
         client.send(&ClientMessage::Command { id: id.into(), command: first_choice(change) }).await.unwrap();
     }
-    for (client, id) in [(&mut zero, "z"), (&mut one_on_a, "o")] {
+    for (client, id) in [(&mut zero, "z1"), (&mut one_on_a, "o1")] {
         loop {
             match next(client).await {
                 ServerMessage::Ack { id: got, .. } if got == id => break,
@@ -588,10 +588,10 @@ async fn a_request_at_the_instance_without_the_lease_is_applied_by_the_holder_an
     b_store.no_commits.store(true, Ordering::SeqCst);
 
     // A refusal, from the holder, on the connection the request came from.
-    one.send(&ClientMessage::Command { id: "nonsense".into(), command: serde_json::json!({"no": "such"}) })
+    one.send(&ClientMessage::Command { id: "nonsense-1".into(), command: serde_json::json!({"no": "such"}) })
         .await
         .unwrap();
-    match answer_to(&mut one, "nonsense").await.0 {
+    match answer_to(&mut one, "nonsense-1").await.0 {
         ServerMessage::Error { code: ErrorCode::Refused, .. } => {}
         other => panic!("the holder's refusal: {other:?}"),
     }
@@ -688,19 +688,19 @@ async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones()
     };
 
     let choice1 = first_choice(&start1);
-    one.send(&ClientMessage::Command { id: "clear".into(), command: choice1.clone() }).await.unwrap();
-    refused(answer_to(&mut one, "clear").await.0, ErrorCode::SealedSeat);
+    one.send(&ClientMessage::Command { id: "clear-1".into(), command: choice1.clone() }).await.unwrap();
+    refused(answer_to(&mut one, "clear-1").await.0, ErrorCode::SealedSeat);
     let (commitment1, nonce1) = server::client::seal(&choice1).unwrap();
     one.send(&ClientMessage::Seal { id: "s1".into(), commitment: commitment1.to_string() }).await.unwrap();
     assert!(matches!(answer_to(&mut one, "s1").await.0, ServerMessage::Ack { .. }));
-    let reveal1 = ClientMessage::Reveal { id: "r1".into(), command: choice1, nonce: nonce1.to_string() };
+    let reveal1 = ClientMessage::Reveal { id: "r2".into(), command: choice1, nonce: nonce1.to_string() };
     one.send(&reveal1).await.unwrap();
-    refused(answer_to(&mut one, "r1").await.0, ErrorCode::NotBound);
+    refused(answer_to(&mut one, "r2").await.0, ErrorCode::NotBound);
 
     let choice0 = first_choice(&start0);
     let (commitment0, nonce0) = server::client::seal(&choice0).unwrap();
-    zero.send(&ClientMessage::Seal { id: "s0".into(), commitment: commitment0.to_string() }).await.unwrap();
-    assert!(matches!(answer_to(&mut zero, "s0").await.0, ServerMessage::Ack { .. }));
+    zero.send(&ClientMessage::Seal { id: "s5".into(), commitment: commitment0.to_string() }).await.unwrap();
+    assert!(matches!(answer_to(&mut zero, "s5").await.0, ServerMessage::Ack { .. }));
     // Bound: the item of kind `bound`, then the `bound` message, reach the other instance's
     // seat as they reach the holder's. Then the reveal again, with a new id, through the
     // instance without the lease.
@@ -719,26 +719,26 @@ async fn sealed_seals_and_reveals_forwarded_to_the_holder_behave_as_local_ones()
         }
     }
     let ClientMessage::Reveal { command, nonce, .. } = reveal1 else { unreachable!() };
-    one.send(&ClientMessage::Reveal { id: "r1b".into(), command, nonce }).await.unwrap();
+    one.send(&ClientMessage::Reveal { id: "r3".into(), command, nonce }).await.unwrap();
     // Seat 1's reveal, applied by the holder: the seat on the other instance is told the round
     // now waits for seat 0 alone, then answered.
     let mut told = None;
     loop {
         match next(&mut one).await {
             ServerMessage::Sealed { awaiting, .. } => told = Some(awaiting),
-            m @ ServerMessage::Ack { .. } if m_id(&m) == Some("r1b") => break,
+            m @ ServerMessage::Ack { .. } if m_id(&m) == Some("r3") => break,
             ServerMessage::Update { .. } => {}
             other => panic!("waiting for the answer to r1b: {other:?}"),
         }
     }
     assert_eq!(told, Some(vec![0]));
-    zero.send(&ClientMessage::Reveal { id: "r0".into(), command: choice0, nonce: nonce0.to_string() })
+    zero.send(&ClientMessage::Reveal { id: "r6".into(), command: choice0, nonce: nonce0.to_string() })
         .await
         .unwrap();
-    assert!(matches!(answer_to(&mut zero, "r0").await.0, ServerMessage::Ack { .. }));
+    assert!(matches!(answer_to(&mut zero, "r6").await.0, ServerMessage::Ack { .. }));
     let journal = journal_of(&url, &created.table).await;
     let ids: Vec<&str> = journal.iter().filter_map(|e| e["id"].as_str()).collect();
-    assert_eq!(ids, vec!["s1", "s0", "r1b", "r0"], "{journal:?}");
+    assert_eq!(ids, vec!["s1", "s5", "r3", "r6"], "{journal:?}");
     stop(db, [a, b]).await;
 }
 

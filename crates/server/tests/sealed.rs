@@ -169,7 +169,8 @@ async fn whole_game(system: &str, example: &str, bots: &[(&str, &str)], sealed: 
             report.before_first_mix, 0,
             "{system}: no draw is left to the server seed alone: {report}"
         );
-        if system != "iron-triangle" {
+        // Two clusters of one against one pay each pot to its one leader: no draw.
+        if system != "iron-triangle" && example != "brawl-clusters" {
             assert!(report.draws > 0, "{system} draws: {report}");
         }
         logs.push((log, report));
@@ -295,6 +296,17 @@ async fn nodice_sealed_seats_with_a_bot() {
     // The Commit steps are asked one Actor after another, the GM's two Actors among them.
     whole_game("nodice", "brawl-3", &[("gm", "random")], &["kara"], 21).await;
     whole_game("nodice", "brawl-3", &[], &["kara", "gm"], 15).await;
+}
+
+/// docs/protocol.md (`server_seed_commitment`) and docs/fairness.md §4: a No Dice table whose
+/// setup engages its Actors in clusters (the GM's `engagement`, given as its first command)
+/// draws verifiably like any other: its seed is committed, the seats' client seeds are taken,
+/// and every viewer's log verifies. (It drew from a seed nobody could check, and refused client
+/// seeds, because the engagement was given before the draws were made verifiable.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nodice_table_that_engages_in_clusters_draws_verifiably_with_client_seeds() {
+    whole_game("nodice", "brawl-clusters", &[], &["kara", "gm"], 23).await;
+    whole_game("nodice", "brawl-clusters", &[("gm", "random")], &["ren"], 24).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -463,10 +475,10 @@ async fn between_commit_and_reveal_the_database_holds_only_hashes_and_a_restart_
     assert_eq!(round.revealing, vec![0, 1]);
     let mut g = Client::join(&moved(&created.seats["gm"]), 0).await.unwrap();
     welcome(&mut g).await;
-    send(&mut a, reveal("r1", &ca, &na)).await;
-    ack(&mut a, "r1").await;
-    send(&mut g, reveal("r2", &cg, &ng)).await;
-    ack(&mut g, "r2").await;
+    send(&mut a, reveal("r11", &ca, &na)).await;
+    ack(&mut a, "r11").await;
+    send(&mut g, reveal("r12", &cg, &ng)).await;
+    ack(&mut g, "r12").await;
     let mut spectator = Client::join(&moved(&created.spectator), 0).await.unwrap();
     let change = match next(&mut spectator).await {
         ServerMessage::Welcome { change, round, .. } => {
@@ -488,23 +500,23 @@ async fn a_wrong_nonce_gets_the_forced_decision_and_a_public_fault() {
     let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
     let (na, ng) = (Nonce::from_bytes([1; 32]), Nonce::from_bytes([2; 32]));
     // A sealed seat may not send its face-down choice in the clear.
-    send(&mut a, ClientMessage::Command { id: "x".into(), command: ca.clone() }).await;
+    send(&mut a, ClientMessage::Command { id: "x1".into(), command: ca.clone() }).await;
     refused(&mut a, ErrorCode::SealedSeat).await;
     // Nor reveal before the binding.
     send(&mut a, seal("s1", &ca, &na)).await;
     ack(&mut a, "s1").await;
-    send(&mut a, reveal("r0", &ca, &na)).await;
+    send(&mut a, reveal("r10", &ca, &na)).await;
     refused(&mut a, ErrorCode::NotBound).await;
     send(&mut g, seal("s2", &cg, &ng)).await;
     assert!(matches!(next(&mut g).await, ServerMessage::Bound { .. }));
     ack(&mut g, "s2").await;
-    send(&mut a, reveal("r1", &ca, &Nonce::from_bytes([3; 32]))).await;
-    assert_eq!(refused(&mut a, ErrorCode::WrongNonce).await.as_deref(), Some("r1"));
+    send(&mut a, reveal("r11", &ca, &Nonce::from_bytes([3; 32]))).await;
+    assert_eq!(refused(&mut a, ErrorCode::WrongNonce).await.as_deref(), Some("r11"));
     // Its retry is answered alike, and the fault stands.
-    send(&mut a, reveal("r1", &ca, &na)).await;
+    send(&mut a, reveal("r11", &ca, &na)).await;
     refused(&mut a, ErrorCode::WrongNonce).await;
-    send(&mut g, reveal("r2", &cg, &ng)).await;
-    ack(&mut g, "r2").await;
+    send(&mut g, reveal("r12", &cg, &ng)).await;
+    ack(&mut g, "r12").await;
     let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
     let change = match next(&mut spectator).await {
         ServerMessage::Welcome { change, .. } => change,
@@ -546,10 +558,10 @@ async fn a_commitment_replaced_before_every_seat_committed_has_no_fault() {
     ack(&mut g, "s3").await;
     send(&mut a, seal("s4", &ca, &first)).await;
     refused(&mut a, ErrorCode::Bound).await;
-    send(&mut a, reveal("r1", &ca, &second)).await;
-    ack(&mut a, "r1").await;
-    send(&mut g, reveal("r2", &cg, &ng)).await;
-    ack(&mut g, "r2").await;
+    send(&mut a, reveal("r11", &ca, &second)).await;
+    ack(&mut a, "r11").await;
+    send(&mut g, reveal("r12", &cg, &ng)).await;
+    ack(&mut g, "r12").await;
     server.shutdown().await.unwrap();
     let (game, _) = replay(&db, &created.table).await;
     let log = game.updates_since(Viewer::Spectator, 0);
@@ -588,8 +600,8 @@ async fn no_reveal_before_the_decision_timer_is_a_public_fault() {
     ack(&mut a, "s1").await;
     send(&mut g, seal("s2", &cg, &ng)).await;
     ack(&mut g, "s2").await;
-    send(&mut a, reveal("r1", &ca, &na)).await;
-    ack(&mut a, "r1").await;
+    send(&mut a, reveal("r11", &ca, &na)).await;
+    ack(&mut a, "r11").await;
     // The GM never reveals: its timer runs out, its decision is forced, and everyone sees why.
     let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -627,8 +639,8 @@ async fn a_seat_handed_to_a_bot_before_its_reveal_faults_and_play_goes_on() {
     let action = server::protocol::ManageAction::Bot { seat: 0, kind: "random".into() };
     send(&mut gm, ClientMessage::Manage { id: "m1".into(), action }).await;
     ack(&mut gm, "m1").await;
-    send(&mut g, reveal("r2", &cg, &Nonce::from_bytes([2; 32]))).await;
-    ack(&mut g, "r2").await;
+    send(&mut g, reveal("r12", &cg, &Nonce::from_bytes([2; 32]))).await;
+    ack(&mut g, "r12").await;
     let mut spectator = Client::join(&created.spectator, 0).await.unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let mut items: Vec<Value> = Vec::new();
@@ -721,16 +733,16 @@ async fn a_commitment_tells_everyone_who_is_awaited_and_refreshes_only_the_promp
     until(&mut a, |m| matches!(m, ServerMessage::Bound { .. })).await;
 
     // Ada reveals: the round now waits for the GM's reveal alone, and nobody's prompt changed.
-    send(&mut a, reveal("r1", &ca, &na)).await;
-    let to_a = until_answer(&mut a, "r1").await;
+    send(&mut a, reveal("r11", &ca, &na)).await;
+    let to_a = until_answer(&mut a, "r11").await;
     assert_eq!(sealed_notices(&to_a), vec![(vec![0, 1], vec![1])], "{to_a:?}");
     assert!(refreshes(&to_a).is_empty(), "{to_a:?}");
     let to_g = until(&mut g, |m| matches!(m, ServerMessage::Sealed { .. })).await;
     assert_eq!(sealed_notices(&to_g), vec![(vec![0, 1], vec![1])]);
 
     // The GM reveals: the resolution reaches both, with the next prompts.
-    send(&mut g, reveal("r2", &cg, &ng)).await;
-    until_answer(&mut g, "r2").await;
+    send(&mut g, reveal("r12", &cg, &ng)).await;
+    until_answer(&mut g, "r12").await;
     let to_a =
         until(&mut a, |m| matches!(m, ServerMessage::Update { change } if !change.updates.is_empty())).await;
     let Some(ServerMessage::Update { change }) = to_a.last() else { unreachable!() };
@@ -796,14 +808,14 @@ async fn a_sealed_gm_asked_again_in_a_round_gets_the_question_after_its_own_decl
     for name in ["bren", "mira"] {
         let mut c = Client::join(&created.seats[name], 0).await.unwrap();
         let (choice, _, _) = welcome(&mut c).await;
-        send(&mut c, ClientMessage::Command { id: "c".into(), command: choice.unwrap() }).await;
-        ack(&mut c, "c").await;
+        send(&mut c, ClientMessage::Command { id: "c1".into(), command: choice.unwrap() }).await;
+        ack(&mut c, "c1").await;
         c.close().await;
     }
-    send(&mut gm, reveal("r1", &for_captain, &n1)).await;
-    ack(&mut gm, "r1").await;
-    send(&mut gm, reveal("r2", &second, &n2)).await;
-    ack(&mut gm, "r2").await;
+    send(&mut gm, reveal("r11", &for_captain, &n1)).await;
+    ack(&mut gm, "r11").await;
+    send(&mut gm, reveal("r12", &second, &n2)).await;
+    ack(&mut gm, "r12").await;
     gm.close().await;
     server.shutdown().await.unwrap();
     let (game, _) = replay(&db, &created.table).await;

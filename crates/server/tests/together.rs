@@ -128,16 +128,16 @@ async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is
     // more (a retry), wait at the table together.
     store.hold.store(true, Ordering::SeqCst);
     let seed = table::fairness::ClientSeed::from_phrase("gate").to_string();
-    ada.send(&ClientMessage::ClientSeed { id: "seed".into(), seed }).await.unwrap();
+    ada.send(&ClientMessage::ClientSeed { id: "q5".into(), seed }).await.unwrap();
     tokio::time::timeout(Duration::from_secs(10), store.waiting.notified())
         .await
         .expect("the seed's commit waits");
     let pause = || tokio::time::sleep(Duration::from_millis(100));
-    ada.send(&reveal("r1", &ca, &na)).await.unwrap();
+    ada.send(&reveal("r11", &ca, &na)).await.unwrap();
     pause().await;
-    gm.send(&reveal("r2", &cg, &ng)).await.unwrap();
+    gm.send(&reveal("r12", &cg, &ng)).await.unwrap();
     pause().await;
-    ada.send(&reveal("r1", &ca, &na)).await.unwrap();
+    ada.send(&reveal("r11", &ca, &na)).await.unwrap();
     // Let them reach the table's inbox, then open the gate.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let before = store.commits.lock().unwrap().len();
@@ -145,7 +145,7 @@ async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is
 
     let mut acks = 0;
     let mut resolved = false;
-    for m in until_answer(&mut ada, "seed").await.into_iter().chain(until_answer(&mut ada, "r1").await) {
+    for m in until_answer(&mut ada, "q5").await.into_iter().chain(until_answer(&mut ada, "r11").await) {
         if let ServerMessage::Update { change } = &m {
             resolved |= change.updates.iter().any(|u| u["kind"] == "opened");
         }
@@ -155,9 +155,9 @@ async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is
     }
     assert_eq!(acks, 2, "the seed and the first reveal answered");
     // The retry is answered as the first was.
-    let retried = until_answer(&mut ada, "r1").await;
+    let retried = until_answer(&mut ada, "r11").await;
     assert!(matches!(retried.last(), Some(ServerMessage::Ack { .. })), "{retried:?}");
-    let gm_saw = until_answer(&mut gm, "r2").await;
+    let gm_saw = until_answer(&mut gm, "r12").await;
     assert!(matches!(gm_saw.last(), Some(ServerMessage::Ack { .. })), "{gm_saw:?}");
     resolved |= gm_saw.iter().any(|m| matches!(m, ServerMessage::Update { change } if change.updates.iter().any(|u| u["kind"] == "opened")));
     assert!(resolved, "the round resolved");
@@ -178,7 +178,7 @@ async fn two_reveals_waiting_together_share_one_commit_and_a_retry_among_them_is
         .iter()
         .filter_map(|e| serde_json::from_str::<Value>(e).ok()?["id"].as_str().map(str::to_owned))
         .collect();
-    assert_eq!(ids, vec!["s1", "s2", "seed", "r1", "r2"]);
+    assert_eq!(ids, vec!["s1", "s2", "q5", "r11", "r12"]);
 }
 
 /// A duel whose two seats play sealed, with no opening round, on `server`: both seats joined
@@ -342,16 +342,16 @@ async fn sealed_round_commits(hold: Duration, reveal_hold: Duration) -> (Vec<usi
         command: c.clone(),
         nonce: n.to_string(),
     };
-    ada.send(&reveal("r1", &ca, &na)).await.unwrap();
+    ada.send(&reveal("r11", &ca, &na)).await.unwrap();
     pause().await;
-    gm.send(&reveal("r2", &cg, &ng)).await.unwrap();
+    gm.send(&reveal("r12", &cg, &ng)).await.unwrap();
     let resolved = |got: &[ServerMessage]| {
         got.iter().any(|m| matches!(m, ServerMessage::Update { change } if change.updates.iter().any(|u| u["kind"] == "opened")))
     };
     // The resolution reaches Ada with her answer (kept together) or after it (alone), and
     // the GM before his answer either way.
-    let ada_saw = until_answer(&mut ada, "r1").await;
-    let gm_saw = until_answer(&mut gm, "r2").await;
+    let ada_saw = until_answer(&mut ada, "r11").await;
+    let gm_saw = until_answer(&mut gm, "r12").await;
     let mut opened = resolved(&ada_saw);
     for _ in 0..10 {
         if opened {

@@ -275,10 +275,10 @@ async fn rest_scene(gm_link: &str) {
     };
     assert!(over, "the scene is over before its Rest Scene");
     let command = serde_json::json!({"rest_scene": {"full_day": false}});
-    gm.send(&ClientMessage::Command { id: "rest".into(), command }).await.unwrap();
+    gm.send(&ClientMessage::Command { id: "g1".into(), command }).await.unwrap();
     loop {
         match tokio::time::timeout(std::time::Duration::from_secs(10), gm.next()).await.unwrap().unwrap() {
-            ServerMessage::Ack { id, .. } if id == "rest" => return,
+            ServerMessage::Ack { id, .. } if id == "g1" => return,
             ServerMessage::Error { message, .. } => panic!("the Rest Scene was refused: {message}"),
             _ => continue,
         }

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use server::client::Client;
 use server::protocol::{
     ClientMessage, Controller, CreateTable, CreatedTable, ErrorCode, ManageAction, ServerMessage,
-    SetupSource, TableOptions, Who,
+    SetupSource, TableOptions, VERSION, Who,
 };
 use server::{Config, Running};
 use store::tables::{TableId, TableStore};
@@ -329,11 +329,22 @@ async fn bad_input_on_the_wire_gets_a_clear_error_and_changes_nothing() {
     assert!(expect_error(&mut c, ErrorCode::BadMessage).await.contains("not a protocol message"));
     c.send_text(json!({"type": "hello", "v": "one", "table": 1, "token": []}).to_string()).await.unwrap();
     expect_error(&mut c, ErrorCode::BadMessage).await;
+    // A client of protocol version 1 (ids in no order) is told the version.
     c.send(&ClientMessage::Hello { v: 1, table: created.table.clone(), token: "0".repeat(32), since: 0 })
         .await
         .unwrap();
+    assert!(expect_error(&mut c, ErrorCode::Version).await.contains("version 2"));
+    let mut c = Client::connect(&url).await.unwrap();
+    c.send(&ClientMessage::Hello {
+        v: VERSION,
+        table: created.table.clone(),
+        token: "0".repeat(32),
+        since: 0,
+    })
+    .await
+    .unwrap();
     expect_error(&mut c, ErrorCode::Unauthorized).await;
-    c.send(&ClientMessage::Hello { v: 1, table: "999".into(), token: "0".repeat(32), since: 0 })
+    c.send(&ClientMessage::Hello { v: VERSION, table: "999".into(), token: "0".repeat(32), since: 0 })
         .await
         .unwrap();
     expect_error(&mut c, ErrorCode::Unauthorized).await;
@@ -389,16 +400,16 @@ async fn bad_input_on_the_wire_gets_a_clear_error_and_changes_nothing() {
         (None, None) => panic!("someone is asked first"),
     };
     let command = prompt["choices"][0]["command"].clone();
-    mover.send(&ClientMessage::Command { id: "once".into(), command: command.clone() }).await.unwrap();
+    mover.send(&ClientMessage::Command { id: "c9".into(), command: command.clone() }).await.unwrap();
     let first = loop {
         if let ServerMessage::Ack { id, seq } = next(mover).await {
-            assert_eq!(id, "once");
+            assert_eq!(id, "c9");
             break seq;
         }
     };
-    mover.send(&ClientMessage::Command { id: "once".into(), command }).await.unwrap();
+    mover.send(&ClientMessage::Command { id: "c9".into(), command }).await.unwrap();
     match next(mover).await {
-        ServerMessage::Ack { id, seq } => assert_eq!((id.as_str(), seq), ("once", first)),
+        ServerMessage::Ack { id, seq } => assert_eq!((id.as_str(), seq), ("c9", first)),
         other => panic!("a retry is answered with its first ack, got {other:?}"),
     }
     server.shutdown().await.unwrap();
@@ -546,7 +557,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
 
     let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
     welcome(&mut ada).await;
-    gm.send(&ClientMessage::Manage { id: "r".into(), action: ManageAction::Reissue { seat: Some(0) } })
+    gm.send(&ClientMessage::Manage { id: "g1".into(), action: ManageAction::Reissue { seat: Some(0) } })
         .await
         .unwrap();
     let new_link = loop {
@@ -570,7 +581,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
     // A seat to a bot and back to its person: every client is shown who controls it.
     let controller_of = |seats: &[server::protocol::SeatInfo], seat: usize| seats[seat].controller.clone();
     gm.send(&ClientMessage::Manage {
-        id: "p1".into(),
+        id: "g2".into(),
         action: ManageAction::Bot { seat: 1, kind: "greedy".into() },
     })
     .await
@@ -582,7 +593,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
             break;
         }
     }
-    gm.send(&ClientMessage::Manage { id: "p2".into(), action: ManageAction::Person { seat: 1 } })
+    gm.send(&ClientMessage::Manage { id: "g3".into(), action: ManageAction::Person { seat: 1 } })
         .await
         .unwrap();
     loop {
@@ -596,7 +607,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
     // Both seats to bots: the game plays itself to the end.
     for seat in [0, 1] {
         gm.send(&ClientMessage::Manage {
-            id: format!("b{seat}"),
+            id: format!("g{}", 4 + seat),
             action: ManageAction::Bot { seat, kind: "random".into() },
         })
         .await
@@ -614,7 +625,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
     .await;
     assert!(over.is_ok(), "the bots finished the game");
     gm.send(&ClientMessage::Manage {
-        id: "k".into(),
+        id: "g6".into(),
         action: ManageAction::Bot { seat: 0, kind: "psychic".into() },
     })
     .await
@@ -739,18 +750,18 @@ async fn the_gm_link_sees_what_the_gm_seat_may_and_gives_only_the_gms_rulings() 
     // Ada's own face-down choice stays hidden from the GM link: she commits, the GM link's
     // next item is the public one.
     let stance = ada_now.prompt.unwrap()["choices"][0]["command"].clone();
-    ada.send(&ClientMessage::Command { id: "s".into(), command: stance }).await.unwrap();
+    ada.send(&ClientMessage::Command { id: "s1".into(), command: stance }).await.unwrap();
 
     // A ruling: the GM corrects Ada's energy from the GM screen, logged for everyone.
     let ruling = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 1, "grapple": 1, "attack": 1}, "reason": "a fall"}});
-    gm.send(&ClientMessage::Command { id: "r".into(), command: ruling }).await.unwrap();
-    let acked = expect_ack(&mut gm, "r", "the ruling").await;
+    gm.send(&ClientMessage::Command { id: "r1".into(), command: ruling }).await.unwrap();
+    let acked = expect_ack(&mut gm, "r1", "the ruling").await;
     assert!(acked.is_ok(), "the GM link's ruling is applied");
     // Sent again with its id (a retry after a lost answer): answered as the first time, applied
     // once — the GM link's ids are its own, not the GM seat's.
     let again = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 1, "grapple": 1, "attack": 1}, "reason": "a fall"}});
-    gm.send(&ClientMessage::Command { id: "r".into(), command: again }).await.unwrap();
-    let retried = expect_ack(&mut gm, "r", "the retry").await;
+    gm.send(&ClientMessage::Command { id: "r1".into(), command: again }).await.unwrap();
+    let retried = expect_ack(&mut gm, "r1", "the retry").await;
     assert!(retried.is_ok(), "the retry is answered");
     let game = replay(&db, &created.table).await;
     let narrated = serde_json::to_string(&game.updates_since(Viewer::Spectator, 0)).unwrap();
@@ -767,15 +778,99 @@ async fn the_gm_link_sees_what_the_gm_seat_may_and_gives_only_the_gms_rulings() 
 
     // Not a ruling: a decision of play stays with the GM seat's link or its bot.
     let decision = json!({"commit_stance": {"stance": {"type": "defend", "amount": 0}}});
-    gm.send(&ClientMessage::Command { id: "d".into(), command: decision }).await.unwrap();
+    gm.send(&ClientMessage::Command { id: "r2".into(), command: decision }).await.unwrap();
     let m = expect_error(&mut gm, ErrorCode::Forbidden).await;
     assert!(m.contains("rulings"), "{m}");
     // Not a command of these rules at all: named as such.
-    gm.send(&ClientMessage::Command { id: "x".into(), command: json!({"adjust": {}}) }).await.unwrap();
+    gm.send(&ClientMessage::Command { id: "r3".into(), command: json!({"adjust": {}}) }).await.unwrap();
     let m = expect_error(&mut gm, ErrorCode::Refused).await;
     assert!(m.contains("iron-triangle"), "{m}");
     // The spectators only watch.
     let ruling = json!({"adjust_energy": {"fighter": 0, "energy": {"defend": 2, "grapple": 2, "attack": 2}, "reason": "x"}});
-    watcher.send(&ClientMessage::Command { id: "w".into(), command: ruling }).await.unwrap();
+    watcher.send(&ClientMessage::Command { id: "w1".into(), command: ruling }).await.unwrap();
     expect_error(&mut watcher, ErrorCode::Forbidden).await;
+}
+
+/// The answer to the request `id`: its ack's sequence number, or its error's code and message.
+async fn answer(client: &mut Client, id: &str) -> Result<u64, (ErrorCode, String)> {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match next(client).await {
+                ServerMessage::Ack { id: got, seq } if got == id => return Ok(seq),
+                ServerMessage::Error { id: Some(got), code, message } if got == id => {
+                    return Err((code, message));
+                }
+                _ => continue,
+            }
+        }
+    })
+    .await
+    .expect("an answer")
+}
+
+/// docs/protocol.md, Requests and client ids: a link's ids end in a counter that grows. The
+/// server answers the link's last 64 requests applied again as the first time; an older id is
+/// refused with `id_expired` and changes nothing (it was applied twice: the first of 80
+/// commands sent again was applied again); an id out of order or without a counter is refused
+/// with a clear error; a welcome tells a new connection of the link where its ids stand.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_id_older_than_the_last_64_is_refused_as_expired_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let server = server::start(config(&db)).await.unwrap();
+    let created = create(&server, "iron-triangle", "duel", &[]).await;
+    let mut gm = Client::join(&created.gm, 0).await.unwrap();
+    welcome(&mut gm).await;
+    let ruling = |n: u32| json!({"adjust_energy": {"fighter": 0, "energy": {"defend": n % 4, "grapple": 2, "attack": 3}, "reason": "a fall"}});
+    let mut acks = vec![0];
+    for n in 1..=80 {
+        let id = format!("g{n}");
+        gm.send(&ClientMessage::Command { id: id.clone(), command: ruling(n) }).await.unwrap();
+        acks.push(answer(&mut gm, &id).await.unwrap_or_else(|e| panic!("{id}: {e:?}")));
+    }
+    // The first command again, after 80: refused, not applied again.
+    gm.send(&ClientMessage::Command { id: "g1".into(), command: ruling(1) }).await.unwrap();
+    let (code, message) = answer(&mut gm, "g1").await.unwrap_err();
+    assert_eq!(code, ErrorCode::IdExpired, "{message}");
+    assert!(message.contains("older than the last 64"), "{message}");
+    // Ids 17 to 80, the last 64, are answered as the first time.
+    for n in [17, 40, 80] {
+        let id = format!("g{n}");
+        gm.send(&ClientMessage::Command { id: id.clone(), command: ruling(n) }).await.unwrap();
+        assert_eq!(answer(&mut gm, &id).await, Ok(acks[n as usize]), "{id} answered as before");
+    }
+    // 16, just before them, is forgotten: expired too.
+    gm.send(&ClientMessage::Command { id: "g16".into(), command: ruling(16) }).await.unwrap();
+    assert_eq!(answer(&mut gm, "g16").await.unwrap_err().0, ErrorCode::IdExpired);
+    // An id with no counter, or a counter of 0.
+    for id in ["x", "g0", "g07"] {
+        gm.send(&ClientMessage::Command { id: id.into(), command: ruling(1) }).await.unwrap();
+        let (code, message) = answer(&mut gm, id).await.unwrap_err();
+        assert_eq!(code, ErrorCode::BadMessage, "{message}");
+        assert!(message.contains("ends in its counter"), "{message}");
+    }
+    // A request refused is not remembered; once a later one is applied, it is out of order.
+    gm.send(&ClientMessage::Command { id: "g81".into(), command: json!({"adjust": {}}) }).await.unwrap();
+    assert_eq!(answer(&mut gm, "g81").await.unwrap_err().0, ErrorCode::Refused);
+    gm.send(&ClientMessage::Command { id: "g82".into(), command: ruling(82) }).await.unwrap();
+    let last = answer(&mut gm, "g82").await.unwrap();
+    assert_eq!(last - acks[80], acks[80] - acks[79], "nothing was applied between g80 and g82");
+    gm.send(&ClientMessage::Command { id: "g81".into(), command: ruling(81) }).await.unwrap();
+    let (code, message) = answer(&mut gm, "g81").await.unwrap_err();
+    assert_eq!(code, ErrorCode::BadMessage, "{message}");
+    assert!(message.contains("out of order"), "{message}");
+    // A new connection of the link is told the last id applied, so its next id is above it.
+    let mut again = Client::join(&created.gm, 0).await.unwrap();
+    match next(&mut again).await {
+        ServerMessage::Welcome { last_id, change, .. } => {
+            assert_eq!(last_id, 82);
+            assert_eq!(change.seq, last, "nothing changed after g82");
+        }
+        other => panic!("expected a welcome, got {other:?}"),
+    }
+    server.shutdown().await.unwrap();
+    // And the journal holds each ruling once: 80, then g82.
+    let game = replay(&db, &created.table).await;
+    let narrated = serde_json::to_string(&game.updates_since(Viewer::Spectator, 0)).unwrap();
+    assert_eq!(narrated.matches("\"energy_adjusted\"").count(), 81);
 }

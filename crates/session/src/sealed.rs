@@ -24,6 +24,9 @@
 //!    [`Fault::Illegal`]. A faulted seat gets the session's forced decision, after a public
 //!    [`Item::Fault`](crate::Item::Fault). Then every command and its nonce is opened to all
 //!    ([`Item::Opened`](crate::Item::Opened)), so each seat can check every commitment.
+//!    A decision the rules never ask for, because an earlier command of the round ended the
+//!    game (a GM ending the scene), is withdrawn: neither mixed nor opened (docs/fairness.md
+//!    §3, "A decision the rules never take").
 //!
 //! **Decisions in sequence.** Some rules ask their face-down questions one seat after another
 //! (No Dice's Commit steps, from UTG; a GM declaring for several fighters). The round still
@@ -146,6 +149,14 @@ struct Slot<C> {
     seat: SeatId,
     commitment: Commitment,
     held: Held<C>,
+}
+
+/// A finished round played on a copy of the table ([`Session::play_on_copy`]).
+struct Played {
+    /// The seats whose commands the rules still hold face down after the round.
+    face_down: Vec<SeatId>,
+    /// Per slot: whether the rules ask for it (else the round withdraws it).
+    taken: Vec<bool>,
 }
 
 /// A sealed round: the commitments of the decisions before one reveal.
@@ -673,15 +684,18 @@ impl<R: Ruleset> Session<R> {
             return;
         }
         let Some(round) = self.round.take() else { return };
-        // A command the rules will still hold face down after the round (a public command in
-        // it, such as ending a combo, revealed nothing) is opened only once the rules reveal
-        // it, and its nonce, which with the public commitment would give the choice away, is
-        // not mixed (docs/fairness.md §3).
-        let hidden = self.stays_face_down(&round.slots);
+        // The round is played on a copy first (docs/fairness.md §3): a command the rules will
+        // still hold face down after the round (a public command in it, such as ending a
+        // combo, revealed nothing) is opened only once the rules reveal it, and its nonce,
+        // which with the public commitment would give the choice away, is not mixed; a
+        // decision the rules never take (an earlier one of the round ended the game: a GM
+        // ending the scene) is withdrawn — neither mixed nor opened.
+        let copy = self.play_on_copy(&round.slots);
+        let hidden = copy.face_down;
         // docs/fairness.md §5.2: the round is mixed into the draws before the rules act on
-        // it; each seat's nonce is its last valid one of the round.
+        // it; each seat's nonce is its last valid one of the decisions the rules take.
         let mut round_nonces = vec![None; R::seats(self.table.state()).len()];
-        for slot in &round.slots {
+        for (slot, _) in round.slots.iter().zip(&copy.taken).filter(|(_, taken)| **taken) {
             if hidden.contains(&slot.seat) {
                 continue;
             }
@@ -691,6 +705,7 @@ impl<R: Ruleset> Session<R> {
                 *place = Some(*nonce);
             }
         }
+        let mixed = round_nonces.clone();
         self.mix_round(round_nonces);
         let mut left: Vec<Option<Slot<R::Command>>> = round.slots.into_iter().map(Some).collect();
         let mut opened = Vec::new();
@@ -739,6 +754,16 @@ impl<R: Ruleset> Session<R> {
                 }
             }
         }
+        // A decision the copy saw the rules take but the game did not (no rule lets a draw
+        // decide that; this keeps the log true if one ever did): its nonce was mixed, so it is
+        // opened like the others. Every other decision left is withdrawn.
+        for slot in left.into_iter().flatten() {
+            if let Held::Plain { command, nonce, .. } | Held::Revealed { command, nonce } = slot.held
+                && mixed.get(usize::from(slot.seat.0)).is_some_and(|n| *n == Some(nonce))
+            {
+                opened.push((slot.seat, command, nonce));
+            }
+        }
         // Every choice of the round that is face up is opened, with its nonce, so every seat
         // can check every commitment; one still face down waits for its reveal.
         let (later, now): (Vec<_>, Vec<_>) =
@@ -762,21 +787,24 @@ impl<R: Ruleset> Session<R> {
         }
     }
 
-    /// The seats of a finished round whose commands the rules will still hold face down once
-    /// the round's commands are given: played out on a copy of the table in the order
-    /// [`finish_if_revealed`](Self::finish_if_revealed) gives them, a face-down command after
-    /// the copy's last reveal. (The copy draws from the source before the round's mix; no
-    /// rule here lets a die decide whether a choice is revealed.)
-    fn stays_face_down(&self, slots: &[Slot<R::Command>]) -> Vec<SeatId> {
+    /// Plays a finished round's decisions on a copy of the table, in the order
+    /// [`finish_if_revealed`](Self::finish_if_revealed) gives them: which decisions the rules
+    /// take (asked for, whether the command stands or faults), and the seats whose commands
+    /// the rules will still hold face down afterwards (a face-down command after the copy's
+    /// last reveal). (The copy draws from the source before the round's mix; no rule here lets
+    /// a die decide whether a choice is revealed, or whether a seat is asked.)
+    fn play_on_copy(&self, slots: &[Slot<R::Command>]) -> Played {
         let mut scratch = Table::<R>::new(self.table.state().clone());
         let mut shadow = self.shadow.clone();
         let viewers: Vec<table::Viewer> = crate::viewers(self.controls.len()).collect();
-        let mut left: Vec<&Slot<R::Command>> = slots.iter().collect();
-        let mut face_down = Vec::new();
+        let mut left: Vec<usize> = (0..slots.len()).collect();
+        let mut out = Played { face_down: Vec::new(), taken: vec![false; slots.len()] };
         loop {
             let awaiting = scratch.awaiting();
-            let Some(i) = left.iter().position(|s| awaiting.contains(&s.seat)) else { break };
-            let slot = left.remove(i);
+            let Some(i) = left.iter().position(|&k| awaiting.contains(&slots[k].seat)) else { break };
+            let k = left.remove(i);
+            out.taken[k] = true;
+            let slot = &slots[k];
             let given = match &slot.held {
                 Held::Plain { command, .. } | Held::Revealed { command, .. } => Some(command.clone()),
                 Held::Sealed | Held::Fault(_) => None,
@@ -795,12 +823,12 @@ impl<R: Ruleset> Session<R> {
                 R::apply(&mut shadow, event);
             }
             if scratch.last_automatic() > 0 {
-                face_down.clear();
+                out.face_down.clear();
             } else if private {
-                face_down.push(slot.seat);
+                out.face_down.push(slot.seat);
             }
         }
-        face_down
+        out
     }
 
     fn check_forcer(&self, by: Option<SeatId>) -> Result<(), SessionError<R::Error>> {

@@ -605,3 +605,50 @@ fn a_sealed_seat_asked_again_in_a_round_is_asked_after_its_own_choices_not_the_s
     // Plain seats, and a sealed seat asked once, have no branches.
     assert!(s.own_branches(SeatId(0)).is_none());
 }
+
+/// docs/fairness.md §3, "A decision the rules never take": every seat of the river fight
+/// sealed, the GM commits the end of the scene before the players commit their declarations.
+/// Bound and revealed, the GM's end comes first: the scene is over and the players' declarations
+/// are never given to the rules. They are withdrawn — their nonces not mixed, never opened — so
+/// the log verifies (it named the mix: "seat 0's nonce … is not one the seat revealed").
+#[test]
+fn decisions_a_gms_end_of_the_scene_leaves_untaken_are_withdrawn_neither_mixed_nor_opened() {
+    type Ii = inciting_incident::IncitingIncident;
+    let mut s = Session::<Ii>::new(river_fight()).unwrap();
+    s.use_verifiable(table::fairness::ServerSeed::from_bytes([7; 32])).unwrap();
+    for i in 0..3 {
+        s.set_mode(SeatId(i), Mode::Sealed).unwrap();
+    }
+    let gm = SeatId(2);
+    let end = inciting_incident::Command::EndScene { winner: None };
+    let mut reveals = vec![(gm, end, Nonce::from_bytes([9; 32]))];
+    s.seal(gm, commit(&json(&end), &reveals[0].2)).unwrap();
+    for seat in [SeatId(0), SeatId(1)] {
+        let c = s.prompt(seat).unwrap().choices.iter().find(|c| c.private).unwrap().command;
+        let nonce = Nonce::from_bytes([seat.0 as u8 + 1; 32]);
+        s.seal(seat, commit(&json(&c), &nonce)).unwrap();
+        reveals.push((seat, c, nonce));
+    }
+    // The GM is asked for its second fighter after the stand-in of its first.
+    while !s.round().is_some_and(|r| r.bound) {
+        let c = s.prompt(gm).unwrap().choices.iter().find(|c| c.private).unwrap().command;
+        let nonce = Nonce::from_bytes([0x33; 32]);
+        s.seal(gm, commit(&json(&c), &nonce)).unwrap();
+        reveals.push((gm, c, nonce));
+    }
+    for (seat, command, nonce) in reveals {
+        assert_eq!(s.reveal(seat, &command, nonce), Ok(None));
+    }
+    assert!(s.is_over(), "the GM ended the scene");
+    let items = public(&s);
+    let mix = items.iter().find_map(|i| match i {
+        Item::Mix { round_nonces } => Some(round_nonces.clone()),
+        _ => None,
+    });
+    assert_eq!(mix.expect("mixed")[..2], [None, None], "the players' withdrawn nonces are not mixed");
+    assert!(
+        !items.iter().any(|i| matches!(i, Item::Opened { seat, .. } if *seat != gm)),
+        "the players' withdrawn declarations are not opened"
+    );
+    verified(&s).unwrap();
+}

@@ -126,7 +126,10 @@ pub async fn play(link: String, seed: u64, stop_after: Option<usize>) -> Seen {
                 None => client.next().await,
             };
             match next.expect("the server keeps the connection") {
-                ServerMessage::Welcome { you, change, .. } => {
+                ServerMessage::Welcome { you, change, last_id, .. } => {
+                    // docs/protocol.md: a link's ids grow, from above the last one applied
+                    // (this link may have played an earlier phase).
+                    sent = sent.max(last_id as usize);
                     seen.who = Some(you);
                     seen.take(&change);
                     latest = Some(change);

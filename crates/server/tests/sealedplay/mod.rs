@@ -66,7 +66,9 @@ pub async fn play(link: String, seed: u64) -> Seen {
     let mut client = Client::join(&link, 0).await.expect("connects");
     let mut seen = Seen { link: link.clone(), ..Seen::default() };
     let mut sealed_seat = false;
-    let (mut sent, mut changes, mut answered_at) = (0usize, 0usize, 0usize);
+    // The ids grow (docs/protocol.md): q1 and q2 for the client seed and the opening, then
+    // r3, c4, …
+    let (mut sent, mut changes, mut answered_at) = (2usize, 0usize, 0usize);
     let mut in_flight = 0usize;
     let mut multi = false;
     let mut to_reveal: Vec<(Value, Nonce)> = Vec::new();
@@ -84,7 +86,7 @@ pub async fn play(link: String, seed: u64) -> Seen {
                         let seed = table::fairness::ClientSeed::from_phrase(&format!("seat {seat} {seed}"));
                         in_flight += 1;
                         client
-                            .send(&ClientMessage::ClientSeed { id: "seed".into(), seed: seed.to_string() })
+                            .send(&ClientMessage::ClientSeed { id: "q1".into(), seed: seed.to_string() })
                             .await
                             .unwrap();
                         // docs/fairness.md §8: the opening round, `{}` sealed with a nonce of
@@ -98,10 +100,7 @@ pub async fn play(link: String, seed: u64) -> Seen {
                             let commitment = commit(&command, &nonce).to_string();
                             to_reveal.push((command, nonce));
                             in_flight += 1;
-                            client
-                                .send(&ClientMessage::Seal { id: "opening".into(), commitment })
-                                .await
-                                .unwrap();
+                            client.send(&ClientMessage::Seal { id: "q2".into(), commitment }).await.unwrap();
                         }
                     }
                     seen.take(&change);

@@ -5,7 +5,7 @@
  * the server applies it once. */
 
 /** The protocol version this page speaks. */
-export const VERSION = 1;
+export const VERSION = 2;
 
 /** How often a ping keeps the connection alive through proxies (ms). */
 const PING_EVERY = 25_000;
@@ -29,7 +29,9 @@ export function wsUrl(loc) {
 }
 
 /**
- * Client ids: a random prefix (so two page loads never reuse one) and a counter.
+ * Client ids: a random prefix (so two page loads never reuse one) and a counter, which the
+ * protocol orders: a link's new request ends in a counter above every one it sent before
+ * (docs/protocol.md, Requests and client ids).
  */
 export class Ids {
   /** @param {string} [prefix] */
@@ -41,6 +43,11 @@ export class Ids {
   next() {
     this.count += 1;
     return `${this.prefix}-${this.count}`;
+  }
+  /** The next id is above `last` (a welcome's `last_id`: another page of this link went on).
+   * @param {number} last */
+  atLeast(last) {
+    if (Number.isSafeInteger(last) && last > this.count) this.count = last;
   }
 }
 
@@ -139,6 +146,7 @@ export class Connection {
   received(m) {
     switch (m?.type) {
       case 'welcome':
+        this.ids.atLeast(m.last_id ?? 0);
         this.welcomed = true;
         this.failures = 0;
         this.setStatus('open', '');

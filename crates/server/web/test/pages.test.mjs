@@ -71,6 +71,21 @@ test('client ids are a random prefix and a counter, never the same across pages'
   assert.equal(a.next(), `${a.prefix}-1`);
   assert.equal(a.next(), `${a.prefix}-2`);
   assert.ok(a.next().length <= 64, 'the protocol takes ids of at most 64 bytes');
+  a.atLeast(40);
+  assert.equal(a.next(), `${a.prefix}-41`, 'a welcome\'s last_id: the next id is above it');
+  a.atLeast(7);
+  assert.equal(a.next(), `${a.prefix}-42`, 'never back');
+});
+
+test('a welcome moves the ids above the last one the server applied for the link', () => {
+  const { c } = connection();
+  c.start();
+  const ws = FakeSocket.all[0];
+  ws.open();
+  ws.receive({ type: 'welcome', seq: 0, last_id: 80 });
+  const id = c.request({ type: 'take_back' });
+  assert.equal(id, `${c.ids.prefix}-81`);
+  clearInterval(c.pinger);
 });
 
 test('hello carries the table, the token and the last sequence number seen', () => {
@@ -78,7 +93,7 @@ test('hello carries the table, the token and the last sequence number seen', () 
   const { c } = connection(() => seen);
   c.start();
   FakeSocket.all[0].open();
-  assert.deepEqual(FakeSocket.all[0].sent[0], { type: 'hello', v: 1, table: '7', token: 'ab'.repeat(16), since: 0 });
+  assert.deepEqual(FakeSocket.all[0].sent[0], { type: 'hello', v: 2, table: '7', token: 'ab'.repeat(16), since: 0 });
   seen = 12;
   FakeSocket.all[0].close();
   assert.equal(c.status, 'reconnecting');
