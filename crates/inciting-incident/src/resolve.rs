@@ -39,11 +39,7 @@ impl<'a> Emit<'a> {
     }
 
     pub(crate) fn reconcile(&mut self) {
-        let mut ev = Vec::new();
-        crate::duel::reconcile(&self.s, &mut ev);
-        for e in ev {
-            self.push(e);
-        }
+        crate::duel::reconcile(&mut self.s, self.out);
     }
 
     pub(crate) fn move_flow(&mut self, duel: u16, toward: u8, amount: i32) {

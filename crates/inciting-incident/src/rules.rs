@@ -578,8 +578,8 @@ pub enum Event {
         left: u32,
     },
     /// A side is beaten while the other holds allied factions (§6): their alliance ends. The
-    /// factions in `turned` take the beaten side and every Duel closes (its combatants now face
-    /// different enemies: new Duels at Flow 0).
+    /// factions in `turned` take the beaten side. The Duels follow as events of their own: the
+    /// former allies face each other in new Duels at Flow 0 (Decision on alliances).
     AllianceEnded {
         /// The side that was beaten, which the turned factions take.
         beaten: u8,
@@ -1072,6 +1072,10 @@ impl Scene {
         if self.phase == Phase::Over {
             return None;
         }
+        // Duels still to bring in line with where everyone stands (after an alliance ends).
+        if let Some(e) = crate::duel::next_event(self) {
+            return Some(e);
+        }
         if let Some(&p) = self.pending.first() {
             return match p {
                 Pending::ExtraAction(c) if self.fighters[usize::from(c)].status != Status::Fighting => {
@@ -1323,32 +1327,20 @@ impl Scene {
                     d.region = *region;
                     d.flow = *flow;
                     d.active = true;
-                    d.members |= members;
                 } else {
                     self.duels.push(crate::scene::Duel {
                         region: *region,
                         flow: *flow,
                         active: true,
-                        members: *members,
+                        sides: [0; 2],
                         merged_from: Vec::new(),
-                        closed: false,
                     });
                 }
-                let n = self.fighters.len();
-                let mut rest = *members;
-                while rest != 0 {
-                    let bit = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    self.set_duel(bit, n, *duel);
+                for bit in crate::duel::bits(*members) {
+                    self.set_duel(bit, *duel);
                 }
             }
-            Event::DuelJoined { duel, combatant } => {
-                if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
-                    d.members |= 1 << combatant;
-                }
-                let n = self.fighters.len();
-                self.set_duel(usize::from(*combatant), n, *duel);
-            }
+            Event::DuelJoined { duel, combatant } => self.set_duel(usize::from(*combatant), *duel),
             Event::DuelEnded { duel } => {
                 if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
                     d.active = false;
@@ -1483,17 +1475,9 @@ impl Scene {
                         m.side = *beaten;
                     }
                 }
-                for d in &mut self.duels {
-                    d.active = false;
-                    d.closed = true;
-                }
-                self.duel_at = [None; 5];
-                // The Duels where the former allies now face each other (§6: new at Flow 0).
-                let mut events = Vec::new();
-                crate::duel::reconcile(self, &mut events);
-                for e in &events {
-                    self.apply(e);
-                }
+                // The Duels follow as events of their own ([`Scene::automatic`]): a Duel whose
+                // combatants turned on each other ends, and the former allies' Duels form at
+                // Flow 0 (§6, Decision on alliances).
             }
             Event::Rested { character, hits, death_hits, incapacitated, doomed, .. } => {
                 if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
@@ -1506,11 +1490,22 @@ impl Scene {
         }
     }
 
-    fn set_duel(&mut self, bit: usize, fighters: usize, duel: u16) {
-        if bit < fighters {
+    /// A combatant fights in `duel` now, on its present side (§6).
+    fn set_duel(&mut self, bit: usize, duel: u16) {
+        let fighters = self.fighters.len();
+        let side = if bit < fighters {
             self.fighters[bit].duel = Some(duel);
+            self.fighters[bit].side
         } else if let Some(m) = self.minions.get_mut(bit - fighters) {
             m.duel = Some(duel);
+            m.side
+        } else {
+            return;
+        };
+        if let Some(d) = self.duels.get_mut(usize::from(duel)) {
+            let s = usize::from(side & 1);
+            d.sides[s] |= 1 << bit;
+            d.sides[1 - s] &= !(1 << bit);
         }
     }
 }

@@ -434,14 +434,19 @@ pub struct Duel {
     pub flow: i32,
     /// Whether it is being fought now; an inactive Duel keeps its Flow for a re-engagement.
     pub active: bool,
-    /// Every combatant ever in it (bit `i`: fighter `i`; bit `fighters + j`: minion group `j`).
-    pub members: u64,
-    /// The Duels already combined into this one (each only once, §6).
+    /// Every combatant who fought in it, by the side it fought on (bit `i`: fighter `i`; bit
+    /// `fighters + j`: minion group `j`): its Flow belongs to these enemies (§6, Decision on
+    /// alliances).
+    pub sides: [u64; 2],
+    /// The Duels already combined into this one (a Duel is combined only once, §6).
     pub merged_from: Vec<u16>,
-    /// Fought between allies who have since turned on each other: never restored or copied
-    /// (its combatants now face different enemies, so a new Duel starts at Flow 0, §6).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub closed: bool,
+}
+
+impl Duel {
+    /// Every combatant who fought in it, on either side.
+    pub fn members(&self) -> u64 {
+        self.sides[0] | self.sides[1]
+    }
 }
 
 /// A decision the scene waits for in the middle of a round.
@@ -893,11 +898,7 @@ impl Scene {
             setup: Arc::new(setup),
         };
         // The Duels standing at the start (§6: every Duel starts at Flow 0).
-        let mut events = Vec::new();
-        crate::duel::reconcile(&scene, &mut events);
-        for e in &events {
-            scene.apply(e);
-        }
+        crate::duel::reconcile(&mut scene, &mut Vec::new());
         Ok(scene)
     }
 
