@@ -1272,6 +1272,8 @@ impl Scene {
                 self.initiative = *initiative;
                 self.surprise_round = *surprise;
                 self.round_crisis = [0; 2];
+                self.chain_fired.clear();
+                self.extra_action_next = false;
                 self.phase = Phase::Declare;
                 for f in &mut self.fighters {
                     f.declared = Sealed::Empty;
@@ -1291,7 +1293,14 @@ impl Scene {
                 self.phase = Phase::Resolve { side: self.initiative };
             }
             Event::SideDone { next } => self.phase = Phase::Resolve { side: *next },
-            Event::Started { .. } | Event::Wasted { .. } | Event::MinionsIdle { .. } => {}
+            Event::Started { .. } | Event::Wasted { .. } => {
+                // An extra action continues its chain; any other action starts a new one
+                // (Decision 10: each trigger fires at most once in a chain).
+                if !std::mem::take(&mut self.extra_action_next) {
+                    self.chain_fired.clear();
+                }
+            }
+            Event::MinionsIdle { .. } => {}
             Event::Acted { character } | Event::Skipped { character } => {
                 if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
                     f.acted = true;
@@ -1420,6 +1429,9 @@ impl Scene {
                 if let Some(n) = self.fired.get_mut(usize::from(*trigger)) {
                     *n += 1;
                 }
+                if !self.chain_fired.contains(trigger) {
+                    self.chain_fired.push(*trigger);
+                }
             }
             Event::ExtraActionGranted { character } => self.pending.push(Pending::ExtraAction(*character)),
             Event::OutOfOrderTaken { character } => {
@@ -1427,8 +1439,12 @@ impl Scene {
                     f.out_of_order_used = true;
                 }
             }
-            Event::ExtraActionLost { character } | Event::ExtraActionTaken { character } => {
+            Event::ExtraActionLost { character } => {
                 self.pending.retain(|p| *p != Pending::ExtraAction(*character));
+            }
+            Event::ExtraActionTaken { character } => {
+                self.pending.retain(|p| *p != Pending::ExtraAction(*character));
+                self.extra_action_next = true;
             }
             Event::RoundEnded { .. } => {
                 self.phase = Phase::Between;

@@ -549,6 +549,15 @@ pub struct Scene {
     /// The GM's Rising Tension left (after paying for unequal Strikes, §10).
     #[serde(default)]
     pub rising_tension: u32,
+    /// The Crisis Triggers fired in the current chain: an action and the extra actions it sets
+    /// off. Each fires at most once in a chain, so chains always end (Decision 10); a repeating
+    /// trigger that fell behind catches up one firing per chain. Kept by `apply`: a chain
+    /// starts with each action that is not an extra action.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chain_fired: Vec<u16>,
+    /// An extra action was just taken: the next action resolved is it, and continues the chain.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extra_action_next: bool,
 }
 
 fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, SetupError> {
@@ -895,6 +904,8 @@ impl Scene {
             duel_at: [None; 5],
             outcome: None,
             rising_tension,
+            chain_fired: Vec::new(),
+            extra_action_next: false,
             setup: Arc::new(setup),
         };
         // The Duels standing at the start (§6: every Duel starts at Flow 0).
