@@ -616,6 +616,21 @@ pub enum Event {
     },
 }
 
+/// A ruling only a GM seat may give, each by its own rule (named when a player's seat is
+/// refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum GmRuling {
+    /// Ending the scene: its end is a narrative decision (§5 step 9).
+    #[error("only the GM may end the scene: when it ends is the GM's narrative decision")]
+    EndScene,
+    /// Spending Rising Tension, the GM's own resource (§10).
+    #[error("only the GM may spend Rising Tension: it is the GM's resource")]
+    SpendTension,
+    /// Holding a Rest Scene between scenes (§9, Decision: Rest Scenes come between scenes).
+    #[error("only the GM may hold a Rest Scene: Rest Scenes come between scenes, when the GM calls them")]
+    RestScene,
+}
+
 /// Why a command was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RuleError {
@@ -644,11 +659,14 @@ pub enum RuleError {
     /// A second declaration.
     #[error("{0} has already declared this round; a face-down declaration cannot be taken back (§5 step 5)")]
     AlreadyDeclared(String),
-    /// A command only the GM may give (ending the scene), from a player's seat.
-    #[error("only the GM may end the scene; seat {seat} is a player's (§5 step 9)")]
+    /// A GM's ruling from a player's seat: the refusal names the ruling and the rule that
+    /// makes it the GM's.
+    #[error("{ruling}; seat {seat} is a player's")]
     GmOnly {
         /// The seat.
         seat: String,
+        /// The ruling refused.
+        ruling: GmRuling,
     },
     /// Rising Tension cannot be spent so (§10, open question 14).
     #[error("{0}")]
@@ -808,7 +826,10 @@ impl Scene {
     /// narrative decision). Refused from a player's seat.
     fn end_scene(&self, seat: SeatId, winner: Option<u8>, events: &mut Vec<Event>) -> Result<(), RuleError> {
         if !self.is_gm(seat) {
-            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+            return Err(RuleError::GmOnly {
+                seat: self.seat_name(seat).to_owned(),
+                ruling: GmRuling::EndScene,
+            });
         }
         if let Some(w) = winner.filter(|&w| w > 1) {
             return Err(RuleError::UnknownSide(w));
@@ -831,7 +852,10 @@ impl Scene {
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
         if !self.is_gm(seat) {
-            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+            return Err(RuleError::GmOnly {
+                seat: self.seat_name(seat).to_owned(),
+                ruling: GmRuling::SpendTension,
+            });
         }
         if side > 1 {
             return Err(RuleError::UnknownSide(side));
@@ -938,7 +962,10 @@ impl Scene {
     /// calculator.
     fn rest_scene(&self, seat: SeatId, full_day: bool, events: &mut Vec<Event>) -> Result<(), RuleError> {
         if !self.is_gm(seat) {
-            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+            return Err(RuleError::GmOnly {
+                seat: self.seat_name(seat).to_owned(),
+                ruling: GmRuling::RestScene,
+            });
         }
         if self.phase != Phase::Over {
             return Err(RuleError::NotYet(

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use inciting_incident::rules::{FlowSource, InitiativeWhy};
+use inciting_incident::rules::{FlowSource, GmRuling, InitiativeWhy};
 use inciting_incident::scene::{MinionSpec, Pending, TriggerEffect, TriggerSpec};
 use inciting_incident::{
     Action, Command, Event, IncitingIncident, MinionStats, Phase, RuleError, Scene, SetupError, Status,
@@ -1302,8 +1302,9 @@ fn the_gm_ends_the_scene_at_once_a_player_cannot() {
     t.legal_commands(p, &mut legal);
     assert!(legal.iter().all(|c| !c.is_gm_ruling()));
     let e = t.submit(p, &Command::EndScene { winner: Some(0) }).unwrap_err();
-    assert_eq!(e, RuleError::GmOnly { seat: "p".into() });
+    assert_eq!(e, RuleError::GmOnly { seat: "p".into(), ruling: GmRuling::EndScene });
     assert!(e.to_string().contains("only the GM may end the scene"), "{e}");
+    assert!(!e.to_string().contains('§'), "players' words: {e}");
     assert_eq!(t.state(), &before);
     assert_eq!(t.log().len(), log);
     // A side that does not exist is refused too.
