@@ -135,9 +135,13 @@ enum What {
         /// Death Hits marked so far.
         #[arg(long, default_value_t = 0)]
         death_hits: u8,
-        /// The character is Incapacitated and nobody revived it.
+        /// The character is Incapacitated and nobody revived it. At Max Hits a character is
+        /// Incapacitated unless it was revived: pass this or --revived.
         #[arg(long)]
         incapacitated: bool,
+        /// A healing Skill revived the character: no longer Incapacitated, even at Max Hits.
+        #[arg(long)]
+        revived: bool,
         /// A whole day of rest instead of a roll: removes every hit of a conscious character;
         /// an Incapacitated one gets no full-day heal and makes its daily roll instead.
         #[arg(long)]
@@ -194,15 +198,24 @@ fn request(what: What) -> Request {
             defence,
             extra_hits: if strict { ExtraHits::StrictlyMore } else { ExtraHits::AtLeast },
         },
-        What::Rest { level, difficulty, hits, max_hits, death_hits, incapacitated, full_day, result } => {
-            Request::Rest {
-                level,
-                difficulty,
-                wounds: Wounds { hits, max_hits, death_hits, incapacitated, doomed: false },
-                full_day,
-                result,
-            }
-        }
+        What::Rest {
+            level,
+            difficulty,
+            hits,
+            max_hits,
+            death_hits,
+            incapacitated,
+            revived,
+            full_day,
+            result,
+        } => Request::Rest {
+            level,
+            difficulty,
+            wounds: Wounds { hits, max_hits, death_hits, incapacitated, doomed: false },
+            revived,
+            full_day,
+            result,
+        },
         What::Ability { level, difficulty, result } => Request::Ability { level, difficulty, result },
     }
 }

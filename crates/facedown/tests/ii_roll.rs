@@ -225,3 +225,22 @@ fn rest_calculator_full_day_does_not_heal_the_incapacitated() {
     let text = String::from_utf8_lossy(&roll(&bad).stdout).into_owned();
     assert!(text.contains("does not apply while Incapacitated"), "{text}");
 }
+
+/// Rules reference §9, Decision on the state at Max Hits: `roll rest --level 4 --hits 2
+/// --max-hits 2 --full-day` answered `fully_healed`, reading Max Hits without
+/// `--incapacitated` as revived. It is refused, naming both flags; `--revived` says it.
+#[test]
+fn rest_calculator_at_max_hits_refuses_to_guess_incapacitated_or_revived() {
+    let base = ["rest", "--level", "4", "--hits", "2", "--max-hits", "2", "--full-day"];
+    let o = roll(&base);
+    assert!(!o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(err.contains("--incapacitated") && err.contains("--revived"), "{err}");
+    let mut said = base.to_vec();
+    said.push("--revived");
+    let o = roll(&said);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut both = said.clone();
+    both.push("--incapacitated");
+    assert!(!roll(&both).status.success());
+}

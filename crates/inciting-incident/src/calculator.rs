@@ -19,7 +19,7 @@ use crate::dice::{
     self, AdvantageRule, Pool, Roll, TARGET, ability_pool, defence_pool, level_cost, level_dice,
     success_chance, talent_pool,
 };
-use crate::wounds::{RestOutcome, Wounds};
+use crate::wounds::{RestOutcome, StateError, Wounds};
 
 /// What to roll, with the totals of real dice where given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +77,9 @@ pub enum Request {
         difficulty: u8,
         /// The character's wounds now.
         wounds: Wounds,
+        /// Stated revived (by a healing Skill): at Max Hits, a character is Incapacitated unless
+        /// stated revived, and one of the two must be said (§9, Decision).
+        revived: bool,
         /// A whole day of rest instead of a roll.
         full_day: bool,
         /// The total rolled with real dice.
@@ -133,6 +136,29 @@ pub enum RollError {
     /// Hits beyond Max Hits.
     #[error("--hits and --death-hits go from 0 to --max-hits, which is at least 1 (§9)")]
     Hits,
+    /// Max Hits without saying whether the character is Incapacitated or revived (§9,
+    /// Decision on the state at Max Hits: the calculator refuses to guess).
+    #[error(
+        "--hits {hits} is --max-hits {hits}: a character at Max Hits is Incapacitated unless it was revived. \
+         Pass --incapacitated (nobody revived it: its day holds its daily roll) or --revived (a healing \
+         Skill revived it)"
+    )]
+    MaxHitsUnstated {
+        /// The hits, equal to Max Hits.
+        hits: u8,
+    },
+    /// Both `--incapacitated` and `--revived`.
+    #[error("--incapacitated and --revived: a revived character is no longer Incapacitated; pass only one")]
+    IncapacitatedAndRevived,
+}
+
+impl From<StateError> for RollError {
+    fn from(e: StateError) -> Self {
+        match e {
+            StateError::Unstated { hits } => RollError::MaxHitsUnstated { hits },
+            StateError::Both => RollError::IncapacitatedAndRevived,
+        }
+    }
 }
 
 /// One row of the level table.
@@ -365,12 +391,13 @@ pub fn compute(request: &Request, rule: AdvantageRule, rng: &mut Stream) -> Resu
                 flow_after: flow.saturating_sub(shift),
             }
         }
-        &Request::Rest { level, difficulty, wounds, full_day, result } => {
+        &Request::Rest { level, difficulty, wounds, revived, full_day, result } => {
             check_ability("--level", level)?;
             check_dice("--difficulty", difficulty)?;
             if wounds.max_hits == 0 || wounds.hits > wounds.max_hits || wounds.death_hits > wounds.max_hits {
                 return Err(RollError::Hits);
             }
+            wounds.check_stated(revived)?;
             let mut w = wounds;
             // §9: a dead character rolls nothing; a full day heals every hit of a conscious
             // character, while an Incapacitated one makes its daily roll that day instead.

@@ -698,10 +698,10 @@ pub fn defence_index(kind: DefenceKind) -> usize {
 /// A linear rule a scene file may give to derive left-out defences from Abilities. The real
 /// derivation is in the unreachable part of the character-creation page (rules reference §4.3
 /// [MISSING]); this is GM-chosen data, not the book's formula, and a scene without it derives
-/// nothing (every sheet gives its defences). With `m` the mean of the defence's two Abilities
-/// (rounded down): `RV = rv_base + rv_per_level × m` and, since a tougher defence must have a
-/// smaller Resistance Difficulty (§3.2), `RD = rd_base − rd_per_level × m`, at least 0. The
-/// sheet's Protection dice stay as given.
+/// nothing (every sheet gives its defences). With `m` the exact mean of the defence's two
+/// Abilities: `RV = rv_base + rv_per_level × m` and, since a tougher defence must have a
+/// smaller Resistance Difficulty (§3.2), `RD = rd_base − rd_per_level × m` — see
+/// [`DefenceFormula::derive`] for the rounding. The sheet's Protection dice stay as given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DefenceFormula {
@@ -716,13 +716,19 @@ pub struct DefenceFormula {
 }
 
 impl DefenceFormula {
-    /// The RV and RD of `kind` for these Abilities (§4.3 as data).
+    /// The RV and RD of `kind` for these Abilities (rules reference §4.3, Decision on derived
+    /// defences): the exact mean of the defence's two Abilities, with no rounding before the
+    /// rule; when RV or RD comes out with a fraction, RV is rounded down and RD up (the weaker
+    /// defence); then the floors, RV at least 1 and RD at least 0.
     pub fn derive(&self, abilities: &Abilities, kind: DefenceKind) -> (u8, u8) {
         let [a, b] = kind.abilities();
-        let mean = (u32::from(abilities.get(a)) + u32::from(abilities.get(b))) / 2;
-        let rv = (u32::from(self.rv_base) + u32::from(self.rv_per_level) * mean).clamp(1, 255) as u8;
-        let rd = u32::from(self.rd_base).saturating_sub(u32::from(self.rd_per_level) * mean);
-        (rv, rd.min(u32::from(MAX_DICE)) as u8)
+        // Twice the mean, so the arithmetic stays in whole numbers.
+        let sum = u32::from(abilities.get(a)) + u32::from(abilities.get(b));
+        let rv2 = 2 * u32::from(self.rv_base) + u32::from(self.rv_per_level) * sum;
+        let rd2 = (2 * u32::from(self.rd_base)).saturating_sub(u32::from(self.rd_per_level) * sum);
+        let rv = (rv2 / 2).clamp(1, 255) as u8;
+        let rd = rd2.div_ceil(2).min(u32::from(MAX_DICE)) as u8;
+        (rv, rd)
     }
 
     /// Fills every defence the sheet left out (RV 0) by this rule.

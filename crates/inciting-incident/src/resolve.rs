@@ -15,13 +15,12 @@ use crate::scene::{Outcome, Phase, Scene, SceneKind, Status, TriggerEffect};
 pub(crate) struct Emit<'a> {
     s: Scene,
     out: &'a mut Vec<Event>,
-    fired_now: u128,
     rng: Option<table::Stream>,
 }
 
 impl<'a> Emit<'a> {
     pub(crate) fn new(scene: &Scene, out: &'a mut Vec<Event>) -> Emit<'a> {
-        Emit { s: scene.clone(), out, fired_now: 0, rng: None }
+        Emit { s: scene.clone(), out, rng: None }
     }
 
     pub(crate) fn push(&mut self, e: Event) {
@@ -39,11 +38,7 @@ impl<'a> Emit<'a> {
     }
 
     pub(crate) fn reconcile(&mut self) {
-        let mut ev = Vec::new();
-        crate::duel::reconcile(&self.s, &mut ev);
-        for e in ev {
-            self.push(e);
-        }
+        crate::duel::reconcile(&mut self.s, self.out);
     }
 
     pub(crate) fn move_flow(&mut self, duel: u16, toward: u8, amount: i32) {
@@ -65,14 +60,15 @@ impl<'a> Emit<'a> {
     }
 
     /// Fires every trigger whose threshold the pool has reached, lowest threshold first (then
-    /// file order); each trigger fires at most once per action (Decision: no endless chains).
+    /// file order); each trigger fires at most once per action, the extra actions it sets off
+    /// included (Decision 10: chains always end; [`Scene::chain_fired`]).
     pub(crate) fn fire_triggers(&mut self) {
         loop {
             if self.s.phase == Phase::Over {
                 return;
             }
             let next = (0..self.s.trigger_count().min(128))
-                .filter(|i| self.fired_now & (1 << i) == 0)
+                .filter(|&i| !self.s.chain_fired.contains(&(i as u16)))
                 .filter_map(|i| {
                     let t = self.s.trigger(i)?;
                     let n = self.s.fired[i];
@@ -85,7 +81,6 @@ impl<'a> Emit<'a> {
                 })
                 .min();
             let Some((at, i)) = next else { return };
-            self.fired_now |= 1 << i;
             self.push(Event::TriggerFired { trigger: i as u16, at });
             let Some(t) = self.s.trigger(i).cloned() else { return };
             self.trigger_effect(&t.effect, t.note);

@@ -578,8 +578,8 @@ pub enum Event {
         left: u32,
     },
     /// A side is beaten while the other holds allied factions (§6): their alliance ends. The
-    /// factions in `turned` take the beaten side and every Duel closes (its combatants now face
-    /// different enemies: new Duels at Flow 0).
+    /// factions in `turned` take the beaten side. The Duels follow as events of their own: the
+    /// former allies face each other in new Duels at Flow 0 (Decision on alliances).
     AllianceEnded {
         /// The side that was beaten, which the turned factions take.
         beaten: u8,
@@ -616,6 +616,21 @@ pub enum Event {
     },
 }
 
+/// A ruling only a GM seat may give, each by its own rule (named when a player's seat is
+/// refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum GmRuling {
+    /// Ending the scene: its end is a narrative decision (§5 step 9).
+    #[error("only the GM may end the scene: when it ends is the GM's narrative decision")]
+    EndScene,
+    /// Spending Rising Tension, the GM's own resource (§10).
+    #[error("only the GM may spend Rising Tension: it is the GM's resource")]
+    SpendTension,
+    /// Holding a Rest Scene between scenes (§9, Decision: Rest Scenes come between scenes).
+    #[error("only the GM may hold a Rest Scene: Rest Scenes come between scenes, when the GM calls them")]
+    RestScene,
+}
+
 /// Why a command was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RuleError {
@@ -644,11 +659,14 @@ pub enum RuleError {
     /// A second declaration.
     #[error("{0} has already declared this round; a face-down declaration cannot be taken back (§5 step 5)")]
     AlreadyDeclared(String),
-    /// A command only the GM may give (ending the scene), from a player's seat.
-    #[error("only the GM may end the scene; seat {seat} is a player's (§5 step 9)")]
+    /// A GM's ruling from a player's seat: the refusal names the ruling and the rule that
+    /// makes it the GM's.
+    #[error("{ruling}; seat {seat} is a player's")]
     GmOnly {
         /// The seat.
         seat: String,
+        /// The ruling refused.
+        ruling: GmRuling,
     },
     /// Rising Tension cannot be spent so (§10, open question 14).
     #[error("{0}")]
@@ -808,7 +826,10 @@ impl Scene {
     /// narrative decision). Refused from a player's seat.
     fn end_scene(&self, seat: SeatId, winner: Option<u8>, events: &mut Vec<Event>) -> Result<(), RuleError> {
         if !self.is_gm(seat) {
-            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+            return Err(RuleError::GmOnly {
+                seat: self.seat_name(seat).to_owned(),
+                ruling: GmRuling::EndScene,
+            });
         }
         if let Some(w) = winner.filter(|&w| w > 1) {
             return Err(RuleError::UnknownSide(w));
@@ -831,7 +852,10 @@ impl Scene {
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
         if !self.is_gm(seat) {
-            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+            return Err(RuleError::GmOnly {
+                seat: self.seat_name(seat).to_owned(),
+                ruling: GmRuling::SpendTension,
+            });
         }
         if side > 1 {
             return Err(RuleError::UnknownSide(side));
@@ -938,7 +962,10 @@ impl Scene {
     /// calculator.
     fn rest_scene(&self, seat: SeatId, full_day: bool, events: &mut Vec<Event>) -> Result<(), RuleError> {
         if !self.is_gm(seat) {
-            return Err(RuleError::GmOnly { seat: self.seat_name(seat).to_owned() });
+            return Err(RuleError::GmOnly {
+                seat: self.seat_name(seat).to_owned(),
+                ruling: GmRuling::RestScene,
+            });
         }
         if self.phase != Phase::Over {
             return Err(RuleError::NotYet(
@@ -1071,6 +1098,10 @@ impl Scene {
     pub fn automatic(&self) -> Option<Event> {
         if self.phase == Phase::Over {
             return None;
+        }
+        // Duels still to bring in line with where everyone stands (after an alliance ends).
+        if let Some(e) = crate::duel::next_event(self) {
+            return Some(e);
         }
         if let Some(&p) = self.pending.first() {
             return match p {
@@ -1268,6 +1299,8 @@ impl Scene {
                 self.initiative = *initiative;
                 self.surprise_round = *surprise;
                 self.round_crisis = [0; 2];
+                self.chain_fired.clear();
+                self.extra_action_next = false;
                 self.phase = Phase::Declare;
                 for f in &mut self.fighters {
                     f.declared = Sealed::Empty;
@@ -1287,7 +1320,14 @@ impl Scene {
                 self.phase = Phase::Resolve { side: self.initiative };
             }
             Event::SideDone { next } => self.phase = Phase::Resolve { side: *next },
-            Event::Started { .. } | Event::Wasted { .. } | Event::MinionsIdle { .. } => {}
+            Event::Started { .. } | Event::Wasted { .. } => {
+                // An extra action continues its chain; any other action starts a new one
+                // (Decision 10: each trigger fires at most once in a chain).
+                if !std::mem::take(&mut self.extra_action_next) {
+                    self.chain_fired.clear();
+                }
+            }
+            Event::MinionsIdle { .. } => {}
             Event::Acted { character } | Event::Skipped { character } => {
                 if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
                     f.acted = true;
@@ -1323,32 +1363,20 @@ impl Scene {
                     d.region = *region;
                     d.flow = *flow;
                     d.active = true;
-                    d.members |= members;
                 } else {
                     self.duels.push(crate::scene::Duel {
                         region: *region,
                         flow: *flow,
                         active: true,
-                        members: *members,
+                        sides: [0; 2],
                         merged_from: Vec::new(),
-                        closed: false,
                     });
                 }
-                let n = self.fighters.len();
-                let mut rest = *members;
-                while rest != 0 {
-                    let bit = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    self.set_duel(bit, n, *duel);
+                for bit in crate::duel::bits(*members) {
+                    self.set_duel(bit, *duel);
                 }
             }
-            Event::DuelJoined { duel, combatant } => {
-                if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
-                    d.members |= 1 << combatant;
-                }
-                let n = self.fighters.len();
-                self.set_duel(usize::from(*combatant), n, *duel);
-            }
+            Event::DuelJoined { duel, combatant } => self.set_duel(usize::from(*combatant), *duel),
             Event::DuelEnded { duel } => {
                 if let Some(d) = self.duels.get_mut(usize::from(*duel)) {
                     d.active = false;
@@ -1428,6 +1456,9 @@ impl Scene {
                 if let Some(n) = self.fired.get_mut(usize::from(*trigger)) {
                     *n += 1;
                 }
+                if !self.chain_fired.contains(trigger) {
+                    self.chain_fired.push(*trigger);
+                }
             }
             Event::ExtraActionGranted { character } => self.pending.push(Pending::ExtraAction(*character)),
             Event::OutOfOrderTaken { character } => {
@@ -1435,8 +1466,12 @@ impl Scene {
                     f.out_of_order_used = true;
                 }
             }
-            Event::ExtraActionLost { character } | Event::ExtraActionTaken { character } => {
+            Event::ExtraActionLost { character } => {
                 self.pending.retain(|p| *p != Pending::ExtraAction(*character));
+            }
+            Event::ExtraActionTaken { character } => {
+                self.pending.retain(|p| *p != Pending::ExtraAction(*character));
+                self.extra_action_next = true;
             }
             Event::RoundEnded { .. } => {
                 self.phase = Phase::Between;
@@ -1483,17 +1518,9 @@ impl Scene {
                         m.side = *beaten;
                     }
                 }
-                for d in &mut self.duels {
-                    d.active = false;
-                    d.closed = true;
-                }
-                self.duel_at = [None; 5];
-                // The Duels where the former allies now face each other (§6: new at Flow 0).
-                let mut events = Vec::new();
-                crate::duel::reconcile(self, &mut events);
-                for e in &events {
-                    self.apply(e);
-                }
+                // The Duels follow as events of their own ([`Scene::automatic`]): a Duel whose
+                // combatants turned on each other ends, and the former allies' Duels form at
+                // Flow 0 (§6, Decision on alliances).
             }
             Event::Rested { character, hits, death_hits, incapacitated, doomed, .. } => {
                 if let Some(f) = self.fighters.get_mut(usize::from(*character)) {
@@ -1506,11 +1533,22 @@ impl Scene {
         }
     }
 
-    fn set_duel(&mut self, bit: usize, fighters: usize, duel: u16) {
-        if bit < fighters {
+    /// A combatant fights in `duel` now, on its present side (§6).
+    fn set_duel(&mut self, bit: usize, duel: u16) {
+        let fighters = self.fighters.len();
+        let side = if bit < fighters {
             self.fighters[bit].duel = Some(duel);
+            self.fighters[bit].side
         } else if let Some(m) = self.minions.get_mut(bit - fighters) {
             m.duel = Some(duel);
+            m.side
+        } else {
+            return;
+        };
+        if let Some(d) = self.duels.get_mut(usize::from(duel)) {
+            let s = usize::from(side & 1);
+            d.sides[s] |= 1 << bit;
+            d.sides[1 - s] &= !(1 << bit);
         }
     }
 }

@@ -434,14 +434,19 @@ pub struct Duel {
     pub flow: i32,
     /// Whether it is being fought now; an inactive Duel keeps its Flow for a re-engagement.
     pub active: bool,
-    /// Every combatant ever in it (bit `i`: fighter `i`; bit `fighters + j`: minion group `j`).
-    pub members: u64,
-    /// The Duels already combined into this one (each only once, §6).
+    /// Every combatant who fought in it, by the side it fought on (bit `i`: fighter `i`; bit
+    /// `fighters + j`: minion group `j`): its Flow belongs to these enemies (§6, Decision on
+    /// alliances).
+    pub sides: [u64; 2],
+    /// The Duels already combined into this one (a Duel is combined only once, §6).
     pub merged_from: Vec<u16>,
-    /// Fought between allies who have since turned on each other: never restored or copied
-    /// (its combatants now face different enemies, so a new Duel starts at Flow 0, §6).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub closed: bool,
+}
+
+impl Duel {
+    /// Every combatant who fought in it, on either side.
+    pub fn members(&self) -> u64 {
+        self.sides[0] | self.sides[1]
+    }
 }
 
 /// A decision the scene waits for in the middle of a round.
@@ -544,6 +549,15 @@ pub struct Scene {
     /// The GM's Rising Tension left (after paying for unequal Strikes, §10).
     #[serde(default)]
     pub rising_tension: u32,
+    /// The Crisis Triggers fired in the current chain: an action and the extra actions it sets
+    /// off. Each fires at most once in a chain, so chains always end (Decision 10); a repeating
+    /// trigger that fell behind catches up one firing per chain. Kept by `apply`: a chain
+    /// starts with each action that is not an extra action.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chain_fired: Vec<u16>,
+    /// An extra action was just taken: the next action resolved is it, and continues the chain.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extra_action_next: bool,
 }
 
 fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, SetupError> {
@@ -890,14 +904,12 @@ impl Scene {
             duel_at: [None; 5],
             outcome: None,
             rising_tension,
+            chain_fired: Vec::new(),
+            extra_action_next: false,
             setup: Arc::new(setup),
         };
         // The Duels standing at the start (§6: every Duel starts at Flow 0).
-        let mut events = Vec::new();
-        crate::duel::reconcile(&scene, &mut events);
-        for e in &events {
-            scene.apply(e);
-        }
+        crate::duel::reconcile(&mut scene, &mut Vec::new());
         Ok(scene)
     }
 

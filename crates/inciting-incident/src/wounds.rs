@@ -4,6 +4,7 @@
 //! success or failure does.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 /// A character's wounds between scenes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -56,7 +57,40 @@ impl RestOutcome {
     }
 }
 
+/// Why wounds as a caller states them cannot be read (rules reference §9, Decision on the
+/// state at Max Hits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum StateError {
+    /// At Max Hits without saying whether the character is Incapacitated or was revived.
+    #[error(
+        "{hits} hits is the character's Max Hits: a character at Max Hits is Incapacitated unless it was revived; say which"
+    )]
+    Unstated {
+        /// The hits (equal to Max Hits).
+        hits: u8,
+    },
+    /// Said to be both Incapacitated and revived.
+    #[error("a revived character is no longer Incapacitated: say one or the other")]
+    Both,
+}
+
 impl Wounds {
+    /// Checks the state a caller gives a character (rules reference §9, Decision on the state
+    /// at Max Hits): a character whose hits equal its Max Hits is Incapacitated unless it is
+    /// stated to have been revived, so a caller with Max Hits must say which — `incapacitated`
+    /// here, or `revived` — and never both. The rules never guess: reading Max Hits without
+    /// either as "revived" would give an unrevived Incapacitated character a full day's heal
+    /// instead of its daily roll.
+    pub fn check_stated(&self, revived: bool) -> Result<(), StateError> {
+        if revived && self.incapacitated {
+            return Err(StateError::Both);
+        }
+        if self.max_hits > 0 && self.hits >= self.max_hits && !self.incapacitated && !revived {
+            return Err(StateError::Unstated { hits: self.hits });
+        }
+        Ok(())
+    }
+
     /// Whether the character is dead or must die before the next Action or Conflict scene:
     /// Death Hits at Max Hits, or a failed keep-fighting roll (§9). Nothing a rest does
     /// changes that (Decision: revival clears Death Hits only while they are below Max Hits).

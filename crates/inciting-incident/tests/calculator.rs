@@ -307,6 +307,7 @@ fn rest(hits: u8, death_hits: u8, incapacitated: bool, full_day: bool, result: O
         level: 5,
         difficulty: 4,
         wounds: Wounds { hits, max_hits: 2, death_hits, incapacitated, doomed: false },
+        revived: false,
         full_day,
         result,
     }
@@ -349,9 +350,10 @@ fn rest_scenes_heal_and_the_incapacitated_mark_death_hits() {
         Answer::Rest { outcome, wounds, dead, .. } => (outcome, wounds.hits, dead),
         other => panic!("{other:?}"),
     };
-    assert_eq!(outcome(rest(2, 0, false, false, Some(20))), (RestOutcome::Healed, 1, false));
+    assert_eq!(outcome(rest(1, 0, false, false, Some(20))), (RestOutcome::Healed, 0, false));
     assert_eq!(outcome(rest(2, 1, true, false, Some(12))).0, RestOutcome::Dies);
-    assert_eq!(outcome(rest(2, 0, false, true, None)).1, 0);
+    assert_eq!(outcome(rest(1, 0, false, true, None)).1, 0);
+    assert_eq!(outcome(revived(rest(2, 0, false, true, None))), (RestOutcome::FullyHealed, 0, false));
     assert_eq!(outcome(rest(2, 2, true, false, Some(25))), (RestOutcome::Dead, 2, true));
     assert_eq!(outcome(rest(2, 0, true, true, Some(20))), (RestOutcome::Recovered, 1, false));
     assert_eq!(outcome(rest(2, 0, true, true, Some(3))), (RestOutcome::DeathHit, 2, false));
@@ -383,5 +385,36 @@ fn bad_requests_are_refused_with_the_rule() {
     assert!(matches!(
         answer(Request::Ability { level: 0, difficulty: 4, result: None }),
         Answer::Ability { .. }
+    ));
+}
+
+fn revived(mut r: Request) -> Request {
+    if let Request::Rest { revived, .. } = &mut r {
+        *revived = true;
+    }
+    r
+}
+
+/// Rules reference §9, Decision on the state at Max Hits: a character at Max Hits is
+/// Incapacitated unless stated revived; the calculator refuses to guess, naming both options,
+/// and refuses both at once.
+#[test]
+fn at_max_hits_a_character_is_incapacitated_unless_stated_revived() {
+    let refused = |r: Request| {
+        calculator::compute(&r, AdvantageRule::ExtraDie, &mut Draws::seeded(1).stream())
+            .expect_err("refused")
+            .to_string()
+    };
+    for full_day in [false, true] {
+        let why = refused(rest(2, 0, false, full_day, Some(20)));
+        assert!(why.contains("--incapacitated") && why.contains("--revived"), "{why}");
+        assert!(!why.contains('§'), "players' words: {why}");
+    }
+    let why = refused(revived(rest(2, 0, true, true, None)));
+    assert!(why.contains("--incapacitated") && why.contains("--revived"), "{why}");
+    // Below Max Hits nothing needs saying.
+    assert!(matches!(
+        answer(rest(1, 0, false, true, None)),
+        Answer::Rest { outcome: RestOutcome::FullyHealed, .. }
     ));
 }

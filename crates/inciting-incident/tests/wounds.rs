@@ -174,6 +174,10 @@ mod rest_scene_in_play {
         let player = s.fighters[0].seat;
         let err = s.decide(player, &Command::RestScene { full_day: false }, &mut ev).unwrap_err();
         assert!(matches!(err, RuleError::GmOnly { .. }), "{err}");
+        // The refusal names the rule that refuses it: the GM holds Rest Scenes.
+        let why = err.to_string();
+        assert!(why.contains("only the GM may hold a Rest Scene") && !why.contains("end the scene"), "{why}");
+        assert!(!why.contains('§'), "players' words: {why}");
         let mut legal = Vec::new();
         s.legal_commands(gm, &mut legal);
         assert!(legal.contains(&Command::RestScene { full_day: false }));

@@ -36,6 +36,9 @@ pub fn play_random(table: &mut Table<IncitingIncident>, seed: u64, max_steps: us
     steps
 }
 
+pub mod duels;
+pub mod script;
+
 use inciting_incident::{Action, Command, Event, Path, Target};
 use table::SeatId;
 
