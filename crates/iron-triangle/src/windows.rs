@@ -39,7 +39,10 @@ impl SpecialCard {
     }
 
     /// Whether this card and `other`, played by the two of a pair in one window, cancel each
-    /// other: identical specials (§6) — the same special, copying the same one.
+    /// other: identical specials (§6) — the same special, copying the same one. The one place
+    /// of the rule. **Decision (Liquid Metal, §6):** a copy is not identical to the original,
+    /// and two Liquid Metals are identical only when they copy the same special (the same
+    /// variant): two Liquid Metals copying different specials both act.
     pub fn cancels(self, other: SpecialCard) -> bool {
         self.special == other.special && self.copy == other.copy
     }
@@ -366,13 +369,12 @@ impl Conflict {
         }
         match w.next_to_reveal() {
             Some((fighter, card)) => {
-                // Identical specials played by the two of a pair in one window cancel.
+                // Identical specials played by the two of a pair in one window cancel
+                // (`SpecialCard::cancels`: two Liquid Metals only when they copy the same one).
                 let pair = t.pair();
                 let in_pair = |f: FighterId| pair.is_some_and(|p| p.contains(&f));
                 let cancelled = in_pair(fighter)
-                    && w.cards()
-                        .iter()
-                        .any(|(g, c, _)| *g != fighter && in_pair(*g) && c.special == card.special);
+                    && w.cards().iter().any(|&(g, c, _)| g != fighter && in_pair(g) && card.cancels(c));
                 Some(Event::SpecialRevealed { fighter, card, cancelled })
             }
             None => Some(Event::WindowClosed),
@@ -443,9 +445,7 @@ impl Conflict {
             for &(f, card, face_down) in &cards {
                 if face_down && delayed(w.window, card.effective()) {
                     // The before-move window is the pair's: an identical card of the other cancels.
-                    let cancelled = cards
-                        .iter()
-                        .any(|(g, c, _)| *g != f && c.special == card.special && c.copy == card.copy);
+                    let cancelled = cards.iter().any(|&(g, c, _)| g != f && card.cancels(c));
                     self.turn_delayed.push((f, card, cancelled));
                 }
             }

@@ -222,3 +222,61 @@ proptest! {
         prop_assert_eq!(amounts(&ab, 1), amounts(&ba, 0));
     }
 }
+
+/// A and B (level 10, each knowing Liquid Metal and `extra`), with `used` already played in
+/// this conflict, as (character, special) pairs: the first turn is A's.
+fn liquid_duel(extra: &[Special], used: &[(&str, Special)]) -> Game {
+    let mut a = npc5("A", en(5, 5, 5), &[&[Special::LiquidMetal], extra].concat());
+    a.level = 10;
+    let mut b = npc5("B", en(5, 5, 5), &[Special::LiquidMetal]);
+    b.level = 10;
+    let mut c = Build::new().pc("p", a).npc(b).conflict();
+    c.specials_played = used.iter().map(|&(who, s)| (cid(&c, who), s)).collect();
+    Game::new(c)
+}
+
+fn copy(special: Special, copied: Special, target: Option<FighterId>) -> Option<SpecialCard> {
+    Some(SpecialCard { special, target, copy: Some(copied) })
+}
+
+/// Decision (Liquid Metal), §6: "two Liquid Metals are identical only when they copy the same
+/// special (the same variant): two Liquid Metals copying different specials both act" (the
+/// audit's reproduction `it_lm_different_copies`, turn 2: one copies I Already Know ◆, the
+/// other There Can Be Only One).
+#[test]
+fn two_liquid_metals_copying_different_specials_both_act() {
+    let lm = Special::LiquidMetal;
+    let iak = Special::IAlreadyKnow(Action::Attack);
+    let tcboo = Special::ThereCanBeOnlyOne;
+    let mut g = liquid_duel(&[], &[("A", tcboo), ("B", iak)]);
+    let (ia, ib) = (id(&g, "A"), id(&g, "B"));
+    // Each copies what the other used (not its own): nothing for A before the opponent.
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeStance));
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, iak, None) });
+    let events =
+        ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: copy(lm, tcboo, Some(ia)) });
+    let revealed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            iron_triangle::Event::SpecialRevealed { fighter, cancelled, .. } => Some((*fighter, *cancelled)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(revealed, vec![(ib, false), (ia, false)], "{events:?}");
+    assert_eq!(g.state().bonds, vec![[ib, ia]], "B's copy of There Can Be Only One binds");
+    assert_eq!(g.state().forbidden_action(turn(&g), ib), Some(Action::Attack), "A's copy forbids ◆");
+    // Two Liquid Metals copying the same special are identical: they cancel.
+    let mut g = liquid_duel(&[], &[("A", iak), ("B", iak)]);
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, iak, None) });
+    let events = ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: copy(lm, iak, None) });
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, iron_triangle::Event::SpecialRevealed { cancelled: true, .. }))
+            .count(),
+        2,
+        "{events:?}"
+    );
+    assert_eq!(g.state().forbidden_action(turn(&g), ia), None);
+    assert_eq!(g.state().forbidden_action(turn(&g), ib), None);
+}
