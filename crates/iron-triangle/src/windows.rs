@@ -190,7 +190,7 @@ impl Conflict {
     }
 
     /// The specials Liquid Metal may copy for `id`: used by another character in this conflict,
-    /// before Liquid Metal on the list (§6).
+    /// before Liquid Metal on the list, To Blave included (§6, `Special::copyable`).
     pub fn copies(&self, id: FighterId) -> impl Iterator<Item = Special> + '_ {
         self.specials_played.iter().enumerate().filter_map(move |(i, &(by, s))| {
             let first = !self.specials_played[..i].iter().any(|&(b, t)| b != id && t == s);
@@ -199,11 +199,16 @@ impl Conflict {
     }
 
     /// Whether a copy of `x` could be played by `id` in `window`: the copied special's timing
-    /// and conditions, not its learning requirements or use limits.
+    /// and conditions, not its learning requirements or use limits. A copy of To Blave is
+    /// played where To Blave is: where another special `id` knows (besides this Liquid Metal
+    /// and To Blave itself) could be played.
     fn copy_fits(&self, t: &Turn, id: FighterId, x: Special, window: Window) -> bool {
         let f = self.fighter(id);
         x.fits(window)
             && match x {
+                Special::ToBlave => f.character.specials.iter().any(|&s| {
+                    s != Special::LiquidMetal && s != Special::ToBlave && self.could_play(t, id, s, window)
+                }),
                 Special::IAlreadyKnow(_) => t.opponent.is_some(),
                 Special::Yojimbo => {
                     t.pair().is_some_and(|p| p.iter().any(|&m| m != id && self.fighter(m).side == f.side))

@@ -280,3 +280,45 @@ fn two_liquid_metals_copying_different_specials_both_act() {
     assert_eq!(g.state().forbidden_action(turn(&g), ia), None);
     assert_eq!(g.state().forbidden_action(turn(&g), ib), None);
 }
+
+/// Decision (Liquid Metal), §6: "it may copy any special another character used in this
+/// conflict except 11 and 12, To Blave included (the copy is then a bluff with no effect;
+/// Liquid Metal is spent)". Like To Blave, the copy is played where another special its player
+/// knows could be, and before the move it waits face down with the cards revealed before
+/// resolving.
+#[test]
+fn liquid_metal_may_copy_to_blave_as_a_bluff() {
+    let lm = Special::LiquidMetal;
+    let blave = Special::ToBlave;
+    let mut g = liquid_duel(&[Special::PressurePoint], &[("B", blave)]);
+    let (ia, ib) = (id(&g, "A"), id(&g, "B"));
+    ok!(g, seat(&g, "p"), stance("0"));
+    ok!(g, seat(&g, GM_SEAT), stance("0"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeMove));
+    let bluff = copy(lm, blave, None);
+    assert!(legal(&g, seat(&g, "p")).contains(&Command::PlaySpecial { fighter: ia, card: bluff }));
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: bluff });
+    ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: None });
+    ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: None });
+    assert_eq!(turn(&g).step, Step::Move, "the bluff waits face down for the moves");
+    ok!(g, seat(&g, "p"), play("▨☷"));
+    let events = ok!(g, seat(&g, GM_SEAT), play("○☷"));
+    assert!(
+        events.contains(&iron_triangle::Event::SpecialRevealed {
+            fighter: ia,
+            card: bluff.unwrap(),
+            cancelled: false
+        }),
+        "{events:?}"
+    );
+    // No effect: B's loss is the plain 4 (▨ base), and A spreads nothing of it.
+    assert_eq!(final_losses(&g), [0, 4]);
+    let a = g.state().fighter(ia);
+    assert!(a.specials_used.contains(&lm), "Liquid Metal is spent");
+    assert_eq!(a.blaves, 0, "the copy is not one of A's own To Blaves");
+    // A cannot copy it where no other special of A's could be played (before the stance).
+    let mut g = liquid_duel(&[Special::PressurePoint], &[("B", blave)]);
+    ok!(g, seat(&g, "p"), stance("0"));
+    let e = refused!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, blave, None) });
+    assert!(matches!(e, iron_triangle::RuleError::OutOfTurn { .. }), "{e:?}");
+}
