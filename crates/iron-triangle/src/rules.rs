@@ -459,18 +459,24 @@ impl Conflict {
 
     /// Who may take the next turn, and who chooses (§5.6).
     ///
-    /// The turn's winner chooses among the characters of its side still in; on a tie (or when
-    /// both surrendered) the GM chooses any character still in. A character takes consecutive
-    /// turns only to continue its combo streak (at most three), except that a side with one
-    /// character left gives it every turn (Decision). Among the others the choice falls on
-    /// those with the fewest turns taken.
+    /// The turn's winner chooses among the characters of its side still in — even when it went
+    /// out in its own winning turn (Decision); on a tie (or when both surrendered) the GM
+    /// chooses a character of either side. A character takes consecutive turns only to
+    /// continue its combo streak (at most three), except that a side with one character left
+    /// gives it every turn (Decision). Among the others of a side the choice falls on those
+    /// with the fewest turns taken, whoever chooses (Decision: equal turns bind the GM too).
     pub fn next_turn(&self, a: &Aftermath) -> NextTurn {
         NextTurn { decider: self.next_turn_decider(a), candidates: self.next_turn_candidates(a).collect() }
     }
 
-    /// The turn's winner, if it is still in: it passes the next turn within its side.
+    /// The turn's winner, who passes the next turn within its side (§5.6).
+    ///
+    /// **Decision (the winner went out in its own winning turn**, §5.6, e.g. through Dig Two
+    /// Graves): its side still keeps the turn, and whoever controls the winner chooses among
+    /// that side's characters still in (equal turns apply). If none is left, §5.7 ends the
+    /// conflict before anyone is asked.
     fn passing_winner(&self, a: &Aftermath) -> Option<FighterId> {
-        a.winner().filter(|w| self.fighter(*w).is_in())
+        a.winner()
     }
 
     /// The seat that gives the next turn: the winner's controller, else the GM (§5.6).
@@ -479,6 +485,10 @@ impl Conflict {
     }
 
     /// The characters that may take the next turn, in id order, without allocating (§5.6).
+    ///
+    /// **Decision (equal turns bind the GM too**, §5.6): after a tie the GM may give the turn
+    /// to either side, but within the side chosen the choice falls on the characters with the
+    /// fewest turns taken, as it does for a winner's choice.
     pub fn next_turn_candidates<'a>(&'a self, a: &'a Aftermath) -> impl Iterator<Item = FighterId> + 'a {
         let winner = self.passing_winner(a);
         let prev = self.last_active;
@@ -488,11 +498,14 @@ impl Conflict {
         };
         // Consecutive turns only to continue a combo, unless alone on the side.
         let ordinary = move |id: FighterId| in_pool(id) && (Some(id) != prev || self.alone(id));
-        // Equal turns applies when the winner chooses, not to the GM after a tie.
-        let fewest = winner
-            .and_then(|_| self.ids().filter(|&id| ordinary(id)).map(|id| self.fighter(id).turns_taken).min());
+        // Equal turns, within each side, whoever chooses.
+        let turns = move |id: FighterId| self.fighter(id).turns_taken;
+        let fewest = move |id: FighterId| {
+            let side = self.fighter(id).side;
+            self.ids().filter(|&o| ordinary(o) && self.fighter(o).side == side).map(turns).min()
+        };
         self.ids().filter(move |&id| {
-            (ordinary(id) && fewest.is_none_or(|m| self.fighter(id).turns_taken == m))
+            (ordinary(id) && fewest(id) == Some(turns(id)))
                 || (Some(id) == prev && in_pool(id) && self.continues_streak(a, id))
         })
     }

@@ -322,3 +322,39 @@ fn liquid_metal_may_copy_to_blave_as_a_bluff() {
     let e = refused!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, blave, None) });
     assert!(matches!(e, iron_triangle::RuleError::OutOfTurn { .. }), "{e:?}");
 }
+
+/// §5.6 Decision (the winner went out in its own winning turn, e.g. through Dig Two Graves):
+/// "its side still keeps the turn; whoever controls the winner chooses among that side's
+/// active characters (equal turns apply)".
+#[test]
+fn the_winner_out_in_its_own_winning_turn_keeps_the_turn_for_its_side() {
+    let dtg = Special::DigTwoGraves(Action::Attack);
+    let mut g = Build::new()
+        .pc("p1", with_current(pc("A", en(3, 3, 4)), en(1, 0, 1)))
+        .pc("p2", pc("A2", en(3, 3, 4)))
+        .pc("p3", pc("A3", en(3, 3, 4)))
+        .npc(npc5("B", en(6, 6, 6), &[Special::WaxOn(Action::Attack), dtg]))
+        .npc(npc_all("B2", en(6, 6, 6)))
+        .table();
+    let (a, a2, a3, b) = (id(&g, "A"), id(&g, "A2"), id(&g, "A3"), id(&g, "B"));
+    let (p1, gm) = (seat(&g, "p1"), seat(&g, GM_SEAT));
+    ok!(g, p1, Command::TakeFirstTurn { fighter: a });
+    ok!(g, p1, Command::ChooseOpponent { opponent: b });
+    ok!(g, p1, stance("0"));
+    ok!(g, gm, stance("0"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeMove));
+    ok!(g, p1, Command::PlaySpecial { fighter: a, card: None });
+    ok!(g, gm, Command::PlaySpecial { fighter: b, card: Some(SpecialCard::new(dtg)) });
+    ok!(g, p1, Command::PlaySpecial { fighter: a, card: None });
+    // A wins ◆ over ▨: B loses 3, and Dig Two Graves ◆ makes A lose as much: A goes out.
+    ok!(g, p1, play("◆☲"));
+    ok!(g, gm, play("▨☷"));
+    settle(&mut g);
+    assert!(!g.state().fighter(a).is_in(), "A went out in its own winning turn");
+    assert_eq!(g.awaiting(), vec![p1], "A's player still passes the turn");
+    assert_eq!(legal(&g, p1), vec![Command::PassTurn { to: a2 }, Command::PassTurn { to: a3 }]);
+    let e = refused!(g, gm, Command::PassTurn { to: b });
+    assert!(matches!(e, iron_triangle::RuleError::OutOfTurn { .. }), "{e:?}");
+    ok!(g, p1, Command::PassTurn { to: a3 });
+    assert_eq!(turn(&g).active, a3);
+}
