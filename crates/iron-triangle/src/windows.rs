@@ -539,17 +539,14 @@ impl Conflict {
 
 impl Conflict {
     /// The moves the pair member at `pos` could be swapped to (Drunken Monkey): its other
-    /// available moves, none of an action forbidden to it this turn.
+    /// moves it may play this turn (`Conflict::playable_moves`: available, none of an action
+    /// forbidden to it this turn).
     pub fn swap_options(&self, t: &Turn, pos: usize) -> crate::card::MoveSet {
         let Some(pair) = t.pair() else { return crate::card::MoveSet::EMPTY };
         let Some(crate::turn::Play::Move(played)) = t.plays[pos].value() else {
             return crate::card::MoveSet::EMPTY;
         };
-        let forbidden = t.forbidden[pos];
-        self.available_moves(pair[pos])
-            .iter()
-            .filter(|&m| m != played && Some(m.action()) != forbidden)
-            .collect()
+        self.playable_moves(t, pair[pos]).iter().filter(|&m| m != played).collect()
     }
 
     /// Whether the pair member at `pos` is still to decide on a Drunken Monkey swap this turn.
