@@ -189,7 +189,7 @@ fn any_loss_special() -> impl Strategy<Value = Option<Special>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: proptest_cases(256), ..ProptestConfig::default() })]
 
     /// Decision (two specials at one place in the list): the settlement never depends on
     /// which of the pair is called A.
@@ -357,4 +357,33 @@ fn the_winner_out_in_its_own_winning_turn_keeps_the_turn_for_its_side() {
     assert!(matches!(e, iron_triangle::RuleError::OutOfTurn { .. }), "{e:?}");
     ok!(g, p1, Command::PassTurn { to: a3 });
     assert_eq!(turn(&g).active, a3);
+}
+
+/// Decision (Liquid Metal), §6: "for the cancelling rule a copy is not identical to the
+/// original": A's Liquid Metal copying I Already Know ◆ and B's own I Already Know ◆ in one
+/// window both act (found by `resolve_agrees_with_the_engine_on_random_turns` at 1,000 cases,
+/// with Mimic copying Vampire against Vampire: there the calculator, which names only the
+/// copied special, had cancelled both).
+#[test]
+fn a_liquid_metal_copy_and_its_original_both_act() {
+    let lm = Special::LiquidMetal;
+    let iak = Special::IAlreadyKnow(Action::Attack);
+    let mut a = npc5("A", en(5, 5, 5), &[lm]);
+    a.level = 10;
+    let mut b = npc5("B", en(5, 5, 5), &[iak]);
+    b.level = 10;
+    let mut c = Build::new().pc("p", a).npc(b).conflict();
+    c.specials_played = vec![(cid(&c, "B"), iak)];
+    let mut g = Game::new(c);
+    let (ia, ib) = (id(&g, "A"), id(&g, "B"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeStance));
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, iak, None) });
+    let events =
+        ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: Some(SpecialCard::new(iak)) });
+    assert!(
+        !events.iter().any(|e| matches!(e, iron_triangle::Event::SpecialRevealed { cancelled: true, .. })),
+        "{events:?}"
+    );
+    assert_eq!(g.state().forbidden_action(turn(&g), ia), Some(Action::Attack));
+    assert_eq!(g.state().forbidden_action(turn(&g), ib), Some(Action::Attack));
 }
