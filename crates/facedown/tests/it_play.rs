@@ -638,3 +638,38 @@ fn the_gm_forces_a_seats_decision_from_a_script_or_the_keyboard() {
     assert!(out.contains("`force [SEAT]`"), "the prompt says how: {out}");
     assert!(out.contains("ada's decision is forced"), "{out}");
 }
+
+fn repro(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it_repro").join(name).to_str().unwrap().to_owned()
+}
+
+/// Rules reference §6, Decision (Liquid Metal): "two Liquid Metals copying different specials
+/// both act" (the audit's reproduction, turn 2: P0's copies Premonition ◆, N0's copies
+/// Showdown naming P0; before, both were cancelled as identical).
+#[test]
+fn two_liquid_metals_copying_different_specials_both_act() {
+    let save = temp("lm-different-copies.json");
+    let o = play(
+        &[
+            &repro("it_lm_different_copies.json"),
+            "--script",
+            &repro("it_lm_different_copies.jsonl"),
+            "--save",
+            save.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let turn2 = &out[out.find("Turn 2").expect("a second turn")..];
+    assert!(!turn2.contains("cancels out"), "{turn2}");
+    assert!(
+        turn2.contains("N0 reveals Mimic copying Showdown naming P0: N0 and P0 face only each other"),
+        "{turn2}"
+    );
+    assert!(
+        turn2.contains("P0 reveals Mimic copying Premonition ◆: N0 may not play attack ◆ moves this turn"),
+        "{turn2}"
+    );
+    let _ = std::fs::remove_file(save);
+}

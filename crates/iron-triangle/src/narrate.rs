@@ -355,10 +355,7 @@ fn reveal_sentences(
         // The engine decided the cancellation; name the other player of the same special.
         let other = match &before.phase {
             Phase::Turn(t) => t.window.as_ref().and_then(|w| {
-                w.cards()
-                    .into_iter()
-                    .find(|(g, c, _)| *g != fighter && c.special == card.special)
-                    .map(|(g, ..)| g)
+                w.cards().into_iter().find(|&(g, c, _)| g != fighter && card.cancels(c)).map(|(g, ..)| g)
             }),
             _ => None,
         };

@@ -33,7 +33,8 @@ fn turn_steps() -> Vec<String> {
         "5. Consequences: the loser takes its loss, spread over the energy types (§5.3).",
         "Specials are played face down in timing windows: before opponent, before stance, before move,",
         "  before resolving (§6); how many cards were played is shown; who passed may respond.",
-        "The winner passes the next turn to a character of its side (§5.6); on a tie the GM does.",
+        "The winner passes the next turn to a character of its side, one with the fewest turns (§5.6);",
+        "  on a tie the GM gives it to either side, the same way.",
         "A character with zero energy in every type is out (§5.3); a side with nobody left loses (§5.7).",
     ]
     .map(str::to_owned)

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use table::{Role, Sealed, SeatId, SideId};
 use thiserror::Error;
 
-use crate::card::{Action, Move};
+use crate::card::{Action, Move, MoveSet};
 use crate::chain::after_turn;
 use crate::conflict::{
     Aftermath, Conflict, Ending, FighterId, GM, Mercy, PLAYERS, Phase, Status, Step, Turn, Window, side_name,
@@ -446,9 +446,10 @@ impl Conflict {
                 c.side == f.side
                     && self.fighter(c.against).is_in()
                     && !f.follow_ups[c.newest().index()].intersection(self.available_moves(to)).is_empty()
-                    // There Can Be Only One may bind it to someone else: then it cannot face
-                    // the chain's opponent, so the streak cannot go on.
-                    && self.bound_opponents(to).all(|o| o == c.against)
+                    // There Can Be Only One may bind it to others only: then it cannot face
+                    // the chain's opponent, so the streak cannot go on. Bound to the chain's
+                    // opponent among others, it may (several bonds, §6 Decision).
+                    && self.may_face_bound(to, c.against)
             })
     }
 
@@ -459,18 +460,24 @@ impl Conflict {
 
     /// Who may take the next turn, and who chooses (§5.6).
     ///
-    /// The turn's winner chooses among the characters of its side still in; on a tie (or when
-    /// both surrendered) the GM chooses any character still in. A character takes consecutive
-    /// turns only to continue its combo streak (at most three), except that a side with one
-    /// character left gives it every turn (Decision). Among the others the choice falls on
-    /// those with the fewest turns taken.
+    /// The turn's winner chooses among the characters of its side still in — even when it went
+    /// out in its own winning turn (Decision); on a tie (or when both surrendered) the GM
+    /// chooses a character of either side. A character takes consecutive turns only to
+    /// continue its combo streak (at most three), except that a side with one character left
+    /// gives it every turn (Decision). Among the others of a side the choice falls on those
+    /// with the fewest turns taken, whoever chooses (Decision: equal turns bind the GM too).
     pub fn next_turn(&self, a: &Aftermath) -> NextTurn {
         NextTurn { decider: self.next_turn_decider(a), candidates: self.next_turn_candidates(a).collect() }
     }
 
-    /// The turn's winner, if it is still in: it passes the next turn within its side.
+    /// The turn's winner, who passes the next turn within its side (§5.6).
+    ///
+    /// **Decision (the winner went out in its own winning turn**, §5.6, e.g. through Dig Two
+    /// Graves): its side still keeps the turn, and whoever controls the winner chooses among
+    /// that side's characters still in (equal turns apply). If none is left, §5.7 ends the
+    /// conflict before anyone is asked.
     fn passing_winner(&self, a: &Aftermath) -> Option<FighterId> {
-        a.winner().filter(|w| self.fighter(*w).is_in())
+        a.winner()
     }
 
     /// The seat that gives the next turn: the winner's controller, else the GM (§5.6).
@@ -479,6 +486,10 @@ impl Conflict {
     }
 
     /// The characters that may take the next turn, in id order, without allocating (§5.6).
+    ///
+    /// **Decision (equal turns bind the GM too**, §5.6): after a tie the GM may give the turn
+    /// to either side, but within the side chosen the choice falls on the characters with the
+    /// fewest turns taken, as it does for a winner's choice.
     pub fn next_turn_candidates<'a>(&'a self, a: &'a Aftermath) -> impl Iterator<Item = FighterId> + 'a {
         let winner = self.passing_winner(a);
         let prev = self.last_active;
@@ -488,11 +499,14 @@ impl Conflict {
         };
         // Consecutive turns only to continue a combo, unless alone on the side.
         let ordinary = move |id: FighterId| in_pool(id) && (Some(id) != prev || self.alone(id));
-        // Equal turns applies when the winner chooses, not to the GM after a tie.
-        let fewest = winner
-            .and_then(|_| self.ids().filter(|&id| ordinary(id)).map(|id| self.fighter(id).turns_taken).min());
+        // Equal turns, within each side, whoever chooses.
+        let turns = move |id: FighterId| self.fighter(id).turns_taken;
+        let fewest = move |id: FighterId| {
+            let side = self.fighter(id).side;
+            self.ids().filter(|&o| ordinary(o) && self.fighter(o).side == side).map(turns).min()
+        };
         self.ids().filter(move |&id| {
-            (ordinary(id) && fewest.is_none_or(|m| self.fighter(id).turns_taken == m))
+            (ordinary(id) && fewest(id) == Some(turns(id)))
                 || (Some(id) == prev && in_pool(id) && self.continues_streak(a, id))
         })
     }
@@ -505,27 +519,56 @@ impl Conflict {
         // A bond made during this turn prevails over the combo streak's opponent (facing
         // another opponent ends the chain, §5.5).
         let active = t.active;
-        let bound = self.bound_opponents(active).next().is_some();
-        let must_face = t.must_face.filter(|_| !bound);
+        let must_face = t.must_face.filter(|&o| self.may_face_bound(active, o));
         self.ids().filter(move |&id| {
             let f = self.fighter(id);
             f.side != me.side
                 && f.is_in()
                 && must_face.is_none_or(|o| o == id)
-                && (!bound || self.bound_opponents(active).any(|o| o == id))
+                && self.may_face_bound(active, id)
         })
     }
 
-    /// Whether `id` may surrender: always, except under The Way of the Samurai, which cannot
-    /// be removed from the conflict — unless it has no move left to play (§6, §5.2 step 3).
-    pub fn may_surrender(&self, id: FighterId) -> bool {
+    /// Whether There Can Be Only One lets `id` choose `opponent` (§6): a character bound by no
+    /// bond may choose anyone; one bound by bonds still in force, only a character it is bound
+    /// to.
+    ///
+    /// **Decision (several There Can Be Only One bonds, §6):** a character bound by several
+    /// bonds may choose as opponent any character it is bound to, and only those, until all but
+    /// one of them are out; a combo may continue against any of them.
+    pub fn may_face_bound(&self, id: FighterId, opponent: FighterId) -> bool {
+        let mut bound = self.bound_opponents(id).peekable();
+        bound.peek().is_none() || bound.any(|o| o == opponent)
+    }
+
+    /// The moves `id` may commit this turn (§5.2 step 3): its available moves, less the
+    /// action an I Already Know forbids it (§6).
+    ///
+    /// **Decision (The Way of the Samurai, §6):** "cannot be removed from this conflict"
+    /// covers leaving by choice, so where §5.2 would force a surrender because no move is
+    /// available, every move it knows is available instead (less a forbidden action; should I
+    /// Already Know forbid every move it knows, The Way of the Samurai, later on the list,
+    /// prevails: every move it knows).
+    pub fn playable_moves(&self, t: &Turn, id: FighterId) -> MoveSet {
+        let forbidden = self.forbidden_action(t, id);
+        let allowed =
+            |set: MoveSet| set.iter().filter(|m| Some(m.action()) != forbidden).collect::<MoveSet>();
+        let playable = allowed(self.available_moves(id));
         let f = self.fighter(id);
-        !f.samurai
+        if !playable.is_empty() || !f.samurai {
+            return playable;
+        }
+        let known = allowed(f.known);
+        if known.is_empty() { f.known } else { known }
+    }
+
+    /// Whether `id` may surrender (§5.2 step 3): always, except under The Way of the Samurai,
+    /// which may not leave the conflict by choice (§6 Decision; `playable_moves` gives it a
+    /// move wherever it knows one).
+    pub fn may_surrender(&self, id: FighterId) -> bool {
+        !self.fighter(id).samurai
             || match &self.phase {
-                Phase::Turn(t) => {
-                    let forbidden = self.forbidden_action(t, id);
-                    !self.available_moves(id).iter().any(|m| Some(m.action()) != forbidden)
-                }
+                Phase::Turn(t) => self.playable_moves(t, id).is_empty(),
                 _ => true,
             }
     }
@@ -672,6 +715,14 @@ impl Conflict {
                         "it is on the same side".to_owned()
                     } else if !o.is_in() {
                         "it is out of the conflict".to_owned()
+                    } else if !self.may_face_bound(t.active, opponent) {
+                        let bound: Vec<String> =
+                            self.bound_opponents(t.active).map(|b| self.name(b)).collect();
+                        format!(
+                            "There Can Be Only One binds {} to face only {}",
+                            self.name(t.active),
+                            bound.join(" or ")
+                        )
                     } else {
                         "a consecutive turn may only continue the combo against its opponent".to_owned()
                     };
@@ -723,7 +774,9 @@ impl Conflict {
                 if t.plays[pos].is_committed() {
                     return Err(RuleError::AlreadyCommitted { fighter: self.name(id), what: "move" });
                 }
-                if let Play::Move(card) = play {
+                if let Play::Move(card) = play
+                    && !self.playable_moves(t, id).contains(card)
+                {
                     let f = self.fighter(id);
                     if !f.known.contains(card) {
                         let known = f.known.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ");
@@ -732,11 +785,8 @@ impl Conflict {
                     if let Some(action) = self.forbidden_action(t, id).filter(|&a| a == card.action()) {
                         return Err(RuleError::MoveForbidden { fighter: self.name(id), action });
                     }
-                    if !self.available_moves(id).contains(card) {
-                        let chain =
-                            if f.disadvantage.set().contains(card) { "disadvantage" } else { "combo" };
-                        return Err(RuleError::MoveUnavailable { fighter: self.name(id), card, chain });
-                    }
+                    let chain = if f.disadvantage.set().contains(card) { "disadvantage" } else { "combo" };
+                    return Err(RuleError::MoveUnavailable { fighter: self.name(id), card, chain });
                 }
                 if play == Play::Surrender && !self.may_surrender(id) {
                     return Err(RuleError::SamuraiCannotSurrender { fighter: self.name(id) });
@@ -1332,11 +1382,9 @@ impl Conflict {
                         ]);
                     }
                     Step::Move if !t.plays[pos].is_committed() => {
-                        let forbidden = self.forbidden_action(t, id);
                         out.extend(
-                            self.available_moves(id)
+                            self.playable_moves(t, id)
                                 .iter()
-                                .filter(|m| Some(m.action()) != forbidden)
                                 .map(|m| Command::CommitMove { play: Play::Move(m) }),
                         );
                         if self.may_surrender(id) {

@@ -210,10 +210,12 @@ impl Special {
         matches!(self, Special::ThereCanBeOnlyOne | Special::Yojimbo)
     }
 
-    /// Whether Liquid Metal may copy it: not the specials after Liquid Metal on the list, nor
-    /// Liquid Metal itself nor the bluff.
+    /// Whether Liquid Metal may copy it: every special before Liquid Metal on the list, To
+    /// Blave included — not Liquid Metal itself, nor Drunken Monkey or The Way of the Samurai.
+    /// **Decision (Liquid Metal, §6):** it may copy To Blave; the copy is then a bluff with no
+    /// effect, and Liquid Metal is spent.
     pub fn copyable(self) -> bool {
-        self.rank() < Special::LiquidMetal.rank() && self != Special::ToBlave
+        self.rank() < Special::LiquidMetal.rank()
     }
 
     /// The snake_case key used in files, e.g. `wax_on_grapple`.
@@ -352,6 +354,11 @@ mod tests {
         assert!(!Special::WaxOn(Action::Defend).in_edition(Edition::Earlier));
         assert_eq!(Special::Yojimbo.name(Edition::Earlier), "Bodyguard");
         assert_eq!(Special::IAlreadyKnow(Action::Grapple).name(Edition::Current), "I Already Know ▨");
+    }
+
+    #[test]
+    fn liquid_metal_may_copy_to_blave() {
+        assert!(Special::ToBlave.copyable());
     }
 
     #[test]

@@ -39,7 +39,10 @@ impl SpecialCard {
     }
 
     /// Whether this card and `other`, played by the two of a pair in one window, cancel each
-    /// other: identical specials (§6) — the same special, copying the same one.
+    /// other: identical specials (§6) — the same special, copying the same one. The one place
+    /// of the rule. **Decision (Liquid Metal, §6):** a copy is not identical to the original,
+    /// and two Liquid Metals are identical only when they copy the same special (the same
+    /// variant): two Liquid Metals copying different specials both act.
     pub fn cancels(self, other: SpecialCard) -> bool {
         self.special == other.special && self.copy == other.copy
     }
@@ -187,7 +190,7 @@ impl Conflict {
     }
 
     /// The specials Liquid Metal may copy for `id`: used by another character in this conflict,
-    /// before Liquid Metal on the list (§6).
+    /// before Liquid Metal on the list, To Blave included (§6, `Special::copyable`).
     pub fn copies(&self, id: FighterId) -> impl Iterator<Item = Special> + '_ {
         self.specials_played.iter().enumerate().filter_map(move |(i, &(by, s))| {
             let first = !self.specials_played[..i].iter().any(|&(b, t)| b != id && t == s);
@@ -196,11 +199,16 @@ impl Conflict {
     }
 
     /// Whether a copy of `x` could be played by `id` in `window`: the copied special's timing
-    /// and conditions, not its learning requirements or use limits.
+    /// and conditions, not its learning requirements or use limits. A copy of To Blave is
+    /// played where To Blave is: where another special `id` knows (besides this Liquid Metal
+    /// and To Blave itself) could be played.
     fn copy_fits(&self, t: &Turn, id: FighterId, x: Special, window: Window) -> bool {
         let f = self.fighter(id);
         x.fits(window)
             && match x {
+                Special::ToBlave => f.character.specials.iter().any(|&s| {
+                    s != Special::LiquidMetal && s != Special::ToBlave && self.could_play(t, id, s, window)
+                }),
                 Special::IAlreadyKnow(_) => t.opponent.is_some(),
                 Special::Yojimbo => {
                     t.pair().is_some_and(|p| p.iter().any(|&m| m != id && self.fighter(m).side == f.side))
@@ -366,13 +374,12 @@ impl Conflict {
         }
         match w.next_to_reveal() {
             Some((fighter, card)) => {
-                // Identical specials played by the two of a pair in one window cancel.
+                // Identical specials played by the two of a pair in one window cancel
+                // (`SpecialCard::cancels`: two Liquid Metals only when they copy the same one).
                 let pair = t.pair();
                 let in_pair = |f: FighterId| pair.is_some_and(|p| p.contains(&f));
                 let cancelled = in_pair(fighter)
-                    && w.cards()
-                        .iter()
-                        .any(|(g, c, _)| *g != fighter && in_pair(*g) && c.special == card.special);
+                    && w.cards().iter().any(|&(g, c, _)| g != fighter && in_pair(g) && card.cancels(c));
                 Some(Event::SpecialRevealed { fighter, card, cancelled })
             }
             None => Some(Event::WindowClosed),
@@ -443,9 +450,7 @@ impl Conflict {
             for &(f, card, face_down) in &cards {
                 if face_down && delayed(w.window, card.effective()) {
                     // The before-move window is the pair's: an identical card of the other cancels.
-                    let cancelled = cards
-                        .iter()
-                        .any(|(g, c, _)| *g != f && c.special == card.special && c.copy == card.copy);
+                    let cancelled = cards.iter().any(|&(g, c, _)| g != f && card.cancels(c));
                     self.turn_delayed.push((f, card, cancelled));
                 }
             }
@@ -534,17 +539,14 @@ impl Conflict {
 
 impl Conflict {
     /// The moves the pair member at `pos` could be swapped to (Drunken Monkey): its other
-    /// available moves, none of an action forbidden to it this turn.
+    /// moves it may play this turn (`Conflict::playable_moves`: available, none of an action
+    /// forbidden to it this turn).
     pub fn swap_options(&self, t: &Turn, pos: usize) -> crate::card::MoveSet {
         let Some(pair) = t.pair() else { return crate::card::MoveSet::EMPTY };
         let Some(crate::turn::Play::Move(played)) = t.plays[pos].value() else {
             return crate::card::MoveSet::EMPTY;
         };
-        let forbidden = t.forbidden[pos];
-        self.available_moves(pair[pos])
-            .iter()
-            .filter(|&m| m != played && Some(m.action()) != forbidden)
-            .collect()
+        self.playable_moves(t, pair[pos]).iter().filter(|&m| m != played).collect()
     }
 
     /// Whether the pair member at `pos` is still to decide on a Drunken Monkey swap this turn.

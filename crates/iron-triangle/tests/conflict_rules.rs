@@ -511,6 +511,32 @@ fn passing_the_gm_chooses_after_a_tie() {
     assert_eq!(turn(&g).active, b2);
 }
 
+/// §5.6 Decision (equal turns bind the GM too): "after a tie the GM may give the turn to
+/// either side, but within the side chosen the equal-turns rule applies as it does to a
+/// winner's choice."
+#[test]
+fn equal_turns_bind_the_gms_choice_after_a_tie() {
+    let mut g = two_on_two().table();
+    let (a1, a2, b1, b2) = (id(&g, "A1"), id(&g, "A2"), id(&g, "B1"), id(&g, "B2"));
+    let gm = seat(&g, GM_SEAT);
+    // A1 takes a turn and loses to B1; B1 takes the next; it ties with A1.
+    let r = resolved(&play_full(&mut g, "A1", "B1", ["0", "0"], ["○☵", "▨☷"]));
+    assert_eq!(r.outcome.winner(), Some(1));
+    let r = resolved(&play_full(&mut g, "B1", "A1", ["0", "0"], ["◆☲", "◆☲"]));
+    assert_eq!(r.outcome, Outcome::Tie);
+    assert_eq!(g.awaiting(), vec![gm]);
+    // A1 has taken a turn, A2 none: the GM may give the players' side only A2. B1's turn it
+    // was: B2.
+    assert_eq!(legal(&g, gm), vec![Command::PassTurn { to: a2 }, Command::PassTurn { to: b2 }]);
+    let e = refused!(g, gm, Command::PassTurn { to: a1 });
+    assert!(matches!(e, RuleError::CannotTakeTurn { .. }) && names_rule(&e, "§5.6"), "{e}");
+    assert!(e.to_string().contains("fewer turns"), "{e}");
+    let e = refused!(g, gm, Command::PassTurn { to: b1 });
+    assert!(matches!(e, RuleError::CannotTakeTurn { .. }), "{e}");
+    ok!(g, gm, Command::PassTurn { to: a2 });
+    assert_eq!(turn(&g).active, a2);
+}
+
 /// §5.6 Decision: "in a side with one character left, that character takes every turn its
 /// side is given" — even without a combo to continue.
 #[test]

@@ -21,7 +21,12 @@ use table::{Table, TableRng, seeded_rng};
 
 fn config(cases: u32) -> Config {
     let seed = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x1207_2019);
-    Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() }
+    Config {
+        cases: proptest_cases(cases),
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(seed),
+        ..Config::default()
+    }
 }
 
 /// A random set of specials of `edition` a character of level 12 may know (Yojimbo needs an
@@ -101,10 +106,20 @@ fn duel(seed: u64) -> Conflict {
 /// The turn about to be resolved, as a referee enters it: `state` is the conflict just before
 /// its `TurnResolved` event, `specials` the cards revealed this turn. `None` for a turn the
 /// calculator does not take: two specials of one character, a special of an ally other than
-/// Yojimbo, or a combo chain between others than the pair.
+/// Yojimbo, a combo chain between others than the pair, or a Liquid Metal copy meeting its
+/// original in the pair (the calculator names the copied special only, and a copy is not
+/// identical to the original, §6 Decision: both act, where two originals would cancel).
 fn sheet_of(state: &Conflict, specials: &[(FighterId, SpecialCard)]) -> Option<TurnSheet> {
     let Phase::Turn(t) = &state.phase else { return None };
     let pair = t.pair()?;
+    let of_pair: Vec<SpecialCard> =
+        specials.iter().filter(|(by, _)| pair.contains(by)).map(|&(_, c)| c).collect();
+    if of_pair
+        .iter()
+        .any(|&c| of_pair.iter().any(|&d| c != d && c.effective() == d.effective() && !c.cancels(d)))
+    {
+        return None;
+    }
     if let Some(c) = &state.combo
         && !c.is_empty()
         && !(0..2).any(|i| c.side == state.fighter(pair[i]).side && c.against == pair[1 - i])

@@ -189,7 +189,7 @@ fn any_loss_special() -> impl Strategy<Value = Option<Special>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: proptest_cases(256), ..ProptestConfig::default() })]
 
     /// Decision (two specials at one place in the list): the settlement never depends on
     /// which of the pair is called A.
@@ -221,4 +221,169 @@ proptest! {
         prop_assert_eq!(amounts(&ab, 0), amounts(&ba, 1));
         prop_assert_eq!(amounts(&ab, 1), amounts(&ba, 0));
     }
+}
+
+/// A and B (level 10, each knowing Liquid Metal and `extra`), with `used` already played in
+/// this conflict, as (character, special) pairs: the first turn is A's.
+fn liquid_duel(extra: &[Special], used: &[(&str, Special)]) -> Game {
+    let mut a = npc5("A", en(5, 5, 5), &[&[Special::LiquidMetal], extra].concat());
+    a.level = 10;
+    let mut b = npc5("B", en(5, 5, 5), &[Special::LiquidMetal]);
+    b.level = 10;
+    let mut c = Build::new().pc("p", a).npc(b).conflict();
+    c.specials_played = used.iter().map(|&(who, s)| (cid(&c, who), s)).collect();
+    Game::new(c)
+}
+
+fn copy(special: Special, copied: Special, target: Option<FighterId>) -> Option<SpecialCard> {
+    Some(SpecialCard { special, target, copy: Some(copied) })
+}
+
+/// Decision (Liquid Metal), §6: "two Liquid Metals are identical only when they copy the same
+/// special (the same variant): two Liquid Metals copying different specials both act" (the
+/// audit's reproduction `it_lm_different_copies`, turn 2: one copies I Already Know ◆, the
+/// other There Can Be Only One).
+#[test]
+fn two_liquid_metals_copying_different_specials_both_act() {
+    let lm = Special::LiquidMetal;
+    let iak = Special::IAlreadyKnow(Action::Attack);
+    let tcboo = Special::ThereCanBeOnlyOne;
+    let mut g = liquid_duel(&[], &[("A", tcboo), ("B", iak)]);
+    let (ia, ib) = (id(&g, "A"), id(&g, "B"));
+    // Each copies what the other used (not its own): nothing for A before the opponent.
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeStance));
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, iak, None) });
+    let events =
+        ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: copy(lm, tcboo, Some(ia)) });
+    let revealed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            iron_triangle::Event::SpecialRevealed { fighter, cancelled, .. } => Some((*fighter, *cancelled)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(revealed, vec![(ib, false), (ia, false)], "{events:?}");
+    assert_eq!(g.state().bonds, vec![[ib, ia]], "B's copy of There Can Be Only One binds");
+    assert_eq!(g.state().forbidden_action(turn(&g), ib), Some(Action::Attack), "A's copy forbids ◆");
+    // Two Liquid Metals copying the same special are identical: they cancel.
+    let mut g = liquid_duel(&[], &[("A", iak), ("B", iak)]);
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, iak, None) });
+    let events = ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: copy(lm, iak, None) });
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, iron_triangle::Event::SpecialRevealed { cancelled: true, .. }))
+            .count(),
+        2,
+        "{events:?}"
+    );
+    assert_eq!(g.state().forbidden_action(turn(&g), ia), None);
+    assert_eq!(g.state().forbidden_action(turn(&g), ib), None);
+}
+
+/// Decision (Liquid Metal), §6: "it may copy any special another character used in this
+/// conflict except 11 and 12, To Blave included (the copy is then a bluff with no effect;
+/// Liquid Metal is spent)". Like To Blave, the copy is played where another special its player
+/// knows could be, and before the move it waits face down with the cards revealed before
+/// resolving.
+#[test]
+fn liquid_metal_may_copy_to_blave_as_a_bluff() {
+    let lm = Special::LiquidMetal;
+    let blave = Special::ToBlave;
+    let mut g = liquid_duel(&[Special::PressurePoint], &[("B", blave)]);
+    let (ia, ib) = (id(&g, "A"), id(&g, "B"));
+    ok!(g, seat(&g, "p"), stance("0"));
+    ok!(g, seat(&g, GM_SEAT), stance("0"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeMove));
+    let bluff = copy(lm, blave, None);
+    assert!(legal(&g, seat(&g, "p")).contains(&Command::PlaySpecial { fighter: ia, card: bluff }));
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: bluff });
+    ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: None });
+    ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: None });
+    assert_eq!(turn(&g).step, Step::Move, "the bluff waits face down for the moves");
+    ok!(g, seat(&g, "p"), play("▨☷"));
+    let events = ok!(g, seat(&g, GM_SEAT), play("○☷"));
+    assert!(
+        events.contains(&iron_triangle::Event::SpecialRevealed {
+            fighter: ia,
+            card: bluff.unwrap(),
+            cancelled: false
+        }),
+        "{events:?}"
+    );
+    // No effect: B's loss is the plain 4 (▨ base), and A spreads nothing of it.
+    assert_eq!(final_losses(&g), [0, 4]);
+    let a = g.state().fighter(ia);
+    assert!(a.specials_used.contains(&lm), "Liquid Metal is spent");
+    assert_eq!(a.blaves, 0, "the copy is not one of A's own To Blaves");
+    // A cannot copy it where no other special of A's could be played (before the stance).
+    let mut g = liquid_duel(&[Special::PressurePoint], &[("B", blave)]);
+    ok!(g, seat(&g, "p"), stance("0"));
+    let e = refused!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, blave, None) });
+    assert!(matches!(e, iron_triangle::RuleError::OutOfTurn { .. }), "{e:?}");
+}
+
+/// §5.6 Decision (the winner went out in its own winning turn, e.g. through Dig Two Graves):
+/// "its side still keeps the turn; whoever controls the winner chooses among that side's
+/// active characters (equal turns apply)".
+#[test]
+fn the_winner_out_in_its_own_winning_turn_keeps_the_turn_for_its_side() {
+    let dtg = Special::DigTwoGraves(Action::Attack);
+    let mut g = Build::new()
+        .pc("p1", with_current(pc("A", en(3, 3, 4)), en(1, 0, 1)))
+        .pc("p2", pc("A2", en(3, 3, 4)))
+        .pc("p3", pc("A3", en(3, 3, 4)))
+        .npc(npc5("B", en(6, 6, 6), &[Special::WaxOn(Action::Attack), dtg]))
+        .npc(npc_all("B2", en(6, 6, 6)))
+        .table();
+    let (a, a2, a3, b) = (id(&g, "A"), id(&g, "A2"), id(&g, "A3"), id(&g, "B"));
+    let (p1, gm) = (seat(&g, "p1"), seat(&g, GM_SEAT));
+    ok!(g, p1, Command::TakeFirstTurn { fighter: a });
+    ok!(g, p1, Command::ChooseOpponent { opponent: b });
+    ok!(g, p1, stance("0"));
+    ok!(g, gm, stance("0"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeMove));
+    ok!(g, p1, Command::PlaySpecial { fighter: a, card: None });
+    ok!(g, gm, Command::PlaySpecial { fighter: b, card: Some(SpecialCard::new(dtg)) });
+    ok!(g, p1, Command::PlaySpecial { fighter: a, card: None });
+    // A wins ◆ over ▨: B loses 3, and Dig Two Graves ◆ makes A lose as much: A goes out.
+    ok!(g, p1, play("◆☲"));
+    ok!(g, gm, play("▨☷"));
+    settle(&mut g);
+    assert!(!g.state().fighter(a).is_in(), "A went out in its own winning turn");
+    assert_eq!(g.awaiting(), vec![p1], "A's player still passes the turn");
+    assert_eq!(legal(&g, p1), vec![Command::PassTurn { to: a2 }, Command::PassTurn { to: a3 }]);
+    let e = refused!(g, gm, Command::PassTurn { to: b });
+    assert!(matches!(e, iron_triangle::RuleError::OutOfTurn { .. }), "{e:?}");
+    ok!(g, p1, Command::PassTurn { to: a3 });
+    assert_eq!(turn(&g).active, a3);
+}
+
+/// Decision (Liquid Metal), §6: "for the cancelling rule a copy is not identical to the
+/// original": A's Liquid Metal copying I Already Know ◆ and B's own I Already Know ◆ in one
+/// window both act (found by `resolve_agrees_with_the_engine_on_random_turns` at 1,000 cases,
+/// with Mimic copying Vampire against Vampire: there the calculator, which names only the
+/// copied special, had cancelled both).
+#[test]
+fn a_liquid_metal_copy_and_its_original_both_act() {
+    let lm = Special::LiquidMetal;
+    let iak = Special::IAlreadyKnow(Action::Attack);
+    let mut a = npc5("A", en(5, 5, 5), &[lm]);
+    a.level = 10;
+    let mut b = npc5("B", en(5, 5, 5), &[iak]);
+    b.level = 10;
+    let mut c = Build::new().pc("p", a).npc(b).conflict();
+    c.specials_played = vec![(cid(&c, "B"), iak)];
+    let mut g = Game::new(c);
+    let (ia, ib) = (id(&g, "A"), id(&g, "B"));
+    assert_eq!(turn(&g).step, Step::Window(iron_triangle::Window::BeforeStance));
+    ok!(g, seat(&g, "p"), Command::PlaySpecial { fighter: ia, card: copy(lm, iak, None) });
+    let events =
+        ok!(g, seat(&g, GM_SEAT), Command::PlaySpecial { fighter: ib, card: Some(SpecialCard::new(iak)) });
+    assert!(
+        !events.iter().any(|e| matches!(e, iron_triangle::Event::SpecialRevealed { cancelled: true, .. })),
+        "{events:?}"
+    );
+    assert_eq!(g.state().forbidden_action(turn(&g), ia), Some(Action::Attack));
+    assert_eq!(g.state().forbidden_action(turn(&g), ib), Some(Action::Attack));
 }

@@ -451,6 +451,67 @@ fn a_bond_to_another_opponent_ends_the_combo_streak() {
     assert_eq!(turn(&g).active, id(&g, "Mika"));
 }
 
+/// §6 Decision (The Way of the Samurai): "the character may not surrender. Where §5.2 would
+/// force a surrender because no move is available, every move it knows is available instead."
+#[test]
+fn the_way_of_the_samurai_forbids_surrender_and_makes_every_known_move_available() {
+    let mut c = Build::new().pc("ada", pc("Ada", en(3, 2, 5))).npc(npc_all("Bandit", en(4, 3, 3))).conflict();
+    // Every move Ada knows is face up in her disadvantage chain, and she is a samurai.
+    fm(&mut c, "Ada").disadvantage = chain(&["○☵", "▨☷", "◆☲"]);
+    fm(&mut c, "Ada").samurai = true;
+    let mut g = Game::new(c);
+    let ada = seat(&g, "ada");
+    ok!(g, ada, stance("0"));
+    ok!(g, seat(&g, GM_SEAT), stance("0"));
+    assert_eq!(legal(&g, ada), vec![play("○☵"), play("▨☷"), play("◆☲")]);
+    let e = refused!(g, ada, play("surrender"));
+    assert!(matches!(e, RuleError::SamuraiCannotSurrender { .. }), "{e:?}");
+    ok!(g, ada, play("▨☷"));
+}
+
+/// §6 Decision (several There Can Be Only One bonds): "a character bound by several bonds may
+/// choose as opponent any character it is bound to, and only those, until all but one of them
+/// are out; a combo may continue against any of them."
+#[test]
+fn several_there_can_be_only_one_bonds_allow_any_bound_opponent_and_a_combo_against_each() {
+    let mut ren = sheet("Ren", 3, en(4, 4, 5), &["○☵", "▨☷", "◆☲"], &[("▨☷", &["◆☲"])]);
+    ren.current = None;
+    let mut c = Build::new()
+        .pc("ren", ren)
+        .pc("mika", pc("Mika", en(4, 3, 3)))
+        .npc(npc_all("Oni", en(9, 9, 9)))
+        .npc(npc_all("Goro", en(9, 9, 9)))
+        .npc(npc_all("Kuro", en(9, 9, 9)))
+        .conflict();
+    let (r, oni, goro) = (cid(&c, "Ren"), cid(&c, "Oni"), cid(&c, "Goro"));
+    c.bonds = vec![[r, oni], [goro, r]];
+    let mut g = Game::new(c);
+    let p = seat(&g, "ren");
+    ok!(g, p, Command::TakeFirstTurn { fighter: r });
+    // Ren may choose Oni or Goro, not Kuro.
+    assert_eq!(
+        legal(&g, p),
+        vec![Command::ChooseOpponent { opponent: oni }, Command::ChooseOpponent { opponent: goro }]
+    );
+    let e = refused!(g, p, Command::ChooseOpponent { opponent: id(&g, "Kuro") });
+    assert!(matches!(e, RuleError::BadOpponent { .. }), "{e:?}");
+    assert!(e.to_string().contains("There Can Be Only One binds Ren to face only Oni or Goro"), "{e}");
+    // Ren wins against Goro with ▨☷, which has a follow-up: the combo may go on against Goro.
+    ok!(g, p, Command::ChooseOpponent { opponent: goro });
+    ok!(g, p, stance("0"));
+    ok!(g, seat(&g, GM_SEAT), stance("0"));
+    ok!(g, p, play("▨☷"));
+    ok!(g, seat(&g, GM_SEAT), play("○☵"));
+    settle(&mut g);
+    assert_eq!(
+        legal(&g, p),
+        vec![Command::PassTurn { to: r }, Command::PassTurn { to: id(&g, "Mika") }],
+        "Ren may continue the combo"
+    );
+    ok!(g, p, Command::PassTurn { to: r });
+    assert_eq!(turn(&g).opponent, Some(goro), "the streak faces the combo's opponent");
+}
+
 mod random_games {
     use super::*;
     use proptest::prelude::*;
@@ -484,7 +545,7 @@ mod random_games {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: proptest_cases(96), failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
 
         /// Random 2v2 games where everyone may know any of the specials in play: every awaited
         /// seat always has a legal command (no deadlock between bonds, streaks and windows),
