@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use server::protocol::SetupSource;
 use server::systems::{self, Hosted};
 use session::fairlog::{self, SeatEntry};
+use session::replay::{self, ReplayError};
 use session::sealed::{Commitment, Mode, Nonce};
 use table::fairness::ServerSeed;
 use table::{Role, SeatId, Viewer};
@@ -223,7 +224,12 @@ fn fair_log(game: &dyn Hosted, system: &str, viewer: Viewer) -> String {
             mode: if game.mode(SeatId(i as u16)) == Mode::Sealed { "sealed" } else { "plain" }.into(),
         })
         .collect();
-    let table = fairlog::table_entry(system, "{}", &seats, game.server_seed_commitment().as_ref());
+    let table = fairlog::table_entry(
+        system,
+        game.setup_commitment().as_ref(),
+        &seats,
+        game.server_seed_commitment().as_ref(),
+    );
     let entries = std::iter::once(table).chain(game.updates_since(viewer, 0));
     fairlog::write(entries).unwrap().0
 }
@@ -251,6 +257,19 @@ proptest! {
             if let Err(e) = fairlog::verify(&log) {
                 prop_assert!(false, "{system} {example}, seed {seed}, {viewer:?}: {e}");
             }
+            // §7.3: a genuine log is never called a forgery by the rules replay either.
+            if let Err(ReplayError::Bad(e)) = replay(system, &log) {
+                prop_assert!(false, "{system} {example}, seed {seed}, {viewer:?}: replay: {e}");
+            }
         }
+    }
+}
+
+/// docs/fairness.md §7.3: the rules replay of `log`, with the rules of `system`.
+fn replay(system: &str, log: &str) -> Result<replay::ReplayReport, ReplayError> {
+    match system {
+        "iron-triangle" => replay::replay::<iron_triangle::IronTriangle>(log),
+        "nodice" => replay::replay::<nodice::NoDice>(log),
+        _ => replay::replay::<inciting_incident::IncitingIncident>(log),
     }
 }

@@ -153,8 +153,8 @@ struct Slot<C> {
 
 /// A finished round played on a copy of the table ([`Session::play_on_copy`]).
 struct Played {
-    /// The seats whose commands the rules still hold face down after the round.
-    face_down: Vec<SeatId>,
+    /// The slots (by index) whose commands the rules still hold face down after the round.
+    face_down: Vec<usize>,
     /// Per slot: whether the rules ask for it (else the round withdraws it).
     taken: Vec<bool>,
 }
@@ -691,12 +691,17 @@ impl<R: Ruleset> Session<R> {
         // decision the rules never take (an earlier one of the round ended the game: a GM
         // ending the scene) is withdrawn — neither mixed nor opened.
         let copy = self.play_on_copy(&round.slots);
+        // Decided per decision, not per seat: a seat asked twice in one round (a GM declaring
+        // face down for a fighter, then ending the scene in public) has its public decision
+        // mixed and opened now, its face-down one deferred.
         let hidden = copy.face_down;
         // docs/fairness.md §5.2: the round is mixed into the draws before the rules act on
         // it; each seat's nonce is its last valid one of the decisions the rules take.
         let mut round_nonces = vec![None; R::seats(self.table.state()).len()];
-        for (slot, _) in round.slots.iter().zip(&copy.taken).filter(|(_, taken)| **taken) {
-            if hidden.contains(&slot.seat) {
+        for (k, (slot, _)) in
+            round.slots.iter().zip(&copy.taken).enumerate().filter(|(_, (_, taken))| **taken)
+        {
+            if hidden.contains(&k) {
                 continue;
             }
             if let (Held::Plain { nonce, .. } | Held::Revealed { nonce, .. }, Some(place)) =
@@ -716,6 +721,7 @@ impl<R: Ruleset> Session<R> {
                 break;
             };
             let Some(slot) = left[i].take() else { break };
+            let k = i;
             let seat = slot.seat;
             let fault = match slot.held {
                 Held::Plain { command, nonce, how } => {
@@ -726,7 +732,7 @@ impl<R: Ruleset> Session<R> {
                     }
                     match self.submit_as(seat, &command, how) {
                         Ok(()) => {
-                            opened.push((seat, command, nonce));
+                            opened.push((k, seat, command, nonce));
                             None
                         }
                         Err(e) => Some(Fault::Illegal { reason: e.to_string() }),
@@ -734,7 +740,7 @@ impl<R: Ruleset> Session<R> {
                 }
                 Held::Revealed { command, nonce } => match self.submit_as(seat, &command, How::Given) {
                     Ok(()) => {
-                        opened.push((seat, command, nonce));
+                        opened.push((k, seat, command, nonce));
                         None
                     }
                     Err(e) => Some(Fault::Illegal { reason: e.to_string() }),
@@ -757,19 +763,20 @@ impl<R: Ruleset> Session<R> {
         // A decision the copy saw the rules take but the game did not (no rule lets a draw
         // decide that; this keeps the log true if one ever did): its nonce was mixed, so it is
         // opened like the others. Every other decision left is withdrawn.
-        for slot in left.into_iter().flatten() {
-            if let Held::Plain { command, nonce, .. } | Held::Revealed { command, nonce } = slot.held
+        for (k, slot) in left.into_iter().enumerate() {
+            if let Some(slot) = slot
+                && let Held::Plain { command, nonce, .. } | Held::Revealed { command, nonce } = slot.held
                 && mixed.get(usize::from(slot.seat.0)).is_some_and(|n| *n == Some(nonce))
             {
-                opened.push((slot.seat, command, nonce));
+                opened.push((k, slot.seat, command, nonce));
             }
         }
         // Every choice of the round that is face up is opened, with its nonce, so every seat
         // can check every commitment; one still face down waits for its reveal.
-        let (later, now): (Vec<_>, Vec<_>) =
-            opened.into_iter().partition(|(seat, _, _)| hidden.contains(seat));
-        self.open(now);
-        self.deferred.extend(later);
+        let (later, now): (Vec<_>, Vec<_>) = opened.into_iter().partition(|(k, ..)| hidden.contains(k));
+        let strip = |v: Vec<(usize, SeatId, R::Command, Nonce)>| v.into_iter().map(|(_, s, c, n)| (s, c, n));
+        self.open(strip(now).collect());
+        self.deferred.extend(strip(later));
         // Once the rules reveal them — or the game ended without their reveal.
         if self.pending.is_empty() || self.table.is_over() {
             let deferred = std::mem::take(&mut self.deferred);
@@ -789,7 +796,7 @@ impl<R: Ruleset> Session<R> {
 
     /// Plays a finished round's decisions on a copy of the table, in the order
     /// [`finish_if_revealed`](Self::finish_if_revealed) gives them: which decisions the rules
-    /// take (asked for, whether the command stands or faults), and the seats whose commands
+    /// take (asked for, whether the command stands or faults), and the decisions whose commands
     /// the rules will still hold face down afterwards (a face-down command after the copy's
     /// last reveal). (The copy draws from the source before the round's mix; no rule here lets
     /// a die decide whether a choice is revealed, or whether a seat is asked.)
@@ -825,7 +832,7 @@ impl<R: Ruleset> Session<R> {
             if scratch.last_automatic() > 0 {
                 out.face_down.clear();
             } else if private {
-                out.face_down.push(slot.seat);
+                out.face_down.push(k);
             }
         }
         out

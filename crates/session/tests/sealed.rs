@@ -652,3 +652,51 @@ fn decisions_a_gms_end_of_the_scene_leaves_untaken_are_withdrawn_neither_mixed_n
     );
     verified(&s).unwrap();
 }
+
+/// docs/fairness.md §3, §5.2 (found by the server's `sealed_logs` property with the rules
+/// replay): a seat asked twice in one round — the GM declares face down for its fighter, then
+/// ends the scene in public — has each decision judged on its own. The end of the scene is
+/// face up once the round is played: its nonce is the GM's in the mix and it is opened, while
+/// the face-down declarations wait for their reveal. The GM's whole seat used to be treated as
+/// face down, so the end of the scene was applied with its nonce left out of the mix.
+#[test]
+fn a_seats_public_decision_is_mixed_and_opened_though_its_other_decision_stays_face_down() {
+    type Ii = inciting_incident::IncitingIncident;
+    let mut s = Session::<Ii>::new(river_fight()).unwrap();
+    s.use_verifiable(table::fairness::ServerSeed::from_bytes([7; 32])).unwrap();
+    for i in 0..3 {
+        s.set_mode(SeatId(i), Mode::Sealed).unwrap();
+    }
+    let gm = SeatId(2);
+    let mut reveals = Vec::new();
+    // The GM declares face down first, then the players, then the GM ends the scene.
+    let declare = s.prompt(gm).unwrap().choices.iter().find(|c| c.private).unwrap().command;
+    let declare_nonce = Nonce::from_bytes([0x44; 32]);
+    s.seal(gm, commit(&json(&declare), &declare_nonce)).unwrap();
+    reveals.push((gm, declare, declare_nonce));
+    for seat in [SeatId(0), SeatId(1)] {
+        let c = s.prompt(seat).unwrap().choices.iter().find(|c| c.private).unwrap().command;
+        let nonce = Nonce::from_bytes([seat.0 as u8 + 1; 32]);
+        s.seal(seat, commit(&json(&c), &nonce)).unwrap();
+        reveals.push((seat, c, nonce));
+    }
+    let end = inciting_incident::Command::EndScene { winner: Some(0) };
+    let end_nonce = Nonce::from_bytes([9; 32]);
+    while !s.round().is_some_and(|r| r.bound) {
+        s.seal(gm, commit(&json(&end), &end_nonce)).unwrap();
+        reveals.push((gm, end.clone(), end_nonce));
+    }
+    for (seat, command, nonce) in reveals {
+        assert_eq!(s.reveal(seat, &command, nonce), Ok(None));
+    }
+    assert!(s.is_over(), "the GM ended the scene");
+    let items = public(&s);
+    let mix = items.iter().position(|i| matches!(i, Item::Mix { .. })).expect("mixed");
+    let Item::Mix { round_nonces } = &items[mix] else { unreachable!() };
+    assert_eq!(round_nonces[2], Some(end_nonce.to_string()), "the GM's public end of the scene is mixed");
+    assert!(
+        items.iter().any(|i| matches!(i, Item::Opened { seat, nonce, .. } if *seat == gm && *nonce == end_nonce.to_string())),
+        "the end of the scene is opened"
+    );
+    verified(&s).unwrap();
+}
