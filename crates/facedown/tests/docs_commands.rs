@@ -33,6 +33,10 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 /// -p facedown --` written `facedown`, spaces collapsed), each with its reason.
 const SKIPPED: &[(&str, &str)] = &[
     ("cargo test", "runs the test suite this test is part of"),
+    (
+        "PROPTEST_CASES=100000 cargo test",
+        "the property tests at depth: an hour and more of the suite this test is part of",
+    ),
     ("cargo bench", "benchmarks: release builds with LTO and minutes of measuring"),
     (
         "target/release/loadgen",
