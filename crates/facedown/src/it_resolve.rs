@@ -39,12 +39,12 @@ pub struct Args {
     #[arg(long)]
     json: bool,
 
-    /// The edition of the specials: current (default) or earlier (§11: Parry and Vampire
+    /// The edition of the specials: current (default) or earlier (the earlier edition: Parry and Vampire
     /// instead of Wax On and Santa Carla, no To Blave).
     #[arg(long, value_name = "current|earlier")]
     edition: Option<String>,
 
-    /// An ally of this side ("a" or "b") plays Yojimbo naming it: the ally takes its loss (§6).
+    /// An ally of this side ("a" or "b") plays Yojimbo naming it: the ally takes its loss.
     #[arg(long, value_name = "a|b")]
     yojimbo: Option<String>,
 
@@ -81,7 +81,7 @@ struct SideFlags {
     /// The special A revealed this turn, e.g. "pressure point" or "wax on grapple".
     #[arg(long, value_name = "SPECIAL")]
     a_special: Option<String>,
-    /// With --a-special "liquid metal": the special A's Liquid Metal copies, e.g. "vampire
+    /// With --a-special "liquid metal": the special A's Liquid Metal copies, e.g. "wax on
     /// grapple". The copy acts as that special, and does not cancel with it.
     #[arg(long, value_name = "SPECIAL")]
     a_copy_of: Option<String>,

@@ -527,3 +527,17 @@ fn a_liquid_metal_copy_and_its_original_both_act() {
     assert!(text.contains("both of the pair played Liquid Metal copying Pressure Point"), "{text}");
     assert!(!text.contains("cancel each other (§"), "{text}");
 }
+
+/// `--help` says how to enter a Liquid Metal copy, in the players' words (no § reference).
+#[test]
+fn the_help_says_how_to_enter_a_liquid_metal_copy() {
+    let out = resolve(&["--help"], None);
+    let text = ok_text(&out);
+    for phrase in
+        ["--a-copy-of", "--b-copy-of", "--a-special \"liquid metal\" --a-copy-of \"wax on grapple\""]
+    {
+        assert!(text.contains(phrase), "{phrase:?} missing in {text}");
+    }
+    assert!(text.contains("two Liquid Metals cancel only when they copy the same special"), "{text}");
+    assert!(!text.contains('§'), "{text}");
+}
