@@ -25,7 +25,9 @@ use iron_triangle::special::Edition;
 #[derive(clap::Args, Debug, Default)]
 #[command(after_help = "Moves are written as symbols (▨☰) or words (\"grapple heaven\", \"attack low\"); \
                   stances as \"2▨\", \"2 grapple\" or 0; lists are comma-separated, oldest first.\n\
-                  Specials (§6) by name in either edition or by key: \"pressure point\", \"wax on grapple\", \"Wax On ▨\".\n\
+                  Specials by name in either edition or by key: \"pressure point\", \"wax on grapple\", \"Wax On ▨\";\n\
+                  a Liquid Metal copy as --a-special \"liquid metal\" --a-copy-of \"wax on grapple\" (it acts as the copied\n\
+                  special and does not cancel with it; two Liquid Metals cancel only when they copy the same special).\n\
                   See docs/iron-triangle-resolve.md for the file format and the --json output.")]
 pub struct Args {
     /// Read both characters from a TOML or JSON file (chosen by extension; `-` reads JSON
@@ -37,12 +39,12 @@ pub struct Args {
     #[arg(long)]
     json: bool,
 
-    /// The edition of the specials: current (default) or earlier (§11: Parry and Vampire
+    /// The edition of the specials: current (default) or earlier (the earlier edition: Parry and Vampire
     /// instead of Wax On and Santa Carla, no To Blave).
     #[arg(long, value_name = "current|earlier")]
     edition: Option<String>,
 
-    /// An ally of this side ("a" or "b") plays Yojimbo naming it: the ally takes its loss (§6).
+    /// An ally of this side ("a" or "b") plays Yojimbo naming it: the ally takes its loss.
     #[arg(long, value_name = "a|b")]
     yojimbo: Option<String>,
 
@@ -76,9 +78,13 @@ struct SideFlags {
     /// A's learned follow-ups of the combo chain's newest move, comma-separated.
     #[arg(long, value_name = "MOVES")]
     a_follow_ups: Option<String>,
-    /// The special A revealed this turn, e.g. "pressure point" or "wax on grapple" (§6).
+    /// The special A revealed this turn, e.g. "pressure point" or "wax on grapple".
     #[arg(long, value_name = "SPECIAL")]
     a_special: Option<String>,
+    /// With --a-special "liquid metal": the special A's Liquid Metal copies, e.g. "wax on
+    /// grapple". The copy acts as that special, and does not cancel with it.
+    #[arg(long, value_name = "SPECIAL")]
+    a_copy_of: Option<String>,
 
     /// Name of character B (default "B").
     #[arg(long, value_name = "NAME")]
@@ -101,9 +107,12 @@ struct SideFlags {
     /// B's learned follow-ups of the combo chain's newest move, comma-separated.
     #[arg(long, value_name = "MOVES")]
     b_follow_ups: Option<String>,
-    /// The special B revealed this turn (§6).
+    /// The special B revealed this turn.
     #[arg(long, value_name = "SPECIAL")]
     b_special: Option<String>,
+    /// With --b-special "liquid metal": the special B's Liquid Metal copies.
+    #[arg(long, value_name = "SPECIAL")]
+    b_copy_of: Option<String>,
 }
 
 /// Runs `facedown iron-triangle resolve`. Bad input is an `Err` (exit code 2 in `main`).
@@ -201,6 +210,7 @@ fn read_turn(args: &Args) -> anyhow::Result<(TurnSheet, Source)> {
                         &f.a_combo,
                         &f.a_follow_ups,
                         &f.a_special,
+                        &f.a_copy_of,
                     ],
                 )?,
                 b: side_from_flags(
@@ -214,6 +224,7 @@ fn read_turn(args: &Args) -> anyhow::Result<(TurnSheet, Source)> {
                         &f.b_combo,
                         &f.b_follow_ups,
                         &f.b_special,
+                        &f.b_copy_of,
                     ],
                 )?,
             };
@@ -232,6 +243,7 @@ fn first_side_flag(args: &Args) -> Option<&'static str> {
         ("--a-combo", args.flags.a_combo.is_some()),
         ("--a-follow-ups", args.flags.a_follow_ups.is_some()),
         ("--a-special", args.flags.a_special.is_some()),
+        ("--a-copy-of", args.flags.a_copy_of.is_some()),
         ("--b-name", args.flags.b_name.is_some()),
         ("--b-energy", args.flags.b_energy.is_some()),
         ("--b-stance", args.flags.b_stance.is_some()),
@@ -240,6 +252,7 @@ fn first_side_flag(args: &Args) -> Option<&'static str> {
         ("--b-combo", args.flags.b_combo.is_some()),
         ("--b-follow-ups", args.flags.b_follow_ups.is_some()),
         ("--b-special", args.flags.b_special.is_some()),
+        ("--b-copy-of", args.flags.b_copy_of.is_some()),
         ("--yojimbo", args.yojimbo.is_some()),
     ]
     .into_iter()
@@ -288,9 +301,9 @@ fn from_json(text: &str, shown: &str) -> anyhow::Result<TurnSheet> {
 }
 
 /// The flags of one side, in the order name, energy, stance, move, disadvantage, combo,
-/// follow-ups, special.
-fn side_from_flags(who: Side, flags: [&Option<String>; 8]) -> anyhow::Result<SideSheet> {
-    let [name, energy, stance, play, disadvantage, combo, follow_ups, special] = flags;
+/// follow-ups, special, copy of.
+fn side_from_flags(who: Side, flags: [&Option<String>; 9]) -> anyhow::Result<SideSheet> {
+    let [name, energy, stance, play, disadvantage, combo, follow_ups, special, copy_of] = flags;
     let play = play.clone().ok_or_else(|| {
         anyhow!(
             "{} is missing: give both moves (or \"surrender\"), or use --input FILE",
@@ -312,6 +325,7 @@ fn side_from_flags(who: Side, flags: [&Option<String>; 8]) -> anyhow::Result<Sid
         combo: split_list(combo),
         follow_ups: split_list(follow_ups),
         special: special.clone(),
+        copy_of: copy_of.clone(),
     })
 }
 
@@ -378,7 +392,7 @@ impl Text<'_> {
             "tie" => {
                 let _ = writeln!(
                     out,
-                    "On a tie each loses the base of the other's move and nothing else: no stance, combo or disadvantage (§5.3)."
+                    "On a tie each loses the base of the other's move and nothing else: no stance, combo or disadvantage."
                 );
                 for who in [Side::A, Side::B] {
                     self.write_tie_loss(&mut out, who, changed);
@@ -390,10 +404,8 @@ impl Text<'_> {
                         let _ = writeln!(out, "{} leaves the conflict.", self.fighter(who).name);
                     }
                 }
-                let _ = writeln!(
-                    out,
-                    "Nobody loses energy; no combo or disadvantage is started or extended (§5.2)."
-                );
+                let _ =
+                    writeln!(out, "Nobody loses energy; no combo or disadvantage is started or extended.");
             }
         }
         self.write_specials(&mut out);
@@ -454,7 +466,7 @@ impl Text<'_> {
             return;
         }
         let _ = writeln!(out);
-        let _ = writeln!(out, "Specials (§6), taking effect in list order:");
+        let _ = writeln!(out, "Specials, taking effect in list order:");
         for s in &self.specials {
             let by = match s.by {
                 "a" => self.a.name.clone(),
@@ -626,7 +638,7 @@ fn write_energy(out: &mut String, f: &FighterReport, loss: &LossReport) {
     if e.wiped_out {
         let _ = writeln!(
             out,
-            "  {after}; the rest ({rest}) wipes it all out: {} is out of the conflict unless The Way of the Samurai is active (§5.3)",
+            "  {after}; the rest ({rest}) wipes it all out: {} is out of the conflict unless The Way of the Samurai is active",
             f.name
         );
     } else {

@@ -528,6 +528,9 @@ fn identical_specials_of_a_pair_cancel_out() {
     assert!(out.contains("2 cards face down in the before stance window."), "{out}");
     assert!(out.contains("Mika reveals Scouter: it cancels out with Oni's identical special"), "{out}");
     assert!(out.contains("Oni reveals Scouter: it cancels out with Mika's identical special"), "{out}");
+    // In the players' words: no reference to a section of the rules reference.
+    assert!(out.contains("identical special: both are spent, with no effect."), "{out}");
+    assert!(!out.contains("no effect (§"), "{out}");
     std::fs::remove_file(save).ok();
 }
 

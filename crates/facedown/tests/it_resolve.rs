@@ -167,6 +167,16 @@ fn texts() -> Vec<(&'static str, &'static [&'static str])> {
             ],
         ),
         (
+            "liquid-metal.toml",
+            &[
+                "B: stance 1○, plays ○☷; special Liquid Metal copying Wax On ▨",
+                "B loses 11 before specials:",
+                "Wax On ▨ (A, place 5): changes nothing this turn",
+                "Liquid Metal copying Wax On ▨ (B, place 5): B loses nothing from A's stance: −6",
+                "B loses 5: winner's stance 0 + own stance 1 + base 4 + combo 0 + disadvantage 0 = 5",
+            ],
+        ),
+        (
             "wax-on.toml",
             &[
                 "B loses 11 before specials:",
@@ -192,7 +202,7 @@ fn texts() -> Vec<(&'static str, &'static [&'static str])> {
         (
             "vampire.toml",
             &[
-                "Vampire ▨ (A, place 6): A regains what B loses, 11 (the whole loss, before energy runs out, §6)",
+                "Vampire ▨ (A, place 6): A regains what B loses, 11 (the whole loss, before energy runs out)",
                 "the rest (10) wipes it all out: B is out of the conflict",
                 "A regains 11 (Vampire ▨)",
             ],
@@ -252,6 +262,8 @@ fn every_example_gives_the_expected_text() {
         for phrase in phrases {
             assert!(text.contains(phrase), "{file}: missing {phrase:?} in:\n{text}");
         }
+        // In the players' words: no reference to a section of the rules reference.
+        assert!(!text.contains('§'), "{file}: a § in:\n{text}");
         // Every loss total is stated.
         let v = ok_json(&resolve(&["--input", &path.to_string_lossy(), "--json"], None));
         for (who, key) in [("A", "a"), ("B", "b")] {
@@ -373,12 +385,12 @@ fn bad_input_is_refused_with_exit_code_2() {
         (
             vec!["--a-move", "▨☰", "--a-combo", "○☵", "--b-move", "○☷", "--b-combo", "◆☲"],
             None,
-            vec!["--a-combo", "--b-combo", "§5.5"],
+            vec!["--a-combo", "--b-combo", "a chain ends when its side loses or ties"],
         ),
         (
             vec!["--a-move", "▨☰", "--a-follow-ups", "▨☰", "--b-move", "○☷"],
             None,
-            vec!["--a-follow-ups", "--a-combo", "§5.5"],
+            vec!["--a-follow-ups", "--a-combo", "a follow-up is a learned link"],
         ),
         (
             vec!["--a-move", "▨☰", "--b-move", "○☷", "--b-energy", "1,2"],
@@ -407,6 +419,27 @@ fn bad_input_is_refused_with_exit_code_2() {
             Some(r#"{"a": {"move": "▨☰", "special": "premonition ▨"}, "b": {"move": "▨☲"}}"#),
             vec!["b.move", "§6", "I Already Know ▨", "B may not play ▨☲"],
         ),
+        (
+            vec![
+                "--a-move",
+                "▨☰",
+                "--a-special",
+                "liquid metal",
+                "--a-copy-of",
+                "drunken monkey",
+                "--b-move",
+                "○☷",
+            ],
+            None,
+            vec!["--a-copy-of", "Liquid Metal cannot copy Drunken Monkey"],
+        ),
+        (
+            vec!["--input", "-"],
+            Some(
+                r#"{"a": {"move": "▨☰", "special": "scouter", "copy_of": "wax on defend"}, "b": {"move": "○☷"}}"#,
+            ),
+            vec!["a.copy_of", "only Liquid Metal copies another special"],
+        ),
         (vec!["--a-move", "▨☰", "--b-move", "○☷", "--yojimbo", "c"], None, vec!["--yojimbo", "write a or b"]),
         (vec!["--input", &typo, "--yojimbo", "a"], None, vec!["--yojimbo cannot be combined with --input"]),
     ];
@@ -431,4 +464,80 @@ fn specials_without_effect_on_the_numbers_are_said_to_change_nothing() {
     assert!(text.contains("Scouter (A, place 1): does not change this turn's losses"), "{text}");
     assert!(text.contains("The specials change no loss this turn."), "{text}");
     assert!(text.contains("B loses 4:"), "{text}");
+}
+
+/// §6 Decision (Liquid Metal): a copy given with `--b-copy-of` acts as the copied special and
+/// does not cancel with its original (entered as the copied special, the two would cancel);
+/// the flags give what the file gives.
+#[test]
+fn a_liquid_metal_copy_and_its_original_both_act() {
+    let flags = [
+        "--a-stance",
+        "2▨",
+        "--a-move",
+        "▨☰",
+        "--a-special",
+        "wax on grapple",
+        "--b-stance",
+        "1○",
+        "--b-move",
+        "○☷",
+        "--b-special",
+        "liquid metal",
+        "--b-copy-of",
+        "wax on grapple",
+    ];
+    let text = ok_text(&resolve(&flags, None));
+    assert!(
+        text.contains("Liquid Metal copying Wax On ▨ (B, place 5): B loses nothing from A's stance: −6"),
+        "{text}"
+    );
+    assert!(text.contains("B loses 5:"), "{text}");
+    assert!(!text.contains("cancel"), "{text}");
+    let mut with_json = flags.to_vec();
+    with_json.push("--json");
+    let v = ok_json(&resolve(&with_json, None));
+    assert_eq!(v["b"]["special"], "liquid_metal");
+    assert_eq!(v["b"]["copy_of"], "wax_on_grapple");
+    assert_eq!(v["specials"][1]["copy_of"], "wax_on_grapple");
+    assert_eq!(v["final_losses"]["b"]["total"], 5);
+    let from_file = ok_json(&resolve(
+        &["--input", &examples_dir().join("liquid-metal.toml").to_string_lossy(), "--json"],
+        None,
+    ));
+    assert_eq!(v, from_file);
+    // Two copies of the same special are identical: they cancel, in words a player reads.
+    let text = ok_text(&resolve(
+        &[
+            "--a-move",
+            "▨☰",
+            "--a-special",
+            "liquid metal",
+            "--a-copy-of",
+            "pressure point",
+            "--b-move",
+            "○☷",
+            "--b-special",
+            "liquid metal",
+            "--b-copy-of",
+            "pressure point",
+        ],
+        None,
+    ));
+    assert!(text.contains("both of the pair played Liquid Metal copying Pressure Point"), "{text}");
+    assert!(!text.contains("cancel each other (§"), "{text}");
+}
+
+/// `--help` says how to enter a Liquid Metal copy, in the players' words (no § reference).
+#[test]
+fn the_help_says_how_to_enter_a_liquid_metal_copy() {
+    let out = resolve(&["--help"], None);
+    let text = ok_text(&out);
+    for phrase in
+        ["--a-copy-of", "--b-copy-of", "--a-special \"liquid metal\" --a-copy-of \"wax on grapple\""]
+    {
+        assert!(text.contains(phrase), "{phrase:?} missing in {text}");
+    }
+    assert!(text.contains("two Liquid Metals cancel only when they copy the same special"), "{text}");
+    assert!(!text.contains('§'), "{text}");
 }

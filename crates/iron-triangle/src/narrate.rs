@@ -115,7 +115,7 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
             let mut out = Vec::new();
             for (id, disadvantaged) in p.iter().zip(result.disadvantaged) {
                 if disadvantaged {
-                    out.push(format!("{}'s move is disadvantaged (§5.4).", name(before, *id)));
+                    out.push(format!("{}'s move is disadvantaged.", name(before, *id)));
                 }
             }
             match result.outcome {
@@ -345,10 +345,7 @@ fn reveal_sentences(
 ) -> Vec<String> {
     let edition = after.edition;
     let who = name(before, fighter);
-    let special = match card.copy {
-        Some(copied) => format!("{} copying {}", card.special.name(edition), copied.name(edition)),
-        None => card.special.name(edition),
-    };
+    let special = card.name(edition);
     let target = card.target.map(|t| format!(" naming {}", name(before, t))).unwrap_or_default();
     let head = format!("{who} reveals {special}{target}");
     if cancelled {
@@ -360,7 +357,9 @@ fn reveal_sentences(
             _ => None,
         };
         let by = other.map_or_else(|| "the other of the pair".to_owned(), |o| name(before, o));
-        return vec![format!("{head}: it cancels out with {by}'s identical special; spent, no effect (§6).")];
+        return vec![format!(
+            "{head}: it cancels out with {by}'s identical special: both are spent, with no effect."
+        )];
     }
     // The opponent of the user this turn, if chosen.
     let opponent = match &after.phase {

@@ -229,10 +229,7 @@ fn stance_label(stance: Stance) -> String {
 
 /// "Scouter", "Yojimbo naming Kuro", "Liquid Metal copying Scouter".
 fn special_label(c: &Conflict, card: SpecialCard, edition: Edition) -> String {
-    let mut s = card.special.name(edition);
-    if let Some(copied) = card.copy {
-        s.push_str(&format!(" copying {}", copied.name(edition)));
-    }
+    let mut s = card.name(edition);
     if let Some(t) = card.target {
         s.push_str(&format!(" naming {}", c.who(t)));
     }

@@ -75,6 +75,11 @@ pub struct SideSheet {
     /// The special revealed this turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub special: Option<String>,
+    /// When `special` is Liquid Metal (earlier edition: Mimic): the special it copies, e.g.
+    /// "vampire grapple". The copy acts as that special at its place in the list, and is not
+    /// identical to it (§6 Decision, Liquid Metal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<String>,
 }
 
 /// Deserializes `energy` as three numbers, with a message that names the field.
@@ -201,6 +206,23 @@ pub enum Problem {
         /// Its name in the edition.
         name: String,
     },
+    /// A copied special given for a special that is not Liquid Metal (§6).
+    CopyWithoutLiquidMetal {
+        /// Liquid Metal's name in the edition.
+        liquid_metal: String,
+        /// The special given instead, in the edition's words, if any.
+        special: Option<String>,
+    },
+    /// A copy of a special Liquid Metal cannot copy: Drunken Monkey, The Way of the Samurai,
+    /// or Liquid Metal itself (§6 Decision, Liquid Metal).
+    NotCopyable {
+        /// Liquid Metal's name in the edition.
+        liquid_metal: String,
+        /// The special named as copied, in the edition's words.
+        copied: String,
+        /// The specials that cannot be copied, in the edition's words.
+        excluded: [String; 2],
+    },
     /// A move I Already Know forbids (§6).
     Forbidden {
         /// The engine's refusal.
@@ -239,31 +261,51 @@ impl RefereeError {
             Problem::MoveList(e) => e.to_string(),
             Problem::Rule(e) => e.to_string(),
             Problem::FollowUpsWithoutCombo { name: who } => format!(
-                "follow-ups only matter when {who} continues a combo chain; give the chain in {} (oldest first) (§5.5)",
+                "follow-ups only matter when {who} continues a combo chain (a follow-up is a learned link from the chain's newest move); give the chain in {} (oldest first)",
                 name(Field::Side(side, "combo"))
             ),
             Problem::BothCombos => {
                 return format!(
-                    "{} and {} are both given: only one side can be continuing a combo chain, since a chain ends when its side loses or ties a turn (§5.5)",
+                    "{} and {} are both given: only one side can be continuing a combo chain, since a chain ends when its side loses or ties a turn",
                     name(Field::Side(Side::A, "combo")),
                     name(Field::Side(Side::B, "combo"))
                 );
             }
             Problem::Special(e) => format!(
-                "{e} (§6: write a special by its name in either edition or its key, e.g. \"pressure point\", \"wax on grapple\", \"santa_carla_attack\")"
+                "{e} (write a special by its name in either edition or its key, e.g. \"pressure point\", \"wax on grapple\", \"santa_carla_attack\")"
             ),
             Problem::OtherEdition { special, edition } => other_edition(*special, *edition),
             Problem::YojimboOfThePair { name } => format!(
-                "{name} is played by an ally of the pair, before resolving, naming the one of the pair whose loss it takes (§6): use --yojimbo a|b (or yojimbo = \"a\" in the input file)"
+                "{name} is played by an ally of the pair, before resolving, naming the one of the pair whose loss it takes: use --yojimbo a|b (or yojimbo = \"a\" in the input file)"
             ),
+            Problem::CopyWithoutLiquidMetal { liquid_metal, special } => {
+                let given = match special {
+                    Some(sp) => format!("{} is {sp}", name(Field::Side(side, "special"))),
+                    None => format!("{} is not given", name(Field::Side(side, "special"))),
+                };
+                format!(
+                    "only {liquid_metal} copies another special, and {given}: give {liquid_metal} as the special with the special it copies"
+                )
+            }
+            Problem::NotCopyable { liquid_metal, copied, excluded: [monkey, samurai] } => {
+                if copied == liquid_metal {
+                    format!(
+                        "{liquid_metal} cannot copy itself: it copies a special another character used in this conflict"
+                    )
+                } else {
+                    format!(
+                        "{liquid_metal} cannot copy {copied}: it copies a special another character used in this conflict, any but {monkey} and {samurai}"
+                    )
+                }
+            }
             Problem::Forbidden { error, by, special, fighter, card } => {
                 format!("{error}: {by} played {special}, so {fighter} may not play {card}")
             }
-            Problem::NotASide(w) => format!(
-                "{w:?} is not a side: write a or b, the side whose loss an ally takes with Yojimbo (§6)"
-            ),
+            Problem::NotASide(w) => {
+                format!("{w:?} is not a side: write a or b, the side whose loss an ally takes with Yojimbo")
+            }
             Problem::NotAnEdition(text) => format!(
-                "{text:?} is not an edition: write current (the default) or earlier (§11, Parry and Vampire)"
+                "{text:?} is not an edition: write current (the default) or earlier (the earlier edition, with Parry and Vampire)"
             ),
         };
         format!("{field}: {text}")
@@ -296,7 +338,7 @@ fn other_edition(sp: Special, edition: Edition) -> String {
         _ => String::new(),
     };
     format!(
-        "{} is a special of the {other} edition only, not of the {} edition (§6, §11){instead}: {hint}",
+        "{} is a special of the {other} edition only, not of the {} edition{instead}: {hint}",
         sp.name(Edition::Current),
         edition_name(edition)
     )
@@ -336,8 +378,8 @@ pub struct Fighter {
     pub combo: Vec<Move>,
     /// Its learned follow-ups of the combo chain's newest move.
     pub follow_ups: MoveSet,
-    /// The special revealed this turn, if any.
-    pub special: Option<Special>,
+    /// The special revealed this turn, if any: a Liquid Metal with the special it copies.
+    pub special: Option<SpecialCard>,
 }
 
 /// The whole turn, checked: what [`resolve`] takes.
@@ -385,11 +427,10 @@ pub fn compute(sheet: &TurnSheet) -> Result<Report, RefereeError> {
 /// both of the pair played the same one (they cancel). The engine says which action each of
 /// the pair is forbidden.
 fn forbidden_moves(fighters: &[Fighter; 2], edition: Edition) -> Result<(), RefereeError> {
-    let cards = [fighters[0].special.map(SpecialCard::new), fighters[1].special.map(SpecialCard::new)];
-    let forbidden = effects::forbidden_actions(cards);
+    let forbidden = effects::forbidden_actions([fighters[0].special, fighters[1].special]);
     for (i, f) in fighters.iter().enumerate() {
         let o = &fighters[1 - i];
-        if let Some(sp) = f.special
+        if let Some(card) = f.special
             && let Some(action) = forbidden[1 - i]
             && let Play::Move(m) = o.play
             && m.action() == action
@@ -400,7 +441,7 @@ fn forbidden_moves(fighters: &[Fighter; 2], edition: Edition) -> Result<(), Refe
                 Problem::Forbidden {
                     error,
                     by: f.name.clone(),
-                    special: sp.name(edition),
+                    special: card.name(edition),
                     fighter: o.name.clone(),
                     card: m,
                 },
@@ -459,6 +500,10 @@ fn fighter(input: &SideSheet, who: Side, edition: Edition) -> Result<Fighter, Re
         None | Some("") => None,
         Some(text) => Some(parse_special(text, field("special"), edition)?),
     };
+    let special = match input.copy_of.as_deref().map(str::trim) {
+        None | Some("") => special.map(SpecialCard::new),
+        Some(text) => Some(liquid_metal_copy(special, text, field("copy_of"), edition)?),
+    };
     Ok(Fighter { name, energy, stance, play, disadvantage, combo, follow_ups, special })
 }
 
@@ -472,6 +517,32 @@ fn parse_special(text: &str, field: Field, edition: Edition) -> Result<Special, 
         return Err(RefereeError::new(field, Problem::YojimboOfThePair { name: sp.name(edition) }));
     }
     Ok(sp)
+}
+
+/// Liquid Metal copying the special `text` names: `special` must be Liquid Metal, and the copy
+/// one of the specials it may copy. **Decision (Liquid Metal, §6):** any special another
+/// character used in this conflict except Drunken Monkey and The Way of the Samurai (nor Liquid
+/// Metal itself: [`Special::copyable`]); the copy acts as the copied special at its place in the
+/// list, and for the cancelling rule it is not identical to the original
+/// ([`SpecialCard::cancels`]).
+fn liquid_metal_copy(
+    special: Option<Special>,
+    text: &str,
+    field: Field,
+    edition: Edition,
+) -> Result<SpecialCard, RefereeError> {
+    let liquid_metal = Special::LiquidMetal.name(edition);
+    if special != Some(Special::LiquidMetal) {
+        let special = special.map(|sp| sp.name(edition));
+        return Err(RefereeError::new(field, Problem::CopyWithoutLiquidMetal { liquid_metal, special }));
+    }
+    let copied = parse_special(text, field, edition)?;
+    if !copied.copyable() {
+        let excluded = [Special::DrunkenMonkey.name(edition), Special::WayOfTheSamurai.name(edition)];
+        let copied = copied.name(edition);
+        return Err(RefereeError::new(field, Problem::NotCopyable { liquid_metal, copied, excluded }));
+    }
+    Ok(SpecialCard { special: Special::LiquidMetal, target: None, copy: Some(copied) })
 }
 
 /// The combo chain of the turn, from whichever of the pair is continuing one.
@@ -568,11 +639,14 @@ pub struct Pair<T> {
 pub struct SpecialReport {
     /// Who played it: "a", "b", or "a_ally"/"b_ally" (Yojimbo by an ally of that side).
     pub by: &'static str,
-    /// The special's key, e.g. "wax_on_grapple".
+    /// The special's key, e.g. "wax_on_grapple" ("liquid_metal" for a copy).
     pub special: Special,
-    /// Its name in the edition, e.g. "Wax On ▨".
+    /// For Liquid Metal: the key of the special it copies, whose effect it has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<Special>,
+    /// Its name in the edition, e.g. "Wax On ▨" or "Liquid Metal copying Vampire ▨".
     pub name: String,
-    /// Its place in the list (1–12); later places prevail.
+    /// Its place in the list (1–12), a copy's the copied special's; later places prevail.
     pub place: u8,
     /// Whether an identical special of the other of the pair cancelled it (§6).
     pub cancelled: bool,
@@ -614,6 +688,9 @@ pub struct FighterReport {
     pub loss: LossReport,
     /// The special revealed this turn, if any (its key).
     pub special: Option<Special>,
+    /// For Liquid Metal: the key of the special it copies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<Special>,
     /// Present only when the energy was given; computed from the final loss (after specials).
     pub energy: Option<EnergyReport>,
 }
@@ -693,15 +770,15 @@ fn apply_specials(turn: &Turn, pair: &[Contender; 2], result: &TurnResult) -> Sp
     let settle = |effects: &[(FighterId, SpecialCard)]| effects::settle(ids, stances, plays, result, effects);
     let specials = [turn.fighters[0].special, turn.fighters[1].special];
     // Identical specials played by the two of the pair cancel each other (§6): the engine says
-    // which cards are identical.
+    // which cards are identical (a Liquid Metal copy is not identical to its original).
     let cancelled = match specials {
-        [Some(a), Some(b)] => SpecialCard::new(a).cancels(SpecialCard::new(b)),
+        [Some(a), Some(b)] => a.cancels(b),
         _ => false,
     };
     let mut cards: Vec<(FighterId, SpecialCard)> = Vec::new();
     for i in 0..2 {
-        if let Some(sp) = specials[i] {
-            cards.push((ids[i], SpecialCard::new(sp)));
+        if let Some(card) = specials[i] {
+            cards.push((ids[i], card));
         }
     }
     if let Some(w) = turn.yojimbo {
@@ -733,8 +810,8 @@ fn apply_specials(turn: &Turn, pair: &[Contender; 2], result: &TurnResult) -> Sp
         extra_sources.extend(new_extras.iter().map(|_| sp));
         let effect = if is_cancelled {
             format!(
-                "cancelled: both of the pair played {}, and identical specials cancel each other (§6)",
-                sp.name(turn.edition)
+                "cancelled: both of the pair played {}, and identical specials cancel each other: both are spent, with no effect",
+                card.name(turn.edition)
             )
         } else {
             describe(
@@ -749,8 +826,9 @@ fn apply_specials(turn: &Turn, pair: &[Contender; 2], result: &TurnResult) -> Sp
         };
         reports.push(SpecialReport {
             by: by_key(by, turn.yojimbo),
-            special: sp,
-            name: sp.name(turn.edition),
+            special: card.special,
+            copy_of: card.copy,
+            name: card.name(turn.edition),
             place: sp.rank(),
             cancelled: is_cancelled,
             changed,
@@ -785,7 +863,7 @@ fn describe(
             // §6 Decision: naming a character that loses nothing is legal, has no effect, and
             // the special still counts as used.
             return format!(
-                "has no effect: {name} loses nothing this turn (after the other specials), so there is no loss to take; {} still counts as used (§6)",
+                "has no effect: {name} loses nothing this turn (after the other specials), so there is no loss to take; {} still counts as used",
                 sp.name(turn.edition)
             );
         }
@@ -853,7 +931,7 @@ fn describe(
             // The opponent surrendered: nobody won the turn; the other side only counts as its
             // winner for passing the next turn (§5.2 Decision).
             None if them.play == Play::Surrender => format!(
-                "changes nothing this turn: {} surrendered, so nobody won the turn ({} only counts as its winner for passing the next turn, §5.2), and there is no win to regain a stance from",
+                "changes nothing this turn: {} surrendered, so nobody won the turn ({} only counts as its winner for passing the next turn), and there is no win to regain a stance from",
                 them.name, me.name
             ),
             None => format!(
@@ -866,7 +944,7 @@ fn describe(
         },
         Special::Vampire(x) => match extra {
             Some(n) => format!(
-                "{} regains what {} loses, {n} (the whole loss, before energy runs out, §6), spread as {} chooses, never above its maximum of a type",
+                "{} regains what {} loses, {n} (the whole loss, before energy runs out), spread as {} chooses, never above its maximum of a type",
                 me.name, them.name, me.name
             ),
             None => format!(
@@ -879,7 +957,7 @@ fn describe(
             let added = after.losses[o].mirrored.saturating_sub(before.losses[o].mirrored);
             if added > 0 {
                 format!(
-                    "{} loses as much as {} loses: dig two graves +{added} ({}'s whole loss before energy runs out and before any other Dig Two Graves, §6)",
+                    "{} loses as much as {} loses: dig two graves +{added} ({}'s whole loss before energy runs out and before any other Dig Two Graves)",
                     them.name, me.name, me.name
                 )
             } else if them.play.as_move().is_some_and(|m| m.action() == x) {
@@ -896,7 +974,7 @@ fn describe(
             them.name
         ),
         Special::LiquidMetal => format!(
-            "copies a special another character used in this conflict: enter the copied special instead (e.g. --{}-special \"wax on grapple\") to count its effect; as given it does not change this turn's losses",
+            "copies a special another character used in this conflict: give the special it copies (e.g. --{}-copy-of \"wax on grapple\", or copy_of in the input file) to count its effect; as given it does not change this turn's losses",
             Side::from_index(p).key()
         ),
         Special::DrunkenMonkey => format!(
@@ -950,7 +1028,8 @@ pub fn resolve(turn: &Turn) -> Report {
             combo_bonus: pair[i].combo_len,
             surrendered: surrendered[i],
             loss: loss_report(&loss),
-            special: f.special,
+            special: f.special.map(|c| c.special),
+            copy_of: f.special.and_then(|c| c.copy),
             energy: f.energy.map(|e| energy_report(e, &final_loss)),
         }
     };
@@ -1030,7 +1109,7 @@ fn summary(turn: &Turn, result: &TurnResult, decided: Decided) -> String {
                     format!("same action {}, {} beats {}", wm.action(), wm.element(), lm.element())
                 }
                 _ => {
-                    format!("{wm} against {lm}, and only {}'s move is disadvantaged (§5.2 step 4.3)", name(l))
+                    format!("{wm} against {lm}, and only {}'s move is disadvantaged", name(l))
                 }
             };
             format!("{} wins: {why}", name(w))

@@ -47,6 +47,15 @@ impl SpecialCard {
         self.special == other.special && self.copy == other.copy
     }
 
+    /// The card's name in `edition`, a copy with the special it copies: "Wax On ▨",
+    /// "Liquid Metal copying Vampire ▨" (the character it names is not part of it).
+    pub fn name(self, edition: crate::special::Edition) -> String {
+        match self.copy {
+            Some(copied) => format!("{} copying {}", self.special.name(edition), copied.name(edition)),
+            None => self.special.name(edition),
+        }
+    }
+
     /// The special whose timing and effect the card has: the copied one for Liquid Metal.
     pub fn effective(self) -> Special {
         match (self.special, self.copy) {

@@ -13,7 +13,7 @@ use common::*;
 use iron_triangle::referee::{self, Report, SideSheet, TurnSheet};
 use iron_triangle::special::{Edition, Special};
 use iron_triangle::windows::SpecialCard;
-use iron_triangle::{Combo, Command, Conflict, Event, FighterId, Move, Phase};
+use iron_triangle::{Action, Combo, Command, Conflict, Event, FighterId, Move, Phase};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use rand::RngExt;
@@ -34,7 +34,8 @@ fn config(cases: u32) -> Config {
 fn random_specials(edition: Edition, rng: &mut TableRng) -> Vec<Special> {
     let mut out: Vec<Special> = Vec::new();
     for sp in Special::all() {
-        // The specials that change a turn's losses come more often, so that they clash.
+        // The specials that change a turn's losses come more often, so that they clash; so does
+        // Liquid Metal, so that copies meet their originals (§6 Decision).
         let changes_losses = matches!(
             sp,
             Special::PressurePoint
@@ -43,6 +44,7 @@ fn random_specials(edition: Edition, rng: &mut TableRng) -> Vec<Special> {
                 | Special::DigTwoGraves(_)
                 | Special::SantaCarla(_)
                 | Special::Vampire(_)
+                | Special::LiquidMetal
         );
         let odds = if changes_losses { 2 } else { 6 };
         if !sp.in_edition(edition) || sp == Special::Yojimbo || rng.random_range(0..odds) != 0 {
@@ -106,20 +108,12 @@ fn duel(seed: u64) -> Conflict {
 /// The turn about to be resolved, as a referee enters it: `state` is the conflict just before
 /// its `TurnResolved` event, `specials` the cards revealed this turn. `None` for a turn the
 /// calculator does not take: two specials of one character, a special of an ally other than
-/// Yojimbo, a combo chain between others than the pair, or a Liquid Metal copy meeting its
-/// original in the pair (the calculator names the copied special only, and a copy is not
-/// identical to the original, §6 Decision: both act, where two originals would cancel).
+/// Yojimbo, or a combo chain between others than the pair. A Liquid Metal copy is entered as
+/// such (`special` Liquid Metal, `copy_of` the copied special), so a copy meeting its original
+/// acts as the engine lets it (§6 Decision).
 fn sheet_of(state: &Conflict, specials: &[(FighterId, SpecialCard)]) -> Option<TurnSheet> {
     let Phase::Turn(t) = &state.phase else { return None };
     let pair = t.pair()?;
-    let of_pair: Vec<SpecialCard> =
-        specials.iter().filter(|(by, _)| pair.contains(by)).map(|&(_, c)| c).collect();
-    if of_pair
-        .iter()
-        .any(|&c| of_pair.iter().any(|&d| c != d && c.effective() == d.effective() && !c.cancels(d)))
-    {
-        return None;
-    }
     if let Some(c) = &state.combo
         && !c.is_empty()
         && !(0..2).any(|i| c.side == state.fighter(pair[i]).side && c.against == pair[1 - i])
@@ -136,9 +130,8 @@ fn sheet_of(state: &Conflict, specials: &[(FighterId, SpecialCard)]) -> Option<T
     let side = |i: usize| -> Option<SideSheet> {
         let id = pair[i];
         let f = state.fighter(id);
-        let mine: Vec<Special> =
-            specials.iter().filter(|(by, _)| *by == id).map(|(_, c)| c.effective()).collect();
-        if mine.len() > 1 || mine.contains(&Special::Yojimbo) {
+        let mine: Vec<SpecialCard> = specials.iter().filter(|(by, _)| *by == id).map(|&(_, c)| c).collect();
+        if mine.len() > 1 || mine.iter().any(|c| c.effective() == Special::Yojimbo) {
             return None;
         }
         let (combo, follow_ups) = match &state.combo {
@@ -156,7 +149,8 @@ fn sheet_of(state: &Conflict, specials: &[(FighterId, SpecialCard)]) -> Option<T
             disadvantage: f.disadvantage.iter().map(|m| m.to_string()).collect(),
             combo,
             follow_ups,
-            special: mine.first().map(|s| s.key()),
+            special: mine.first().map(|c| c.special.key()),
+            copy_of: mine.first().and_then(|c| c.copy).map(|s| s.key()),
         })
     };
     Some(TurnSheet {
@@ -234,62 +228,109 @@ struct Open {
     samurai: [bool; 2],
 }
 
+/// What the random turns compared: how many turns, and how many with a Liquid Metal copy in
+/// the pair, and with a copy meeting its original (§6 Decision).
+#[derive(Debug, Default)]
+struct Compared {
+    turns: usize,
+    copies: usize,
+    copies_meeting_originals: usize,
+}
+
+/// Plays a random conflict (`setup`) with random choices (`seed`) and checks the calculator
+/// against the engine on every turn it takes.
+fn agree_on_random_turns(setup: u64, seed: u64, seen: &mut Compared) -> Result<(), TestCaseError> {
+    let mut g: Game = Table::new(duel(setup));
+    let mut rng = seeded_rng(seed);
+    let mut turns = 0;
+    let mut specials: Vec<(FighterId, SpecialCard)> = Vec::new();
+    let mut open: Option<Open> = None;
+    let mut out: Vec<FighterId> = Vec::new();
+    let mut n = 0;
+    while !g.is_over() && turns < 12 && n < 600 {
+        n += 1;
+        let (seat, cmd) = random_legal(&g, &mut rng).expect("a live conflict waits for someone");
+        // Adjustments are the GM's, not the turn's.
+        if matches!(cmd, Command::AdjustEnergy { .. }) {
+            continue;
+        }
+        // The command's events, replayed from the state before it: the turn is seen just
+        // before it is resolved.
+        let mut state = g.state().clone();
+        let events = ok!(g, seat, cmd);
+        for e in &events {
+            match e {
+                Event::TurnBegan { .. } => specials.clear(),
+                Event::SpecialRevealed { fighter, card, .. } => specials.push((*fighter, *card)),
+                Event::WentOut { fighter, .. } => out.push(*fighter),
+                _ => {}
+            }
+            if matches!(e, Event::TurnBegan { .. } | Event::ConflictEnded { .. })
+                && let Some(o) = open.take()
+            {
+                check_out(&o, &out)?;
+            }
+            if let Event::TurnResolved { .. } = e {
+                turns += 1;
+                if let Some(sheet) = sheet_of(&state, &specials) {
+                    let report = referee::compute(&sheet)
+                        .map_err(|err| TestCaseError::fail(format!("{err} in {sheet:#?}")))?;
+                    let mut after = state.clone();
+                    after.apply(e);
+                    compare(&report, &after, sheet.yojimbo.as_deref())?;
+                    // The calculator's words are the players': no § reference.
+                    for text in
+                        std::iter::once(&report.summary).chain(report.specials.iter().map(|s| &s.effect))
+                    {
+                        prop_assert!(!text.contains('§'), "a § in {text:?}");
+                    }
+                    seen.turns += 1;
+                    let cards: Vec<SpecialCard> = specials.iter().map(|&(_, c)| c).collect();
+                    if cards.iter().any(|c| c.copy.is_some()) {
+                        seen.copies += 1;
+                    }
+                    if cards.iter().any(|c| c.copy.is_some_and(|x| cards.iter().any(|d| d.special == x))) {
+                        seen.copies_meeting_originals += 1;
+                    }
+                    let Phase::Aftermath(a) = &after.phase else { unreachable!("compare checked it") };
+                    let samurai = a.pair.map(|id| state.fighter(id).samurai);
+                    open = Some(Open { report, pair: a.pair, samurai });
+                    out.clear();
+                }
+            }
+            state.apply(e);
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(96))]
 
     /// §5.2 step 4, §5.3–§5.5, §6: `iron-triangle resolve` and the engine agree on random
     /// turns of random 1v1 conflicts (some with an ally playing Yojimbo), with random stances,
-    /// moves, chains, energies and specials, in both editions.
+    /// moves, chains, energies and specials (Liquid Metal copies included), in both editions.
     #[test]
     fn resolve_agrees_with_the_engine_on_random_turns(setup in any::<u64>(), seed in any::<u64>()) {
-        let mut g: Game = Table::new(duel(setup));
-        let mut rng = seeded_rng(seed);
-        let mut turns = 0;
-        let mut specials: Vec<(FighterId, SpecialCard)> = Vec::new();
-        let mut open: Option<Open> = None;
-        let mut out: Vec<FighterId> = Vec::new();
-        let mut n = 0;
-        while !g.is_over() && turns < 12 && n < 600 {
-            n += 1;
-            let (seat, cmd) = random_legal(&g, &mut rng).expect("a live conflict waits for someone");
-            // Adjustments are the GM's, not the turn's.
-            if matches!(cmd, Command::AdjustEnergy { .. }) {
-                continue;
-            }
-            // The command's events, replayed from the state before it: the turn is seen just
-            // before it is resolved.
-            let mut state = g.state().clone();
-            let events = ok!(g, seat, cmd);
-            for e in &events {
-                match e {
-                    Event::TurnBegan { .. } => specials.clear(),
-                    Event::SpecialRevealed { fighter, card, .. } => specials.push((*fighter, *card)),
-                    Event::WentOut { fighter, .. } => out.push(*fighter),
-                    _ => {}
-                }
-                if matches!(e, Event::TurnBegan { .. } | Event::ConflictEnded { .. })
-                    && let Some(o) = open.take()
-                {
-                    check_out(&o, &out)?;
-                }
-                if let Event::TurnResolved { .. } = e {
-                    turns += 1;
-                    if let Some(sheet) = sheet_of(&state, &specials) {
-                        let report = referee::compute(&sheet)
-                            .map_err(|err| TestCaseError::fail(format!("{err} in {sheet:#?}")))?;
-                        let mut after = state.clone();
-                        after.apply(e);
-                        compare(&report, &after, sheet.yojimbo.as_deref())?;
-                        let Phase::Aftermath(a) = &after.phase else { unreachable!("compare checked it") };
-                        let samurai = a.pair.map(|id| state.fighter(id).samurai);
-                        open = Some(Open { report, pair: a.pair, samurai });
-                        out.clear();
-                    }
-                }
-                state.apply(e);
-            }
+        agree_on_random_turns(setup, seed, &mut Compared::default())?;
+    }
+}
+
+/// The random turns above reach Liquid Metal copies, and copies meeting their originals in the
+/// pair (§6 Decision): the calculator is compared with the engine on them, not skipped.
+#[test]
+fn the_random_turns_compare_liquid_metal_copies_meeting_their_originals() {
+    let mut seen = Compared::default();
+    for i in 0..200u64 {
+        let (setup, seed) = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15), i ^ 0x1207_2019);
+        if let Err(e) = agree_on_random_turns(setup, seed, &mut seen) {
+            panic!("setup {setup}, seed {seed}: {e}");
+        }
+        if seen.copies_meeting_originals >= 3 {
+            break;
         }
     }
+    assert!(seen.copies_meeting_originals >= 3, "too few copies meeting their original: {seen:?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,7 +370,7 @@ fn specials_without_effect_on_the_numbers() {
         ("to blave", "To Blave", "does not change this turn's losses"),
         ("there can be only one", "There Can Be Only One", "does not change"),
         ("i already know attack", "I Already Know ◆", "B could not play a ◆ move"),
-        ("liquid metal", "Liquid Metal", "enter the copied special instead"),
+        ("liquid metal", "Liquid Metal", "give the special it copies"),
         ("drunken monkey", "Drunken Monkey", "enter the move played after any swap"),
         ("the way of the samurai", "The Way of the Samurai", "it does not change this turn's losses"),
     ] {
@@ -357,6 +398,55 @@ fn identical_i_already_know_of_the_pair_cancel_and_forbid_nothing() {
         assert!(r.specials.iter().all(|s| s.cancelled), "{edition}");
         assert_eq!(r.winner, Some("b"), "{edition}");
     }
+}
+
+/// One of the pair playing `play` with Liquid Metal copying `copied`.
+fn copying(play: &str, copied: &str) -> SideSheet {
+    SideSheet { copy_of: Some(copied.into()), ..with_special(play, "liquid metal") }
+}
+
+/// §6 Decision (Liquid Metal): a copy acts as the copied special at its place in the list, and
+/// for the cancelling rule it is not identical to the original: a Liquid Metal copying Vampire
+/// ▨ (earlier edition: Mimic) against an original Vampire ▨ both act, where two Vampires ▨
+/// cancel; so do a copy of Pressure Point and a Pressure Point.
+#[test]
+fn a_liquid_metal_copy_and_its_original_both_act_in_the_calculator() {
+    // A ▨☰ beats B ▨☷ (☰ beats ☷): B loses 4, A nothing; both actions are ▨.
+    let r = report(&earlier(turn(copying("▨☰", "vampire grapple"), with_special("▨☷", "vampire grapple"))));
+    assert!(r.specials.iter().all(|s| !s.cancelled), "{r:#?}");
+    let copy = r.specials.iter().find(|s| s.by == "a").expect("A's copy is reported");
+    assert_eq!(
+        (copy.special, copy.copy_of, copy.name.as_str(), copy.place),
+        (Special::LiquidMetal, Some(Special::Vampire(Action::Grapple)), "Mimic copying Vampire ▨", 6)
+    );
+    let gains: Vec<_> = r.extras.iter().map(|e| (e.fighter, e.amount)).collect();
+    assert_eq!(gains, [("a", 4), ("b", 0)], "A regains B's loss; B's Vampire acts too, on A's 0");
+    // The same two cards as originals cancel: nothing is regained.
+    let r =
+        report(&earlier(turn(with_special("▨☰", "vampire grapple"), with_special("▨☷", "vampire grapple"))));
+    assert!(r.specials.iter().all(|s| s.cancelled) && r.extras.is_empty(), "{r:#?}");
+    // Current edition: a copy of Pressure Point and a Pressure Point both act.
+    let r = report(&turn(copying("▨☰", "pressure point"), with_special("○☷", "pressure point")));
+    assert!(r.specials.iter().all(|s| !s.cancelled), "{r:#?}");
+    assert_eq!((r.spreaders.a, r.spreaders.b), ("b", "a"));
+    assert_eq!(r.a.copy_of, Some(Special::PressurePoint));
+}
+
+/// §6 Decision (Liquid Metal): two Liquid Metals are identical only when they copy the same
+/// special (the same variant): copying Wax On ▨ twice cancels, Wax On ▨ and Wax On ◆ both act.
+#[test]
+fn two_liquid_metals_cancel_only_when_they_copy_the_same_special() {
+    let r = report(&turn(copying("▨☰", "wax on grapple"), copying("○☷", "wax on grapple")));
+    assert!(r.specials.iter().all(|s| s.cancelled), "{r:#?}");
+    let effect = &r.specials[0].effect;
+    assert!(effect.contains("both of the pair played Liquid Metal copying Wax On ▨"), "{effect}");
+    assert!(!effect.contains('§'), "players' words: {effect}");
+    let a = SideSheet { stance: Some("2▨".into()), ..copying("▨☰", "wax on attack") };
+    let b = SideSheet { stance: Some("1○".into()), ..copying("○☷", "wax on grapple") };
+    let r = report(&turn(a, b));
+    assert!(r.specials.iter().all(|s| !s.cancelled), "{r:#?}");
+    // B's copy of Wax On ▨ removes A's stance from B's loss: 1 + 4.
+    assert_eq!(r.final_losses.b.total, 5, "{r:#?}");
 }
 
 /// §6 Decision (two specials at one place in the list): two Dig Two Graves of different types
@@ -406,7 +496,7 @@ fn yojimbo_naming_a_character_who_loses_nothing_has_no_effect() {
         "{:?}",
         r.specials[0].effect
     );
-    assert!(r.specials[0].effect.contains("still counts as used (§6)"));
+    assert!(r.specials[0].effect.contains("still counts as used"));
 }
 
 /// Santa Carla after the opponent surrenders: the surrender is why nothing is regained (§5.2
@@ -451,17 +541,17 @@ fn bad_turns_are_refused_naming_the_field_and_the_rule() {
                 SideSheet { combo: vec!["◆☲".into()], ..plays("○☷") },
             ),
             "a.combo",
-            &["a.combo and b.combo are both given", "§5.5"],
+            &["a.combo and b.combo are both given", "a chain ends when its side loses or ties"],
         ),
         (
             turn(SideSheet { follow_ups: vec!["▨☰".into()], ..plays("▨☰") }, plays("○☷")),
             "a.follow_ups",
-            &["give the chain in a.combo", "§5.5"],
+            &["give the chain in a.combo", "a follow-up is a learned link"],
         ),
         (
             turn(with_special("▨☰", "fireball"), plays("○☷")),
             "a.special",
-            &["\"fireball\" is not a special", "§6"],
+            &["\"fireball\" is not a special", "write a special by its name"],
         ),
         (turn(plays("▨☰"), with_special("○☷", "wax on")), "b.special", &["needs an action type"]),
         (
@@ -500,6 +590,34 @@ fn bad_turns_are_refused_naming_the_field_and_the_rule() {
             "edition",
             &["current", "earlier"],
         ),
+        (
+            turn(copying("▨☰", "drunken monkey"), plays("○☷")),
+            "a.copy_of",
+            &["Liquid Metal cannot copy Drunken Monkey", "any but Drunken Monkey and The Way of the Samurai"],
+        ),
+        (
+            turn(plays("▨☰"), copying("○☷", "the way of the samurai")),
+            "b.copy_of",
+            &["Liquid Metal cannot copy The Way of the Samurai"],
+        ),
+        (
+            earlier(turn(copying("▨☰", "last stand"), plays("○☷"))),
+            "a.copy_of",
+            &["Mimic cannot copy Last Stand", "any but Drunken Monkey and Last Stand"],
+        ),
+        (turn(copying("▨☰", "liquid metal"), plays("○☷")), "a.copy_of", &["cannot copy itself"]),
+        (
+            turn(SideSheet { copy_of: Some("scouter".into()), ..with_special("▨☰", "scouter") }, plays("○☷")),
+            "a.copy_of",
+            &["only Liquid Metal copies another special", "a.special is Scouter"],
+        ),
+        (
+            turn(SideSheet { copy_of: Some("scouter".into()), ..plays("▨☰") }, plays("○☷")),
+            "a.copy_of",
+            &["only Liquid Metal copies another special", "a.special is not given"],
+        ),
+        (turn(copying("▨☰", "fireball"), plays("○☷")), "a.copy_of", &["\"fireball\" is not a special"]),
+        (turn(copying("▨☰", "vampire grapple"), plays("○☷")), "a.copy_of", &["Vampire ▨", "earlier edition"]),
         (
             turn(SideSheet { name: Some("  ".into()), ..plays("▨☰") }, plays("○☷")),
             "a.name",

@@ -152,6 +152,16 @@ fn special_expectations() -> Vec<(Expected, Settled)> {
             },
         ),
         (
+            // §6 Decision (Liquid Metal): a copy and its original do not cancel.
+            base("liquid-metal.toml"),
+            Settled {
+                final_losses: [FINAL_NONE, [0, 1, 4, 0, 0, 0, 5, 4]],
+                spreaders: ["a", "b"],
+                extras: &[],
+                specials: &[("a", "wax_on_grapple", false), ("b", "liquid_metal", true)],
+            },
+        ),
+        (
             base("wax-on-vs-dig-two-graves.toml"),
             Settled {
                 final_losses: [[0, 0, 0, 0, 0, 11, 11, 11], B_11_FINAL],
