@@ -684,7 +684,7 @@ fn a_seats_public_decision_is_mixed_and_opened_though_its_other_decision_stays_f
     let end_nonce = Nonce::from_bytes([9; 32]);
     while !s.round().is_some_and(|r| r.bound) {
         s.seal(gm, commit(&json(&end), &end_nonce)).unwrap();
-        reveals.push((gm, end.clone(), end_nonce));
+        reveals.push((gm, end, end_nonce));
     }
     for (seat, command, nonce) in reveals {
         assert_eq!(s.reveal(seat, &command, nonce), Ok(None));
