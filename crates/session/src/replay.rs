@@ -23,9 +23,14 @@
 //!
 //! The replay needs a finished game: a log with no revealed record is refused with
 //! [`ReplayError::NotYet`]. The GM's undo is replayed as the session makes it (the game
-//! rebuilt from the commands that stand); a face-down choice taken back after its events, at a
-//! table with no sealed seat, or taken back by an undo, is not in the record, and such a log is
-//! not replayed yet ([`ReplayError::Unsupported`]).
+//! rebuilt from the commands that stand). A face-down choice taken back (by its seat, or by an
+//! undo) is in no record; the record item reveals it beside the record
+//! ([`TakenBack`](crate::TakenBack): its place among the commands given, and the `took_back`
+//! entry that took it back), and the replay gives it at its place, checks its events like any
+//! command's, and at that `took_back` entry takes it back as the session does: it must still
+//! wait for its reveal, and the game is rebuilt from the commands that stand. A plain seat's
+//! `took_back` no revealed command matches, or a revealed one the log never takes back, is
+//! named.
 
 use serde_json::Value;
 use table::fairness::{ClientSeed, Commitment, DrawRecord, Nonce, ServerSeed, record_draws, settled};
@@ -46,7 +51,8 @@ pub enum ReplayError {
     /// The log cannot be replayed yet: the game is not over, so its record is not revealed.
     #[error("cannot replay yet: {0}")]
     NotYet(String),
-    /// The log holds what the replay does not follow yet.
+    /// The log holds what the replay does not follow (no log the session writes: kept for a
+    /// caller's own limits, such as `facedown verify`'s rule systems).
     #[error("cannot replay: {0}")]
     Unsupported(String),
 }
