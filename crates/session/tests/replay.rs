@@ -393,3 +393,15 @@ fn a_revealed_take_back_the_log_does_not_show_is_named_at_the_record() {
         other => panic!("{other:?}"),
     }
 }
+
+/// docs/fairness.md §7.1: a record's `taken_back`, when there, is a list — the fairness checks
+/// (and the browser's) name one that is not at the record.
+#[test]
+fn a_taken_back_that_is_not_a_list_is_named_at_the_record() {
+    let (mut entries, at) = log_with_a_take_back(Viewer::Spectator);
+    entries[at]["taken_back"] = serde_json::json!(3);
+    let text = fairlog::write(entries).unwrap().0;
+    let e = fairlog::verify(&text).unwrap_err();
+    assert_eq!(e.entry, at as u64 + 1, "{e}");
+    assert!(e.reason.contains("taken_back"), "{e}");
+}
