@@ -257,9 +257,13 @@ proptest! {
             if let Err(e) = fairlog::verify(&log) {
                 prop_assert!(false, "{system} {example}, seed {seed}, {viewer:?}: {e}");
             }
-            // §7.3: a genuine log is never called a forgery by the rules replay either.
-            if let Err(ReplayError::Bad(e)) = replay(system, &log) {
-                prop_assert!(false, "{system} {example}, seed {seed}, {viewer:?}: replay: {e}");
+            // §7.3: a genuine log is never called a forgery by the rules replay either, and a
+            // finished one is replayed whatever it holds (a face-down choice taken back after
+            // its events at a table of plain seats among them): only a log with no revealed
+            // record is left for later.
+            match replay(system, &log) {
+                Ok(_) | Err(ReplayError::NotYet(_)) => {}
+                Err(e) => prop_assert!(false, "{system} {example}, seed {seed}, {viewer:?}: replay: {e}"),
             }
         }
     }

@@ -85,6 +85,7 @@ impl<R: Ruleset> Session<R> {
         self.table = table;
         self.shadow = initial;
         self.written = 0;
+        self.took_back = 0;
         for log in &mut self.logs {
             log.clear();
         }
@@ -229,8 +230,14 @@ impl<R: Ruleset> Session<R> {
         // verifier replays the rules from. Entries are plain data: serialising cannot fail.
         let entries: Vec<serde_json::Value> =
             self.entries.iter().map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null)).collect();
+        // The face-down choices taken back, in no record: a verifier replays each at its place.
+        let taken_back: Vec<serde_json::Value> = self
+            .taken_back
+            .iter()
+            .map(|t| serde_json::to_value(t).unwrap_or(serde_json::Value::Null))
+            .collect();
         for log in &mut self.logs {
-            log.push(Item::Record { entries: entries.clone() });
+            log.push(Item::Record { entries: entries.clone(), taken_back: taken_back.clone() });
         }
     }
 }

@@ -557,6 +557,10 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
                     return Err(bad(n, "a record revealed before the game's end (a server seed's reveal)"));
                 }
                 field(e, "entries", n)?.as_array().ok_or_else(|| bad(n, "`entries` is not a list"))?;
+                // The face-down choices taken back, when any (§7.3).
+                if e.get("taken_back").is_some_and(|t| !t.is_array()) {
+                    return Err(bad(n, "`taken_back` is not a list"));
+                }
             }
             "event" | "took_back" | "forced" | "undone" => {}
             other => return Err(bad(n, format!("an entry of unknown kind {other:?}"))),

@@ -223,6 +223,10 @@ pub enum Item<E> {
     Record {
         /// The entries, each an [`Entry`] in the ruleset's JSON form.
         entries: Vec<serde_json::Value>,
+        /// The face-down choices taken back so far, each a [`TakenBack`] in the ruleset's JSON
+        /// form, to be replayed at their places (left out when there are none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        taken_back: Vec<serde_json::Value>,
     },
 }
 
@@ -347,6 +351,24 @@ struct Mark {
     drew: bool,
     /// Undone by a later undo, or an undo itself: it no longer counts.
     undone: bool,
+    /// Its place among every command given, taken back ones included ([`TakenBack::given`]).
+    serial: usize,
+}
+
+/// A face-down choice taken back (docs/fairness.md §7.3): in no [`Record`], revealed only in a
+/// verifiable log's record item, so that a verifier replays it at its place and takes it back
+/// as the session did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(serialize = "C: Serialize", deserialize = "C: serde::de::DeserializeOwned"))]
+pub struct TakenBack<C> {
+    /// The command as it was given.
+    #[serde(flatten)]
+    pub entry: Entry<C>,
+    /// Its place among every command given, taken back ones included: the record's entries
+    /// and the taken-back commands merged in the order they were given.
+    pub given: usize,
+    /// Which of the log's `took_back` entries took it back, counting from 0.
+    pub took_back: usize,
 }
 
 /// The viewers of a table: each seat, then the spectators.
@@ -400,6 +422,14 @@ pub struct Session<R: Ruleset> {
     setup_secret: Option<(String, table::fairness::Nonce)>,
     /// Whether the setup was revealed.
     setup_revealed: bool,
+    /// How many commands were given, taken back ones included (the next one's
+    /// [`TakenBack::given`]).
+    given: usize,
+    /// How many `took_back` items the logs hold.
+    took_back: usize,
+    /// The face-down choices taken back, revealed with the record at each end (never in a
+    /// [`Record`]).
+    taken_back: Vec<TakenBack<R::Command>>,
 }
 
 impl<R: Ruleset> std::fmt::Debug for Session<R> {
@@ -444,6 +474,9 @@ impl<R: Ruleset> Session<R> {
             rotation: None,
             setup_secret: None,
             setup_revealed: false,
+            given: 0,
+            took_back: 0,
+            taken_back: Vec::new(),
         };
         session.write_logs(0);
         Ok(session)
@@ -561,7 +594,8 @@ impl<R: Ruleset> Session<R> {
             self.pending.clear();
         }
         let drew = R::draw_position(self.table.state()) != draws_before;
-        self.marks.push(Mark { face_down: private, revealed, drew, undone: false });
+        self.marks.push(Mark { face_down: private, revealed, drew, undone: false, serial: self.given });
+        self.given += 1;
         self.entries.push(Entry { seat, command: command.clone(), how });
         if private && self.table.last_automatic() == 0 {
             self.pending.push(self.entries.len() - 1);
@@ -617,17 +651,26 @@ impl<R: Ruleset> Session<R> {
         self.drop_pending(index);
         // Rebuild the table from the commands: before a reveal nothing depends on the choice.
         self.rebuild()?;
-        for log in &mut self.logs {
-            log.push(Item::TookBack { seat });
-        }
+        self.log_took_back(seat);
         Ok(())
     }
 
-    /// Forgets the pending face-down choice at `index` of the entries.
+    /// Logs that `seat` took back a commitment or a choice (each `took_back` item is counted, so
+    /// a [`TakenBack`] names its own).
+    pub(crate) fn log_took_back(&mut self, seat: SeatId) {
+        for log in &mut self.logs {
+            log.push(Item::TookBack { seat });
+        }
+        self.took_back += 1;
+    }
+
+    /// Forgets the pending face-down choice at `index` of the entries, kept for the fair log
+    /// as taken back by the next `took_back` item.
     fn drop_pending(&mut self, index: usize) {
         self.pending.retain(|&p| p != index);
-        self.entries.remove(index);
-        self.marks.remove(index);
+        let entry = self.entries.remove(index);
+        let mark = self.marks.remove(index);
+        self.taken_back.push(TakenBack { entry, given: mark.serial, took_back: self.took_back });
         for p in &mut self.pending {
             if *p > index {
                 *p -= 1;
@@ -715,8 +758,15 @@ impl<R: Ruleset> Session<R> {
         }
         // `later` is in descending order, so removing keeps the other indices valid.
         let took_back: Vec<SeatId> = later.iter().map(|&i| self.entries[i].seat).collect();
+        let dropped = later.len();
         for i in later {
             self.drop_pending(i);
+        }
+        // They are logged oldest first, each by a `took_back` item of its own.
+        let from = self.taken_back.len() - dropped;
+        self.taken_back[from..].reverse();
+        for (j, t) in self.taken_back[from..].iter_mut().enumerate() {
+            t.took_back = self.took_back + j;
         }
         // A sealed round's command taken back is never opened: its seat chooses again.
         for seat in &took_back {
@@ -726,12 +776,19 @@ impl<R: Ruleset> Session<R> {
         }
         self.marks[target].undone = true;
         self.entries.push(Entry { seat: by, command: undone.command, how: How::Undo });
-        self.marks.push(Mark { face_down: false, revealed: false, drew: false, undone: true });
+        self.marks.push(Mark {
+            face_down: false,
+            revealed: false,
+            drew: false,
+            undone: true,
+            serial: self.given,
+        });
+        self.given += 1;
         self.rebuild()?;
+        for &seat in took_back.iter().rev() {
+            self.log_took_back(seat);
+        }
         for log in &mut self.logs {
-            for &seat in took_back.iter().rev() {
-                log.push(Item::TookBack { seat });
-            }
             log.push(Item::Undone { by, seat: undone.seat });
         }
         Ok(())

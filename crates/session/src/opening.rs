@@ -233,9 +233,7 @@ impl<R: Ruleset> Session<R> {
         }
         *part = Part::Waiting;
         opening.order.retain(|&s| s != seat);
-        for log in &mut self.logs {
-            log.push(Item::TookBack { seat });
-        }
+        self.log_took_back(seat);
         Ok(true)
     }
 

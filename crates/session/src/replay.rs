@@ -23,9 +23,14 @@
 //!
 //! The replay needs a finished game: a log with no revealed record is refused with
 //! [`ReplayError::NotYet`]. The GM's undo is replayed as the session makes it (the game
-//! rebuilt from the commands that stand); a face-down choice taken back after its events, at a
-//! table with no sealed seat, or taken back by an undo, is not in the record, and such a log is
-//! not replayed yet ([`ReplayError::Unsupported`]).
+//! rebuilt from the commands that stand). A face-down choice taken back (by its seat, or by an
+//! undo) is in no record; the record item reveals it beside the record
+//! ([`TakenBack`](crate::TakenBack): its place among the commands given, and the `took_back`
+//! entry that took it back), and the replay gives it at its place, checks its events like any
+//! command's, and at that `took_back` entry takes it back as the session does: it must still
+//! wait for its reveal, and the game is rebuilt from the commands that stand. A plain seat's
+//! `took_back` no revealed command matches, or a revealed one the log never takes back, is
+//! named.
 
 use serde_json::Value;
 use table::fairness::{ClientSeed, Commitment, DrawRecord, Nonce, ServerSeed, record_draws, settled};
@@ -34,7 +39,7 @@ use thiserror::Error;
 
 use crate::fair::Step;
 use crate::fairlog::{self, VerifyError};
-use crate::{Entry, How};
+use crate::{Entry, How, TakenBack};
 
 /// Why a log could not be replayed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -46,7 +51,8 @@ pub enum ReplayError {
     /// The log cannot be replayed yet: the game is not over, so its record is not revealed.
     #[error("cannot replay yet: {0}")]
     NotYet(String),
-    /// The log holds what the replay does not follow yet.
+    /// The log holds what the replay does not follow (no log the session writes: kept for a
+    /// caller's own limits, such as `facedown verify`'s rule systems).
     #[error("cannot replay: {0}")]
     Unsupported(String),
 }
@@ -58,6 +64,9 @@ pub struct ReplayReport {
     pub log: fairlog::Report,
     /// How many commands of the record were replayed.
     pub commands: u64,
+    /// How many face-down choices taken back were replayed, and taken back.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub taken_back: u64,
     /// How many `event` entries were compared with the rebuilt events.
     pub events: u64,
     /// How many `draw` entries were compared with the rebuilt draws.
@@ -82,6 +91,9 @@ impl std::fmt::Display for ReplayReport {
             self.draws,
             self.opened
         )?;
+        if self.taken_back > 0 {
+            write!(f, ", {} face-down choices taken back", self.taken_back)?;
+        }
         if self.not_replayed > 0 {
             write!(
                 f,
@@ -91,6 +103,10 @@ impl std::fmt::Display for ReplayReport {
         }
         Ok(())
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn bad(entry: u64, reason: impl Into<String>) -> ReplayError {
@@ -151,9 +167,12 @@ struct Rebuild<R: Ruleset> {
     /// and how many came before the table opened: a rebuild makes them again at those points.
     steps: Vec<(usize, Step)>,
     opening_steps: usize,
-    /// Per command of the record: undone (or an undo), whether it drew, whether it was face
-    /// down or revealed face-down choices (an undo of it is refused, as the session refuses it).
+    /// Per command of the record: undone (or an undo, or taken back), whether it drew, whether
+    /// it was face down or revealed face-down choices (an undo of it is refused, as the session
+    /// refuses it).
     undone: Vec<bool>,
+    /// Per command replayed: its index in the revealed record, none for a taken-back one.
+    numbers: Vec<Option<usize>>,
     stands: Vec<(bool, bool)>,
 }
 
@@ -192,6 +211,62 @@ impl<R: Ruleset> Rebuild<R> {
         blanked
     }
 
+    /// How messages name command `k` of the replayed commands (the record's with the
+    /// taken-back ones merged in).
+    fn label(&self, k: usize) -> String {
+        match self.numbers.get(k) {
+            Some(Some(i)) => format!("command {} of the record", i + 1),
+            _ => format!("the command given at place {} of the game and taken back", k + 1),
+        }
+    }
+
+    /// `seat` takes back, at the log's `took_back` entry `n`, its face-down choice `k` (a
+    /// revealed [`TakenBack`](crate::TakenBack)): the choice is given and its events checked
+    /// first, like any command; then, as the session does ([`Session::take_back`](crate::Session::take_back),
+    /// or an undo's), it must still wait for its reveal, and the game is rebuilt without it.
+    fn take_back(&mut self, n: u64, seat: u16, k: usize, shown: usize) -> Result<(), ReplayError> {
+        while self.next <= k {
+            if !self.open_or_submit()? {
+                break;
+            }
+        }
+        if self.record[k].seat.0 != seat {
+            return Err(bad(
+                n,
+                format!(
+                    "seat {seat} takes back a face-down choice, yet the one the record reveals taken back here is seat {}'s",
+                    self.record[k].seat.0
+                ),
+            ));
+        }
+        if self.events.len() > shown || !self.draws.is_empty() {
+            return Err(bad(
+                n,
+                format!(
+                    "the commands given before this take-back ({} among them) derive events or draws the log does not show before it",
+                    self.label(k)
+                ),
+            ));
+        }
+        if !self.pending.contains(&k) {
+            return Err(bad(
+                n,
+                format!(
+                    "seat {seat} takes back {}, which is no face-down choice waiting for its reveal",
+                    self.label(k)
+                ),
+            ));
+        }
+        self.pending.retain(|&p| p != k);
+        if let Some(r) = self.round.as_mut() {
+            r.given.retain(|&(g, _)| g != k);
+            r.pending_at_done.retain(|&p| p != k);
+        }
+        self.undone[k] = true;
+        let (at, what) = (self.next, self.label(k));
+        self.rebuild(at, &|why| bad(n, format!("the take-back of {what}: {why}")))
+    }
+
     /// Gives the record's next command to the rules, as the session did; false when the record
     /// has no more.
     fn submit_next(&mut self) -> Result<bool, ReplayError> {
@@ -209,11 +284,7 @@ impl<R: Ruleset> Rebuild<R> {
         submitted.map_err(|e| {
             bad(
                 self.record_at,
-                format!(
-                    "command {} of the record (seat {}) is refused by the rules: {e}",
-                    k + 1,
-                    entry.seat.0
-                ),
+                format!("{} (seat {}) is refused by the rules: {e}", self.label(k), entry.seat.0),
             )
         })?;
         let caused = self.table.log().len() - before - self.table.last_automatic();
@@ -245,14 +316,16 @@ impl<R: Ruleset> Rebuild<R> {
     /// as the session does, the game is rebuilt from the commands that stand, the draws'
     /// changes made again at their points; the events shown before stay shown.
     fn undo(&mut self, k: usize, entry: &Entry<R::Command>) -> Result<(), ReplayError> {
-        let refuse =
-            |why: String| bad(self.record_at, format!("command {} of the record, an undo: {why}", k + 1));
+        let (at, what) = (self.record_at, self.label(k));
+        let refuse = move |why: String| bad(at, format!("{what}, an undo: {why}"));
         self.undone.push(true);
         self.stands.push((false, false));
-        if !self.pending.is_empty() {
-            return Err(ReplayError::Unsupported(format!(
-                "command {} of the record undoes a command while a face-down choice waits for its reveal, which the replay does not follow yet",
-                k + 1
+        if let Some(&p) = self.pending.first() {
+            // The session takes back the face-down choices given after the command it undoes,
+            // each logged `took_back` (and revealed as taken back) before the undo.
+            return Err(refuse(format!(
+                "{} still waits for its reveal, yet the log does not take it back before the undo",
+                self.label(p)
             )));
         }
         let role = R::seats(self.table.state()).get(entry.seat).map(|s| s.role);
@@ -265,7 +338,7 @@ impl<R: Ruleset> Rebuild<R> {
         if self.record[target].command != entry.command {
             return Err(refuse(format!(
                 "it repeats another command than the last one that stands ({})",
-                target + 1
+                self.label(target)
             )));
         }
         match self.stands[target] {
@@ -276,6 +349,13 @@ impl<R: Ruleset> Rebuild<R> {
             _ => {}
         }
         self.undone[target] = true;
+        self.rebuild(k, &refuse)
+    }
+
+    /// Rebuilds the table from the commands before `k` that stand, as the session does after
+    /// an undo or a take-back: the draws' changes made again at their points, the events shown
+    /// before left shown.
+    fn rebuild(&mut self, k: usize, refuse: &dyn Fn(String) -> ReplayError) -> Result<(), ReplayError> {
         let mut table = Table::<R>::unopened(self.initial.clone());
         let mut steps = self.steps.iter().peekable();
         for _ in 0..self.opening_steps {
@@ -423,6 +503,73 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
         }
         record = list;
     }
+    // The face-down choices taken back (docs/fairness.md §7.3), merged into the record at the
+    // places they were given: the commands replayed in the order the session was given them.
+    let taken: Vec<TakenBack<R::Command>> = serde_json::from_value(
+        entries[record_at].get("taken_back").cloned().unwrap_or(Value::Array(Vec::new())),
+    )
+    .map_err(|err| {
+        bad(record_n, format!("the record's taken-back commands are not {} commands: {err}", R::NAME))
+    })?;
+    let total = record.len() + taken.len();
+    let mut merged: Vec<Entry<R::Command>> = Vec::with_capacity(total);
+    let mut numbers: Vec<Option<usize>> = Vec::with_capacity(total);
+    // Per `took_back` entry of the log (in order), the replayed command it takes back.
+    let mut takes: Vec<Option<usize>> = Vec::new();
+    let mut standing = record.iter().enumerate();
+    for place in 0..total {
+        let mut here = taken.iter().filter(|t| t.given == place);
+        match (here.next(), here.next()) {
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    record_n,
+                    format!("two taken-back commands are given at the same place ({place})"),
+                ));
+            }
+            (Some(t), None) => {
+                if usize::from(t.entry.seat.0) >= seats {
+                    return Err(bad(
+                        record_n,
+                        format!("a taken-back command for a seat the table has not ({seats} seats)"),
+                    ));
+                }
+                if takes.len() <= t.took_back {
+                    takes.resize(t.took_back + 1, None);
+                }
+                if takes[t.took_back].replace(place).is_some() {
+                    return Err(bad(
+                        record_n,
+                        format!(
+                            "two taken-back commands are taken back by the same `took_back` entry ({})",
+                            t.took_back + 1
+                        ),
+                    ));
+                }
+                merged.push(t.entry.clone());
+                numbers.push(None);
+            }
+            (None, _) => {
+                let Some((i, en)) = standing.next() else {
+                    return Err(bad(
+                        record_n,
+                        format!("a taken-back command is given at place {place}, past every command given"),
+                    ));
+                };
+                merged.push(en.clone());
+                numbers.push(Some(i));
+            }
+        }
+    }
+    // Where each end's record stops among the commands replayed.
+    let ends: Vec<usize> = (0..=record.len())
+        .map(|upto| {
+            if upto == 0 {
+                0
+            } else {
+                numbers.iter().position(|&x| x == Some(upto - 1)).map_or(total, |p| p + 1)
+            }
+        })
+        .collect();
     let viewers: Vec<Viewer> = (0..seats)
         .map(|s| Viewer::Seat(SeatId(s as u16)))
         .chain(std::iter::once(Viewer::Spectator))
@@ -437,28 +584,20 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
         opening_steps: 0,
         undone: Vec::new(),
         stands: Vec::new(),
+        numbers,
         viewers: viewers.clone(),
         events: Vec::new(),
         draws: Default::default(),
-        record,
+        record: merged,
         record_at: record_n,
         next: 0,
         pending: Vec::new(),
         round: None,
     };
-    // A take-back at a table with no sealed seat takes back a choice whose events the log
-    // shows; at a sealed one, only a commitment not yet bound (no events).
+    // A `took_back` entry with no revealed taken-back command takes back a sealed round's
+    // commitment not yet bound (or an opening one): no command, no events.
     let sealed = entries[0]["seats"].as_array().is_some_and(|l| l.iter().any(|s| s["mode"] == "sealed"));
-    for (i, e) in entries.iter().enumerate() {
-        let what = match kind(e).as_str() {
-            "took_back" if !sealed => "a face-down choice taken back after its events",
-            _ => continue,
-        };
-        return Err(ReplayError::Unsupported(format!(
-            "entry {}: {what}, which the replay does not follow yet",
-            i + 1
-        )));
-    }
+    let mut took_backs = 0usize;
     let mut candidates: Vec<usize> = (0..viewers.len()).collect();
     let (mut compared, mut drawn, mut matched, mut cursor) = (0u64, 0u64, 0u64, 0usize);
     let mut carried: Vec<(usize, u64)> = Vec::new();
@@ -561,8 +700,8 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
                         return Err(bad(
                             record_n,
                             format!(
-                                "command {} of the record, seat {s}'s choice in the round bound at entry {}, is not the choice opened at entry {}",
-                                k + 1,
+                                "{}, seat {s}'s choice in the round bound at entry {}, is not the choice opened at entry {}",
+                                g.label(k),
                                 g.round.as_ref().map_or(0, |r| r.bound_at),
                                 n + 1 + j as u64
                             ),
@@ -676,8 +815,8 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
                         Some(k) => bad(
                             record_n,
                             format!(
-                                "command {} of the record, seat {s}'s choice in the round bound at entry {}, is not the choice opened at entry {n}",
-                                k + 1,
+                                "{}, seat {s}'s choice in the round bound at entry {}, is not the choice opened at entry {n}",
+                                g.label(k),
                                 g.round.as_ref().map_or(0, |r| r.bound_at)
                             ),
                         ),
@@ -696,10 +835,30 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
                     g.step(n, Step::Rotate { next: *next })?;
                 }
             }
+            "took_back" => {
+                let s = seat()?;
+                let nth = took_backs;
+                took_backs += 1;
+                match takes.get(nth).copied().flatten() {
+                    Some(k) if n <= record_n => g.take_back(n, s, k, cursor)?,
+                    Some(_) => {}
+                    None if n > record_n => {}
+                    None if sealed && !g.pending.iter().any(|&k| g.record[k].seat.0 == s) => {}
+                    None => {
+                        return Err(bad(
+                            n,
+                            format!(
+                                "seat {s} takes back a face-down choice, yet the record reveals no command taken back here"
+                            ),
+                        ));
+                    }
+                }
+            }
             "record" => {
                 // Every command before this end is given, and derives no event or draw the
                 // log did not show before it.
                 let upto = e["entries"].as_array().map_or(0, Vec::len);
+                let upto = ends.get(upto).copied().unwrap_or(upto);
                 while g.next < upto {
                     g.submit_next()?;
                 }
@@ -733,20 +892,32 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
             ));
         }
         g.close_round(last, &mut carried)?;
+        if let Some(nth) =
+            takes.iter().enumerate().skip(took_backs.min(takes.len())).find_map(|(i, t)| t.map(|_| i))
+        {
+            return Err(bad(
+                record_n,
+                format!(
+                    "the record reveals a command taken back by the log's `took_back` entry number {}, which the log does not have",
+                    nth + 1
+                ),
+            ));
+        }
         if let Some(&(k, b)) = carried.first() {
             return Err(bad(
                 last,
                 format!(
-                    "seat {}'s choice of the round bound at entry {b} (command {} of the record) is never opened",
+                    "seat {}'s choice of the round bound at entry {b} ({}) is never opened",
                     g.record[k].seat.0,
-                    k + 1
+                    g.label(k)
                 ),
             ));
         }
     }
     Ok(ReplayReport {
         log: checked,
-        commands: g.next as u64,
+        commands: g.numbers[..g.next].iter().filter(|x| x.is_some()).count() as u64,
+        taken_back: g.numbers[..g.next].iter().filter(|x| x.is_none()).count() as u64,
         events: compared,
         draws: drawn,
         opened: matched,

@@ -652,9 +652,7 @@ impl<R: Ruleset> Session<R> {
         } else {
             round.project(self.table.state());
         }
-        for log in &mut self.logs {
-            log.push(Item::TookBack { seat });
-        }
+        self.log_took_back(seat);
         Ok(true)
     }
 

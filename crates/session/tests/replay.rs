@@ -193,3 +193,215 @@ fn an_undo_the_session_would_refuse_is_named_at_the_record() {
     }
     assert!(forged > 0);
 }
+
+/// A verifiable session of random answers in which each face-down choice still waiting for
+/// its reveal is taken back half the time (its seat then answers again); with `gm` (the GM's
+/// seat and a public command of its), the GM gives that command now and then, and half the
+/// take-backs are instead its undo of the last public command, which takes back the face-down
+/// choices given after it. With how many choices the undos took back.
+fn game_with_take_backs<R: Ruleset>(
+    setup: R::Setup,
+    seed: u64,
+    gm: Option<(SeatId, R::Command)>,
+) -> (Session<R>, usize) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = Session::<R>::new(setup).unwrap();
+    s.use_verifiable(ServerSeed::from_bytes(rng.random())).unwrap();
+    let mut by_undo = 0;
+    for step in 0..2000 {
+        if step == 3 {
+            s.add_client_seed(SeatId(0), ClientSeed::from_phrase("lucky")).unwrap();
+        }
+        if let Some((gm, public)) = &gm
+            && rng.random_bool(0.25)
+            && !s.is_over()
+        {
+            // Refused while the rules wait for the GM's own face-down choice.
+            let _ = s.submit(*gm, public);
+        }
+        let Some(&seat) = s.awaiting().first() else { break };
+        let Some(prompt) = s.prompt(seat) else { break };
+        let choices: Vec<_> = prompt.choices.iter().filter(|c| c.private == prompt.private).collect();
+        let command = choices[rng.random_range(0..choices.len())].command.clone();
+        s.submit(seat, &command).unwrap();
+        if prompt.private && rng.random_bool(0.5) {
+            let before = took_backs(&s);
+            // Refused once the choice is revealed (the last seat's): nothing to take back; and
+            // refused when the public command before it drew or revealed.
+            if let Some((gm, _)) = &gm
+                && rng.random_bool(0.5)
+            {
+                if s.undo(*gm).is_ok() {
+                    by_undo += took_backs(&s) - before;
+                }
+            } else {
+                let _ = s.take_back(seat);
+            }
+        }
+    }
+    (s, by_undo)
+}
+
+/// How many `took_back` entries the spectator's log of `s` holds.
+fn took_backs<R: Ruleset>(s: &Session<R>) -> usize {
+    s.updates_since(Viewer::Spectator, 0)
+        .iter()
+        .filter(|u| serde_json::to_value(u).unwrap()["kind"] == "took_back")
+        .count()
+}
+
+fn river_fight() -> inciting_incident::Setup {
+    let mut setup: inciting_incident::Setup =
+        toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+    setup.apply_round_limit(Some(3));
+    setup
+}
+
+fn ada_and_ninja() -> iron_triangle::Setup {
+    let ada = toml::from_str(include_str!("../../../examples/iron-triangle/characters/ada.toml")).unwrap();
+    let ninja =
+        toml::from_str(include_str!("../../../examples/iron-triangle/characters/ninja.toml")).unwrap();
+    iron_triangle::Setup::one_on_one(ada, ninja)
+}
+
+/// docs/fairness.md §7.3: a face-down choice taken back after its events is revealed at the
+/// end with the record, at its place; the replay gives it, checks its events, and takes it
+/// back as the session did — so a finished game of each system with take-backs replays for
+/// every viewer.
+#[test]
+fn a_face_down_choice_taken_back_after_its_events_is_replayed_and_taken_back() {
+    let (mut it, mut ii, mut nd) = (0, 0, 0);
+    for seed in 0..6 {
+        let (s, _) = game_with_take_backs::<iron_triangle::IronTriangle>(ada_and_ninja(), seed, None);
+        it += took_backs(&s);
+        every_viewer_replays(&s);
+        let (s, _) = game_with_take_backs::<inciting_incident::IncitingIncident>(river_fight(), seed, None);
+        ii += took_backs(&s);
+        every_viewer_replays(&s);
+        let (s, _) = game_with_take_backs::<nodice::NoDice>(nodice_brawl(), seed, None);
+        nd += took_backs(&s);
+        every_viewer_replays(&s);
+    }
+    assert!(it > 0 && ii > 0 && nd > 0, "take-backs: {it} {ii} {nd}");
+}
+
+/// docs/fairness.md §7.3: the GM's undo takes back the face-down choices given after the
+/// command it undoes; each is revealed as taken back and replayed so.
+#[test]
+fn face_down_choices_taken_back_by_an_undo_are_replayed() {
+    use iron_triangle::{Command, Energy, FighterId, rules::Note};
+    let adjust = Command::AdjustEnergy {
+        fighter: FighterId(0),
+        energy: Energy::new(2, 2, 2),
+        reason: Note::from("ruling").unwrap(),
+    };
+    let mut taken = 0;
+    for seed in 0..8 {
+        let (s, n) = game_with_take_backs::<iron_triangle::IronTriangle>(
+            ada_and_ninja(),
+            seed,
+            Some((SeatId(1), adjust)),
+        );
+        taken += n;
+        every_viewer_replays(&s);
+    }
+    assert!(taken > 0, "an undo took back a face-down choice");
+}
+
+/// `viewer`'s log of a game with a take-back, as entries (for forging), and the index of its
+/// last record entry.
+fn log_with_a_take_back(viewer: Viewer) -> (Vec<serde_json::Value>, usize) {
+    for seed in 0..20 {
+        let (s, _) = game_with_take_backs::<iron_triangle::IronTriangle>(ada_and_ninja(), seed, None);
+        if took_backs(&s) == 0 {
+            continue;
+        }
+        let log = log_of(&s, viewer, None);
+        let entries: Vec<serde_json::Value> = log
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["entry"].clone())
+            .collect();
+        let at = entries.iter().rposition(|e| e["kind"] == "record").unwrap();
+        return (entries, at);
+    }
+    panic!("no game with a take-back");
+}
+
+/// docs/fairness.md §7.3: a `took_back` entry with no revealed taken-back command is named.
+#[test]
+fn a_take_back_the_record_does_not_reveal_is_named() {
+    let (mut entries, at) = log_with_a_take_back(Viewer::Spectator);
+    let first = entries.iter().position(|e| e["kind"] == "took_back").unwrap();
+    entries[at].as_object_mut().unwrap().remove("taken_back");
+    let text = fairlog::write(entries).unwrap().0;
+    match replay::<iron_triangle::IronTriangle>(&text) {
+        Err(ReplayError::Bad(e)) => {
+            assert_eq!(e.entry, first as u64 + 1, "{e}");
+            assert!(e.reason.contains("reveals no command taken back"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// docs/fairness.md §7.3: a revealed taken-back command whose events are not the log's is
+/// named: at the first event it does not derive, as its seat is shown it (or at the record,
+/// when the rules refuse it where it stands).
+#[test]
+fn a_taken_back_command_whose_events_differ_from_the_logs_is_named() {
+    let mut at_event = 0;
+    for seat in 0..2u16 {
+        let (entries, at) = log_with_a_take_back(Viewer::Seat(SeatId(seat)));
+        let list = entries[at]["taken_back"].as_array().unwrap().clone();
+        for (i, taken) in list.iter().enumerate().filter(|(_, t)| t["seat"] == seat) {
+            // Another command of the same seat, from the record: a different choice.
+            for other in entries[at]["entries"].as_array().unwrap() {
+                if other["seat"] != taken["seat"] || other["command"] == taken["command"] {
+                    continue;
+                }
+                let mut entries = entries.clone();
+                entries[at]["taken_back"][i]["command"] = other["command"].clone();
+                let text = fairlog::write(entries.clone()).unwrap().0;
+                match replay::<iron_triangle::IronTriangle>(&text) {
+                    Err(ReplayError::Bad(e)) if e.entry as usize == at + 1 => {
+                        assert!(e.reason.contains("taken back"), "{e}");
+                    }
+                    Err(ReplayError::Bad(e)) => {
+                        assert_eq!(entries[e.entry as usize - 1]["kind"], "event", "{e}");
+                        at_event += 1;
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+    assert!(at_event > 0, "a differing taken-back command is named at an event");
+}
+
+/// docs/fairness.md §7.3: a revealed taken-back command the log never takes back is named at
+/// the record.
+#[test]
+fn a_revealed_take_back_the_log_does_not_show_is_named_at_the_record() {
+    let (mut entries, at) = log_with_a_take_back(Viewer::Spectator);
+    let count = entries[at]["taken_back"].as_array().unwrap().len();
+    let mut extra = entries[at]["taken_back"][0].clone();
+    extra["took_back"] = serde_json::json!(1000);
+    extra["given"] = serde_json::json!(entries[at]["entries"].as_array().unwrap().len() + count);
+    entries[at]["taken_back"].as_array_mut().unwrap().push(extra);
+    let text = fairlog::write(entries).unwrap().0;
+    match replay::<iron_triangle::IronTriangle>(&text) {
+        Err(ReplayError::Bad(e)) => assert_eq!(e.entry, at as u64 + 1, "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// docs/fairness.md §7.1: a record's `taken_back`, when there, is a list — the fairness checks
+/// (and the browser's) name one that is not at the record.
+#[test]
+fn a_taken_back_that_is_not_a_list_is_named_at_the_record() {
+    let (mut entries, at) = log_with_a_take_back(Viewer::Spectator);
+    entries[at]["taken_back"] = serde_json::json!(3);
+    let text = fairlog::write(entries).unwrap().0;
+    let e = fairlog::verify(&text).unwrap_err();
+    assert_eq!(e.entry, at as u64 + 1, "{e}");
+    assert!(e.reason.contains("taken_back"), "{e}");
+}

@@ -928,6 +928,10 @@ async function verifyInto(log, provider, report) {
         if (ends === 0) throw new Bad(n, "a record revealed before the game's end (a server seed's reveal)");
         const list = field(e, 'entries', n);
         if (!Array.isArray(list)) throw new Bad(n, '`entries` is not a list');
+        // The face-down choices taken back, when any (§7.3): replayed by that command too.
+        if (e.taken_back !== undefined && !Array.isArray(e.taken_back)) {
+          throw new Bad(n, '`taken_back` is not a list');
+        }
         break;
       }
       case 'event':
