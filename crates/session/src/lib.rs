@@ -648,9 +648,23 @@ impl<R: Ruleset> Session<R> {
             return Err(SessionError::Over(seat.0));
         }
         let index = self.pending[at];
+        // Rebuild the table from the commands: before a reveal nothing depends on the choice —
+        // unless a later face-down choice was given on top of it (in No Dice each Actor commits
+        // its Aspect card after the one before it): then the take-back is refused, with the
+        // rules' reason, and nothing changes.
+        let kept = (
+            self.entries.clone(),
+            self.marks.clone(),
+            self.pending.clone(),
+            self.fair.clone(),
+            self.taken_back.len(),
+        );
         self.drop_pending(index);
-        // Rebuild the table from the commands: before a reveal nothing depends on the choice.
-        self.rebuild()?;
+        if let Err(e) = self.rebuild() {
+            (self.entries, self.marks, self.pending, self.fair, _) = kept;
+            self.taken_back.truncate(kept.4);
+            return Err(e);
+        }
         self.log_took_back(seat);
         Ok(())
     }

@@ -293,3 +293,34 @@ fn only_the_gm_forces_a_decision_and_only_an_awaited_one() {
         assert_eq!(s.force(idle, Some(SeatId(2))).unwrap_err(), session::SessionError::NotAwaited(idle.0));
     }
 }
+
+/// A take-back never loses state (found by the server's `sealed_logs` property through the
+/// rules replay): in No Dice each Actor commits its Aspect card after the one before it, so
+/// taking back an earlier face-down card while a later one stands would leave the later one
+/// given out of turn. The session used to drop the earlier card, fail to rebuild, and keep
+/// neither the old game nor a new one; the take-back is now refused with the rules' reason and
+/// nothing changes, and the later card can still be taken back first.
+#[test]
+fn a_take_back_the_later_choices_depend_on_is_refused_and_changes_nothing() {
+    let mut s = Session::<nodice::NoDice>::new(nodice_brawl()).unwrap();
+    let mut given = Vec::new();
+    while given.len() < 2 {
+        let seat = s.awaiting()[0];
+        let choice =
+            s.prompt(seat).unwrap().choices.into_iter().find(|c| c.private).expect("a face-down card");
+        s.submit(seat, &choice.command).unwrap();
+        given.push(seat);
+    }
+    assert_ne!(given[0], given[1], "two Actors committed in turn");
+    let record = s.record();
+    let log = s.updates_since(Viewer::Spectator, 0).len();
+    assert_eq!(s.face_down(), 2);
+    assert!(s.take_back(given[0]).is_err(), "the later card was given on top of the earlier one");
+    assert_eq!(s.face_down(), 2, "a refused take-back keeps both face-down cards");
+    assert_eq!(s.record(), record, "and changes nothing else");
+    assert_eq!(s.updates_since(Viewer::Spectator, 0).len(), log, "nor logs anything");
+    s.take_back(given[1]).unwrap();
+    s.take_back(given[0]).unwrap();
+    assert_eq!(s.face_down(), 0);
+    assert_eq!(s.awaiting(), vec![given[0]], "the first Actor is asked again");
+}
