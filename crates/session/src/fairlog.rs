@@ -168,17 +168,13 @@ struct RoundCheck {
 }
 
 impl RoundCheck {
-    fn mixed_nonce(&self, seat: u64) -> Option<Nonce> {
-        self.mixed.as_ref().and_then(|m| m.get(seat as usize).copied().flatten())
-    }
-
-    /// The commitments the round left unopened whose seats it mixed no nonce of: choices the
-    /// rules still held face down when it ended, opened later.
+    /// The commitments the round left unopened: choices the rules still held face down when
+    /// it ended, opened later. Judged per decision, not per seat: a seat asked twice in the
+    /// round may have its public decision mixed and opened and its face-down one left for
+    /// later (docs/fairness.md §3). A seat whose nonce is mixed must still have opened it in
+    /// the round ([`close`](Self::close) checks that), so nothing mixed escapes its opening.
     fn unopened(&self) -> impl Iterator<Item = (u64, Commitment)> + '_ {
-        self.slots
-            .iter()
-            .filter(|s| s.opened.is_none() && self.mixed_nonce(s.seat).is_none())
-            .map(|s| (s.seat, s.commitment))
+        self.slots.iter().filter(|s| s.opened.is_none()).map(|s| (s.seat, s.commitment))
     }
 
     /// The round's mix against its reveals (docs/fairness.md §5.2, §7.1), checked once the

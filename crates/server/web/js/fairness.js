@@ -797,11 +797,12 @@ async function verifyInto(log, provider, report) {
       case 'bound': {
         if (round) {
           closeRound(round);
-          // Commitments left unopened whose seat the round mixed no nonce of: choices the
-          // rules still held face down when it ended, opened later (docs/fairness.md §3).
-          const r0 = round;
-          for (const c of r0.slots) {
-            if (c.opened === null && (r0.mixed?.[c.seat] ?? null) === null) carried.push({ seat: c.seat, hash: c.hash });
+          // Commitments left unopened: choices the rules still held face down when it ended,
+          // opened later (docs/fairness.md §3). Per decision: a seat asked twice may have its
+          // public decision mixed and opened, its face-down one left for later; closeRound
+          // checks that a mixed nonce was opened in its round.
+          for (const c of round.slots) {
+            if (c.opened === null) carried.push({ seat: c.seat, hash: c.hash });
           }
         }
         const list = field(e, 'commitments', n);
