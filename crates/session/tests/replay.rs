@@ -9,6 +9,9 @@ use session::replay::{ReplayError, replay};
 use table::fairness::{ClientSeed, ServerSeed};
 use table::{Ruleset, SeatId, Viewer};
 
+mod common;
+use common::nodice_brawl;
+
 /// A verifiable session of random answers (a client seed given by seat 0 on the way).
 fn game<R: Ruleset>(setup: R::Setup, seed: u64) -> Session<R> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -64,28 +67,6 @@ fn every_viewer_replays<R: Ruleset>(s: &Session<R>) {
         assert!(report.viewers.contains(&name(viewer)), "{}: {viewer:?}: {:?}", R::NAME, report.viewers);
         assert_eq!(report.commands as usize, s.record().entries.len());
         assert_eq!(report.not_replayed, 0);
-    }
-}
-
-/// A three-way No Dice brawl (as the session's every-system tests play it).
-fn nodice_brawl() -> nodice::Setup {
-    use nodice::{ActorId, ActorSheet, Kind, Options, Setup, Stakes, Statblock};
-    use table::{Role, Seat, Seats, SideId};
-    let seat = |name: &str, side| Seat { name: name.to_owned(), side: SideId(side), role: Role::Player };
-    Setup {
-        seats: Seats::new(vec![seat("a", 0), seat("b", 1), seat("c", 2)]).unwrap(),
-        actors: ["A", "B", "C"]
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
-            })
-            .collect(),
-        initiator: ActorId(0),
-        stakes: Some(Stakes::new(2).unwrap()),
-        options: Options::default(),
-        extensions: vec![],
-        seed: 11,
     }
 }
 

@@ -10,33 +10,15 @@ use session::sealed::{Commitment, Fault, Mode, Nonce, SealError};
 use session::{How, Item, Session, SessionError};
 use table::{Ruleset, SeatId, Viewer};
 
+mod common;
+use common::nodice_brawl;
+
 fn iron_triangle() -> iron_triangle::Setup {
     use iron_triangle::{Character, Energy, Setup};
     Setup::one_on_one(
         Character::with_starting_moves("Ada", Energy::new(3, 2, 5)),
         Character::with_starting_moves("Ninja", Energy::new(4, 3, 3)),
     )
-}
-
-fn nodice_brawl() -> nodice::Setup {
-    use nodice::{ActorId, ActorSheet, Kind, Options, Setup, Stakes, Statblock};
-    use table::{Role, Seat, Seats, SideId};
-    let seat = |name: &str, side| Seat { name: name.to_owned(), side: SideId(side), role: Role::Player };
-    Setup {
-        seats: Seats::new(vec![seat("a", 0), seat("b", 1), seat("c", 2)]).unwrap(),
-        actors: ["A", "B", "C"]
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                ActorSheet::new(n, Kind::Npc, Statblock::even(4), SeatId(i as u16), SideId(i as u8))
-            })
-            .collect(),
-        initiator: ActorId(0),
-        stakes: Some(Stakes::new(2).unwrap()),
-        options: Options::default(),
-        extensions: vec![],
-        seed: 11,
-    }
 }
 
 fn river_fight() -> inciting_incident::Setup {
