@@ -98,7 +98,7 @@ fn a_conflict_saved_as_json_after_a_swap_draw_resumes_with_the_same_draws() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: proptest_cases(24), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// Random drunken brawls: the draw position never goes back, and it stands where the
     /// last recorded swap draw left it.

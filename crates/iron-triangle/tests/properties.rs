@@ -22,12 +22,7 @@ use table::{Saved, SeatId, Table, TableRng, seeded_rng};
 
 fn config(cases: u32) -> Config {
     let seed = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x1207_2019);
-    Config {
-        cases: proptest_cases(cases),
-        failure_persistence: None,
-        rng_seed: RngSeed::Fixed(seed),
-        ..Config::default()
-    }
+    Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() }
 }
 
 // ---------------------------------------------------------------------------------------------

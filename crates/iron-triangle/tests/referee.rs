@@ -21,12 +21,7 @@ use table::{Table, TableRng, seeded_rng};
 
 fn config(cases: u32) -> Config {
     let seed = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x1207_2019);
-    Config {
-        cases: proptest_cases(cases),
-        failure_persistence: None,
-        rng_seed: RngSeed::Fixed(seed),
-        ..Config::default()
-    }
+    Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() }
 }
 
 /// A random set of specials of `edition` a character of level 12 may know (Yojimbo needs an

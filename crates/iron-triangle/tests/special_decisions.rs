@@ -189,7 +189,7 @@ fn any_loss_special() -> impl Strategy<Value = Option<Special>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: proptest_cases(256), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Decision (two specials at one place in the list): the settlement never depends on
     /// which of the pair is called A.

@@ -545,7 +545,7 @@ mod random_games {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: proptest_cases(96), failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
 
         /// Random 2v2 games where everyone may know any of the specials in play: every awaited
         /// seat always has a legal command (no deadlock between bonds, streaks and windows),

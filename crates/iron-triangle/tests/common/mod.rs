@@ -420,13 +420,6 @@ pub fn fm<'a>(c: &'a mut Conflict, name: &str) -> &'a mut iron_triangle::conflic
     &mut c.fighters[i]
 }
 
-/// How many cases a property test runs: `PROPTEST_CASES` when it is set (the one knob for a
-/// long run, e.g. `PROPTEST_CASES=100000 cargo test -p iron-triangle --release`), else the
-/// test's own `default`.
-pub fn proptest_cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
-
 /// Whether an error message names a rules section.
 pub fn names_rule(e: &RuleError, section: &str) -> bool {
     e.to_string().contains(section)
