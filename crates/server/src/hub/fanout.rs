@@ -43,9 +43,9 @@ use store::tables::{Heard, MAX_NOTICE_BYTES, TableId, TableStore};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
-use super::{Actor, Hub, Row, ToTable, who_key, who_of};
-use crate::journal::Op;
-use crate::protocol::{ClientMessage, Controller, ServerMessage, Who};
+use super::core::Row;
+use super::{Actor, Hub, ToTable, who_of};
+use crate::protocol::{ClientMessage, Controller, Who};
 
 /// Orphaned tables loaded per look.
 const ORPHANS_PER_LOOK: usize = 64;
@@ -375,7 +375,7 @@ impl<S: TableStore> Actor<S> {
     /// not answered are applied here.
     pub(super) async fn renew_lease(&mut self) -> Result<(), String> {
         let hub = Arc::clone(&self.hub);
-        let finished = self.finished;
+        let finished = self.core.finished;
         let Some(follow) = self.follow.as_mut() else { return Ok(()) };
         let now = Instant::now();
         follow.renew_at = now + hub.fanout.period();
@@ -487,16 +487,16 @@ impl<S: TableStore> Actor<S> {
         let done: Vec<(String, String)> = self
             .forwarded
             .keys()
-            .filter(|(who, id)| self.answered.get(who).is_some_and(|q| q.iter().any(|(i, _)| i == id)))
+            .filter(|(who, id)| self.core.answered.get(who).is_some_and(|q| q.iter().any(|(i, _)| i == id)))
             .cloned()
             .collect();
         for wait in done {
             let Some(pending) = self.forwarded.remove(&wait) else { continue };
-            let frame = self.answered.get(&wait.0).and_then(|q| q.iter().find(|(i, _)| *i == wait.1));
+            let frame = self.core.answered.get(&wait.0).and_then(|q| q.iter().find(|(i, _)| *i == wait.1));
             if let Some((_, frame)) = frame
-                && let Some(c) = self.conns.get(&pending.conn)
+                && let Some(out) = self.outs.get(&pending.conn)
             {
-                let _ = c.out.try_send(super::Out::Text(frame.clone()));
+                let _ = out.try_send(super::Out::Text(frame.clone()));
             }
         }
     }
@@ -565,7 +565,7 @@ impl<S: TableStore> Actor<S> {
         if follow.held_until.take().is_none() {
             return;
         }
-        let hand_over = !self.deadlines.is_empty() && !self.finished;
+        let hand_over = !self.core.deadlines.is_empty() && !self.core.finished;
         if let Err(e) = self.hub.store.release(self.id, &self.hub.fanout.holder, hand_over).await {
             tracing::warn!("{}: the lease could not be given up (it expires): {e}", self.id);
         }
@@ -575,7 +575,7 @@ impl<S: TableStore> Actor<S> {
     /// entries the notices carried when they are all there (and nothing but entries was
     /// written), else read from the store.
     async fn catch_up_if_behind(&mut self) -> Result<(), String> {
-        let journal = self.journal;
+        let journal = self.core.journal;
         let Some(follow) = self.follow.as_mut() else { return Ok(()) };
         let head = *follow.head.borrow_and_update();
         let behind =
@@ -604,7 +604,7 @@ impl<S: TableStore> Actor<S> {
         let stored = self
             .hub
             .store
-            .load_since(self.id, self.journal)
+            .load_since(self.id, self.core.journal)
             .await
             .map_err(|e| format!("catching up with the store: {e}"))?;
         let mut rows = Vec::with_capacity(stored.table.access.len());
@@ -620,104 +620,35 @@ impl<S: TableStore> Actor<S> {
         self.apply_entries(&stored.journal, stored.finished)
     }
 
-    /// Applies `entries` (the journal's next ones) as a load does; then tells the connections
-    /// what changed, and answers the forwarded requests among them.
+    /// Applies `entries` (the journal's next ones) as a load does ([`Core::apply_entries`]);
+    /// then answers the forwarded requests among them.
+    ///
+    /// [`Core::apply_entries`]: super::core::Core::apply_entries
     fn apply_entries(&mut self, entries: &[String], finished: bool) -> Result<(), String> {
-        let (round, seq, timed) = (self.game.round(), self.game.seq(), !self.timers().is_empty());
-        for entry in entries {
-            let n = self.journal;
-            let op: Op = serde_json::from_str(entry).map_err(|e| format!("journal entry {n}: {e}"))?;
-            let fault = super::apply(&mut *self.game, &op).map_err(|e| format!("journal entry {n}: {e}"))?;
-            self.journal += 1;
-            if let Some((who, cid)) = super::asked(&op) {
-                let answer = super::answer(cid.clone(), self.game.seq(), fault);
-                super::remember(&mut self.answered, who, cid, &answer);
-            }
-            let acted = match op {
-                Op::Submit { seat, .. }
-                | Op::TakeBack { seat, .. }
-                | Op::Force { seat, .. }
-                | Op::Seal { seat, .. }
-                | Op::Reveal { seat, .. } => Some(seat),
-                Op::Undo { .. } => {
-                    self.deadlines.clear();
-                    None
-                }
-                // Not a decision: the timers stand.
-                Op::Verifiable { .. } | Op::ClientSeed { .. } => continue,
-            };
-            self.reschedule(acted);
-        }
-        if finished {
-            self.finished = true;
-        }
-        self.broadcast();
-        // A sealed round moved on the other instance: this one's connections are told as the
-        // applying instance tells its own (who has committed, the binding, changed prompts).
-        self.send_round(round.as_ref());
-        if self.game.seq() == seq && self.game.round() != round {
-            self.refresh(timed || !self.timers().is_empty());
-        }
+        let applied = self.core.apply_entries(entries, finished);
+        self.flush();
+        applied?;
         self.settle_forwarded();
         Ok(())
     }
 
-    /// Takes the access rows as stored: a seat handed to a bot or back, a link reissued or
-    /// revoked (its connections are told and closed) on another instance.
+    /// Takes the access rows as stored ([`Core::take_rows`]).
+    ///
+    /// [`Core::take_rows`]: super::core::Core::take_rows
     fn take_rows(&mut self, rows: Vec<(String, Row)>) {
-        let mut changed = false;
-        for (key, row) in rows {
-            let Some(who) = who_of(&key) else { continue };
-            let old = self.access.get(&key);
-            let relinked = old.is_some_and(|o| o.hash != row.hash);
-            let handed = old.is_none_or(|o| o.controller != row.controller);
-            if !relinked && !handed {
-                continue;
-            }
-            changed = true;
-            if let (Who::Seat { seat }, true) = (who, handed) {
-                let bot = match &row.controller {
-                    Controller::Bot { bot } => Some(bot.as_str()),
-                    Controller::Person => None,
-                };
-                if let Err(e) = self.game.set_bot(table::SeatId(seat), bot, super::bot_seed(self.id, seat)) {
-                    tracing::error!("{}: {e}", self.id);
-                }
-                self.deadlines.remove(&seat);
-            }
-            if relinked {
-                let key = who_key(who);
-                let old: Vec<u64> =
-                    self.conns.iter().filter(|(_, c)| c.key == key).map(|(i, _)| *i).collect();
-                for i in old {
-                    if let Some(c) = self.conns.remove(&i) {
-                        let _ = c.out.try_send(super::Out::Text(super::text(&ServerMessage::Revoked {})));
-                        let _ = c.out.try_send(super::Out::Close);
-                    }
-                }
-            }
-            self.access.insert(key, row);
-        }
-        if changed {
-            self.send_seats();
-            self.reschedule(None);
-        }
+        self.core.take_rows(rows);
+        self.flush();
     }
 
     /// After a [`PersistError::Conflict`]: the table as the store has it (this actor's game
     /// had the refused request applied already), then its connections told what they lack.
     pub(super) async fn reload(&mut self) -> Result<(), String> {
-        let fresh = Actor::load(Arc::clone(&self.hub), self.id)
+        let fresh = super::load(&self.hub, self.id)
             .await
             .map_err(|r| format!("reloading after a conflict: {}", r.message))?;
-        self.game = fresh.game;
-        self.journal = fresh.journal;
-        self.answered = fresh.answered;
-        self.finished = fresh.finished;
-        self.rules = fresh.rules;
-        self.take_rows(fresh.access.into_iter().collect());
-        self.reschedule(None);
-        self.broadcast();
+        self.core.tick(Instant::now());
+        self.core.reload_from(fresh);
+        self.flush();
         self.settle_forwarded();
         Ok(())
     }
