@@ -156,7 +156,10 @@ pub struct Hub<S: TableStore> {
     /// Each table in memory: its actor's generation (which spawn it is) and inbox.
     tables: Mutex<HashMap<u64, (u64, mpsc::Sender<ToTable>)>>,
     next_gen: AtomicUsize,
+    /// Open tables counted, with the creations under way here ([`Hub::reserve_table`]).
     open: AtomicUsize,
+    /// Creations under way here.
+    creating: AtomicUsize,
     pub(crate) connections: AtomicUsize,
     next_conn: AtomicUsize,
     /// Set when the server shuts down.
@@ -222,6 +225,7 @@ impl<S: TableStore> Hub<S> {
             base_url,
             tables: Mutex::new(HashMap::new()),
             open: AtomicUsize::new(open),
+            creating: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
             next_conn: AtomicUsize::new(1),
             next_gen: AtomicUsize::new(1),
@@ -336,20 +340,7 @@ impl<S: TableStore> Hub<S> {
     /// and the options, makes the links' tokens and keeps only their hashes.
     pub async fn create_table(self: &Arc<Self>, request: CreateTable) -> Result<CreatedTable, Refusal> {
         let refused = |m: String| Refusal::new(ErrorCode::Refused, m);
-        // This instance counts the tables it created and the ones it saw finish; with several
-        // instances on one store another may finish ours, so at the limit the store counts.
-        if self.open.load(Ordering::Relaxed) >= self.config.limits.max_tables
-            && let Ok(open) = self.store.open_tables().await
-        {
-            self.open.store(open.len(), Ordering::Relaxed);
-            self.metrics.tables_open.set(open.len() as i64);
-        }
-        if self.open.load(Ordering::Relaxed) >= self.config.limits.max_tables {
-            return Err(Refusal::new(
-                ErrorCode::Full,
-                format!("the server holds its limit of {} open tables", self.config.limits.max_tables),
-            ));
-        }
+        let mut slot = self.reserve_table().await?;
         check_options(&request.options).map_err(refused)?;
         let (setup, mut game) = systems::read_and_open_with(&request.system, &request.setup, &request.rules)
             .map_err(|e| refused(e.to_string()))?;
@@ -441,7 +432,8 @@ impl<S: TableStore> Hub<S> {
                 0
             }
         };
-        self.open.fetch_add(1, Ordering::Relaxed);
+        // The table counts from now on: its slot is kept.
+        slot.keep();
         self.metrics.tables_open.inc();
         let name = table_name(id);
         let mut gm = String::new();
@@ -478,10 +470,67 @@ impl<S: TableStore> Hub<S> {
         Ok(CreatedTable { table: name, seats: links, gm, spectator })
     }
 
+    /// A slot for one more open table, taken at once (issue 33 §1: creations at once never
+    /// overshoot [`Limits::max_tables`](crate::Limits::max_tables)); given back unless the
+    /// creation keeps it ([`Slot::keep`]). This instance counts the tables it created and the
+    /// ones it saw finish; with several instances on one store another may finish ours, so at
+    /// the limit the store counts, with the creations under way here (a creation stored and
+    /// not yet counted counts twice meanwhile: a refusal too many, never a table too many).
+    async fn reserve_table(&self) -> Result<Slot<'_>, Refusal> {
+        let max = self.config.limits.max_tables;
+        // Under way from now: a count read from the store adds the creations under way here.
+        self.creating.fetch_add(1, Ordering::SeqCst);
+        let mut slot = Slot { open: &self.open, creating: &self.creating, taken: false, kept: false };
+        let take =
+            || self.open.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1));
+        if take().is_err() {
+            let Ok(open) = self.store.open_tables().await else { return Err(full(max)) };
+            let others = self.creating.load(Ordering::SeqCst).saturating_sub(1);
+            self.open.store(open.len() + others, Ordering::SeqCst);
+            self.metrics.tables_open.set(open.len() as i64);
+            if take().is_err() {
+                return Err(full(max));
+            }
+        }
+        slot.taken = true;
+        Ok(slot)
+    }
+
     pub(crate) fn table_finished(&self) {
         // Never below zero: on a shared store this instance may finish a table another created.
         let _ = self.open.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
         self.metrics.tables_open.set(self.open.load(Ordering::Relaxed) as i64);
+    }
+}
+
+/// The refusal of a table over the limit of `max`.
+fn full(max: usize) -> Refusal {
+    Refusal::new(ErrorCode::Full, format!("the server holds its limit of {max} open tables"))
+}
+
+/// One open table's place under the limit, while its creation is under way.
+struct Slot<'a> {
+    open: &'a AtomicUsize,
+    creating: &'a AtomicUsize,
+    /// Whether the place was taken (counted in `open`).
+    taken: bool,
+    /// Whether the table was created and keeps it.
+    kept: bool,
+}
+
+impl Slot<'_> {
+    /// The table was created: it keeps its place.
+    fn keep(&mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.creating.fetch_sub(1, Ordering::SeqCst);
+        if self.taken && !self.kept {
+            let _ = self.open.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        }
     }
 }
 
