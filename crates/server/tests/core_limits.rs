@@ -1,11 +1,13 @@
-//! Attack tests of the table-side bounds (issue 33 §1) on a real server: many creations at
-//! once never overshoot the tables cap.
+//! Attack tests of the table-side bounds (issue 33 §1, §2) on a real server: many creations at
+//! once never overshoot the tables cap, and a seat's `undo` is told that only the GM may undo.
 
 use std::path::Path;
+use std::time::Duration;
 
 use futures_util::future::join_all;
 use server::Config;
-use server::protocol::{CreateTable, ErrorCode};
+use server::client::Client;
+use server::protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage};
 
 fn config(db: &Path) -> Config {
     let mut c = Config::new(db.to_path_buf());
@@ -15,6 +17,20 @@ fn config(db: &Path) -> Config {
 
 fn duel() -> CreateTable {
     CreateTable::example("iron-triangle", "duel")
+}
+
+/// The next message that is not a seats notice or an update, within 10 s.
+async fn answer(client: &mut Client) -> ServerMessage {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), client.next())
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        match m {
+            ServerMessage::Seats { .. } | ServerMessage::Update { .. } | ServerMessage::Sealed { .. } => {}
+            m => return m,
+        }
+    }
 }
 
 /// Issue 33 §1: 10,004 tables of 10,000 — creations at once each passed the check before any
@@ -35,5 +51,29 @@ async fn the_tables_cap_is_never_overshot_by_creations_at_once() {
     // Still answering, and still full.
     let again = server.create_table(duel()).await.unwrap_err();
     assert_eq!(again.code, ErrorCode::Full);
+    server.shutdown().await.unwrap();
+}
+
+/// Issue 33 §2: a player's `undo` was answered "only the GM may force a seat's decision". It
+/// is refused with the rule it breaks: only the GM may undo.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_players_undo_is_told_only_the_gm_may_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(config(&dir.path().join("s.db"))).await.unwrap();
+    let created = server.create_table(duel()).await.unwrap();
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    match answer(&mut ada).await {
+        ServerMessage::Welcome { .. } => {}
+        other => panic!("expected a welcome, got {other:?}"),
+    }
+    ada.send(&ClientMessage::Undo { id: "c1".into() }).await.unwrap();
+    match answer(&mut ada).await {
+        ServerMessage::Error { id, message, .. } => {
+            assert_eq!(id.as_deref(), Some("c1"));
+            assert!(message.contains("only the GM may undo"), "{message}");
+            assert!(!message.contains("force"), "{message}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
     server.shutdown().await.unwrap();
 }

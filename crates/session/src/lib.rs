@@ -265,6 +265,10 @@ pub enum SessionError<E: std::error::Error> {
     /// Only the GM may call for a forced decision.
     #[error("only the GM may force a seat's decision")]
     NotGm,
+    /// Only the GM may undo the last command (issue 33 §2: a player's undo was told "only the
+    /// GM may force").
+    #[error("only the GM may undo the last command")]
+    NotGmUndo,
     /// The game is not waiting for that seat.
     #[error("the game is not waiting for seat {0}")]
     NotAwaited(u16),
@@ -743,7 +747,7 @@ impl<R: Ruleset> Session<R> {
         let role =
             R::seats(self.table.state()).get(by).map(|s| s.role).map_err(|_| SessionError::NoSeat(by.0))?;
         if role != Role::Gm {
-            return Err(SessionError::NotGm);
+            return Err(SessionError::NotGmUndo);
         }
         let mut later = Vec::new();
         let mut target = None;

@@ -62,7 +62,7 @@ fn only_the_gm_undoes() {
     let mut s = duel();
     s.submit(GM, &adjust(Energy::new(1, 1, 1))).unwrap();
     let before = s.record();
-    assert_eq!(s.undo(PLAYER).unwrap_err(), SessionError::NotGm);
+    assert_eq!(s.undo(PLAYER).unwrap_err(), SessionError::NotGmUndo);
     assert_eq!(s.undo(SeatId(7)).unwrap_err(), SessionError::NoSeat(7));
     assert_eq!(s.record(), before, "a refused undo changes nothing");
 }
