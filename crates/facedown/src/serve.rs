@@ -85,6 +85,11 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().idle_seconds)]
     pub idle_seconds: u64,
 
+    /// Seconds after which a table nobody joined closes for good, freeing its place under
+    /// --max-tables (0: never).
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().unjoined_seconds)]
+    pub unjoined_seconds: u64,
+
     /// Milliseconds a seat's decision waits for another seat's awaited with it (connected to
     /// this server, or on PostgreSQL to another instance) before it is made durable alone;
     /// kept together, the two share one sync. 0: never waits.
@@ -275,6 +280,7 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             max_tables: args.max_tables,
             max_connections: args.max_connections,
             idle_seconds: args.idle_seconds,
+            unjoined_seconds: args.unjoined_seconds,
             hold: std::time::Duration::from_millis(args.hold_ms),
             reveal_hold: std::time::Duration::from_millis(args.reveal_hold_ms),
             ..Limits::default()

@@ -125,6 +125,11 @@ pub struct Limits {
     /// all of them share one commit and the round resolves a commit sooner (docs/performance.md,
     /// round 14). Zero: as long as [`Limits::hold`].
     pub reveal_hold: std::time::Duration,
+    /// Seconds after which a table nobody joined is closed for good (issue 33 §1), freeing its
+    /// place under [`Limits::max_tables`]; counted from its creation, or for a table stored
+    /// before the server started with no entry played, from the first creation asked after
+    /// the start. Zero: never.
+    pub unjoined_seconds: u64,
 }
 
 impl Default for Limits {
@@ -139,6 +144,7 @@ impl Default for Limits {
             lease_seconds: 10,
             hold: std::time::Duration::from_millis(3),
             reveal_hold: std::time::Duration::from_millis(500),
+            unjoined_seconds: 24 * 3600,
         }
     }
 }

@@ -139,6 +139,9 @@ pub(crate) enum ToTable {
     /// A link opening `who` was opened on another instance: this one's connections of it are
     /// taken over.
     TakenOver { who: String },
+    /// Nobody joined the table in time ([`crate::Limits::unjoined_seconds`]): it closes, unless
+    /// someone joined meanwhile.
+    Expire,
     /// The server is shutting down.
     Close,
 }
@@ -160,6 +163,10 @@ pub struct Hub<S: TableStore> {
     open: AtomicUsize,
     /// Creations under way here.
     creating: AtomicUsize,
+    /// The tables nobody joined yet, since when ([`Hub::sweep`]).
+    unjoined: Mutex<HashMap<u64, Instant>>,
+    /// Whether the task that closes tables nobody joined runs.
+    sweeping: std::sync::atomic::AtomicBool,
     pub(crate) connections: AtomicUsize,
     next_conn: AtomicUsize,
     /// Set when the server shuts down.
@@ -226,6 +233,8 @@ impl<S: TableStore> Hub<S> {
             tables: Mutex::new(HashMap::new()),
             open: AtomicUsize::new(open),
             creating: AtomicUsize::new(0),
+            unjoined: Mutex::new(HashMap::new()),
+            sweeping: std::sync::atomic::AtomicBool::new(false),
             connections: AtomicUsize::new(0),
             next_conn: AtomicUsize::new(1),
             next_gen: AtomicUsize::new(1),
@@ -340,6 +349,7 @@ impl<S: TableStore> Hub<S> {
     /// and the options, makes the links' tokens and keeps only their hashes.
     pub async fn create_table(self: &Arc<Self>, request: CreateTable) -> Result<CreatedTable, Refusal> {
         let refused = |m: String| Refusal::new(ErrorCode::Refused, m);
+        self.sweep();
         let mut slot = self.reserve_table().await?;
         check_options(&request.options).map_err(refused)?;
         let (setup, mut game) = systems::read_and_open_with(&request.system, &request.setup, &request.rules)
@@ -434,6 +444,7 @@ impl<S: TableStore> Hub<S> {
         };
         // The table counts from now on: its slot is kept.
         slot.keep();
+        self.unjoined().insert(id.0, Instant::now());
         self.metrics.tables_open.inc();
         let name = table_name(id);
         let mut gm = String::new();
@@ -494,6 +505,66 @@ impl<S: TableStore> Hub<S> {
         }
         slot.taken = true;
         Ok(slot)
+    }
+
+    fn unjoined(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Instant>> {
+        // Single inserts and removes: a poisoned lock holds a consistent map.
+        self.unjoined.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Someone joined table `id`: it never expires for want of players.
+    fn joined(&self, id: TableId) {
+        self.unjoined().remove(&id.0);
+    }
+
+    /// Starts, once, the task that closes the tables nobody joined within
+    /// [`crate::Limits::unjoined_seconds`] (issue 33 §1: unplayed tables filled the limit for
+    /// good): tables created here, and those stored before the start with no entry played
+    /// (counted from the task's start), are each sent [`ToTable::Expire`] when their time is
+    /// up. Ends when the server shuts down.
+    fn sweep(self: &Arc<Self>) {
+        let seconds = self.config.limits.unjoined_seconds;
+        if seconds == 0 || self.sweeping.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let hub = Arc::clone(self);
+        let mut shutdown = self.shutdown.clone();
+        tokio::spawn(async move {
+            let after = Duration::from_secs(seconds);
+            if let Ok(tables) = hub.store.list_tables().await {
+                let now = Instant::now();
+                let mut unjoined = hub.unjoined();
+                for t in tables.into_iter().filter(|t| !t.finished && t.entries <= 1) {
+                    unjoined.entry(t.id.0).or_insert(now);
+                }
+            }
+            let mut look = tokio::time::interval(Duration::from_millis((seconds * 250).clamp(100, 60_000)));
+            look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = look.tick() => {}
+                    changed = shutdown.changed() => {
+                        if changed.is_err() || *shutdown.borrow() {
+                            return;
+                        }
+                    }
+                }
+                let now = Instant::now();
+                let due: Vec<u64> = {
+                    let mut unjoined = hub.unjoined();
+                    let due: Vec<u64> =
+                        unjoined.iter().filter(|(_, at)| **at + after <= now).map(|(id, _)| *id).collect();
+                    for id in &due {
+                        unjoined.remove(id);
+                    }
+                    due
+                };
+                for id in due {
+                    // A table that cannot be loaded is looked at no more.
+                    let _ = hub.send(id, ToTable::Expire).await;
+                }
+            }
+        });
     }
 
     pub(crate) fn table_finished(&self) {
@@ -584,6 +655,9 @@ struct Actor<S: TableStore> {
     forwarded: HashMap<(String, String), Pending>,
     /// Set while a request this instance forwarded in vain is applied here after all.
     local: bool,
+    /// Whether a connection joined the table since the actor started (it never expires then:
+    /// [`Hub::sweep`]).
+    joined: bool,
 }
 
 async fn actor_main<S: TableStore>(
@@ -682,6 +756,7 @@ impl<S: TableStore> Actor<S> {
             follow: None,
             forwarded: HashMap::new(),
             local: false,
+            joined: false,
         }
     }
 
@@ -903,6 +978,8 @@ impl<S: TableStore> Actor<S> {
                     }
                     self.outs.insert(conn, out);
                     self.core.admit(conn, joining);
+                    self.hub.joined(self.id);
+                    self.joined = true;
                     Ok(())
                 });
                 self.flush();
@@ -953,8 +1030,23 @@ impl<S: TableStore> Actor<S> {
                 }
                 Ok(())
             }
+            ToTable::Expire => self.expire().await,
             ToTable::Close => Ok(()),
         }
+    }
+
+    /// Closes the table if nobody joined it yet ([`Hub::sweep`]).
+    async fn expire(&mut self) -> Result<(), String> {
+        if self.joined || !self.core.conns.is_empty() || self.core.is_closed() {
+            return Ok(());
+        }
+        let writes = self.core.begin_expire();
+        self.hub.store.commit(writes).await.map_err(|e| format!("the table could not be closed: {e}"))?;
+        tracing::info!("{}: closed, nobody joined it in time", self.id);
+        self.core.tick(Instant::now());
+        self.core.expired();
+        self.flush();
+        Ok(())
     }
 
     /// `message` as a request that may be kept together with others ([`Actor::requests`]):

@@ -182,6 +182,10 @@ pub enum ManageAction {
         /// The seat.
         seat: u16,
     },
+    /// Closes the table for good: it counts no longer towards the server's limit of open
+    /// tables, every link stops working, and every connection gets `revoked` (the GM's after
+    /// its ack). The table stays in the store, for `facedown tables` to export.
+    Close {},
 }
 
 /// Who a connection is.

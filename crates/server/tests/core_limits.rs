@@ -77,3 +77,72 @@ async fn a_players_undo_is_told_only_the_gm_may_undo() {
     }
     server.shutdown().await.unwrap();
 }
+
+/// Issue 33 §1: a GM link closes its table. Every connection is told `revoked` and closed (the
+/// GM's after its ack), no link opens the table again, and it counts no longer towards the
+/// limit: at a cap of one table, another can be created at once. A seat cannot close it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gm_link_closes_its_table_for_good_and_frees_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.max_tables = 1;
+    let server = server::start(c).await.unwrap();
+    let created = server.create_table(duel()).await.unwrap();
+    assert_eq!(server.create_table(duel()).await.unwrap_err().code, ErrorCode::Full);
+    let mut ada = Client::join(&created.seats["ada"], 0).await.unwrap();
+    let mut gm = Client::join(&created.gm, 0).await.unwrap();
+    for c in [&mut ada, &mut gm] {
+        assert!(matches!(answer(c).await, ServerMessage::Welcome { .. }));
+    }
+    let close = server::protocol::ManageAction::Close {};
+    ada.send(&ClientMessage::Manage { id: "c1".into(), action: close.clone() }).await.unwrap();
+    match answer(&mut ada).await {
+        ServerMessage::Error { code, .. } => assert_eq!(code, ErrorCode::Forbidden),
+        other => panic!("a seat cannot close the table: {other:?}"),
+    }
+    gm.send(&ClientMessage::Manage { id: "c1".into(), action: close }).await.unwrap();
+    match answer(&mut gm).await {
+        ServerMessage::Ack { id, .. } => assert_eq!(id, "c1"),
+        other => panic!("expected the ack, got {other:?}"),
+    }
+    assert!(matches!(answer(&mut gm).await, ServerMessage::Revoked {}));
+    assert!(matches!(answer(&mut ada).await, ServerMessage::Revoked {}));
+    for link in [&created.seats["ada"], &created.gm, &created.spectator] {
+        let mut again = Client::join(link, 0).await.unwrap();
+        match answer(&mut again).await {
+            ServerMessage::Error { code, .. } => assert_eq!(code, ErrorCode::Unauthorized),
+            other => panic!("a closed table's link opens nothing: {other:?}"),
+        }
+    }
+    server.create_table(duel()).await.expect("the closed table's place is free");
+    server.shutdown().await.unwrap();
+}
+
+/// Issue 33 §1: 10,004 unplayed tables filled the limit for good. A table nobody joined
+/// within `Limits::unjoined_seconds` closes (its links open nothing) and frees its place; one
+/// a seat joined stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_nobody_joined_expires_and_frees_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.max_tables = 2;
+    c.limits.unjoined_seconds = 1;
+    let server = server::start(c).await.unwrap();
+    let unplayed = server.create_table(duel()).await.unwrap();
+    let played = server.create_table(duel()).await.unwrap();
+    assert_eq!(server.create_table(duel()).await.unwrap_err().code, ErrorCode::Full);
+    let mut ada = Client::join(&played.seats["ada"], 0).await.unwrap();
+    assert!(matches!(answer(&mut ada).await, ServerMessage::Welcome { .. }));
+    drop(ada);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    server.create_table(duel()).await.expect("the unplayed table's place is free");
+    assert_eq!(server.create_table(duel()).await.unwrap_err().code, ErrorCode::Full, "the played one stays");
+    let mut gone = Client::join(&unplayed.gm, 0).await.unwrap();
+    match answer(&mut gone).await {
+        ServerMessage::Error { code, .. } => assert_eq!(code, ErrorCode::Unauthorized),
+        other => panic!("an expired table's link opens nothing: {other:?}"),
+    }
+    let mut ada = Client::join(&played.seats["ada"], 0).await.unwrap();
+    assert!(matches!(answer(&mut ada).await, ServerMessage::Welcome { .. }));
+    server.shutdown().await.unwrap();
+}

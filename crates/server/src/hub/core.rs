@@ -204,6 +204,8 @@ pub(crate) struct Managing {
     row: Row,
     reply: Option<ServerMessage>,
     relinked: bool,
+    /// The table closes ([`ManageAction::Close`]).
+    close: bool,
 }
 
 /// A table: its game, its links, its connections, what it answered, its deadlines.
@@ -1279,6 +1281,9 @@ impl Core {
             }
         };
         let mut reply = None;
+        if let ManageAction::Close {} = action {
+            return Some(self.begin_close(conn, id));
+        }
         let (who, row) = match &action {
             ManageAction::Reissue { seat } => {
                 if let Some(seat) = seat
@@ -1325,6 +1330,7 @@ impl Core {
                 let hash = self.access.get(&who_key(who)).and_then(|r| r.hash.clone());
                 (who, Row { hash, controller: Controller::Person })
             }
+            ManageAction::Close {} => unreachable!("closed above"),
         };
         let access = Access {
             who: who_key(who),
@@ -1336,13 +1342,49 @@ impl Core {
         };
         let relinked = matches!(action, ManageAction::Reissue { .. } | ManageAction::Revoke { .. });
         let writes = vec![Write::Access { table: self.id, access }];
-        Some((writes, Managing { conn, id, who, row, reply, relinked }))
+        Some((writes, Managing { conn, id, who, row, reply, relinked, close: false }))
+    }
+
+    /// The GM link closes the table (issue 33 §1): every link's token is dropped, and the table
+    /// marked finished, in one commit.
+    fn begin_close(&mut self, conn: u64, id: String) -> (Vec<Write>, Managing) {
+        let writes = self.begin_expire();
+        let row = Row { hash: None, controller: Controller::Person };
+        (writes, Managing { conn, id, who: Who::Gm, row, reply: None, relinked: true, close: true })
+    }
+
+    /// The table closes for good, by the GM's link or because nobody joined it in time
+    /// ([`crate::Limits::unjoined_seconds`]): every link's token dropped and the table marked
+    /// finished, in one commit ([`Core::expired`] once durable).
+    pub(crate) fn begin_expire(&mut self) -> Vec<Write> {
+        let mut writes: Vec<Write> = self
+            .access
+            .iter()
+            .map(|(key, row)| Write::Access {
+                table: self.id,
+                access: Access {
+                    who: key.clone(),
+                    token_hash: None,
+                    controller: match who_of(key) {
+                        Some(Who::Seat { .. }) => {
+                            serde_json::to_string(&row.controller).unwrap_or_else(|_| "null".into())
+                        }
+                        _ => "null".into(),
+                    },
+                },
+            })
+            .collect();
+        writes.push(Write::Finished { table: self.id });
+        writes
     }
 
     /// The GM's management is durable: the seat handed over or its link changed (its
     /// connections told and closed), the GM answered, everyone told.
     pub(crate) fn managed(&mut self, managing: Managing) {
-        let Managing { conn, id, who, row, reply, relinked } = managing;
+        if managing.close {
+            return self.closed(managing);
+        }
+        let Managing { conn, id, who, row, reply, relinked, .. } = managing;
         let key = who_key(who);
         if let Who::Seat { seat } = who {
             let bot = match &row.controller {
@@ -1369,13 +1411,44 @@ impl Core {
         self.reschedule(None);
     }
 
+    /// Whether the GM closed the table ([`ManageAction::Close`]): finished, and no link opens
+    /// it (a GM's or spectators' link is never revoked otherwise). Its bots and timers never
+    /// run again.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.finished && self.access.values().all(|row| row.hash.is_none())
+    }
+
+    /// The table's closing is durable: no link opens it any more, it counts no longer towards
+    /// the server's limit, the GM is answered and every connection told and closed.
+    fn closed(&mut self, managing: Managing) {
+        self.setting.tally.commands.inc();
+        let ack = ServerMessage::Ack { id: managing.id.clone(), seq: self.game.seq() };
+        let frame = remember(&mut self.answered, "gm".into(), managing.id, &ack);
+        self.try_send(managing.conn, frame);
+        self.expired();
+    }
+
+    /// The table's closing ([`Core::begin_expire`]) is durable: no link opens it any more, it
+    /// counts no longer towards the server's limit, and every connection is told and closed.
+    pub(crate) fn expired(&mut self) {
+        for row in self.access.values_mut() {
+            row.hash = None;
+        }
+        if !self.finished {
+            self.finished = true;
+            self.effects.push(Effect::Finished);
+        }
+        self.deadlines.clear();
+        self.close_all(&ServerMessage::Revoked {});
+    }
+
     /// Sets the deadlines of the seats the game waits for: a bot's think delay, a person's
     /// decision timer. `acted` is the seat that just decided: its timer starts again.
     pub(crate) fn reschedule(&mut self, acted: Option<u16>) {
         if let Some(seat) = acted {
             self.deadlines.remove(&seat);
         }
-        if self.game.is_over() {
+        if self.game.is_over() || self.is_closed() {
             self.deadlines.clear();
             return;
         }
