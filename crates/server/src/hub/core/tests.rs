@@ -48,6 +48,9 @@ enum Event {
     Commit { result: u8 },
     /// Time passes; deadlines due fire.
     Wait { ms: u16 },
+    /// The GM link manages the table: a seat to a bot or a person, a link revoked or
+    /// reissued, or (rarely) the table closed.
+    Manage { kind: u8, seat: u8 },
 }
 
 fn event() -> impl Strategy<Value = Event> {
@@ -60,6 +63,7 @@ fn event() -> impl Strategy<Value = Event> {
         2 => (req.clone(), req).prop_map(|(a, b)| Event::Together { a, b }),
         4 => (0u8..8).prop_map(|result| Event::Commit { result }),
         2 => any::<u16>().prop_map(|ms| Event::Wait { ms }),
+        1 => (0u8..41, any::<u8>()).prop_map(|(kind, seat)| Event::Manage { kind, seat }),
     ]
 }
 
@@ -104,8 +108,9 @@ struct Line {
 
 /// A commit in flight: what the core waits on.
 enum InFlight {
-    Keep(Vec<Write>, Keeping),
-    Batch(Batch),
+    Keep(Vec<Write>, Box<Keeping>),
+    Batch(Box<Batch>),
+    Manage(Vec<Write>, Box<Managing>, (String, String)),
 }
 
 /// The simulated shell: a store (the durable journal and access rows), the connections, time.
@@ -114,7 +119,10 @@ struct Sim {
     setup: Value,
     options: TableOptions,
     access: Vec<Access>,
-    tokens: Vec<(Who, String)>,
+    /// Every link: who it opens, its token, whether it opens the table (not revoked).
+    tokens: Vec<(Who, String, bool)>,
+    /// The GM's management requests made durable (access rows, not journal entries).
+    managed: BTreeSet<(String, String)>,
     core: Core,
     /// The journal as made durable.
     durable: Vec<String>,
@@ -188,7 +196,7 @@ impl Sim {
                 token_hash: Some(auth::hash(&token)),
                 controller: serde_json::to_string(&controller).expect("JSON"),
             });
-            tokens.push((who, token));
+            tokens.push((who, token, true));
         }
         for who in [Who::Gm, Who::Spectator] {
             let token = auth::new_token();
@@ -197,7 +205,7 @@ impl Sim {
                 token_hash: Some(auth::hash(&token)),
                 controller: "null".into(),
             });
-            tokens.push((who, token));
+            tokens.push((who, token, true));
         }
         let opening = options.opens_with_round(game.draws_before_a_reveal());
         let seed = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
@@ -225,6 +233,7 @@ impl Sim {
             options,
             access,
             tokens,
+            managed: BTreeSet::new(),
             core,
             durable,
             finished: false,
@@ -302,6 +311,16 @@ impl Sim {
         let Ok(v) = serde_json::from_str::<Value>(frame) else {
             return self.break_rule("frame", format!("not JSON: {frame}"));
         };
+        if v["type"] == "link"
+            && let Some(token) = v["url"].as_str().and_then(|u| u.split_once('#')).map(|(_, t)| t.to_owned())
+        {
+            let who = match v["seat"].as_u64() {
+                Some(seat) => Who::Seat { seat: seat as u16 },
+                None => Who::Spectator,
+            };
+            self.tokens.retain(|(w, _, _)| *w != who);
+            self.tokens.push((who, token, true));
+        }
         let seq = match v["type"].as_str() {
             Some("update") | Some("ack") => v["seq"].as_u64(),
             Some("welcome") => v["change"]["seq"].as_u64(),
@@ -320,7 +339,9 @@ impl Sim {
             (Some("ack"), _) | (Some("error"), Some("wrong_nonce")) => v["id"].as_str(),
             _ => None,
         };
-        if let Some(id) = acked {
+        if let Some(id) = acked
+            && !self.managed.contains(&(key.to_owned(), id.to_owned()))
+        {
             let n = self.in_journal(key, id);
             if n != 1 {
                 self.break_rule("durable", format!("{key}'s {id} acknowledged with {n} entries durable"));
@@ -417,7 +438,16 @@ impl Sim {
         match self.core.judge(conn, message) {
             Judged::Op(op) => self.keep(op, Some(conn)),
             Judged::Done => self.flush(),
-            Judged::Manage { .. } => self.break_rule("manage", "not asked".into()),
+            Judged::Manage { id, action } => {
+                let key = self.lines[&conn].key.clone();
+                match self.core.begin_manage(conn, id.clone(), action) {
+                    Some((writes, managing)) => {
+                        self.flush();
+                        self.in_flight = Some(InFlight::Manage(writes, Box::new(managing), (key, id)));
+                    }
+                    None => self.flush(),
+                }
+            }
         }
     }
 
@@ -425,7 +455,7 @@ impl Sim {
         match self.core.begin_keep(op, from, self.now) {
             Some((writes, keeping)) => {
                 self.flush();
-                self.in_flight = Some(InFlight::Keep(writes, keeping));
+                self.in_flight = Some(InFlight::Keep(writes, Box::new(keeping)));
             }
             None => self.flush(),
         }
@@ -441,7 +471,7 @@ impl Sim {
                 self.batch(batch.rest);
             }
         } else {
-            self.in_flight = Some(InFlight::Batch(batch));
+            self.in_flight = Some(InFlight::Batch(Box::new(batch)));
         }
     }
 
@@ -456,7 +486,17 @@ impl Sim {
                     self.durable.push(entry.clone());
                 }
                 Write::Finished { .. } => self.finished = true,
-                _ => {}
+                Write::Access { access, .. } => {
+                    self.access.retain(|a| a.who != access.who);
+                    self.access.push(access.clone());
+                    if access.token_hash.is_none()
+                        && let Some(who) = who_of(&access.who)
+                    {
+                        for t in self.tokens.iter_mut().filter(|t| t.0 == who) {
+                            t.2 = false;
+                        }
+                    }
+                }
             }
         }
     }
@@ -464,9 +504,11 @@ impl Sim {
     /// The commit in flight ends with `result`.
     fn commit(&mut self, result: u8) {
         let Some(flight) = self.in_flight.take() else { return };
+        let fatal = result == 7 || (result == 6 && matches!(flight, InFlight::Manage(..)));
         match result {
-            // A failure: the shell closes every connection and the table reloads from the store.
-            7 => {
+            // A failure (for the GM's management, any error): the shell closes every connection
+            // and the table reloads from the store.
+            _ if fatal => {
                 self.core.close_all(&ServerMessage::Closing {});
                 self.flush();
                 self.core = self.load();
@@ -494,24 +536,32 @@ impl Sim {
                         self.core.send_refusals(batch.refusals);
                         self.flush();
                     }
+                    InFlight::Manage(..) => unreachable!("fatal above"),
                 }
             }
             _ => match flight {
                 InFlight::Keep(writes, keeping) => {
                     self.write(&writes);
-                    self.core.kept(keeping);
+                    self.core.kept(*keeping);
                     self.durable_now();
                     self.flush();
                 }
                 InFlight::Batch(mut batch) => {
                     let writes = std::mem::take(&mut batch.writes);
                     self.write(&writes);
-                    let rest = self.core.batch_kept(batch);
+                    let rest = self.core.batch_kept(*batch);
                     self.durable_now();
                     self.flush();
                     if !rest.is_empty() {
                         self.batch(rest);
                     }
+                }
+                InFlight::Manage(writes, managing, asked) => {
+                    self.write(&writes);
+                    self.managed.insert(asked);
+                    self.core.managed(*managing);
+                    self.durable_now();
+                    self.flush();
                 }
             },
         }
@@ -545,7 +595,7 @@ impl Sim {
         self.core.tick(self.now);
         match event {
             Event::Join { link, since } => {
-                let (who, token) = self.tokens[usize::from(link) % self.tokens.len()].clone();
+                let (who, token, valid) = self.tokens[usize::from(link) % self.tokens.len()].clone();
                 let since = u64::from(since % 4) * self.core.game.seq() / 3;
                 if let Ok(mut joining) = self.core.join(&token, since) {
                     self.flush();
@@ -571,7 +621,7 @@ impl Sim {
                     self.check_frame(&who_key(who), &welcome);
                     self.lines.get_mut(&conn).expect("a line").frames.push(welcome);
                     self.core.admit(conn, joining);
-                } else {
+                } else if valid {
                     self.break_rule("join", format!("{who:?}'s own token refused"));
                 }
                 self.flush();
@@ -611,6 +661,25 @@ impl Sim {
                 }
             }
             Event::Commit { result } => self.commit(result),
+            Event::Manage { kind, seat } => {
+                let gm = self.lines.iter().find(|(_, l)| l.open && l.who == Who::Gm).map(|(c, _)| *c);
+                let Some(conn) = gm else { return };
+                let seat = u16::from(seat % 4);
+                let action = match kind % 41 {
+                    0..=9 => ManageAction::Bot {
+                        seat,
+                        kind: systems::bot_kinds(self.system).map_or("random", |k| k[0]).to_owned(),
+                    },
+                    10..=19 => ManageAction::Person { seat },
+                    20..=29 => ManageAction::Revoke { seat },
+                    30..=39 => ManageAction::Reissue { seat: (seat < 3).then_some(seat) },
+                    _ => ManageAction::Close {},
+                };
+                let line = self.lines.get_mut(&conn).expect("a line");
+                line.next += 1;
+                let id = format!("c{}", line.next);
+                self.single(conn, ClientMessage::Manage { id, action });
+            }
             Event::Wait { ms } => {
                 self.now += Duration::from_millis(u64::from(ms) * 8);
                 self.core.tick(self.now);
@@ -654,7 +723,7 @@ impl Sim {
             && a.awaiting() == b.awaiting()
             && a.round() == b.round()
             && self.core.journal == fresh.journal
-            && self.core.answered == fresh.answered
+            && without(&self.core.answered, &self.managed) == without(&fresh.answered, &self.managed)
             && viewers.iter().all(|v| {
                 a.updates_since(*v, 0) == b.updates_since(*v, 0) && a.view(*v).ok() == b.view(*v).ok()
             })
@@ -686,6 +755,23 @@ impl Sim {
             self.break_rule("hidden", leak);
         }
     }
+}
+
+/// Each link's remembered answers but those of the GM's management (kept as access rows,
+/// not journal entries: a reload does not remember them).
+fn without(
+    answered: &HashMap<String, VecDeque<(String, String)>>,
+    managed: &BTreeSet<(String, String)>,
+) -> BTreeMap<String, Vec<(String, String)>> {
+    answered
+        .iter()
+        .map(|(key, q)| {
+            let kept =
+                q.iter().filter(|(id, _)| !managed.contains(&(key.clone(), id.clone()))).cloned().collect();
+            (key.clone(), kept)
+        })
+        .filter(|(_, q): &(String, Vec<_>)| !q.is_empty())
+        .collect()
 }
 
 /// Runs `events` at a table set up as `t`; the violations found.
@@ -753,7 +839,7 @@ fn the_simulation_reports_a_frame_ahead_of_the_journal_and_a_leak() {
     sim.check_frame("seat:0", r#"{"type":"ack","id":"c5","seq":0}"#);
     assert!(sim.broken.iter().any(|b| b.starts_with("durable")), "{:?}", sim.broken);
     sim.broken.clear();
-    let spectator = sim.tokens.iter().position(|(w, _)| *w == Who::Spectator).expect("a spectator") as u8;
+    let spectator = sim.tokens.iter().position(|(w, _, _)| *w == Who::Spectator).expect("a spectator") as u8;
     sim.step(Event::Join { link: spectator, since: 0 });
     let conn = *sim.lines.keys().next().expect("joined");
     sim.private.insert((0, r#"{"secret":1}"#.into()));
@@ -767,14 +853,14 @@ fn the_simulation_reports_a_frame_ahead_of_the_journal_and_a_leak() {
 }
 
 /// The random runs reach what the properties look at: requests acknowledged, seats' private
-/// items, entries kept, deadlines fired (a property that never meets its subject proves
+/// items, entries kept, the GM's management (a property that never meets its subject proves
 /// nothing).
 #[test]
 fn the_random_runs_reach_play_acknowledgements_and_private_items() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
-    let (mut acks, mut private, mut entries, mut runs) = (0, 0, 0, 0);
+    let (mut acks, mut private, mut entries, mut managed, mut runs) = (0, 0, 0, 0, 0);
     for _ in 0..48 {
         let t = table().new_tree(&mut runner).expect("a table").current();
         let events = prop::collection::vec(event(), 60..80).new_tree(&mut runner).expect("events").current();
@@ -788,7 +874,13 @@ fn the_random_runs_reach_play_acknowledgements_and_private_items() {
         acks += sim.acked.len();
         private += sim.private.len();
         entries += sim.durable.len();
+        managed += sim.managed.len();
     }
-    eprintln!("{runs} runs: {acks} acknowledged, {private} private items, {entries} durable entries");
-    assert!(acks >= runs && private > 0 && entries >= 2 * runs, "{acks} {private} {entries}");
+    eprintln!(
+        "{runs} runs: {acks} acknowledged, {private} private items, {entries} durable entries, {managed} managed"
+    );
+    assert!(
+        acks >= runs && private > 0 && entries >= 2 * runs && managed > 0,
+        "{acks} {private} {entries} {managed}"
+    );
 }
