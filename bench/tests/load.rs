@@ -24,6 +24,11 @@ fn config(db: std::path::PathBuf) -> server::Config {
     config.listen = "127.0.0.1:0".parse().unwrap();
     config.limits.messages_per_second = 100_000;
     config.limits.burst = 100_000;
+    // Every seat and every table comes from 127.0.0.1: the per-address limits must not bind.
+    config.limits.max_connections_per_address = 100_000;
+    config.limits.messages_per_second_per_address = 1_000_000;
+    config.limits.burst_per_address = 1_000_000;
+    config.limits.tables_per_minute_per_address = 1_000_000;
     config
 }
 

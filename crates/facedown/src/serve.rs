@@ -64,13 +64,36 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_message_bytes)]
     pub max_message_bytes: usize,
 
-    /// Messages a connection may send per second, on average.
+    /// Messages a link may send per second, on average (all its connections together; every
+    /// frame counts, pings included).
     #[arg(long, value_name = "N", default_value_t = Limits::default().messages_per_second)]
     pub messages_per_second: u32,
 
-    /// Messages a connection may send at once above the average.
+    /// Messages a link may send at once above the average.
     #[arg(long, value_name = "N", default_value_t = Limits::default().burst)]
     pub burst: u32,
+
+    /// Connections at once from one address (an IPv6 address by its /64). Behind a tunnel or
+    /// a proxy on this machine every player comes from one address: raise it there.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections_per_address)]
+    pub max_connections_per_address: usize,
+
+    /// Messages one address may send per second over all its connections, on average.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().messages_per_second_per_address)]
+    pub messages_per_second_per_address: u32,
+
+    /// Messages one address may send at once above its average.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().burst_per_address)]
+    pub burst_per_address: u32,
+
+    /// Tables one address may create per minute (POST /api/tables), on average.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().tables_per_minute_per_address)]
+    pub tables_per_minute_per_address: u32,
+
+    /// The server's log on standard error: text lines, or JSON lines (one object a line).
+    /// RUST_LOG filters it (default: info).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
+    pub log_format: LogFormat,
 
     /// Tables the server holds (open and stored unfinished).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_tables)]
@@ -134,6 +157,31 @@ pub struct Args {
     /// instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// How the server's log is written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of text an event.
+    Text,
+    /// One JSON object a line (`timestamp`, `level`, `fields`, `target`).
+    Json,
+}
+
+/// Sends the server's log (the `tracing` events of every crate) to standard error, filtered
+/// by RUST_LOG (`info` when it is not set), in `format`.
+fn start_logging(format: LogFormat) -> anyhow::Result<()> {
+    use tracing_subscriber::EnvFilter;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) => EnvFilter::try_new(&spec).with_context(|| format!("RUST_LOG {:?}", escape(&spec)))?,
+        Err(_) => EnvFilter::new("info"),
+    };
+    let log = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let set = match format {
+        LogFormat::Text => log.with_ansi(std::io::stderr().is_terminal()).try_init(),
+        LogFormat::Json => log.json().try_init(),
+    };
+    set.map_err(|e| anyhow::anyhow!("the log: {e}"))
 }
 
 /// The example `--table SYSTEM` plays, by system: the one `play` starts without a file, or
@@ -258,8 +306,17 @@ fn config(args: &Args) -> anyhow::Result<Config> {
     if args.max_message_bytes < 1024 {
         bail!("--max-message-bytes {}: at least 1024 (a welcome is larger)", args.max_message_bytes);
     }
-    if args.messages_per_second == 0 || args.max_tables == 0 || args.max_connections == 0 {
-        bail!("--messages-per-second, --max-tables and --max-connections must be at least 1");
+    if args.messages_per_second == 0
+        || args.max_tables == 0
+        || args.max_connections == 0
+        || args.max_connections_per_address == 0
+        || args.messages_per_second_per_address == 0
+        || args.tables_per_minute_per_address == 0
+    {
+        bail!(
+            "--messages-per-second, --max-tables, --max-connections, --max-connections-per-address, \
+             --messages-per-second-per-address and --tables-per-minute-per-address must be at least 1"
+        );
     }
     Ok(Config {
         listen: args.listen,
@@ -274,6 +331,10 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             burst: args.burst,
             max_tables: args.max_tables,
             max_connections: args.max_connections,
+            max_connections_per_address: args.max_connections_per_address,
+            messages_per_second_per_address: args.messages_per_second_per_address,
+            burst_per_address: args.burst_per_address,
+            tables_per_minute_per_address: args.tables_per_minute_per_address,
             idle_seconds: args.idle_seconds,
             hold: std::time::Duration::from_millis(args.hold_ms),
             reveal_hold: std::time::Duration::from_millis(args.reveal_hold_ms),
@@ -406,6 +467,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     let db = config.db_display();
+    start_logging(args.log_format)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let running = server::start(config).await.context("the server cannot start")?;

@@ -632,7 +632,10 @@ async fn actor_main<S: TableStore>(
     let follow = hub.fanout.follow(id, generation);
     let actor = match created {
         Some(actor) => Ok(actor),
-        None => Box::pin(Actor::load(Arc::clone(&hub), id)).await.map(Box::new),
+        None => Box::pin(Actor::load(Arc::clone(&hub), id))
+            .await
+            .map(Box::new)
+            .inspect(|_| tracing::info!(table = id.0, "table {} loaded", id.0)),
     };
     match actor {
         Ok(mut actor) => {
@@ -1366,7 +1369,7 @@ impl<S: TableStore> Actor<S> {
     }
 
     fn refuse(&mut self, conn: u64, id: Option<String>, code: ErrorCode, message: String) {
-        self.hub.metrics.refused.inc();
+        self.hub.metrics.refusal(code);
         let error = ServerMessage::Error { id, code, message };
         match self.refusals.as_mut() {
             Some(later) => later.push((conn, error)),

@@ -93,7 +93,7 @@ test('hello carries the table, the token and the last sequence number seen', () 
   const { c } = connection(() => seen);
   c.start();
   FakeSocket.all[0].open();
-  assert.deepEqual(FakeSocket.all[0].sent[0], { type: 'hello', v: 2, table: '7', token: 'ab'.repeat(16), since: 0 });
+  assert.deepEqual(FakeSocket.all[0].sent[0], { type: 'hello', v: 3, table: '7', token: 'ab'.repeat(16), since: 0 });
   seen = 12;
   FakeSocket.all[0].close();
   assert.equal(c.status, 'reconnecting');
