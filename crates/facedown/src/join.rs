@@ -434,7 +434,7 @@ impl Join {
                 Ok(None)
             }
             ("back", "") if self.my_seat().is_some() => {
-                Ok(Some(ClientMessage::TakeBack { id: self.next_id() }))
+                Ok(Some(ClientMessage::TakeBack { id: self.next_id(), lost: false }))
             }
             ("undo", "") if self.is_gm() || self.my_seat().is_some() => {
                 Ok(Some(ClientMessage::Undo { id: self.next_id() }))

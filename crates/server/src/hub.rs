@@ -496,7 +496,8 @@ fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, AnyError> {
             game.submit_bound(SeatId(*seat), command, &nonce(n)?).map(|()| None)
         }
         Op::Submit { seat, command, nonce: None, .. } => game.submit(SeatId(*seat), command).map(|()| None),
-        Op::TakeBack { seat, .. } => game.take_back(SeatId(*seat)).map(|()| None),
+        Op::TakeBack { seat, lost: false, .. } => game.take_back(SeatId(*seat)).map(|()| None),
+        Op::TakeBack { seat, lost: true, .. } => game.give_up(SeatId(*seat)).map(|()| None),
         Op::Force { seat, by, nonce: Some(n), .. } => {
             game.force_bound(SeatId(*seat), by.map(SeatId), &nonce(n)?).map(|()| None)
         }
@@ -529,7 +530,7 @@ fn asked(op: &Op) -> Option<(String, String)> {
     match op {
         Op::Submit { id: Some(id), who: Some(who), .. } => Some((who.clone(), id.clone())),
         Op::Submit { seat, id: Some(id), .. }
-        | Op::TakeBack { seat, id: Some(id) }
+        | Op::TakeBack { seat, id: Some(id), .. }
         | Op::Seal { seat, id: Some(id), .. }
         | Op::Reveal { seat, id: Some(id), .. }
         | Op::ClientSeed { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
@@ -1626,7 +1627,9 @@ impl<S: TableStore> Actor<S> {
             (ClientMessage::ClientSeed { id, seed }, Who::Seat { seat }) => {
                 Ok(Op::ClientSeed { seat, seed, id: Some(id) })
             }
-            (ClientMessage::TakeBack { id }, Who::Seat { seat }) => Ok(Op::TakeBack { seat, id: Some(id) }),
+            (ClientMessage::TakeBack { id, lost }, Who::Seat { seat }) => {
+                Ok(Op::TakeBack { seat, id: Some(id), lost })
+            }
             (ClientMessage::Force { id, seat }, Who::Gm) => Ok(Op::Force {
                 seat,
                 by: self.gm_seat(),
@@ -2074,10 +2077,14 @@ impl<S: TableStore> Actor<S> {
                 Some((now, Deadline::Bot))
             } else if bot {
                 Some((now + Duration::from_millis(u64::from(self.options.think_ms)), Deadline::Bot))
+            } else if let Some(s) = self.options.decision_seconds {
+                Some((now + Duration::from_secs(u64::from(s)), Deadline::Timer))
             } else {
-                self.options
-                    .decision_seconds
-                    .map(|s| (now + Duration::from_secs(u64::from(s)), Deadline::Timer))
+                // A sealed seat's reveal, once bound, is timed even with no decision timer.
+                self.game
+                    .round()
+                    .filter(|r| r.bound && r.revealing.contains(&SeatId(seat)))
+                    .map(|_| (now + Duration::from_secs(crate::protocol::REVEAL_SECONDS), Deadline::Timer))
             };
             match (self.deadlines.get(&seat), wanted) {
                 (Some((_, kind)), Some((_, want))) if *kind == want => {}

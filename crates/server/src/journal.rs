@@ -34,6 +34,9 @@ pub enum Op {
         /// The client's id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// It lost its secret ([`session::Session::give_up`]): once bound, a fault.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        lost: bool,
     },
     /// A seat's decision was forced: by the GM's seat, or by the decision timer (none).
     Force {

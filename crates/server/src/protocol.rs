@@ -37,6 +37,13 @@ use serde_json::Value;
 /// a table are answered alike.
 pub const VERSION: u32 = 3;
 
+/// The reveal timer of a sealed seat at a table with no decision timer (`decision_seconds`), in
+/// seconds (docs/protocol.md, Sealed choices): it starts when the round is bound, and a reveal
+/// not made by then is a fault (`no_reveal`), so a sealed seat gone for good never holds a table
+/// forever. At least two minutes: the page reveals by itself at once, and a player whose device
+/// lost the choice gives it up sooner (docs/fairness.md §3, "A lost secret").
+pub const REVEAL_SECONDS: u64 = 120;
+
 /// The longest client id the server accepts, in bytes.
 pub const MAX_CLIENT_ID: usize = 64;
 
@@ -90,6 +97,11 @@ pub enum ClientMessage {
     TakeBack {
         /// The client's id for this request.
         id: String,
+        /// A sealed seat lost its secret (the command and nonce behind its commitment): before
+        /// the binding a take-back like any other; once bound, its missed reveal is a fault at
+        /// once, `no_reveal` with the reason `secret_lost` (docs/fairness.md §3, "A lost secret").
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        lost: bool,
     },
     /// The GM link forces a seat's awaited decision with the rules' documented default.
     Force {
@@ -148,7 +160,7 @@ impl ClientMessage {
     pub fn id(&self) -> Option<&str> {
         match self {
             ClientMessage::Command { id, .. }
-            | ClientMessage::TakeBack { id }
+            | ClientMessage::TakeBack { id, .. }
             | ClientMessage::Force { id, .. }
             | ClientMessage::Undo { id }
             | ClientMessage::Manage { id, .. }

@@ -784,6 +784,9 @@ where
     fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError> {
         AnySession::take_back(&mut self.session, seat)
     }
+    fn give_up(&mut self, seat: SeatId) -> Result<(), AnyError> {
+        AnySession::give_up(&mut self.session, seat)
+    }
     fn undo(&mut self, by: SeatId) -> Result<(), AnyError> {
         AnySession::undo(&mut self.session, by)
     }

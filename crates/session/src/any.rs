@@ -53,6 +53,8 @@ pub trait AnySession: Send {
     fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError>;
     /// [`Session::take_back`].
     fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError>;
+    /// [`Session::give_up`]: a sealed seat that lost its secret.
+    fn give_up(&mut self, seat: SeatId) -> Result<(), AnyError>;
     /// [`Session::undo`].
     fn undo(&mut self, by: SeatId) -> Result<(), AnyError>;
     /// The seats the game waits for.
@@ -190,6 +192,10 @@ where
 
     fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError> {
         Session::take_back(self, seat).map_err(refused)
+    }
+
+    fn give_up(&mut self, seat: SeatId) -> Result<(), AnyError> {
+        Session::give_up(self, seat).map_err(refused)
     }
 
     fn undo(&mut self, by: SeatId) -> Result<(), AnyError> {

@@ -385,7 +385,7 @@ fn fault_name(fault: &session::sealed::Fault) -> &'static str {
     match fault {
         session::sealed::Fault::WrongNonce => "wrong_nonce",
         session::sealed::Fault::Illegal { .. } => "illegal",
-        session::sealed::Fault::NoReveal => "no_reveal",
+        session::sealed::Fault::NoReveal { .. } => "no_reveal",
     }
 }
 
