@@ -55,7 +55,7 @@ enum Command {
         #[arg(long, value_name = "N")]
         table: u64,
         /// Write the document to FILE (atomically, mode 0600) instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
+        #[arg(short, long, visible_alias = "out", value_name = "FILE")]
         output: Option<PathBuf>,
         /// With -o: print what was written as one JSON line instead of text.
         #[arg(long, requires = "output")]

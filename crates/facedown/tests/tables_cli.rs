@@ -355,7 +355,7 @@ fn a_table_that_cannot_be_resumed_says_so_and_is_still_exported() {
         db_s,
         "--table",
         &broken,
-        "-o",
+        "--out",
         again.to_str().unwrap(),
         "--json",
     ]);
