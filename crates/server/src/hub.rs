@@ -1750,8 +1750,9 @@ impl<S: TableStore> Actor<S> {
                 break;
             }
             let Some(op) = Box::pin(self.request_op(conn, message)).await? else { continue };
+            // Counted once it is applied (below): a request the rules refuse adds nothing.
             match used.admit(&op, &self.hub.config.limits) {
-                Ok(bytes) => used.add(bytes),
+                Ok(_) => {}
                 Err((id, (code, message))) => {
                     self.refuse(conn, id, code, message);
                     continue;
@@ -1767,6 +1768,7 @@ impl<S: TableStore> Actor<S> {
                 }
             };
             let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
+            used.add(entry.len() as u64);
             let n = self.journal + writes.len() as u64;
             writes.push(Write::Journal { table: self.id, n, entry });
             if let Some(asked) = asked(&op) {

@@ -335,3 +335,50 @@ async fn a_shutdown_leaves_the_write_ahead_log_checkpointed() {
     let kept = journal(&copy.path().join("s.db"), &created.table).await;
     assert_eq!(kept.len(), 2, "the database file alone holds the table: {kept:?}");
 }
+
+/// Requests sent without waiting are judged together (one commit): one the rules refuse (a
+/// take-back with nothing to take back) adds nothing to the journal, so it never counts
+/// towards the bound — the table fills up to its bound exactly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_refused_by_the_rules_never_count_towards_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let mut c = config(&db);
+    c.limits.max_table_entries = 12;
+    let server = server::start(c).await.unwrap();
+    let attacked = duel(&server).await;
+    let (mut seat, command) = asked_seat(&attacked).await;
+    // Sent two rounds at a time (their answers read before the next two: a connection that
+    // reads nothing while its frames pile up is closed as stuck).
+    let mut full = 0;
+    for round in 0..10 {
+        let mut waiting = std::collections::HashSet::new();
+        for i in 2 * round..2 * round + 2 {
+            for (k, message) in [
+                ClientMessage::Command { id: format!("p{}", 3 * i + 1), command: command.clone() },
+                ClientMessage::TakeBack { id: format!("p{}", 3 * i + 2) },
+                ClientMessage::TakeBack { id: format!("p{}", 3 * i + 3) },
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                waiting.insert(format!("p{}", 3 * i + k + 1));
+                seat.send(&message).await.unwrap();
+            }
+        }
+        // Answers come in their own order (a batch's refusals after its acks): every one.
+        while !waiting.is_empty() {
+            match next(&mut seat).await {
+                ServerMessage::Ack { id, .. } => assert!(waiting.remove(&id), "{id} answered once"),
+                ServerMessage::Error { id: Some(id), code, .. } => {
+                    assert!(waiting.remove(&id), "{id} answered once");
+                    full += usize::from(code == ErrorCode::Full);
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(full > 0, "the bound was reached");
+    server.shutdown().await.unwrap();
+    assert_eq!(journal(&db, &attacked.table).await.len(), 12, "filled to the bound exactly");
+}
