@@ -150,6 +150,11 @@ pub struct Limits {
     /// all of them share one commit and the round resolves a commit sooner (docs/performance.md,
     /// round 14). Zero: as long as [`Limits::hold`].
     pub reveal_hold: std::time::Duration,
+    /// Entries one table's journal may hold, every request kept counted (take-backs included):
+    /// past it the table refuses requests with `full` (issue 33).
+    pub max_table_entries: u64,
+    /// Bytes one table's journal may hold (its entries' JSON texts), as `max_table_entries`.
+    pub max_table_bytes: u64,
 }
 
 impl Default for Limits {
@@ -172,6 +177,8 @@ impl Default for Limits {
             lease_seconds: 10,
             hold: std::time::Duration::from_millis(3),
             reveal_hold: std::time::Duration::from_millis(500),
+            max_table_entries: 100_000,
+            max_table_bytes: 32 << 20,
         }
     }
 }
@@ -436,6 +443,10 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
             hub.close_all(all_gone).await;
             handle.graceful_shutdown(Some(std::time::Duration::from_secs(5)));
             let served = server.await.map_err(|e| ServerError::Config(e.to_string()))?;
+            // Issue 33: SQLite's write-ahead log folded into the database file.
+            if let Err(e) = hub.store.shut_down().await {
+                tracing::error!("closing the store: {e}");
+            }
             served.map_err(|e| ServerError::Listen { addr, reason: e.to_string() })?;
             tracing::info!("stopped");
             Ok(())

@@ -274,6 +274,15 @@ impl<S: TableStore> Hub<S> {
     /// Sends `message` to table `id`'s actor, loading the table if needed (once more if the
     /// actor left memory meanwhile).
     pub(crate) async fn send(self: &Arc<Self>, id: u64, mut message: ToTable) -> Result<(), Refusal> {
+        // Issue 33: a token none of the table's links has loads nothing (the store's token index).
+        if let ToTable::Join { token, .. } | ToTable::Log { token, .. } | ToTable::FairLog { token, .. } =
+            &message
+            && self.lock().get(&id).is_none_or(|(_, tx)| tx.is_closed())
+            && matches!(self.store.opens(TableId(id), &auth::hash(token)).await, Ok(false))
+        {
+            let m = format!("this link opens nothing at table {id} (mistyped, revoked or reissued)");
+            return Err(Refusal::new(ErrorCode::Unauthorized, m));
+        }
         for _ in 0..3 {
             let tx = self
                 .table(id)
@@ -419,16 +428,17 @@ impl<S: TableStore> Hub<S> {
             .and_then(|()| if opening { game.open_with_round() } else { Ok(()) });
         let journal = match made {
             Ok(_) => {
-                self.store.commit(vec![Write::Journal { table: id, n: 0, entry }]).await.map_err(|e| {
+                let write = Write::Journal { table: id, n: 0, entry: entry.clone() };
+                self.store.commit(vec![write]).await.map_err(|e| {
                     tracing::error!("keeping the server seed of {id}: {e}");
                     Refusal::new(ErrorCode::Internal, "the table's server seed could not be kept")
                 })?;
-                1
+                vec![entry]
             }
             Err(e) => {
                 // A ruleset that never draws keeps its seeded source.
                 tracing::error!("{id}: the draws cannot be made verifiable: {e}");
-                0
+                Vec::new()
             }
         };
         self.open.fetch_add(1, Ordering::Relaxed);
@@ -450,7 +460,8 @@ impl<S: TableStore> Hub<S> {
         // connected; people connect next).
         match Actor::assemble(Arc::clone(self), id, request.system, game, request.options, &new.access) {
             Ok(mut actor) => {
-                actor.journal = journal;
+                actor.journal = journal.len() as u64;
+                actor.used = crate::journal::Used::of(&journal);
                 actor.set_fair_table();
                 self.start(Box::new(actor))
             }
@@ -595,6 +606,8 @@ struct Actor<S: TableStore> {
     options: TableOptions,
     rules: BTreeMap<String, Value>,
     journal: u64,
+    /// What the journal holds, against the table's bounds (issue 33).
+    used: crate::journal::Used,
     access: BTreeMap<String, Row>,
     conns: HashMap<u64, Conn>,
     answered: HashMap<String, VecDeque<(String, String)>>,
@@ -672,9 +685,16 @@ async fn actor_main<S: TableStore>(
 impl<S: TableStore> Actor<S> {
     async fn load(hub: Arc<Hub<S>>, id: TableId) -> Result<Actor<S>, Refusal> {
         let unknown = || Refusal::new(ErrorCode::Unauthorized, format!("there is no table {}", id.0));
-        let stored = hub.store.load(id).await.map_err(|e| {
-            tracing::debug!("loading {id}: {e}");
-            unknown()
+        let stored = hub.store.load(id).await.map_err(|e| match e {
+            store::PersistError::NoTable(_) => unknown(),
+            // Issue 33: said to whoever opens it and in the log, never taken for a missing table.
+            e => {
+                tracing::error!(
+                    "{id} cannot be loaded: {e} (`facedown tables export --table {}` still writes it)",
+                    id.0
+                );
+                Refusal::new(ErrorCode::Internal, format!("table {} cannot be loaded: {e}", id.0))
+            }
         })?;
         let damaged = |what: &str, e: &dyn std::fmt::Display| {
             tracing::error!("{id} cannot be resumed: {what}: {e}");
@@ -697,6 +717,7 @@ impl<S: TableStore> Actor<S> {
             }
         }
         actor.journal = stored.journal.len() as u64;
+        actor.used = crate::journal::Used::of(&stored.journal);
         actor.set_fair_table();
         Ok(actor)
     }
@@ -774,6 +795,7 @@ impl<S: TableStore> Actor<S> {
             options,
             rules,
             journal: 0,
+            used: Default::default(),
             access,
             conns: HashMap::new(),
             answered: HashMap::new(),
@@ -1676,7 +1698,7 @@ impl<S: TableStore> Actor<S> {
                 Err((m.id().map(str::to_owned), forbidden("a spectator link only watches")))
             }
         };
-        match op {
+        match op.and_then(|op| op.canonical(&*self.game)) {
             Ok(op) => Ok(Some(op)),
             Err((id, (code, message))) => {
                 self.refuse(conn, id, code, message);
@@ -1716,6 +1738,7 @@ impl<S: TableStore> Actor<S> {
         let mut writes = Vec::with_capacity(batch.len() + 1);
         let mut rest = Vec::new();
         let mut batch = batch.into_iter();
+        let mut used = self.used;
         // A request refused after others were kept may be refused because of them (the scene
         // they ended): its refusal leaves after their change, as one at a time would have it.
         self.refusals = Some(Vec::new());
@@ -1733,6 +1756,14 @@ impl<S: TableStore> Actor<S> {
                 break;
             }
             let Some(op) = Box::pin(self.request_op(conn, message)).await? else { continue };
+            // Counted once it is applied (below): a request the rules refuse adds nothing.
+            match used.admit(&op, &self.hub.config.limits) {
+                Ok(_) => {}
+                Err((id, (code, message))) => {
+                    self.refuse(conn, id, code, message);
+                    continue;
+                }
+            }
             let (face_down, bound) = (self.game.face_down(), self.game.round().is_some_and(|r| r.bound));
             let fault = match apply(&mut *self.game, &op) {
                 Ok(fault) => fault,
@@ -1743,6 +1774,7 @@ impl<S: TableStore> Actor<S> {
                 }
             };
             let entry = serde_json::to_string(&op).map_err(|e| e.to_string())?;
+            used.add(entry.len() as u64);
             let n = self.journal + writes.len() as u64;
             writes.push(Write::Journal { table: self.id, n, entry });
             if let Some(asked) = asked(&op) {
@@ -1784,6 +1816,7 @@ impl<S: TableStore> Actor<S> {
             }
             self.hub.metrics.commit_latency.observe(started.elapsed().as_secs_f64());
             self.journal += entries;
+            self.used = used;
             if over {
                 self.finished = true;
                 self.hub.table_finished();
@@ -1851,6 +1884,16 @@ impl<S: TableStore> Actor<S> {
 
     /// Applies `op`, makes it durable, then tells everyone. A refusal changes nothing.
     async fn keep(&mut self, op: Op, from: Option<u64>, received: Instant) -> Result<(), String> {
+        let bytes = match self.used.admit(&op, &self.hub.config.limits) {
+            Ok(bytes) => bytes,
+            Err((id, (code, message))) => {
+                match from {
+                    Some(conn) => self.refuse(conn, id, code, message),
+                    None => tracing::warn!("{}: a bot's or timer's decision was refused: {message}", self.id),
+                }
+                return Ok(());
+            }
+        };
         let mut conflicts = 0;
         let (face_down, round, seq, fault, over) = loop {
             let face_down = self.game.face_down();
@@ -1898,6 +1941,7 @@ impl<S: TableStore> Actor<S> {
         };
         self.hub.metrics.commands.inc();
         self.journal += 1;
+        self.used.add(bytes);
         if over {
             self.finished = true;
             self.hub.table_finished();

@@ -482,7 +482,8 @@ pub enum ErrorCode {
     Refused,
     /// The request needs another link (a seat's, or the GM's).
     Forbidden,
-    /// The server is at its limit of tables or connections.
+    /// The server is at its limit of tables or connections, or the table at its limit of
+    /// requests kept (the entries or bytes of its journal).
     Full,
     /// The server could not keep the change: nothing was applied.
     Internal,

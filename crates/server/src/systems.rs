@@ -772,6 +772,9 @@ where
     fn seats(&self) -> &Seats {
         AnySession::seats(&self.session)
     }
+    fn canonical_command(&self, command: &Value) -> Result<Value, AnyError> {
+        AnySession::canonical_command(&self.session, command)
+    }
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
         AnySession::submit(&mut self.session, seat, command)
     }

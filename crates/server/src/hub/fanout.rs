@@ -629,6 +629,7 @@ impl<S: TableStore> Actor<S> {
             let op: Op = serde_json::from_str(entry).map_err(|e| format!("journal entry {n}: {e}"))?;
             let fault = super::apply(&mut *self.game, &op).map_err(|e| format!("journal entry {n}: {e}"))?;
             self.journal += 1;
+            self.used.add(entry.len() as u64);
             if let Some((who, cid)) = super::asked(&op) {
                 let answer = super::answer(cid.clone(), self.game.seq(), fault);
                 super::remember(&mut self.answered, who, cid, &answer);
@@ -712,6 +713,7 @@ impl<S: TableStore> Actor<S> {
             .map_err(|r| format!("reloading after a conflict: {}", r.message))?;
         self.game = fresh.game;
         self.journal = fresh.journal;
+        self.used = fresh.used;
         self.answered = fresh.answered;
         self.finished = fresh.finished;
         self.rules = fresh.rules;
