@@ -168,20 +168,37 @@ pub enum LogFormat {
     Json,
 }
 
+/// The log's filter: RUST_LOG's directives, or `info` when it is not set.
+fn log_filter() -> anyhow::Result<tracing_subscriber::EnvFilter> {
+    match std::env::var("RUST_LOG") {
+        Ok(spec) => tracing_subscriber::EnvFilter::try_new(&spec)
+            .with_context(|| format!("RUST_LOG {:?}", escape(&spec))),
+        Err(_) => Ok(tracing_subscriber::EnvFilter::new("info")),
+    }
+}
+
+/// The log: the `tracing` events `filter` lets through, written to `writer` in `format`.
+fn log_subscriber<W>(
+    format: LogFormat,
+    filter: tracing_subscriber::EnvFilter,
+    ansi: bool,
+    writer: W,
+) -> Box<dyn tracing::Subscriber + Send + Sync>
+where
+    W: for<'a> tracing_subscriber::fmt::MakeWriter<'a> + Send + Sync + 'static,
+{
+    let log = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
+    match format {
+        LogFormat::Text => Box::new(log.with_ansi(ansi).finish()),
+        LogFormat::Json => Box::new(log.json().finish()),
+    }
+}
+
 /// Sends the server's log (the `tracing` events of every crate) to standard error, filtered
 /// by RUST_LOG (`info` when it is not set), in `format`.
 fn start_logging(format: LogFormat) -> anyhow::Result<()> {
-    use tracing_subscriber::EnvFilter;
-    let filter = match std::env::var("RUST_LOG") {
-        Ok(spec) => EnvFilter::try_new(&spec).with_context(|| format!("RUST_LOG {:?}", escape(&spec)))?,
-        Err(_) => EnvFilter::new("info"),
-    };
-    let log = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let set = match format {
-        LogFormat::Text => log.with_ansi(std::io::stderr().is_terminal()).try_init(),
-        LogFormat::Json => log.json().try_init(),
-    };
-    set.map_err(|e| anyhow::anyhow!("the log: {e}"))
+    let subscriber = log_subscriber(format, log_filter()?, std::io::stderr().is_terminal(), std::io::stderr);
+    tracing::subscriber::set_global_default(subscriber).map_err(|e| anyhow::anyhow!("the log: {e}"))
 }
 
 /// The example `--table SYSTEM` plays, by system: the one `play` starts without a file, or
@@ -584,6 +601,35 @@ mod tests {
     fn a_qr_code_is_half_blocks() {
         let q = qr_text("http://192.168.1.5:8080/t/7#0123456789abcdef0123456789abcdef").unwrap();
         assert!(q.lines().count() > 10 && q.contains('▀'), "{q}");
+    }
+
+    #[test]
+    fn the_log_in_json_is_one_object_a_line_and_the_filter_applies() {
+        #[derive(Clone, Default)]
+        struct Kept(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl Write for Kept {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let kept = Kept::default();
+        let writer = kept.clone();
+        let filter = tracing_subscriber::EnvFilter::new("info");
+        let log = log_subscriber(LogFormat::Json, filter, false, move || writer.clone());
+        tracing::subscriber::with_default(log, || {
+            tracing::info!(table = 7, "table 7 created");
+            tracing::debug!("not at info");
+        });
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        assert_eq!(lines[0]["level"], "INFO");
+        assert_eq!(lines[0]["fields"]["message"], "table 7 created");
+        assert_eq!(lines[0]["fields"]["table"], 7);
     }
 
     #[test]

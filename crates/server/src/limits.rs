@@ -143,7 +143,8 @@ impl Edge {
     }
 
     /// Sockets held now.
-    pub(crate) fn total(&self) -> usize {
+    #[cfg(test)]
+    fn total(&self) -> usize {
         self.total.load(Ordering::Relaxed)
     }
 

@@ -418,7 +418,6 @@ async fn fair_log<S: TableStore>(hub: &Arc<Hub<S>>, id: u64, token: &str) -> Res
 /// `GET /metrics`: for the host alone, as creating a table ([`admin`]).
 async fn metrics<S: TableStore>(
     State(hub): State<Arc<Hub<S>>>,
-    Extension(edge): Extension<Arc<Edge>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Response {
@@ -427,7 +426,6 @@ async fn metrics<S: TableStore>(
         return not_admin(secret.is_some());
     }
     hub.metrics.connections.set(hub.connections.load(Ordering::Relaxed) as i64);
-    let _ = edge.total();
     (
         [(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
         hub.metrics.render(),
