@@ -1,8 +1,9 @@
 // @ts-check
 /** @file A lost face-down choice never hangs a table (issue 33 §4), at a No Dice table of Kara
  * against the bandit, both seats sealed on pages of their own:
- * - the first seat to choose closes its tab and opens its link again in a new tab of the same
- *   browser: the choice kept in `localStorage` is revealed, with no fault, and play goes on;
+ * - the GM, having chosen first in a round, closes its tab and opens its link again in a new tab
+ *   of the same browser: the choice kept in `localStorage` is revealed, with no fault, and play
+ *   goes on;
  * - the secret truly lost before the binding (the link opened on another device): the page
  *   offers to take the choice back, the seat chooses again, no fault;
  * - the secret lost after the binding: the reveal timer counts down from the binding, the page
@@ -103,14 +104,24 @@ function bound(rec) {
 }
 
 describe('a lost face-down choice never hangs a table', () => {
-  test('a sealed seat that closes its tab and opens its link again in a new tab reveals, with no fault', async () => {
+  test('the sealed GM that chooses first, closes its tab and opens its link again in a new tab reveals, with no fault', async () => {
     const { created, pages } = await table();
     try {
-      const first = await firstAsked(pages);
+      // Play on until the GM commits face down while the round still waits for Kara (as in
+      // the issue: the GM's new tab showed "Waiting for kara." and the table hung).
+      const first = /** @type {Page} */ (pages.find((p) => p.name === 'gm'));
       const other = /** @type {Page} */ (pages.find((p) => p !== first));
-      const sealed = await choose(first);
-      assert.equal(sealed.type, 'seal');
-      const wasBound = bound(first.rec);
+      let found = false;
+      for (let i = 0; i < 80 && !found; i++) {
+        const p = await firstAsked(pages);
+        const sent = await choose(p);
+        if (p !== first || sent.type !== 'seal') continue;
+        await sleep(300);
+        const notice = first.rec.frames.findLast((f) => f.msg?.type === 'sealed')?.msg;
+        found = !bound(first.rec) && (notice?.awaiting ?? []).includes(seatOf(other));
+      }
+      assert.ok(found, 'the GM committed first in a round within 80 choices');
+      const wasBound = false;
       await first.page.close();
       const again = await openAgain(first, first.context);
       await waitFor(async () => (await again.page.locator('[data-testid="prompt"] .chosen').count()) > 0, 5_000, `${first.name}'s new tab shows its choice made`);
