@@ -98,7 +98,7 @@ async fn a_command_with_a_field_the_rules_do_not_read_is_refused_and_never_kept(
         let (code, message) = answer(&mut seat, &format!("j{}", 2 * i)).await.unwrap_err();
         assert_eq!(code, ErrorCode::Refused, "{message}");
         assert!(message.contains("junk`") && !message.contains('§'), "the field is named: {message}");
-        send(&mut seat, ClientMessage::TakeBack { id: format!("j{}", 2 * i + 1) }).await;
+        send(&mut seat, ClientMessage::TakeBack { id: format!("j{}", 2 * i + 1), lost: false }).await;
         answer(&mut seat, &format!("j{}", 2 * i + 1)).await.unwrap_err();
     }
     // A field spelled otherwise than the rules read it is refused too, naming where.
@@ -144,7 +144,7 @@ async fn a_table_past_its_bound_of_entries_refuses_clearly_and_still_loads() {
             break;
         }
         let id = format!("c{}", 2 * i + 1);
-        send(&mut seat, ClientMessage::TakeBack { id: id.clone() }).await;
+        send(&mut seat, ClientMessage::TakeBack { id: id.clone(), lost: false }).await;
         if let Err(e) = answer(&mut seat, &id).await {
             refused = Some(e);
             break;
@@ -167,7 +167,7 @@ async fn a_table_past_its_bound_of_entries_refuses_clearly_and_still_loads() {
     let mut again = attacked.clone();
     again.seats.values_mut().for_each(|l| *l = l.replace(&base, &server.base_url));
     let (mut seat, command) = asked_seat(&again).await;
-    send(&mut seat, ClientMessage::TakeBack { id: "d1".into() }).await;
+    send(&mut seat, ClientMessage::TakeBack { id: "d1".into(), lost: false }).await;
     send(&mut seat, ClientMessage::Command { id: "d2".into(), command }).await;
     let (code, _) = answer(&mut seat, "d2").await.unwrap_err();
     assert_eq!(code, ErrorCode::Full);
@@ -191,7 +191,7 @@ async fn a_table_past_its_bound_of_bytes_refuses_clearly() {
         let message = if i % 2 == 1 {
             ClientMessage::Command { id: id.clone(), command: command.clone() }
         } else {
-            ClientMessage::TakeBack { id: id.clone() }
+            ClientMessage::TakeBack { id: id.clone(), lost: false }
         };
         send(&mut seat, message).await;
         if let Err(e) = answer(&mut seat, &id).await {
@@ -356,8 +356,8 @@ async fn requests_refused_by_the_rules_never_count_towards_the_bound() {
         for i in 2 * round..2 * round + 2 {
             for (k, message) in [
                 ClientMessage::Command { id: format!("p{}", 3 * i + 1), command: command.clone() },
-                ClientMessage::TakeBack { id: format!("p{}", 3 * i + 2) },
-                ClientMessage::TakeBack { id: format!("p{}", 3 * i + 3) },
+                ClientMessage::TakeBack { id: format!("p{}", 3 * i + 2), lost: false },
+                ClientMessage::TakeBack { id: format!("p{}", 3 * i + 3), lost: false },
             ]
             .into_iter()
             .enumerate()
