@@ -93,6 +93,8 @@ export function rng(seed) {
  * @property {Record<string, string>} [bots] seat name → bot kind: the server plays these
  * @property {string} [reload] the seat whose page is reloaded once, sealed (after choosing,
  *   before the reveal)
+ * @property {boolean} [reloadEvery] reload each seat's page once at every kind of prompt it
+ *   reaches (see {@link reloadEveryKind}) and check that it then offers what the server awaits
  * @property {number} [deadlineMs] how long the whole conflict may take
  * @property {number} [maxClicks] how many clicks it may take, all pages together
  */
@@ -169,6 +171,8 @@ export async function playGame(browser, server, game, seed) {
     /** @type {Set<string>} the hooks clicked (choice, pick, confirm) */
     const kinds = new Set();
     let reloaded = false;
+    /** @type {Map<string, string>} the kinds of prompt each seat was reloaded at, and what was checked */
+    const covered = new Map();
     /** @type {Map<Seat, number>} since when a seat is asked with nothing to click */
     const stuckSince = new Map();
     const over = () => seats.every((s) => s.rec.change?.over) && watchers.every((w) => w.rec.change?.over);
@@ -212,6 +216,7 @@ export async function playGame(browser, server, game, seed) {
           reloaded = await reloadSealed(s, label);
           if (reloaded) for (const p of all) await p.rec.snapshot(`seat ${s.name} reloaded`);
         }
+        if (game.reloadEvery) await reloadEveryKind(seats, covered, label);
         break;
       }
       if (!acted) await new Promise((r) => setTimeout(r, 40));
@@ -259,7 +264,7 @@ export async function playGame(browser, server, game, seed) {
     }
     const frames = [...seats, ...watchers].reduce((n, p) => n + p.rec.frames.length, 0);
     const snapshots = [...seats, ...watchers].reduce((n, p) => n + p.rec.snapshots.length, 0);
-    return { created, clicks, seats, watchers, logs, spectatorLog, checked, frames, snapshots, openings };
+    return { created, clicks, seats, watchers, logs, spectatorLog, checked, frames, snapshots, openings, covered };
   } finally {
     for (const s of seats) await s.context.close().catch(() => {});
     for (const w of watchers) await w.context.close().catch(() => {});
@@ -280,6 +285,81 @@ async function seatNames(server, game) {
   const seats = example?.seats ?? [];
   if (seats.length === 0) throw new Error(`GET /api/systems lists no seats for ${game.system} ${game.example}: ${JSON.stringify(body).slice(0, 500)}`);
   return Object.fromEntries(seats.map((/** @type {any} */ s) => [typeof s === 'string' ? s : s.name, s]));
+}
+
+/**
+ * The kind of what a seat is asked now, by its page's frames: the commands its prompt offers
+ * (their names), whether the prompt carries branches, whether the seat has committed already in
+ * the open round (a sealed GM asked again for its next fighter), and whether the round is bound.
+ * @param {Seat} s
+ */
+export function promptKind(s) {
+  const rec = s.rec;
+  const change = rec.change;
+  const seat = rec.you?.seat;
+  const sealed = rec.frames.findLast((f) => f.msg?.type === 'sealed' || f.msg?.type === 'welcome' || (f.msg?.updates ?? []).length > 0)?.msg;
+  const committed = sealed?.type === 'sealed' ? (sealed.seats ?? []).includes(seat) : sealed?.type === 'welcome' ? (sealed.round?.sealed ?? []).includes(seat) : false;
+  const lastBound = rec.frames.findLastIndex((f) => f.msg?.type === 'bound');
+  const lastItem = rec.frames.findLastIndex((f) => (f.msg?.updates ?? []).some((/** @type {any} */ u) => u.kind !== 'bound'));
+  const bound = lastBound > lastItem;
+  const prompt = change?.prompt;
+  const names = prompt ? [...new Set((prompt.choices ?? []).map((/** @type {any} */ c) => (c.command && typeof c.command === 'object' ? Object.keys(c.command)[0] : String(c.command))))].sort().join(',') : 'none';
+  const awaited = (sealed?.type === 'sealed' ? sealed.awaiting : change?.awaiting ?? []).includes(seat);
+  return `${s.name}: ${names}${prompt?.branches ? ' (branches)' : ''}${awaited ? ' awaited' : ''}${committed ? ' after its own commitment' : ''}${bound ? ' bound' : ''}`;
+}
+
+/**
+ * Reloads each seat's page once at every kind of prompt it reaches ({@link promptKind}), and
+ * checks that the reloaded page offers exactly what the server's welcome awaits of it: a prompt
+ * (the seat awaited, the round not bound) is offered as controls to click, never hidden behind
+ * its "chosen" line; a seat awaited for nothing is offered nothing to choose.
+ * @param {Seat[]} seats
+ * @param {Map<string, string>} covered the kinds already reloaded at, and what was checked
+ * @param {string} label
+ */
+export async function reloadEveryKind(seats, covered, label) {
+  for (const s of seats) {
+    const rec = s.rec;
+    if (rec.change?.over) continue;
+    // Every answer of the page answered first (a reload drops what is not acknowledged).
+    await waitFor(() => unanswered(rec) === 0, 5_000, `${label}: seat ${s.name}'s answers acknowledged`).catch(() => {});
+    await new Promise((r) => setTimeout(r, 150));
+    const kind = promptKind(s);
+    if (covered.has(kind)) continue;
+    const welcomes = rec.frames.filter((f) => f.msg?.type === 'welcome').length;
+    await s.page.reload({ waitUntil: 'load', timeout: 30_000 });
+    await waitFor(() => rec.frames.filter((f) => f.msg?.type === 'welcome').length > welcomes, 20_000, `${label}: seat ${s.name}'s welcome after a reload at ${kind}`);
+    const at = rec.frames.findLastIndex((f) => f.msg?.type === 'welcome');
+    const welcome = rec.frames[at].msg;
+    const seat = welcome.you?.seat;
+    const asked = Boolean(welcome.prompt) && (welcome.awaiting ?? []).includes(seat) && !welcome.round?.bound && !welcome.over;
+    // Give the page its moment to draw (its system module loads with the welcome).
+    await new Promise((r) => setTimeout(r, 400));
+    // The table moved on meanwhile (a bot, the page's own reveal): the welcome is not what to compare with.
+    const moved = () => rec.frames.slice(at + 1).some((f) => f.msg?.type === 'update' || f.msg?.type === 'bound' || f.msg?.type === 'sealed');
+    if (moved()) continue;
+    const offered = await waitFor(async () => (await nextClick(s.page, 0.5)) !== null, asked ? 5_000 : 300, 'controls').then(
+      () => true,
+      () => false,
+    );
+    if (moved()) continue;
+    const chosenShown = await s.page.locator('[data-testid="prompt"] .chosen').count();
+    if (asked) {
+      assert.ok(offered, `${label}: seat ${s.name} reloaded at ${kind}: the server awaits ${JSON.stringify(welcome.prompt).slice(0, 200)} but its page offers nothing to click`);
+      assert.equal(chosenShown, 0, `${label}: seat ${s.name} reloaded at ${kind}: the page shows its "chosen" line over the question the server awaits`);
+    } else {
+      assert.ok(!offered, `${label}: seat ${s.name} reloaded at ${kind}: the server awaits nothing of it, but its page offers choices`);
+    }
+    covered.set(kind, asked ? 'offers the prompt' : 'offers nothing');
+  }
+}
+
+/** How many of a page's answers (seal, reveal, command, take-back) have no ack or error yet. @param {import('./lib.mjs').Recorder} rec */
+function unanswered(rec) {
+  const answered = new Set(rec.frames.filter((f) => f.msg?.type === 'ack' || f.msg?.type === 'error').map((f) => f.msg.id));
+  // Since the page's latest welcome: what a page sent before a reload is not its to answer.
+  const since = rec.frames.findLastIndex((f) => f.msg?.type === 'welcome');
+  return rec.sent.filter((m, i) => rec.sentAt[i] > since && ANSWERS.has(m?.type) && !answered.has(m.id)).length;
 }
 
 /**

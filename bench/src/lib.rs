@@ -26,7 +26,7 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::api::Api;
-use crate::play::{Counters, RevealClock, Seat, SeatEnd};
+use crate::play::{Counters, Pace, RevealClock, Seat, SeatEnd};
 
 /// Why the load generator stopped short.
 #[derive(Debug, Error)]
@@ -138,6 +138,45 @@ pub struct LoadOptions {
     pub opening_round: Option<bool>,
     /// How the seats of a table are spread over several instances.
     pub spread: Spread,
+    /// An open loop: the mean think time of a table before each of its face-down choices
+    /// ([`Pace`]), instead of playing as fast as the server answers (none). Latency is then
+    /// measured from each choice's scheduled time.
+    pub think: Option<Duration>,
+    /// Loopback addresses the seats connect from, in turn: 127.0.0.1 to 127.0.0.N (1: every
+    /// seat from the system's choice of address), so that a server's per-address caps bind
+    /// as they would for N hosts.
+    pub client_addresses: u8,
+}
+
+impl Default for LoadOptions {
+    /// A short closed loop: 4 tables, 10 s, 1,000 reveals.
+    fn default() -> LoadOptions {
+        LoadOptions {
+            tables: 4,
+            seconds: Duration::from_secs(10),
+            warmup: Duration::ZERO,
+            max_reveals: 1000,
+            connect_concurrency: 4,
+            connect_timeout: Duration::from_secs(30),
+            settle: Duration::ZERO,
+            stall: Duration::from_secs(10),
+            seed: 1,
+            sealed: false,
+            opening_round: None,
+            spread: Spread::Seats,
+            think: None,
+            client_addresses: 1,
+        }
+    }
+}
+
+/// The loopback address seat `seat` of table slot `index` connects from, of `n` (none with
+/// one: the system chooses).
+pub fn client_address(index: usize, seat: usize, n: u8) -> Option<std::net::IpAddr> {
+    (n > 1).then(|| {
+        let k = ((2 * index + seat) % usize::from(n)) as u8;
+        std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 1 + k))
+    })
 }
 
 /// How the seats of a table are spread over the instances, when there are several.
@@ -277,8 +316,14 @@ pub struct ServerCost {
     pub cpu_seconds: f64,
     /// Cores busy on average during the load phase.
     pub cpu_cores: f64,
-    /// CPU microseconds per reveal.
+    /// CPU microseconds per reveal, everything included (the tables opened to replace the
+    /// games that ended too).
     pub cpu_us_per_reveal: f64,
+    /// CPU microseconds per reveal without the tables opened during the load phase, each
+    /// counted at [`ServerCost::cpu_us_per_table_opened`]: the cost of a reveal itself.
+    pub cpu_us_per_reveal_without_openings: f64,
+    /// Reveals per table opened during the load phase (none if no game ended).
+    pub reveals_per_opening: Option<f64>,
     /// CPU microseconds per table opened in the connect phase (created over HTTP, both seats
     /// connected and welcomed): the cost of each game that ends and is replaced.
     pub cpu_us_per_table_opened: f64,
@@ -315,8 +360,14 @@ pub struct Report {
     pub reveals_per_second: f64,
     /// Acknowledged requests per second.
     pub commands_per_second: f64,
-    /// Reveal latency from the last commit to both seats having the reveal.
+    /// Reveal latency from the last commit (in an open loop: its scheduled time) to both seats
+    /// having the reveal.
     pub latency_ms: Latency,
+    /// An open loop's mean think time per face-down choice, in milliseconds (none: a closed
+    /// loop, as fast as the server answers).
+    pub think_ms: Option<f64>,
+    /// Loopback addresses the seats connected from.
+    pub client_addresses: u8,
     /// Whether the seats played sealed.
     pub sealed: bool,
     /// How many server instances served the tables.
@@ -397,7 +448,11 @@ async fn open_table(shared: &Shared, index: usize) -> Result<[Seat; 2], LoadErro
         )));
     };
     let (timeout, sealed) = (shared.opts.stall, shared.opts.sealed);
-    let (a, b) = tokio::try_join!(Seat::join(a, 0, sealed, timeout), Seat::join(b, 1, sealed, timeout))?;
+    let from = |seat| client_address(index, seat, shared.opts.client_addresses);
+    let (a, b) = tokio::try_join!(
+        Seat::join_from(a, 0, sealed, timeout, from(0)),
+        Seat::join_from(b, 1, sealed, timeout, from(1))
+    )?;
     Ok([a, b])
 }
 
@@ -411,14 +466,22 @@ const MAX_GAMES: u64 = 1_000_000;
 
 /// Plays one table until stopped, replacing its game with a new table whenever one ends.
 async fn drive(shared: Arc<Shared>, index: usize, mut seats: [Seat; 2]) -> Result<(), LoadError> {
+    // An open loop's schedule for this table slot, over all its games.
+    let pace = shared.opts.think.map(|mean| {
+        let rng = seat_rng(shared.opts.seed, index, u64::MAX >> 1, 2);
+        Arc::new(Mutex::new(Pace::new(mean, rng, Instant::now())))
+    });
     for round in 0..MAX_GAMES {
+        if let Some(pace) = &pace {
+            pace.lock().map_err(|e| LoadError::Task(e.to_string()))?.new_game();
+        }
         let clock = Arc::new(Mutex::new(RevealClock::default()));
         let [a, b] = seats;
         let play = |seat: Seat| {
             let (clock, counters, stop) = (clock.clone(), shared.counters.clone(), shared.stop.clone());
             let rng = seat_rng(shared.opts.seed, index, round, seat.index);
-            let stall = shared.opts.stall;
-            tokio::spawn(async move { seat.play(&clock, &counters, rng, stop, stall).await })
+            let (stall, pace) = (shared.opts.stall, pace.clone());
+            tokio::spawn(async move { seat.play(&clock, &counters, rng, stop, stall, pace.as_deref()).await })
         };
         let (ha, hb) = (play(a), play(b));
         let (ra, rb) = tokio::join!(ha, hb);
@@ -575,11 +638,16 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
     let server = match (before, connected, idle, start_usage, end_usage) {
         (Some(before), Some(connected), Some(idle), Some(start), Some(end)) => {
             let cpu = end.cpu_seconds - start.cpu_seconds;
+            let opened = per_table(before, connected);
+            let games = counters.games.load(Ordering::Relaxed);
+            let per_reveal = |cpu: f64| if reveals > 0 { cpu * 1e6 / reveals as f64 } else { 0.0 };
             Some(ServerCost {
                 cpu_seconds: cpu,
                 cpu_cores: cpu / seconds.max(1e-9),
-                cpu_us_per_reveal: if reveals > 0 { cpu * 1e6 / reveals as f64 } else { 0.0 },
-                cpu_us_per_table_opened: per_table(before, connected),
+                cpu_us_per_reveal: per_reveal(cpu),
+                cpu_us_per_reveal_without_openings: per_reveal((cpu - games as f64 * opened / 1e6).max(0.0)),
+                reveals_per_opening: (games > 0).then(|| reveals as f64 / games as f64),
+                cpu_us_per_table_opened: opened,
                 rss_kib_before: before.rss_kib,
                 rss_kib_idle: idle.rss_kib,
                 rss_kib_end: end.rss_kib,
@@ -610,6 +678,8 @@ pub async fn run_load(opts: &LoadOptions, target: &Target) -> Result<Report, Loa
         reveals_per_second: reveals as f64 / seconds.max(1e-9),
         commands_per_second: commands as f64 / seconds.max(1e-9),
         latency_ms: latency,
+        think_ms: opts.think.map(|t| t.as_secs_f64() * 1000.0),
+        client_addresses: opts.client_addresses.max(1),
         sealed: opts.sealed,
         instances: target.base_urls.len(),
         spread: opts.spread,
@@ -642,6 +712,19 @@ impl std::fmt::Display for Report {
             String::new()
         };
         writeln!(f, "load phase        {:.1} s{warm}, {} games ended", self.seconds, self.games)?;
+        match self.think_ms {
+            Some(ms) => writeln!(
+                f,
+                "loop              open: a think time of {:.1} s on average before each face-down choice; seats from {} address(es)",
+                ms / 1000.0,
+                self.client_addresses
+            )?,
+            None => writeln!(
+                f,
+                "loop              closed: every seat answers at once; seats from {} address(es)",
+                self.client_addresses
+            )?,
+        }
         writeln!(f, "reveals           {} ({:.0}/s)", self.reveals, self.reveals_per_second)?;
         writeln!(
             f,
@@ -654,6 +737,12 @@ impl std::fmt::Display for Report {
                 f,
                 "server CPU        {:.2} s ({:.2} cores), {:.1} µs per reveal",
                 s.cpu_seconds, s.cpu_cores, s.cpu_us_per_reveal
+            )?;
+            writeln!(
+                f,
+                "server CPU/reveal {:.1} µs without the tables opened ({} reveals per table opened)",
+                s.cpu_us_per_reveal_without_openings,
+                s.reveals_per_opening.map_or("no".to_owned(), |n| format!("{n:.1}"))
             )?;
             writeln!(f, "server CPU/table  {:.0} µs per table opened", s.cpu_us_per_table_opened)?;
             writeln!(
@@ -685,7 +774,17 @@ impl std::fmt::Display for Report {
 
 #[cfg(test)]
 mod tests {
-    use super::Spread;
+    use super::{Spread, client_address};
+
+    #[test]
+    fn seats_come_from_loopback_addresses_in_turn() {
+        assert_eq!(client_address(0, 0, 1), None);
+        let from = |index, seat| client_address(index, seat, 3).unwrap().to_string();
+        assert_eq!(
+            [from(0, 0), from(0, 1), from(1, 0), from(1, 1)],
+            ["127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.1"]
+        );
+    }
 
     #[test]
     fn seats_spread_puts_a_seat_of_every_table_on_each_instance_and_tables_spread_keeps_a_table_on_one() {

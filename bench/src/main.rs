@@ -25,7 +25,7 @@ struct Args {
     #[arg(long, default_value = "target/release/facedown")]
     server_bin: PathBuf,
     /// Tables played at once (two connected seats each).
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=5000))]
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=12_000))]
     tables: u32,
     /// The longest the load phase runs, in seconds.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
@@ -73,6 +73,16 @@ struct Args {
     /// Triangle's duels, the default already).
     #[arg(long)]
     no_opening_round: bool,
+    /// An open loop, at a human pace: each table thinks this many milliseconds on average
+    /// (exponentially distributed, one draw per choice) before each of its face-down choices,
+    /// and latency counts from the scheduled time. 0: a closed loop, every seat answering at
+    /// once.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    think_ms: u64,
+    /// The seats connect from 127.0.0.1 to 127.0.0.N in turn, so that the server's
+    /// per-address caps bind as they would for N hosts (raise them with --server-arg).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=254))]
+    client_addresses: u8,
     /// An argument passed on to `facedown serve` (repeat for several, e.g. limits).
     #[arg(long = "server-arg", allow_hyphen_values = true)]
     server_args: Vec<String>,
@@ -135,6 +145,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         sealed: args.sealed,
         opening_round: if args.opening_round { Some(true) } else { args.no_opening_round.then_some(false) },
         spread: args.spread,
+        think: (args.think_ms > 0).then(|| Duration::from_millis(args.think_ms)),
+        client_addresses: args.client_addresses,
     };
     let runtime = runtime()?;
     let report = runtime.block_on(run_load(&opts, &target));

@@ -68,6 +68,53 @@ impl RevealClock {
     }
 }
 
+/// An open loop's schedule of one table slot's face-down choices: its seats send their `k`th
+/// face-down choice of a game at the `k`th time of the schedule, each an exponentially
+/// distributed think time (one per table, [`Pace::new`]'s mean) after the one before — whatever
+/// the server's answers were, so a slow answer makes the next choices late rather than fewer
+/// (latency is measured from the scheduled time, never from a send that came late).
+#[derive(Debug)]
+pub struct Pace {
+    mean: Duration,
+    rng: TableRng,
+    /// The times of the game's choices scheduled so far: `times[k]` is choice `k`'s.
+    times: Vec<Instant>,
+    /// Where the next game's schedule starts: the last time scheduled.
+    last: Instant,
+}
+
+/// The longest one think time may be, in means (an exponential draw is unbounded).
+const MAX_THINK_MEANS: f64 = 20.0;
+
+impl Pace {
+    /// A table slot's schedule with think times of mean `mean`, from `start`.
+    pub fn new(mean: Duration, rng: TableRng, start: Instant) -> Pace {
+        Pace { mean, rng, times: Vec::new(), last: start }
+    }
+
+    /// One exponentially distributed think time (inverse transform of a uniform draw), capped
+    /// at [`MAX_THINK_MEANS`] means.
+    fn think(&mut self) -> Duration {
+        let u: f64 = self.rng.random_range(f64::EPSILON..1.0);
+        self.mean.mul_f64((-u.ln()).min(MAX_THINK_MEANS))
+    }
+
+    /// A new game at this table slot: its schedule goes on from the last time scheduled.
+    pub fn new_game(&mut self) {
+        self.times.clear();
+    }
+
+    /// When the game's `k`th face-down choice (from 0) is to be sent.
+    pub fn at(&mut self, k: usize) -> Instant {
+        while self.times.len() <= k {
+            let next = self.last + self.think();
+            self.times.push(next);
+            self.last = next;
+        }
+        self.times[k]
+    }
+}
+
 /// What every connection counts, shared by all of them.
 pub struct Counters {
     /// Reveals both seats have received.
@@ -175,8 +222,19 @@ impl Seat {
     /// Connects to a seat's link and reads its welcome (within `timeout`); `sealed` says how
     /// the table was created to have the seat play.
     pub async fn join(link: &str, index: usize, sealed: bool, timeout: Duration) -> Result<Seat, LoadError> {
+        Seat::join_from(link, index, sealed, timeout, None).await
+    }
+
+    /// [`Seat::join`] from the local address `from`, when given ([`Conn::join_from`]).
+    pub async fn join_from(
+        link: &str,
+        index: usize,
+        sealed: bool,
+        timeout: Duration,
+        from: Option<std::net::IpAddr>,
+    ) -> Result<Seat, LoadError> {
         let work = async {
-            let mut conn = Conn::join(link, 0).await?;
+            let mut conn = Conn::join_from(link, 0, from).await?;
             loop {
                 match conn.next().await? {
                     Incoming::Change { seq, prompt, over, face_down, opening, .. } => {
@@ -221,6 +279,7 @@ impl Seat {
         mut rng: TableRng,
         mut stop: watch::Receiver<bool>,
         stall: Duration,
+        pace: Option<&Mutex<Pace>>,
     ) -> Result<SeatEnd, LoadError> {
         // docs/protocol.md, Requests and client ids: the ids are a counter that grows with each
         // request of the seat's link (fresh for this game: from 1).
@@ -232,6 +291,10 @@ impl Seat {
         // A sealed seat's commitments not yet revealed, oldest first, and whether they are bound.
         let mut sealed: VecDeque<(Value, Nonce)> = VecDeque::new();
         let mut bound = false;
+        // With a pace (an open loop): how many face-down choices the seat sent this game, and
+        // the scheduled time of the next one once the seat waits for it.
+        let mut paced: usize = 0;
+        let mut scheduled: Option<Instant> = None;
         loop {
             // A seat whose request ended the game may see the game over before that request's
             // acknowledgement (two frames): it reads the acknowledgement before it leaves, so
@@ -268,11 +331,30 @@ impl Seat {
             {
                 // Uniformly among the prompt's choices.
                 let choice = &choices[rng.random_range(0..choices.len())];
+                let face_down = choice.private || (self.sealed && self.face_down);
+                // An open loop sends a face-down choice at its scheduled time, not before, and
+                // times the reveal from then.
+                let mut sent_at = Instant::now();
+                if face_down && let Some(pace) = pace {
+                    let at = match scheduled {
+                        Some(at) => at,
+                        None => {
+                            let at = pace.lock().map_err(|e| LoadError::Task(e.to_string()))?.at(paced);
+                            scheduled = Some(at);
+                            at
+                        }
+                    };
+                    if at > sent_at {
+                        retry_at = Some(tokio::time::Instant::from_std(at));
+                        continue;
+                    }
+                    scheduled = None;
+                    paced += 1;
+                    sent_at = at;
+                }
                 next_id += 1;
-                if (choice.private || (self.sealed && self.face_down))
-                    && let Ok(mut c) = clock.lock()
-                {
-                    c.committed(self.index, Instant::now());
+                if face_down && let Ok(mut c) = clock.lock() {
+                    c.committed(self.index, sent_at);
                 }
                 // A sealed seat seals every answer to a face-down question, as `facedown join`
                 // does (some are not `private` themselves, such as no stance at all).
@@ -289,7 +371,10 @@ impl Seat {
                     in_flight = Some((next_id, Sent::Command));
                 }
             }
-            let wake = retry_at.unwrap_or_else(|| tokio::time::Instant::now() + stall);
+            let now = tokio::time::Instant::now();
+            let wake = retry_at.unwrap_or(now + stall);
+            // While the seat thinks, the server owes it nothing: a stall counts from its wake.
+            let patience = stall + retry_at.map_or(Duration::ZERO, |at| at.saturating_duration_since(now));
             let message = tokio::select! {
                 changed = stop.changed() => {
                     // The load generator is gone or said stop: either way, stop.
@@ -302,7 +387,7 @@ impl Seat {
                     retry_at = None;
                     continue;
                 }
-                m = tokio::time::timeout(stall, self.conn.next()) => {
+                m = tokio::time::timeout(patience, self.conn.next()) => {
                     m.map_err(|_| LoadError::Stalled { what: "a message from the server", timeout: stall })??
                 }
             };
@@ -384,6 +469,28 @@ mod tests {
         counters.count(&counters.commands, 1);
         let (reveals, commands, latency) = counters.stop().unwrap();
         assert_eq!((reveals, commands, latency.count), (1, 2, 1));
+    }
+
+    #[test]
+    fn a_pace_schedules_exponential_think_times_the_same_for_both_seats() {
+        let t0 = Instant::now();
+        let mean = Duration::from_millis(100);
+        let mut pace = Pace::new(mean, table::seeded_rng(7), t0);
+        // Both seats ask for their kth choice: one time each, the same for both.
+        let (a, b) = (pace.at(3), pace.at(0));
+        assert_eq!((pace.at(3), pace.at(0)), (a, b));
+        assert!(t0 < b && b < a);
+        // A new game goes on from the last time scheduled.
+        pace.new_game();
+        assert!(pace.at(0) > a);
+        // The think times' mean is the pace's (10,000 draws: within 5%), none over the cap.
+        let mut pace = Pace::new(mean, table::seeded_rng(8), t0);
+        let n = 10_000;
+        let end = pace.at(n - 1);
+        let average = end.duration_since(t0).as_secs_f64() / n as f64;
+        assert!((average / mean.as_secs_f64() - 1.0).abs() < 0.05, "{average}");
+        let longest = (1..n).map(|k| pace.at(k) - pace.at(k - 1)).max().unwrap();
+        assert!(longest <= mean.mul_f64(MAX_THINK_MEANS));
     }
 
     #[test]

@@ -5,13 +5,14 @@
 //! the machine with the server, so what it spends reading frames is taken from the server.
 
 use std::borrow::Cow;
+use std::net::{IpAddr, SocketAddr};
 
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use server::client::ws_url;
 use server::protocol::{ClientMessage, ErrorCode, VERSION, parse_link};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -204,6 +205,12 @@ impl Conn {
     /// Connects to the server of a seat's `link` and says hello, asking for what came after
     /// `since`.
     pub async fn join(link: &str, since: u64) -> Result<Conn, LoadError> {
+        Conn::join_from(link, since, None).await
+    }
+
+    /// [`Conn::join`] from the local address `from` (a loopback address such as 127.0.0.2, so
+    /// that many seats do not all come from one address), when given.
+    pub async fn join_from(link: &str, since: u64, from: Option<IpAddr>) -> Result<Conn, LoadError> {
         let (base, table, token) =
             parse_link(link).ok_or_else(|| LoadError::Setup(format!("not a facedown link: {link}")))?;
         // A small read buffer: tungstenite zero-fills its whole read buffer for each read, and
@@ -212,9 +219,37 @@ impl Conn {
             .read_buffer_size(4096)
             .max_message_size(Some(MAX_FRAME))
             .max_frame_size(Some(MAX_FRAME));
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(ws_url(&base), Some(config), true)
-            .await
-            .map_err(|e| LoadError::Ws(e.to_string()))?;
+        let ws = match from {
+            None => {
+                tokio_tungstenite::connect_async_with_config(ws_url(&base), Some(config), true)
+                    .await
+                    .map_err(|e| LoadError::Ws(e.to_string()))?
+                    .0
+            }
+            Some(from) => {
+                let server: SocketAddr =
+                    base.strip_prefix("http://").and_then(|a| a.parse().ok()).ok_or_else(|| {
+                        LoadError::Setup(format!(
+                            "a seat's own address needs an http://IP:PORT server, not {base}"
+                        ))
+                    })?;
+                let socket = if from.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }
+                    .map_err(|e| LoadError::Ws(e.to_string()))?;
+                socket
+                    .bind(SocketAddr::new(from, 0))
+                    .map_err(|e| LoadError::Ws(format!("binding {from}: {e}")))?;
+                let stream = socket.connect(server).await.map_err(|e| LoadError::Ws(e.to_string()))?;
+                stream.set_nodelay(true).map_err(|e| LoadError::Ws(e.to_string()))?;
+                tokio_tungstenite::client_async_with_config(
+                    ws_url(&base),
+                    MaybeTlsStream::Plain(stream),
+                    Some(config),
+                )
+                .await
+                .map_err(|e| LoadError::Ws(e.to_string()))?
+                .0
+            }
+        };
         let mut conn = Conn { ws };
         let hello = ClientMessage::Hello { v: VERSION, table, token, since };
         let hello = serde_json::to_string(&hello).map_err(|e| LoadError::Setup(e.to_string()))?;

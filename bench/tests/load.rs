@@ -16,20 +16,7 @@ use sqlx::postgres::PgConnection;
 const POSTGRES_VAR: &str = "FACEDOWN_TEST_POSTGRES";
 
 fn options(tables: usize, max_reveals: u64, sealed: bool) -> LoadOptions {
-    LoadOptions {
-        tables,
-        seconds: Duration::from_secs(30),
-        warmup: Duration::ZERO,
-        max_reveals,
-        connect_concurrency: 4,
-        connect_timeout: Duration::from_secs(30),
-        settle: Duration::ZERO,
-        stall: Duration::from_secs(10),
-        seed: 1,
-        sealed,
-        opening_round: None,
-        spread: Spread::Seats,
-    }
+    LoadOptions { tables, seconds: Duration::from_secs(30), max_reveals, sealed, ..LoadOptions::default() }
 }
 
 fn config(db: std::path::PathBuf) -> server::Config {
@@ -37,6 +24,11 @@ fn config(db: std::path::PathBuf) -> server::Config {
     config.listen = "127.0.0.1:0".parse().unwrap();
     config.limits.messages_per_second = 100_000;
     config.limits.burst = 100_000;
+    // Every seat and every table comes from 127.0.0.1: the per-address limits must not bind.
+    config.limits.max_connections_per_address = 100_000;
+    config.limits.messages_per_second_per_address = 1_000_000;
+    config.limits.burst_per_address = 1_000_000;
+    config.limits.tables_per_minute_per_address = 1_000_000;
     config
 }
 
@@ -66,6 +58,24 @@ async fn a_short_load_times_reveals_against_a_real_server() {
     check(&report, 300, 2);
     assert!(!report.sealed);
     assert_eq!(report.instances, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_loop_thinks_between_choices_and_seats_come_from_several_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server::start(config(dir.path().join("open.sqlite"))).await.unwrap();
+    let target = Target::one(running.base_url.clone(), None);
+    let opts =
+        LoadOptions { think: Some(Duration::from_millis(100)), client_addresses: 3, ..options(4, 40, false) };
+    let started = std::time::Instant::now();
+    let report = run_load(&opts, &target).await.unwrap();
+    let took = started.elapsed();
+    running.shutdown().await.expect("a graceful shutdown");
+    check(&report, 40, 2);
+    assert_eq!((report.think_ms, report.client_addresses), (Some(100.0), 3));
+    // 40 reveals over 4 tables, each after a think time of 100 ms on average: about ten
+    // think times a table, so about a second (a closed loop plays them in a few dozen ms).
+    assert!(took >= Duration::from_millis(500), "{took:?}: {report}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

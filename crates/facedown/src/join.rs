@@ -227,7 +227,15 @@ fn update_lines(update: &Value, name: &dyn Fn(u16) -> String) -> Vec<String> {
             vec![format!("Every choice is sealed ({n} commitments): now they are revealed.")]
         }
         Some("fault") => {
-            vec![play::fault_text(&seat("seat"), update.get("fault").and_then(Value::as_str).unwrap_or(""))]
+            // A missed reveal whose seat lost its secret says so (docs/fairness.md §3).
+            let fault = match (
+                update.get("fault").and_then(Value::as_str),
+                update.get("reason").and_then(Value::as_str),
+            ) {
+                (Some("no_reveal"), Some("secret_lost")) => "secret_lost",
+                (fault, _) => fault.unwrap_or(""),
+            };
+            vec![play::fault_text(&seat("seat"), fault)]
         }
         _ => Vec::new(),
     }
@@ -434,7 +442,7 @@ impl Join {
                 Ok(None)
             }
             ("back", "") if self.my_seat().is_some() => {
-                Ok(Some(ClientMessage::TakeBack { id: self.next_id() }))
+                Ok(Some(ClientMessage::TakeBack { id: self.next_id(), lost: false }))
             }
             ("undo", "") if self.is_gm() || self.my_seat().is_some() => {
                 Ok(Some(ClientMessage::Undo { id: self.next_id() }))

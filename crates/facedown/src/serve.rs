@@ -64,13 +64,36 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_message_bytes)]
     pub max_message_bytes: usize,
 
-    /// Messages a connection may send per second, on average.
+    /// Messages a link may send per second, on average (all its connections together; every
+    /// frame counts, pings included).
     #[arg(long, value_name = "N", default_value_t = Limits::default().messages_per_second)]
     pub messages_per_second: u32,
 
-    /// Messages a connection may send at once above the average.
+    /// Messages a link may send at once above the average.
     #[arg(long, value_name = "N", default_value_t = Limits::default().burst)]
     pub burst: u32,
+
+    /// Connections at once from one address (an IPv6 address by its /64). Behind a tunnel or
+    /// a proxy on this machine every player comes from one address: raise it there.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections_per_address)]
+    pub max_connections_per_address: usize,
+
+    /// Messages one address may send per second over all its connections, on average.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().messages_per_second_per_address)]
+    pub messages_per_second_per_address: u32,
+
+    /// Messages one address may send at once above its average.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().burst_per_address)]
+    pub burst_per_address: u32,
+
+    /// Tables one address may create per minute (POST /api/tables), on average.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().tables_per_minute_per_address)]
+    pub tables_per_minute_per_address: u32,
+
+    /// The server's log on standard error: text lines, or JSON lines (one object a line).
+    /// RUST_LOG filters it (default: info).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
+    pub log_format: LogFormat,
 
     /// Tables the server holds (open and stored unfinished).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_tables)]
@@ -139,6 +162,48 @@ pub struct Args {
     /// instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// How the server's log is written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of text an event.
+    Text,
+    /// One JSON object a line (`timestamp`, `level`, `fields`, `target`).
+    Json,
+}
+
+/// The log's filter: RUST_LOG's directives, or `info` when it is not set.
+fn log_filter() -> anyhow::Result<tracing_subscriber::EnvFilter> {
+    match std::env::var("RUST_LOG") {
+        Ok(spec) => tracing_subscriber::EnvFilter::try_new(&spec)
+            .with_context(|| format!("RUST_LOG {:?}", escape(&spec))),
+        Err(_) => Ok(tracing_subscriber::EnvFilter::new("info")),
+    }
+}
+
+/// The log: the `tracing` events `filter` lets through, written to `writer` in `format`.
+fn log_subscriber<W>(
+    format: LogFormat,
+    filter: tracing_subscriber::EnvFilter,
+    ansi: bool,
+    writer: W,
+) -> Box<dyn tracing::Subscriber + Send + Sync>
+where
+    W: for<'a> tracing_subscriber::fmt::MakeWriter<'a> + Send + Sync + 'static,
+{
+    let log = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
+    match format {
+        LogFormat::Text => Box::new(log.with_ansi(ansi).finish()),
+        LogFormat::Json => Box::new(log.json().finish()),
+    }
+}
+
+/// Sends the server's log (the `tracing` events of every crate) to standard error, filtered
+/// by RUST_LOG (`info` when it is not set), in `format`.
+fn start_logging(format: LogFormat) -> anyhow::Result<()> {
+    let subscriber = log_subscriber(format, log_filter()?, std::io::stderr().is_terminal(), std::io::stderr);
+    tracing::subscriber::set_global_default(subscriber).map_err(|e| anyhow::anyhow!("the log: {e}"))
 }
 
 /// The example `--table SYSTEM` plays, by system: the one `play` starts without a file, or
@@ -263,8 +328,17 @@ fn config(args: &Args) -> anyhow::Result<Config> {
     if args.max_message_bytes < 1024 {
         bail!("--max-message-bytes {}: at least 1024 (a welcome is larger)", args.max_message_bytes);
     }
-    if args.messages_per_second == 0 || args.max_tables == 0 || args.max_connections == 0 {
-        bail!("--messages-per-second, --max-tables and --max-connections must be at least 1");
+    if args.messages_per_second == 0
+        || args.max_tables == 0
+        || args.max_connections == 0
+        || args.max_connections_per_address == 0
+        || args.messages_per_second_per_address == 0
+        || args.tables_per_minute_per_address == 0
+    {
+        bail!(
+            "--messages-per-second, --max-tables, --max-connections, --max-connections-per-address, \
+             --messages-per-second-per-address and --tables-per-minute-per-address must be at least 1"
+        );
     }
     Ok(Config {
         listen: args.listen,
@@ -279,6 +353,10 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             burst: args.burst,
             max_tables: args.max_tables,
             max_connections: args.max_connections,
+            max_connections_per_address: args.max_connections_per_address,
+            messages_per_second_per_address: args.messages_per_second_per_address,
+            burst_per_address: args.burst_per_address,
+            tables_per_minute_per_address: args.tables_per_minute_per_address,
             idle_seconds: args.idle_seconds,
             unjoined_seconds: args.unjoined_seconds,
             hold: std::time::Duration::from_millis(args.hold_ms),
@@ -412,6 +490,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     let db = config.db_display();
+    start_logging(args.log_format)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let running = server::start(config).await.context("the server cannot start")?;
@@ -528,6 +607,35 @@ mod tests {
     fn a_qr_code_is_half_blocks() {
         let q = qr_text("http://192.168.1.5:8080/t/7#0123456789abcdef0123456789abcdef").unwrap();
         assert!(q.lines().count() > 10 && q.contains('▀'), "{q}");
+    }
+
+    #[test]
+    fn the_log_in_json_is_one_object_a_line_and_the_filter_applies() {
+        #[derive(Clone, Default)]
+        struct Kept(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl Write for Kept {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let kept = Kept::default();
+        let writer = kept.clone();
+        let filter = tracing_subscriber::EnvFilter::new("info");
+        let log = log_subscriber(LogFormat::Json, filter, false, move || writer.clone());
+        tracing::subscriber::with_default(log, || {
+            tracing::info!(table = 7, "table 7 created");
+            tracing::debug!("not at info");
+        });
+        let text = String::from_utf8(kept.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        assert_eq!(lines[0]["level"], "INFO");
+        assert_eq!(lines[0]["fields"]["message"], "table 7 created");
+        assert_eq!(lines[0]["fields"]["table"], 7);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `facedown tables`: the tables a server keeps, listed, and moved from one store to another
 //! (SQLite or PostgreSQL) as a table document (`store::TableDocument`): `export` writes one
-//! table's document, `import` adds it to a store as a new table.
+//! table's document, `import` adds it to a store as a new table; `backup` copies a whole
+//! SQLite store while its server runs.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,8 @@ use crate::input::{escape, read_bounded, read_stdin_bounded};
 #[command(after_help = "Examples:\n  \
 facedown tables list --db server.db\n  \
 facedown tables export --db server.db --table 1 -o table-1.json\n  \
-facedown tables import --db postgres://facedown@127.0.0.1:5432/facedown table-1.json\n\n\
+facedown tables import --db postgres://facedown@127.0.0.1:5432/facedown table-1.json\n  \
+facedown tables backup --db server.db server-backup.db\n\n\
 A table document holds the table's setup, options, journal and its links' token hashes (never \
 the tokens): it is written with mode 0600. Stop the server before moving a table (docs/hosting.md).")]
 pub struct Args {
@@ -53,7 +55,7 @@ enum Command {
         #[arg(long, value_name = "N")]
         table: u64,
         /// Write the document to FILE (atomically, mode 0600) instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
+        #[arg(short, long, visible_alias = "out", value_name = "FILE")]
         output: Option<PathBuf>,
         /// With -o: print what was written as one JSON line instead of text.
         #[arg(long, requires = "output")]
@@ -68,6 +70,19 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: PathBuf,
         /// Print the old and new numbers as one JSON line instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Writes a consistent copy of the whole SQLite store, as of one moment, to a new FILE
+    /// (mode 0600), while the server goes on serving: a backup that opens as a store of its own
+    /// (serve it with --db FILE). A PostgreSQL store is backed up with pg_dump (docs/hosting.md).
+    Backup {
+        #[command(flatten)]
+        db: Db,
+        /// The new file (refused if it exists).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Print what was written as one JSON line instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -104,8 +119,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     rt.block_on(async move {
         let create = matches!(args.command, Command::Import { .. });
         let db = match &args.command {
-            Command::List { db, .. } | Command::Export { db, .. } | Command::Import { db, .. } => db,
+            Command::List { db, .. }
+            | Command::Export { db, .. }
+            | Command::Import { db, .. }
+            | Command::Backup { db, .. } => db,
         };
+        if let Command::Backup { file, json, .. } = &args.command {
+            return backup(db, file, *json).await;
+        }
         let (store, shown) = open(db, create).await?;
         let result = match &store {
             Store::Sqlite(s) => command(s, &args.command, &shown).await,
@@ -126,6 +147,49 @@ async fn command<S: TableStore>(store: &S, command: &Command, db: &str) -> anyho
             export(store, TableId(*table), output.as_deref(), *json, db).await
         }
         Command::Import { file, json, .. } => import(store, file, *json, db).await,
+        // Handled before a store is opened (`run`).
+        Command::Backup { .. } => bail!("tables backup: not a command on an open store"),
+    }
+}
+
+/// `facedown tables backup`: SQLite's `VACUUM INTO` a new file, which is then opened as a store
+/// to count its tables (a backup that does not open is an error). PostgreSQL: refused, naming
+/// `pg_dump`.
+async fn backup(db: &Db, file: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    if let Some(url) = db.db.as_deref().and_then(Path::to_str).filter(|p| store::is_postgres_url(p)) {
+        bail!(
+            "--db {}: a PostgreSQL store is backed up with PostgreSQL's own pg_dump, e.g. \
+             pg_dump --format=custom --file=facedown.dump DATABASE (docs/hosting.md, Backups)",
+            store::redacted_url(url)
+        );
+    }
+    let shown_file = escape(&file.display().to_string()).into_owned();
+    let (store, shown) = open(db, false).await?;
+    let written = store_backup(&store, file).await;
+    match &store {
+        Store::Sqlite(s) => s.close().await,
+        Store::Postgres(s) => s.close().await,
+    }
+    written.with_context(|| format!("cannot back {shown} up to {shown_file}"))?;
+    let copy =
+        SqliteTables::open(file).await.with_context(|| format!("the backup {shown_file} does not open"))?;
+    let tables = copy.list_tables().await;
+    copy.close().await;
+    let tables = tables.with_context(|| format!("the backup {shown_file} does not open"))?.len();
+    if json {
+        println!("{}", serde_json::json!({"file": file.display().to_string(), "tables": tables}));
+    } else {
+        let n = if tables == 1 { "1 table".to_owned() } else { format!("{tables} tables") };
+        println!("Backed up {shown} to {shown_file} ({n}).");
+        println!("The file holds the links' token hashes: keep it as private as the database.");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn store_backup(store: &Store, file: &Path) -> anyhow::Result<()> {
+    match store {
+        Store::Sqlite(s) => Ok(s.backup(file).await?),
+        Store::Postgres(_) => bail!("a PostgreSQL store is backed up with pg_dump"),
     }
 }
 

@@ -91,6 +91,12 @@ const SKIPPED: &[(&str, &str)] = &[
          throwaway one (FACEDOWN_TEST_POSTGRES) and serves it there",
     ),
     (
+        "pg_dump ",
+        "backs up the reader's PostgreSQL database (docs/hosting.md, Backups); `facedown tables \
+         backup` refusing PostgreSQL for it is checked by tests/tables_cli.rs",
+    ),
+    ("pg_restore ", "restores the skipped pg_dump line's backup into the reader's PostgreSQL server"),
+    (
         "sudo -u postgres",
         "creates a role and a database on the reader's PostgreSQL server, as its administrator",
     ),

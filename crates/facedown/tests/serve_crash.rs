@@ -59,6 +59,8 @@ impl Server {
     fn start(db: &Path, new_table: bool) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_facedown"));
         command.args(["serve", "--listen", "127.0.0.1:0", "--db"]).arg(db).arg("--json");
+        // A new table the moment a game ends, from one address, for as long as the test runs.
+        command.args(["--tables-per-minute-per-address", "100000"]);
         if new_table {
             command.args(["--table", TABLE]);
         }

@@ -260,3 +260,105 @@ fn the_commands_refuse_what_they_must_with_a_non_zero_status() {
         assert!(out.contains("Usage:") && out.contains("--db"), "{args:?}: {out}");
     }
 }
+
+/// Issue 33, backups: `facedown tables backup FILE` copies a SQLite store while its server runs
+/// (its last commands still in the write-ahead log): the copy opens as a store of its own, is
+/// served, and holds the table as it was; an existing file and a PostgreSQL store are refused,
+/// the latter naming pg_dump. A server that stops leaves its write-ahead log folded in.
+#[test]
+fn a_backup_taken_while_the_server_runs_opens_and_holds_its_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let mut server = Server::start(&db, &["--table", "iron-triangle:duel"]);
+    let links = seat_links(&server.started);
+    let rt = runtime();
+    let seq = rt.block_on(play(&links[0], "b-1")).expect("the first seat is asked");
+    let before = rt.block_on(welcome(&links[0]));
+    let backup = dir.path().join("backup.db");
+    let out =
+        facedown_ok(&["tables", "backup", "--db", db.to_str().unwrap(), backup.to_str().unwrap(), "--json"]);
+    let written: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(written["tables"], 1, "{out}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&backup).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the backup holds token hashes");
+    }
+    let (code, _, err) =
+        run_facedown(&["tables", "backup", "--db", db.to_str().unwrap(), backup.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "an existing file is refused: {err}");
+    assert!(err.contains("exists already"), "{err}");
+    let (code, _, err) =
+        run_facedown(&["tables", "backup", "--db", "postgres://facedown@127.0.0.1:1/facedown", "x.db"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("pg_dump"), "PostgreSQL is backed up with pg_dump: {err}");
+    assert_eq!(server.stop(), Some(0), "{}", server.stderr());
+    let wal = std::fs::metadata(db.with_extension("db-wal")).map_or(0, |m| m.len());
+    assert_eq!(wal, 0, "a stopped server leaves its write-ahead log folded into the database");
+
+    let mut restored = Server::start(&backup, &[]);
+    let (_, table, token) = parse_link(&links[0]).unwrap();
+    let now = rt.block_on(welcome(&link(&format!("http://{}", restored.addr), &table, &token)));
+    assert_eq!(
+        (now.seq, &now.updates),
+        (before.seq, &before.updates),
+        "the backup holds the table as it was"
+    );
+    assert!(now.seq >= seq);
+    assert_eq!(restored.stop(), Some(0), "{}", restored.stderr());
+}
+
+/// Issue 33: a table the server cannot resume (here its journal holds a take-back with nothing
+/// to take back) tells whoever opens it that it cannot be resumed, naming the entry, and
+/// `facedown tables export` still writes its document, which imports back.
+#[test]
+fn a_table_that_cannot_be_resumed_says_so_and_is_still_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let mut server = Server::start(&db, &["--table", "iron-triangle:duel"]);
+    let links = seat_links(&server.started);
+    assert_eq!(server.stop(), Some(0), "{}", server.stderr());
+    let (_, table, token) = parse_link(&links[0]).unwrap();
+    let db_s = db.to_str().unwrap();
+    let doc = dir.path().join("table.json");
+    facedown_ok(&["tables", "export", "--db", db_s, "--table", &table, "-o", doc.to_str().unwrap()]);
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&doc).unwrap()).unwrap();
+    let journal = value["journal"].as_array_mut().unwrap();
+    journal.push(serde_json::json!({"n": journal.len(), "entry": r#"{"op":"take_back","seat":0}"#}));
+    let broken_doc = dir.path().join("broken.json");
+    std::fs::write(&broken_doc, value.to_string()).unwrap();
+    let out = facedown_ok(&["tables", "import", "--db", db_s, broken_doc.to_str().unwrap(), "--json"]);
+    let imported: Value = serde_json::from_str(out.trim()).unwrap();
+    let broken = imported["table"].as_u64().unwrap().to_string();
+
+    let mut server = Server::start(&db, &[]);
+    let rt = runtime();
+    let told = rt.block_on(async {
+        let mut client =
+            Client::join(&link(&format!("http://{}", server.addr), &broken, &token), 0).await.unwrap();
+        tokio::time::timeout(WAIT, client.next()).await.expect("an answer in time").unwrap()
+    });
+    match told {
+        ServerMessage::Error { message, .. } => {
+            assert!(message.contains(&format!("table {broken} cannot be resumed")), "{message}");
+            assert!(message.contains("journal entry 1"), "{message}");
+        }
+        other => panic!("the seat is told: {other:?}"),
+    }
+    assert_eq!(server.stop(), Some(0), "{}", server.stderr());
+    let again = dir.path().join("again.json");
+    let out = facedown_ok(&[
+        "tables",
+        "export",
+        "--db",
+        db_s,
+        "--table",
+        &broken,
+        "--out",
+        again.to_str().unwrap(),
+        "--json",
+    ]);
+    let written: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(written["entries"], 2, "{out}");
+}

@@ -27,7 +27,9 @@ pub struct Config {
     pub public_url: Option<String>,
     /// Serve HTTPS directly with this certificate and key.
     pub tls: Option<Tls>,
-    /// The secret that creating a table needs unless the request comes from loopback.
+    /// The secret that creating a table and reading `/metrics` need, from every peer, loopback
+    /// included (a tunnel relays from loopback). Without one, only this machine's own requests
+    /// may, not relayed by a proxy.
     pub admin_secret: Option<String>,
     /// The limits.
     pub limits: Limits,
@@ -101,12 +103,35 @@ pub struct Limits {
     pub max_message_bytes: usize,
     /// Messages a connection may send per second, on average.
     pub messages_per_second: u32,
-    /// Messages a connection may send at once above the average.
+    /// Messages a link may send at once above the average. The rate and the burst hold per
+    /// link (every connection of it together, and across reconnections), and every frame
+    /// counts: text, binary and WebSocket pings alike.
     pub burst: u32,
     /// Tables the server holds (open and stored unfinished).
     pub max_tables: usize,
-    /// Connections at once.
+    /// Sockets at once, counted when accepted (HTTP, WebSocket, or nothing sent yet). At start
+    /// the server lowers it to what its open-files limit holds, keeping a tenth of the
+    /// descriptors for the database ([`Running::max_connections`]).
     pub max_connections: usize,
+    /// Sockets at once from one address (an IPv6 address by its /64): a group behind one
+    /// router shares it; a tunnel or a proxy on the server's machine makes every client one
+    /// address, so raise it there.
+    pub max_connections_per_address: usize,
+    /// Messages one address may send per second over all its connections, on average.
+    pub messages_per_second_per_address: u32,
+    /// Messages one address may send at once above its average.
+    pub burst_per_address: u32,
+    /// Tables one address may create per minute, on average (as many at once).
+    pub tables_per_minute_per_address: u32,
+    /// How long a connection has for its first byte and then for each request's head.
+    pub head_timeout: std::time::Duration,
+    /// How long a WebSocket has to say hello.
+    pub hello_timeout: std::time::Duration,
+    /// How long a WebSocket may send nothing (a ping, a pong, a request): the server pings it
+    /// at half this time, and closes it at the full time.
+    pub idle_timeout: std::time::Duration,
+    /// How often the log summarizes the refusals and limits hit (never a line per refusal).
+    pub summary_every: std::time::Duration,
     /// Seconds a table with no connection and nothing to do stays in memory.
     pub idle_seconds: u64,
     /// Seconds a table's lease lasts unless renewed (renewed every third of it), on a store
@@ -130,6 +155,11 @@ pub struct Limits {
     /// before the server started with no entry played, from the first creation asked after
     /// the start. Zero: never.
     pub unjoined_seconds: u64,
+    /// Entries one table's journal may hold, every request kept counted (take-backs included):
+    /// past it the table refuses requests with `full` (issue 33).
+    pub max_table_entries: u64,
+    /// Bytes one table's journal may hold (its entries' JSON texts), as `max_table_entries`.
+    pub max_table_bytes: u64,
 }
 
 impl Default for Limits {
@@ -140,11 +170,21 @@ impl Default for Limits {
             burst: 40,
             max_tables: 10_000,
             max_connections: 20_000,
+            max_connections_per_address: 64,
+            messages_per_second_per_address: 200,
+            burst_per_address: 400,
+            tables_per_minute_per_address: 10,
+            head_timeout: std::time::Duration::from_secs(10),
+            hello_timeout: std::time::Duration::from_secs(10),
+            idle_timeout: std::time::Duration::from_secs(60),
+            summary_every: std::time::Duration::from_secs(60),
             idle_seconds: 300,
             lease_seconds: 10,
             hold: std::time::Duration::from_millis(3),
             reveal_hold: std::time::Duration::from_millis(500),
             unjoined_seconds: 24 * 3600,
+            max_table_entries: 100_000,
+            max_table_bytes: 32 << 20,
         }
     }
 }
@@ -214,6 +254,9 @@ pub struct Running {
     pub addr: SocketAddr,
     /// The base of its links: the public URL, or `http(s)://addr`.
     pub base_url: String,
+    /// The sockets it holds at most: [`Limits::max_connections`], lowered to what the
+    /// open-files limit (raised to its hard limit at start) holds.
+    pub max_connections: usize,
     create: Box<dyn Fn(CreateTable) -> BoxFuture<Result<CreatedTable, ApiError>> + Send + Sync>,
     stop: watch::Sender<bool>,
     done: tokio::task::JoinHandle<Result<(), ServerError>>,
@@ -288,6 +331,21 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
     {
         return Err(ServerError::Config(format!("--public-url: {url:?} is not an http:// or https:// URL")));
     }
+    let mut config = config;
+    if let Some(files) = crate::limits::raise_open_files() {
+        let fit = crate::limits::connections_for(files);
+        if fit < config.limits.max_connections {
+            tracing::warn!(
+                open_files = files,
+                max_connections = fit,
+                "{files} open files hold {fit} connections (a tenth stays for the database): \
+                 the connection limit is {fit}, not {}",
+                config.limits.max_connections
+            );
+            config.limits.max_connections = fit;
+        }
+    }
+    let max_connections = config.limits.max_connections;
     let tls = match &config.tls {
         Some(tls) => {
             // One process-wide provider; installing it twice is harmless.
@@ -329,25 +387,58 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
     if let Some(heard) = heard {
         tokio::spawn(crate::hub::fanout::run(Arc::clone(&hub), heard, stopped.clone()));
     }
-    let app = crate::web::router(Arc::clone(&hub)).into_make_service_with_connect_info::<SocketAddr>();
+    let edge = Arc::new(crate::limits::Edge::new(
+        hub.config.limits.clone(),
+        tls.is_some(),
+        Arc::clone(&hub.metrics.tally),
+    ));
+    let app = crate::web::router(Arc::clone(&hub), Arc::clone(&edge))
+        .into_make_service_with_connect_info::<SocketAddr>();
     let handle = axum_server::Handle::new();
+    let head_timeout = hub.config.limits.head_timeout;
     let serving = {
         let handle = handle.clone();
         async move {
-            // TCP_NODELAY on every connection: a frame written while the one before is still
-            // unacknowledged (an `ack`, then the update that follows it) would otherwise wait
-            // for the client's delayed ACK, about 40 ms on Linux (Nagle's algorithm).
-            let server = axum_server::from_tcp(listener)?;
-            let nodelay = axum_server::accept::NoDelayAcceptor::new();
+            // Every accepted socket is counted and capped, per address and in all, before
+            // anything is read from it (crate::limits).
+            let accept = crate::limits::Acceptor { edge };
+            let mut server = axum_server::from_tcp(listener)?;
+            // A request's head must come whole within the timeout (a client sending half a
+            // request holds nothing for long).
+            server
+                .http_builder()
+                .http1()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(head_timeout);
+            server.http_builder().http2().timer(hyper_util::rt::TokioTimer::new());
             match tls {
                 Some(tls) => {
-                    let tls = axum_server::tls_rustls::RustlsAcceptor::new(tls).acceptor(nodelay);
+                    let tls = axum_server::tls_rustls::RustlsAcceptor::new(tls)
+                        .handshake_timeout(head_timeout)
+                        .acceptor(accept);
                     server.acceptor(tls).handle(handle).serve(app).await
                 }
-                None => server.acceptor(nodelay).handle(handle).serve(app).await,
+                None => server.acceptor(accept).handle(handle).serve(app).await,
             }
         }
     };
+    {
+        // The refusals and limits hit, summarized once a minute (never a line per refusal).
+        let tally = Arc::clone(&hub.metrics.tally);
+        let every = hub.config.limits.summary_every.max(std::time::Duration::from_millis(10));
+        let mut stopped = stopped.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => tally.log(every.as_secs()),
+                    _ = stopped.wait_for(|s| *s) => break,
+                }
+            }
+            tally.log(every.as_secs());
+        });
+    }
+    tracing::info!(%addr, url = %base_url, max_connections, "listening on {addr} ({base_url})");
     let server = tokio::spawn(serving);
     let done = {
         let hub = Arc::clone(&hub);
@@ -358,7 +449,12 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
             hub.close_all(all_gone).await;
             handle.graceful_shutdown(Some(std::time::Duration::from_secs(5)));
             let served = server.await.map_err(|e| ServerError::Config(e.to_string()))?;
+            // Issue 33: SQLite's write-ahead log folded into the database file.
+            if let Err(e) = hub.store.shut_down().await {
+                tracing::error!("closing the store: {e}");
+            }
             served.map_err(|e| ServerError::Listen { addr, reason: e.to_string() })?;
+            tracing::info!("stopped");
             Ok(())
         })
     };
@@ -377,10 +473,12 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
     let create = Box::new(move |request: CreateTable| -> BoxFuture<Result<CreatedTable, ApiError>> {
         let hub = Arc::clone(&creator);
         Box::pin(async move {
-            hub.create_table(request).await.map_err(|r| ApiError { code: r.code, message: r.message })
+            let created = hub.create_table(request).await;
+            crate::web::log_created(&created, None);
+            created.map_err(|r| ApiError { code: r.code, message: r.message })
         })
     });
-    Ok(Running { addr, base_url, create, stop, done })
+    Ok(Running { addr, base_url, max_connections, create, stop, done })
 }
 
 #[cfg(test)]

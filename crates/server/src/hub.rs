@@ -47,7 +47,7 @@ use crate::systems;
 mod core;
 pub(crate) mod fanout;
 
-use self::core::{Core, Effect, Judged, Remote, Setting, Tally};
+use self::core::{Core, Counts, Effect, Judged, Remote, Setting};
 
 /// Times a request is tried again after another instance kept its journal number first
 /// (each after a short pause that grows, so two instances racing at one table fall out of step).
@@ -297,6 +297,15 @@ impl<S: TableStore> Hub<S> {
     /// Sends `message` to table `id`'s actor, loading the table if needed (once more if the
     /// actor left memory meanwhile).
     pub(crate) async fn send(self: &Arc<Self>, id: u64, mut message: ToTable) -> Result<(), Refusal> {
+        // Issue 33: a token none of the table's links has loads nothing (the store's token index).
+        if let ToTable::Join { token, .. } | ToTable::Log { token, .. } | ToTable::FairLog { token, .. } =
+            &message
+            && self.lock().get(&id).is_none_or(|(_, tx)| tx.is_closed())
+            && matches!(self.store.opens(TableId(id), &auth::hash(token)).await, Ok(false))
+        {
+            let m = format!("this link opens nothing at table {id} (mistyped, revoked or reissued)");
+            return Err(Refusal::new(ErrorCode::Unauthorized, m));
+        }
         for _ in 0..3 {
             let tx = self
                 .table(id)
@@ -430,16 +439,17 @@ impl<S: TableStore> Hub<S> {
             .and_then(|()| if opening { game.open_with_round() } else { Ok(()) });
         let journal = match made {
             Ok(_) => {
-                self.store.commit(vec![Write::Journal { table: id, n: 0, entry }]).await.map_err(|e| {
+                let write = Write::Journal { table: id, n: 0, entry: entry.clone() };
+                self.store.commit(vec![write]).await.map_err(|e| {
                     tracing::error!("keeping the server seed of {id}: {e}");
                     Refusal::new(ErrorCode::Internal, "the table's server seed could not be kept")
                 })?;
-                1
+                vec![entry]
             }
             Err(e) => {
                 // A ruleset that never draws keeps its seeded source.
                 tracing::error!("{id}: the draws cannot be made verifiable: {e}");
-                0
+                Vec::new()
             }
         };
         // The table counts from now on: its slot is kept.
@@ -472,7 +482,8 @@ impl<S: TableStore> Hub<S> {
         );
         match core {
             Ok(mut core) => {
-                core.journal = journal;
+                core.journal = journal.len() as u64;
+                core.used = crate::journal::Used::of(&journal);
                 core.set_fair_table();
                 self.start(Box::new(Actor::new(Arc::clone(self), core)))
             }
@@ -671,7 +682,10 @@ async fn actor_main<S: TableStore>(
     let follow = hub.fanout.follow(id, generation);
     let actor = match created {
         Some(actor) => Ok(actor),
-        None => Box::pin(load(&hub, id)).await.map(|core| Box::new(Actor::new(Arc::clone(&hub), core))),
+        None => Box::pin(load(&hub, id))
+            .await
+            .map(|core| Box::new(Actor::new(Arc::clone(&hub), core)))
+            .inspect(|_| tracing::info!(table = id.0, "table {} loaded", id.0)),
     };
     match actor {
         Ok(mut actor) => {
@@ -711,16 +725,24 @@ fn setting<S: TableStore>(hub: &Hub<S>) -> Setting {
         hold: hub.config.limits.hold,
         reveal_hold: hub.config.limits.reveal_hold,
         shared: hub.store.shared(),
-        tally: Tally::of(&hub.metrics),
+        counts: Counts::of(&hub.metrics),
+        limits: hub.config.limits.clone(),
     }
 }
 
 /// Table `id` as the store keeps it: its game opened and its journal replayed.
 async fn load<S: TableStore>(hub: &Hub<S>, id: TableId) -> Result<Core, Refusal> {
     let unknown = || Refusal::new(ErrorCode::Unauthorized, format!("there is no table {}", id.0));
-    let stored = hub.store.load(id).await.map_err(|e| {
-        tracing::debug!("loading {id}: {e}");
-        unknown()
+    let stored = hub.store.load(id).await.map_err(|e| match e {
+        store::PersistError::NoTable(_) => unknown(),
+        // Issue 33: said to whoever opens it and in the log, never taken for a missing table.
+        e => {
+            tracing::error!(
+                "{id} cannot be loaded: {e} (`facedown tables export --table {}` still writes it)",
+                id.0
+            );
+            Refusal::new(ErrorCode::Internal, format!("table {} cannot be loaded: {e}", id.0))
+        }
     })?;
     let damaged = |what: &str, e: &dyn std::fmt::Display| {
         tracing::error!("{id} cannot be resumed: {what}: {e}");

@@ -4,6 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use session::any::AnySession;
+
+use crate::config::Limits;
+use crate::protocol::ErrorCode;
+use crate::sealing::refusal_code;
 
 /// One accepted request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +39,9 @@ pub enum Op {
         /// The client's id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// It lost its secret ([`session::Session::give_up`]): once bound, a fault.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        lost: bool,
     },
     /// A seat's decision was forced: by the GM's seat, or by the decision timer (none).
     Force {
@@ -110,4 +118,99 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
     },
+}
+
+impl Op {
+    /// The entry with each command it carries in its canonical form, as the rules read it
+    /// ([`AnySession::canonical_command`]): the journal keeps the command the rules judged and a
+    /// sealed commitment covers, never the text a client sent. A command saying anything more —
+    /// a field the rules do not read, however long — is refused, naming the field, so that
+    /// nothing a client adds reaches the store (issue 33). Refused: the request's id and why.
+    pub(crate) fn canonical<G: AnySession + ?Sized>(
+        mut self,
+        game: &G,
+    ) -> Result<Op, (Option<String>, (ErrorCode, String))> {
+        if let Op::Submit { command, .. } | Op::Reveal { command, .. } = &mut self {
+            match game.canonical_command(command) {
+                Ok(canonical) => *command = canonical,
+                Err(e) => return Err((self.id(), (refusal_code(&e), e.to_string()))),
+            }
+        }
+        Ok(self)
+    }
+}
+
+/// What one table's journal holds, against the server's bounds on it
+/// ([`Limits::max_table_entries`], [`Limits::max_table_bytes`]): every entry counts, take-backs
+/// and refused reveals included. A request that would go over is refused before the rules see
+/// it (nothing changes), so a table's journal never outgrows what a load reads back
+/// ([`store::tables::limits`]): a table always loads again (issue 33).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Used {
+    /// Entries.
+    pub(crate) entries: u64,
+    /// Bytes of their JSON texts.
+    pub(crate) bytes: u64,
+}
+
+impl Used {
+    /// What `journal` (a stored table's entries) holds.
+    pub(crate) fn of(journal: &[String]) -> Used {
+        Used { entries: journal.len() as u64, bytes: journal.iter().map(|e| e.len() as u64).sum() }
+    }
+
+    /// Counts one more entry of `bytes` bytes.
+    pub(crate) fn add(&mut self, bytes: u64) {
+        self.entries += 1;
+        self.bytes += bytes;
+    }
+
+    /// The size of `op`'s entry when the journal has room for it; else the refusal, with the
+    /// request's id, code [`ErrorCode::Full`].
+    pub(crate) fn admit(
+        &self,
+        op: &Op,
+        limits: &Limits,
+    ) -> Result<u64, (Option<String>, (ErrorCode, String))> {
+        // Never above what a load reads back, whatever the configuration says.
+        let max_entries = limits.max_table_entries.min(store::tables::limits::MAX_JOURNAL_ENTRIES);
+        let max_bytes = limits.max_table_bytes.min(store::tables::limits::MAX_JOURNAL_BYTES);
+        let bytes = serde_json::to_string(op).map_or(u64::MAX, |e| e.len() as u64);
+        let full = if self.entries >= max_entries {
+            Some(format!("{max_entries} requests"))
+        } else if self.bytes.saturating_add(bytes) > max_bytes {
+            Some(format!("{max_bytes} bytes of requests"))
+        } else {
+            None
+        };
+        match full {
+            None => Ok(bytes),
+            Some(limit) => Err((
+                op.id(),
+                (
+                    ErrorCode::Full,
+                    format!(
+                        "this table has kept all it may: its journal holds at most {limit}, and this \
+                         request would go over; nothing changed"
+                    ),
+                ),
+            )),
+        }
+    }
+}
+
+impl Op {
+    /// The client's id of the request, if it has one.
+    pub(crate) fn id(&self) -> Option<String> {
+        match self {
+            Op::Submit { id, .. }
+            | Op::TakeBack { id, .. }
+            | Op::Force { id, .. }
+            | Op::Seal { id, .. }
+            | Op::Reveal { id, .. }
+            | Op::Undo { id, .. }
+            | Op::ClientSeed { id, .. } => id.clone(),
+            Op::Verifiable { .. } => None,
+        }
+    }
 }

@@ -9,6 +9,7 @@ pub mod client;
 mod config;
 mod hub;
 mod journal;
+mod limits;
 mod metrics;
 pub mod protocol;
 mod sealing;

@@ -1,7 +1,12 @@
 //! The server's Prometheus metrics (`GET /metrics`): tables, connections, commands, and a
-//! histogram of reveal latency.
+//! histogram of reveal latency; and the [`Tally`] of refusals and limits hit that the log
+//! summarizes once a minute.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicI64;
+use std::sync::{Arc, Mutex};
+
+use crate::protocol::ErrorCode;
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -29,6 +34,8 @@ pub struct Metrics {
     pub reveal_latency: Histogram,
     /// Journal commits (group commit shares one sync between several).
     pub commit_latency: Histogram,
+    /// Refusals by code and limits hit, for the log's summary.
+    pub(crate) tally: Arc<Tally>,
 }
 
 impl Metrics {
@@ -70,6 +77,7 @@ impl Metrics {
             reveals,
             reveal_latency,
             commit_latency,
+            tally: Arc::new(Tally::default()),
         }
     }
 
@@ -85,5 +93,72 @@ impl Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         Metrics::new()
+    }
+}
+
+/// Refusals by code and limits hit since the last summary. The log never gets a line per
+/// refusal (a flood would fill the disk with it): it gets one summary a minute, and only when
+/// something was counted.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    counts: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
+}
+
+impl Tally {
+    fn add(&self, key: (&'static str, &'static str)) {
+        *self.counts.lock().unwrap_or_else(|p| p.into_inner()).entry(key).or_default() += 1;
+    }
+
+    /// A refusal with `code` (an error frame or an HTTP error).
+    pub(crate) fn refusal(&self, code: ErrorCode) {
+        self.add(("refused", code.as_str()));
+    }
+
+    /// A limit hit (`max_connections_per_address`, `head_timeout`, …).
+    pub(crate) fn limit(&self, what: &'static str) {
+        self.add(("limit", what));
+    }
+
+    /// The counts since the last summary, as `code N, code N` for refusals and for limits;
+    /// counting starts again from nothing.
+    pub(crate) fn take(&self) -> (String, String) {
+        let counts = std::mem::take(&mut *self.counts.lock().unwrap_or_else(|p| p.into_inner()));
+        let list = |kind: &str| {
+            counts
+                .iter()
+                .filter(|((k, _), _)| *k == kind)
+                .map(|((_, what), n)| format!("{what} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        (list("refused"), list("limit"))
+    }
+
+    /// Logs the summary of the last `seconds` (nothing when nothing was counted).
+    pub(crate) fn log(&self, seconds: u64) {
+        let (refused, limits) = self.take();
+        if !refused.is_empty() {
+            tracing::info!(seconds, refused = %refused, "refusals in the last {seconds} s: {refused}");
+        }
+        if !limits.is_empty() {
+            tracing::warn!(seconds, limits = %limits, "limits hit in the last {seconds} s: {limits}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_summarized_by_code_and_counting_starts_again() {
+        let t = Tally::default();
+        for _ in 0..3 {
+            t.refusal(ErrorCode::RateLimited);
+        }
+        t.refusal(ErrorCode::Unauthorized);
+        t.limit("head_timeout");
+        assert_eq!(t.take(), ("rate_limited 3, unauthorized 1".into(), "head_timeout 1".into()));
+        assert_eq!(t.take(), (String::new(), String::new()));
     }
 }

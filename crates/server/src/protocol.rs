@@ -29,7 +29,20 @@ use serde_json::Value;
 /// Version 2: a request's id ends in its counter, which grows with each new request of a link
 /// (docs/protocol.md, Requests and client ids), and an id older than the link's last
 /// [`REMEMBERED_IDS`] is refused with [`ErrorCode::IdExpired`].
-pub const VERSION: u32 = 2;
+///
+/// Version 3 (the server on the open internet): [`ErrorCode::Timeout`] (no hello, or nothing at
+/// all, in time); a WebSocket frame larger than the message limit closes the connection (after
+/// a [`ErrorCode::TooLarge`] error); every frame counts towards the rate limits, which hold per
+/// link and per address, not per connection; an unknown table and a link that opens nothing at
+/// a table are answered alike.
+pub const VERSION: u32 = 3;
+
+/// The reveal timer of a sealed seat at a table with no decision timer (`decision_seconds`), in
+/// seconds (docs/protocol.md, Sealed choices): it starts when the round is bound, and a reveal
+/// not made by then is a fault (`no_reveal`), so a sealed seat gone for good never holds a table
+/// forever. At least two minutes: the page reveals by itself at once, and a player whose device
+/// lost the choice gives it up sooner (docs/fairness.md §3, "A lost secret").
+pub const REVEAL_SECONDS: u64 = 120;
 
 /// The longest client id the server accepts, in bytes.
 pub const MAX_CLIENT_ID: usize = 64;
@@ -84,6 +97,11 @@ pub enum ClientMessage {
     TakeBack {
         /// The client's id for this request.
         id: String,
+        /// A sealed seat lost its secret (the command and nonce behind its commitment): before
+        /// the binding a take-back like any other; once bound, its missed reveal is a fault at
+        /// once, `no_reveal` with the reason `secret_lost` (docs/fairness.md §3, "A lost secret").
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        lost: bool,
     },
     /// The GM link forces a seat's awaited decision with the rules' documented default.
     Force {
@@ -142,7 +160,7 @@ impl ClientMessage {
     pub fn id(&self) -> Option<&str> {
         match self {
             ClientMessage::Command { id, .. }
-            | ClientMessage::TakeBack { id }
+            | ClientMessage::TakeBack { id, .. }
             | ClientMessage::Force { id, .. }
             | ClientMessage::Undo { id }
             | ClientMessage::Manage { id, .. }
@@ -468,7 +486,8 @@ pub enum ErrorCode {
     Refused,
     /// The request needs another link (a seat's, or the GM's).
     Forbidden,
-    /// The server is at its limit of tables or connections.
+    /// The server is at its limit of tables or connections, or the table at its limit of
+    /// requests kept (the entries or bytes of its journal).
     Full,
     /// The server could not keep the change: nothing was applied.
     Internal,
@@ -489,6 +508,34 @@ pub enum ErrorCode {
     /// the server can no longer tell whether it applied it, so it refuses it and changes
     /// nothing (it may have been applied once already).
     IdExpired,
+    /// The connection said no hello, or nothing at all, within the server's time: it is
+    /// closed.
+    Timeout,
+}
+
+impl ErrorCode {
+    /// The code as the wire spells it (`rate_limited`): the server's log counts refusals by it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::Version => "version",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Refused => "refused",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::Full => "full",
+            ErrorCode::Internal => "internal",
+            ErrorCode::SealedSeat => "sealed_seat",
+            ErrorCode::NotAsked => "not_asked",
+            ErrorCode::Bound => "bound",
+            ErrorCode::NotBound => "not_bound",
+            ErrorCode::RoundOpen => "round_open",
+            ErrorCode::WrongNonce => "wrong_nonce",
+            ErrorCode::IdExpired => "id_expired",
+            ErrorCode::Timeout => "timeout",
+        }
+    }
 }
 
 /// Where a new table's setup comes from.
@@ -592,6 +639,32 @@ pub fn parse_link(link: &str) -> Option<(String, String, String)> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_error_codes_name_is_its_wire_spelling() {
+        use ErrorCode::*;
+        for code in [
+            BadMessage,
+            Version,
+            Unauthorized,
+            TooLarge,
+            RateLimited,
+            Refused,
+            Forbidden,
+            Full,
+            Internal,
+            SealedSeat,
+            NotAsked,
+            Bound,
+            NotBound,
+            RoundOpen,
+            WrongNonce,
+            IdExpired,
+            Timeout,
+        ] {
+            assert_eq!(serde_json::to_value(code).unwrap(), serde_json::json!(code.as_str()));
+        }
+    }
 
     #[test]
     fn a_link_carries_its_token_in_the_fragment() {

@@ -772,6 +772,9 @@ where
     fn seats(&self) -> &Seats {
         AnySession::seats(&self.session)
     }
+    fn canonical_command(&self, command: &Value) -> Result<Value, AnyError> {
+        AnySession::canonical_command(&self.session, command)
+    }
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
         AnySession::submit(&mut self.session, seat, command)
     }
@@ -783,6 +786,9 @@ where
     }
     fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError> {
         AnySession::take_back(&mut self.session, seat)
+    }
+    fn give_up(&mut self, seat: SeatId) -> Result<(), AnyError> {
+        AnySession::give_up(&mut self.session, seat)
     }
     fn undo(&mut self, by: SeatId) -> Result<(), AnyError> {
         AnySession::undo(&mut self.session, by)

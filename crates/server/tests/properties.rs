@@ -219,7 +219,7 @@ impl Player {
                         // reveal came first), and choose again when asked again.
                         self.take_backs += 1;
                         *sent += 1;
-                        let message = ClientMessage::TakeBack { id: format!("t{sent}") };
+                        let message = ClientMessage::TakeBack { id: format!("t{sent}"), lost: false };
                         let seq = self.last_seq();
                         let changes = self.changes.len();
                         self.in_flight =

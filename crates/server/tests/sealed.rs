@@ -56,6 +56,7 @@ async fn replay(db: &Path, table: &str) -> (Box<dyn Hosted>, Vec<Value>) {
             ("submit", None) => game.submit(seat("seat"), &op["command"]).unwrap(),
             ("force", Some(n)) => game.force_bound(seat("seat"), by, &n).unwrap(),
             ("force", None) => game.force(seat("seat"), by).unwrap(),
+            ("take_back", _) if op["lost"] == true => game.give_up(seat("seat")).unwrap(),
             ("take_back", _) => game.take_back(seat("seat")).unwrap(),
             ("seal", _) => game.seal(seat("seat"), op["commitment"].as_str().unwrap()).unwrap(),
             ("reveal", _) => {
@@ -623,6 +624,63 @@ async fn no_reveal_before_the_decision_timer_is_a_public_fault() {
     server.shutdown().await.unwrap();
 }
 
+/// docs/fairness.md §3, "A lost secret": a sealed seat whose secret is lost says so with
+/// `take_back` and `lost`; before the binding it chooses again with no fault, after it the missed
+/// reveal is a public fault at once with the reason, the table goes on, the log verifies, and the
+/// journal replays to the same log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_secret_is_taken_back_before_binding_and_a_missed_reveal_with_its_reason_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    send(&mut g, seal("s1", &cg, &Nonce::from_bytes([9; 32]))).await;
+    ack(&mut g, "s1").await;
+    // Before the binding: a take-back, no fault; the GM chooses again.
+    send(&mut g, ClientMessage::TakeBack { id: "t2".into(), lost: true }).await;
+    ack(&mut g, "t2").await;
+    send(&mut g, seal("s3", &cg, &Nonce::from_bytes([2; 32]))).await;
+    ack(&mut g, "s3").await;
+    send(&mut a, seal("s1", &ca, &Nonce::from_bytes([1; 32]))).await;
+    ack(&mut a, "s1").await;
+    send(&mut a, reveal("r2", &ca, &Nonce::from_bytes([1; 32]))).await;
+    ack(&mut a, "r2").await;
+    // After it: the GM gives up its reveal; the round resolves at once.
+    send(&mut g, ClientMessage::TakeBack { id: "t4".into(), lost: true }).await;
+    ack(&mut g, "t4").await;
+    send(&mut g, ClientMessage::TakeBack { id: "t5".into(), lost: true }).await;
+    refused(&mut g, ErrorCode::Refused).await;
+    let (_, _, token) = parse_link(&created.seats["ada"]).unwrap();
+    let log = fair_log(server.addr, &created.table, &token).await;
+    let report = session::fairlog::verify(&log).unwrap_or_else(|e| panic!("{e}\n{log}"));
+    assert_eq!(report.reveals_checked, 1, "{report}");
+    let items: Vec<Value> =
+        log.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["entry"].clone()).collect();
+    let faults: Vec<&Value> = items.iter().filter(|u| u["kind"] == "fault").collect();
+    assert_eq!(faults.len(), 1, "one fault, after the binding: {faults:?}");
+    assert_eq!((faults[0]["seat"].as_u64(), faults[0]["fault"].as_str()), (Some(1), Some("no_reveal")));
+    assert_eq!(faults[0]["reason"], "secret_lost");
+    assert_eq!(items.iter().filter(|u| u["kind"] == "took_back").count(), 1);
+    // A fault the protocol does not name is refused, whatever its chain of hashes.
+    let forged = items.iter().map(|u| {
+        let mut u = u.clone();
+        if u["kind"] == "fault" {
+            u["reason"] = json!("dog_ate_it");
+        }
+        u
+    });
+    let (forged, _) = session::fairlog::write(forged).unwrap();
+    let err = session::fairlog::verify(&forged).unwrap_err();
+    assert!(err.to_string().contains("none the protocol names"), "{err}");
+    if let Some(path) = std::env::var_os("WRITE_SECRET_LOST_LOG") {
+        // The fixture of the page's verifier (crates/server/web/test/fixtures/secret-lost.jsonl).
+        std::fs::write(path, &log).unwrap();
+    }
+    server.shutdown().await.unwrap();
+    let (game, _) = replay(&db, &created.table).await;
+    let replayed = game.updates_since(Viewer::Seat(SeatId(0)), 0);
+    assert!(items[1..].iter().eq(replayed.iter()), "the journal replays to the same log");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_handed_to_a_bot_before_its_reveal_faults_and_play_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -653,6 +711,45 @@ async fn a_seat_handed_to_a_bot_before_its_reveal_faults_and_play_goes_on() {
     }
     let fault = items.iter().find(|u| u["kind"] == "fault").unwrap();
     assert_eq!((fault["seat"].as_u64(), fault["fault"].as_str()), (Some(0), Some("no_reveal")));
+    server.shutdown().await.unwrap();
+}
+
+/// docs/protocol.md, Sealed choices: at a table with no decision timer, each sealed seat's
+/// reveal is timed from the binding (`REVEAL_SECONDS`, two minutes), so a sealed seat gone for
+/// good never holds the table; nothing is timed before the binding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sealed_table_times_each_reveal_from_the_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let (server, _created, mut a, mut g, ca, cg) = sealed_duel(&db).await;
+    send(&mut a, seal("s1", &ca, &Nonce::from_bytes([1; 32]))).await;
+    let before = until_answer(&mut a, "s1").await;
+    for m in &before {
+        if let ServerMessage::Update { change } = m {
+            assert!(change.timers.is_empty(), "no timer before the binding: {:?}", change.timers);
+        }
+    }
+    send(&mut g, seal("s2", &cg, &Nonce::from_bytes([2; 32]))).await;
+    ack(&mut g, "s2").await;
+    let after = until(&mut a, |m| matches!(m, ServerMessage::Bound { .. })).await;
+    let change = after
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::Update { change } if change.updates.iter().any(|u| u["kind"] == "bound") => {
+                Some(change)
+            }
+            _ => None,
+        })
+        .expect("the binding's update");
+    let mut seats: Vec<u16> = change.timers.iter().map(|t| t.seat).collect();
+    seats.sort_unstable();
+    assert_eq!(seats, vec![0, 1], "both sealed seats' reveals are timed");
+    // At least two minutes (docs/protocol.md, Sealed choices).
+    const { assert!(server::protocol::REVEAL_SECONDS >= 120) };
+    let full = server::protocol::REVEAL_SECONDS * 1000;
+    for t in &change.timers {
+        assert!(t.ms > full - 10_000 && t.ms <= full, "{t:?}");
+    }
     server.shutdown().await.unwrap();
 }
 
@@ -732,11 +829,15 @@ async fn a_commitment_tells_everyone_who_is_awaited_and_refreshes_only_the_promp
     assert!(refreshes(&to_g).is_empty(), "{to_g:?}");
     until(&mut a, |m| matches!(m, ServerMessage::Bound { .. })).await;
 
-    // Ada reveals: the round now waits for the GM's reveal alone, and nobody's prompt changed.
+    // Ada reveals: the round now waits for the GM's reveal alone, and nobody's prompt changed;
+    // the reveal timers run from the binding, so the refresh carries them (the GM's alone now).
     send(&mut a, reveal("r11", &ca, &na)).await;
     let to_a = until_answer(&mut a, "r11").await;
     assert_eq!(sealed_notices(&to_a), vec![(vec![0, 1], vec![1])], "{to_a:?}");
-    assert!(refreshes(&to_a).is_empty(), "{to_a:?}");
+    for c in refreshes(&to_a) {
+        assert_eq!(c.prompt, None, "{to_a:?}");
+        assert_eq!(c.timers.iter().map(|t| t.seat).collect::<Vec<_>>(), vec![1], "{to_a:?}");
+    }
     let to_g = until(&mut g, |m| matches!(m, ServerMessage::Sealed { .. })).await;
     assert_eq!(sealed_notices(&to_g), vec![(vec![0, 1], vec![1])]);
 

@@ -1,8 +1,9 @@
 //! Every verifiable log the server writes verifies, whatever order the seats commit in
 //! (docs/fairness.md §3, §7): real sealed rounds of all three systems, opened from the server's
 //! own examples as the server opens them (`server::systems`), with random seat modes, random
-//! commit orders, take-backs, wrong nonces, the GM's rulings (its end of the scene among them,
-//! given from the GM link or committed sealed as the GM seat's decision) and forced decisions;
+//! commit orders, take-backs, lost secrets given up, wrong nonces, the GM's rulings (its end of
+//! the scene among them, given from the GM link or committed sealed as the GM seat's decision)
+//! and forced decisions;
 //! every viewer's log checked by `session::fairlog::verify`, the engine of `facedown verify`.
 
 use proptest::prelude::*;
@@ -93,6 +94,11 @@ fn play(system: &str, example: &str, seed: u64, steps: usize) -> Box<dyn Hosted>
     // How often the GM rules, per 200 steps: never, now and then, often.
     let ruling_rate = [0, 1, 4][rng.random_range(0..3)];
     let mut kept: Kept = vec![Vec::new(); seats];
+    // In about a third of the games a sealed seat now and then loses its secret and gives its
+    // choice up (docs/fairness.md §3, "A lost secret"); drawn apart, so that the other games
+    // (and the seeds of the regressions file) play as they did before.
+    let mut lose = ChaCha8Rng::seed_from_u64(seed ^ 0x105e_5ec7);
+    let losing = lose.random_bool(0.33);
     for _ in 0..steps {
         let round = game.round();
         if round.is_none() {
@@ -146,6 +152,12 @@ fn play(system: &str, example: &str, seed: u64, steps: usize) -> Box<dyn Hosted>
             if kept[k].is_empty() {
                 continue;
             }
+            if losing && lose.random_bool(0.1) {
+                // Its secret is lost: each of its decisions not yet revealed faults.
+                game.give_up(seat).unwrap();
+                kept[k].clear();
+                continue;
+            }
             let (command, n) = kept[k].remove(0);
             let n = if rng.random_bool(0.05) { nonce(&mut rng) } else { n };
             game.reveal(seat, &command, &n.to_string()).unwrap();
@@ -186,7 +198,10 @@ fn play(system: &str, example: &str, seed: u64, steps: usize) -> Box<dyn Hosted>
         }
         // A take-back now and then.
         if rng.random_bool(0.05) {
-            if game.take_back(seat).is_ok() && game.mode(seat) == Mode::Sealed {
+            // Before the binding, a lost secret is a take-back like any other.
+            let taken =
+                if losing && lose.random_bool(0.5) { game.give_up(seat) } else { game.take_back(seat) };
+            if taken.is_ok() && game.mode(seat) == Mode::Sealed {
                 kept[k].pop();
             }
             continue;

@@ -333,7 +333,7 @@ async fn bad_input_on_the_wire_gets_a_clear_error_and_changes_nothing() {
     c.send(&ClientMessage::Hello { v: 1, table: created.table.clone(), token: "0".repeat(32), since: 0 })
         .await
         .unwrap();
-    assert!(expect_error(&mut c, ErrorCode::Version).await.contains("version 2"));
+    assert!(expect_error(&mut c, ErrorCode::Version).await.contains(&format!("version {VERSION}")));
     let mut c = Client::connect(&url).await.unwrap();
     c.send(&ClientMessage::Hello {
         v: VERSION,
@@ -434,10 +434,6 @@ async fn http_get(url: &str, token: Option<&str>) -> (u16, String) {
     .unwrap()
 }
 
-async fn http_post(url: &str, body: Value) -> (u16, Value) {
-    http_post_with(url, body, &[]).await
-}
-
 async fn http_post_with(url: &str, body: Value, headers: &[(&str, &str)]) -> (u16, Value) {
     let url = url.to_owned();
     let headers: Vec<(String, String)> =
@@ -474,9 +470,12 @@ async fn the_http_api_creates_tables_serves_logs_health_and_metrics() {
     assert_eq!(http_post_with(&format!("{base}/api/tables"), body.clone(), &wrong).await.0, 401);
     let right = [("X-Forwarded-For", "192.0.2.7"), ("Authorization", "Bearer correct horse")];
     assert_eq!(http_post_with(&format!("{base}/api/tables"), body, &right).await.0, 201);
-    let (status, created) = http_post(
+    // With an admin secret, the host's own requests need it too (a tunnel relays from loopback).
+    let admin = [("Authorization", "Bearer correct horse")];
+    let (status, created) = http_post_with(
         &format!("{base}/api/tables"),
         json!({"system": "nodice", "setup": {"example": "pc-vs-bandit"}, "seats": {}, "options": {"think_ms": 0}}),
+        &admin,
     )
     .await;
     assert_eq!(status, 201, "{created}");
@@ -484,14 +483,16 @@ async fn the_http_api_creates_tables_serves_logs_health_and_metrics() {
     assert!(created.gm.contains('#'), "the token is in the fragment");
 
     // An upload that names a host file is refused, naming the field.
-    let (status, refused) = http_post(
+    let (status, refused) = http_post_with(
         &format!("{base}/api/tables"),
         json!({"system": "iron-triangle", "setup": {"toml": "[[seats]]\nname = \"a\"\nrole = \"player\"\n[[seats]]\nname = \"b\"\nrole = \"gm\"\n[[characters]]\nseat = \"a\"\nsheet = \"/etc/passwd\"\n[[characters]]\nseat = \"b\"\nsheet = \"/etc/passwd\"\n"}}),
+        &admin,
     )
     .await;
     assert_eq!(status, 422, "{refused}");
     assert!(refused["message"].as_str().unwrap().contains("sheet"), "{refused}");
-    let (status, refused) = http_post(&format!("{base}/api/tables"), json!({"system": "chess"})).await;
+    let (status, refused) =
+        http_post_with(&format!("{base}/api/tables"), json!({"system": "chess"}), &admin).await;
     assert_eq!(status, 400, "{refused}");
 
     let (_, _, token) = server::protocol::parse_link(&created.spectator).unwrap();
@@ -503,7 +504,7 @@ async fn the_http_api_creates_tables_serves_logs_health_and_metrics() {
     assert_eq!(status, 401);
     let (status, body) = http_get(&format!("{base}/healthz"), None).await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = http_get(&format!("{base}/metrics"), None).await;
+    let (status, body) = http_get(&format!("{base}/metrics"), Some("correct horse")).await;
     assert_eq!(status, 200);
     for name in [
         "facedown_tables_open",

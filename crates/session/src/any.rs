@@ -44,6 +44,12 @@ pub trait AnySession: Send {
     fn version(&self) -> u32;
     /// The seats, with their roles and sides.
     fn seats(&self) -> &Seats;
+    /// `command` (the ruleset's JSON) as the rules read it: its canonical form, what a shell
+    /// keeps and what a sealed commitment covers. Refused, naming the field, when `command` says
+    /// anything its canonical form does not (a field the rules do not read, a value written
+    /// otherwise), so that what is kept is exactly what was judged; a field left out that the
+    /// rules give a default is filled in. In an opening round the command is `{}`.
+    fn canonical_command(&self, command: &Value) -> Result<Value, AnyError>;
     /// [`Session::submit`] of a command given as the ruleset's JSON.
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError>;
     /// Whether `command` (the ruleset's JSON) is a GM's ruling outside the choices of play
@@ -53,6 +59,8 @@ pub trait AnySession: Send {
     fn force(&mut self, seat: SeatId, by: Option<SeatId>) -> Result<(), AnyError>;
     /// [`Session::take_back`].
     fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError>;
+    /// [`Session::give_up`]: a sealed seat that lost its secret.
+    fn give_up(&mut self, seat: SeatId) -> Result<(), AnyError>;
     /// [`Session::undo`].
     fn undo(&mut self, by: SeatId) -> Result<(), AnyError>;
     /// The seats the game waits for.
@@ -155,6 +163,55 @@ fn typed<R: Ruleset>(command: &Value) -> Result<R::Command, AnyError> {
         .map_err(|e| AnyError::NotACommand { ruleset: R::NAME, reason: e.to_string() })
 }
 
+/// `given` against `canonical`, the form the rules read it in: the first place where `given`
+/// says something `canonical` does not, by its path (`junk`, `targets[0].name`). A field absent
+/// from `given` is one the rules filled in; a field `null` in `given` and absent from
+/// `canonical` is one the rules read as absent: neither says anything more.
+fn beyond_canonical(given: &Value, canonical: &Value, path: &mut String) -> Option<String> {
+    match (given, canonical) {
+        (Value::Object(g), Value::Object(c)) => {
+            for (key, value) in g {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                let found = match c.get(key) {
+                    Some(c) => beyond_canonical(value, c, path),
+                    None if value.is_null() => None,
+                    None => Some(format!("the field `{path}` is not part of the command")),
+                };
+                if found.is_some() {
+                    return found;
+                }
+                path.truncate(len);
+            }
+            None
+        }
+        (Value::Array(g), Value::Array(c)) if g.len() == c.len() => {
+            g.iter().zip(c).enumerate().find_map(|(i, (g, c))| {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                let found = beyond_canonical(g, c, path);
+                path.truncate(len);
+                found
+            })
+        }
+        (g, c) if g == c => None,
+        _ if path.is_empty() => Some("the command is not written as the rules read it".to_owned()),
+        _ => Some(format!("the field `{path}` is not written as the rules read it ({canonical})")),
+    }
+}
+
+/// [`AnySession::canonical_command`] of a command of `R`.
+fn canonical<R: Ruleset>(command: &Value) -> Result<Value, AnyError> {
+    let canonical = json(&typed::<R>(command)?);
+    match beyond_canonical(command, &canonical, &mut String::new()) {
+        None => Ok(canonical),
+        Some(reason) => Err(AnyError::NotACommand { ruleset: R::NAME, reason }),
+    }
+}
+
 impl<R> AnySession for Session<R>
 where
     R: Ruleset + 'static,
@@ -175,6 +232,17 @@ where
         R::seats(self.table().state())
     }
 
+    fn canonical_command(&self, command: &Value) -> Result<Value, AnyError> {
+        if self.opening() {
+            let opening = crate::opening::opening_command();
+            return match beyond_canonical(command, &opening, &mut String::new()) {
+                None => Ok(opening),
+                Some(reason) => Err(AnyError::NotACommand { ruleset: "opening round", reason }),
+            };
+        }
+        canonical::<R>(command)
+    }
+
     fn submit(&mut self, seat: SeatId, command: &Value) -> Result<(), AnyError> {
         let command = typed::<R>(command)?;
         Session::submit(self, seat, &command).map_err(refused)
@@ -190,6 +258,10 @@ where
 
     fn take_back(&mut self, seat: SeatId) -> Result<(), AnyError> {
         Session::take_back(self, seat).map_err(refused)
+    }
+
+    fn give_up(&mut self, seat: SeatId) -> Result<(), AnyError> {
+        Session::give_up(self, seat).map_err(refused)
     }
 
     fn undo(&mut self, by: SeatId) -> Result<(), AnyError> {

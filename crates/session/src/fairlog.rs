@@ -436,6 +436,11 @@ pub fn verify(log: &str) -> Result<Report, VerifyError> {
             }
             "fault" => {
                 let seat = seat_of(e)?;
+                // One of the faults the protocol names (docs/fairness.md §3): a missed reveal
+                // with no reason or the seat's lost secret, a wrong nonce, an illegal choice.
+                if let Err(err) = serde_json::from_value::<crate::sealed::Fault>(e.clone()) {
+                    return Err(bad(n, format!("seat {seat}'s fault is none the protocol names: {err}")));
+                }
                 if let Some(r) = round.as_mut() {
                     r.faulted.push(seat);
                 }

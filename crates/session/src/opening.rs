@@ -166,7 +166,7 @@ impl<R: Ruleset> Session<R> {
         let part = opening.parts.get_mut(usize::from(seat.0)).ok_or(SessionError::NoSeat(seat.0))?;
         if opening.bound {
             let Part::Sealed(c) = *part else { return Err(SessionError::NotAwaited(seat.0)) };
-            *part = Part::Fault(c, Fault::NoReveal);
+            *part = Part::Fault(c, Fault::NO_REVEAL);
             self.finish_opening_if_revealed();
             return Ok(());
         }
@@ -219,6 +219,23 @@ impl<R: Ruleset> Session<R> {
         };
         self.finish_opening_if_revealed();
         Ok(fault)
+    }
+
+    /// [`Session::give_up`] in the bound opening round: the seat's commitment not yet revealed
+    /// faults ([`Fault::SECRET_LOST`]); false when the opening round is not bound (a take-back
+    /// then) or there is none.
+    pub(crate) fn give_up_opening(&mut self, seat: SeatId) -> Result<bool, SessionError<R::Error>> {
+        let Some(opening) = self.opening.as_mut() else { return Ok(false) };
+        if !opening.bound {
+            return Ok(false);
+        }
+        let part = opening.parts.get_mut(usize::from(seat.0)).ok_or(SessionError::NoSeat(seat.0))?;
+        let Part::Sealed(c) = *part else {
+            return Err(SessionError::Sealing(SealError::NothingToReveal(seat.0)));
+        };
+        *part = Part::Fault(c, Fault::SECRET_LOST);
+        self.finish_opening_if_revealed();
+        Ok(true)
     }
 
     /// Takes back `seat`'s opening commitment before the binding; false when it has none.

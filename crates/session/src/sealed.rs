@@ -18,7 +18,8 @@
 //! 3. **Reveals.** Each sealed seat reveals its command and nonce ([`Session::reveal`]); a
 //!    reveal that does not hash to the seat's commitment is a [`Fault::WrongNonce`]. No reveal
 //!    before the table's deadline ([`Session::force`] during the reveals) is a
-//!    [`Fault::NoReveal`].
+//!    [`Fault::NoReveal`]; so is a seat's own word that it lost its secret
+//!    ([`Session::give_up`], with [`NoRevealReason::SecretLost`]).
 //! 4. **Resolution.** Once every sealed seat has revealed (or faulted), the commands go to the
 //!    rules in the order the rules ask for them; a command the rules refuse is a
 //!    [`Fault::Illegal`]. A faulted seat gets the session's forced decision, after a public
@@ -78,8 +79,30 @@ pub enum Fault {
         /// The rules' reason.
         reason: String,
     },
-    /// The seat did not reveal before the table's deadline.
-    NoReveal,
+    /// The seat did not reveal before the table's deadline, or said it cannot
+    /// ([`Session::give_up`]).
+    NoReveal {
+        /// Why, when the seat said so: `{"fault": "no_reveal", "reason": "secret_lost"}`.
+        /// Absent for a deadline or a GM's force (the log's older form).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<NoRevealReason>,
+    },
+}
+
+impl Fault {
+    /// The missed reveal of a deadline or a GM's force (no reason given).
+    pub const NO_REVEAL: Fault = Fault::NoReveal { reason: None };
+    /// The missed reveal of a seat that lost its secret (docs/fairness.md §3, "A lost secret").
+    pub const SECRET_LOST: Fault = Fault::NoReveal { reason: Some(NoRevealReason::SecretLost) };
+}
+
+/// Why a sealed seat did not reveal, when it said so itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoRevealReason {
+    /// The seat's secret — the command and nonce behind its commitment — was lost (kept on
+    /// another device, or the browser's storage was cleared), so it cannot open its commitment.
+    SecretLost,
 }
 
 /// One bound commitment, as every viewer is shown it.
@@ -616,7 +639,7 @@ impl<R: Ruleset> Session<R> {
             else {
                 return Err(SessionError::NotAwaited(seat.0));
             };
-            slot.held = Held::Fault(Fault::NoReveal);
+            slot.held = Held::Fault(Fault::NO_REVEAL);
             self.finish_if_revealed();
             return Ok(());
         }
@@ -636,6 +659,34 @@ impl<R: Ruleset> Session<R> {
         let state = self.asking_state(seat).ok_or(SessionError::NotAwaited(seat.0))?;
         let command = R::forced(state, seat).ok_or(SessionError::NoDefault(seat.0))?;
         self.hold(seat, command, nonce, How::Forced)
+    }
+
+    /// `seat` gives up its sealed decisions of the open round because it lost its secret — the
+    /// command and nonce behind its commitment, kept on another device or in a browser's storage
+    /// since cleared (docs/fairness.md §3, "A lost secret"). Before the binding it is a
+    /// take-back like any other ([`Session::take_back`]): no fault, and the seat chooses again.
+    /// Once bound, each of its commitments not yet revealed faults at once —
+    /// [`Fault::NoReveal`] with [`NoRevealReason::SecretLost`] — and the rules' default is
+    /// taken for it, so the table does not wait for the deadline.
+    pub fn give_up(&mut self, seat: SeatId) -> Result<(), SessionError<R::Error>> {
+        if self.give_up_opening(seat)? {
+            return Ok(());
+        }
+        if let Some(round) = self.round.as_mut()
+            && round.bound
+        {
+            let mut any = false;
+            for slot in round.slots.iter_mut().filter(|s| s.seat == seat && matches!(s.held, Held::Sealed)) {
+                slot.held = Held::Fault(Fault::SECRET_LOST);
+                any = true;
+            }
+            if !any {
+                return Err(SessionError::Sealing(SealError::NothingToReveal(seat.0)));
+            }
+            self.finish_if_revealed();
+            return Ok(());
+        }
+        self.take_back(seat)
     }
 
     /// Takes back `seat`'s latest commitment in a round not yet bound; false when the seat has
@@ -744,7 +795,7 @@ impl<R: Ruleset> Session<R> {
                     Err(e) => Some(Fault::Illegal { reason: e.to_string() }),
                 },
                 Held::Fault(f) => Some(f),
-                Held::Sealed => Some(Fault::NoReveal),
+                Held::Sealed => Some(Fault::NO_REVEAL),
             };
             if let Some(fault) = fault {
                 for log in &mut self.logs {

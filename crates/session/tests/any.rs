@@ -42,6 +42,8 @@ where
             break;
         }
         let command = &legal[rng.random_range(0..legal.len())];
+        // Every legal command is its own canonical form: a shell keeps what it was given.
+        assert_eq!(erased.canonical_command(&json(command)).unwrap(), json(command));
         typed.submit(seat, command).unwrap();
         erased.submit(seat, &json(command)).unwrap();
         steps += 1;
@@ -123,4 +125,35 @@ fn nodice_setup() -> nodice::Setup {
         extensions: vec![],
         seed: 3,
     }
+}
+
+/// Issue 33: a command is kept as the rules read it. One saying more — a field the rules do not
+/// read (a 60 KB `junk`), a value spelled otherwise — is refused naming the field, so that what
+/// a shell keeps, and a sealed commitment covers, is exactly what was judged; a field left out
+/// that the rules give a default is filled in.
+#[test]
+fn a_command_is_kept_as_the_rules_read_it_and_one_saying_more_is_refused() {
+    let game: Box<dyn AnySession> = Box::new(
+        Session::<iron_triangle::IronTriangle>::new(iron_triangle::Setup::one_on_one(
+            iron_triangle::Character::with_starting_moves("Ada", iron_triangle::Energy::new(3, 2, 5)),
+            iron_triangle::Character::with_starting_moves("Ninja", iron_triangle::Energy::new(4, 3, 3)),
+        ))
+        .unwrap(),
+    );
+    let stance = serde_json::json!({"commit_stance": {"stance": {"type": "defend", "amount": 0}}});
+    assert_eq!(game.canonical_command(&stance).unwrap(), stance);
+    let mut junk = stance.clone();
+    junk["commit_stance"]["junk"] = serde_json::json!("x".repeat(60_000));
+    let e = game.canonical_command(&junk).unwrap_err();
+    assert!(matches!(e, AnyError::NotACommand { .. }), "{e:?}");
+    assert!(e.to_string().contains("`commit_stance.junk` is not part of the command"), "{e}");
+    let mut spelled = stance.clone();
+    spelled["commit_stance"]["stance"]["amount"] = serde_json::json!("0");
+    assert!(game.canonical_command(&spelled).is_err(), "a number given as text is not read as one");
+    // `card` left out of a pass is the rules' default (none): filled in.
+    let pass = serde_json::json!({"play_special": {"fighter": 0}});
+    assert_eq!(
+        game.canonical_command(&pass).unwrap(),
+        serde_json::json!({"play_special": {"fighter": 0, "card": null}})
+    );
 }

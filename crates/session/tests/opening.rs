@@ -164,7 +164,9 @@ fn a_sealed_seat_that_does_not_reveal_its_opening_faults_and_the_table_opens() {
     s.force_bound(SeatId(0), None, nonce(9)).unwrap();
     assert!(!s.opening());
     let items = s.updates_since(Viewer::Spectator, 0);
-    assert!(items.iter().any(|u| matches!(&u.item, Item::Fault { seat: SeatId(0), fault: Fault::NoReveal })));
+    assert!(
+        items.iter().any(|u| matches!(&u.item, Item::Fault { seat: SeatId(0), fault: Fault::NO_REVEAL }))
+    );
     assert!(items.iter().any(|u| matches!(&u.item, Item::Mix { round_nonces } if round_nonces[0].is_none() && round_nonces[1].is_some())));
     let report = fairlog::verify(&fair_log(&s, &["sealed", "plain", "plain"])).unwrap();
     assert_eq!(report.reveals_checked, 2);

@@ -272,9 +272,50 @@ fn no_reveal_before_the_deadline_is_a_fault() {
     s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
     assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
     s.force_bound(SeatId(1), None, Nonce::from_bytes([3; 32])).unwrap();
-    assert!(public(&s).contains(&Item::Fault { seat: SeatId(1), fault: Fault::NoReveal }));
+    assert!(public(&s).contains(&Item::Fault { seat: SeatId(1), fault: Fault::NO_REVEAL }));
     assert!(s.round().is_none());
     assert_eq!(s.record().entries.len(), 2);
+}
+
+/// docs/fairness.md §3, "A lost secret": once bound, a seat that says it lost its secret
+/// faults at once — the missed reveal, with the reason — and the rules' default is taken.
+#[test]
+fn a_lost_secret_after_binding_is_a_missed_reveal_with_its_reason() {
+    let (mut s, [a, b]) = duel();
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([1; 32])), Ok(None));
+    s.give_up(SeatId(1)).unwrap();
+    let fault = public(&s).into_iter().find_map(|i| match i {
+        Item::Fault { seat, fault } => Some((seat, fault)),
+        _ => None,
+    });
+    assert_eq!(fault, Some((SeatId(1), Fault::SECRET_LOST)));
+    assert_eq!(
+        serde_json::to_value(&Fault::SECRET_LOST).unwrap(),
+        serde_json::json!({"fault": "no_reveal", "reason": "secret_lost"})
+    );
+    assert_eq!(serde_json::to_value(&Fault::NO_REVEAL).unwrap(), serde_json::json!({"fault": "no_reveal"}));
+    assert!(s.round().is_none(), "the round resolves: the table does not wait");
+    assert_eq!(s.record().entries[1].how, How::Forced);
+    assert_eq!(s.give_up(SeatId(1)), Err(SessionError::NothingToTakeBack(1)), "nothing left to give up");
+}
+
+/// docs/fairness.md §3, "A lost secret": before the binding, giving up is a take-back: no
+/// fault, and the seat chooses again.
+#[test]
+fn a_lost_secret_before_binding_is_taken_back_without_a_fault() {
+    let (mut s, [a, b]) = duel();
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([1; 32]))).unwrap();
+    s.give_up(SeatId(0)).unwrap();
+    assert!(s.round().is_none());
+    assert!(s.awaiting().contains(&SeatId(0)), "asked again");
+    s.seal(SeatId(0), commit(&json(&a), &Nonce::from_bytes([3; 32]))).unwrap();
+    s.seal(SeatId(1), commit(&json(&b), &Nonce::from_bytes([2; 32]))).unwrap();
+    assert_eq!(s.reveal(SeatId(0), &a, Nonce::from_bytes([3; 32])), Ok(None));
+    assert_eq!(s.reveal(SeatId(1), &b, Nonce::from_bytes([2; 32])), Ok(None));
+    assert!(!public(&s).iter().any(|i| matches!(i, Item::Fault { .. })));
+    assert_eq!(check_opened(&s), 2);
 }
 
 #[test]

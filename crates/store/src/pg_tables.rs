@@ -232,6 +232,22 @@ impl TableStore for PgTables {
         self.load_from(table, from.min(limits::MAX_JOURNAL_ENTRIES)).await
     }
 
+    async fn shut_down(&self) -> Result<(), PersistError> {
+        PgTables::close(self).await;
+        Ok(())
+    }
+
+    async fn opens(&self, table: TableId, token_hash: &str) -> Result<bool, PersistError> {
+        let Ok(id) = i64::try_from(table.0) else { return Ok(false) };
+        let row: Option<(i32,)> =
+            sqlx::query_as("SELECT 1 FROM server_access WHERE table_id = $1 AND token_hash = $2 LIMIT 1")
+                .bind(id)
+                .bind(token_hash)
+                .fetch_optional(&self.inner.pool)
+                .await?;
+        Ok(row.is_some())
+    }
+
     async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
         let rows: Vec<(i64,)> =
             sqlx::query_as("SELECT id FROM server_tables WHERE NOT finished ORDER BY id LIMIT $1")

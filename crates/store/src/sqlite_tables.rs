@@ -105,10 +105,49 @@ impl SqliteTables {
     }
 
     /// Stops the writer once the requests already queued are written (later ones fail with
-    /// [`PersistError::Closed`]) and closes the database.
+    /// [`PersistError::Closed`]), folds the write-ahead log into the database file
+    /// ([`SqliteTables::checkpoint`]) and closes the database. [`TableStore::shut_down`] says
+    /// whether the checkpoint succeeded.
     pub async fn close(&self) {
-        self.inner.writer.stop().await;
-        self.inner.pool.close().await;
+        let _ = TableStore::shut_down(self).await;
+    }
+
+    /// Folds the write-ahead log (`FILE-wal`) back into the database file and empties it
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`): afterwards the file alone holds every table, for a
+    /// copy or a backup by file (issue 33: after a SIGTERM everything used to stay in the log).
+    /// Refused while another connection reads or writes ([`PersistError::Io`]).
+    pub async fn checkpoint(&self) -> Result<(), PersistError> {
+        let (busy, _, _): (i64, i64, i64) =
+            sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)").fetch_one(&self.inner.pool).await?;
+        if busy != 0 {
+            return Err(PersistError::Io(
+                "the write-ahead log could not be folded into the database: another connection is using it"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes a consistent copy of the whole database, as of one moment, to the new file `to`
+    /// (`VACUUM INTO`), while the server goes on serving: a backup that opens as a database of
+    /// its own, with mode 0600 (it holds the links' token hashes). Refused when `to` exists.
+    pub async fn backup(&self, to: &Path) -> Result<(), PersistError> {
+        let shown = to.display();
+        if to.exists() {
+            return Err(PersistError::Io(format!(
+                "{shown} exists already: a backup is written to a new file"
+            )));
+        }
+        let path = to.to_str().ok_or_else(|| PersistError::Io(format!("{shown}: the path is not UTF-8")))?;
+        sqlx::query("VACUUM INTO ?").bind(path).execute(&self.inner.pool).await?;
+        // It holds the links' token hashes: as private as the database.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| PersistError::Io(format!("{shown}: {e}")))?;
+        }
+        Ok(())
     }
 
     /// Its writer's handle: the counters of what it committed, and `abort` for tests of a
@@ -207,6 +246,24 @@ impl TableStore for SqliteTables {
             journal,
             finished,
         })
+    }
+
+    async fn shut_down(&self) -> Result<(), PersistError> {
+        self.inner.writer.stop().await;
+        let checkpointed = self.checkpoint().await;
+        self.inner.pool.close().await;
+        checkpointed
+    }
+
+    async fn opens(&self, table: TableId, token_hash: &str) -> Result<bool, PersistError> {
+        let Ok(id) = i64::try_from(table.0) else { return Ok(false) };
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT 1 FROM server_access WHERE table_id = ? AND token_hash = ? LIMIT 1")
+                .bind(id)
+                .bind(token_hash)
+                .fetch_optional(&self.inner.pool)
+                .await?;
+        Ok(row.is_some())
     }
 
     async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {

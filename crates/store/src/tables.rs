@@ -315,6 +315,36 @@ pub trait TableStore: Send + Sync + 'static {
     /// A table with its access rows and journal.
     fn load(&self, table: TableId) -> impl Future<Output = Result<StoredTable, PersistError>> + Send;
 
+    /// Closes the store once what is queued is written: SQLite folds its write-ahead log into
+    /// the database file ([`crate::SqliteTables::checkpoint`]), so that the file alone holds
+    /// every table; an error says what could not be done (the writes are durable all the same).
+    /// What a server does when it shuts down, after its tables closed.
+    fn shut_down(&self) -> impl Future<Output = Result<(), PersistError>> + Send {
+        async { Ok(()) }
+    }
+
+    /// Whether `token_hash` is the hash of one of `table`'s links (false when there is no such
+    /// table, or the link is revoked): the store's per-table token index, its access rows, read
+    /// without the journal — what a server checks before it loads a table for a token, so that
+    /// a wrong token reads nothing more (issue 33). Hashes only: the token never reaches the
+    /// store. By default, from [`load`](TableStore::load); SQLite and PostgreSQL read the index
+    /// alone.
+    fn opens(
+        &self,
+        table: TableId,
+        token_hash: &str,
+    ) -> impl Future<Output = Result<bool, PersistError>> + Send {
+        async move {
+            match self.load(table).await {
+                Ok(stored) => {
+                    Ok(stored.table.access.iter().any(|a| a.token_hash.as_deref() == Some(token_hash)))
+                }
+                Err(PersistError::NoTable(_)) => Ok(false),
+                Err(e) => Err(e),
+            }
+        }
+    }
+
     /// The tables not marked finished, oldest first.
     fn open_tables(&self) -> impl Future<Output = Result<Vec<TableId>, PersistError>> + Send;
 

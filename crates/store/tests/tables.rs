@@ -1316,6 +1316,64 @@ fn postgres_leases_have_one_holder_until_they_expire() {
     });
 }
 
+/// Issue 33: the token index answers whether a hash is one of a table's links from its access
+/// rows alone — a revoked link (no hash), another table's hash and a missing table open
+/// nothing — and a journal too large to load is never read for it.
+fn the_token_index_says_which_hashes_open_a_table_without_reading_its_journal<P: Place>(place: P) {
+    runtime().block_on(async {
+        let s = place.open().await;
+        let a = s.create_table(&new_table(1)).await.unwrap();
+        let mut other = new_table(2);
+        other.access = vec![access("seat:0", Some("ee55"), "null"), access("spectator", None, "null")];
+        let b = s.create_table(&other).await.unwrap();
+        for hash in ["aa11", "bb22", "cc33", "dd44"] {
+            assert!(s.opens(a, hash).await.unwrap(), "{hash} opens {a}");
+            assert!(!s.opens(b, hash).await.unwrap(), "{hash} is not {b}'s");
+        }
+        assert!(s.opens(b, "ee55").await.unwrap());
+        assert!(!s.opens(a, "ee55").await.unwrap());
+        assert!(!s.opens(b, "").await.unwrap(), "a revoked link opens nothing");
+        assert!(!s.opens(TableId(999), "aa11").await.unwrap(), "no table, nothing opens");
+        assert!(!s.opens(TableId(u64::MAX), "aa11").await.unwrap());
+        // A journal the store refuses to load (an entry missing): the index still answers.
+        place.append_behind(a, 5, "{}".into()).await;
+        assert!(s.load(a).await.is_err(), "the table cannot be loaded");
+        assert!(s.opens(a, "aa11").await.unwrap());
+        assert!(!s.opens(a, "ff66").await.unwrap());
+        s.close().await;
+    });
+}
+
+/// Issue 33, backups: a SQLite store closed folds its write-ahead log into the file (which
+/// alone then holds every table), and a backup taken while it writes is a database of its own
+/// holding every table as of one moment; a backup over an existing file is refused.
+#[test]
+fn a_sqlite_store_checkpoints_when_it_closes_and_backs_up_into_a_database_of_its_own() {
+    let place = sqlite_place();
+    runtime().block_on(async {
+        let s = place.open().await;
+        let a = s.create_table(&new_table(1)).await.unwrap();
+        s.commit(vec![journal(a, 0), journal(a, 1)]).await.unwrap();
+        let wal = place.path.with_extension("sqlite-wal");
+        assert!(std::fs::metadata(&wal).unwrap().len() > 0, "the commits are in the write-ahead log");
+        let backup = place.path.with_file_name("backup.sqlite");
+        s.backup(&backup).await.unwrap();
+        let refused = s.backup(&backup).await.unwrap_err();
+        assert!(refused.to_string().contains("exists already"), "{refused}");
+        s.commit(vec![journal(a, 2)]).await.unwrap();
+        let copy = SqliteTables::open(&backup).await.unwrap();
+        assert_eq!(copy.load(a).await.unwrap().journal, vec![entry(a, 0), entry(a, 1)], "as of the backup");
+        copy.close().await;
+        s.close().await;
+        assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0, "folded in when the store closed");
+        let alone = place.path.with_file_name("alone.sqlite");
+        std::fs::copy(&place.path, &alone).unwrap();
+        let alone = SqliteTables::open(&alone).await.unwrap();
+        assert_eq!(alone.load(a).await.unwrap().journal.len(), 3, "the file alone holds every entry");
+        alone.close().await;
+    });
+}
+
 /// Each test body, once per backend.
 macro_rules! on_both_backends {
     ($($test:ident),* $(,)?) => {
@@ -1354,4 +1412,5 @@ on_both_backends!(
     acknowledged_entries_survive_sigkill,
     any_commits_keep_what_a_model_keeps,
     a_journal_reads_from_an_entry_on,
+    the_token_index_says_which_hashes_open_a_table_without_reading_its_journal,
 );

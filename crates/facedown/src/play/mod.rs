@@ -385,7 +385,10 @@ fn fault_name(fault: &session::sealed::Fault) -> &'static str {
     match fault {
         session::sealed::Fault::WrongNonce => "wrong_nonce",
         session::sealed::Fault::Illegal { .. } => "illegal",
-        session::sealed::Fault::NoReveal => "no_reveal",
+        session::sealed::Fault::NoReveal { reason: Some(session::sealed::NoRevealReason::SecretLost) } => {
+            "secret_lost"
+        }
+        session::sealed::Fault::NoReveal { reason: None } => "no_reveal",
     }
 }
 
@@ -395,6 +398,7 @@ pub(crate) fn fault_text(seat: &str, fault: &str) -> String {
         "wrong_nonce" => "its reveal does not match its commitment",
         "illegal" => "its revealed choice is not one the rules allow",
         "no_reveal" => "it did not reveal in time",
+        "secret_lost" => "its secret was lost, so its face-down choice could not be revealed",
         _ => "its sealed choice failed",
     };
     format!("{}: fault — {why}; the decision is forced.", escape(seat))
@@ -879,6 +883,16 @@ pub(crate) fn choose(labels: &[&str], answer: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/fairness.md §3, "A lost secret": the terminal says why a seat missed its reveal.
+    #[test]
+    fn a_lost_secret_reads_as_such_not_as_a_late_reveal() {
+        let lost = session::sealed::Fault::SECRET_LOST;
+        assert_eq!(fault_name(&lost), "secret_lost");
+        assert_eq!(fault_name(&session::sealed::Fault::NO_REVEAL), "no_reveal");
+        let text = fault_text("Kara", fault_name(&lost));
+        assert!(text.contains("its secret was lost") && !text.contains('§'), "{text}");
+    }
 
     /// Issue 14, part 8: clearing the screen for a private prompt reprints the public log.
     #[test]

@@ -40,7 +40,7 @@ use tokio::time::Instant;
 
 use super::{Refusal, check_bot, table_name, text, viewer, who_key, who_of};
 use crate::auth;
-use crate::journal::Op;
+use crate::journal::{Op, Used};
 use crate::metrics::Metrics;
 use crate::protocol::{
     Change, ClientMessage, Controller, ErrorCode, ManageAction, REMEMBERED_IDS, SeatInfo, SeatMode,
@@ -69,23 +69,32 @@ pub(crate) enum Effect {
     Finished,
 }
 
-/// The metrics the core counts (clones of the server's: the same counters).
+/// The metrics the core counts (clones of the server's: the same counters), and the log's
+/// summary of refusals.
 #[derive(Clone)]
-pub(crate) struct Tally {
+pub(crate) struct Counts {
     commands: Counter,
     refused: Counter,
     reveals: Counter,
     reveal_latency: Histogram,
+    summary: Arc<crate::metrics::Tally>,
 }
 
-impl Tally {
-    pub(crate) fn of(metrics: &Metrics) -> Tally {
-        Tally {
+impl Counts {
+    pub(crate) fn of(metrics: &Metrics) -> Counts {
+        Counts {
             commands: metrics.commands.clone(),
             refused: metrics.refused.clone(),
             reveals: metrics.reveals.clone(),
             reveal_latency: metrics.reveal_latency.clone(),
+            summary: Arc::clone(&metrics.tally),
         }
+    }
+
+    /// A refusal with `code`, in the metrics and the log's summary.
+    fn refusal(&self, code: ErrorCode) {
+        self.refused.inc();
+        self.summary.refusal(code);
     }
 }
 
@@ -100,7 +109,9 @@ pub(crate) struct Setting {
     pub(crate) reveal_hold: Duration,
     /// Whether the store is shared with other instances.
     pub(crate) shared: bool,
-    pub(crate) tally: Tally,
+    pub(crate) counts: Counts,
+    /// The bounds of a table's journal ([`Used::admit`]).
+    pub(crate) limits: crate::Limits,
 }
 
 pub(crate) struct Conn {
@@ -160,6 +171,8 @@ pub(crate) struct Keeping {
     pub(crate) op: Op,
     pub(crate) from: Option<u64>,
     pub(crate) received: Instant,
+    /// The size of its entry.
+    bytes: u64,
     face_down: usize,
     round: Option<RoundInfo>,
     seq: u64,
@@ -190,6 +203,8 @@ pub(crate) struct Batch {
     /// The requests after one repeated within the batch: judged after it, as a batch of their own.
     pub(crate) rest: Vec<(u64, ClientMessage, Instant)>,
     entries: u64,
+    /// What the journal holds once they are kept.
+    used: Used,
     over: bool,
     round: Option<RoundInfo>,
     seq: u64,
@@ -218,6 +233,8 @@ pub(crate) struct Core {
     pub(crate) rules: BTreeMap<String, Value>,
     /// The journal's length as made durable (and applied here).
     pub(crate) journal: u64,
+    /// What the journal holds, against the table's bounds (issue 33).
+    pub(crate) used: Used,
     pub(crate) access: BTreeMap<String, Row>,
     pub(crate) conns: HashMap<u64, Conn>,
     pub(crate) answered: HashMap<String, VecDeque<(String, String)>>,
@@ -289,6 +306,7 @@ impl Core {
             options,
             rules,
             journal: 0,
+            used: Used::default(),
             access,
             conns: HashMap::new(),
             answered: HashMap::new(),
@@ -321,6 +339,7 @@ impl Core {
             }
         }
         self.journal = entries.len() as u64;
+        self.used = Used::of(entries);
         Ok(())
     }
 
@@ -761,7 +780,7 @@ impl Core {
     }
 
     fn refuse(&mut self, conn: u64, id: Option<String>, code: ErrorCode, message: String) {
-        self.setting.tally.refused.inc();
+        self.setting.counts.refusal(code);
         let error = ServerMessage::Error { id, code, message };
         match self.refusals.as_mut() {
             Some(later) => later.push((conn, error)),
@@ -988,7 +1007,9 @@ impl Core {
             (ClientMessage::ClientSeed { id, seed }, Who::Seat { seat }) => {
                 Ok(Op::ClientSeed { seat, seed, id: Some(id) })
             }
-            (ClientMessage::TakeBack { id }, Who::Seat { seat }) => Ok(Op::TakeBack { seat, id: Some(id) }),
+            (ClientMessage::TakeBack { id, lost }, Who::Seat { seat }) => {
+                Ok(Op::TakeBack { seat, id: Some(id), lost })
+            }
             (ClientMessage::Force { id, seat }, Who::Gm) => Ok(Op::Force {
                 seat,
                 by: self.gm_seat(),
@@ -1033,7 +1054,7 @@ impl Core {
                 Err((m.id().map(str::to_owned), forbidden("a spectator link only watches")))
             }
         };
-        match op {
+        match op.and_then(|op| op.canonical(&*self.game)) {
             Ok(op) => Judged::Op(op),
             Err((id, (code, message))) => {
                 self.refuse(conn, id, code, message);
@@ -1063,6 +1084,7 @@ impl Core {
         let mut writes = Vec::with_capacity(batch.len() + 1);
         let mut rest = Vec::new();
         let mut batch = batch.into_iter();
+        let mut used = self.used;
         // A request refused after others were kept may be refused because of them (the scene
         // they ended): its refusal leaves after their change, as one at a time would have it.
         self.refusals = Some(Vec::new());
@@ -1084,6 +1106,11 @@ impl Core {
                     continue;
                 }
             };
+            // Counted once it is applied (below): a request the rules refuse adds nothing.
+            if let Err((id, (code, message))) = used.admit(&op, &self.setting.limits) {
+                self.refuse(conn, id, code, message);
+                continue;
+            }
             let (face_down, bound) = (self.game.face_down(), self.game.round().is_some_and(|r| r.bound));
             let fault = match apply(&mut *self.game, &op) {
                 Ok(fault) => fault,
@@ -1094,6 +1121,7 @@ impl Core {
                 }
             };
             let entry = entry(&op);
+            used.add(entry.len() as u64);
             let n = self.journal + writes.len() as u64;
             writes.push(Write::Journal { table: self.id, n, entry });
             if let Some(asked) = asked(&op) {
@@ -1110,7 +1138,7 @@ impl Core {
         if over {
             writes.push(Write::Finished { table: self.id });
         }
-        Batch { writes, kept, refusals, rest, entries, over, round, seq, timed }
+        Batch { writes, kept, refusals, rest, entries, used, over, round, seq, timed }
     }
 
     /// The refusals of a batch, sent once its change was (or, when nothing was kept or the
@@ -1124,15 +1152,16 @@ impl Core {
     /// A batch's entries are durable: everyone is told, each request answered, then the
     /// refusals sent. Gives back the requests after a repeated one ([`Batch::rest`]).
     pub(crate) fn batch_kept(&mut self, batch: Batch) -> Vec<(u64, ClientMessage, Instant)> {
-        let Batch { kept, refusals, rest, entries, over, round, seq, timed, .. } = batch;
+        let Batch { kept, refusals, rest, entries, used, over, round, seq, timed, .. } = batch;
         if !kept.is_empty() {
             self.journal += entries;
+            self.used = used;
             if over {
                 self.finished = true;
                 self.effects.push(Effect::Finished);
             }
             for k in &kept {
-                self.setting.tally.commands.inc();
+                self.setting.counts.commands.inc();
                 if let Op::Submit { seat, .. }
                 | Op::TakeBack { seat, .. }
                 | Op::Force { seat, .. }
@@ -1154,8 +1183,8 @@ impl Core {
                     self.try_send(k.conn, frame);
                 }
                 if k.revealed {
-                    self.setting.tally.reveals.inc();
-                    self.setting.tally.reveal_latency.observe(self.since(k.received));
+                    self.setting.counts.reveals.inc();
+                    self.setting.counts.reveal_latency.observe(self.since(k.received));
                 }
             }
         }
@@ -1192,6 +1221,16 @@ impl Core {
         from: Option<u64>,
         received: Instant,
     ) -> Option<(Vec<Write>, Keeping)> {
+        let bytes = match self.used.admit(&op, &self.setting.limits) {
+            Ok(bytes) => bytes,
+            Err((id, (code, message))) => {
+                match from {
+                    Some(conn) => self.refuse(conn, id, code, message),
+                    None => tracing::warn!("{}: a bot's or timer's decision was refused: {message}", self.id),
+                }
+                return None;
+            }
+        };
         let face_down = self.game.face_down();
         let round = self.game.round();
         let seq = self.game.seq();
@@ -1212,14 +1251,15 @@ impl Core {
         if over {
             writes.push(Write::Finished { table: self.id });
         }
-        Some((writes, Keeping { op, from, received, face_down, round, seq, fault, over }))
+        Some((writes, Keeping { op, from, received, bytes, face_down, round, seq, fault, over }))
     }
 
     /// `keeping`'s entry is durable: the timers move, everyone is told, the request answered.
     pub(crate) fn kept(&mut self, keeping: Keeping) {
-        let Keeping { op, from, received, face_down, round, seq, fault, over } = keeping;
-        self.setting.tally.commands.inc();
+        let Keeping { op, from, received, bytes, face_down, round, seq, fault, over } = keeping;
+        self.setting.counts.commands.inc();
         self.journal += 1;
+        self.used.add(bytes);
         if over {
             self.finished = true;
             self.effects.push(Effect::Finished);
@@ -1259,8 +1299,8 @@ impl Core {
         let revealing = matches!(op, Op::Submit { .. } | Op::Force { .. } | Op::Reveal { .. });
         let sealed_reveal = round.is_some_and(|r| r.bound) && self.game.round().is_none();
         if revealing && ((face_down > 0 && self.game.face_down() == 0) || sealed_reveal) {
-            self.setting.tally.reveals.inc();
-            self.setting.tally.reveal_latency.observe(self.since(received));
+            self.setting.counts.reveals.inc();
+            self.setting.counts.reveal_latency.observe(self.since(received));
         }
     }
 
@@ -1400,7 +1440,7 @@ impl Core {
         if relinked {
             self.close_link(&key, &ServerMessage::Revoked {});
         }
-        self.setting.tally.commands.inc();
+        self.setting.counts.commands.inc();
         if let Some(reply) = reply {
             self.send_to(conn, &reply);
         }
@@ -1421,7 +1461,7 @@ impl Core {
     /// The table's closing is durable: no link opens it any more, it counts no longer towards
     /// the server's limit, the GM is answered and every connection told and closed.
     fn closed(&mut self, managing: Managing) {
-        self.setting.tally.commands.inc();
+        self.setting.counts.commands.inc();
         let ack = ServerMessage::Ack { id: managing.id.clone(), seq: self.game.seq() };
         let frame = remember(&mut self.answered, "gm".into(), managing.id, &ack);
         self.try_send(managing.conn, frame);
@@ -1468,10 +1508,14 @@ impl Core {
                 Some((now, Deadline::Bot))
             } else if bot {
                 Some((now + Duration::from_millis(u64::from(self.options.think_ms)), Deadline::Bot))
+            } else if let Some(s) = self.options.decision_seconds {
+                Some((now + Duration::from_secs(u64::from(s)), Deadline::Timer))
             } else {
-                self.options
-                    .decision_seconds
-                    .map(|s| (now + Duration::from_secs(u64::from(s)), Deadline::Timer))
+                // A sealed seat's reveal, once bound, is timed even with no decision timer.
+                self.game
+                    .round()
+                    .filter(|r| r.bound && r.revealing.contains(&SeatId(seat)))
+                    .map(|_| (now + Duration::from_secs(crate::protocol::REVEAL_SECONDS), Deadline::Timer))
             };
             match (self.deadlines.get(&seat), wanted) {
                 (Some((_, kind)), Some((_, want))) if *kind == want => {}
@@ -1520,6 +1564,7 @@ impl Core {
             let op: Op = serde_json::from_str(entry).map_err(|e| format!("journal entry {n}: {e}"))?;
             let fault = apply(&mut *self.game, &op).map_err(|e| format!("journal entry {n}: {e}"))?;
             self.journal += 1;
+            self.used.add(entry.len() as u64);
             if let Some((who, cid)) = asked(&op) {
                 let answer = answer(cid.clone(), self.game.seq(), fault);
                 remember(&mut self.answered, who, cid, &answer);
@@ -1592,6 +1637,7 @@ impl Core {
     pub(crate) fn reload_from(&mut self, fresh: Core) {
         self.game = fresh.game;
         self.journal = fresh.journal;
+        self.used = fresh.used;
         self.answered = fresh.answered;
         self.finished = fresh.finished;
         self.rules = fresh.rules;
@@ -1616,7 +1662,8 @@ pub(crate) fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, Any
             game.submit_bound(SeatId(*seat), command, &nonce(n)?).map(|()| None)
         }
         Op::Submit { seat, command, nonce: None, .. } => game.submit(SeatId(*seat), command).map(|()| None),
-        Op::TakeBack { seat, .. } => game.take_back(SeatId(*seat)).map(|()| None),
+        Op::TakeBack { seat, lost: false, .. } => game.take_back(SeatId(*seat)).map(|()| None),
+        Op::TakeBack { seat, lost: true, .. } => game.give_up(SeatId(*seat)).map(|()| None),
         Op::Force { seat, by, nonce: Some(n), .. } => {
             game.force_bound(SeatId(*seat), by.map(SeatId), &nonce(n)?).map(|()| None)
         }
@@ -1649,7 +1696,7 @@ pub(crate) fn asked(op: &Op) -> Option<(String, String)> {
     match op {
         Op::Submit { id: Some(id), who: Some(who), .. } => Some((who.clone(), id.clone())),
         Op::Submit { seat, id: Some(id), .. }
-        | Op::TakeBack { seat, id: Some(id) }
+        | Op::TakeBack { seat, id: Some(id), .. }
         | Op::Seal { seat, id: Some(id), .. }
         | Op::Reveal { seat, id: Some(id), .. }
         | Op::ClientSeed { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),

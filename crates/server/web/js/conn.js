@@ -5,7 +5,7 @@
  * the server applies it once. */
 
 /** The protocol version this page speaks. */
-export const VERSION = 2;
+export const VERSION = 3;
 
 /** How often a ping keeps the connection alive through proxies (ms). */
 const PING_EVERY = 25_000;

@@ -849,6 +849,13 @@ async function verifyInto(log, provider, report) {
       }
       case 'fault': {
         const seat = seatOf(e);
+        // One of the faults the protocol names (docs/fairness.md §3): a missed reveal with no
+        // reason or the seat's lost secret, a wrong nonce, an illegal choice with the rules' reason.
+        const known =
+          e.fault === 'wrong_nonce' ||
+          (e.fault === 'illegal' && typeof e.reason === 'string') ||
+          (e.fault === 'no_reveal' && (e.reason === undefined || e.reason === 'secret_lost'));
+        if (!known) throw new Bad(n, `seat ${seat}'s fault is none the protocol names: ${JSON.stringify({ fault: e.fault, reason: e.reason })}`);
         if (round) round.faulted.push(seat);
         break;
       }

@@ -269,7 +269,7 @@ const away = h(
   'details',
   { class: 'away' },
   h('summary', null, 'Creating from another device'),
-  field('The server\u2019s admin secret', 'admin-secret', secret, 'Needed only away from the server\u2019s own machine (facedown serve --admin-secret); sent once, with this request, and not kept.'),
+  field('The server\u2019s admin secret', 'admin-secret', secret, 'Needed when the server was started with one (FACEDOWN_ADMIN_SECRET), from every machine; sent once, with this request, and not kept.'),
 );
 
 const timing = h(

@@ -48,12 +48,14 @@ export function itemText(item, name) {
 }
 
 /**
- * A fault item's fault in words (`wrong_nonce`, `illegal` with the rules' `reason`, `no_reveal`).
+ * A fault item's fault in words (`wrong_nonce`, `illegal` with the rules' `reason`, `no_reveal` with
+ * the reason `secret_lost` or none).
  * @param {any} item
  */
 export function faultText(item) {
   const fault = item?.fault;
   if (fault === 'wrong_nonce') return 'its reveal did not open its commitment';
+  if (fault === 'no_reveal' && item?.reason === 'secret_lost') return 'its secret was lost: its face-down choice could not be revealed';
   if (fault === 'no_reveal') return 'no reveal in time';
   if (fault === 'illegal') return `the rules refuse its choice: ${item?.reason ?? 'no reason given'}`;
   if (fault && typeof fault === 'object') return faultText({ ...fault, fault: fault.fault });

@@ -6,7 +6,7 @@
 
 import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
-import { SealStore, ownBranch, toReveal } from './sealing.js';
+import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
 import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
@@ -60,6 +60,10 @@ const state = {
   asked: new Set(),
   /** The bound commitments of the open round, once bound. @type {{seat: number, commitment: string}[] | null} */
   bound: null,
+  /** Whether the open round is the table's opening round. */
+  opening: false,
+  /** The commitments this page revealed in the open round (no longer kept). @type {Set<string>} */
+  revealed: new Set(),
   /** This seat's choice sent and not yet resolved: its label and whether face down.
    * @type {{label: string, private: boolean, id: string, kind: string, commitment?: string, ackSeq?: number} | null} */
   chosen: null,
@@ -220,11 +224,34 @@ async function choose(command) {
 function takeBack() {
   if (!conn) return;
   const id = conn.request({ type: 'take_back' });
-  takingBack = { id, sealed: state.chosen?.kind === 'seal' };
+  takingBack = { id, sealed: state.chosen?.kind === 'seal', commitment: state.chosen?.commitment ?? null, lost: false };
   say('Taking back…');
 }
-/** The take-back on its way, and whether it takes back a sealed choice.
- * @type {{id: string, sealed: boolean} | null} */
+
+/** This seat's face-down choice in the open round that this page cannot reveal (made on another
+ * device, or this browser's storage was cleared): the server's count of its commitments against
+ * what this page keeps ({@link lostChoices}). */
+function lost() {
+  const seat = mySeat();
+  if (seat === null || !store || mySeatInfo()?.mode !== 'sealed' || state.over) return { lost: 0, bound: false };
+  if ([...(conn?.pending.values() ?? [])].some((r) => r.type === 'seal' || r.type === 'take_back')) return { lost: 0, bound: Boolean(state.bound) };
+  return lostChoices(store.all(), { sealed: state.sealedSeats, bound: state.bound, revealing: state.bound ? state.awaiting : [] }, seat, state.revealed);
+}
+
+/**
+ * Gives up a lost face-down choice (docs/fairness.md §3, "A lost secret"): `take_back` with
+ * `lost`. Before the binding it is a take-back like any other (no fault), and the seat chooses
+ * again; once bound, the seat's missed reveal is a fault at once, with the reason that its
+ * secret was lost, so the table need not wait for the reveal timer.
+ */
+function giveUpLost() {
+  if (!conn) return;
+  const id = conn.request({ type: 'take_back', lost: true });
+  takingBack = { id, sealed: true, commitment: null, lost: true };
+  say(state.bound ? 'Giving up the reveal…' : 'Taking back…');
+}
+/** The take-back on its way: whether it takes back a sealed choice, which, and whether lost.
+ * @type {{id: string, sealed: boolean, commitment: string | null, lost: boolean} | null} */
 let takingBack = null;
 
 /** Reveals this seat's next sealed choice once the round is bound, if it holds every commitment. */
@@ -241,6 +268,7 @@ function revealNext() {
   if (next.revealId && conn.pending.has(next.revealId)) return; // on its way
   const id = conn.request({ type: 'reveal', id: next.revealId, command: next.command, nonce: next.nonce });
   store.markRevealing(next.commitment, id);
+  state.revealed.add(next.commitment);
 }
 
 // ---- Messages ------------------------------------------------------------------------
@@ -311,7 +339,7 @@ async function welcome(m) {
   state.rules = m.rules ?? {};
   state.serverSeedCommitment = m.server_seed_commitment ?? null;
   const seat = mySeat();
-  if (seat !== null && !store) store = new SealStore(sessionStorage, table, seat);
+  if (seat !== null && !store) store = new SealStore(pageStorage(), table, token);
   if (first) {
     state.module = await systemModule(state.ruleset);
     document.title = `${systemTitle()} — table ${table} — facedown`;
@@ -324,14 +352,19 @@ async function welcome(m) {
   state.sealedSeats = round?.sealed ?? [];
   state.bound = round?.bound ? round.commitments ?? [] : null;
   state.asked = new Set([...state.sealedSeats, ...(round?.revealing ?? [])]);
+  state.opening = Boolean(round?.opening);
+  if (!round) state.revealed = new Set();
   if (!round?.bound) for (const s of state.awaiting) state.asked.add(s);
   if (store && seat !== null) {
     const mine = round?.sealed?.includes(seat) ?? false;
     const sealing = [...(conn?.pending.values() ?? [])].some((r) => r.type === 'seal');
-    if (!mine && !sealing) {
-      // Nothing of this seat's is sealed at the server: what this tab kept is stale.
-      while (store.dropLatest());
-    } else if (mine && !state.chosen) {
+    if (state.over || (!mine && !sealing)) {
+      // Nothing of this seat's is sealed at the server: what this browser kept is stale.
+      store.clear();
+    } else if (mine && !state.chosen && !state.prompt) {
+      // The seat is asked nothing more in the round (its reveal, or the others' choices, are
+      // awaited): its choice is shown as chosen. A seat asked again (a GM declaring for its next
+      // fighter) is shown that question: the page offers what the server awaits.
       const kept = store.all();
       const last = kept[kept.length - 1];
       if (last) {
@@ -398,6 +431,8 @@ function change(m) {
     if (u.kind === 'mix' || u.kind === 'opened') {
       state.bound = null;
       state.sealedSeats = [];
+      state.opening = false;
+      state.revealed = new Set();
     }
     state.asked = new Set();
     if (u.kind === 'opened' && u.seat === mySeat() && store) {
@@ -414,6 +449,7 @@ function change(m) {
   state.prompt = store ? ownBranch(m.prompt ?? null, store.all().filter((k) => !k.revealId)) : m.prompt ?? null;
   state.awaiting = m.awaiting ?? [];
   state.over = Boolean(m.over);
+  if (state.over && store) store.clear();
   if (m.head) state.head = m.head;
   if (!state.bound) for (const s of [...state.awaiting, ...state.sealedSeats]) state.asked.add(s);
   const c = state.chosen;
@@ -446,13 +482,17 @@ function canonicalEq(a, b) {
 function answered(id, error, seq) {
   const chosen = state.chosen;
   if (takingBack?.id === id) {
-    const sealed = takingBack.sealed;
+    const { sealed, commitment, lost: gaveUp } = takingBack;
     takingBack = null;
     if (error) say(`Not taken back: ${error.message}`);
     else {
-      if (sealed && store) store.dropLatest();
+      if (sealed && store && commitment) store.drop(commitment);
+      else if (sealed && store && !gaveUp) store.dropLatest();
+      const wasBound = Boolean(state.bound);
       state.chosen = null;
-      say('Taken back: choose again.');
+      say(gaveUp && wasBound ? 'Given up: the rules\u2019 default is taken for you.' : 'Taken back: choose again.');
+      // The opening round asks nobody: the page seals its part again on its own.
+      if (state.opening && !state.bound) void sealOpening();
     }
     return;
   }
@@ -496,7 +536,7 @@ function renderAll() {
   renderGm();
   renderRulings();
   renderTools();
-  notices.update(Boolean(state.prompt) && !state.over && state.awaiting.includes(mySeat() ?? -1));
+  notices.update((Boolean(state.prompt) || lost().lost > 0) && !state.over && state.awaiting.includes(mySeat() ?? -1));
 }
 
 function renderHeader() {
@@ -523,7 +563,8 @@ function awaitingNames() {
 let promptDrawn = '';
 
 function renderPrompt() {
-  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped]);
+  const gone = lost();
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone]);
   if (key === promptDrawn) return;
   promptDrawn = key;
   /** @type {Element[]} */
@@ -535,6 +576,16 @@ function renderPrompt() {
     parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
   } else if (state.over) {
     parts.push(h('p', null, 'The log tells how it went; download it, or verify it here: every commitment and draw.'));
+  } else if (gone.lost > 0 && !gone.bound) {
+    parts.push(
+      h('p', { class: 'note', 'data-testid': 'lost' }, 'Your face-down choice was made on another device, or this browser no longer holds it, so it cannot be revealed. Take it back and choose again: nobody has chosen everything yet, so this is no fault.'),
+      h('p', null, h('button', { type: 'button', 'data-testid': 'take-back-lost', onclick: giveUpLost }, 'Take back and choose again')),
+    );
+  } else if (gone.lost > 0) {
+    parts.push(
+      h('p', { class: 'note', 'data-testid': 'lost' }, 'Your face-down choice was made on another device, or this browser no longer holds it, so it cannot be revealed now that everyone has chosen. Give it up and the rules\u2019 default is taken for you (a fault, shown to everyone); else the table waits for the reveal timer.'),
+      h('p', null, h('button', { type: 'button', 'data-testid': 'give-up', onclick: giveUpLost }, 'Give up my choice')),
+    );
   } else if (chosen) {
     const waiting = state.awaiting.filter((s) => s !== seat);
     const sent = chosen.ackSeq === undefined ? 'sending…' : 'chosen';
@@ -901,7 +952,10 @@ function tick() {
     const who = t.seat === mySeat() ? 'you' : seatName(t.seat);
     return `${who} ${mm}:${ss}`;
   });
-  replace(el.timer, `Timer: ${parts.join(', ')} left — then the rules\u2019 default is taken`);
+  // Once the round is bound the timers are the reveals' (a sealed table times them even with no
+  // decision timer: docs/protocol.md, Sealed choices).
+  if (state.bound) replace(el.timer, `Time to reveal: ${parts.join(', ')} left — a choice not revealed by then is a fault, and the rules\u2019 default is taken`);
+  else replace(el.timer, `Timer: ${parts.join(', ')} left — then the rules\u2019 default is taken`);
 }
 
 // ---- Tools: reference, options, notices, the verifiable log -----------------------------

@@ -536,3 +536,19 @@ test('a rotated seed (docs/fairness/rotation): a Rest Scene rolled after the end
     assert.equal(r.mismatch?.line, line, `${what}: ${JSON.stringify(r.mismatch)}`);
   }
 });
+
+test('a seat that lost its secret: its missed reveal with the reason verifies; a fault the protocol does not name does not', async () => {
+  // Written by crates/server/tests/sealed.rs (WRITE_SECRET_LOST_LOG): a sealed duel where the GM
+  // takes back a lost choice before the binding and gives up its reveal after it.
+  const text = readFileSync(path.join(root, 'crates/server/web/test/fixtures/secret-lost.jsonl'), 'utf8');
+  const entries = text.trim().split('\n').map((l) => JSON.parse(l).entry);
+  const fault = entries.find((e) => e.kind === 'fault');
+  assert.deepEqual([fault?.fault, fault?.reason], ['no_reveal', 'secret_lost']);
+  const report = await verifyLog(text);
+  assert.ok(report.ok, JSON.stringify(report.mismatch));
+  const forged = rechain(entries.map((e) => (e.kind === 'fault' ? { ...e, reason: 'dog_ate_it' } : e)));
+  const bad = await verifyLog(forged);
+  assert.ok(!bad.ok);
+  assert.equal(bad.mismatch?.line, entries.indexOf(fault) + 1);
+  assert.match(bad.mismatch?.what ?? '', /none the protocol names/);
+});

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Connection, backoff, wsUrl, Ids } from '../js/conn.js';
-import { SealStore, ownBranch, toReveal } from '../js/sealing.js';
+import { SealStore, lostChoices, ownBranch, toReveal } from '../js/sealing.js';
 import { itemText, faultText, andList } from '../js/log.js';
 
 /** A WebSocket stand-in: records what is sent; the test opens, answers and closes it. */
@@ -93,7 +93,7 @@ test('hello carries the table, the token and the last sequence number seen', () 
   const { c } = connection(() => seen);
   c.start();
   FakeSocket.all[0].open();
-  assert.deepEqual(FakeSocket.all[0].sent[0], { type: 'hello', v: 2, table: '7', token: 'ab'.repeat(16), since: 0 });
+  assert.deepEqual(FakeSocket.all[0].sent[0], { type: 'hello', v: 3, table: '7', token: 'ab'.repeat(16), since: 0 });
   seen = 12;
   FakeSocket.all[0].close();
   assert.equal(c.status, 'reconnecting');
@@ -195,31 +195,75 @@ class MemoryStorage {
 
 const hex = (c) => c.repeat(64);
 
-test('sealed choices are kept per table, seat and round, oldest first, and survive a new store (a reload)', () => {
+const TOKEN_A = '0123456789abcdef0123456789abcdef';
+const TOKEN_B = 'fedcba9876543210fedcba9876543210';
+
+test('sealed choices are kept per table and seat, oldest first, and survive a new store (a reload, a closed tab)', () => {
   const storage = new MemoryStorage();
-  const a = new SealStore(storage, '7', 0);
+  const a = new SealStore(storage, '7', TOKEN_A);
   a.add({ command: { x: 1 }, nonce: hex('1'), commitment: hex('a'), label: 'one', round: 10 });
   a.add({ command: { x: 2 }, nonce: hex('2'), commitment: hex('b'), label: 'two', round: 9 });
-  new SealStore(storage, '7', 1).add({ command: 0, nonce: hex('3'), commitment: hex('c'), label: 'other seat', round: 9 });
-  new SealStore(storage, '8', 0).add({ command: 0, nonce: hex('4'), commitment: hex('d'), label: 'other table', round: 9 });
-  const reloaded = new SealStore(storage, '7', 0);
+  new SealStore(storage, '7', TOKEN_B).add({ command: 0, nonce: hex('3'), commitment: hex('c'), label: 'other seat', round: 9 });
+  new SealStore(storage, '8', TOKEN_A).add({ command: 0, nonce: hex('4'), commitment: hex('d'), label: 'other table', round: 9 });
+  const reloaded = new SealStore(storage, '7', TOKEN_A);
   assert.deepEqual(reloaded.all().map((s) => s.label), ['two', 'one']);
-  assert.ok([...storage.map.keys()].includes('facedown/sealed/7/0/10'));
+  assert.deepEqual(reloaded.all()[0].command, { x: 2 });
+  assert.equal(reloaded.all()[0].nonce, hex('2'));
+  assert.ok([...storage.map.keys()].includes(`facedown/sealed/v1/7/${hex('a')}`), 'keyed by the table and the commitment');
   reloaded.markRevealing(hex('b'), 'r1');
-  assert.equal(new SealStore(storage, '7', 0).all()[0].revealId, 'r1');
+  assert.equal(reloaded.all()[0].revealId, 'r1');
   reloaded.drop(hex('b'));
   assert.deepEqual(reloaded.all().map((s) => s.label), ['one']);
   assert.equal(reloaded.dropLatest()?.label, 'one');
   assert.equal(reloaded.dropLatest(), null);
-  assert.ok(![...storage.map.keys()].some((k) => k.startsWith('facedown/sealed/7/0/')), 'an emptied round leaves no key');
-  assert.equal(new SealStore(storage, '7', 1).all().length, 1);
+  assert.equal(new SealStore(storage, '7', TOKEN_B).all().length, 1, 'the other seat\u2019s choice stays');
+  assert.equal(new SealStore(storage, '8', TOKEN_A).all().length, 1, 'the other table\u2019s choice stays');
 });
 
-test('a replaced commitment takes the place of the latest', () => {
-  const s = new SealStore(new MemoryStorage(), '1', 0);
-  s.add({ command: 1, nonce: hex('1'), commitment: hex('a'), label: 'first', round: 4 });
-  s.replaceLatest({ command: 2, nonce: hex('2'), commitment: hex('b'), label: 'second', round: 4 });
-  assert.deepEqual(s.all().map((x) => x.label), ['second']);
+test('a sealed choice is encrypted under its seat\u2019s token: another seat\u2019s link cannot read it', () => {
+  const storage = new MemoryStorage();
+  const nonce = '9f'.repeat(32);
+  new SealStore(storage, '7', TOKEN_A).add({ command: { commit_stance: { stance: 'grapple' } }, nonce, commitment: hex('a'), label: 'Grapple 2', round: 3 });
+  const raw = storage.getItem(`facedown/sealed/v1/7/${hex('a')}`) ?? '';
+  assert.ok(!raw.includes(nonce) && !raw.includes('grapple') && !raw.includes('Grapple'), `nothing readable in storage: ${raw}`);
+  const other = new SealStore(storage, '7', TOKEN_B);
+  assert.deepEqual(other.all(), [], 'the wrong token reads nothing');
+  other.drop(hex('a'));
+  other.clear();
+  assert.equal(new SealStore(storage, '7', TOKEN_A).all().length, 1, 'nor can it delete what it cannot read');
+  // A changed byte, or an entry moved under another commitment, fails its tag.
+  const box = JSON.parse(raw);
+  const flipped = (box.ct.startsWith('0') ? '1' : '0') + box.ct.slice(1);
+  storage.setItem(`facedown/sealed/v1/7/${hex('a')}`, JSON.stringify({ ...box, ct: flipped }));
+  assert.deepEqual(new SealStore(storage, '7', TOKEN_A).all(), [], 'a tampered entry reads as nothing');
+  storage.setItem(`facedown/sealed/v1/7/${hex('e')}`, raw);
+  assert.deepEqual(new SealStore(storage, '7', TOKEN_A).all(), [], 'an entry moved to another commitment reads as nothing');
+});
+
+test('two tabs of one seat never overwrite each other\u2019s choice: the reveal opens the one the server bound', () => {
+  const storage = new MemoryStorage();
+  const tab1 = new SealStore(storage, '7', TOKEN_A);
+  const tab2 = new SealStore(storage, '7', TOKEN_A);
+  assert.equal(tab1.add({ command: { x: 1 }, nonce: hex('1'), commitment: hex('a'), label: 'tab 1', round: 5 }), true);
+  assert.equal(tab2.add({ command: { x: 1 }, nonce: hex('2'), commitment: hex('a'), label: 'tab 2 (same key)', round: 5 }), false, 'a kept commitment is never overwritten');
+  assert.equal(tab2.add({ command: { x: 2 }, nonce: hex('3'), commitment: hex('b'), label: 'tab 2', round: 5 }), true);
+  assert.equal(tab1.all().find((s) => s.commitment === hex('a'))?.nonce, hex('1'));
+  // The server holds tab 2's seal (it replaced tab 1's): that one is revealed, with its own nonce.
+  const decision = toReveal(tab1.all(), [{ seat: 0, commitment: hex('b') }, { seat: 1, commitment: hex('c') }], 0, [0, 1]);
+  assert.ok('reveal' in decision);
+  assert.deepEqual(decision.reveal.map((s) => [s.label, s.nonce]), [['tab 2', hex('3')]]);
+});
+
+test('a lost sealed choice: more commitments at the server than this browser keeps, or a bound one it cannot open', () => {
+  const kept = [{ command: 1, nonce: hex('1'), commitment: hex('a'), label: 'mine', round: 2 }];
+  assert.deepEqual(lostChoices(kept, { sealed: [0, 1], bound: null, revealing: [] }, 0), { lost: 0, bound: false });
+  assert.deepEqual(lostChoices([], { sealed: [0, 1], bound: null, revealing: [] }, 0), { lost: 1, bound: false });
+  assert.deepEqual(lostChoices(kept, { sealed: [0, 0, 1], bound: null, revealing: [] }, 0), { lost: 1, bound: false });
+  const bound = [{ seat: 0, commitment: hex('a') }, { seat: 1, commitment: hex('c') }];
+  assert.deepEqual(lostChoices(kept, { sealed: [0, 1], bound, revealing: [0, 1] }, 0), { lost: 0, bound: true });
+  assert.deepEqual(lostChoices([], { sealed: [0, 1], bound, revealing: [0, 1] }, 0), { lost: 1, bound: true });
+  assert.deepEqual(lostChoices([], { sealed: [0, 1], bound, revealing: [0, 1] }, 0, [hex('a')]), { lost: 0, bound: true }, 'a reveal on its way is not lost');
+  assert.deepEqual(lostChoices([], { sealed: [0, 1], bound, revealing: [1] }, 0), { lost: 0, bound: true }, 'revealed already');
 });
 
 test('a seat reveals only once the bound commitments hold one for every seat asked, and only its own', () => {
@@ -263,6 +307,7 @@ test('every kind of log item reads as words', () => {
   for (const kind of ['opened', 'client_seed', 'mix', 'server_seed']) assert.notEqual(itemText({ kind, seat: 0 }, name), '');
   assert.equal(itemText({ kind: 'something_new' }, name), '', 'an unknown kind is left out, not an error');
   assert.equal(faultText({ fault: 'no_reveal' }), 'no reveal in time');
+  assert.equal(faultText({ fault: 'no_reveal', reason: 'secret_lost' }), 'its secret was lost: its face-down choice could not be revealed');
   assert.equal(andList(['Ada', 'Bao', 'Kuro']), 'Ada, Bao and Kuro');
   assert.equal(andList(['Ada']), 'Ada');
 });

@@ -154,7 +154,8 @@ fn setting() -> Setting {
         hold: Duration::ZERO,
         reveal_hold: Duration::ZERO,
         shared: false,
-        tally: Tally::of(metrics()),
+        counts: Counts::of(metrics()),
+        limits: crate::Limits::default(),
     }
 }
 
@@ -425,7 +426,8 @@ impl Sim {
                 }
                 None => ClientMessage::Reveal { id, command: Value::Null, nonce: "zz".into() },
             },
-            8 => ClientMessage::TakeBack { id },
+            // A take-back, or (one in four) a seat that lost its secret giving its choice up.
+            8 => ClientMessage::TakeBack { id, lost: choice.is_multiple_of(4) },
             9 => ClientMessage::Force { id, seat: u16::from(choice % 4) },
             12 => ClientMessage::Undo { id },
             _ => ClientMessage::Ping {},

@@ -1,0 +1,4 @@
+-- Issue 33: a server checks a link's token against the table's access rows before it loads the
+-- table (a wrong token reads nothing more): this index answers "is this hash one of table T's
+-- links" from the index alone. Hashes only, as the rows themselves. The same as SQLite's 1004.
+CREATE INDEX server_access_token ON server_access (table_id, token_hash);
