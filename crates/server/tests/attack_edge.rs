@@ -225,6 +225,14 @@ async fn the_open_files_limit_is_raised_and_sizes_the_connection_limit() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&dir.path().join("s.db"));
     c.limits.max_connections = usize::MAX;
+    // The soft limit lowered first, as a distribution's default of 1,024 would leave it.
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+        let lowered = libc::rlimit { rlim_cur: limit.rlim_max.min(1024), rlim_max: limit.rlim_max };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &lowered), 0);
+    }
     let server = server::start(c).await.unwrap();
     let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
     let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap();
