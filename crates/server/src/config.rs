@@ -160,7 +160,7 @@ impl Default for Limits {
             burst: 40,
             max_tables: 10_000,
             max_connections: 20_000,
-            max_connections_per_address: 64,
+            max_connections_per_address: 256,
             messages_per_second_per_address: 200,
             burst_per_address: 400,
             tables_per_minute_per_address: 10,
