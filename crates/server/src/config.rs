@@ -123,7 +123,7 @@ pub struct Limits {
     pub burst_per_address: u32,
     /// Tables one address may create per minute, on average (as many at once).
     pub tables_per_minute_per_address: u32,
-    /// How long a connection has for its first byte and then for each request's head.
+    /// How long a connection has for its first bytes (enough to tell HTTP/1 from HTTP/2) and then for each request's head.
     pub head_timeout: std::time::Duration,
     /// How long a WebSocket has to say hello.
     pub hello_timeout: std::time::Duration,

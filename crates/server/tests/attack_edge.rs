@@ -153,8 +153,8 @@ fn frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_open_connections_are_capped_per_address_and_closed_in_time() {
-    // One address opens many more sockets than it may, each sending half a request; others
-    // only connect and send nothing. The server refuses those over the cap at once, closes the
+    // One address opens many more sockets than it may, some sending half a request, some a
+    // piece of HTTP/2's preface, others nothing. The server refuses those over the cap at once, closes the
     // rest within the request-head timeout, and a player from another address plays on.
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&dir.path().join("s.db"));
@@ -166,8 +166,15 @@ async fn half_open_connections_are_capped_per_address_and_closed_in_time() {
     let mut refused = 0;
     for i in 0..40 {
         let mut s = from(2, server.addr).await;
-        if i % 2 == 0 {
-            let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ").await;
+        match i % 3 {
+            0 => {
+                let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ").await;
+            }
+            // A piece of HTTP/2's preface: not yet HTTP/1 nor HTTP/2.
+            1 => {
+                let _ = s.write_all(b"PRI * HTTP/2.0\r\n").await;
+            }
+            _ => {}
         }
         held.push(s);
     }
