@@ -383,6 +383,7 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
         .into_make_service_with_connect_info::<SocketAddr>();
     let handle = axum_server::Handle::new();
     let head_timeout = hub.config.limits.head_timeout;
+    let idle_timeout = hub.config.limits.idle_timeout.max(std::time::Duration::from_millis(10));
     let serving = {
         let handle = handle.clone();
         async move {
@@ -397,7 +398,14 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
                 .http1()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(head_timeout);
-            server.http_builder().http2().timer(hyper_util::rt::TokioTimer::new());
+            // An HTTP/2 connection is pinged when quiet and closed when its peer does not answer
+            // (browsers do by themselves), as a WebSocket is.
+            server
+                .http_builder()
+                .http2()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .keep_alive_interval(idle_timeout / 2)
+                .keep_alive_timeout(idle_timeout / 2);
             match tls {
                 Some(tls) => {
                     let tls = axum_server::tls_rustls::RustlsAcceptor::new(tls)

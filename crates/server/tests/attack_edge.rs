@@ -214,6 +214,23 @@ async fn half_open_connections_are_capped_per_address_and_closed_in_time() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http2_connection_that_answers_no_ping_is_closed() {
+    // HTTP/2's whole preface, then silence: past the head timeout, held by HTTP/2 itself.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.idle_timeout = Duration::from_millis(600);
+    let server = server::start(c).await.unwrap();
+    let mut s = from(2, server.addr).await;
+    s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+    // An empty SETTINGS frame: the handshake is done.
+    s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+    let started = std::time::Instant::now();
+    let _ = read_outcome(&mut s).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "closed once its ping went unanswered");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn raw_tcp_connections_count_towards_the_connection_limit() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&dir.path().join("s.db"));
