@@ -123,7 +123,7 @@ pub struct Limits {
     pub burst_per_address: u32,
     /// Tables one address may create per minute, on average (as many at once).
     pub tables_per_minute_per_address: u32,
-    /// How long a connection has for its first byte and then for each request's head.
+    /// How long a connection has for its first bytes (enough to tell HTTP/1 from HTTP/2) and then for each request's head.
     pub head_timeout: std::time::Duration,
     /// How long a WebSocket has to say hello.
     pub hello_timeout: std::time::Duration,
@@ -170,7 +170,7 @@ impl Default for Limits {
             burst: 40,
             max_tables: 10_000,
             max_connections: 20_000,
-            max_connections_per_address: 64,
+            max_connections_per_address: 256,
             messages_per_second_per_address: 200,
             burst_per_address: 400,
             tables_per_minute_per_address: 10,
@@ -396,6 +396,7 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
         .into_make_service_with_connect_info::<SocketAddr>();
     let handle = axum_server::Handle::new();
     let head_timeout = hub.config.limits.head_timeout;
+    let idle_timeout = hub.config.limits.idle_timeout.max(std::time::Duration::from_millis(10));
     let serving = {
         let handle = handle.clone();
         async move {
@@ -410,7 +411,14 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
                 .http1()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(head_timeout);
-            server.http_builder().http2().timer(hyper_util::rt::TokioTimer::new());
+            // An HTTP/2 connection is pinged when quiet and closed when its peer does not answer
+            // (browsers do by themselves), as a WebSocket is.
+            server
+                .http_builder()
+                .http2()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .keep_alive_interval(idle_timeout / 2)
+                .keep_alive_timeout(idle_timeout / 2);
             match tls {
                 Some(tls) => {
                     let tls = axum_server::tls_rustls::RustlsAcceptor::new(tls)

@@ -264,17 +264,38 @@ impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for Acceptor {
             // An `ack` and the update after it would otherwise wait for the client's delayed
             // ACK, about 40 ms on Linux (Nagle's algorithm).
             stream.set_nodelay(true)?;
-            // Before its first byte a connection is nothing but a held descriptor (and the
-            // HTTP layer's own timeout starts only once it has told HTTP/1 from HTTP/2).
-            match tokio::time::timeout(edge.limits.head_timeout, stream.peek(&mut [0u8; 1])).await {
-                Ok(Ok(_)) => Ok((Held { inner: stream, _slot: slot }, service)),
+            // Until it has sent enough to tell HTTP/1 from HTTP/2 a connection is nothing but a
+            // held descriptor, and the HTTP layer's own timeouts start only after that.
+            match tokio::time::timeout(edge.limits.head_timeout, version_told(&stream)).await {
+                Ok(Ok(())) => Ok((Held { inner: stream, _slot: slot }, service)),
                 Ok(Err(e)) => Err(e),
                 Err(_) => {
+                    // What it sent is read first, so that the close does not reset it.
+                    let _ = stream.try_read(&mut [0u8; H2_PREFACE.len()]);
                     edge.tally.limit("head_timeout");
                     Err(io::Error::new(io::ErrorKind::TimedOut, "nothing sent in time"))
                 }
             }
         })
+    }
+}
+
+/// What an HTTP/2 connection starts with (RFC 9113, 3.4).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Returns once `stream` has sent enough to tell HTTP/1 from HTTP/2 (or closed): its first
+/// bytes differ from the HTTP/2 preface, or are all of it. The HTTP layer waits for as much
+/// before its own timeouts start, so a client that sends a piece of the preface and stops
+/// would otherwise be held for ever. A real client sends the preface in one piece: only one
+/// that does not waits here, a few polls until the head timeout.
+async fn version_told(stream: &TcpStream) -> io::Result<()> {
+    let mut first = [0u8; H2_PREFACE.len()];
+    loop {
+        let n = stream.peek(&mut first).await?;
+        if n == 0 || n == first.len() || first[..n] != H2_PREFACE[..n] {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 

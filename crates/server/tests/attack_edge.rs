@@ -153,8 +153,8 @@ fn frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_open_connections_are_capped_per_address_and_closed_in_time() {
-    // One address opens many more sockets than it may, each sending half a request; others
-    // only connect and send nothing. The server refuses those over the cap at once, closes the
+    // One address opens many more sockets than it may, some sending half a request, some a
+    // piece of HTTP/2's preface, others nothing. The server refuses those over the cap at once, closes the
     // rest within the request-head timeout, and a player from another address plays on.
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&dir.path().join("s.db"));
@@ -166,8 +166,15 @@ async fn half_open_connections_are_capped_per_address_and_closed_in_time() {
     let mut refused = 0;
     for i in 0..40 {
         let mut s = from(2, server.addr).await;
-        if i % 2 == 0 {
-            let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ").await;
+        match i % 3 {
+            0 => {
+                let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ").await;
+            }
+            // A piece of HTTP/2's preface: not yet HTTP/1 nor HTTP/2.
+            1 => {
+                let _ = s.write_all(b"PRI * HTTP/2.0\r\n").await;
+            }
+            _ => {}
         }
         held.push(s);
     }
@@ -207,6 +214,23 @@ async fn half_open_connections_are_capped_per_address_and_closed_in_time() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http2_connection_that_answers_no_ping_is_closed() {
+    // HTTP/2's whole preface, then silence: past the head timeout, held by HTTP/2 itself.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.limits.idle_timeout = Duration::from_millis(600);
+    let server = server::start(c).await.unwrap();
+    let mut s = from(2, server.addr).await;
+    s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+    // An empty SETTINGS frame: the handshake is done.
+    s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+    let started = std::time::Instant::now();
+    let _ = read_outcome(&mut s).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "closed once its ping went unanswered");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn raw_tcp_connections_count_towards_the_connection_limit() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&dir.path().join("s.db"));
@@ -225,6 +249,14 @@ async fn the_open_files_limit_is_raised_and_sizes_the_connection_limit() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = config(&dir.path().join("s.db"));
     c.limits.max_connections = usize::MAX;
+    // The soft limit lowered first, as a distribution's default of 1,024 would leave it.
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+        let lowered = libc::rlimit { rlim_cur: limit.rlim_max.min(1024), rlim_max: limit.rlim_max };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &lowered), 0);
+    }
     let server = server::start(c).await.unwrap();
     let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
     let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap();

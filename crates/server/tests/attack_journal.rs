@@ -263,7 +263,7 @@ async fn a_wrong_token_loads_no_table_and_replays_nothing() {
     for wrong in [format!("{head}#{}", "0".repeat(32)), format!("{head}#x")] {
         match hello(&wrong).await {
             ServerMessage::Error { code: ErrorCode::Unauthorized, message, .. } => {
-                assert!(message.contains("opens nothing"), "{message}");
+                assert!(message.contains("opens no table here"), "{message}");
             }
             other => panic!("a wrong token is refused: {other:?}"),
         }

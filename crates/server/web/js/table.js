@@ -224,7 +224,7 @@ async function choose(command) {
 function takeBack() {
   if (!conn) return;
   const id = conn.request({ type: 'take_back' });
-  takingBack = { id, sealed: state.chosen?.kind === 'seal', commitment: state.chosen?.commitment ?? null, lost: false };
+  takingBack = { id, sealed: state.chosen?.kind === 'seal', commitment: state.chosen?.commitment ?? null, lost: false, bound: false };
   say('Taking back…');
 }
 
@@ -247,11 +247,12 @@ function lost() {
 function giveUpLost() {
   if (!conn) return;
   const id = conn.request({ type: 'take_back', lost: true });
-  takingBack = { id, sealed: true, commitment: null, lost: true };
+  takingBack = { id, sealed: true, commitment: null, lost: true, bound: Boolean(state.bound) };
   say(state.bound ? 'Giving up the reveal…' : 'Taking back…');
 }
-/** The take-back on its way: whether it takes back a sealed choice, which, and whether lost.
- * @type {{id: string, sealed: boolean, commitment: string | null, lost: boolean} | null} */
+/** The take-back on its way: whether it takes back a sealed choice, which, whether lost, and
+ * whether the round was bound when it was sent (a give-up then, whatever came before its ack).
+ * @type {{id: string, sealed: boolean, commitment: string | null, lost: boolean, bound: boolean} | null} */
 let takingBack = null;
 
 /** Reveals this seat's next sealed choice once the round is bound, if it holds every commitment. */
@@ -482,13 +483,12 @@ function canonicalEq(a, b) {
 function answered(id, error, seq) {
   const chosen = state.chosen;
   if (takingBack?.id === id) {
-    const { sealed, commitment, lost: gaveUp } = takingBack;
+    const { sealed, commitment, lost: gaveUp, bound: wasBound } = takingBack;
     takingBack = null;
     if (error) say(`Not taken back: ${error.message}`);
     else {
       if (sealed && store && commitment) store.drop(commitment);
       else if (sealed && store && !gaveUp) store.dropLatest();
-      const wasBound = Boolean(state.bound);
       state.chosen = null;
       say(gaveUp && wasBound ? 'Given up: the rules\u2019 default is taken for you.' : 'Taken back: choose again.');
       // The opening round asks nobody: the page seals its part again on its own.
