@@ -99,6 +99,15 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_tables)]
     pub max_tables: usize,
 
+    /// Requests one table keeps (take-backs included): past it the table refuses more with
+    /// `full`, and still loads.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_table_entries)]
+    pub max_table_entries: u64,
+
+    /// Bytes one table's kept requests may take (their JSON texts), as --max-table-entries.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_table_bytes)]
+    pub max_table_bytes: u64,
+
     /// Connections at once.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections)]
     pub max_connections: usize,
@@ -334,10 +343,13 @@ fn config(args: &Args) -> anyhow::Result<Config> {
         || args.max_connections_per_address == 0
         || args.messages_per_second_per_address == 0
         || args.tables_per_minute_per_address == 0
+        || args.max_table_entries == 0
+        || args.max_table_bytes == 0
     {
         bail!(
             "--messages-per-second, --max-tables, --max-connections, --max-connections-per-address, \
-             --messages-per-second-per-address and --tables-per-minute-per-address must be at least 1"
+             --messages-per-second-per-address, --tables-per-minute-per-address, --max-table-entries \
+             and --max-table-bytes must be at least 1"
         );
     }
     Ok(Config {
@@ -357,6 +369,8 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             messages_per_second_per_address: args.messages_per_second_per_address,
             burst_per_address: args.burst_per_address,
             tables_per_minute_per_address: args.tables_per_minute_per_address,
+            max_table_entries: args.max_table_entries,
+            max_table_bytes: args.max_table_bytes,
             idle_seconds: args.idle_seconds,
             unjoined_seconds: args.unjoined_seconds,
             hold: std::time::Duration::from_millis(args.hold_ms),

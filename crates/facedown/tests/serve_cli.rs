@@ -26,6 +26,8 @@ fn serve_help_shows_the_flags_and_examples() {
         "--messages-per-second",
         "--burst",
         "--max-tables",
+        "--max-table-entries",
+        "--max-table-bytes",
         "--max-connections",
         "--idle-seconds",
         "--hold-ms",
@@ -74,6 +76,8 @@ fn bad_flags_are_refused_naming_the_flag() {
     refused(&["--listen", "localhost"], "--listen");
     refused(&["--max-message-bytes", "lots"], "--max-message-bytes");
     refused(&["--max-message-bytes", "10"], "--max-message-bytes 10");
+    refused(&["--max-table-entries", "0"], "--max-table-entries");
+    refused(&["--max-table-bytes", "0"], "--max-table-bytes");
     refused(&["--public-url", "dice.example.org"], "--public-url");
     refused(&["--admin-secret", "short"], "--admin-secret");
     refused(&["--table", "chess"], "no rule system named \"chess\"");
