@@ -140,14 +140,14 @@ pub struct Limits {
     pub lease_seconds: u32,
     /// How long a seat's decision waits for another seat's awaited with it (connected to this
     /// instance, or on a shared store a person's, forwarded by another instance) before it is
-    /// made durable alone: kept together, the two share one commit (docs/performance.md,
+    /// made durable alone: kept together, the two share one commit (docs/performance-history.md,
     /// rounds 8 and 9). Zero: never waits.
     pub hold: std::time::Duration,
     /// How long a sealed seat's reveal waits for the other reveals the bound round awaits
     /// (their seats connected as for [`Limits::hold`]), whichever is longer. A client reveals
     /// on its own as soon as the round is bound, and nothing is shown to anyone until every
     /// reveal is in, so the first one gains nothing by being made durable alone; kept together,
-    /// all of them share one commit and the round resolves a commit sooner (docs/performance.md,
+    /// all of them share one commit and the round resolves a commit sooner (docs/performance-history.md,
     /// round 14). Zero: as long as [`Limits::hold`].
     pub reveal_hold: std::time::Duration,
     /// Seconds after which a table nobody joined is closed for good (issue 33 §1), freeing its

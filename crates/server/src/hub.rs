@@ -872,7 +872,7 @@ impl<S: TableStore> Actor<S> {
             let next = self.core.next_deadline().filter(|_| runs);
             // A finished table nobody is connected to leaves memory at once: nothing can change
             // it but an undo, whose link reloads it, and the tables a busy server finishes would
-            // otherwise pile up for the idle limit (docs/performance.md, round 14).
+            // otherwise pile up for the idle limit (docs/performance-history.md, round 14).
             let wait = if self.core.finished { Duration::ZERO } else { idle };
             let idle_at = (self.core.conns.is_empty() && next.is_none()).then(|| self.idle_since + wait);
             let check_at = self.forwarded_check_at();
@@ -1270,7 +1270,7 @@ mod tests {
 
     /// An idle table costs its task (the future of `actor_main`, the actor boxed beside it)
     /// and its inbox, which allocates room for 32 messages at once: issue 15 asks under
-    /// 64 KiB of memory per idle table (docs/performance.md, round 10). Before the actor was
+    /// 64 KiB of memory per idle table (docs/performance-history.md, round 10). Before the actor was
     /// boxed, the task held it in each future that passed it on (5.8 KiB of future), and a
     /// forwarded request made every inbox slot 136 bytes.
     #[test]

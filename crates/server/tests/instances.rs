@@ -802,7 +802,7 @@ async fn acked(client: &mut Client, id: &str) -> Option<Change> {
 
 /// A seat on each instance answers the same prompt: the instance holding the lease waits for
 /// the other seat's decision, forwarded by the other instance, and keeps both by one commit
-/// (docs/performance.md, round 9) — as two seats on one instance do.
+/// (docs/performance-history.md, round 9) — as two seats on one instance do.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn decisions_from_a_seat_on_each_instance_share_one_commit_of_the_lease_holder() {
     let test = "decisions_from_a_seat_on_each_instance_share_one_commit_of_the_lease_holder";
