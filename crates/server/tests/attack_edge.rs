@@ -6,37 +6,16 @@
 //! attacker gets a clear error.
 
 use std::net::SocketAddr;
-use std::path::Path;
 use std::time::Duration;
 
+use server::Running;
 use server::client::Client;
-use server::protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage, VERSION, parse_link};
-use server::{Config, Running};
+use server::protocol::{ClientMessage, ErrorCode, ServerMessage, VERSION, parse_link};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-fn config(db: &Path) -> Config {
-    let mut c = Config::new(db.to_path_buf());
-    c.listen = "127.0.0.1:0".parse().unwrap();
-    c
-}
-
-fn duel() -> CreateTable {
-    CreateTable::example("iron-triangle", "duel")
-}
-
-/// The next message, within 10 s.
-async fn next(client: &mut Client) -> ServerMessage {
-    tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer in time").unwrap()
-}
-
-async fn welcomed(link: &str) -> Client {
-    let mut c = Client::join(link, 0).await.unwrap();
-    match next(&mut c).await {
-        ServerMessage::Welcome { .. } => c,
-        other => panic!("expected a welcome, got {other:?}"),
-    }
-}
+mod common;
+use common::{config, duel, next, welcomed};
 
 /// A TCP connection to `to` from the loopback address `127.0.0.{from}`.
 async fn from(from: u8, to: SocketAddr) -> TcpStream {

@@ -13,6 +13,9 @@ use server::protocol::{ClientMessage, CreateTable, CreatedTable, ErrorCode, Serv
 use server::{Config, Running};
 use store::tables::{TableId, TableStore};
 
+mod common;
+use common::next;
+
 fn config(db: &Path) -> Config {
     let mut c = Config::new(db.to_path_buf());
     c.listen = "127.0.0.1:0".parse().unwrap();
@@ -23,11 +26,6 @@ fn config(db: &Path) -> Config {
 
 async fn duel(server: &Running) -> CreatedTable {
     server.create_table(CreateTable::example("iron-triangle", "duel")).await.unwrap()
-}
-
-/// The next message, within 10 s.
-async fn next(client: &mut Client) -> ServerMessage {
-    tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer in time").unwrap()
 }
 
 /// A seat of `table` asked a face-down question, joined, with the first answer it is offered.

@@ -12,6 +12,9 @@ use server::client::Client;
 use server::protocol::{ClientMessage, CreateTable, ServerMessage, VERSION, parse_link};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+mod common;
+use common::next;
+
 /// What the subscriber writes, kept.
 #[derive(Clone, Default)]
 struct Kept(Arc<Mutex<Vec<u8>>>);
@@ -24,10 +27,6 @@ impl Write for Kept {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
-}
-
-async fn next(client: &mut Client) -> ServerMessage {
-    tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer in time").unwrap()
 }
 
 const SECRET: &str = "correct-horse-battery-staple";

@@ -1,23 +1,14 @@
 //! Attack tests of the table-side bounds (issue 33 §1, §2) on a real server: many creations at
 //! once never overshoot the tables cap, and a seat's `undo` is told that only the GM may undo.
 
-use std::path::Path;
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use server::Config;
 use server::client::Client;
-use server::protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage};
+use server::protocol::{ClientMessage, ErrorCode, ServerMessage};
 
-fn config(db: &Path) -> Config {
-    let mut c = Config::new(db.to_path_buf());
-    c.listen = "127.0.0.1:0".parse().unwrap();
-    c
-}
-
-fn duel() -> CreateTable {
-    CreateTable::example("iron-triangle", "duel")
-}
+mod common;
+use common::{config, duel};
 
 /// The next message that is not a seats notice or an update, within 10 s.
 async fn answer(client: &mut Client) -> ServerMessage {

@@ -3,37 +3,16 @@
 //! WebSocket Origin check, and
 //! HTTPS served directly with rustls.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use server::Running;
 use server::client::Client;
 use server::protocol::{ClientMessage, Controller, CreateTable, ErrorCode, ServerMessage};
-use server::{Config, Running};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-fn config(db: &Path) -> Config {
-    let mut c = Config::new(db.to_path_buf());
-    c.listen = "127.0.0.1:0".parse().unwrap();
-    c
-}
-
-fn duel() -> CreateTable {
-    CreateTable::example("iron-triangle", "duel")
-}
-
-/// The next message, within 10 s.
-async fn next(client: &mut Client) -> ServerMessage {
-    tokio::time::timeout(Duration::from_secs(10), client.next()).await.expect("an answer in time").unwrap()
-}
-
-async fn welcomed(link: &str) -> Client {
-    let mut c = Client::join(link, 0).await.unwrap();
-    match next(&mut c).await {
-        ServerMessage::Welcome { .. } => c,
-        other => panic!("expected a welcome, got {other:?}"),
-    }
-}
+mod common;
+use common::{config, duel, next, welcomed};
 
 /// A raw HTTP/1.1 exchange over plain TCP: the status line and headers, then the body.
 async fn raw_http(addr: std::net::SocketAddr, request: &str) -> String {
