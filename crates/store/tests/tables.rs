@@ -651,6 +651,22 @@ fn finished_tables_expire_with_their_journal_and_links<P: Place>(place: P) {
     });
 }
 
+/// A finished table marked finished again (a server does so with every entry after its end)
+/// expires that long after the last marking, not the first.
+fn a_table_marked_finished_again_expires_from_then<P: Place>(place: P) {
+    runtime().block_on(async {
+        let s = place.open().await;
+        let t = s.create_table(&new_table(1)).await.unwrap();
+        s.commit(vec![journal(t, 0), Write::Finished { table: t }]).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        s.commit(vec![journal(t, 1), Write::Finished { table: t }]).await.unwrap();
+        assert_eq!(s.expire_finished(1, 10).await.unwrap(), vec![], "its last entry is new");
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        assert_eq!(s.expire_finished(1, 10).await.unwrap(), vec![t]);
+        s.close().await;
+    });
+}
+
 fn everything_reads_back_after_a_reopen<P: Place>(place: P) {
     let rt = runtime();
     let (written, open) = rt.block_on(async {
@@ -1486,4 +1502,5 @@ on_both_backends!(
     a_journal_reads_from_an_entry_on,
     the_token_index_says_which_hashes_open_a_table_without_reading_its_journal,
     finished_tables_expire_with_their_journal_and_links,
+    a_table_marked_finished_again_expires_from_then,
 );
