@@ -316,16 +316,18 @@ impl TableStore for SqliteTables {
             return Ok(Vec::new());
         }
         let age = format!("-{} seconds", seconds.min(i64::MAX as u64));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        const DUE: &str = "SELECT id FROM server_tables WHERE finished AND campaign IS NULL \
+             AND finished_at IS NOT NULL AND finished_at <= datetime('now', ?) ORDER BY finished_at, id LIMIT ?";
+        // Read first (the index alone): the write lock is taken only when a table is due.
+        let due: Option<(i64,)> =
+            sqlx::query_as(DUE).bind(&age).bind(1i64).fetch_optional(&self.inner.pool).await?;
+        if due.is_none() {
+            return Ok(Vec::new());
+        }
         let mut conn = self.inner.pool.acquire().await?;
         let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-        let rows: Vec<(i64,)> = sqlx::query_as(
-            "SELECT id FROM server_tables WHERE finished AND campaign IS NULL AND finished_at IS NOT NULL \
-             AND finished_at <= datetime('now', ?) ORDER BY finished_at, id LIMIT ?",
-        )
-        .bind(&age)
-        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&mut *tx)
-        .await?;
+        let rows: Vec<(i64,)> = sqlx::query_as(DUE).bind(&age).bind(limit).fetch_all(&mut *tx).await?;
         let ids: Vec<i64> = rows.into_iter().map(|(id,)| id).collect();
         let Some(&highest) = ids.iter().max() else {
             tx.rollback().await?;
