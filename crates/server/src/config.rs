@@ -152,8 +152,7 @@ pub struct Limits {
     pub reveal_hold: std::time::Duration,
     /// Seconds after which a table nobody joined is closed for good (issue 33 §1), freeing its
     /// place under [`Limits::max_tables`]; counted from its creation, or for a table stored
-    /// before the server started with no entry played, from the first creation asked after
-    /// the start. Zero: never.
+    /// before the server started with no entry played, from the start. Zero: never.
     pub unjoined_seconds: u64,
     /// Seconds after which a finished table (played to its end, or closed) is deleted from the
     /// store, counted from its last entry (issue 33 §1): its journal, its links' token hashes,

@@ -542,7 +542,7 @@ impl<S: TableStore> Hub<S> {
     ///
     /// - the tables nobody joined within [`crate::Limits::unjoined_seconds`] (unplayed tables
     ///   filled the limit for good) — those created here, and those stored before the start
-    ///   with no entry played (counted from the task's start) — are each sent
+    ///   with no entry played (counted from the server's start) — are each sent
     ///   [`ToTable::Expire`], which closes them;
     /// - at most [`EXPIRE_PER_ROUND`] finished or closed tables whose last entry is older than
     ///   [`crate::Limits::keep_finished_seconds`] are deleted from the store (bounded work a
