@@ -782,6 +782,12 @@ impl Join {
                 eprintln!("the server says: {}", escape(&message));
             }
             ServerMessage::Seats { seats } => self.seats = seats,
+            // The table's chat, read here (a terminal writes none): escaped, as every text.
+            ServerMessage::Chat { line } => {
+                let who = line.seat.map_or_else(|| "GM".to_owned(), |s| self.seat_name(s));
+                let mut out = self.out();
+                writeln!(out, "[chat] {}: {}", escape(&who), escape(&line.text))?;
+            }
             ServerMessage::Link { seat, url } => {
                 let whose = seat
                     .map_or_else(|| "the spectators".to_owned(), |s| format!("seat {}", self.seat_name(s)));

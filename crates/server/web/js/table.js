@@ -10,6 +10,7 @@ import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './seal
 import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
+import { Chat } from './chat.js';
 import { systemModule } from './systems/index.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
@@ -85,6 +86,8 @@ let store = null;
 /** @type {Connection | null} */
 let conn = null;
 const notices = new Notices();
+/** The table's chat. */
+const chat = new Chat((message) => (conn ? conn.request(message) : null));
 
 // ---- The page's parts -------------------------------------------------------------------
 
@@ -116,6 +119,7 @@ function layout() {
         { class: 'side' },
         el.seats,
         el.name,
+        chat.el,
         h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), el.log),
         el.tools,
       ),
@@ -293,6 +297,9 @@ async function handle(m) {
     case 'update':
       change(m);
       break;
+    case 'chat':
+      if (m.line) chat.add(m.line);
+      break;
     case 'seats':
       state.seats = m.seats ?? state.seats;
       renderSeats();
@@ -341,6 +348,7 @@ async function welcome(m) {
   state.options = m.options ?? {};
   state.rules = m.rules ?? {};
   state.serverSeedCommitment = m.server_seed_commitment ?? null;
+  chat.reset(m.chat ?? []);
   const seat = mySeat();
   if (seat !== null && !store) store = new SealStore(pageStorage(), table, token);
   if (first) {
@@ -706,6 +714,7 @@ function renderSeats() {
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
   renderName();
+  chat.configure({ canWrite: (mySeat() !== null || state.you?.kind === 'gm') && !state.stopped, isGm: state.you?.kind === 'gm', seats: state.seats });
 }
 
 /** The id of the display name request in flight. @type {string | null} */
