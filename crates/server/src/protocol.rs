@@ -214,12 +214,17 @@ pub enum ManageAction {
         /// The seat; none for the spectator link.
         seat: Option<u16>,
     },
-    /// Revokes a seat's link: it stops working and its connection is closed; the seat waits
-    /// for a reissued link (or a bot).
+    /// Revokes a seat's link (or the spectators', with no seat): it stops working and its
+    /// connections are closed with `revoked`; the seat waits for a reissued link (or a bot),
+    /// the spectators for a reissued spectator link.
     Revoke {
-        /// The seat.
-        seat: u16,
+        /// The seat; none for the spectator link.
+        seat: Option<u16>,
     },
+    /// Makes a new GM link: it goes only to the GM connection that asked (which stays
+    /// connected); the old one stops working and every other connection holding it is closed
+    /// with `revoked`.
+    ReissueGm {},
     /// Hands a seat to a bot of this kind, playing on the server.
     Bot {
         /// The seat.
@@ -492,8 +497,12 @@ pub enum ServerMessage {
     },
     /// A new link, for the GM link that asked for it.
     Link {
-        /// The seat; none for the spectator link.
+        /// The seat; none for the spectator link and the GM link (`who` tells them apart).
         seat: Option<u16>,
+        /// Whose link it is: a seat's, the spectators' or the GM's own. Always sent; absent
+        /// only from servers before the GM link could be reissued.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        who: Option<Who>,
         /// The link.
         url: String,
     },

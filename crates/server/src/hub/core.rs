@@ -493,7 +493,17 @@ impl Core {
 
     /// Closes this instance's connections of the link opening `key`, each told `last`.
     fn close_link(&mut self, key: &str, last: &ServerMessage) {
-        let mut old: Vec<u64> = self.conns.iter().filter(|(_, c)| c.key == key).map(|(id, _)| *id).collect();
+        self.close_link_but(key, None, last);
+    }
+
+    /// As [`Core::close_link`], but for connection `but`, which stays.
+    fn close_link_but(&mut self, key: &str, but: Option<u64>, last: &ServerMessage) {
+        let mut old: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(id, c)| c.key == key && Some(**id) != but)
+            .map(|(id, _)| *id)
+            .collect();
         old.sort_unstable();
         for conn in old {
             self.conns.remove(&conn);
@@ -1200,7 +1210,9 @@ impl Core {
         let refusals = self.refusals.take().unwrap_or_default();
         let entries = writes.len() as u64;
         let over = !kept.is_empty() && self.game.is_over() && !self.finished;
-        if over {
+        // A finished table is marked finished again with each later entry (an undo after its
+        // end): it expires that long after its last entry ([`crate::Limits::keep_finished_seconds`]).
+        if over || (!kept.is_empty() && self.finished) {
             writes.push(Write::Finished { table: self.id });
         }
         Batch { writes, kept, refusals, rest, entries, used, over, round, seq, timed }
@@ -1317,7 +1329,9 @@ impl Core {
         };
         let mut writes = vec![Write::Journal { table: self.id, n: self.journal, entry: entry(&op) }];
         let over = self.game.is_over() && !self.finished;
-        if over {
+        // A finished table is marked finished again with each later entry (an undo after its
+        // end): it expires that long after its last entry ([`crate::Limits::keep_finished_seconds`]).
+        if over || self.finished {
             writes.push(Write::Finished { table: self.id });
         }
         Some((writes, Keeping { op, from, received, bytes, face_down, round, seq, fault, over }))
@@ -1411,21 +1425,26 @@ impl Core {
                     return None;
                 }
                 let who = seat.map_or(Who::Spectator, |seat| Who::Seat { seat });
-                let token = auth::new_token();
-                reply = Some(ServerMessage::Link {
-                    seat: *seat,
-                    url: link(&self.setting.base_url, &self.name, &token),
-                });
-                let controller =
-                    self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
-                (who, Row { hash: Some(auth::hash(&token)), controller })
+                let (row, link) = self.new_link(who, *seat);
+                reply = Some(link);
+                (who, row)
+            }
+            // Issue 33 §2: the GM link itself is reissued; the new link goes to the asking
+            // connection alone.
+            ManageAction::ReissueGm {} => {
+                let (row, link) = self.new_link(Who::Gm, None);
+                reply = Some(link);
+                (Who::Gm, row)
             }
             ManageAction::Revoke { seat } => {
-                if let Err(m) = seat_ok(*seat) {
+                if let Some(seat) = seat
+                    && let Err(m) = seat_ok(*seat)
+                {
                     self.refuse(conn, Some(id), ErrorCode::Refused, m);
                     return None;
                 }
-                let who = Who::Seat { seat: *seat };
+                // Issue 33 §2: with no seat, the spectators' link.
+                let who = seat.map_or(Who::Spectator, |seat| Who::Seat { seat });
                 let controller =
                     self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
                 (who, Row { hash: None, controller })
@@ -1458,9 +1477,26 @@ impl Core {
                 _ => "null".into(),
             },
         };
-        let relinked = matches!(action, ManageAction::Reissue { .. } | ManageAction::Revoke { .. });
+        let relinked = matches!(
+            action,
+            ManageAction::Reissue { .. } | ManageAction::Revoke { .. } | ManageAction::ReissueGm {}
+        );
         let writes = vec![Write::Access { table: self.id, access }];
         Some((writes, Managing { conn, id, who, row, reply, relinked, close: false }))
+    }
+
+    /// A new link for `who` (`seat` as the link message names it): the row keeping only its
+    /// token's hash, with the seat's controller, and the message that gives the link to the GM
+    /// connection that asked (never stored, never logged).
+    fn new_link(&self, who: Who, seat: Option<u16>) -> (Row, ServerMessage) {
+        let token = auth::new_token();
+        let message = ServerMessage::Link {
+            seat,
+            who: Some(who),
+            url: link(&self.setting.base_url, &self.name, &token),
+        };
+        let controller = self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
+        (Row { hash: Some(auth::hash(&token)), controller }, message)
     }
 
     /// The GM link closes the table (issue 33 §1): every link's token is dropped, and the table
@@ -1516,7 +1552,10 @@ impl Core {
         }
         self.access.insert(key.clone(), row);
         if relinked {
-            self.close_link(&key, &ServerMessage::Revoked {});
+            // The GM connection that reissued its own link keeps its connection: the new link
+            // goes to it alone. Every other connection of the old link is closed.
+            let asker = (who == Who::Gm).then_some(conn);
+            self.close_link_but(&key, asker, &ServerMessage::Revoked {});
         }
         self.setting.counts.commands.inc();
         if let Some(reply) = reply {
@@ -1530,7 +1569,7 @@ impl Core {
     }
 
     /// Whether the GM closed the table ([`ManageAction::Close`]): finished, and no link opens
-    /// it (a GM's or spectators' link is never revoked otherwise). Its bots and timers never
+    /// it (the GM's link is never revoked otherwise, only reissued). Its bots and timers never
     /// run again.
     pub(crate) fn is_closed(&self) -> bool {
         self.finished && self.access.values().all(|row| row.hash.is_none())
