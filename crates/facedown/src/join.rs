@@ -782,6 +782,12 @@ impl Join {
                 eprintln!("the server says: {}", escape(&message));
             }
             ServerMessage::Seats { seats } => self.seats = seats,
+            // The table's chat, read here (a terminal writes none): escaped, as every text.
+            ServerMessage::Chat { line } => {
+                let who = line.seat.map_or_else(|| "GM".to_owned(), |s| self.seat_name(s));
+                let mut out = self.out();
+                writeln!(out, "[chat] {}: {}", escape(&who), escape(&line.text))?;
+            }
             ServerMessage::Link { seat, who, url } => {
                 let whose = match (who, seat) {
                     (Some(Who::Gm), _) => "the GM (this link's new one)".to_owned(),

@@ -76,6 +76,8 @@ fn together(message: &ClientMessage) -> bool {
             | ClientMessage::TakeBack { .. }
             | ClientMessage::ClientSeed { .. }
             | ClientMessage::Name { .. }
+            | ClientMessage::Chat { .. }
+            | ClientMessage::Mute { .. }
     )
 }
 /// The longest decision timer, and the longest bot think delay.

@@ -5,6 +5,7 @@
 
 pub mod assets;
 mod auth;
+pub mod chat;
 pub mod client;
 mod config;
 mod hub;

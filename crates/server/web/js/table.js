@@ -10,6 +10,7 @@ import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './seal
 import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { confirmButton, linkBox } from './links.js';
+import { Chat } from './chat.js';
 import { systemModule } from './systems/index.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
@@ -88,6 +89,8 @@ let store = null;
 /** @type {Connection | null} */
 let conn = null;
 const notices = new Notices();
+/** The table's chat. */
+const chat = new Chat((message) => (conn ? conn.request(message) : null));
 
 // ---- The page's parts -------------------------------------------------------------------
 
@@ -119,6 +122,7 @@ function layout() {
         { class: 'side' },
         el.seats,
         el.name,
+        chat.el,
         h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), el.log),
         el.tools,
       ),
@@ -296,6 +300,9 @@ async function handle(m) {
     case 'update':
       change(m);
       break;
+    case 'chat':
+      if (m.line) chat.add(m.line);
+      break;
     case 'seats':
       state.seats = m.seats ?? state.seats;
       renderSeats();
@@ -348,6 +355,7 @@ async function welcome(m) {
   state.options = m.options ?? {};
   state.rules = m.rules ?? {};
   state.serverSeedCommitment = m.server_seed_commitment ?? null;
+  chat.reset(m.chat ?? []);
   const seat = mySeat();
   if (seat !== null && !store) store = new SealStore(pageStorage(), table, token);
   if (first) {
@@ -713,6 +721,7 @@ function renderSeats() {
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
   renderName();
+  chat.configure({ canWrite: (mySeat() !== null || state.you?.kind === 'gm') && !state.stopped, isGm: state.you?.kind === 'gm', seats: state.seats });
 }
 
 /** The id of the display name request in flight. @type {string | null} */
