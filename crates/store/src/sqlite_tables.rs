@@ -615,9 +615,7 @@ impl Writer {
             }
         }
         let access: Vec<(i64, &Access)> = access.into_iter().map(|((t, _), row)| (t, row)).collect();
-        insert_journal(&mut tx, &journal).await.map_err(|_| Failed::Statement)?;
-        upsert_access(&mut tx, &access).await.map_err(|_| Failed::Statement)?;
-        mark_finished(&mut tx, &finished).await.map_err(|_| Failed::Statement)?;
+        write_rows(&mut tx, &journal, &access, &finished).await.map_err(|_| Failed::Statement)?;
         tx.commit().await.map_err(Failed::Group)?;
         Ok(created)
     }
@@ -753,12 +751,68 @@ async fn insert_table(tx: &mut SqliteConnection, table: &NewTable) -> Result<i64
     Ok(id)
 }
 
+/// The SQL of [`insert_journal`] for `rows` rows.
+fn journal_sql(rows: usize) -> String {
+    format!("INSERT INTO server_journal (table_id, n, entry) VALUES {}", placeholders(rows, 3))
+}
+
+/// The SQL of [`upsert_access`] for `rows` rows.
+fn access_sql(rows: usize) -> String {
+    format!(
+        "INSERT INTO server_access (table_id, who, token_hash, controller) VALUES {} \
+         ON CONFLICT (table_id, who) DO UPDATE SET token_hash = excluded.token_hash, \
+         controller = excluded.controller",
+        placeholders(rows, 4)
+    )
+}
+
+/// The SQL of [`mark_finished`] for `rows` tables.
+fn finished_sql(rows: usize) -> String {
+    format!(
+        "UPDATE server_tables SET finished = TRUE, finished_at = CURRENT_TIMESTAMP WHERE id IN ({})",
+        vec!["?"; rows].join(", ")
+    )
+}
+
+/// A group's rows ([`insert_journal`], then [`upsert_access`], then [`mark_finished`]) as one
+/// query of several statements, in that order: the connection runs a statement on a thread of
+/// its own, and each query is a round trip to it and back (two thread switches), which cost
+/// more than the statements themselves (docs/performance.md, "The cost of a reveal").
+async fn write_rows(
+    tx: &mut SqliteConnection,
+    journal: &[(i64, i64, &str)],
+    access: &[(i64, &Access)],
+    finished: &[i64],
+) -> Result<(), sqlx::Error> {
+    let mut statements = Vec::new();
+    statements.extend(chunks(journal.len()).map(journal_sql));
+    statements.extend(chunks(access.len()).map(access_sql));
+    statements.extend(chunks(finished.len()).map(finished_sql));
+    if statements.is_empty() {
+        return Ok(());
+    }
+    let sql = statements.join("; ");
+    let mut query = sqlx::query(&sql);
+    // The placeholders of the statements above, in order: each statement binds its own.
+    for &(table, n, entry) in journal {
+        query = query.bind(table).bind(n).bind(entry);
+    }
+    for &(table, row) in access {
+        query = query.bind(table).bind(&row.who).bind(row.token_hash.as_deref()).bind(&row.controller);
+    }
+    for &table in finished {
+        query = query.bind(table);
+    }
+    query.execute(&mut *tx).await?;
+    Ok(())
+}
+
 async fn insert_journal(tx: &mut SqliteConnection, rows: &[(i64, i64, &str)]) -> Result<(), sqlx::Error> {
     let mut rest = rows;
     for size in chunks(rows.len()) {
         let (these, after) = rest.split_at(size);
         rest = after;
-        let sql = format!("INSERT INTO server_journal (table_id, n, entry) VALUES {}", placeholders(size, 3));
+        let sql = journal_sql(size);
         let mut query = sqlx::query(&sql);
         for &(table, n, entry) in these {
             query = query.bind(table).bind(n).bind(entry);
@@ -773,12 +827,7 @@ async fn upsert_access(tx: &mut SqliteConnection, rows: &[(i64, &Access)]) -> Re
     for size in chunks(rows.len()) {
         let (these, after) = rest.split_at(size);
         rest = after;
-        let sql = format!(
-            "INSERT INTO server_access (table_id, who, token_hash, controller) VALUES {} \
-             ON CONFLICT (table_id, who) DO UPDATE SET token_hash = excluded.token_hash, \
-             controller = excluded.controller",
-            placeholders(size, 4)
-        );
+        let sql = access_sql(size);
         let mut query = sqlx::query(&sql);
         for &(table, row) in these {
             query = query.bind(table).bind(&row.who).bind(row.token_hash.as_deref()).bind(&row.controller);
@@ -793,10 +842,7 @@ async fn mark_finished(tx: &mut SqliteConnection, tables: &[i64]) -> Result<(), 
     for size in chunks(tables.len()) {
         let (these, after) = rest.split_at(size);
         rest = after;
-        let sql = format!(
-            "UPDATE server_tables SET finished = TRUE, finished_at = CURRENT_TIMESTAMP WHERE id IN ({})",
-            vec!["?"; size].join(", ")
-        );
+        let sql = finished_sql(size);
         let mut query = sqlx::query(&sql);
         for &table in these {
             query = query.bind(table);
