@@ -15,17 +15,17 @@ pub const LICENSE: &str = include_str!("../fonts/OFL.txt");
 /// The family name the font declares and the cards ask for.
 pub const FAMILY: &str = "Facedown Cards";
 
-/// Whether the font draws `c` (a space or a line break needs no glyph).
-pub fn covers(c: char) -> bool {
-    if c.is_whitespace() {
-        return true;
-    }
-    ttf_parser::Face::parse(TTF, 0).ok().and_then(|f| f.glyph_index(c)).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the font draws `c` (a space or a line break needs no glyph).
+    fn covers(c: char) -> bool {
+        if c.is_whitespace() {
+            return true;
+        }
+        ttf_parser::Face::parse(TTF, 0).ok().and_then(|f| f.glyph_index(c)).is_some()
+    }
     use crate::intents::Intents;
     use crate::{System, deck, reference_cards, render, render_back};
 

@@ -3,16 +3,11 @@
 //! pages — each page the SVG a browser would show, turned into PDF by svg2pdf with the
 //! vendored font embedded.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::str::FromStr;
-use std::sync::Arc;
-
-use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref};
-use svg2pdf::usvg;
 
 use crate::svg::{Anchor, FONT_FAMILY, Svg, num, wrap};
-use crate::{CARD_HEIGHT_MM, CARD_WIDTH_MM, Card, CardError, System, UNITS_PER_MM, back, face, font};
+use crate::{CARD_HEIGHT_MM, CARD_WIDTH_MM, Card, CardError, System, UNITS_PER_MM, back, face};
 
 /// Cards on a page: three columns, three rows.
 pub const CARDS_PER_PAGE: usize = 9;
@@ -268,58 +263,6 @@ pub fn sheet_pages(doc: &SheetDoc, paper: Paper) -> Vec<Page> {
         .collect()
 }
 
-/// The options usvg reads the pages with: the vendored font and nothing else, so a PDF is the
-/// same on every machine.
-fn usvg_options() -> usvg::Options<'static> {
-    let mut options = usvg::Options { font_family: font::FAMILY.to_owned(), ..usvg::Options::default() };
-    let mut db = usvg::fontdb::Database::new();
-    db.load_font_data(font::TTF.to_vec());
-    db.set_sans_serif_family(font::FAMILY);
-    options.fontdb = Arc::new(db);
-    options
-}
-
-/// The pages as one PDF, each page its SVG converted by svg2pdf, the font embedded (as text:
-/// it can be searched and copied).
-pub fn to_pdf(pages: &[Page]) -> Result<Vec<u8>, CardError> {
-    let options = usvg_options();
-    let mut alloc = Ref::new(1);
-    let catalog_id = alloc.bump();
-    let tree_id = alloc.bump();
-    let mut pdf = Pdf::new();
-    let mut page_ids = Vec::new();
-    for page in pages {
-        let tree =
-            usvg::Tree::from_str(&page.to_svg(), &options).map_err(|e| CardError::Pdf(e.to_string()))?;
-        let (chunk, svg_id) = svg2pdf::to_chunk(&tree, svg2pdf::ConversionOptions::default())
-            .map_err(|e| CardError::Pdf(e.to_string()))?;
-        let mut map = HashMap::new();
-        let chunk = chunk.renumber(|old| *map.entry(old).or_insert_with(|| alloc.bump()));
-        let svg_id = map[&svg_id];
-        let page_id = alloc.bump();
-        let content_id = alloc.bump();
-        let (w, h) = (page.width_mm * 72.0 / 25.4, page.height_mm * 72.0 / 25.4);
-        let name = Name(b"S1");
-        let mut p = pdf.page(page_id);
-        p.media_box(Rect::new(0.0, 0.0, w as f32, h as f32));
-        p.parent(tree_id);
-        p.contents(content_id);
-        p.resources().x_objects().pair(name, svg_id);
-        p.finish();
-        let mut content = Content::new();
-        content.transform([w as f32, 0.0, 0.0, h as f32, 0.0, 0.0]).x_object(name);
-        pdf.stream(content_id, &content.finish());
-        pdf.extend(&chunk);
-        page_ids.push(page_id);
-    }
-    pdf.catalog(catalog_id).pages(tree_id);
-    let count = i32::try_from(page_ids.len()).map_err(|_| CardError::Pdf("too many pages".to_owned()))?;
-    pdf.pages(tree_id).kids(page_ids).count(count);
-    let info = alloc.bump();
-    pdf.document_info(info).producer(pdf_writer::TextStr("facedown"));
-    Ok(pdf.finish())
-}
-
 /// Writes the pages' SVG: one page as is; several as numbered files `stem-1.svg`,
 /// `stem-2.svg`… (SVG has no pages). Returns the names to write and their contents.
 pub fn svg_files(pages: &[Page], path: &str) -> Vec<(String, String)> {
@@ -337,12 +280,80 @@ pub fn describe(pages: &[Page]) -> String {
     s
 }
 
+#[cfg(feature = "pdf")]
+pub use pdf::to_pdf;
+
+#[cfg(feature = "pdf")]
+mod pdf {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref};
+    use svg2pdf::usvg;
+
+    use super::Page;
+    use crate::{CardError, font};
+
+    /// The options usvg reads the pages with: the vendored font and nothing else, so a PDF is the
+    /// same on every machine.
+    fn usvg_options() -> usvg::Options<'static> {
+        let mut options = usvg::Options { font_family: font::FAMILY.to_owned(), ..usvg::Options::default() };
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(font::TTF.to_vec());
+        db.set_sans_serif_family(font::FAMILY);
+        options.fontdb = Arc::new(db);
+        options
+    }
+
+    /// The pages as one PDF, each page its SVG converted by svg2pdf, the font embedded (as text:
+    /// it can be searched and copied).
+    pub fn to_pdf(pages: &[Page]) -> Result<Vec<u8>, CardError> {
+        let options = usvg_options();
+        let mut alloc = Ref::new(1);
+        let catalog_id = alloc.bump();
+        let tree_id = alloc.bump();
+        let mut pdf = Pdf::new();
+        let mut page_ids = Vec::new();
+        for page in pages {
+            let tree =
+                usvg::Tree::from_str(&page.to_svg(), &options).map_err(|e| CardError::Pdf(e.to_string()))?;
+            let (chunk, svg_id) = svg2pdf::to_chunk(&tree, svg2pdf::ConversionOptions::default())
+                .map_err(|e| CardError::Pdf(e.to_string()))?;
+            let mut map = HashMap::new();
+            let chunk = chunk.renumber(|old| *map.entry(old).or_insert_with(|| alloc.bump()));
+            let svg_id = map[&svg_id];
+            let page_id = alloc.bump();
+            let content_id = alloc.bump();
+            let (w, h) = (page.width_mm * 72.0 / 25.4, page.height_mm * 72.0 / 25.4);
+            let name = Name(b"S1");
+            let mut p = pdf.page(page_id);
+            p.media_box(Rect::new(0.0, 0.0, w as f32, h as f32));
+            p.parent(tree_id);
+            p.contents(content_id);
+            p.resources().x_objects().pair(name, svg_id);
+            p.finish();
+            let mut content = Content::new();
+            content.transform([w as f32, 0.0, 0.0, h as f32, 0.0, 0.0]).x_object(name);
+            pdf.stream(content_id, &content.finish());
+            pdf.extend(&chunk);
+            page_ids.push(page_id);
+        }
+        pdf.catalog(catalog_id).pages(tree_id);
+        let count = i32::try_from(page_ids.len()).map_err(|_| CardError::Pdf("too many pages".to_owned()))?;
+        pdf.pages(tree_id).kids(page_ids).count(count);
+        let info = alloc.bump();
+        pdf.document_info(info).producer(pdf_writer::TextStr("facedown"));
+        Ok(pdf.finish())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::deck;
     use crate::intents::Intents;
 
+    #[cfg(feature = "pdf")]
     fn pdf_pages(pdf: &[u8]) -> usize {
         // Count "/Type /Page" objects, not "/Type /Pages".
         let text = String::from_utf8_lossy(pdf);
@@ -387,6 +398,7 @@ mod tests {
         assert!(page.body.contains(r#"width="63" height="88""#));
     }
 
+    #[cfg(feature = "pdf")]
     #[test]
     fn the_pdf_has_one_page_per_svg_page_and_the_same_bytes_each_time() {
         let cards = deck(System::IncitingIncident, &Intents::default());
