@@ -137,6 +137,30 @@ pub fn iron_triangle_sheet(ch: &Character) -> SheetDoc {
     }
 }
 
+/// An Iron Triangle campaign character's sheet (§4): the conflict sheet, then its goal,
+/// belief, flaw, veto and backgrounds.
+pub fn iron_triangle_campaign_sheet(sheet: &iron_triangle::campaign::Sheet) -> SheetDoc {
+    let mut doc = iron_triangle_sheet(&sheet.character);
+    let mark = |text: &str, marked: bool, word: &str| {
+        if marked { format!("{text} ({word})") } else { text.to_owned() }
+    };
+    let mut rows = vec![
+        row("Goal", mark(&sheet.goal, sheet.goal_achieved, "accomplished")),
+        row("Belief", mark(&sheet.belief, sheet.belief_marked, "marked")),
+        row("Flaw", mark(&sheet.flaw, sheet.flaw_marked, "marked")),
+        row("Veto", if sheet.veto_used { "used" } else { "not used" }),
+    ];
+    for b in &sheet.backgrounds {
+        rows.push(row(
+            &format!("Background: {}", b.name),
+            format!("{} of {} points left", b.left(), b.points),
+        ));
+    }
+    doc.sections.insert(1, Section { heading: "Goal, belief, flaw".to_owned(), rows });
+    doc.subtitle = "Iron Triangle campaign character".to_owned();
+    doc
+}
+
 fn kind_words(kind: nodice::Kind) -> &'static str {
     match kind {
         nodice::Kind::Pc => "Player character",
@@ -271,6 +295,16 @@ mod tests {
         let svg = sheet_pages(&docs[0], Paper::A4)[0].to_svg();
         assert!(svg.contains("Bao") && svg.contains("Ankle Pick") && svg.contains("Combos"), "{svg}");
         assert!(svg.contains("then Hip Throw or Headbutt"));
+    }
+
+    #[test]
+    fn a_campaign_sheet_adds_goal_belief_flaw_and_backgrounds() {
+        let text = example("iron-triangle/campaign/ada.toml");
+        let sheet: iron_triangle::campaign::Sheet = toml::from_str(&text).unwrap();
+        let doc = iron_triangle_campaign_sheet(&sheet);
+        let svg = sheet_pages(&doc, Paper::A4)[0].to_svg();
+        assert!(svg.contains("Goal") && svg.contains("Belief") && svg.contains("Veto"), "{svg}");
+        assert!(svg.contains(&crate::svg::escape(&sheet.goal)));
     }
 
     #[test]

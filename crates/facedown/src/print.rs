@@ -44,6 +44,52 @@ pub struct Args {
     /// No Dice: a TOML file of intent tags for the Action cards (docs/print.md).
     #[arg(long)]
     pub intents: Option<PathBuf>,
+    /// Iron Triangle: the campaign file to take the character from (with --character), instead
+    /// of a sheet file.
+    #[arg(long, requires = "character")]
+    pub campaign: Option<PathBuf>,
+    /// Iron Triangle: the campaign character (a player character, or else an NPC) to print.
+    #[arg(long, requires = "campaign")]
+    pub character: Option<String>,
+}
+
+/// A character of an Iron Triangle campaign: a player character's whole sheet, or an NPC's.
+enum FromCampaign {
+    Pc(Box<iron_triangle::campaign::Sheet>),
+    Npc(Box<iron_triangle::Character>),
+}
+
+impl FromCampaign {
+    fn character(&self) -> &iron_triangle::Character {
+        match self {
+            FromCampaign::Pc(s) => &s.character,
+            FromCampaign::Npc(c) => c,
+        }
+    }
+}
+
+fn from_campaign(db: &std::path::Path, name: &str) -> anyhow::Result<FromCampaign> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime of the campaign store")?;
+    rt.block_on(async {
+        if !db.exists() {
+            bail!("there is no campaign {}", db.display());
+        }
+        let store = campaign::Store::open(db)
+            .await
+            .with_context(|| format!("cannot open the campaign {}", db.display()))?;
+        let found = match store.pc(name).await {
+            Ok(sheet) => Ok(FromCampaign::Pc(Box::new(sheet))),
+            Err(_) => match store.npc(name).await {
+                Ok(c) => Ok(FromCampaign::Npc(Box::new(c))),
+                Err(_) => Err(anyhow::anyhow!("the campaign {} has no character {name:?}", db.display())),
+            },
+        };
+        store.close().await;
+        found
+    })
 }
 
 fn read(path: &PathBuf) -> anyhow::Result<String> {
@@ -78,6 +124,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             What::Reference => "reference",
         }
     );
+    if let (Some(db), Some(name)) = (&args.campaign, &args.character) {
+        if system != System::IronTriangle {
+            bail!("--campaign: campaigns hold Iron Triangle characters only");
+        }
+        if args.file.is_some() {
+            bail!("give a sheet file or --campaign, not both");
+        }
+        let found = from_campaign(db, name)?;
+        let (pages, count) = match args.what {
+            What::Cards => {
+                let cards = cards::iron_triangle::hand(found.character());
+                let title = format!("{}'s hand", found.character().name);
+                (card_pages(&cards, paper, args.backs, &title), format!("{} cards", cards.len()))
+            }
+            What::Sheet => {
+                let doc = match &found {
+                    FromCampaign::Pc(sheet) => cards::sheet::iron_triangle_campaign_sheet(sheet),
+                    FromCampaign::Npc(c) => cards::sheet::iron_triangle_sheet(c),
+                };
+                (sheet_pages(&doc, paper), "1 character sheet".to_owned())
+            }
+            What::Reference => bail!("reference takes no character"),
+        };
+        return write(&args, pdf, &out, paper, pages, &count);
+    }
     let (pages, count): (Vec<Page>, String) = match (args.what, &args.file) {
         (What::Cards, None) => {
             let cards = deck(system, &intents);
@@ -108,13 +179,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             (card_pages(&cards, paper, args.backs, &title), format!("{} reference cards", cards.len()))
         }
     };
+    write(&args, pdf, &out, paper, pages, &count)
+}
+
+/// Writes the pages as one PDF or as SVG files, and says what it wrote.
+fn write(
+    args: &Args,
+    pdf: bool,
+    out: &str,
+    paper: Paper,
+    pages: Vec<Page>,
+    count: &str,
+) -> anyhow::Result<ExitCode> {
     let n = pages.len();
     let written = if pdf {
         std::fs::write(&args.output, to_pdf(&pages)?).with_context(|| format!("cannot write {out}"))?;
-        vec![out]
+        vec![out.to_owned()]
     } else {
         let mut names = Vec::new();
-        for (name, svg) in svg_files(&pages, &out) {
+        for (name, svg) in svg_files(&pages, out) {
             std::fs::write(&name, svg).with_context(|| format!("cannot write {name}"))?;
             names.push(name);
         }

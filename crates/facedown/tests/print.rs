@@ -200,6 +200,26 @@ fn an_iron_triangle_hand_prints_the_characters_own_move_names() {
 }
 
 #[test]
+fn a_campaign_characters_sheet_and_hand_print_from_the_campaign_file() {
+    if !poppler() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ada = repo().join("examples/iron-triangle/campaign/ada.toml");
+    let out = Command::new(BIN)
+        .args(["campaign", "--db", "c.sqlite", "character", "create", "--file", ada.to_str().unwrap()])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    print(dir.path(), &["it", "sheet", "--campaign", "c.sqlite", "--character", "Ada", "-o", "ada.pdf"]);
+    let t = text(&dir.path().join("ada.pdf"));
+    assert!(t.contains("Ada") && t.contains("Goal") && t.contains("campaign character"), "{t}");
+    print(dir.path(), &["it", "cards", "--campaign", "c.sqlite", "--character", "Ada", "-o", "hand.pdf"]);
+    assert!(text(&dir.path().join("hand.pdf")).contains("Surrender"));
+}
+
+#[test]
 fn svg_output_writes_one_file_a_page() {
     let dir = tempfile::tempdir().unwrap();
     let said = print(dir.path(), &["nodice", "cards", "-o", "nd.svg"]);
@@ -225,4 +245,12 @@ fn bad_print_requests_say_what_is_wrong() {
     assert!(run(&["it", "cards", "--intents", "x.toml", "-o", "x.pdf"]).contains("No Dice"));
     std::fs::write(dir.path().join("bad.toml"), "name = \"K\"\nserial = \"nonsense\"").unwrap();
     assert!(run(&["nd", "sheet", "bad.toml", "-o", "x.pdf"]).contains("bad.toml: serial"));
+    assert!(
+        run(&["nd", "sheet", "--campaign", "c.sqlite", "--character", "K", "-o", "x.pdf"])
+            .contains("Iron Triangle characters only")
+    );
+    assert!(
+        run(&["it", "sheet", "--campaign", "none.sqlite", "--character", "K", "-o", "x.pdf"])
+            .contains("no campaign")
+    );
 }
