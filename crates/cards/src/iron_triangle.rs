@@ -216,32 +216,57 @@ pub fn hand(character: &Character) -> Vec<Card> {
     out
 }
 
-/// The reference card: who beats whom (§2) and the moves' losses (§3).
+/// The reference cards: who beats whom (§2, §5.2 step 4) and the moves' losses (§3, §5.3).
 pub fn reference() -> Vec<Card> {
-    let mut actions = Vec::new();
-    for a in Action::ALL {
-        actions.push(format!("{} beats {}", a.symbol(), beaten_by_action(a).split(' ').next().unwrap_or("")));
-    }
-    let mut lines = vec![format!("Actions: {}.", actions.join(" · "))];
+    let actions: Vec<String> = Action::ALL
+        .into_iter()
+        .flat_map(|a| {
+            Action::ALL
+                .into_iter()
+                .filter(move |&o| a.beats(o))
+                .map(move |o| format!("{} > {}", a.symbol(), o.symbol()))
+        })
+        .collect();
+    let mut beats = vec![format!("Actions: {}", actions.join(" · "))];
     for e in Element::ALL {
         let beaten: Vec<String> =
             Element::ALL.into_iter().filter(|&o| e.beats(o)).map(|o| o.symbol().to_string()).collect();
-        lines.push(format!("{} {} beats {}", e.symbol(), title_case(e.name()), beaten.join(" ")));
+        beats.push(format!("{} {} > {}", e.symbol(), title_case(e.name()), beaten.join(" ")));
     }
-    let moves: Vec<String> =
-        Move::ALL.into_iter().map(|m| format!("{} {}×{}", symbols(m), m.base(), m.multiplier())).collect();
-    lines.push(format!("Loss: base × stance multiplier: {}", moves.join(" ")));
-    lines.push("Winner: action, else element, else the one not disadvantaged, else a tie.".to_owned());
-    vec![Card {
-        key: "it-reference".to_owned(),
-        system: System::IronTriangle,
-        kind: Kind::Reference,
-        name: "Who Beats Whom".to_owned(),
-        symbol: "○▨◆".to_owned(),
-        corner: "?".to_owned(),
-        marks: Vec::new(),
-        lines,
-    }]
+    beats.push("Winner: action, else element, else the one not disadvantaged, else a tie.".to_owned());
+    let by_action = |a: Action| {
+        let moves: Vec<String> = Move::ALL
+            .into_iter()
+            .filter(|m| m.action() == a)
+            .map(|m| format!("{} {}×{}", symbols(m), m.base(), m.multiplier()))
+            .collect();
+        moves.join("  ")
+    };
+    let mut losses = vec!["Base loss × stance multiplier of each move:".to_owned()];
+    losses.extend(Action::ALL.into_iter().map(by_action));
+    losses.push("The loser loses the winner's stance × multiplier, its own stance and the winner's base (+ combo, + disadvantage).".to_owned());
+    vec![
+        Card {
+            key: "it-reference".to_owned(),
+            system: System::IronTriangle,
+            kind: Kind::Reference,
+            name: "Who Beats Whom".to_owned(),
+            symbol: "○▨◆".to_owned(),
+            corner: "?".to_owned(),
+            marks: Vec::new(),
+            lines: beats,
+        },
+        Card {
+            key: "it-reference-losses".to_owned(),
+            system: System::IronTriangle,
+            kind: Kind::Reference,
+            name: "Losses".to_owned(),
+            symbol: "×".to_owned(),
+            corner: "?".to_owned(),
+            marks: Vec::new(),
+            lines: losses,
+        },
+    ]
 }
 
 #[cfg(test)]

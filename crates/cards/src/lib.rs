@@ -271,31 +271,30 @@ pub(crate) fn face(card: &Card) -> String {
         s.text(W / 2.0, y, name_size, Anchor::Middle, "#1b1b1b", true, line);
         y += name_size * 1.15;
     }
-    // The symbol.
+    // The symbol (a reference card gives its room to the text).
     let symbol_size = match card.symbol.chars().count() {
         0..=1 => 190.0,
         2 => 150.0,
         3 => 110.0,
         _ => 80.0,
     };
-    s.text(W / 2.0, 420.0, symbol_size, Anchor::Middle, colour, false, &card.symbol);
+    if card.kind != Kind::Reference {
+        s.text(W / 2.0, 420.0, symbol_size, Anchor::Middle, colour, false, &card.symbol);
+    }
     // Marks as badges.
-    let mut y = 500.0;
+    let mut y = marks_top(card);
     for mark in &card.marks {
         let w = (mark.chars().count() as f64 * 15.0 + 40.0).min(W - 80.0);
         s.rect((W - w) / 2.0, y - 30.0, w, 40.0, 20.0, colour, "none", 0.0);
         s.text(W / 2.0, y - 2.0, 26.0, Anchor::Middle, "#ffffff", true, mark);
         y += 48.0;
     }
-    // The text.
-    let mut y = y.max(530.0) + 20.0;
-    let size = if card.lines.iter().map(|l| l.len()).sum::<usize>() > 260 { 24.0 } else { 28.0 };
-    let per_line = (540.0 / (size * 0.52)) as usize;
-    for para in &card.lines {
-        for line in wrap(para, per_line) {
-            if y > H - 60.0 {
-                break;
-            }
+    // The text, at the largest size at which all of it fits.
+    let top = text_top(card);
+    let (size, lines) = fit_text(&card.lines, TEXT_BOTTOM - top);
+    let mut y = top;
+    for para in lines {
+        for line in para {
             s.text(45.0, y, size, Anchor::Start, "#1b1b1b", false, &line);
             y += size * 1.25;
         }
@@ -303,6 +302,51 @@ pub(crate) fn face(card: &Card) -> String {
     }
     s.text(W / 2.0, H - 28.0, 20.0, Anchor::Middle, "#6b6b6b", false, card.system.title());
     s.finish()
+}
+
+/// Where a card's text must end: above the lower corner's index.
+const TEXT_BOTTOM: f64 = H - 140.0;
+
+/// The text sizes a card's text may take, largest first.
+const TEXT_SIZES: [f64; 5] = [28.0, 25.0, 22.0, 20.0, 18.0];
+
+/// The card's paragraphs wrapped at the largest of [`TEXT_SIZES`] whose lines fit in
+/// `height` (the smallest if none does: [`fits`] tells).
+fn fit_text(paras: &[String], height: f64) -> (f64, Vec<Vec<String>>) {
+    let layout = |size: f64| {
+        let per_line = (540.0 / (size * 0.52)) as usize;
+        let wrapped: Vec<Vec<String>> = paras.iter().map(|p| wrap(p, per_line)).collect();
+        let lines: usize = wrapped.iter().map(Vec::len).sum();
+        let used = lines as f64 * size * 1.25 + paras.len() as f64 * size * 0.3;
+        (used, wrapped)
+    };
+    for size in TEXT_SIZES {
+        let (used, wrapped) = layout(size);
+        if used <= height {
+            return (size, wrapped);
+        }
+    }
+    let smallest = TEXT_SIZES[TEXT_SIZES.len() - 1];
+    (smallest, layout(smallest).1)
+}
+
+/// Where a card's badges start: under the symbol, or under the name on a reference card.
+fn marks_top(card: &Card) -> f64 {
+    if card.kind == Kind::Reference { 300.0 } else { 500.0 }
+}
+
+/// Where a card's text starts: under its badges.
+fn text_top(card: &Card) -> f64 {
+    let below_marks = marks_top(card) + 48.0 * card.marks.len() as f64;
+    below_marks.max(marks_top(card) + 30.0) + 20.0
+}
+
+/// Whether all of a card's text fits on its face.
+pub fn fits(card: &Card) -> bool {
+    let height = TEXT_BOTTOM - text_top(card);
+    let (size, wrapped) = fit_text(&card.lines, height);
+    let lines: usize = wrapped.iter().map(Vec::len).sum();
+    lines as f64 * size * 1.25 + card.lines.len() as f64 * size * 0.3 <= height
 }
 
 /// The inside of a system's card back, in a 630 × 880 box.
@@ -389,6 +433,17 @@ mod tests {
         let svg = render(&c);
         assert!(svg.contains(&format!(r#"aria-label="{}""#, escape(&c.name))));
         assert!(svg.contains(&format!("<title>{}</title>", escape(&c.name))));
+    }
+
+    /// No card's text is cut off: each fits its face at one of the text sizes.
+    #[test]
+    fn every_cards_text_fits_on_its_face() {
+        for system in System::ALL {
+            for c in deck(system, &Intents::default()).iter().chain(&reference_cards(system)) {
+                assert!(fits(c), "{} does not fit: {:?}", c.key, c.lines);
+                assert!(!render(c).contains('§'), "{}: players have no rules reference to look up", c.key);
+            }
+        }
     }
 
     #[test]

@@ -263,14 +263,33 @@ pub fn sheet_pages(doc: &SheetDoc, paper: Paper) -> Vec<Page> {
         .collect()
 }
 
-/// Writes the pages' SVG: one page as is; several as numbered files `stem-1.svg`,
-/// `stem-2.svg`… (SVG has no pages). Returns the names to write and their contents.
+impl Page {
+    /// The page as a standalone SVG document that carries its font (the WOFF2 as a `data:`
+    /// URL), so it looks the same opened anywhere: what `facedown print … -o OUT.svg` writes.
+    pub fn to_svg_with_font(&self) -> String {
+        use base64::Engine as _;
+        let font = base64::engine::general_purpose::STANDARD.encode(crate::font::WOFF2);
+        let style = format!(
+            r#"<defs><style>@font-face {{ font-family: "{}"; src: url(data:font/woff2;base64,{font}) format("woff2"); }}</style></defs>"#,
+            crate::font::FAMILY
+        );
+        let svg = self.to_svg();
+        match svg.find('>') {
+            Some(i) => format!("{}{style}{}", &svg[..=i], &svg[i + 1..]),
+            None => svg,
+        }
+    }
+}
+
+/// Writes the pages' SVG, each carrying its font: one page as is; several as numbered files
+/// `stem-1.svg`, `stem-2.svg`… (SVG has no pages). Returns the names to write and their
+/// contents.
 pub fn svg_files(pages: &[Page], path: &str) -> Vec<(String, String)> {
     if pages.len() == 1 {
-        return vec![(path.to_owned(), pages[0].to_svg())];
+        return vec![(path.to_owned(), pages[0].to_svg_with_font())];
     }
     let stem = path.strip_suffix(".svg").unwrap_or(path);
-    pages.iter().enumerate().map(|(i, p)| (format!("{stem}-{}.svg", i + 1), p.to_svg())).collect()
+    pages.iter().enumerate().map(|(i, p)| (format!("{stem}-{}.svg", i + 1), p.to_svg_with_font())).collect()
 }
 
 /// A short description of a page list, for the CLI: "3 pages (A4)".
@@ -407,6 +426,20 @@ mod tests {
         assert!(a.starts_with(b"%PDF-"));
         assert_eq!(pdf_pages(&a), pages.len());
         assert_eq!(a, to_pdf(&pages).unwrap());
+    }
+
+    #[test]
+    fn a_printed_svg_page_carries_its_font() {
+        let pages = card_pages(&deck(System::Nodice, &Intents::default())[..2], Paper::A4, false, "t");
+        let files = svg_files(&pages, "out.svg");
+        assert_eq!(files.len(), 1);
+        let svg = &files[0].1;
+        assert!(svg.starts_with("<svg "));
+        assert!(
+            svg.contains("@font-face") && svg.contains("data:font/woff2;base64,d09GMg"),
+            "the WOFF2 inside"
+        );
+        assert!(svg.ends_with("</svg>"));
     }
 
     #[test]

@@ -92,6 +92,11 @@ fn from_campaign(db: &std::path::Path, name: &str) -> anyhow::Result<FromCampaig
     })
 }
 
+/// "1 card", "44 cards".
+fn counted(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 fn read(path: &PathBuf) -> anyhow::Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
@@ -136,7 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             What::Cards => {
                 let cards = cards::iron_triangle::hand(found.character());
                 let title = format!("{}'s hand", found.character().name);
-                (card_pages(&cards, paper, args.backs, &title), format!("{} cards", cards.len()))
+                (card_pages(&cards, paper, args.backs, &title), counted(cards.len(), "card"))
             }
             What::Sheet => {
                 let doc = match &found {
@@ -152,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (pages, count): (Vec<Page>, String) = match (args.what, &args.file) {
         (What::Cards, None) => {
             let cards = deck(system, &intents);
-            (card_pages(&cards, paper, args.backs, &title), format!("{} cards", cards.len()))
+            (card_pages(&cards, paper, args.backs, &title), counted(cards.len(), "card"))
         }
         (What::Cards, Some(path)) if system == System::IronTriangle => {
             let text = read(path)?;
@@ -160,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
             let cards = cards::iron_triangle::hand(&character);
             let title = format!("{}'s hand", character.name);
-            (card_pages(&cards, paper, args.backs, &title), format!("{} cards", cards.len()))
+            (card_pages(&cards, paper, args.backs, &title), counted(cards.len(), "card"))
         }
         (What::Cards, Some(_)) => {
             bail!("cards from a sheet file (a character's hand) are Iron Triangle's only")
@@ -171,12 +176,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (What::Sheet, Some(path)) => {
             let docs = cards::sheet::from_file(system, &path.display().to_string(), &read(path)?)?;
             let pages = docs.iter().flat_map(|d| sheet_pages(d, paper)).collect();
-            (pages, format!("{} character sheet{}", docs.len(), if docs.len() == 1 { "" } else { "s" }))
+            (pages, counted(docs.len(), "character sheet"))
         }
         (What::Reference, Some(_)) => bail!("reference takes no file"),
         (What::Reference, None) => {
             let cards = reference_cards(system);
-            (card_pages(&cards, paper, args.backs, &title), format!("{} reference cards", cards.len()))
+            (card_pages(&cards, paper, args.backs, &title), counted(cards.len(), "reference card"))
         }
     };
     write(&args, pdf, &out, paper, pages, &count)
