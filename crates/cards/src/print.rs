@@ -371,6 +371,8 @@ mod tests {
     use super::*;
     use crate::deck;
     use crate::intents::Intents;
+    #[cfg(feature = "pdf")]
+    use svg2pdf::usvg;
 
     #[cfg(feature = "pdf")]
     fn pdf_pages(pdf: &[u8]) -> usize {
@@ -440,6 +442,30 @@ mod tests {
             "the WOFF2 inside"
         );
         assert!(svg.ends_with("</svg>"));
+    }
+
+    #[cfg(feature = "pdf")]
+    proptest::proptest! {
+        /// Whatever a sheet file names its character and moves (quotes, markup, control and
+        /// bidi characters), every card and sheet stays well-formed SVG that usvg reads.
+        #[test]
+        fn any_name_stays_text_on_cards_and_sheets(name in "(?s).{0,40}") {
+            let options = usvg::Options::default();
+            let mut card = crate::card("it-surrender").unwrap();
+            card.name = name.clone();
+            card.lines = vec![name.clone()];
+            card.marks = vec![name.clone()];
+            usvg::Tree::from_str(&crate::render(&card), &options).unwrap();
+            let doc = SheetDoc {
+                system: System::IronTriangle,
+                title: name.clone(),
+                subtitle: name.clone(),
+                sections: vec![Section { heading: name.clone(), rows: vec![(name.clone(), name.clone())] }],
+            };
+            for page in sheet_pages(&doc, Paper::A4) {
+                usvg::Tree::from_str(&page.to_svg(), &options).unwrap();
+            }
+        }
     }
 
     #[test]
