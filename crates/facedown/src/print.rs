@@ -97,8 +97,10 @@ fn counted(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-fn read(path: &PathBuf) -> anyhow::Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+/// A sheet or intents file, at most [`crate::input::TEXT_LIMIT`] bytes.
+fn read(path: &std::path::Path) -> anyhow::Result<String> {
+    crate::input::read_bounded(path, crate::input::TEXT_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// Runs `facedown print`.
