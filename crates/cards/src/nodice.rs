@@ -147,7 +147,10 @@ pub fn reference() -> Vec<Card> {
                 .join("=")
         })
         .collect();
-    lines.push(format!("Across Aspects, these tie: {}; each group beats the next.", classes.join(", ")));
+    lines.push(format!(
+        "Across Aspects, these tie: {}; each group beats the next, the last the first.",
+        classes.join(", ")
+    ));
     vec![Card {
         key: "nd-reference".to_owned(),
         system: System::Nodice,
@@ -195,6 +198,11 @@ mod tests {
         assert_eq!(d.len(), 3 + 9 + usize::from(PRINTED_BIDS) + 1 + 1);
         for c in &d {
             assert!(render(c).contains(&format!("<title>{}</title>", c.name)), "{}", c.key);
+        }
+        // The groups' order on the card is the rules' order: each beats the next.
+        let firsts = Attribute::ALL[..3].to_vec();
+        for i in 0..3 {
+            assert_eq!(attribute_dominance(firsts[i], firsts[(i + 1) % 3]), Dominance::Win);
         }
         let r = render(&reference()[0]);
         assert!(r.contains("Mind &gt; Body") && r.contains("REA &gt; KNO"), "{r}");
