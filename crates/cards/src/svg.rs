@@ -16,8 +16,9 @@ pub fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            // Control characters are not allowed in XML 1.0: a sheet's text cannot smuggle them.
-            c if c.is_control() => out.push(' '),
+            // Control characters and U+FFFE, U+FFFF are not allowed in XML 1.0 (its `Char`
+            // production): a sheet's text cannot smuggle them into a card.
+            c if c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -180,6 +181,7 @@ mod tests {
     fn text_is_escaped() {
         assert_eq!(escape(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(escape("a\u{7}b"), "a b");
+        assert_eq!(escape("a\u{FFFF}b\u{FFFE}"), "a b ", "not XML characters");
     }
 
     #[test]
