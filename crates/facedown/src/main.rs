@@ -14,6 +14,7 @@ mod join;
 mod nd;
 mod nd_resolve;
 mod play;
+mod print;
 mod rules_cmd;
 mod serve;
 mod tables_cli;
@@ -70,6 +71,8 @@ enum Command {
     Verify(verify::Args),
     /// The tables a server keeps: list them, export one, import one into another store.
     Tables(tables_cli::Args),
+    /// Print-ready cards, character sheets and reference cards, as PDF or SVG.
+    Print(print::Args),
 }
 
 #[derive(Subcommand)]
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
         Command::Join(args) => join::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Tables(args) => tables_cli::run(args),
+        Command::Print(args) => print::run(args),
     };
     match result {
         Ok(code) => code,

@@ -84,6 +84,83 @@ pub fn serve(path: &str) -> Response {
     }
 }
 
+/// The version of the cards the server draws: the first 12 hex digits of SHA-256 over every
+/// card of every system, the backs and the font. A card's URL holds it
+/// (`/cards/{version}/{key}.svg`), so a card is cached as immutable and a new drawing gets a
+/// new URL.
+pub fn cards_version() -> &'static str {
+    use sha2::{Digest, Sha256};
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        let mut hash = Sha256::new();
+        for system in cards::System::ALL {
+            for card in cards::deck(system, &cards::intents::Intents::default())
+                .iter()
+                .chain(&cards::reference_cards(system))
+            {
+                hash.update(cards::render(card).as_bytes());
+            }
+            hash.update(cards::render_back(system).as_bytes());
+        }
+        hash.update(cards::font::WOFF2);
+        hex::encode(&hash.finalize()[..6])
+    })
+}
+
+/// What the page needs to ask for cards: the version and each system's card keys (its deck,
+/// its reference cards, its back). Not cached: it names the current version.
+pub fn cards_manifest() -> serde_json::Value {
+    let systems: serde_json::Map<String, serde_json::Value> = cards::System::ALL
+        .into_iter()
+        .map(|system| {
+            let keys: Vec<String> = cards::deck(system, &cards::intents::Intents::default())
+                .into_iter()
+                .chain(cards::reference_cards(system))
+                .map(|c| c.key)
+                .collect();
+            (
+                system.cli_name().to_owned(),
+                serde_json::json!({ "cards": keys, "back": format!("{}-back", system.prefix()) }),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "version": cards_version(),
+        "base": format!("/cards/{}/", cards_version()),
+        "font": format!("/cards/{}/font.woff2", cards_version()),
+        "systems": systems,
+    })
+}
+
+/// A card's SVG by key (`it-move-grapple-earth.svg`, `nd-back.svg`) or the cards' font
+/// (`font.woff2`), of the current [`cards_version`], cached by the browser as immutable; 404
+/// for another version or an unknown card.
+pub fn serve_card(version: &str, file: &str) -> Response {
+    if version != cards_version() {
+        return (StatusCode::NOT_FOUND, "no such version of the cards\n").into_response();
+    }
+    let (body, kind): (Vec<u8>, &'static str) = if file == "font.woff2" {
+        (cards::font::WOFF2.to_vec(), "font/woff2")
+    } else if let Some(key) = file.strip_suffix(".svg") {
+        let back = cards::System::ALL.into_iter().find(|s| key == format!("{}-back", s.prefix()));
+        let svg = match back {
+            Some(system) => cards::render_back(system),
+            None => match cards::card(key) {
+                Ok(card) => cards::render(&card),
+                Err(_) => return (StatusCode::NOT_FOUND, "no such card\n").into_response(),
+            },
+        };
+        (svg.into_bytes(), "image/svg+xml")
+    } else {
+        return (StatusCode::NOT_FOUND, "no such card\n").into_response();
+    };
+    let mut response = body.into_response();
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+    response
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,6 +54,13 @@ fn pages<S: TableStore>() -> Router<Arc<Hub<S>>> {
         .route("/", get(|| async { assets::serve("index.html") }))
         .route("/t/{table}", get(|| async { assets::serve("table.html") }))
         .route("/assets/{*path}", get(|Path(path): Path<String>| async move { assets::serve(&path) }))
+        .route("/cards/manifest.json", get(|| async { Json(assets::cards_manifest()) }))
+        .route(
+            "/cards/{version}/{file}",
+            get(|Path((version, file)): Path<(String, String)>| async move {
+                assets::serve_card(&version, &file)
+            }),
+        )
         .layer(tower_http::compression::CompressionLayer::new())
 }
 
@@ -68,7 +75,10 @@ async fn security_headers(mut response: Response) -> Response {
             "default-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
         ),
     );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // Nothing is stored unless the route says otherwise (the cards, immutable by version).
+    if !h.contains_key(header::CACHE_CONTROL) {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     response
 }
 
