@@ -7,7 +7,7 @@ use table::Viewer;
 
 use crate::conflict::{Phase, side_name};
 use crate::special::Special;
-use crate::turn::{Decided, Loss, Outcome, TurnResult};
+use crate::turn::{Loss, Outcome, TurnResult};
 use crate::windows::SpecialCard;
 use crate::{Action, Conflict, Event, FighterId, Play};
 
@@ -122,17 +122,13 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
                 Outcome::Win { winner } => {
                     let w = p[winner];
                     let combo = if result.combo_continued { " and continues the combo" } else { "" };
-                    let why = match (plays[winner].as_move(), plays[1 - winner].as_move(), result.decided_by)
-                    {
-                        (Some(wm), Some(lm), Decided::Action) => {
-                            format!(" ({} beats {})", wm.action(), lm.action())
-                        }
-                        (Some(wm), Some(lm), Decided::Element) => {
-                            format!(" ({} beats {})", wm.element(), lm.element())
-                        }
-                        (_, _, Decided::Disadvantage) => " (the other move was disadvantaged)".to_owned(),
-                        _ => String::new(),
-                    };
+                    // Why, in the words of the one reading of a turn's result.
+                    let why = match &after.phase {
+                        Phase::Aftermath(a) => crate::outcome::turn_outcome(after, a).why.words(),
+                        _ => None,
+                    }
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default();
                     out.push(format!(
                         "{} wins the turn with {}{combo}{why}.",
                         name(before, w),
