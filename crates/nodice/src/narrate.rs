@@ -247,9 +247,14 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
                         .filter(|a| a.sheet.side == *side && a.is_in())
                         .map(|a| a.sheet.name.as_str())
                         .collect();
-                    format!("only {} remain(s)", names.join(", "))
+                    let (still, verb) = match names.as_slice() {
+                        [one] => ((*one).to_owned(), "is"),
+                        [rest @ .., last] => (format!("{} and {last}", rest.join(", ")), "are"),
+                        [] => ("nobody".to_owned(), "is"),
+                    };
+                    format!("{still} {verb} still in: {} wins", crate::outcome::side_words(c, *side))
                 }
-                Ending::OneSideLeft(None) => "nobody remains".to_owned(),
+                Ending::OneSideLeft(None) => "nobody is left in it".to_owned(),
                 Ending::Fiction => "the GM ends it: the fiction has resolved the objective".to_owned(),
                 Ending::Extension => "an extension ends it".to_owned(),
                 Ending::Stalemate(n) => {

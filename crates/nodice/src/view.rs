@@ -14,6 +14,7 @@ use table::{Face, Role, SeatId, SideId, Viewer};
 use crate::actor::Kind;
 use crate::conflict::{ActionCard, Actor, AspectCard, Conflict, Ending, Phase, Status};
 use crate::hand::{ActorId, Showdown, Targets};
+use crate::outcome::{Ended, HandOutcome, hand_outcome, who_won};
 use crate::rules::Event;
 use crate::trine::{Aspect, Attribute};
 
@@ -98,6 +99,12 @@ pub struct ConflictView {
     /// The damage being spread now (Step 4, Apply Damage; public), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spreading: Option<Spreading>,
+    /// The revealed Hand: who won each engaged pair and why ([`crate::outcome::hand_outcome`]).
+    #[serde(default)]
+    pub hand_result: Option<HandOutcome>,
+    /// Who won, once the Conflict is over, in this viewer's words ([`crate::outcome::who_won`]).
+    #[serde(default)]
+    pub who_won: Option<Ended>,
 }
 
 /// A damage spread the game waits for (Step 4, Apply Damage): who places how much damage over
@@ -183,6 +190,8 @@ impl Conflict {
                 attributes: aspect.attributes(),
                 damage,
             }),
+            hand_result: hand_outcome(self),
+            who_won: who_won(self, viewer),
         }
     }
 
