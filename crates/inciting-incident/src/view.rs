@@ -5,6 +5,7 @@ use table::{Face, Role, Viewer};
 
 use crate::character::Sheet;
 use crate::map::RegionEffect;
+use crate::outcome::{Ended, who_won};
 use crate::rules::{Action, Event};
 use crate::scene::{Outcome, Pending, Phase, Scene, Status};
 
@@ -139,6 +140,8 @@ pub struct SceneView {
     pub triggers: Vec<TriggerView>,
     /// How it ended.
     pub outcome: Option<Outcome>,
+    /// Who won, once the scene is over, in this viewer's words ([`crate::outcome::who_won`]).
+    pub who_won: Option<Ended>,
 }
 
 impl Scene {
@@ -233,6 +236,7 @@ impl Scene {
                 .map(|(t, &fired)| TriggerView { at: t.at, every: t.every, note: t.note.clone(), fired })
                 .collect(),
             outcome: self.outcome.clone(),
+            who_won: who_won(self, viewer),
         }
     }
 

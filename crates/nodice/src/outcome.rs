@@ -66,7 +66,7 @@ pub struct Ended {
     /// The winning side: the one side left; `None` when none is, or when the GM, an extension
     /// or a stalemate ended it.
     pub winner: Option<SideId>,
-    /// Whether the viewer's side won (`None`: a spectator, the GM, or no winner).
+    /// Whether the viewer's side won (`None`: a spectator, a seat with no Actor, or no winner).
     pub you_won: Option<bool>,
     /// "You lost: the Bandit's side wins", "The Conflict ends: Kara's side wins".
     pub headline: String,
@@ -194,7 +194,8 @@ pub fn who_won(c: &Conflict, viewer: Viewer) -> Option<Ended> {
         _ => None,
     };
     let mine = match viewer {
-        Viewer::Seat(s) if !c.is_gm(s) => c.actors.iter().find(|a| a.sheet.seat == s).map(|a| a.sheet.side),
+        // A seat's side is its Actors' (the GM's, its NPCs').
+        Viewer::Seat(s) => c.actors.iter().find(|a| a.sheet.seat == s).map(|a| a.sheet.side),
         _ => None,
     };
     let you_won = match (winner, mine) {

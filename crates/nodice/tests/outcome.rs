@@ -75,6 +75,7 @@ fn conflict_one_side_left_wins_in_each_viewers_words() {
     let kara = of(Viewer::Seat(seat_of(&t, "Kara")));
     assert_eq!(kara.headline, "You won: Kara's side wins.");
     assert_eq!(kara.you_won, Some(true));
+    assert_eq!(of(Viewer::Seat(seat_of(&t, "Bandit"))).headline, "You lost: Kara's side wins.");
     let spectator = of(Viewer::Spectator);
     assert_eq!(spectator.headline, "The Conflict ends: Kara's side wins.");
     assert_eq!(spectator.winner, Some(table::SideId(0)));
