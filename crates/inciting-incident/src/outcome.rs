@@ -22,6 +22,8 @@ pub struct FighterSummary {
     pub hits: u8,
     /// Death Hits marked (§9).
     pub death_hits: u8,
+    /// Whether it is Incapacitated (at Max Hits, §9).
+    pub incapacitated: bool,
     /// Whether it failed the keep-fighting roll: it must die before the next Action or
     /// Conflict scene (§9).
     pub doomed: bool,
@@ -116,6 +118,7 @@ pub fn who_won(scene: &Scene, viewer: Viewer) -> Option<Ended> {
             name: f.sheet.name.clone(),
             hits: f.hits,
             death_hits: f.death_hits,
+            incapacitated: f.status == crate::Status::Incapacitated,
             doomed: f.doomed,
         })
         .collect();
@@ -138,6 +141,9 @@ pub fn who_won(scene: &Scene, viewer: Viewer) -> Option<Ended> {
                 f.death_hits,
                 if f.death_hits == 1 { "Hit" } else { "Hits" }
             ));
+        }
+        if f.incapacitated {
+            line.push_str("; Incapacitated");
         }
         if f.doomed {
             line.push_str("; must die before the next Action or Conflict scene");

@@ -55,3 +55,20 @@ fn gm_ends_the_scene_with_a_winner_in_each_viewers_words() {
     assert_eq!(lost.headline, "You lost: the enemies win.");
     assert_eq!(lost.you_won, Some(false));
 }
+
+/// The view names where the scene is in words (§5 steps 5–6), never as the phase's data: a page
+/// once showed "Round 1 — initiative: players — [object Object]" (issue 34).
+#[test]
+fn phase_in_words_names_the_side_resolving() {
+    let mut t = table(arena());
+    assert_eq!(
+        IncitingIncident::view(t.state(), Viewer::Spectator).phase_words,
+        "everyone declares an action face down"
+    );
+    declare(&mut t, &[]);
+    let words = IncitingIncident::view(t.state(), Viewer::Spectator).phase_words;
+    assert!(
+        words == "the players resolve their actions" || words == "the enemies resolve their actions",
+        "{words}"
+    );
+}

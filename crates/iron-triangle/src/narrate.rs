@@ -5,7 +5,7 @@
 
 use table::Viewer;
 
-use crate::conflict::{Phase, side_name};
+use crate::conflict::Phase;
 use crate::special::Special;
 use crate::turn::{Loss, Outcome, TurnResult};
 use crate::windows::SpecialCard;
@@ -262,7 +262,11 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
         Event::ConflictEnded { winner } => vec![
             String::new(),
             match winner {
-                Some(side) => format!("The conflict is over: {} wins.", side_name(side)),
+                Some(side) => format!(
+                    "The conflict is over: {} {}.",
+                    crate::outcome::side_words(after, side),
+                    if side == crate::PLAYERS { "win" } else { "wins" }
+                ),
                 None => "The conflict is over: the GM records a draw.".to_owned(),
             },
         ],

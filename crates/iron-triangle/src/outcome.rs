@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use table::{SideId, Viewer};
 
 use crate::card::Action;
-use crate::conflict::{Aftermath, Conflict, FighterId, GM, PLAYERS, Phase};
+use crate::conflict::{Aftermath, Conflict, FighterId, GM, PLAYERS, Phase, Status};
 use crate::turn::{Decided, Loss, Outcome, Play};
 
 /// Why a turn's winner won (§5.2 step 4), in the terms a player checks on the cards.
@@ -93,6 +93,8 @@ pub struct FighterSummary {
     pub marks: Vec<String>,
     /// Whether it died.
     pub dead: bool,
+    /// How it left the conflict, if it did: "surrendered", "went out".
+    pub left: Option<String>,
 }
 
 /// How a conflict ended, in the players' words (§5.7).
@@ -264,12 +266,20 @@ pub fn who_won(c: &Conflict, viewer: Viewer) -> Option<Ended> {
             lost: f.character.energy.total().saturating_sub(f.energy.total()),
             marks: Action::ALL.iter().filter(|t| f.zero_marks[t.index()]).map(|t| action_words(*t)).collect(),
             dead: f.dead,
+            left: match f.status {
+                Status::In => None,
+                Status::Surrendered => Some("surrendered".to_owned()),
+                Status::Out => Some("went out".to_owned()),
+            },
         })
         .collect();
     let turns = c.turn_number;
     let mut summary = vec![format!("{turns} {}.", if turns == 1 { "turn" } else { "turns" })];
     for f in &fighters {
         let mut line = format!("{} lost {} energy", f.name, f.lost);
+        if let Some(left) = &f.left {
+            line.push_str(&format!(" and {left}"));
+        }
         if !f.marks.is_empty() {
             line.push_str(&format!("; marked at zero for level-up: {}", f.marks.join(", ")));
         }

@@ -113,7 +113,7 @@ fn conflict_winner_is_the_side_with_someone_still_in_in_each_viewers_words() {
     assert_eq!(kuro.lost, 15, "all of its 15");
     assert_eq!(kuro.marks.len(), 2, "the two types that reached zero in it are marked (§5.3)");
     assert!(
-        spectator.summary.iter().any(|l| l.starts_with("Kuro lost 15 energy; marked at zero")),
+        spectator.summary.iter().any(|l| l.starts_with("Kuro lost 15 energy and went out; marked at zero")),
         "{:?}",
         spectator.summary
     );

@@ -7,6 +7,7 @@
 import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
+import { turnResult, ending } from './outcome.js';
 import { itemText, isMachinery, andList } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
@@ -78,6 +79,9 @@ const state = {
   newLinks: new Map(),
   /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
   stopped: '',
+  /** The latest turn's or Hand's result the view gave (the rules crate's words), kept beside
+   * the prompt until the next one. @type {{key: string, headline: string, lines: string[]} | null} */
+  lastResult: null,
 };
 
 /** @type {SealStore | null} */
@@ -92,7 +96,7 @@ const el = {
   title: h('h1', null, 'facedown'),
   who: h('p', { class: 'who' }),
   banner: h('p', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true }),
-  prompt: h('section', { class: 'prompt', 'data-testid': 'prompt', 'aria-live': 'polite', 'aria-labelledby': 'prompt-h' }),
+  prompt: h('section', { class: 'prompt', 'data-testid': 'prompt', 'aria-labelledby': 'prompt-h' }),
   timer: h('p', { class: 'timer', role: 'timer', hidden: true }),
   view: h('section', { class: 'view', 'aria-label': 'The table' }),
   seats: h('section', { class: 'seats', 'aria-label': 'Seats' }),
@@ -446,6 +450,11 @@ function change(m) {
   if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
   state.seq = Math.max(state.seq, m.seq ?? state.seq);
   state.view = m.view ?? state.view;
+  const result = turnResult(state.view);
+  if (result && result.key !== state.lastResult?.key) {
+    state.lastResult = result;
+    replace(liveNote, result.headline);
+  }
   // A sealed seat asked again in a round answers the question after its own earlier choices.
   state.prompt = store ? ownBranch(m.prompt ?? null, store.all().filter((k) => !k.revealId)) : m.prompt ?? null;
   state.awaiting = m.awaiting ?? [];
@@ -564,11 +573,29 @@ let promptDrawn = '';
 
 function renderPrompt() {
   const gone = lost();
-  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone]);
+  const end = state.over ? ending(state.view) : null;
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone, state.lastResult?.key, end]);
   if (key === promptDrawn) return;
+  const wasOver = promptDrawn !== '' && JSON.parse(promptDrawn)[4] === true;
   promptDrawn = key;
   /** @type {Element[]} */
-  const parts = [h('h2', { id: 'prompt-h', tabindex: '-1' }, state.over ? 'The game is over' : 'Now')];
+  const parts = [h('h2', { id: 'prompt-h', tabindex: '-1', class: end ? `ending${end.youWon === true ? ' won' : end.youWon === false ? ' lost' : ''}` : null, 'data-testid': end ? 'ending' : null }, end ? end.headline : state.over ? 'The game is over' : 'Now')];
+  if (end && end.summary.length > 0) {
+    parts.push(h('ul', { class: 'ending-summary', 'data-testid': 'ending-summary' }, end.summary.map((l) => h('li', null, l))));
+  }
+  if (end && !wasOver) replace(liveNote, end.headline);
+  // The turn's result where the player is looking, until the next one.
+  if (!state.over && state.lastResult) {
+    const r = state.lastResult;
+    parts.push(
+      h(
+        'div',
+        { class: 'turn-result', 'data-testid': 'turn-result' },
+        h('p', { class: 'result-headline' }, r.headline),
+        r.lines.length > 0 ? h('ul', null, r.lines.map((l) => h('li', null, l))) : null,
+      ),
+    );
+  }
   const seat = mySeat();
   const prompt = state.prompt;
   const chosen = state.chosen;

@@ -311,3 +311,30 @@ test('every kind of log item reads as words', () => {
   assert.equal(andList(['Ada', 'Bao', 'Kuro']), 'Ada, Bao and Kuro');
   assert.equal(andList(['Ada']), 'Ada');
 });
+
+import { turnResult, ending } from '../js/outcome.js';
+
+test("the turn's result beside the prompt is the rules crate's words: headline and the losses in their parts", () => {
+  const view = {
+    turn_result: {
+      turn: 2,
+      headline: 'Turn 2: A wins with Grapple ▨☰ against Defend ○☷, continuing the combo (▨ Grapple beats ○ Defend).',
+      losses: [{ fighter: 1, words: "B loses 13: winner's stance 6 + own stance 1 + base 4 + combo 1 + disadvantage 1 = 13." }],
+    },
+  };
+  const r = turnResult(view);
+  assert.equal(r?.key, 'turn 2');
+  assert.match(r?.headline ?? '', /▨ Grapple beats ○ Defend/);
+  assert.deepEqual(r?.lines, [view.turn_result.losses[0].words]);
+  const hand = turnResult({ hand_result: { hand: 1, headline: 'Hand 1: Kara sweeps Bandit.', pairs: [{ words: 'Kara against Bandit: …' }] } });
+  assert.deepEqual(hand, { key: 'hand 1', headline: 'Hand 1: Kara sweeps Bandit.', lines: ['Kara against Bandit: …'] });
+  assert.equal(turnResult({ turn_result: null, hand_result: null }), null);
+  assert.equal(turnResult(null), null);
+});
+
+test('the ending says who won in the viewer\u2019s words, with the summary', () => {
+  const e = ending({ who_won: { headline: "You lost: Kuro's side wins.", you_won: false, summary: ['3 turns.', 'Ada lost 12 energy.'] } });
+  assert.deepEqual(e, { headline: "You lost: Kuro's side wins.", youWon: false, summary: ['3 turns.', 'Ada lost 12 energy.'] });
+  assert.equal(ending({ who_won: { headline: 'The scene ends at the round limit, after 12 rounds: nobody wins.', summary: [] } })?.youWon, null);
+  assert.equal(ending({}), null);
+});

@@ -303,11 +303,11 @@ export function renderView(view, ctx) {
         h('strong', null, `Round ${view.round ?? 0}`),
         view.surprise_round ? ' (surprise round)' : '',
         view.initiative ? ` — initiative: ${view.initiative}` : '',
-        view.phase ? ` — ${String(view.phase).replace(/_/g, ' ')}` : '',
+        typeof view.phase_words === 'string' ? ` — ${view.phase_words}` : '',
       ),
       h('p', { class: 'crisis' }, h('strong', null, `Crisis ${view.crisis ?? 0}`), view.rising_tension ? ` — Rising Tension ${view.rising_tension}` : ''),
       Array.isArray(view.strikes) ? h('p', { class: 'strikes' }, 'Strikes left: ', sides.map((/** @type {string} */ s, /** @type {number} */ i) => `${s} ${view.strikes[i] ?? 0}`).join(', ')) : null,
-      view.outcome ? h('p', { class: 'ending' }, `The scene is over: ${view.outcome.why ?? ''}${view.outcome.winner !== null && view.outcome.winner !== undefined ? ` — ${sides[view.outcome.winner] ?? view.outcome.winner} win` : ''}.`) : null,
+      view.who_won ? h('p', { class: 'ending' }, `${view.who_won.headline} (${view.who_won.why})`) : null,
     ),
     view.triggers?.length
       ? h(

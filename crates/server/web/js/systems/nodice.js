@@ -402,7 +402,7 @@ export function renderView(view, ctx) {
       { class: 'sys-head' },
       h('p', null, h('strong', null, `Hand ${view.hand ?? 0}`), ` — Stakes ${view.stakes ?? '?'} (${view.stakes_name ?? ''}) — UTG: ${actorName(view.utg)}`),
       view.waiting_for ? h('p', { class: 'waiting' }, `Waiting for ${view.waiting_for}`) : null,
-      ending ? h('p', { class: 'ending' }, `The Conflict is over (${String(ending.ending).replace(/_/g, ' ')}).`) : null,
+      ending && view.who_won ? h('p', { class: 'ending' }, view.who_won.headline) : null,
     ),
     h(
       'div',

@@ -1,0 +1,121 @@
+// @ts-check
+/** @file Who won, where the player is looking (issue 34 §2): the turn's result beside the
+ * prompt before the next one, the ending in the player's own words with its summary, and the
+ * page's words a player knows — no "[object Object]" for a phase, no `§`, a prompt region that
+ * is not read out whole on every change.
+ *
+ * `E2E_SEED` replays a run's clicks.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { openPage, serverAndBrowser, waitFor } from './lib.mjs';
+import { BUTTONS, nextClick, rng } from './play.mjs';
+
+const env = serverAndBrowser();
+
+const SEED = Number(process.env.E2E_SEED ?? Date.now() % 1_000_000);
+
+/**
+ * Clicks in the pages (a random usable button of an asked page) until `done()` says so.
+ * @param {{page: import('playwright-core').Page, rec: import('./lib.mjs').Recorder}[]} pages
+ * @param {() => Promise<boolean>} done
+ * @param {string} what
+ * @param {number} ms
+ */
+async function clickUntil(pages, done, what, ms = 120_000) {
+  const random = rng(SEED);
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    assert.ok(Date.now() < deadline, `${what} within ${ms} ms (seed ${SEED})`);
+    let acted = false;
+    for (const p of pages) {
+      const change = p.rec.change;
+      if (!change || change.over || !change.prompt || !(change.awaiting ?? []).includes(p.rec.you?.seat)) continue;
+      const pick = await nextClick(p.page, random());
+      if (pick === null) continue;
+      await p.page.locator(BUTTONS).nth(pick.index).click({ timeout: 3_000 }).catch(() => {});
+      acted = true;
+      break;
+    }
+    if (!acted) await new Promise((r) => setTimeout(r, 60));
+  }
+}
+
+describe('who won, where the player is looking', () => {
+  test("Iron Triangle: each turn's result beside the prompt, the ending in the player's words", async () => {
+    const created = await env.server.createTable({
+      system: 'iron-triangle',
+      setup: { example: 'duel' },
+      seats: { gm: { kind: 'bot', bot: 'greedy' } },
+      options: { think_ms: 0 },
+    });
+    const ada = await openPage(env.browser, created.seats.ada, 'ada');
+    try {
+      await waitFor(() => ada.rec.you !== null, 20_000, "Ada's welcome");
+      const prompt = ada.page.locator('[data-testid="prompt"]');
+      // the prompt region is not aria-live as a whole: its changes are announced by one line
+      assert.equal(await prompt.getAttribute('aria-live'), null, 'the whole prompt region is not aria-live');
+      const result = prompt.locator('[data-testid="turn-result"]');
+      await clickUntil([ada], async () => (await result.count()) > 0 || Boolean(ada.rec.change?.over), 'the first turn resolves');
+      if (!ada.rec.change?.over) {
+        const text = await result.innerText();
+        assert.match(text, /^Turn 1: /, 'the turn is named');
+        assert.match(text, /wins with|a tie|surrender/, `who won and why: ${text}`);
+        assert.doesNotMatch(text, /§/, 'no section references');
+        // beside the prompt, before what the seat is asked next
+        const order = await prompt.evaluate((p) => {
+          const r = p.querySelector('[data-testid="turn-result"]');
+          const b = p.querySelector('button');
+          return r && b ? Boolean(r.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING) : true;
+        });
+        assert.ok(order, "the turn's result comes before the next question's buttons");
+      }
+      await clickUntil([ada], async () => Boolean(ada.rec.change?.over), 'the conflict ends', 180_000);
+      const ending = prompt.locator('[data-testid="ending"]');
+      await ending.waitFor({ timeout: 15_000 });
+      assert.match(await ending.innerText(), /^You (won|lost): (the players win|Kuro's side wins)\.$/);
+      const summary = await prompt.locator('[data-testid="ending-summary"] li').allTextContents();
+      assert.match(summary[0] ?? '', /^\d+ turns?\.$/, `the summary counts the turns: ${JSON.stringify(summary)}`);
+      assert.ok(summary.some((l) => /^Ada lost \d+ energy/.test(l)), `Ada's losses: ${JSON.stringify(summary)}`);
+      assert.ok(summary.some((l) => /^Kuro lost \d+ energy/.test(l)), `Kuro's losses: ${JSON.stringify(summary)}`);
+      assert.deepEqual(ada.rec.errors, [], 'no script error');
+    } finally {
+      await ada.context.close().catch(() => {});
+    }
+  });
+
+  test('Inciting Incident: the header names the phase in words (never "[object Object]"), the scene ends for the players', async () => {
+    const created = await env.server.createTable({
+      system: 'inciting-incident',
+      setup: { example: 'river-fight' },
+      seats: { gm: { kind: 'bot', bot: 'random' } },
+      options: { think_ms: 0 },
+    });
+    const pages = [];
+    try {
+      for (const [name, link] of Object.entries(created.seats)) {
+        if (name === 'gm') continue;
+        pages.push(await openPage(env.browser, /** @type {string} */ (link), name));
+      }
+      for (const p of pages) await waitFor(() => p.rec.you !== null, 20_000, `${p.rec.name}'s welcome`);
+      const head = pages[0].page.locator('.sys-head');
+      /** @type {string[]} */
+      const seen = [];
+      await clickUntil(
+        pages,
+        async () => {
+          const text = await head.innerText().catch(() => '');
+          seen.push(text);
+          assert.doesNotMatch(text, /\[object Object\]/, `the header: ${text}`);
+          return /resolve their actions/.test(text) || Boolean(pages[0].rec.change?.over);
+        },
+        'a side resolves its actions',
+      );
+      assert.ok(seen.some((t) => /Round \d+ — initiative: \w+ — /.test(t)), `the phase in words: ${JSON.stringify(seen.slice(-3))}`);
+      for (const p of pages) assert.deepEqual(p.rec.errors, [], `${p.rec.name}: no script error`);
+    } finally {
+      for (const p of pages) await p.context.close().catch(() => {});
+    }
+  });
+});
