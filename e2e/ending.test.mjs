@@ -118,4 +118,64 @@ describe('who won, where the player is looking', () => {
       for (const p of pages) await p.context.close().catch(() => {});
     }
   });
+
+  test("the home page opens on the README's example of each system (the duel, not ambush-2v3)", async () => {
+    const { context, page, rec } = await openPage(env.browser, `${env.server.base}/`, 'home');
+    try {
+      const example = page.getByLabel('Example', { exact: true });
+      await example.waitFor({ timeout: 15_000 });
+      assert.equal(await example.inputValue(), 'duel');
+      for (const [system, first] of [['nodice', 'pc-vs-bandit'], ['inciting-incident', 'river-fight'], ['iron-triangle', 'duel']]) {
+        await page.getByLabel('System', { exact: true }).selectOption(system);
+        await waitFor(async () => (await page.getByLabel('Example', { exact: true }).inputValue()) === first, 5_000, `${system} opens on ${first}`);
+      }
+      assert.deepEqual(rec.errors, [], 'no script error');
+    } finally {
+      await context.close().catch(() => {});
+    }
+  });
+
+  test("No Dice: a button's accessible name begins with its text; the next Hand's form is not pre-filled", async () => {
+    const created = await env.server.createTable({
+      system: 'nodice',
+      setup: { example: 'pc-vs-bandit' },
+      seats: { gm: { kind: 'bot', bot: 'greedy' } },
+      options: { think_ms: 0 },
+    });
+    const kara = await openPage(env.browser, created.seats.kara, 'kara');
+    try {
+      await waitFor(() => kara.rec.you !== null, 20_000, "Kara's welcome");
+      await kara.page.locator('[data-testid="prompt"] .picker').first().waitFor({ timeout: 15_000 });
+      /** Buttons of the prompt whose accessible name does not begin with their visible text. */
+      const mismatched = () =>
+        kara.page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid="prompt"] button')]
+            .map((b) => {
+              const norm = (/** @type {string} */ t) => t.replace(/✓/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+              const visible = norm(b.textContent ?? '');
+              const name = norm(b.getAttribute('aria-label') ?? b.textContent ?? '');
+              return name.startsWith(visible) ? null : `${visible} announced as ${name}`;
+            })
+            .filter(Boolean),
+        );
+      assert.deepEqual(await mismatched(), [], 'every name begins with the text shown');
+      // Hand 1 by clicking, up to Hand 2's first question to Kara.
+      const hand = () => kara.rec.change?.view?.hand ?? 0;
+      await clickUntil([kara], async () => hand() >= 2 || Boolean(kara.rec.change?.over), 'Hand 1 ends');
+      if (!kara.rec.change?.over) {
+        await waitFor(() => Boolean(kara.rec.change?.prompt) || Boolean(kara.rec.change?.over), 15_000, 'Kara asked in Hand 2');
+        await kara.page.locator('[data-testid="prompt"] .picker').first().waitFor({ timeout: 15_000 }).catch(() => {});
+        const prefilled = await kara.page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid="prompt"] fieldset')]
+            .filter((f) => f.querySelectorAll('button').length > 1 && f.querySelector('[aria-pressed="true"]'))
+            .map((f) => f.textContent),
+        );
+        assert.deepEqual(prefilled, [], "Hand 2's form starts with nothing chosen");
+        assert.deepEqual(await mismatched(), [], 'every name begins with the text shown, in Hand 2 too');
+      }
+      assert.deepEqual(kara.rec.errors, [], 'no script error');
+    } finally {
+      await kara.context.close().catch(() => {});
+    }
+  });
 });

@@ -71,16 +71,19 @@ pub fn side_words(scene: &Scene, side: u8) -> String {
 
 /// One Duel's Flow in words (§6: signed from the players' side, the scene's positive side).
 pub fn flow_words(scene: &Scene, region: &str, flow: i32) -> String {
-    let whose = |side: u8| {
-        let w = side_words(scene, side);
-        if w.ends_with('s') { format!("{w}'") } else { format!("{w}'s") }
-    };
     let way = match flow.signum() {
-        1 => format!(", {} way", whose(scene.positive)),
-        -1 => format!(", {} way", whose(1 - scene.positive)),
-        _ => ", even".to_owned(),
+        0 => ", even".to_owned(),
+        _ => format!(", {}", way_of(scene, flow)),
     };
     format!("Flow of Battle in {region}: {flow:+}{way}.")
+}
+
+/// The way a signed Flow (or a move of it) goes, in words: "the players' way" for positive
+/// (the scene's positive side, §6), "the enemies' way" for negative.
+pub fn way_of(scene: &Scene, flow: i32) -> String {
+    let side = if flow >= 0 { scene.positive } else { 1 - scene.positive };
+    let w = side_words(scene, side);
+    if w.ends_with('s') { format!("{w}' way") } else { format!("{w}'s way") }
 }
 
 /// Who won the scene, once it is over: the winning side if any, the headline for `viewer`,

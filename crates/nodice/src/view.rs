@@ -60,6 +60,10 @@ pub struct ActorView {
     pub trine_wins: u8,
     /// AD wins this Hand.
     pub attribute_wins: u8,
+    /// The Hand whose revealed Action it may justify now, if it may ([`Conflict::may_justify`],
+    /// Decision 32): a page offers the line's form only then, naming that Hand.
+    #[serde(default)]
+    pub may_justify: Option<u32>,
 }
 
 /// A Conflict as one viewer sees it.
@@ -166,6 +170,7 @@ impl Conflict {
                     on_card: a.on_card,
                     trine_wins: a.trine_wins,
                     attribute_wins: a.attribute_wins,
+                    may_justify: self.may_justify(ActorId(i as u8)).then_some(a.revealed_in),
                 }
             })
             .collect();

@@ -338,3 +338,12 @@ test('the ending says who won in the viewer\u2019s words, with the summary', () 
   assert.equal(ending({ who_won: { headline: 'The scene ends at the round limit, after 12 rounds: nobody wins.', summary: [] } })?.youWon, null);
   assert.equal(ending({}), null);
 });
+
+import { accessibleName } from '../js/systems/picker.js';
+
+test("a picker button's accessible name begins with its visible text (label in name)", () => {
+  assert.equal(accessibleName('STR Strength', 'ante from Strength'), 'STR Strength, ante from Strength');
+  assert.equal(accessibleName('Surrender', 'Surrender (face down)'), 'Surrender (face down)');
+  assert.equal(accessibleName('  4 ', ''), '4');
+  assert.equal(accessibleName('', 'No stance'), 'No stance');
+});

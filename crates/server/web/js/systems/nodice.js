@@ -234,10 +234,9 @@ export function pairText(pair, actorName) {
 
 // ---- DOM ----
 
-/** What the module remembers: the latest view, and whether an Action reveal has happened (a justification may follow). */
+/** What the module remembers: the latest view. */
 const memory = {
   /** @type {any} */ view: null,
-  revealed: false,
 };
 
 /** @param {number} id */
@@ -374,7 +373,7 @@ function justifyForms(actors, ctx) {
           input.value = '';
         },
       },
-      h('label', { for: `justify-${a.id}` }, `${a.name}: justify the revealed Action (one line, public)`),
+      h('label', { for: `justify-${a.id}` }, `${a.name}: justify the Action revealed in Hand ${a.may_justify} (one line, public)`),
       input,
       h('button', { type: 'submit' }, 'Say it'),
     );
@@ -431,7 +430,9 @@ export function renderView(view, ctx) {
         )
       : null,
     // the justification is the seat's own line: the GM link gives rulings only
-    memory.revealed && mine.length && ctx.you?.kind === 'seat' ? h('div', { class: 'justify-forms' }, justifyForms(mine, ctx)) : null,
+    // the rules say when a justification line may come (its Action revealed at the latest
+    // reveal, not justified yet): a box never stays into later Hands
+    mine.some((/** @type {any} */ a) => a.may_justify) && ctx.you?.kind === 'seat' ? h('div', { class: 'justify-forms' }, justifyForms(mine.filter((/** @type {any} */ a) => Boolean(a.may_justify)), ctx)) : null,
     h('div', { class: 'actors' }, actors.map((/** @type {any} */ a) => actorCard(a, a.seat === me))),
     referenceCards(),
   );
@@ -476,18 +477,14 @@ export function renderPrompt(prompt, view, ctx) {
 }
 
 /**
- * One log item drawn: a justification line as a quote; the reveal opens the justification
- * form. Other items: null (their narration is the rules' own).
+ * One log item drawn: a justification line as a quote (the view's `may_justify` opens its
+ * form). Other items: null (their narration is the rules' own).
  * @param {any} item
  * @param {import('./index.js').SystemContext} _ctx
  * @returns {HTMLElement | null}
  */
 export function renderEvent(item, _ctx) {
   const e = item?.event;
-  if (e === 'actions_revealed') {
-    memory.revealed = true;
-    return null;
-  }
   if (e && typeof e === 'object' && e.justified) {
     const j = e.justified;
     return h('blockquote', { class: 'justification' }, `“${j.line}”`, h('footer', null, `— ${actorName(j.actor)}, Hand ${j.hand}`));
