@@ -159,6 +159,9 @@ describe('who won, where the player is looking', () => {
             .filter(Boolean),
         );
       assert.deepEqual(await mismatched(), [], 'every name begins with the text shown');
+      // asked, the page says so, and nowhere that it waits for someone
+      await kara.page.getByText('Your turn.').waitFor({ timeout: 15_000 });
+      assert.doesNotMatch(await kara.page.locator('main, body').first().innerText(), /Waiting for/, '"Your turn" and never "Waiting for …" beside it');
       // Hand 1 by clicking, up to Hand 2's first question to Kara.
       const hand = () => kara.rec.change?.view?.hand ?? 0;
       await clickUntil([kara], async () => hand() >= 2 || Boolean(kara.rec.change?.over), 'Hand 1 ends');

@@ -400,7 +400,8 @@ export function renderView(view, ctx) {
       'header',
       { class: 'sys-head' },
       h('p', null, h('strong', null, `Hand ${view.hand ?? 0}`), ` — Stakes ${view.stakes ?? '?'} (${view.stakes_name ?? ''}) — UTG: ${actorName(view.utg)}`),
-      view.waiting_for ? h('p', { class: 'waiting' }, `Waiting for ${view.waiting_for}`) : null,
+      // who the table waits for is the prompt's to say (the session's, sealed rounds included):
+      // the rules' own order here once read "Waiting for Bandit to ante…" under "Your turn"
       ending && view.who_won ? h('p', { class: 'ending' }, view.who_won.headline) : null,
     ),
     h(
