@@ -181,4 +181,37 @@ describe('who won, where the player is looking', () => {
       await kara.context.close().catch(() => {});
     }
   });
+
+  test('the log: grouped by round, collapsible, a run of draws on one line, room for numbers past 999', async () => {
+    const created = await env.server.createTable({
+      system: 'inciting-incident',
+      setup: { example: 'river-fight' },
+      seats: { gm: { kind: 'bot', bot: 'random' }, bren: { kind: 'bot', bot: 'random' }, mira: { kind: 'bot', bot: 'random' } },
+      options: { think_ms: 0 },
+    });
+    const watcher = await openPage(env.browser, created.spectator, 'spectator');
+    try {
+      await waitFor(() => Boolean(watcher.rec.change?.over), 60_000, 'the bots end the scene');
+      const log = watcher.page.locator('ol.log');
+      await waitFor(async () => (await log.locator('li.group').count()) > 1, 15_000, 'the log has its rounds');
+      const titles = await log.locator('li.group > details > summary').allTextContents();
+      assert.ok(titles.includes('Round 1') && titles.includes('Round 2'), `groups by round: ${JSON.stringify(titles.slice(0, 4))}`);
+      const open = await log.locator('li.group > details[open]').count();
+      assert.equal(open, 1, 'only the latest group is open; the others collapse');
+      const lines = await log.locator('li.item').allTextContents();
+      assert.ok(!lines.some((l) => /^Draw #/.test(l.trim())), 'no "Draw #…" line a draw');
+      const draws = watcher.rec.frames.flatMap((f) => f.msg?.updates ?? []).filter((u) => u.kind === 'draw').length;
+      const drawLines = lines.filter((l) => l.includes('Dice drawn')).length;
+      assert.ok(draws === 0 || drawLines < draws, `${draws} draws on ${drawLines} lines`);
+      const pad = await log.locator('ol.entries').first().evaluate((e) => parseFloat(getComputedStyle(e).paddingLeft));
+      assert.ok(pad >= 56, `room for a four-digit number before each line: ${pad}px`);
+      // "Mine" hides what is not this viewer's (a spectator has nothing of its own)
+      await watcher.page.getByLabel('Mine').check();
+      assert.equal(await log.locator('li.item:visible').count(), 0, 'a spectator has no items of its own');
+      await watcher.page.getByLabel('Everything').check();
+      assert.deepEqual(watcher.rec.errors, [], 'no script error');
+    } finally {
+      await watcher.context.close().catch(() => {});
+    }
+  });
 });

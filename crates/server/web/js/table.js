@@ -8,7 +8,7 @@ import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
 import { turnResult, ending } from './outcome.js';
-import { itemText, isMachinery, andList } from './log.js';
+import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
 import { systemModule } from './systems/index.js';
@@ -118,7 +118,7 @@ function layout() {
         'div',
         { class: 'side' },
         el.seats,
-        h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), el.log),
+        h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), logFilter, el.log),
         el.tools,
       ),
     ),
@@ -925,8 +925,71 @@ function keepingFocus(section, draw) {
 }
 
 /** The log's new items, appended. @param {any[]} items */
+/** The log's open group: a turn, a Hand or a round, collapsible. @type {{details: HTMLDetailsElement, list: HTMLElement} | null} */
+let logGroup = null;
+/** The line holding the run of draws just logged, while no other item has come. @type {HTMLElement | null} */
+let drawRun = null;
+
+/** The log's filter: everything, or only this seat's own items. */
+const logFilter = h(
+  'fieldset',
+  { class: 'log-filter' },
+  h('legend', { class: 'visually-hidden' }, 'Show in the log'),
+  ...[
+    ['everything', 'Everything'],
+    ['mine', 'Mine'],
+  ].map(([value, text]) =>
+    h(
+      'label',
+      { class: 'toggle' },
+      h('input', {
+        type: 'radio',
+        name: 'log-filter',
+        value,
+        checked: value === 'everything',
+        onchange: () => el.log.classList.toggle('only-mine', value === 'mine'),
+      }),
+      ` ${text}`,
+    ),
+  ),
+);
+
+/** This seat's characters' names, from the view (every system's view lists them with their seat). */
+function myNames() {
+  const me = mySeatInfo()?.name;
+  if (!me) return [];
+  const v = state.view ?? {};
+  const all = [...(Array.isArray(v.fighters) ? v.fighters : []), ...(Array.isArray(v.actors) ? v.actors : [])];
+  return all.filter((f) => f?.seat === me && typeof f.name === 'string').map((f) => f.name);
+}
+
+/** Opens a new group of the log, closing the one before (it can be opened again). @param {string} title */
+function openLogGroup(title) {
+  if (logGroup) logGroup.details.open = false;
+  const list = h('ol', { class: 'entries' });
+  const details = /** @type {HTMLDetailsElement} */ (h('details', { open: true }, h('summary', null, title), list));
+  el.log.append(h('li', { class: 'group' }, details));
+  logGroup = { details, list };
+  drawRun = null;
+}
+
 function appendLog(items) {
+  const names = myNames();
   for (const item of items) {
+    const title = groupTitle(item);
+    if (title) openLogGroup(title);
+    if (!logGroup) openLogGroup('Before play');
+    const list = /** @type {{list: HTMLElement}} */ (logGroup).list;
+    // A run of draws is one line, beside the roll it feeds, not a line a draw.
+    if (item.kind === 'draw') {
+      if (drawRun && drawRun.parentElement === list && list.lastElementChild === drawRun) {
+        drawRun.append(`, ${drawText(item)}`);
+      } else {
+        drawRun = h('li', { class: 'item machinery draws', value: item.seq }, `Dice drawn (verifiable): ${drawText(item)}`);
+        list.append(drawRun);
+      }
+      continue;
+    }
     let drawn = null;
     // Every item, not only events: a module may follow the draws (Inciting Incident checks
     // its dice once the server seed is revealed); it returns null for what it does not draw.
@@ -938,10 +1001,10 @@ function appendLog(items) {
     }
     const text = itemText(item, seatName);
     if (!drawn && !text) continue;
-    el.log.append(
+    list.append(
       h(
         'li',
-        { class: isMachinery(item) ? 'item machinery' : 'item', value: item.seq },
+        { class: `item${isMachinery(item) ? ' machinery' : ''}${isMine(item, mySeat(), names) ? ' mine' : ''}`, value: item.seq },
         drawn instanceof Element ? drawn : h('span', { class: 'text' }, text.trim()),
       ),
     );

@@ -303,7 +303,7 @@ test('every kind of log item reads as words', () => {
   assert.equal(itemText({ kind: 'undone', by: 1, seat: 0 }, name), "Kuro undoes Ada's last command.");
   assert.match(itemText({ kind: 'bound', commitments: [{}, {}] }, name), /2 commitments/);
   assert.match(itemText({ kind: 'fault', seat: 0, fault: 'illegal', reason: '§5.2: no' }, name), /Ada faulted \(the rules refuse its choice: §5.2: no\)/);
-  assert.match(itemText({ kind: 'draw', draw: { counter: '3', n: '6', value: '2' } }, name), /Draw #3: 2 of 0–5/);
+  assert.match(itemText({ kind: 'draw', draw: { counter: '3', n: '6', value: '2' } }, name), /#3: 2 of 0–5/);
   for (const kind of ['opened', 'client_seed', 'mix', 'server_seed']) assert.notEqual(itemText({ kind, seat: 0 }, name), '');
   assert.equal(itemText({ kind: 'something_new' }, name), '', 'an unknown kind is left out, not an error');
   assert.equal(faultText({ fault: 'no_reveal' }), 'no reveal in time');
@@ -346,4 +346,22 @@ test("a picker button's accessible name begins with its visible text (label in n
   assert.equal(accessibleName('Surrender', 'Surrender (face down)'), 'Surrender (face down)');
   assert.equal(accessibleName('  4 ', ''), '4');
   assert.equal(accessibleName('', 'No stance'), 'No stance');
+});
+
+import { groupTitle, isMine, drawText } from '../js/log.js';
+
+test('the log groups by turn, Hand and round, from the rules\u2019 own narration', () => {
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'turn_began', active: 0 }, text: '\nTurn 12: Ada (ada) takes the turn.' }), 'Turn 12');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'hand_ended' }, text: 'Bids return to the stacks.\n\n=== Hand 1000 — Stakes 1 — UTG: Kara ===' }), 'Hand 1000');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'round_started' }, text: '\n== Round 3 == initiative: players' }), 'Round 3');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'moves_revealed' }, text: 'Moves revealed: …' }), null);
+  assert.equal(groupTitle({ kind: 'draw', draw: {} }), null);
+  assert.equal(drawText({ draw: { counter: '1234', n: '8', value: '7' } }), '#1234: 7 of 0–7');
+});
+
+test('the log\u2019s "mine" filter keeps a seat\u2019s own items and those naming its characters', () => {
+  assert.ok(isMine({ kind: 'took_back', seat: 0 }, 0, []));
+  assert.ok(isMine({ kind: 'event', text: 'Ada commits a stance face down.' }, 0, ['Ada']));
+  assert.ok(!isMine({ kind: 'event', text: 'Kuro commits a stance face down.' }, 0, ['Ada']));
+  assert.ok(!isMine({ kind: 'took_back', seat: 1 }, null, []));
 });
