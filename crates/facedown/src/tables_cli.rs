@@ -60,6 +60,12 @@ enum Command {
         /// With -o: print what was written as one JSON line instead of text.
         #[arg(long, requires = "output")]
         json: bool,
+        /// With -o: write what the store holds of a table that cannot load (a journal over the
+        /// size a table may load, or with an entry missing), read page by page: its row, its
+        /// links' hashes and its journal up to the first missing entry. The document imports
+        /// when it is within `import`'s bounds; what was left out is reported.
+        #[arg(long, requires = "output")]
+        salvage: bool,
     },
     /// Adds the table of a table document to the store, as a new table: prints its number
     /// there. Its links work with the new number; their keys (after the #) are unchanged.
@@ -143,6 +149,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 async fn command<S: TableStore>(store: &S, command: &Command, db: &str) -> anyhow::Result<ExitCode> {
     match command {
         Command::List { json, .. } => list(store, *json).await,
+        Command::Export { table, output: Some(output), json, salvage: true, .. } => {
+            salvage(store, TableId(*table), output, *json, db).await
+        }
         Command::Export { table, output, json, .. } => {
             export(store, TableId(*table), output.as_deref(), *json, db).await
         }
@@ -218,7 +227,15 @@ async fn export<S: TableStore>(
     json: bool,
     db: &str,
 ) -> anyhow::Result<ExitCode> {
-    let doc = store.export_table(table).await.with_context(|| format!("--table {}", table.0))?;
+    let doc = match store.export_table(table).await {
+        Ok(doc) => doc,
+        Err(e @ (store::PersistError::Limit { .. } | store::PersistError::Corrupt(_))) => bail!(
+            "--table {}: the table cannot load ({e}); `facedown tables export --salvage -o FILE` \
+             writes what the store holds of it",
+            table.0
+        ),
+        Err(e) => return Err(anyhow::Error::new(e).context(format!("--table {}", table.0))),
+    };
     let mut text = doc.to_json();
     text.push('\n');
     let Some(path) = output else {
@@ -247,6 +264,94 @@ async fn export<S: TableStore>(
             escape(&doc.table.ruleset),
             entries(doc.journal.len()),
         );
+        println!("The file holds the links' token hashes: keep it as private as the database.");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Journal entries read per page by [`salvage`]: at most 64 MiB (an entry is at most
+/// `store::tables::limits::MAX_TEXT_BYTES`).
+const SALVAGE_PAGE: u32 = 64;
+
+/// `export --salvage`: a table that cannot load (issue 33: a journal past the size a table may
+/// load, or with an entry missing) written page by page, in bounded memory, up to the first
+/// missing entry, so that what the store holds is never locked in it.
+async fn salvage<S: TableStore>(
+    store: &S,
+    table: TableId,
+    path: &Path,
+    json: bool,
+    db: &str,
+) -> anyhow::Result<ExitCode> {
+    let first =
+        store.salvage_page(table, 0, SALVAGE_PAGE).await.with_context(|| format!("--table {}", table.0))?;
+    let head = TableDocument::from_stored(&first.head).to_json();
+    // The document with an empty journal ends with `"journal": []` and the closing brace: the
+    // entries go between the brackets.
+    let Some(prefix) = head.trim_end().strip_suffix('}').and_then(|h| h.trim_end().strip_suffix("[]")) else {
+        bail!("a table document's journal is not where this build writes it");
+    };
+    let (mut kept, mut gap, mut after_gap) = (0u64, None::<u64>, 0u64);
+    let handle = tokio::runtime::Handle::current();
+    let shown = escape(&path.display().to_string()).into_owned();
+    tokio::task::block_in_place(|| {
+        store::write_atomic_with(path, |out| {
+            out.write_all(prefix.as_bytes())?;
+            out.write_all(b"[")?;
+            let mut page = first.entries;
+            // Bounded: every page starts past the last one, and numbers are below the
+            // store's limit of entries.
+            for _ in 0..=(store::tables::limits::MAX_JOURNAL_ENTRIES / u64::from(SALVAGE_PAGE)) {
+                let Some(&(last, _)) = page.last() else { break };
+                for (n, entry) in &page {
+                    if gap.is_none() && *n != kept {
+                        gap = Some(kept);
+                    }
+                    if gap.is_some() {
+                        after_gap += 1;
+                        continue;
+                    }
+                    let item = store::JournalEntry { n: *n, entry: entry.clone() };
+                    out.write_all(if kept == 0 { b"\n    " } else { b",\n    " })?;
+                    serde_json::to_writer(&mut *out, &item)?;
+                    kept += 1;
+                }
+                if page.len() < SALVAGE_PAGE as usize {
+                    break;
+                }
+                page = handle
+                    .block_on(store.salvage_page(table, last + 1, SALVAGE_PAGE))
+                    .map_err(std::io::Error::other)?
+                    .entries;
+            }
+            out.write_all(if kept == 0 { b"]\n}\n" } else { b"\n  ]\n}\n" })
+        })
+    })
+    .with_context(|| format!("-o {shown}"))?;
+    if json {
+        let line = serde_json::json!({
+            "table": table.0,
+            "file": path.display().to_string(),
+            "ruleset": first.head.table.ruleset,
+            "entries": kept,
+            "missing_from": gap,
+            "left_out": after_gap,
+            "finished": first.head.finished,
+        });
+        println!("{line}");
+    } else {
+        println!(
+            "Salvaged table {} of {db} ({}) to {shown}: {}.",
+            table.0,
+            escape(&first.head.table.ruleset),
+            entries(kept as usize),
+        );
+        if let Some(missing) = gap {
+            println!(
+                "Entry {missing} is missing from the store: the {after_gap} stored after it are left out (a \
+                 table's journal replays only without gaps)."
+            );
+        }
         println!("The file holds the links' token hashes: keep it as private as the database.");
     }
     Ok(ExitCode::SUCCESS)

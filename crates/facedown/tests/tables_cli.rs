@@ -362,3 +362,77 @@ fn a_table_that_cannot_be_resumed_says_so_and_is_still_exported() {
     let written: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(written["entries"], 2, "{out}");
 }
+
+/// Issue 33: a table the store cannot load at all (here a journal entry is missing; a journal
+/// past the size a table may load is refused the same way) is refused by `export` with a
+/// message pointing to `--salvage`, which writes its row, its links' hashes and its journal up
+/// to the missing entry, says what it left out, and whose document imports back.
+#[test]
+fn a_table_the_store_cannot_load_is_salvaged_up_to_its_missing_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    store_with_one_table(&db);
+    let db_s = db.to_str().unwrap();
+    // A table of six entries, imported, then entry 3 deleted behind the store's back.
+    let doc = dir.path().join("table.json");
+    facedown_ok(&["tables", "export", "--db", db_s, "--table", "1", "-o", doc.to_str().unwrap()]);
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&doc).unwrap()).unwrap();
+    let journal = value["journal"].as_array_mut().unwrap();
+    journal.truncate(1);
+    for n in 1..6 {
+        journal.push(serde_json::json!({"n": n, "entry": format!("{{\"note\":{n}}}")}));
+    }
+    let six = dir.path().join("six.json");
+    std::fs::write(&six, value.to_string()).unwrap();
+    let out = facedown_ok(&["tables", "import", "--db", db_s, six.to_str().unwrap(), "--json"]);
+    let table = serde_json::from_str::<Value>(out.trim()).unwrap()["table"].as_u64().unwrap().to_string();
+    runtime().block_on(async {
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite://{db_s}")).await.unwrap();
+        let gone = sqlx::query("DELETE FROM server_journal WHERE table_id = ? AND n = 3")
+            .bind(table.parse::<i64>().unwrap())
+            .execute(&pool)
+            .await
+            .unwrap();
+        assert_eq!(gone.rows_affected(), 1);
+        pool.close().await;
+    });
+
+    let out = dir.path().join("out.json");
+    let out_s = out.to_str().unwrap();
+    let (code, _, err) = run_facedown(&["tables", "export", "--db", db_s, "--table", &table, "-o", out_s]);
+    assert!(matches!(code, Some(c) if c != 0), "{err}");
+    assert!(err.contains("cannot load") && err.contains("journal entry 3 is missing"), "{err}");
+    assert!(err.contains("--salvage"), "{err}");
+    assert!(!out.exists(), "nothing is written when the export is refused");
+
+    let said = facedown_ok(&["tables", "export", "--db", db_s, "--table", &table, "-o", out_s, "--salvage"]);
+    assert!(said.contains("3 journal entries"), "{said}");
+    assert!(
+        said.contains("Entry 3 is missing") && said.contains("the 2 stored after it are left out"),
+        "{said}"
+    );
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let numbers: Vec<u64> =
+        written["journal"].as_array().unwrap().iter().map(|e| e["n"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, [0, 1, 2]);
+    assert_eq!(written["access"], value["access"], "the links' hashes come along");
+    let json = facedown_ok(&[
+        "tables",
+        "export",
+        "--db",
+        db_s,
+        "--table",
+        &table,
+        "-o",
+        out_s,
+        "--salvage",
+        "--json",
+    ]);
+    let line: Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(
+        (line["entries"].as_u64(), line["missing_from"].as_u64(), line["left_out"].as_u64()),
+        (Some(3), Some(3), Some(2))
+    );
+    let back = facedown_ok(&["tables", "import", "--db", db_s, out_s, "--json"]);
+    assert!(back.contains("\"table\""), "{back}");
+}

@@ -421,10 +421,12 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
                 .keep_alive_timeout(idle_timeout / 2);
             match tls {
                 Some(tls) => {
+                    let edge = Arc::clone(&accept.edge);
                     let tls = axum_server::tls_rustls::RustlsAcceptor::new(tls)
                         .handshake_timeout(head_timeout)
                         .acceptor(accept);
-                    server.acceptor(tls).handle(handle).serve(app).await
+                    let told = crate::limits::TlsTold { inner: tls, edge };
+                    server.acceptor(told).handle(handle).serve(app).await
                 }
                 None => server.acceptor(accept).handle(handle).serve(app).await,
             }

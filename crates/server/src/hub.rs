@@ -70,6 +70,7 @@ fn together(message: &ClientMessage) -> bool {
             | ClientMessage::Reveal { .. }
             | ClientMessage::TakeBack { .. }
             | ClientMessage::ClientSeed { .. }
+            | ClientMessage::Name { .. }
     )
 }
 /// The longest decision timer, and the longest bot think delay.

@@ -118,6 +118,17 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
     },
+    /// A seat's player set its display name (`crate::names`; empty: cleared). Not part of the
+    /// game: in no log, untouched by an undo.
+    Name {
+        /// The seat.
+        seat: u16,
+        /// The name as kept (trimmed), or empty.
+        name: String,
+        /// The client's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
 }
 
 impl Op {
@@ -209,7 +220,8 @@ impl Op {
             | Op::Seal { id, .. }
             | Op::Reveal { id, .. }
             | Op::Undo { id, .. }
-            | Op::ClientSeed { id, .. } => id.clone(),
+            | Op::ClientSeed { id, .. }
+            | Op::Name { id, .. } => id.clone(),
             Op::Verifiable { .. } => None,
         }
     }

@@ -11,6 +11,7 @@ mod hub;
 mod journal;
 mod limits;
 mod metrics;
+pub mod names;
 pub mod protocol;
 mod sealing;
 pub mod systems;

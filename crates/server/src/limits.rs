@@ -299,6 +299,110 @@ async fn version_told(stream: &TcpStream) -> io::Result<()> {
     }
 }
 
+/// The acceptor of a TLS listener, outside the TLS handshake: what [`Acceptor`] does for a
+/// plain socket, done on the decrypted stream, whose first bytes tell HTTP/1 from HTTP/2 only
+/// once the handshake is done (issue 33: a client that completed the handshake and then sent a
+/// piece of HTTP/2's preface, or nothing, was held with no timeout, bounded only by the caps).
+/// The bytes read to tell are given back to the HTTP layer first ([`Rewound`]).
+#[derive(Clone)]
+pub(crate) struct TlsTold<A> {
+    pub(crate) inner: A,
+    pub(crate) edge: Arc<Edge>,
+}
+
+impl<A, S> axum_server::accept::Accept<TcpStream, S> for TlsTold<A>
+where
+    A: axum_server::accept::Accept<TcpStream, S> + Clone + Send + Sync + 'static,
+    A::Stream: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    A::Service: Send + 'static,
+    A::Future: Send + 'static,
+    S: Send + 'static,
+{
+    type Stream = Rewound<A::Stream>;
+    type Service = A::Service;
+    type Future = Pin<Box<dyn Future<Output = io::Result<(Rewound<A::Stream>, A::Service)>> + Send>>;
+
+    fn accept(&self, stream: TcpStream, service: S) -> Self::Future {
+        let handshake = self.inner.accept(stream, service);
+        let edge = Arc::clone(&self.edge);
+        Box::pin(async move {
+            let (mut stream, service) = handshake.await?;
+            let mut first = Vec::with_capacity(H2_PREFACE.len());
+            match tokio::time::timeout(edge.limits.head_timeout, read_version(&mut stream, &mut first)).await
+            {
+                Ok(Ok(())) => Ok((Rewound { first, at: 0, inner: stream }, service)),
+                Ok(Err(e)) => Err(e),
+                Err(_) => {
+                    edge.tally.limit("head_timeout");
+                    Err(io::Error::new(io::ErrorKind::TimedOut, "nothing sent in time"))
+                }
+            }
+        })
+    }
+}
+
+/// Reads `stream` into `first` until what it holds tells HTTP/1 from HTTP/2 (as
+/// [`version_told`] does by peeking a plain socket) or the stream ends.
+async fn read_version<T: AsyncRead + Unpin>(stream: &mut T, first: &mut Vec<u8>) -> io::Result<()> {
+    use tokio::io::AsyncReadExt as _;
+    let mut buf = [0u8; H2_PREFACE.len()];
+    // Bounded: every pass reads at least one byte, and at most the preface's length in all.
+    while first.len() < H2_PREFACE.len() && first[..] == H2_PREFACE[..first.len()] {
+        let n = stream.read(&mut buf[..H2_PREFACE.len() - first.len()]).await?;
+        if n == 0 {
+            break;
+        }
+        first.extend_from_slice(&buf[..n]);
+    }
+    Ok(())
+}
+
+/// A stream whose first bytes, read already, are read again first.
+pub(crate) struct Rewound<T> {
+    first: Vec<u8>,
+    at: usize,
+    inner: T,
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Rewound<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        if self.at < self.first.len() {
+            let n = buf.remaining().min(self.first.len() - self.at);
+            let at = self.at;
+            buf.put_slice(&self.first[at..at + n]);
+            self.at += n;
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Rewound<T> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
 /// A token bucket's state: `tokens` left at `last`.
 #[derive(Debug)]
 pub(crate) struct Bucket {

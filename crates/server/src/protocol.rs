@@ -151,6 +151,16 @@ pub enum ClientMessage {
         /// The client seed, 64 lowercase hex digits (a phrase's SHA-256, or random bytes).
         seed: String,
     },
+    /// A seat's player sets the display name shown beside the seat's name on every page (at
+    /// most 32 characters, unique at the table letter case aside, no control, invisible or
+    /// direction-changing characters: `server::names`); an empty name clears it. Answered with
+    /// an ack, and everyone is sent the seats again ([`ServerMessage::Seats`]).
+    Name {
+        /// The client's id for this request.
+        id: String,
+        /// The name.
+        name: String,
+    },
     /// Asks for a [`ServerMessage::Pong`] (keeps a connection alive through proxies).
     Ping {},
 }
@@ -166,7 +176,8 @@ impl ClientMessage {
             | ClientMessage::Manage { id, .. }
             | ClientMessage::Seal { id, .. }
             | ClientMessage::Reveal { id, .. }
-            | ClientMessage::ClientSeed { id, .. } => Some(id),
+            | ClientMessage::ClientSeed { id, .. }
+            | ClientMessage::Name { id, .. } => Some(id),
             ClientMessage::Hello { .. } | ClientMessage::Ping {} => None,
         }
     }
@@ -300,6 +311,9 @@ pub struct SeatInfo {
     /// How the seat answers face-down questions.
     #[serde(default)]
     pub mode: SeatMode,
+    /// The display name its player chose ([`ClientMessage::Name`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
 }
 
 /// The options a table was created with, shown to every seat.

@@ -81,6 +81,12 @@ pub trait Hosted: AnySession {
     /// The ruleset options this game was set up with (the rules references' Decisions that
     /// are options, the edition), by name, shown to every seat.
     fn rules_options(&self) -> BTreeMap<String, Value>;
+    /// The display name the seat's player chose, if any ([`crate::names`]).
+    fn display_name(&self, seat: SeatId) -> Option<&str>;
+    /// Sets (or, with an empty name, clears) the display name of `seat`'s player: refused,
+    /// naming the rule, when [`crate::names::check`] refuses it. Not part of the game: an undo
+    /// leaves it, and it is in no seat's log.
+    fn set_display_name(&mut self, seat: SeatId, name: &str) -> Result<(), AnyError>;
 }
 
 /// The bot kinds of `system`.
@@ -638,6 +644,8 @@ where
     first_due: bool,
     /// The fair start made so far: the server seed and the rotation key.
     fair: Option<(ServerSeed, Option<ServerSeed>)>,
+    /// Per seat: the display name its player chose.
+    display_names: Vec<Option<String>>,
 }
 
 impl<R: HostedRules> HostedGame<R>
@@ -660,6 +668,7 @@ where
         Ok(HostedGame {
             session,
             bots: (0..seats).map(|_| None).collect(),
+            display_names: vec![None; seats],
             options,
             setup: typed,
             first,
@@ -949,6 +958,25 @@ where
 
     fn rules_options(&self) -> BTreeMap<String, Value> {
         self.options.clone()
+    }
+
+    fn display_name(&self, seat: SeatId) -> Option<&str> {
+        self.display_names.get(usize::from(seat.0))?.as_deref()
+    }
+
+    fn set_display_name(&mut self, seat: SeatId, name: &str) -> Result<(), AnyError> {
+        let seats = self.session.seats();
+        let i = usize::from(seat.0);
+        if i >= self.display_names.len() || i >= seats.len() {
+            return Err(AnyError::NoSeat(seat.0));
+        }
+        let taken = seats.iter().filter(|(id, _)| id.0 != seat.0).flat_map(|(id, s)| {
+            let player = self.display_names.get(usize::from(id.0)).and_then(|n| n.as_deref());
+            [Some(s.name.as_str()), player].into_iter().flatten()
+        });
+        let name = crate::names::check(name, taken).map_err(|e| AnyError::Refused(e.to_string()))?;
+        self.display_names[i] = name;
+        Ok(())
     }
 }
 

@@ -523,3 +523,82 @@ async fn an_over_long_body_gets_the_protocols_json_error() {
     assert!(answer.contains(r#""code":"too_large""#) && answer.contains("65536 bytes"), "{answer}");
     server.shutdown().await.unwrap();
 }
+
+/// Issue 33: inside TLS, the first bytes that tell HTTP/1 from HTTP/2 come only after the
+/// handshake. A client that completes it and then sends a piece of HTTP/2's preface, or
+/// nothing, is closed within the request-head timeout (it was held for as long as it liked,
+/// bounded only by the connection caps); an HTTP/2 client and an HTTP/1 one are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inside_tls_a_piece_of_the_http2_preface_or_nothing_is_closed_in_time() {
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    std::fs::write(dir.path().join("cert.pem"), cert.cert.pem()).unwrap();
+    std::fs::write(dir.path().join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+    let mut c = config(&dir.path().join("s.db"));
+    c.tls = Some(server::Tls { cert: dir.path().join("cert.pem"), key: dir.path().join("key.pem") });
+    c.limits.head_timeout = Duration::from_millis(800);
+    c.limits.idle_timeout = Duration::from_secs(60);
+    let server = server::start(c).await.unwrap();
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(cert.cert.der().clone()).unwrap();
+    let mut tls = rustls::ClientConfig::builder().with_root_certificates(roots).with_no_client_auth();
+    tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(tls));
+    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+    let connect = || async {
+        let tcp = TcpStream::connect(server.addr).await.unwrap();
+        connector.connect(name.clone(), tcp).await.unwrap()
+    };
+    for sent in [&b"PRI * HTTP/2.0\r\n"[..], b""] {
+        let mut s = connect().await;
+        assert_eq!(s.get_ref().1.alpn_protocol(), Some(&b"h2"[..]), "HTTP/2 was agreed");
+        s.write_all(sent).await.unwrap();
+        s.flush().await.unwrap();
+        let started = std::time::Instant::now();
+        let mut out = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out))
+            .await
+            .expect("closed by the server in time");
+        assert!(read.is_ok() || started.elapsed() < Duration::from_secs(5), "{read:?}");
+        assert!(out.is_empty(), "nothing is answered: {out:?}");
+        assert!(started.elapsed() < Duration::from_secs(5), "closed within the head timeout");
+    }
+    // An HTTP/2 client: the preface, SETTINGS, then a GET /healthz (HEADERS, literal fields
+    // without indexing); the server answers with its own SETTINGS and a HEADERS frame.
+    let mut s = connect().await;
+    s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+    s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+    let mut block = Vec::new();
+    for (name, value) in
+        [(":method", "GET"), (":scheme", "https"), (":path", "/healthz"), (":authority", "localhost")]
+    {
+        block.push(0);
+        block.push(name.len() as u8);
+        block.extend_from_slice(name.as_bytes());
+        block.push(value.len() as u8);
+        block.extend_from_slice(value.as_bytes());
+    }
+    let len = block.len() as u32;
+    let mut headers = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, 1, 0x5, 0, 0, 0, 1];
+    headers.extend_from_slice(&block);
+    s.write_all(&headers).await.unwrap();
+    s.flush().await.unwrap();
+    // Frames until a HEADERS frame on stream 1.
+    let answered = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let mut head = [0u8; 9];
+            s.read_exact(&mut head).await.unwrap();
+            let len = (usize::from(head[0]) << 16) | (usize::from(head[1]) << 8) | usize::from(head[2]);
+            let mut payload = vec![0u8; len];
+            s.read_exact(&mut payload).await.unwrap();
+            if head[3] == 1 && head[5..9] == [0, 0, 0, 1] {
+                return true;
+            }
+        }
+    })
+    .await;
+    assert_eq!(answered, Ok(true), "an HTTP/2 client is answered");
+    server.shutdown().await.unwrap();
+}

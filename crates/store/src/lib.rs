@@ -31,13 +31,14 @@ use table::SeatId;
 use thiserror::Error;
 
 pub use pg_tables::{PgTables, is_postgres_url, redacted_url};
-pub use save_file::{SAVE_FORMAT, SAVE_VERSION, SaveFile, write_atomic};
+pub use save_file::{SAVE_FORMAT, SAVE_VERSION, SaveFile, write_atomic, write_atomic_with};
 pub use sqlite::SqliteGames;
 pub use sqlite_tables::SqliteTables;
 pub use table_document::{
     AccessRow, DocumentError, JournalEntry, MAX_DOCUMENT_BYTES, MovedTable, TABLE_FORMAT, TABLE_VERSION,
     TableDocument, TableRow,
 };
+pub use tables::SalvagePage;
 
 /// A game's number in its store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -39,8 +39,9 @@ use tokio::task::JoinHandle;
 
 use crate::PersistError;
 use crate::tables::{
-    Access, EVERY_INSTANCE, Heard, NOTIFY_CHANNEL, NewTable, StoredTable, TableId, TableStore, TableSummary,
-    Write, check_moved_table, check_new_table, check_number, check_writes, instance_channel, limits,
+    Access, EVERY_INSTANCE, Heard, NOTIFY_CHANNEL, NewTable, SalvagePage, StoredTable, TableId, TableStore,
+    TableSummary, Write, check_moved_table, check_new_table, check_number, check_writes, instance_channel,
+    limits,
 };
 use crate::writer::{self, GroupWriter, Handle, Reply, Request, Stats};
 
@@ -230,6 +231,36 @@ impl TableStore for PgTables {
 
     async fn load_since(&self, table: TableId, from: u64) -> Result<StoredTable, PersistError> {
         self.load_from(table, from.min(limits::MAX_JOURNAL_ENTRIES)).await
+    }
+
+    async fn salvage_page(
+        &self,
+        table: TableId,
+        from: u64,
+        max_entries: u32,
+    ) -> Result<SalvagePage, PersistError> {
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        let from = i64::try_from(from)
+            .map_err(|_| PersistError::Corrupt(format!("journal entry number {from} is too large")))?;
+        let mut tx = self.inner.pool.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+        let (head, finished) = read_head(&mut tx, id, table).await?;
+        let page: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT n, entry FROM server_journal WHERE table_id = $1 AND n >= $2 ORDER BY n LIMIT $3",
+        )
+        .bind(id)
+        .bind(from)
+        .bind(i64::from(max_entries.max(1)))
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.rollback().await?;
+        let entries = page
+            .into_iter()
+            .map(|(n, e)| Ok((to_u64(n, "journal entry number")?, e)))
+            .collect::<Result<_, PersistError>>()?;
+        Ok(SalvagePage {
+            head: StoredTable { id: table, table: head, journal: Vec::new(), finished },
+            entries,
+        })
     }
 
     async fn shut_down(&self) -> Result<(), PersistError> {
@@ -522,33 +553,7 @@ impl PgTables {
         // One snapshot for every statement: the table, its access rows and its journal as of
         // one moment, whatever other writers commit meanwhile.
         let mut tx = self.inner.pool.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
-        let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
-            "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
-        // Ordered as SQLite orders text (by bytes), whatever the database's collation.
-        let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
-            "SELECT who, token_hash, controller FROM server_access WHERE table_id = $1 \
-             ORDER BY who COLLATE \"C\" LIMIT $2",
-        )
-        .bind(id)
-        .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
-        .fetch_all(&mut *tx)
-        .await?;
-        if access.len() > limits::MAX_ACCESS_ROWS {
-            return Err(PersistError::Limit {
-                what: "access rows",
-                size: access.len() as u64,
-                limit: limits::MAX_ACCESS_ROWS as u64,
-            });
-        }
-        let access = access
-            .into_iter()
-            .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
-            .collect();
+        let (head, finished) = read_head(&mut tx, id, table).await?;
         let mut journal: Vec<String> = Vec::new();
         let mut bytes = 0u64;
         // Bounded: each page is full or the last, and numbers are below MAX_JOURNAL_ENTRIES.
@@ -586,12 +591,7 @@ impl PgTables {
             }
         }
         tx.rollback().await?;
-        Ok(StoredTable {
-            id: table,
-            table: NewTable { ruleset, ruleset_version, setup, options, access },
-            journal,
-            finished,
-        })
+        Ok(StoredTable { id: table, table: head, journal, finished })
     }
 }
 
@@ -1139,6 +1139,42 @@ async fn mark_finished(tx: &mut PgConnection, tables: &[i64]) -> Result<(), sqlx
         .execute(&mut *tx)
         .await?;
     Ok(())
+}
+
+/// A table's row and access rows (bounded by [`limits::MAX_ACCESS_ROWS`]), read in `tx`.
+async fn read_head(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    id: i64,
+    table: TableId,
+) -> Result<(NewTable, bool), PersistError> {
+    let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
+        "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
+    // Ordered as SQLite orders text (by bytes), whatever the database's collation.
+    let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
+        "SELECT who, token_hash, controller FROM server_access WHERE table_id = $1 \
+             ORDER BY who COLLATE \"C\" LIMIT $2",
+    )
+    .bind(id)
+    .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
+    .fetch_all(&mut **tx)
+    .await?;
+    if access.len() > limits::MAX_ACCESS_ROWS {
+        return Err(PersistError::Limit {
+            what: "access rows",
+            size: access.len() as u64,
+            limit: limits::MAX_ACCESS_ROWS as u64,
+        });
+    }
+    let access = access
+        .into_iter()
+        .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
+        .collect();
+    Ok((NewTable { ruleset, ruleset_version, setup, options, access }, finished))
 }
 
 #[cfg(test)]

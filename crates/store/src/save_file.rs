@@ -23,6 +23,15 @@ pub const SAVE_VERSION: u32 = 1;
 
 /// Writes `text` to `path` atomically, with mode 0600 on Unix. The error names the file.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    write_atomic_with(path, |file| file.write_all(text.as_bytes()))
+}
+
+/// As [`write_atomic`], with the text written by `write` piece by piece (a document too large
+/// to hold in memory at once); nothing is left at `path` or beside it if `write` fails.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let context =
         |what: String| move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{what}: {e}"));
     let dir = match path.parent() {
@@ -35,19 +44,21 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
             format!("{} is not a file name", path.display()),
         )
     })?;
-    let (tmp, mut file) = create_temp(&dir, base)?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(context(format!("cannot write {}", tmp.display())))
-        .and_then(|()| {
-            drop(file);
-            std::fs::rename(&tmp, path).map_err(context(format!(
-                "cannot rename {} to {}",
-                tmp.display(),
-                path.display()
-            )))
-        });
+    let (tmp, file) = create_temp(&dir, base)?;
+    let written = {
+        let mut out = std::io::BufWriter::new(&file);
+        write(&mut out).and_then(|()| out.flush())
+    }
+    .and_then(|()| file.sync_all())
+    .map_err(context(format!("cannot write {}", tmp.display())))
+    .and_then(|()| {
+        drop(file);
+        std::fs::rename(&tmp, path).map_err(context(format!(
+            "cannot rename {} to {}",
+            tmp.display(),
+            path.display()
+        )))
+    });
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);

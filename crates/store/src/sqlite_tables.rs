@@ -27,7 +27,7 @@ use sqlx::{Acquire, Connection, Sqlite, Transaction};
 
 use crate::PersistError;
 use crate::tables::{
-    Access, NewTable, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
+    Access, NewTable, SalvagePage, StoredTable, TableId, TableStore, TableSummary, Write, check_moved_table,
     check_new_table, check_number, check_writes, limits,
 };
 use crate::writer::{self, GroupWriter, Handle, Kept, Reply, Request, Stats};
@@ -180,31 +180,7 @@ impl TableStore for SqliteTables {
         let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
         // One read transaction: the table, its access rows and its journal as of one moment.
         let mut tx = self.inner.pool.begin().await?;
-        let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
-            "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = ?",
-        )
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
-        let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
-            "SELECT who, token_hash, controller FROM server_access WHERE table_id = ? ORDER BY who LIMIT ?",
-        )
-        .bind(id)
-        .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
-        .fetch_all(&mut *tx)
-        .await?;
-        if access.len() > limits::MAX_ACCESS_ROWS {
-            return Err(PersistError::Limit {
-                what: "access rows",
-                size: access.len() as u64,
-                limit: limits::MAX_ACCESS_ROWS as u64,
-            });
-        }
-        let access = access
-            .into_iter()
-            .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
-            .collect();
+        let (head, finished) = read_head(&mut tx, id, table).await?;
         let mut journal: Vec<String> = Vec::new();
         let mut bytes = 0u64;
         // Bounded: each page is full or the last, and numbers are below MAX_JOURNAL_ENTRIES.
@@ -240,11 +216,34 @@ impl TableStore for SqliteTables {
             }
         }
         tx.rollback().await?;
-        Ok(StoredTable {
-            id: table,
-            table: NewTable { ruleset, ruleset_version, setup, options, access },
-            journal,
-            finished,
+        Ok(StoredTable { id: table, table: head, journal, finished })
+    }
+
+    async fn salvage_page(
+        &self,
+        table: TableId,
+        from: u64,
+        max_entries: u32,
+    ) -> Result<SalvagePage, PersistError> {
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        let mut tx = self.inner.pool.begin().await?;
+        let (head, finished) = read_head(&mut tx, id, table).await?;
+        let page: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT n, entry FROM server_journal WHERE table_id = ? AND n >= ? ORDER BY n LIMIT ?",
+        )
+        .bind(id)
+        .bind(to_i64(from, "journal entry number")?)
+        .bind(i64::from(max_entries.max(1)))
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.rollback().await?;
+        let entries = page
+            .into_iter()
+            .map(|(n, e)| Ok((to_u64(n, "journal entry number")?, e)))
+            .collect::<Result<_, PersistError>>()?;
+        Ok(SalvagePage {
+            head: StoredTable { id: table, table: head, journal: Vec::new(), finished },
+            entries,
         })
     }
 
@@ -712,6 +711,40 @@ async fn mark_finished(tx: &mut SqliteConnection, tables: &[i64]) -> Result<(), 
         query.execute(&mut *tx).await?;
     }
     Ok(())
+}
+
+/// A table's row and access rows (bounded by [`limits::MAX_ACCESS_ROWS`]), read in `tx`.
+async fn read_head(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    id: i64,
+    table: TableId,
+) -> Result<(NewTable, bool), PersistError> {
+    let row: Option<(String, String, String, String, bool)> = sqlx::query_as(
+        "SELECT ruleset, ruleset_version, setup, options, finished FROM server_tables WHERE id = ?",
+    )
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let (ruleset, ruleset_version, setup, options, finished) = row.ok_or(PersistError::NoTable(table))?;
+    let access: Vec<(String, Option<String>, String)> = sqlx::query_as(
+        "SELECT who, token_hash, controller FROM server_access WHERE table_id = ? ORDER BY who LIMIT ?",
+    )
+    .bind(id)
+    .bind(limits::MAX_ACCESS_ROWS as i64 + 1)
+    .fetch_all(&mut **tx)
+    .await?;
+    if access.len() > limits::MAX_ACCESS_ROWS {
+        return Err(PersistError::Limit {
+            what: "access rows",
+            size: access.len() as u64,
+            limit: limits::MAX_ACCESS_ROWS as u64,
+        });
+    }
+    let access = access
+        .into_iter()
+        .map(|(who, token_hash, controller)| Access { who, token_hash, controller })
+        .collect();
+    Ok((NewTable { ruleset, ruleset_version, setup, options, access }, finished))
 }
 
 #[cfg(test)]

@@ -278,6 +278,16 @@ pub struct StoredTable {
     pub finished: bool,
 }
 
+/// One page of a table read for salvage ([`TableStore::salvage_page`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalvagePage {
+    /// The table's row and access rows; its `journal` is empty.
+    pub head: StoredTable,
+    /// Journal entries with the numbers they are stored under, in order (a gap shows as a jump
+    /// in the numbers); none past the last.
+    pub entries: Vec<(u64, String)>,
+}
+
 /// One line of [`TableStore::list_tables`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableSummary {
@@ -367,6 +377,33 @@ pub trait TableStore: Send + Sync + 'static {
         table: TableId,
     ) -> impl Future<Output = Result<crate::TableDocument, PersistError>> + Send {
         async move { Ok(crate::TableDocument::from_stored(&self.load(table).await?)) }
+    }
+
+    /// Salvage (`facedown tables export --salvage`): a table's row and access rows, with at most
+    /// `max_entries` (at least 1) of its journal entries numbered `from` or more, each with the
+    /// number it is stored under, in order — without the checks [`load`](TableStore::load)
+    /// makes of the whole journal (its size, its numbering without gaps), so that a table that
+    /// cannot load can still be read, page by page, in bounded memory. By default, from
+    /// [`load`](TableStore::load); SQLite and PostgreSQL read the page alone.
+    fn salvage_page(
+        &self,
+        table: TableId,
+        from: u64,
+        max_entries: u32,
+    ) -> impl Future<Output = Result<SalvagePage, PersistError>> + Send {
+        async move {
+            let stored = self.load(table).await?;
+            let start = usize::try_from(from).unwrap_or(usize::MAX).min(stored.journal.len());
+            let entries = stored
+                .journal
+                .iter()
+                .enumerate()
+                .skip(start)
+                .take(max_entries.max(1) as usize)
+                .map(|(n, e)| (n as u64, e.clone()))
+                .collect();
+            Ok(SalvagePage { head: StoredTable { journal: Vec::new(), ..stored }, entries })
+        }
     }
 
     /// A table with its access rows and the journal entries from number `from` on (fewer

@@ -619,6 +619,7 @@ impl Core {
                         Mode::Plain => SeatMode::Plain,
                         Mode::Sealed => SeatMode::Sealed,
                     },
+                    display_name: self.game.display_name(id).map(str::to_owned),
                 }
             })
             .collect()
@@ -1007,6 +1008,13 @@ impl Core {
             (ClientMessage::ClientSeed { id, seed }, Who::Seat { seat }) => {
                 Ok(Op::ClientSeed { seat, seed, id: Some(id) })
             }
+            (ClientMessage::Name { id, name }, Who::Seat { seat }) => {
+                Ok(Op::Name { seat, name: name.trim().to_owned(), id: Some(id) })
+            }
+            (m @ ClientMessage::Name { .. }, _) => Err((
+                m.id().map(str::to_owned),
+                forbidden("only a seat's link sets a display name (for the player in that seat)"),
+            )),
             (ClientMessage::TakeBack { id, lost }, Who::Seat { seat }) => {
                 Ok(Op::TakeBack { seat, id: Some(id), lost })
             }
@@ -1171,6 +1179,9 @@ impl Core {
                     self.reschedule(Some(*seat));
                 }
             }
+            if kept.iter().any(|k| matches!(k.op, Op::Name { .. })) {
+                self.send_seats();
+            }
             self.broadcast();
             self.send_round(round.as_ref());
             if self.game.seq() == seq && self.game.round() != round {
@@ -1273,8 +1284,11 @@ impl Core {
             | Op::Reveal { seat, .. } => Some(Some(*seat)),
             Op::Undo { .. } => Some(None),
             // Not a decision: the timers stand.
-            Op::Verifiable { .. } | Op::ClientSeed { .. } => None,
+            Op::Verifiable { .. } | Op::ClientSeed { .. } | Op::Name { .. } => None,
         };
+        if matches!(op, Op::Name { .. }) {
+            self.send_seats();
+        }
         let timed = !self.timers().is_empty();
         if let Some(acted) = acted {
             if acted.is_none() {
@@ -1559,6 +1573,7 @@ impl Core {
     /// does; then tells the connections what changed.
     pub(crate) fn apply_entries(&mut self, entries: &[String], finished: bool) -> Result<(), String> {
         let (round, seq, timed) = (self.game.round(), self.game.seq(), !self.timers().is_empty());
+        let mut named = false;
         for entry in entries {
             let n = self.journal;
             let op: Op = serde_json::from_str(entry).map_err(|e| format!("journal entry {n}: {e}"))?;
@@ -1579,6 +1594,10 @@ impl Core {
                     self.deadlines.clear();
                     None
                 }
+                Op::Name { .. } => {
+                    named = true;
+                    continue;
+                }
                 // Not a decision: the timers stand.
                 Op::Verifiable { .. } | Op::ClientSeed { .. } => continue,
             };
@@ -1586,6 +1605,9 @@ impl Core {
         }
         if finished {
             self.finished = true;
+        }
+        if named {
+            self.send_seats();
         }
         self.broadcast();
         // A sealed round moved on the other instance: this one's connections are told as the
@@ -1688,6 +1710,7 @@ pub(crate) fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, Any
             Ok(None)
         }
         Op::ClientSeed { seat, seed, .. } => game.add_client_seed(SeatId(*seat), seed).map(|()| None),
+        Op::Name { seat, name, .. } => game.set_display_name(SeatId(*seat), name).map(|()| None),
     }
 }
 
@@ -1699,7 +1722,8 @@ pub(crate) fn asked(op: &Op) -> Option<(String, String)> {
         | Op::TakeBack { seat, id: Some(id), .. }
         | Op::Seal { seat, id: Some(id), .. }
         | Op::Reveal { seat, id: Some(id), .. }
-        | Op::ClientSeed { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
+        | Op::ClientSeed { seat, id: Some(id), .. }
+        | Op::Name { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
         Op::Force { id: Some(id), who: Some(who), .. } | Op::Undo { id: Some(id), who: Some(who), .. } => {
             Some((who.clone(), id.clone()))
         }

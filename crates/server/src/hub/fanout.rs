@@ -325,6 +325,7 @@ pub(super) fn forwarded(message: &ClientMessage) -> bool {
             | ClientMessage::Seal { .. }
             | ClientMessage::Reveal { .. }
             | ClientMessage::ClientSeed { .. }
+            | ClientMessage::Name { .. }
     )
 }
 

@@ -100,6 +100,7 @@ const el = {
   timer: h('p', { class: 'timer', role: 'timer', hidden: true }),
   view: h('section', { class: 'view', 'aria-label': 'The table' }),
   seats: h('section', { class: 'seats', 'aria-label': 'Seats' }),
+  name: h('form', { class: 'name-form', hidden: true }),
   gm: h('section', { class: 'gm', 'aria-label': 'GM screen', hidden: true }),
   rulings: h('section', { class: 'rulings', 'aria-labelledby': 'rulings-h', hidden: true }),
   log: h('ol', { class: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions' }),
@@ -118,6 +119,7 @@ function layout() {
         'div',
         { class: 'side' },
         el.seats,
+        el.name,
         h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), logFilter, el.log),
         el.tools,
       ),
@@ -528,6 +530,11 @@ function answered(id, error, seq) {
       return;
     }
   }
+  if (naming === id) {
+    naming = null;
+    say(error ? `Name not set: ${error.message}` : 'Name set.');
+    return;
+  }
   if (error) say(`Refused: ${error.message}`);
   else if (gmActions.has(id)) {
     say(gmActions.get(id) ?? 'Done.');
@@ -715,7 +722,7 @@ function renderSeats() {
     return h(
       'li',
       { class: waiting ? 'seat is-awaited' : 'seat' },
-      h('span', { class: 'seat-name' }, s.name, s.seat === mySeat() ? ' (you)' : ''),
+      h('span', { class: 'seat-name' }, s.name, s.display_name ? ` \u2014 ${s.display_name}` : '', s.seat === mySeat() ? ' (you)' : ''),
       ' ',
       h('span', { class: 'seat-role' }, s.role),
       ' · ',
@@ -725,6 +732,35 @@ function renderSeats() {
     );
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
+  renderName();
+}
+
+/** The id of the display name request in flight. @type {string | null} */
+let naming = null;
+
+/** A seat's form for its player's display name, drawn once (what is typed is kept while the
+ * seats are drawn again) and shown to a seat's link only. */
+function renderName() {
+  const seat = mySeat();
+  el.name.hidden = seat === null || seat === undefined || state.stopped;
+  if (el.name.hidden || el.name.firstChild) return;
+  const input = h('input', { type: 'text', id: 'display-name', maxlength: 32, autocomplete: 'nickname', spellcheck: 'false' });
+  const mine = state.seats.find((s) => s.seat === seat);
+  /** @type {HTMLInputElement} */ (input).value = mine?.display_name ?? '';
+  replace(
+    el.name,
+    h('label', { for: 'display-name' }, 'Your name at this table'),
+    ' ',
+    input,
+    ' ',
+    h('button', { type: 'submit' }, 'Set name'),
+    h('p', { class: 'hint' }, 'Shown to everyone beside your seat, up to 32 characters; empty to clear it.'),
+  );
+  el.name.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!conn) return;
+    naming = conn.request({ type: 'name', name: /** @type {HTMLInputElement} */ (input).value });
+  });
 }
 
 /** Requests from the GM screen, with what to say once they are applied. @type {Map<string, string>} */
