@@ -79,12 +79,11 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::EndScene { winner: Some(w) } => {
             format!("GM: end the scene now, {} win", scene.side_name(*w))
         }
-        Command::SpendTension { side, strikes } => format!(
-            "GM: spend Rising Tension for {strikes} more Strike(s) for {} (§10)",
-            scene.side_name(*side)
-        ),
-        Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each, §9)".into(),
-        Command::RestScene { full_day: true } => "GM: a whole day of rest (§9)".into(),
+        Command::SpendTension { side, strikes } => {
+            format!("GM: spend Rising Tension for {strikes} more Strike(s) for {}", scene.side_name(*side))
+        }
+        Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each)".into(),
+        Command::RestScene { full_day: true } => "GM: a whole day of rest".into(),
         Command::Adjust { adjustment, reason } => {
             let what = match *adjustment {
                 Adjustment::Hits { character, hits } => {
@@ -314,7 +313,7 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
                 .map(name)
                 .collect();
             format!(
-                "\n{} are beaten; the alliance ends (§6): {} turn on {}, taking the {} side. New Duels start at Flow 0.",
+                "\n{} are beaten; the alliance ends: {} turn on {}, taking the {} side. New Duels start at Flow 0.",
                 scene.camp_name(*beaten),
                 turning.join(" and "),
                 staying.join(" and "),
@@ -522,7 +521,7 @@ mod tests {
         let t = says(Event::TensionSpent { side: 0, strikes: 1, total: 4, left: 2 });
         assert!(t.contains("players gain 1 Strike(s), 4 now (Rising Tension left: 2)"), "{t}");
         let t = says(Event::AllianceEnded { beaten: 1, turned: vec![] });
-        assert!(t.contains("the alliance ends (§6)"), "{t}");
+        assert!(t.contains("the alliance ends:"), "{t}");
         assert_eq!(says(Event::RestStarted { full_day: false }), "\n== Rest Scene ==");
         assert_eq!(says(Event::RestStarted { full_day: true }), "\n== A whole day of rest ==");
         let t = says(Event::Rested {

@@ -60,7 +60,11 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
             vec![format!("{} commits a move face down.", name(before, fighter))]
         }
         Event::StanceCommitted { fighter, stance: Some(stance) } => {
-            vec![format!("{} commits the stance {stance}.", name(before, fighter))]
+            vec![if stance.amount == 0 {
+                format!("{} commits no stance.", name(before, fighter))
+            } else {
+                format!("{} commits the stance {stance}.", name(before, fighter))
+            }]
         }
         Event::MoveCommitted { fighter, play: Some(play) } => {
             vec![format!("{} commits the move {}.", name(before, fighter), play_text(before, fighter, play))]
@@ -70,10 +74,15 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
             vec![
                 String::new(),
                 format!(
-                    "Turn {}: {} ({}) takes the turn. Energy {}.",
+                    "Turn {}: {}{} takes the turn. Energy {}.",
                     after.turn_number,
                     f.name(),
-                    after.seat_name(f.seat),
+                    // Who plays it, when its name does not say: "Kuro (the GM)", "Ren (Jo)".
+                    match after.seat_name(f.seat) {
+                        _ if after.is_gm(f.seat) => " (the GM)".to_owned(),
+                        seat if seat.eq_ignore_ascii_case(f.name()) => String::new(),
+                        seat => format!(" ({seat})"),
+                    },
                     f.energy
                 ),
             ]

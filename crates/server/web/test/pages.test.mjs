@@ -351,8 +351,8 @@ test("a picker button's accessible name begins with its visible text (label in n
 import { groupTitle, isMine, drawText } from '../js/log.js';
 
 test('the log groups by turn, Hand and round, from the rules\u2019 own narration', () => {
-  assert.equal(groupTitle({ kind: 'event', event: { event: 'turn_began', active: 0 }, text: '\nTurn 12: Ada (ada) takes the turn.' }), 'Turn 12');
-  assert.equal(groupTitle({ kind: 'event', event: { event: 'hand_ended' }, text: 'Bids return to the stacks.\n\n=== Hand 1000 — Stakes 1 — UTG: Kara ===' }), 'Hand 1000');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'turn_began', active: 0 }, text: '\nTurn 12: Ada takes the turn.' }), 'Turn 12');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'hand_ended' }, text: 'Bids return to the stacks.\n\n=== Hand 1000 — Stakes 1 — Under the Gun: Kara ===' }), 'Hand 1000');
   assert.equal(groupTitle({ kind: 'event', event: { event: 'round_started' }, text: '\n== Round 3 == initiative: players' }), 'Round 3');
   assert.equal(groupTitle({ kind: 'event', event: { event: 'moves_revealed' }, text: 'Moves revealed: …' }), null);
   assert.equal(groupTitle({ kind: 'draw', draw: {} }), null);
