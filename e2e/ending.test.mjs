@@ -159,6 +159,11 @@ describe('who won, where the player is looking', () => {
             .filter(Boolean),
         );
       assert.deepEqual(await mismatched(), [], 'every name begins with the text shown');
+      // Kara's serial is explained where it is shown
+      const serial = kara.page.locator('section.actor[aria-label="Kara"] details.serial');
+      assert.match(await serial.locator('summary').innerText(), /^R2\/1\(38\/5\)-M4\(/);
+      await serial.locator('summary').click();
+      assert.match(await serial.innerText(), /Rank 2, Wildcard Rank 1, Build Budget 38/);
       // asked, the page says so, and nowhere that it waits for someone
       await kara.page.getByText('Your turn.').waitFor({ timeout: 15_000 });
       assert.doesNotMatch(await kara.page.locator('main, body').first().innerText(), /Waiting for/, '"Your turn" and never "Waiting for …" beside it');

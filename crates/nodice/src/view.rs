@@ -35,6 +35,13 @@ pub struct ActorView {
     pub status: Status,
     /// Its serial (stat block as built), when the viewer may see it.
     pub serial: Option<String>,
+    /// Its serial with the values now (after damage), when the viewer may see it.
+    #[serde(default)]
+    pub serial_now: Option<String>,
+    /// Its serial in words (Rank, Wildcard Rank, Build Budget, each Aspect's Trine Score and
+    /// Attributes now), when the viewer may see it.
+    #[serde(default)]
+    pub serial_words: Option<String>,
     /// Its Rank, when the viewer may see it.
     pub rank: Option<u16>,
     /// Trine Scores (Mind, Body, Spirit; `None` inside for an absent Aspect), when visible.
@@ -125,6 +132,16 @@ pub struct Spreading {
     pub damage: u16,
 }
 
+/// The Wildcard Rank a serial's header shows for an Actor (as [`crate::Statblock::serial_for`]).
+fn header_wildcards(a: &Actor) -> u16 {
+    let block = &a.sheet.statblock;
+    match (a.sheet.kind, block.stated_wildcards) {
+        (_, Some(stated)) => stated,
+        (Kind::Pc, None) => block.wildcard_rank(),
+        (Kind::Npc | Kind::Abstract, None) => a.sheet.wildcards,
+    }
+}
+
 fn owns(viewer: Viewer, actor: &Actor) -> bool {
     matches!(viewer, Viewer::Seat(s) if s == actor.sheet.seat)
 }
@@ -157,6 +174,16 @@ impl Conflict {
                     side: a.sheet.side,
                     kind: a.sheet.kind,
                     status: a.status,
+                    serial_now: sheet.then(|| {
+                        block
+                            .serial_now(header_wildcards(a), crate::trine::Attribute::ALL.map(|x| a.value(x)))
+                    }),
+                    serial_words: sheet.then(|| {
+                        block.serial_words(
+                            header_wildcards(a),
+                            crate::trine::Attribute::ALL.map(|x| a.value(x)),
+                        )
+                    }),
                     serial: sheet.then_some(serial),
                     rank: sheet.then(|| block.rank()),
                     trine_scores: sheet.then(|| crate::trine::Aspect::ALL.map(|x| block.trine_score(x))),

@@ -95,3 +95,30 @@ fn conflict_ended_by_the_gm_has_no_winner() {
     assert_eq!((w.winner, w.you_won), (None, None));
     assert!(w.headline.starts_with("The GM ends the Conflict"), "{}", w.headline);
 }
+
+/// §3.2–3.3, the worked example (§7): Kara's serial `R2/1(38/5)-M4(5/4/3)-B4(4/4/4)-S3(2/3/4)`
+/// is explained in words where it is shown, and its values follow the damage (Hand 1: INT
+/// 4 → 1, WIL 2 → 3 from the pot) while the Rank, the Budget and the Trine Scores stay.
+#[test]
+fn serial_explained_in_words_and_updated_after_damage_worked_example() {
+    let mut t = start(kara_vs_bandit());
+    let kara = |t: &table::Table<NoDice>| NoDice::view(t.state(), Viewer::Seat(SeatId(0))).actors[0].clone();
+    let before = kara(&t);
+    assert_eq!(before.serial.as_deref(), Some("R2/1(38/5)-M4(5/4/3)-B4(4/4/4)-S3(2/3/4)"));
+    assert_eq!(before.serial_now, before.serial, "no damage yet");
+    commit_aspect(&mut t, "Kara", "STR", &["Bandit"]).unwrap();
+    commit_aspect(&mut t, "Bandit", "WIL", &["Kara"]).unwrap();
+    commit_action(&mut t, "Kara", "STR", 4, true).unwrap();
+    commit_action(&mut t, "Bandit", "PRE", 3, false).unwrap();
+    spread(&mut t, "Kara", [0, 0, 3]).unwrap();
+    spread(&mut t, "Bandit", [3, 0, 2]).unwrap();
+    let after = kara(&t);
+    assert_eq!(after.serial, before.serial, "the sheet as built");
+    assert_eq!(after.serial_now.as_deref(), Some("R2/1(38/5)-M4(5/4/3)-B4(4/4/4)-S3(3/3/1)"));
+    let words = after.serial_words.unwrap();
+    assert!(words.starts_with("Rank 2, Wildcard Rank 1, Build Budget 38 (5 on abilities); "), "{words}");
+    assert!(words.contains("Mind: Trine Score 4 — Reason 5, Knowledge 4, Quickness 3"), "{words}");
+    assert!(words.ends_with("Spirit: Trine Score 3 — Willpower 3, Presence 3, Intuition 1"), "{words}");
+    let hidden = NoDice::view(t.state(), Viewer::Seat(SeatId(0))).actors[1].clone();
+    assert_eq!((hidden.serial_now, hidden.serial_words), (None, None), "the NPC's stat block stays the GM's");
+}

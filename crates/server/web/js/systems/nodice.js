@@ -308,7 +308,16 @@ function actorCard(a, mine) {
     'section',
     { class: `actor side-${a.side} ${mine ? 'mine' : ''}`, 'aria-label': a.name },
     h('h3', null, a.name, mine ? h('span', { class: 'badge' }, ' (yours)') : null, ` — ${st}`),
-    a.serial ? h('p', { class: 'serial' }, a.serial) : null,
+    // the stat block as it stands (after damage), explained in words where it is shown
+    a.serial
+      ? h(
+          'details',
+          { class: 'serial' },
+          h('summary', null, a.serial_now ?? a.serial),
+          a.serial_words ? h('p', null, a.serial_words) : null,
+          a.serial_now && a.serial_now !== a.serial ? h('p', { class: 'hint' }, `As built: ${a.serial}`) : null,
+        )
+      : null,
     h(
       'p',
       null,
