@@ -79,6 +79,14 @@ describe('who won, where the player is looking', () => {
       assert.match(summary[0] ?? '', /^\d+ turns?\.$/, `the summary counts the turns: ${JSON.stringify(summary)}`);
       assert.ok(summary.some((l) => /^Ada lost \d+ energy/.test(l)), `Ada's losses: ${JSON.stringify(summary)}`);
       assert.ok(summary.some((l) => /^Kuro lost \d+ energy/.test(l)), `Kuro's losses: ${JSON.stringify(summary)}`);
+      // The quick reference as structure: headings, the legend as a table, a search, no §
+      const ref = ada.page.locator('details.reference');
+      await ref.locator('summary').click();
+      await ref.getByRole('heading', { name: 'One turn' }).waitFor({ timeout: 5_000 });
+      assert.ok((await ref.locator('table.legend tr').count()) > 3, 'the legend is a table');
+      assert.doesNotMatch(await ref.innerText(), /§/, 'no section a player cannot look up');
+      await ref.getByLabel('Search the reference').fill('Heaven');
+      await waitFor(async () => (await ref.locator('.ref-section:not([hidden])').count()) < (await ref.locator('.ref-section').count()), 5_000, 'the search hides what does not match');
       assert.deepEqual(ada.rec.errors, [], 'no script error');
     } finally {
       await ada.context.close().catch(() => {});

@@ -8,6 +8,7 @@ import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
 import { turnResult, ending } from './outcome.js';
+import { referenceElement } from './reference.js';
 import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
@@ -1116,7 +1117,7 @@ function renderTools() {
       'details',
       { class: 'reference', open: open.has('reference') },
       h('summary', null, 'Quick reference and symbol legend'),
-      h('pre', null, typeof reference === 'string' ? reference : 'Loading…'),
+      typeof reference === 'string' ? referenceElement(reference) : h('p', null, 'Loading…'),
     ),
     h(
       'details',

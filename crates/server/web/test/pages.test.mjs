@@ -365,3 +365,23 @@ test('the log\u2019s "mine" filter keeps a seat\u2019s own items and those namin
   assert.ok(!isMine({ kind: 'event', text: 'Kuro commits a stance face down.' }, 0, ['Ada']));
   assert.ok(!isMine({ kind: 'took_back', seat: 1 }, null, []));
 });
+
+import { parseReference, headingText } from '../js/reference.js';
+import fs from 'node:fs';
+
+test('the quick reference as structure: headings, lines, the legend as rows, no section citations', () => {
+  const catalogue = JSON.parse(fs.readFileSync(new URL('./fixtures/systems.json', import.meta.url), 'utf8'));
+  for (const sys of catalogue.systems) {
+    const r = parseReference(sys.reference);
+    assert.ok(r.sections.length >= 4, `${sys.system}: its sections`);
+    assert.doesNotMatch(JSON.stringify(r), /§/, `${sys.system}: no § a player cannot look up`);
+    const legend = r.sections.find((s) => s.legend);
+    assert.ok(legend && legend.legend.length >= 3, `${sys.system}: the legend's rows`);
+    for (const s of r.sections) assert.doesNotMatch(s.heading, /^[A-Z ]{4,}$/, `${sys.system}: "${s.heading}" is not shouted`);
+  }
+  const it = parseReference(catalogue.systems[0].reference);
+  assert.deepEqual(it.sections.find((s) => s.legend)?.legend?.[0], ['○', 'Defend: an action, and the energy type of that name']);
+  assert.equal(it.sections[0].heading, 'One turn');
+  assert.ok(it.sections[0].lines.some((l) => l.startsWith('Specials are played face down in timing windows: before opponent, before stance, before move, before resolving;')));
+  assert.equal(headingText('ACTIONS (§2): each beats one, a 3-cycle'), 'Actions: each beats one, a 3-cycle');
+});
