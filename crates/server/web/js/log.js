@@ -3,6 +3,8 @@
  * Changes and sequence numbers) as a line, for every kind of item, in the words `facedown join`
  * prints them. Items are never dropped, only blanked, so every viewer's log counts alike. */
 
+import { withoutSections } from './reference.js';
+
 /**
  * The text of one log item; `name` gives a seat's name by number.
  * @param {any} item
@@ -55,7 +57,8 @@ export function faultText(item) {
   if (fault === 'wrong_nonce') return 'its reveal did not open its commitment';
   if (fault === 'no_reveal' && item?.reason === 'secret_lost') return 'its secret was lost: its face-down choice could not be revealed';
   if (fault === 'no_reveal') return 'no reveal in time';
-  if (fault === 'illegal') return `the rules refuse its choice: ${item?.reason ?? 'no reason given'}`;
+  // the rules' reason without its citations of the rules reference (a file players do not have)
+  if (fault === 'illegal') return `the rules refuse its choice: ${withoutSections(String(item?.reason ?? '')) || 'no reason given'}`;
   if (fault && typeof fault === 'object') return faultText({ ...fault, fault: fault.fault });
   return String(fault ?? '?');
 }

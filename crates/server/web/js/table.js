@@ -8,7 +8,7 @@ import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
 import { turnResult, ending } from './outcome.js';
-import { referenceElement } from './reference.js';
+import { referenceElement, withoutSections } from './reference.js';
 import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
 import { Notices } from './notice.js';
 import { linkBox } from './links.js';
@@ -666,7 +666,20 @@ function renderPrompt() {
   } else {
     parts.push(h('p', null, 'Nobody is asked anything just now.'));
   }
-  if (state.note) parts.push(h('p', { class: 'note', role: 'alert' }, state.note));
+  if (state.note) {
+    // The rules' words cite the rules reference's sections (§5.2), a file players do not have:
+    // the note leaves them out and offers the in-page quick reference instead.
+    const cited = /§/.test(state.note);
+    parts.push(
+      h(
+        'p',
+        { class: 'note', role: 'alert' },
+        withoutSections(state.note),
+        cited ? ' ' : null,
+        cited ? h('button', { type: 'button', class: 'link', 'data-testid': 'look-up', onclick: openReference }, 'Look it up in the quick reference') : null,
+      ),
+    );
+  }
   keepingFocus(el.prompt, () => replace(el.prompt, ...parts, liveNote));
 }
 
@@ -1102,6 +1115,15 @@ const verifyOut = h('div', { class: 'verify-out', 'aria-live': 'polite' });
 
 /** What the tools last drew (they are drawn again only when it changes: an open panel stays open). */
 let toolsDrawn = '';
+
+/** Opens the quick reference and puts the cursor in its search. */
+function openReference() {
+  const ref = /** @type {HTMLDetailsElement | null} */ (el.tools.querySelector('details.reference'));
+  if (!ref) return;
+  ref.open = true;
+  ref.scrollIntoView({ block: 'start' });
+  /** @type {HTMLInputElement | null} */ (ref.querySelector('input[type="search"]'))?.focus();
+}
 
 function renderTools() {
   const reference = state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.reference;

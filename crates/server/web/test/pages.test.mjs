@@ -302,7 +302,7 @@ test('every kind of log item reads as words', () => {
   assert.match(itemText({ kind: 'forced', seat: 0 }, name), /^Ada's decision is forced/);
   assert.equal(itemText({ kind: 'undone', by: 1, seat: 0 }, name), "Kuro undoes Ada's last command.");
   assert.match(itemText({ kind: 'bound', commitments: [{}, {}] }, name), /2 commitments/);
-  assert.match(itemText({ kind: 'fault', seat: 0, fault: 'illegal', reason: '§5.2: no' }, name), /Ada faulted \(the rules refuse its choice: §5.2: no\)/);
+  assert.match(itemText({ kind: 'fault', seat: 0, fault: 'illegal', reason: 'no stance above the energy left (§5.2 step 2)' }, name), /Ada faulted \(the rules refuse its choice: no stance above the energy left\)/);
   assert.match(itemText({ kind: 'draw', draw: { counter: '3', n: '6', value: '2' } }, name), /#3: 2 of 0–5/);
   for (const kind of ['opened', 'client_seed', 'mix', 'server_seed']) assert.notEqual(itemText({ kind, seat: 0 }, name), '');
   assert.equal(itemText({ kind: 'something_new' }, name), '', 'an unknown kind is left out, not an error');
@@ -384,4 +384,13 @@ test('the quick reference as structure: headings, lines, the legend as rows, no 
   assert.equal(it.sections[0].heading, 'One turn');
   assert.ok(it.sections[0].lines.some((l) => l.startsWith('Specials are played face down in timing windows: before opponent, before stance, before move, before resolving;')));
   assert.equal(headingText('ACTIONS (§2): each beats one, a 3-cycle'), 'Actions: each beats one, a 3-cycle');
+});
+
+import { withoutSections } from '../js/reference.js';
+
+test('an engine refusal is shown without its citations of the rules reference', () => {
+  assert.equal(withoutSections('Ada cannot play ◆☷: it is face up in her disadvantage chain (§5.2 step 3)'), 'Ada cannot play ◆☷: it is face up in her disadvantage chain');
+  assert.equal(withoutSections('gm cannot do that now: a stance from Ada (§5.2 step 2)'), 'gm cannot do that now: a stance from Ada');
+  assert.equal(withoutSections('spread 4 (a roll each, §9)'), 'spread 4 (a roll each)');
+  assert.equal(withoutSections('the spread must add up to 10 (§5.3): got 11'), 'the spread must add up to 10: got 11');
 });
