@@ -106,9 +106,9 @@ export function declareFields(name) {
  */
 export function flowText(flow, sides, positive) {
   const other = sides.find((s) => s !== positive) ?? 'the other side';
-  if (flow > 0) return `Flow +${flow}: ${positive} winning`;
-  if (flow < 0) return `Flow ${flow}: ${other} winning`;
-  return 'Flow 0: even';
+  if (flow > 0) return `Flow of Battle +${flow}: ${positive} winning`;
+  if (flow < 0) return `Flow of Battle ${flow}: ${other} winning`;
+  return 'Flow of Battle 0: even';
 }
 
 /**

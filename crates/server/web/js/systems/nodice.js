@@ -229,7 +229,7 @@ export function pairText(pair, actorName) {
   const sweeps = [0, 1].filter((i) => pair.sweep?.[i]).map((i) => actorName(pair.actors[i]));
   const totals = pair.totals ? `; Showdown Totals ${pair.totals[0]} – ${pair.totals[1]}` : '';
   const who = (/** @type {string} */ r) => (r === 'win' ? `${actorName(a)} wins` : r === 'loss' ? `${actorName(b)} wins` : r);
-  return `${actorName(a)} vs ${actorName(b)}: TD ${who(pair.trine)}, AD ${who(pair.attribute)}${sweeps.length ? `; Sweep: ${sweeps.join(', ')}` : ''}${totals}`;
+  return `${actorName(a)} against ${actorName(b)}: Trine Dominance ${who(pair.trine)}, Attribute Dominance ${who(pair.attribute)}${sweeps.length ? `; Sweep: ${sweeps.join(', ')}` : ''}${totals}`;
 }
 
 // ---- DOM ----
@@ -268,7 +268,7 @@ function stacksElement(actor) {
       h(
         'div',
         { class: `aspect-col aspect-${asp.key}` },
-        h('div', { class: 'aspect-title' }, `${asp.letter} ${asp.name}`, actor.trine_scores ? ` — TS ${actor.trine_scores[ai]}` : ''),
+        h('div', { class: 'aspect-title' }, `${asp.letter} ${asp.name}`, actor.trine_scores ? ` — Trine Score ${actor.trine_scores[ai]}` : ''),
         asp.attributes.map((k) => {
           const i = ATTRIBUTES.findIndex((a) => a.key === k);
           const at = ATTRIBUTES[i];
@@ -334,7 +334,7 @@ function actorCard(a, mine) {
       a.open_bid !== null && a.open_bid !== undefined ? ` (bid face up: ${a.open_bid})` : '',
     ),
     a.wildcards !== null && a.wildcards !== undefined ? h('p', null, `Wildcards left: ${a.wildcards}`) : null,
-    h('p', null, `Dominance wins this Hand: TD ${a.trine_wins ?? 0}, AD ${a.attribute_wins ?? 0}`),
+    h('p', null, `Dominance wins this Hand: Trine ${a.trine_wins ?? 0}, Attribute ${a.attribute_wins ?? 0}`),
     stacksElement(a),
   );
 }
@@ -408,7 +408,7 @@ export function renderView(view, ctx) {
     h(
       'header',
       { class: 'sys-head' },
-      h('p', null, h('strong', null, `Hand ${view.hand ?? 0}`), ` — Stakes ${view.stakes ?? '?'} (${view.stakes_name ?? ''}) — UTG: ${actorName(view.utg)}`),
+      h('p', null, h('strong', null, `Hand ${view.hand ?? 0}`), ` — Stakes ${view.stakes ?? '?'} (${view.stakes_name ?? ''}) — Under the Gun: ${actorName(view.utg)}`),
       // who the table waits for is the prompt's to say (the session's, sealed rounds included):
       // the rules' own order here once read "Waiting for Bandit to ante…" under "Your turn"
       ending && view.who_won ? h('p', { class: 'ending' }, view.who_won.headline) : null,
