@@ -13,7 +13,7 @@ use table::Face;
 
 fn status_text(f: &FighterView) -> String {
     let mut s = match f.status {
-        Status::In => "in".to_owned(),
+        Status::In => "still in".to_owned(),
         Status::Surrendered => "surrendered".to_owned(),
         Status::Out => "out".to_owned(),
     };
