@@ -177,4 +177,44 @@ describe('the GM screen', () => {
       await closeAll(pages);
     }
   });
+  test('the GM link revokes the spectator link and reissues its own, each after a confirmation', async () => {
+    const created = await env.server.createTable({
+      system: 'iron-triangle',
+      setup: { example: 'duel' },
+      seats: { gm: { kind: 'bot', bot: 'greedy' } },
+      options: { think_ms: 0 },
+    });
+    const pages = await open({ 'GM screen': created.gm, spectator: created.spectator });
+    try {
+      const gm = pages['GM screen'].page;
+      const screen = gm.locator('section.gm');
+      // Revoking the spectators' link asks first; going back revokes nothing.
+      await screen.getByRole('button', { name: 'Revoke spectator link' }).click();
+      await screen.getByRole('button', { name: 'Cancel' }).click();
+      await screen.getByRole('button', { name: 'Revoke spectator link' }).click();
+      await screen.getByRole('button', { name: 'Yes, revoke it' }).click();
+      await pages.spectator.page.getByText(/This page no longer plays/).waitFor({ timeout: 15_000 });
+      await gm.getByText('The spectator link is revoked.').waitFor({ timeout: 5_000 });
+
+      // A new GM link: shown once on this page, which goes on with it (its address changes);
+      // the old link opens nothing.
+      const oldHash = await gm.evaluate(() => location.hash);
+      await screen.getByRole('button', { name: 'New GM link' }).click();
+      await screen.getByRole('button', { name: 'Yes, make a new GM link' }).click();
+      const field = screen.getByRole('textbox', { name: /New GM link/ });
+      await field.waitFor({ timeout: 15_000 });
+      const newLink = await field.inputValue();
+      const newHash = await gm.evaluate(() => location.hash);
+      assert.notEqual(newHash, oldHash, 'the page moved to the new link');
+      assert.ok(newLink.endsWith(newHash), `${newLink} is the page's own new link`);
+      // Still the GM screen: it manages the table with the new link.
+      await screen.getByRole('button', { name: 'New spectator link' }).click();
+      await screen.getByRole('textbox', { name: /New spectator link/ }).waitFor({ timeout: 15_000 });
+      const stale = await openPage(env.browser, created.gm, 'old GM link');
+      await stale.page.getByText(/opens nothing|no longer plays/).first().waitFor({ timeout: 15_000 });
+      await stale.context.close().catch(() => {});
+    } finally {
+      await closeAll(pages);
+    }
+  });
 });

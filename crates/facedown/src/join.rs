@@ -476,7 +476,7 @@ impl Join {
                 Ok(Some(ClientMessage::Manage { id: self.next_id(), action: ManageAction::Reissue { seat } }))
             }
             ("revoke", seat) => {
-                let action = ManageAction::Revoke { seat: self.find_seat(seat)? };
+                let action = ManageAction::Revoke { seat: Some(self.find_seat(seat)?) };
                 Ok(Some(ClientMessage::Manage { id: self.next_id(), action }))
             }
             _ if text.starts_with('{') => {
@@ -782,9 +782,18 @@ impl Join {
                 eprintln!("the server says: {}", escape(&message));
             }
             ServerMessage::Seats { seats } => self.seats = seats,
-            ServerMessage::Link { seat, url } => {
-                let whose = seat
-                    .map_or_else(|| "the spectators".to_owned(), |s| format!("seat {}", self.seat_name(s)));
+            // The table's chat, read here (a terminal writes none): escaped, as every text.
+            ServerMessage::Chat { line } => {
+                let who = line.seat.map_or_else(|| "GM".to_owned(), |s| self.seat_name(s));
+                let mut out = self.out();
+                writeln!(out, "[chat] {}: {}", escape(&who), escape(&line.text))?;
+            }
+            ServerMessage::Link { seat, who, url } => {
+                let whose = match (who, seat) {
+                    (Some(Who::Gm), _) => "the GM (this link's new one)".to_owned(),
+                    (_, Some(s)) => format!("seat {}", self.seat_name(s)),
+                    (_, None) => "the spectators".to_owned(),
+                };
                 let mut out = self.out();
                 writeln!(out, "New link for {}: {url}", escape(&whose))?;
             }

@@ -122,6 +122,12 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().unjoined_seconds)]
     pub unjoined_seconds: u64,
 
+    /// Seconds after which a finished or closed table is deleted from the database, counted
+    /// from its last entry (30 days by default; 0: kept for ever). Export a table you want to
+    /// keep before then (`facedown tables export`).
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().keep_finished_seconds)]
+    pub keep_finished_seconds: u64,
+
     /// Milliseconds a seat's decision waits for another seat's awaited with it (connected to
     /// this server, or on PostgreSQL to another instance) before it is made durable alone;
     /// kept together, the two share one sync. 0: never waits.
@@ -373,6 +379,7 @@ fn config(args: &Args) -> anyhow::Result<Config> {
             max_table_bytes: args.max_table_bytes,
             idle_seconds: args.idle_seconds,
             unjoined_seconds: args.unjoined_seconds,
+            keep_finished_seconds: args.keep_finished_seconds,
             hold: std::time::Duration::from_millis(args.hold_ms),
             reveal_hold: std::time::Duration::from_millis(args.reveal_hold_ms),
             ..Limits::default()

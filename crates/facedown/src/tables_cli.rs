@@ -1,7 +1,7 @@
 //! `facedown tables`: the tables a server keeps, listed, and moved from one store to another
 //! (SQLite or PostgreSQL) as a table document (`store::TableDocument`): `export` writes one
 //! table's document, `import` adds it to a store as a new table; `backup` copies a whole
-//! SQLite store while its server runs.
+//! SQLite store while its server runs; `links` reissues every link of a table.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,8 @@ use crate::input::{escape, read_bounded, read_stdin_bounded};
 facedown tables list --db server.db\n  \
 facedown tables export --db server.db --table 1 -o table-1.json\n  \
 facedown tables import --db postgres://facedown@127.0.0.1:5432/facedown table-1.json\n  \
-facedown tables backup --db server.db server-backup.db\n\n\
+facedown tables backup --db server.db server-backup.db\n  \
+facedown tables links 1 --db server.db\n\n\
 A table document holds the table's setup, options, journal and its links' token hashes (never \
 the tokens): it is written with mode 0600. Stop the server before moving a table (docs/hosting.md).")]
 pub struct Args {
@@ -79,6 +80,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Reissues every link of a table (each seat's, the GM's, the spectators') and prints the
+    /// new ones; the old links open nothing any more (only their hashes are kept, so they cannot
+    /// be shown again). On a SQLite file, refused while a server serves it (stop it first); on
+    /// PostgreSQL the running servers close the old links' connections themselves.
+    Links {
+        #[command(flatten)]
+        db: Db,
+        /// The table's number (as in its links, …/t/N#…, and `facedown tables list`).
+        #[arg(value_name = "N")]
+        table: u64,
+        /// The address players open, as given to `facedown serve --public-url` [default: the
+        /// one-command server's, http://127.0.0.1:8080].
+        #[arg(long, value_name = "URL")]
+        public_url: Option<String>,
+        /// Print one JSON line instead of text: {"table", "seats", "gm", "spectator"}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Writes a consistent copy of the whole SQLite store, as of one moment, to a new FILE
     /// (mode 0600), while the server goes on serving: a backup that opens as a store of its own
     /// (serve it with --db FILE). A PostgreSQL store is backed up with pg_dump (docs/hosting.md).
@@ -128,12 +147,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Command::List { db, .. }
             | Command::Export { db, .. }
             | Command::Import { db, .. }
+            | Command::Links { db, .. }
             | Command::Backup { db, .. } => db,
         };
         if let Command::Backup { file, json, .. } = &args.command {
             return backup(db, file, *json).await;
         }
         let (store, shown) = open(db, create).await?;
+        // A server serving the SQLite file holds its tables' links in memory: the file must be
+        // this command's alone while the links change (PostgreSQL's servers hear the change).
+        if let (Command::Links { .. }, Store::Sqlite(s)) = (&args.command, &store)
+            && let Err(e) = s.alone()
+        {
+            s.close().await;
+            bail!("tables links: refused: {e}");
+        }
         let result = match &store {
             Store::Sqlite(s) => command(s, &args.command, &shown).await,
             Store::Postgres(s) => command(s, &args.command, &shown).await,
@@ -156,6 +184,9 @@ async fn command<S: TableStore>(store: &S, command: &Command, db: &str) -> anyho
             export(store, TableId(*table), output.as_deref(), *json, db).await
         }
         Command::Import { file, json, .. } => import(store, file, *json, db).await,
+        Command::Links { table, public_url, json, .. } => {
+            links(store, TableId(*table), public_url.as_deref(), *json, db).await
+        }
         // Handled before a store is opened (`run`).
         Command::Backup { .. } => bail!("tables backup: not a command on an open store"),
     }
@@ -403,6 +434,45 @@ async fn import<S: TableStore>(store: &S, file: &Path, json: bool, db: &str) -> 
             );
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The base of the links when no `--public-url` is given: the one-command server's address
+/// (README, docs/hosting.md).
+const DEFAULT_BASE: &str = "http://127.0.0.1:8080";
+
+/// `facedown tables links`: every link of the table made anew (`server::reissue_every_link`).
+async fn links<S: TableStore>(
+    store: &S,
+    table: TableId,
+    public_url: Option<&str>,
+    json: bool,
+    db: &str,
+) -> anyhow::Result<ExitCode> {
+    let base = match public_url {
+        Some(url) if url.starts_with("http://") || url.starts_with("https://") => url.trim_end_matches('/'),
+        Some(url) => bail!("--public-url: {:?} is not an http:// or https:// URL", escape(url)),
+        None => DEFAULT_BASE,
+    };
+    let created = server::reissue_every_link(store, table, base)
+        .await
+        .with_context(|| format!("tables links {}: refused", table.0))?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string(&created)?)?;
+    } else {
+        writeln!(
+            out,
+            "New links for table {} of {db}; the old ones open nothing any more. Hand each player their own link: the part after # is their key.",
+            created.table
+        )?;
+        for (seat, url) in &created.seats {
+            writeln!(out, "  seat {}: {url}", escape(seat))?;
+        }
+        writeln!(out, "  GM (manages the table): {}", created.gm)?;
+        writeln!(out, "  spectators: {}", created.spectator)?;
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

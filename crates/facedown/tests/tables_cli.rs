@@ -12,7 +12,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Server, run_facedown};
+use common::{Server, rebase, run_facedown};
 use serde_json::Value;
 use server::client::Client;
 use server::protocol::{Change, ClientMessage, ServerMessage, link, parse_link};
@@ -435,4 +435,111 @@ fn a_table_the_store_cannot_load_is_salvaged_up_to_its_missing_entry() {
     );
     let back = facedown_ok(&["tables", "import", "--db", db_s, out_s, "--json"]);
     assert!(back.contains("\"table\""), "{back}");
+}
+
+/// Every link of a `serve --json` start-up line's table: the seats' (in seat order), the GM's,
+/// the spectators'.
+fn every_link(table: &Value) -> Vec<String> {
+    let mut links: Vec<String> = table["seats"]
+        .as_object()
+        .expect("the table's seats")
+        .values()
+        .map(|l| l.as_str().expect("a link").to_owned())
+        .collect();
+    links.push(table["gm"].as_str().expect("the GM link").to_owned());
+    links.push(table["spectator"].as_str().expect("the spectator link").to_owned());
+    links
+}
+
+/// Issue 34 (Lobby): `facedown tables links N` reissues every link of a table from the host's
+/// terminal. A server serving the SQLite file keeps the table's links in memory and would not
+/// see the change, so the command refuses while one runs, saying why; once it stopped, every
+/// link is new (with `--public-url`'s address), the old ones open nothing, the new ones open the
+/// same seats. An unknown table and a closed one are refused.
+#[test]
+fn tables_links_reissues_every_link_and_refuses_while_a_server_serves_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("server.db");
+    let db_arg = db.to_str().unwrap();
+    let mut server = Server::start(&db, &["--table", "iron-triangle:duel"]);
+    let old = every_link(&server.started["table"]);
+    let (_, table, _) = parse_link(&old[0]).unwrap();
+    let (code, out, err) = run_facedown(&["tables", "links", &table, "--db", db_arg]);
+    assert_eq!(code, Some(2), "refused while the server runs: {out} {err}");
+    assert!(err.contains("open in another process") && err.contains("stop it first"), "{err}");
+    let rt = runtime();
+    rt.block_on(welcome(&old[0]));
+    assert_eq!(server.stop(), Some(0), "{}", server.stderr());
+
+    let out = facedown_ok(&[
+        "tables",
+        "links",
+        &table,
+        "--db",
+        db_arg,
+        "--json",
+        "--public-url",
+        "https://dice.example.org/",
+    ]);
+    let made: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let new = every_link(&made);
+    assert_eq!(new.len(), old.len(), "{out}");
+    for l in &new {
+        assert!(l.starts_with(&format!("https://dice.example.org/t/{table}#")), "{l}");
+        assert!(!old.contains(l));
+    }
+    let text = facedown_ok(&["tables", "links", &table, "--db", db_arg]);
+    assert!(text.contains("GM (manages the table): http://127.0.0.1:8080/t/"), "{text}");
+    // The text's links are the newest: read them back for the server.
+    let newest: Vec<String> =
+        text.lines().filter_map(|l| l.split_once(": http").map(|(_, u)| format!("http{u}"))).collect();
+    assert_eq!(newest.len(), old.len(), "{text}");
+
+    let mut server = Server::start(&db, &[]);
+    for (was, now) in old.iter().zip(&newest) {
+        assert!(rt.block_on(refused(&rebase(was, server.addr))), "the old link {was} opens nothing");
+        rt.block_on(welcome(&rebase(now, server.addr)));
+    }
+    assert_eq!(server.stop(), Some(0), "{}", server.stderr());
+
+    let (code, _, err) = run_facedown(&["tables", "links", "99", "--db", db_arg]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("there is no table 99"), "{err}");
+}
+
+/// On PostgreSQL the running servers hear the new links: a connection of an old link is told
+/// `revoked` and closed at once, the old link opens nothing, the new one opens the seat.
+#[test]
+fn tables_links_on_postgres_revokes_the_old_links_at_the_running_server() {
+    let Some(url) =
+        common::postgres_database("tables_links_on_postgres_revokes_the_old_links_at_the_running_server")
+    else {
+        return;
+    };
+    let mut server = Server::start(Path::new(&url), &["--table", "iron-triangle:duel"]);
+    let old = every_link(&server.started["table"]);
+    let (_, table, _) = parse_link(&old[0]).unwrap();
+    let rt = runtime();
+    rt.block_on(async {
+        let mut ada = Client::join(&old[0], 0).await.expect("the seat joins");
+        loop {
+            match tokio::time::timeout(WAIT, ada.next()).await.expect("in time").expect("a message") {
+                ServerMessage::Welcome { .. } => break,
+                other => assert!(!matches!(other, ServerMessage::Error { .. }), "{other:?}"),
+            }
+        }
+        let out = facedown_ok(&["tables", "links", &table, "--db", &url, "--json"]);
+        let made: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+        loop {
+            match tokio::time::timeout(WAIT, ada.next()).await.expect("told in time") {
+                Ok(ServerMessage::Revoked {}) => break,
+                Ok(_) => {}
+                Err(e) => panic!("the old link's connection is told first: {e}"),
+            }
+        }
+        assert!(refused(&old[0]).await, "the old link opens nothing");
+        let new = every_link(&made);
+        welcome(&rebase(&new[0], server.addr)).await;
+    });
+    assert_eq!(server.stop(), Some(0), "{}", server.stderr());
 }

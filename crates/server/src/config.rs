@@ -152,9 +152,12 @@ pub struct Limits {
     pub reveal_hold: std::time::Duration,
     /// Seconds after which a table nobody joined is closed for good (issue 33 §1), freeing its
     /// place under [`Limits::max_tables`]; counted from its creation, or for a table stored
-    /// before the server started with no entry played, from the first creation asked after
-    /// the start. Zero: never.
+    /// before the server started with no entry played, from the start. Zero: never.
     pub unjoined_seconds: u64,
+    /// Seconds after which a finished table (played to its end, or closed) is deleted from the
+    /// store, counted from its last entry (issue 33 §1): its journal, its links' token hashes,
+    /// everything. A table that belongs to a campaign never is. Zero: kept for ever.
+    pub keep_finished_seconds: u64,
     /// Entries one table's journal may hold, every request kept counted (take-backs included):
     /// past it the table refuses requests with `full` (issue 33).
     pub max_table_entries: u64,
@@ -183,6 +186,7 @@ impl Default for Limits {
             hold: std::time::Duration::from_millis(3),
             reveal_hold: std::time::Duration::from_millis(500),
             unjoined_seconds: 24 * 3600,
+            keep_finished_seconds: 30 * 24 * 3600,
             max_table_entries: 100_000,
             max_table_bytes: 32 << 20,
         }
@@ -387,6 +391,8 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
     if let Some(heard) = heard {
         tokio::spawn(crate::hub::fanout::run(Arc::clone(&hub), heard, stopped.clone()));
     }
+    // Tables nobody joined, and finished ones, expire from the start (issue 33 §1).
+    hub.sweep();
     let edge = Arc::new(crate::limits::Edge::new(
         hub.config.limits.clone(),
         tls.is_some(),

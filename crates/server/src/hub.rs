@@ -46,12 +46,17 @@ use crate::systems;
 
 mod core;
 pub(crate) mod fanout;
+pub(crate) mod relink;
 
 use self::core::{Core, Counts, Effect, Judged, Remote, Setting};
 
 /// Times a request is tried again after another instance kept its journal number first
 /// (each after a short pause that grows, so two instances racing at one table fall out of step).
 const MAX_CONFLICTS: u32 = 8;
+
+/// Finished tables deleted from the store at most in one round of [`Hub::sweep`]: each may hold
+/// a whole journal ([`crate::Limits::max_table_entries`]), so a round's work stays bounded.
+pub(crate) const EXPIRE_PER_ROUND: usize = 16;
 
 /// Frames queued to a connection before it counts as stuck and is closed.
 pub(crate) const OUTBOX: usize = 64;
@@ -71,6 +76,8 @@ fn together(message: &ClientMessage) -> bool {
             | ClientMessage::TakeBack { .. }
             | ClientMessage::ClientSeed { .. }
             | ClientMessage::Name { .. }
+            | ClientMessage::Chat { .. }
+            | ClientMessage::Mute { .. }
     )
 }
 /// The longest decision timer, and the longest bot think delay.
@@ -143,6 +150,10 @@ pub(crate) enum ToTable {
     /// Nobody joined the table in time ([`crate::Limits::unjoined_seconds`]): it closes, unless
     /// someone joined meanwhile.
     Expire,
+    /// The table was finished long enough and is deleted from the store
+    /// ([`crate::Limits::keep_finished_seconds`]): no link opens it, every connection is told
+    /// `revoked` and closed, and it leaves memory.
+    Deleted,
     /// The server is shutting down.
     Close,
 }
@@ -529,28 +540,39 @@ impl<S: TableStore> Hub<S> {
         self.unjoined().remove(&id.0);
     }
 
-    /// Starts, once, the task that closes the tables nobody joined within
-    /// [`crate::Limits::unjoined_seconds`] (issue 33 §1: unplayed tables filled the limit for
-    /// good): tables created here, and those stored before the start with no entry played
-    /// (counted from the task's start), are each sent [`ToTable::Expire`] when their time is
-    /// up. Ends when the server shuts down.
-    fn sweep(self: &Arc<Self>) {
-        let seconds = self.config.limits.unjoined_seconds;
-        if seconds == 0 || self.sweeping.swap(true, Ordering::SeqCst) {
+    /// Starts, once, the task that expires tables (issue 33 §1), when the server starts and
+    /// again at each creation (a no-op once it runs). Ends when the server shuts down. Each round:
+    ///
+    /// - the tables nobody joined within [`crate::Limits::unjoined_seconds`] (unplayed tables
+    ///   filled the limit for good) — those created here, and those stored before the start
+    ///   with no entry played (counted from the server's start) — are each sent
+    ///   [`ToTable::Expire`], which closes them;
+    /// - at most [`EXPIRE_PER_ROUND`] finished or closed tables whose last entry is older than
+    ///   [`crate::Limits::keep_finished_seconds`] are deleted from the store (bounded work a
+    ///   round; the rest wait for the next), each told [`ToTable::Deleted`] if it is in memory,
+    ///   and their count logged (never a token).
+    pub(crate) fn sweep(self: &Arc<Self>) {
+        let unjoined = self.config.limits.unjoined_seconds;
+        let keep = self.config.limits.keep_finished_seconds;
+        if (unjoined == 0 && keep == 0) || self.sweeping.swap(true, Ordering::SeqCst) {
             return;
         }
         let hub = Arc::clone(self);
         let mut shutdown = self.shutdown.clone();
         tokio::spawn(async move {
-            let after = Duration::from_secs(seconds);
-            if let Ok(tables) = hub.store.list_tables().await {
+            let after = Duration::from_secs(unjoined);
+            if unjoined > 0
+                && let Ok(tables) = hub.store.list_tables().await
+            {
                 let now = Instant::now();
                 let mut unjoined = hub.unjoined();
                 for t in tables.into_iter().filter(|t| !t.finished && t.entries <= 1) {
                     unjoined.entry(t.id.0).or_insert(now);
                 }
             }
-            let mut look = tokio::time::interval(Duration::from_millis((seconds * 250).clamp(100, 60_000)));
+            // A quarter of the shorter time, between 100 ms and a minute.
+            let shortest = [unjoined, keep].into_iter().filter(|s| *s > 0).min().unwrap_or(60);
+            let mut look = tokio::time::interval(Duration::from_millis((shortest * 250).clamp(100, 60_000)));
             look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
@@ -561,22 +583,50 @@ impl<S: TableStore> Hub<S> {
                         }
                     }
                 }
-                let now = Instant::now();
-                let due: Vec<u64> = {
-                    let mut unjoined = hub.unjoined();
-                    let due: Vec<u64> =
-                        unjoined.iter().filter(|(_, at)| **at + after <= now).map(|(id, _)| *id).collect();
-                    for id in &due {
-                        unjoined.remove(id);
+                if unjoined > 0 {
+                    let now = Instant::now();
+                    let due: Vec<u64> = {
+                        let mut unjoined = hub.unjoined();
+                        let due: Vec<u64> = unjoined
+                            .iter()
+                            .filter(|(_, at)| **at + after <= now)
+                            .map(|(id, _)| *id)
+                            .collect();
+                        for id in &due {
+                            unjoined.remove(id);
+                        }
+                        due
+                    };
+                    for id in due {
+                        // A table that cannot be loaded is looked at no more.
+                        let _ = hub.send(id, ToTable::Expire).await;
                     }
-                    due
-                };
-                for id in due {
-                    // A table that cannot be loaded is looked at no more.
-                    let _ = hub.send(id, ToTable::Expire).await;
+                }
+                if keep > 0 {
+                    hub.expire_finished(keep).await;
                 }
             }
         });
+    }
+
+    /// One round of the finished tables' expiry ([`Hub::sweep`]): at most [`EXPIRE_PER_ROUND`]
+    /// deleted from the store, each in memory here told it is gone.
+    async fn expire_finished(&self, keep: u64) {
+        match self.store.expire_finished(keep, EXPIRE_PER_ROUND).await {
+            Ok(gone) if gone.is_empty() => {}
+            Ok(gone) => {
+                let more = if gone.len() == EXPIRE_PER_ROUND { " (more may be due: next round)" } else { "" };
+                tracing::info!(
+                    deleted = gone.len(),
+                    "deleted {} finished tables whose last entry is older than {keep} s{more}",
+                    gone.len()
+                );
+                for id in gone {
+                    self.send_if_loaded(id.0, ToTable::Deleted).await;
+                }
+            }
+            Err(e) => tracing::warn!("finished tables could not be expired: {e}"),
+        }
     }
 
     pub(crate) fn table_finished(&self) {
@@ -1054,6 +1104,13 @@ impl<S: TableStore> Actor<S> {
                 Ok(())
             }
             ToTable::Expire => self.expire().await,
+            ToTable::Deleted => {
+                // Gone from the store: nothing of it opens any more (a finished table with no
+                // connection leaves memory at once).
+                self.core.expired();
+                self.flush();
+                Ok(())
+            }
             ToTable::Close => Ok(()),
         }
     }

@@ -118,6 +118,28 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
     },
+    /// A line of the table's chat (`crate::chat`), from a seat's link or (no seat) the GM
+    /// link. Not part of the game: in no log, untouched by an undo.
+    Chat {
+        /// The seat; none for the GM link.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<u16>,
+        /// The line as kept (trimmed).
+        text: String,
+        /// The client's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// The GM link muted a seat in the chat, or let it speak again.
+    Mute {
+        /// The seat.
+        seat: u16,
+        /// Whether it is muted.
+        muted: bool,
+        /// The client's id (the GM link's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// A seat's player set its display name (`crate::names`; empty: cleared). Not part of the
     /// game: in no log, untouched by an undo.
     Name {
@@ -221,7 +243,9 @@ impl Op {
             | Op::Reveal { id, .. }
             | Op::Undo { id, .. }
             | Op::ClientSeed { id, .. }
-            | Op::Name { id, .. } => id.clone(),
+            | Op::Name { id, .. }
+            | Op::Chat { id, .. }
+            | Op::Mute { id, .. } => id.clone(),
             Op::Verifiable { .. } => None,
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod assets;
 mod auth;
+pub mod chat;
 pub mod client;
 mod config;
 mod hub;
@@ -18,4 +19,5 @@ pub mod systems;
 mod web;
 
 pub use config::{Config, Instance, Limits, Running, ServerError, Tls, start, start_with};
+pub use hub::relink::{RelinkError, reissue_every_link};
 pub use hub::{Hub, Refusal};

@@ -29,7 +29,7 @@ pub enum NameError {
 /// paragraph separator, a character that changes the direction of the text around it (the
 /// bidirectional marks, embeddings, overrides and isolates), or an invisible one (zero-width
 /// spaces and joiners, the byte-order mark, soft hyphen, the tag characters).
-fn refused(c: char) -> bool {
+pub(crate) fn refused(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

@@ -161,6 +161,25 @@ pub enum ClientMessage {
         /// The name.
         name: String,
     },
+    /// A line of the table's chat, from a seat's link or the GM link (`server::chat`: at most
+    /// 500 characters, no control, invisible or direction-changing characters, at most 5
+    /// lines in 10 seconds a link). Answered with an ack; every connection is sent the line
+    /// ([`ServerMessage::Chat`]).
+    Chat {
+        /// The client's id for this request.
+        id: String,
+        /// The line.
+        text: String,
+    },
+    /// The GM link mutes a seat in the chat (its lines are refused), or lets it speak again.
+    Mute {
+        /// The client's id for this request.
+        id: String,
+        /// The seat.
+        seat: u16,
+        /// Whether it is muted.
+        muted: bool,
+    },
     /// Asks for a [`ServerMessage::Pong`] (keeps a connection alive through proxies).
     Ping {},
 }
@@ -177,7 +196,9 @@ impl ClientMessage {
             | ClientMessage::Seal { id, .. }
             | ClientMessage::Reveal { id, .. }
             | ClientMessage::ClientSeed { id, .. }
-            | ClientMessage::Name { id, .. } => Some(id),
+            | ClientMessage::Name { id, .. }
+            | ClientMessage::Chat { id, .. }
+            | ClientMessage::Mute { id, .. } => Some(id),
             ClientMessage::Hello { .. } | ClientMessage::Ping {} => None,
         }
     }
@@ -193,12 +214,17 @@ pub enum ManageAction {
         /// The seat; none for the spectator link.
         seat: Option<u16>,
     },
-    /// Revokes a seat's link: it stops working and its connection is closed; the seat waits
-    /// for a reissued link (or a bot).
+    /// Revokes a seat's link (or the spectators', with no seat): it stops working and its
+    /// connections are closed with `revoked`; the seat waits for a reissued link (or a bot),
+    /// the spectators for a reissued spectator link.
     Revoke {
-        /// The seat.
-        seat: u16,
+        /// The seat; none for the spectator link.
+        seat: Option<u16>,
     },
+    /// Makes a new GM link: it goes only to the GM connection that asked (which stays
+    /// connected); the old one stops working and every other connection holding it is closed
+    /// with `revoked`.
+    ReissueGm {},
     /// Hands a seat to a bot of this kind, playing on the server.
     Bot {
         /// The seat.
@@ -314,6 +340,21 @@ pub struct SeatInfo {
     /// The display name its player chose ([`ClientMessage::Name`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
+    /// Whether the GM link muted it in the chat ([`ClientMessage::Mute`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub muted: bool,
+}
+
+/// A line of the table's chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatLine {
+    /// Its number at the table: 1, 2, 3…
+    pub n: u64,
+    /// The seat whose link said it; none for the GM link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u16>,
+    /// What it says (text: a page shows it as text, never as markup).
+    pub text: String,
 }
 
 /// The options a table was created with, shown to every seat.
@@ -385,6 +426,9 @@ pub struct Timer {
 }
 
 /// A message from the server.
+// A message is made once and written out at once, never kept in bulk: the welcome's size
+// costs nothing a box would save.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
@@ -416,6 +460,9 @@ pub enum ServerMessage {
         /// new request's id ends in a greater one ([`id_counter`]).
         #[serde(default)]
         last_id: u64,
+        /// The table's last chat lines (at most `server::chat::KEPT_LINES`), oldest first.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        chat: Vec<ChatLine>,
         /// The updates after the hello's `since`, the view, the prompt.
         #[serde(flatten)]
         change: Change,
@@ -450,8 +497,12 @@ pub enum ServerMessage {
     },
     /// A new link, for the GM link that asked for it.
     Link {
-        /// The seat; none for the spectator link.
+        /// The seat; none for the spectator link and the GM link (`who` tells them apart).
         seat: Option<u16>,
+        /// Whose link it is: a seat's, the spectators' or the GM's own. Always sent; absent
+        /// only from servers before the GM link could be reissued.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        who: Option<Who>,
         /// The link.
         url: String,
     },
@@ -475,6 +526,11 @@ pub enum ServerMessage {
     Bound {
         /// Every commitment of the round, in order, plain seats' and bots' included.
         commitments: Vec<SeatCommitment>,
+    },
+    /// A line of the table's chat, to every connection.
+    Chat {
+        /// The line.
+        line: ChatLine,
     },
     /// The answer to a ping.
     Pong {},

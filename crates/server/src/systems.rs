@@ -87,6 +87,15 @@ pub trait Hosted: AnySession {
     /// naming the rule, when [`crate::names::check`] refuses it. Not part of the game: an undo
     /// leaves it, and it is in no seat's log.
     fn set_display_name(&mut self, seat: SeatId, name: &str) -> Result<(), AnyError>;
+    /// The table's last chat lines ([`crate::chat::KEPT_LINES`] at most), oldest first.
+    fn chat_lines(&self) -> &std::collections::VecDeque<crate::protocol::ChatLine>;
+    /// Adds a chat line from `seat` (none: the GM link): refused, naming the rule, when
+    /// [`crate::chat::check`] refuses it or the seat is muted.
+    fn say(&mut self, seat: Option<SeatId>, text: &str) -> Result<(), AnyError>;
+    /// Whether the GM link muted `seat` in the chat.
+    fn muted(&self, seat: SeatId) -> bool;
+    /// Mutes `seat` in the chat, or lets it speak again.
+    fn mute(&mut self, seat: SeatId, muted: bool) -> Result<(), AnyError>;
 }
 
 /// The bot kinds of `system`.
@@ -646,6 +655,10 @@ where
     fair: Option<(ServerSeed, Option<ServerSeed>)>,
     /// Per seat: the display name its player chose.
     display_names: Vec<Option<String>>,
+    /// The chat's last lines, and how many there were in all.
+    chat: (std::collections::VecDeque<crate::protocol::ChatLine>, u64),
+    /// Per seat: muted in the chat by the GM link.
+    muted: Vec<bool>,
 }
 
 impl<R: HostedRules> HostedGame<R>
@@ -669,6 +682,8 @@ where
             session,
             bots: (0..seats).map(|_| None).collect(),
             display_names: vec![None; seats],
+            chat: Default::default(),
+            muted: vec![false; seats],
             options,
             setup: typed,
             first,
@@ -976,6 +991,38 @@ where
         });
         let name = crate::names::check(name, taken).map_err(|e| AnyError::Refused(e.to_string()))?;
         self.display_names[i] = name;
+        Ok(())
+    }
+
+    fn chat_lines(&self) -> &std::collections::VecDeque<crate::protocol::ChatLine> {
+        &self.chat.0
+    }
+
+    fn say(&mut self, seat: Option<SeatId>, text: &str) -> Result<(), AnyError> {
+        if let Some(seat) = seat {
+            match self.muted.get(usize::from(seat.0)) {
+                None => return Err(AnyError::NoSeat(seat.0)),
+                Some(true) => return Err(AnyError::Refused(crate::chat::ChatError::Muted.to_string())),
+                Some(false) => {}
+            }
+        }
+        let text = crate::chat::check(text).map_err(|e| AnyError::Refused(e.to_string()))?;
+        let (lines, count) = &mut self.chat;
+        *count += 1;
+        lines.push_back(crate::protocol::ChatLine { n: *count, seat: seat.map(|s| s.0), text });
+        if lines.len() > crate::chat::KEPT_LINES {
+            lines.pop_front();
+        }
+        Ok(())
+    }
+
+    fn muted(&self, seat: SeatId) -> bool {
+        self.muted.get(usize::from(seat.0)).copied().unwrap_or(false)
+    }
+
+    fn mute(&mut self, seat: SeatId, muted: bool) -> Result<(), AnyError> {
+        let slot = self.muted.get_mut(usize::from(seat.0)).ok_or(AnyError::NoSeat(seat.0))?;
+        *slot = muted;
         Ok(())
     }
 }

@@ -366,7 +366,7 @@ async fn bad_input_on_the_wire_gets_a_clear_error_and_changes_nothing() {
         .await
         .unwrap();
     expect_error(&mut a, ErrorCode::Refused).await;
-    a.send(&ClientMessage::Manage { id: "3".into(), action: ManageAction::Revoke { seat: 1 } })
+    a.send(&ClientMessage::Manage { id: "3".into(), action: ManageAction::Revoke { seat: Some(1) } })
         .await
         .unwrap();
     expect_error(&mut a, ErrorCode::Forbidden).await;
@@ -562,7 +562,7 @@ async fn the_gm_reissues_revokes_and_hands_seats_to_bots_and_a_timer_forces_a_de
         .await
         .unwrap();
     let new_link = loop {
-        if let ServerMessage::Link { seat, url } = next(&mut gm).await {
+        if let ServerMessage::Link { seat, url, .. } = next(&mut gm).await {
             assert_eq!(seat, Some(0));
             break url;
         }

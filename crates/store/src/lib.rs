@@ -237,6 +237,14 @@ pub enum PersistError {
     /// Reading or writing a file.
     #[error("{0}")]
     Io(String),
+    /// Another process has the SQLite file open (a server serving it, most likely), and what
+    /// was asked needs it alone ([`SqliteTables::alone`]).
+    #[error(
+        "{0} is open in another process (a `facedown serve` serving it, most likely): a running server \
+         keeps its tables' links in memory and would not see the change; stop it first, or use the \
+         GM link's `manage` actions"
+    )]
+    InUse(String),
     /// The database.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),

@@ -279,6 +279,41 @@ impl TableStore for PgTables {
         Ok(row.is_some())
     }
 
+    /// Written beside the writer, on a connection of the pool, in one transaction; the rows
+    /// chosen are locked (`FOR UPDATE SKIP LOCKED`), so that instances expiring at once never
+    /// wait for each other nor delete a table twice.
+    async fn expire_finished(&self, seconds: u64, limit: usize) -> Result<Vec<TableId>, PersistError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut tx = self.inner.pool.begin().await?;
+        sqlx::query("SET LOCAL synchronous_commit = on").execute(&mut *tx).await?;
+        let rows: Vec<(i64,)> = sqlx::query_as(
+            "SELECT id FROM server_tables WHERE finished AND campaign IS NULL AND finished_at IS NOT NULL \
+             AND finished_at <= CURRENT_TIMESTAMP - make_interval(secs => $1) \
+             ORDER BY finished_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+        )
+        .bind(seconds.min(i64::MAX as u64 / 2) as f64)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&mut *tx)
+        .await?;
+        let ids: Vec<i64> = rows.into_iter().map(|(id,)| id).collect();
+        if ids.is_empty() {
+            tx.rollback().await?;
+            return Ok(Vec::new());
+        }
+        for sql in [
+            "DELETE FROM server_journal WHERE table_id = ANY($1)",
+            "DELETE FROM server_access WHERE table_id = ANY($1)",
+            "DELETE FROM server_leases WHERE table_id = ANY($1)",
+            "DELETE FROM server_tables WHERE id = ANY($1)",
+        ] {
+            sqlx::query(sql).bind(&ids).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        ids.into_iter().map(|id| Ok(TableId(to_u64(id, "table number")?))).collect()
+    }
+
     async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
         let rows: Vec<(i64,)> =
             sqlx::query_as("SELECT id FROM server_tables WHERE NOT finished ORDER BY id LIMIT $1")
@@ -1134,10 +1169,12 @@ async fn mark_finished(tx: &mut PgConnection, tables: &[i64]) -> Result<(), sqlx
     if tables.is_empty() {
         return Ok(());
     }
-    sqlx::query("UPDATE server_tables SET finished = TRUE WHERE id = ANY($1)")
-        .bind(tables)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query(
+        "UPDATE server_tables SET finished = TRUE, finished_at = CURRENT_TIMESTAMP WHERE id = ANY($1)",
+    )
+    .bind(tables)
+    .execute(&mut *tx)
+    .await?;
     Ok(())
 }
 

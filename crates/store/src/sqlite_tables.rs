@@ -19,8 +19,9 @@
 //! would still be refused by the primary keys).
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnection, SqlitePool, SqlitePoolOptions};
 use sqlx::{Acquire, Connection, Sqlite, Transaction};
@@ -76,6 +77,27 @@ struct Inner {
     pool: SqlitePool,
     /// The writer.
     writer: Handle,
+    /// The database file, with a shared lock (`flock`, apart from SQLite's own locks) held while
+    /// the store is open, so that [`SqliteTables::alone`] can tell whether another process has
+    /// it open; `None` when the file cannot be locked (then nothing is known of others).
+    lock: Option<std::fs::File>,
+    /// The file's path, for messages.
+    path: PathBuf,
+}
+
+/// The database file at `path`, with a shared lock: taken at once, or after whatever holds it
+/// alone ([`SqliteTables::alone`], a short change of links) lets it go, waiting at most 10
+/// seconds; `None` when it cannot be taken.
+async fn shared_lock(path: &Path) -> Option<std::fs::File> {
+    let file = std::fs::File::open(path).ok()?;
+    for _ in 0..200 {
+        match file.try_lock_shared() {
+            Ok(()) => return Some(file),
+            Err(std::fs::TryLockError::WouldBlock) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(std::fs::TryLockError::Error(_)) => return None,
+        }
+    }
+    None
 }
 
 /// A request of the group being written; a commit's plan is each table's next journal number
@@ -101,7 +123,27 @@ impl SqliteTables {
         let writer = Handle::start("table-writer", QUEUE, |requests, stats| {
             writer::run(Writer { conn, next: HashMap::new(), stats }, requests, MAX_GROUP)
         })?;
-        Ok(SqliteTables { inner: Arc::new(Inner { pool, writer }) })
+        let lock = shared_lock(path).await;
+        Ok(SqliteTables { inner: Arc::new(Inner { pool, writer, lock, path: path.to_path_buf() }) })
+    }
+
+    /// Whether this store is the only one open on its file among every process of the machine
+    /// (issue 34: `facedown tables links` changes the links of a table, which a server serving
+    /// the file holds in memory and would not see). On `Ok` the file stays this store's alone
+    /// until it is closed: a server starting meanwhile waits for it. [`PersistError::InUse`]
+    /// when another store has it open (a `facedown serve`, a `facedown tables` command).
+    pub fn alone(&self) -> Result<(), PersistError> {
+        let shown = self.inner.path.display().to_string();
+        let Some(file) = &self.inner.lock else {
+            return Err(PersistError::Io(format!(
+                "{shown}: the file cannot be locked, so whether a server uses it is unknown"
+            )));
+        };
+        match file.try_lock() {
+            Ok(()) => Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => Err(PersistError::InUse(shown)),
+            Err(std::fs::TryLockError::Error(e)) => Err(PersistError::Io(format!("{shown}: {e}"))),
+        }
     }
 
     /// Stops the writer once the requests already queued are written (later ones fail with
@@ -263,6 +305,51 @@ impl TableStore for SqliteTables {
                 .fetch_optional(&self.inner.pool)
                 .await?;
         Ok(row.is_some())
+    }
+
+    /// Written beside the writer, on a connection of the pool, in one `BEGIN IMMEDIATE`
+    /// transaction, as an import. A number deleted is kept in `server_numbers`, so that no later
+    /// table takes it.
+    async fn expire_finished(&self, seconds: u64, limit: usize) -> Result<Vec<TableId>, PersistError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let age = format!("-{} seconds", seconds.min(i64::MAX as u64));
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        const DUE: &str = "SELECT id FROM server_tables WHERE finished AND campaign IS NULL \
+             AND finished_at IS NOT NULL AND finished_at <= datetime('now', ?) ORDER BY finished_at, id LIMIT ?";
+        // Read first (the index alone): the write lock is taken only when a table is due.
+        let due: Option<(i64,)> =
+            sqlx::query_as(DUE).bind(&age).bind(1i64).fetch_optional(&self.inner.pool).await?;
+        if due.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.inner.pool.acquire().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        let rows: Vec<(i64,)> = sqlx::query_as(DUE).bind(&age).bind(limit).fetch_all(&mut *tx).await?;
+        let ids: Vec<i64> = rows.into_iter().map(|(id,)| id).collect();
+        let Some(&highest) = ids.iter().max() else {
+            tx.rollback().await?;
+            return Ok(Vec::new());
+        };
+        let list = vec!["?"; ids.len()].join(", ");
+        for sql in [
+            format!("DELETE FROM server_journal WHERE table_id IN ({list})"),
+            format!("DELETE FROM server_access WHERE table_id IN ({list})"),
+            format!("DELETE FROM server_tables WHERE id IN ({list})"),
+        ] {
+            let mut query = sqlx::query(&sql);
+            for id in &ids {
+                query = query.bind(id);
+            }
+            query.execute(&mut *tx).await?;
+        }
+        sqlx::query("UPDATE server_numbers SET deleted_up_to = MAX(deleted_up_to, ?)")
+            .bind(highest)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        ids.into_iter().map(|id| Ok(TableId(to_u64(id, "table number")?))).collect()
     }
 
     async fn open_tables(&self) -> Result<Vec<TableId>, PersistError> {
@@ -650,8 +737,12 @@ async fn commit_one(tx: &mut SqliteConnection, writes: &[Write]) -> Result<(), P
 }
 
 async fn insert_table(tx: &mut SqliteConnection, table: &NewTable) -> Result<i64, sqlx::Error> {
+    // Numbered after every table there is and every table deleted (`server_numbers`): a number
+    // is never given twice.
     let (id,): (i64,) = sqlx::query_as(
-        "INSERT INTO server_tables (ruleset, ruleset_version, setup, options) VALUES (?, ?, ?, ?) RETURNING id",
+        "INSERT INTO server_tables (id, ruleset, ruleset_version, setup, options) VALUES (\
+         MAX((SELECT COALESCE(MAX(id), 0) FROM server_tables), \
+         (SELECT COALESCE(MAX(deleted_up_to), 0) FROM server_numbers)) + 1, ?, ?, ?, ?) RETURNING id",
     )
     .bind(&table.ruleset)
     .bind(&table.ruleset_version)
@@ -702,8 +793,10 @@ async fn mark_finished(tx: &mut SqliteConnection, tables: &[i64]) -> Result<(), 
     for size in chunks(tables.len()) {
         let (these, after) = rest.split_at(size);
         rest = after;
-        let sql =
-            format!("UPDATE server_tables SET finished = TRUE WHERE id IN ({})", vec!["?"; size].join(", "));
+        let sql = format!(
+            "UPDATE server_tables SET finished = TRUE, finished_at = CURRENT_TIMESTAMP WHERE id IN ({})",
+            vec!["?"; size].join(", ")
+        );
         let mut query = sqlx::query(&sql);
         for &table in these {
             query = query.bind(table);

@@ -61,6 +61,9 @@ trait Place: Send + Sync + 'static {
     fn lock_writes(&self) -> impl Future<Output = Lock> + Send;
     /// Appends journal entry `n` of `table` behind every store's back, with plain SQL.
     fn append_behind(&self, table: TableId, n: u64, entry: String) -> impl Future<Output = ()> + Send;
+    /// Marks `table` as a campaign's behind every store's back, with plain SQL (issue 35 will
+    /// write the column; nothing does yet).
+    fn belong_to_campaign(&self, table: TableId) -> impl Future<Output = ()> + Send;
     /// How a child process finds the place again: `sqlite:PATH` or `postgres:URL`.
     fn describe(&self) -> String;
 }
@@ -111,6 +114,16 @@ impl Place for SqlitePlace {
             .bind(table.0 as i64)
             .bind(n as i64)
             .bind(entry)
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+
+    async fn belong_to_campaign(&self, table: TableId) {
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", self.path.display())).await.unwrap();
+        sqlx::query("UPDATE server_tables SET campaign = 'the-river' WHERE id = ?")
+            .bind(table.0 as i64)
             .execute(&pool)
             .await
             .unwrap();
@@ -202,6 +215,16 @@ impl Place for PgPlace {
             .bind(table.0 as i64)
             .bind(n as i64)
             .bind(entry)
+            .execute(&mut c)
+            .await
+            .unwrap();
+        c.close().await.unwrap();
+    }
+
+    async fn belong_to_campaign(&self, table: TableId) {
+        let mut c = PgConnection::connect_with(&self.options()).await.unwrap();
+        sqlx::query("UPDATE server_tables SET campaign = 'the-river' WHERE id = $1")
+            .bind(table.0 as i64)
             .execute(&mut c)
             .await
             .unwrap();
@@ -575,6 +598,71 @@ fn finished_tables_leave_the_open_tables<P: Place>(place: P) {
         assert!(done.finished);
         assert_eq!(done.journal, vec![entry(tables[1], 0)]);
         assert!(!s.load(tables[0]).await.unwrap().finished);
+        s.close().await;
+    });
+}
+
+/// Issue 33 §1: finished and closed tables expire. A table marked finished some time ago is
+/// deleted with its journal, its access rows and its token index rows, a bounded number a call,
+/// those finished longest ago first; an open table, a table finished more recently than the
+/// time asked and a campaign's table stay; a deleted table's number is never given again, not
+/// even when it was the newest.
+fn finished_tables_expire_with_their_journal_and_links<P: Place>(place: P) {
+    runtime().block_on(async {
+        let s = place.open().await;
+        let open = s.create_table(&new_table(1)).await.unwrap();
+        let campaigns = s.create_table(&new_table(2)).await.unwrap();
+        let played = s.create_table(&new_table(3)).await.unwrap();
+        let closed = s.create_table(&new_table(4)).await.unwrap();
+        s.commit(vec![journal(open, 0), journal(played, 0), journal(played, 1), journal(closed, 0)])
+            .await
+            .unwrap();
+        s.commit(vec![Write::Finished { table: campaigns }]).await.unwrap();
+        s.commit(vec![journal(played, 2), Write::Finished { table: played }]).await.unwrap();
+        let revoked: Vec<Write> = ["gm", "seat:0", "seat:1", "spectator"]
+            .into_iter()
+            .map(|who| Write::Access { table: closed, access: access(who, None, "null") })
+            .chain([Write::Finished { table: closed }])
+            .collect();
+        s.commit(revoked).await.unwrap();
+        place.belong_to_campaign(campaigns).await;
+        assert_eq!(s.expire_finished(3600, 10).await.unwrap(), vec![], "none finished an hour ago");
+        // One a call: the first finished first.
+        let first = s.expire_finished(0, 1).await.unwrap();
+        assert_eq!(first, vec![played]);
+        assert!(matches!(s.load(played).await, Err(PersistError::NoTable(_))));
+        assert!(!s.opens(played, "aa11").await.unwrap(), "its links open nothing");
+        assert_eq!(s.expire_finished(0, 10).await.unwrap(), vec![closed]);
+        assert_eq!(s.expire_finished(0, 10).await.unwrap(), vec![], "nothing more");
+        let left: Vec<TableId> = s.list_tables().await.unwrap().into_iter().map(|t| t.id).collect();
+        assert_eq!(left, vec![open, campaigns], "the open table and the campaign's stay");
+        assert_eq!(s.load(open).await.unwrap().journal, vec![entry(open, 0)]);
+        // The newest table was deleted: the next one takes a number of its own.
+        let next = s.create_table(&new_table(5)).await.unwrap();
+        assert!(next > closed, "{next} after the deleted {closed}");
+        s.commit(vec![journal(next, 0)]).await.unwrap();
+        assert_eq!(s.load(next).await.unwrap().journal, vec![entry(next, 0)]);
+        s.close().await;
+        // And after a reopen (nothing cached).
+        let s = place.open().await;
+        let after = s.create_table(&new_table(6)).await.unwrap();
+        assert!(after > next, "{after} after {next}");
+        s.close().await;
+    });
+}
+
+/// A finished table marked finished again (a server does so with every entry after its end)
+/// expires that long after the last marking, not the first.
+fn a_table_marked_finished_again_expires_from_then<P: Place>(place: P) {
+    runtime().block_on(async {
+        let s = place.open().await;
+        let t = s.create_table(&new_table(1)).await.unwrap();
+        s.commit(vec![journal(t, 0), Write::Finished { table: t }]).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        s.commit(vec![journal(t, 1), Write::Finished { table: t }]).await.unwrap();
+        assert_eq!(s.expire_finished(1, 10).await.unwrap(), vec![], "its last entry is new");
+        tokio::time::sleep(Duration::from_millis(2100)).await;
+        assert_eq!(s.expire_finished(1, 10).await.unwrap(), vec![t]);
         s.close().await;
     });
 }
@@ -1439,4 +1527,6 @@ on_both_backends!(
     a_journal_reads_from_an_entry_on,
     a_table_that_cannot_load_is_read_page_by_page_for_salvage,
     the_token_index_says_which_hashes_open_a_table_without_reading_its_journal,
+    finished_tables_expire_with_their_journal_and_links,
+    a_table_marked_finished_again_expires_from_then,
 );

@@ -256,6 +256,8 @@ pub(crate) struct Core {
     setting: Setting,
     /// The time as last told ([`Core::tick`]).
     now: Instant,
+    /// Per link: when its last chat lines were judged (the chat's rate, [`crate::chat`]).
+    chat_sent: HashMap<String, VecDeque<Instant>>,
     effects: Vec<Effect>,
 }
 
@@ -316,6 +318,7 @@ impl Core {
             remotes: HashMap::new(),
             setting,
             now,
+            chat_sent: HashMap::new(),
             effects: Vec::new(),
         })
     }
@@ -435,6 +438,7 @@ impl Core {
             round: self.game.round().map(|r| Box::new(round_state(r))),
             server_seed_commitment: self.game.server_seed_commitment().map(|c| c.to_string()),
             last_id: self.answered.get(&key).map_or(0, |q| ids_seen(q).1),
+            chat: self.game.chat_lines().iter().cloned().collect(),
             change,
         };
         let seq = self.game.seq();
@@ -489,7 +493,17 @@ impl Core {
 
     /// Closes this instance's connections of the link opening `key`, each told `last`.
     fn close_link(&mut self, key: &str, last: &ServerMessage) {
-        let mut old: Vec<u64> = self.conns.iter().filter(|(_, c)| c.key == key).map(|(id, _)| *id).collect();
+        self.close_link_but(key, None, last);
+    }
+
+    /// As [`Core::close_link`], but for connection `but`, which stays.
+    fn close_link_but(&mut self, key: &str, but: Option<u64>, last: &ServerMessage) {
+        let mut old: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(id, c)| c.key == key && Some(**id) != but)
+            .map(|(id, _)| *id)
+            .collect();
         old.sort_unstable();
         for conn in old {
             self.conns.remove(&conn);
@@ -620,6 +634,7 @@ impl Core {
                         Mode::Sealed => SeatMode::Sealed,
                     },
                     display_name: self.game.display_name(id).map(str::to_owned),
+                    muted: self.game.muted(id),
                 }
             })
             .collect()
@@ -628,6 +643,34 @@ impl Core {
     fn send_seats(&mut self) {
         let frame = text(&ServerMessage::Seats { seats: self.seats() });
         self.send_all(&frame);
+    }
+
+    /// Sends every connection the chat's last `lines` lines, oldest first.
+    fn send_chat(&mut self, lines: usize) {
+        let kept = self.game.chat_lines();
+        let frames: Vec<String> = kept
+            .iter()
+            .skip(kept.len().saturating_sub(lines))
+            .map(|line| text(&ServerMessage::Chat { line: line.clone() }))
+            .collect();
+        for frame in frames {
+            self.send_all(&frame);
+        }
+    }
+
+    /// Whether the link `key` may send a chat line now ([`crate::chat::LINES_PER_WINDOW`] in
+    /// [`crate::chat::WINDOW`]); counts it when it may.
+    fn chat_allowed(&mut self, key: &str) -> bool {
+        let now = self.now;
+        let sent = self.chat_sent.entry(key.to_owned()).or_default();
+        while sent.front().is_some_and(|t| now.saturating_duration_since(*t) >= crate::chat::WINDOW) {
+            sent.pop_front();
+        }
+        if sent.len() >= crate::chat::LINES_PER_WINDOW {
+            return false;
+        }
+        sent.push_back(now);
+        true
     }
 
     /// Sends every connection `frame` (in the order of their numbers).
@@ -1011,6 +1054,30 @@ impl Core {
             (ClientMessage::Name { id, name }, Who::Seat { seat }) => {
                 Ok(Op::Name { seat, name: name.trim().to_owned(), id: Some(id) })
             }
+            (ClientMessage::Chat { id, text }, who @ (Who::Seat { .. } | Who::Gm)) => {
+                if !self.chat_allowed(&key) {
+                    let m = format!(
+                        "chat: at most {} lines in {} seconds from one link; wait a moment",
+                        crate::chat::LINES_PER_WINDOW,
+                        crate::chat::WINDOW.as_secs()
+                    );
+                    Err((Some(id), (ErrorCode::RateLimited, m)))
+                } else {
+                    let seat = match who {
+                        Who::Seat { seat } => Some(seat),
+                        _ => None,
+                    };
+                    Ok(Op::Chat { seat, text: text.trim().to_owned(), id: Some(id) })
+                }
+            }
+            (m @ ClientMessage::Chat { .. }, _) => Err((
+                m.id().map(str::to_owned),
+                forbidden("a spectator link reads the chat; the seats' links and the GM link write in it"),
+            )),
+            (ClientMessage::Mute { id, seat, muted }, Who::Gm) => Ok(Op::Mute { seat, muted, id: Some(id) }),
+            (m @ ClientMessage::Mute { .. }, _) => {
+                Err((m.id().map(str::to_owned), forbidden("only the GM link mutes a seat in the chat")))
+            }
             (m @ ClientMessage::Name { .. }, _) => Err((
                 m.id().map(str::to_owned),
                 forbidden("only a seat's link sets a display name (for the player in that seat)"),
@@ -1143,7 +1210,9 @@ impl Core {
         let refusals = self.refusals.take().unwrap_or_default();
         let entries = writes.len() as u64;
         let over = !kept.is_empty() && self.game.is_over() && !self.finished;
-        if over {
+        // A finished table is marked finished again with each later entry (an undo after its
+        // end): it expires that long after its last entry ([`crate::Limits::keep_finished_seconds`]).
+        if over || (!kept.is_empty() && self.finished) {
             writes.push(Write::Finished { table: self.id });
         }
         Batch { writes, kept, refusals, rest, entries, used, over, round, seq, timed }
@@ -1179,9 +1248,10 @@ impl Core {
                     self.reschedule(Some(*seat));
                 }
             }
-            if kept.iter().any(|k| matches!(k.op, Op::Name { .. })) {
+            if kept.iter().any(|k| matches!(k.op, Op::Name { .. } | Op::Mute { .. })) {
                 self.send_seats();
             }
+            self.send_chat(kept.iter().filter(|k| matches!(k.op, Op::Chat { .. })).count());
             self.broadcast();
             self.send_round(round.as_ref());
             if self.game.seq() == seq && self.game.round() != round {
@@ -1259,7 +1329,9 @@ impl Core {
         };
         let mut writes = vec![Write::Journal { table: self.id, n: self.journal, entry: entry(&op) }];
         let over = self.game.is_over() && !self.finished;
-        if over {
+        // A finished table is marked finished again with each later entry (an undo after its
+        // end): it expires that long after its last entry ([`crate::Limits::keep_finished_seconds`]).
+        if over || self.finished {
             writes.push(Write::Finished { table: self.id });
         }
         Some((writes, Keeping { op, from, received, bytes, face_down, round, seq, fault, over }))
@@ -1284,10 +1356,16 @@ impl Core {
             | Op::Reveal { seat, .. } => Some(Some(*seat)),
             Op::Undo { .. } => Some(None),
             // Not a decision: the timers stand.
-            Op::Verifiable { .. } | Op::ClientSeed { .. } | Op::Name { .. } => None,
+            Op::Verifiable { .. }
+            | Op::ClientSeed { .. }
+            | Op::Name { .. }
+            | Op::Chat { .. }
+            | Op::Mute { .. } => None,
         };
-        if matches!(op, Op::Name { .. }) {
-            self.send_seats();
+        match op {
+            Op::Name { .. } | Op::Mute { .. } => self.send_seats(),
+            Op::Chat { .. } => self.send_chat(1),
+            _ => {}
         }
         let timed = !self.timers().is_empty();
         if let Some(acted) = acted {
@@ -1347,21 +1425,26 @@ impl Core {
                     return None;
                 }
                 let who = seat.map_or(Who::Spectator, |seat| Who::Seat { seat });
-                let token = auth::new_token();
-                reply = Some(ServerMessage::Link {
-                    seat: *seat,
-                    url: link(&self.setting.base_url, &self.name, &token),
-                });
-                let controller =
-                    self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
-                (who, Row { hash: Some(auth::hash(&token)), controller })
+                let (row, link) = self.new_link(who, *seat);
+                reply = Some(link);
+                (who, row)
+            }
+            // Issue 33 §2: the GM link itself is reissued; the new link goes to the asking
+            // connection alone.
+            ManageAction::ReissueGm {} => {
+                let (row, link) = self.new_link(Who::Gm, None);
+                reply = Some(link);
+                (Who::Gm, row)
             }
             ManageAction::Revoke { seat } => {
-                if let Err(m) = seat_ok(*seat) {
+                if let Some(seat) = seat
+                    && let Err(m) = seat_ok(*seat)
+                {
                     self.refuse(conn, Some(id), ErrorCode::Refused, m);
                     return None;
                 }
-                let who = Who::Seat { seat: *seat };
+                // Issue 33 §2: with no seat, the spectators' link.
+                let who = seat.map_or(Who::Spectator, |seat| Who::Seat { seat });
                 let controller =
                     self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
                 (who, Row { hash: None, controller })
@@ -1394,9 +1477,26 @@ impl Core {
                 _ => "null".into(),
             },
         };
-        let relinked = matches!(action, ManageAction::Reissue { .. } | ManageAction::Revoke { .. });
+        let relinked = matches!(
+            action,
+            ManageAction::Reissue { .. } | ManageAction::Revoke { .. } | ManageAction::ReissueGm {}
+        );
         let writes = vec![Write::Access { table: self.id, access }];
         Some((writes, Managing { conn, id, who, row, reply, relinked, close: false }))
+    }
+
+    /// A new link for `who` (`seat` as the link message names it): the row keeping only its
+    /// token's hash, with the seat's controller, and the message that gives the link to the GM
+    /// connection that asked (never stored, never logged).
+    fn new_link(&self, who: Who, seat: Option<u16>) -> (Row, ServerMessage) {
+        let token = auth::new_token();
+        let message = ServerMessage::Link {
+            seat,
+            who: Some(who),
+            url: link(&self.setting.base_url, &self.name, &token),
+        };
+        let controller = self.access.get(&who_key(who)).map_or(Controller::Person, |r| r.controller.clone());
+        (Row { hash: Some(auth::hash(&token)), controller }, message)
     }
 
     /// The GM link closes the table (issue 33 §1): every link's token is dropped, and the table
@@ -1452,7 +1552,10 @@ impl Core {
         }
         self.access.insert(key.clone(), row);
         if relinked {
-            self.close_link(&key, &ServerMessage::Revoked {});
+            // The GM connection that reissued its own link keeps its connection: the new link
+            // goes to it alone. Every other connection of the old link is closed.
+            let asker = (who == Who::Gm).then_some(conn);
+            self.close_link_but(&key, asker, &ServerMessage::Revoked {});
         }
         self.setting.counts.commands.inc();
         if let Some(reply) = reply {
@@ -1466,7 +1569,7 @@ impl Core {
     }
 
     /// Whether the GM closed the table ([`ManageAction::Close`]): finished, and no link opens
-    /// it (a GM's or spectators' link is never revoked otherwise). Its bots and timers never
+    /// it (the GM's link is never revoked otherwise, only reissued). Its bots and timers never
     /// run again.
     pub(crate) fn is_closed(&self) -> bool {
         self.finished && self.access.values().all(|row| row.hash.is_none())
@@ -1574,6 +1677,7 @@ impl Core {
     pub(crate) fn apply_entries(&mut self, entries: &[String], finished: bool) -> Result<(), String> {
         let (round, seq, timed) = (self.game.round(), self.game.seq(), !self.timers().is_empty());
         let mut named = false;
+        let mut said = 0;
         for entry in entries {
             let n = self.journal;
             let op: Op = serde_json::from_str(entry).map_err(|e| format!("journal entry {n}: {e}"))?;
@@ -1594,8 +1698,12 @@ impl Core {
                     self.deadlines.clear();
                     None
                 }
-                Op::Name { .. } => {
+                Op::Name { .. } | Op::Mute { .. } => {
                     named = true;
+                    continue;
+                }
+                Op::Chat { .. } => {
+                    said += 1;
                     continue;
                 }
                 // Not a decision: the timers stand.
@@ -1609,6 +1717,7 @@ impl Core {
         if named {
             self.send_seats();
         }
+        self.send_chat(said);
         self.broadcast();
         // A sealed round moved on the other instance: this one's connections are told as the
         // applying instance tells its own (who has committed, the binding, changed prompts).
@@ -1711,6 +1820,8 @@ pub(crate) fn apply(game: &mut dyn Hosted, op: &Op) -> Result<Option<Fault>, Any
         }
         Op::ClientSeed { seat, seed, .. } => game.add_client_seed(SeatId(*seat), seed).map(|()| None),
         Op::Name { seat, name, .. } => game.set_display_name(SeatId(*seat), name).map(|()| None),
+        Op::Chat { seat, text, .. } => game.say(seat.map(SeatId), text).map(|()| None),
+        Op::Mute { seat, muted, .. } => game.mute(SeatId(*seat), *muted).map(|()| None),
     }
 }
 
@@ -1723,7 +1834,13 @@ pub(crate) fn asked(op: &Op) -> Option<(String, String)> {
         | Op::Seal { seat, id: Some(id), .. }
         | Op::Reveal { seat, id: Some(id), .. }
         | Op::ClientSeed { seat, id: Some(id), .. }
-        | Op::Name { seat, id: Some(id), .. } => Some((who_key(Who::Seat { seat: *seat }), id.clone())),
+        | Op::Name { seat, id: Some(id), .. }
+        | Op::Chat { seat: Some(seat), id: Some(id), .. } => {
+            Some((who_key(Who::Seat { seat: *seat }), id.clone()))
+        }
+        Op::Chat { seat: None, id: Some(id), .. } | Op::Mute { id: Some(id), .. } => {
+            Some((who_key(Who::Gm), id.clone()))
+        }
         Op::Force { id: Some(id), who: Some(who), .. } | Op::Undo { id: Some(id), who: Some(who), .. } => {
             Some((who.clone(), id.clone()))
         }

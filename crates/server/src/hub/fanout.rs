@@ -326,6 +326,8 @@ pub(super) fn forwarded(message: &ClientMessage) -> bool {
             | ClientMessage::Reveal { .. }
             | ClientMessage::ClientSeed { .. }
             | ClientMessage::Name { .. }
+            | ClientMessage::Chat { .. }
+            | ClientMessage::Mute { .. }
     )
 }
 

@@ -66,3 +66,25 @@ export function linkBox(label, link) {
     .catch(() => replace(qr, '(no QR code)'));
   return box;
 }
+
+/**
+ * A button whose action is asked again before it is done (issue 33 §2: revoking or reissuing
+ * a link cannot be taken back): a first click shows the question with a confirming button and
+ * a cancel button in its place; the action runs only on the confirming one.
+ * @param {string} label the button's text ("Revoke spectator link")
+ * @param {string} question what the GM is asked, saying what follows
+ * @param {string} yes the confirming button's text
+ * @param {() => void} action
+ */
+export function confirmButton(label, question, yes, action) {
+  const box = h('span', { class: 'confirm' });
+  const ask = () => {
+    const cancel = h('button', { type: 'button', onclick: () => { replace(box, first); first.focus(); } }, 'Cancel');
+    const confirm = h('button', { type: 'button', class: 'danger', onclick: () => { replace(box, first); action(); } }, yes);
+    replace(box, h('span', { role: 'group', 'aria-label': label }, h('span', { class: 'question' }, question), ' ', confirm, ' ', cancel));
+    /** @type {HTMLElement} */ (confirm).focus();
+  };
+  const first = /** @type {HTMLElement} */ (h('button', { type: 'button', onclick: ask }, label));
+  box.append(first);
+  return box;
+}

@@ -11,7 +11,8 @@ import { turnResult, ending } from './outcome.js';
 import { referenceElement, withoutSections } from './reference.js';
 import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
 import { Notices } from './notice.js';
-import { linkBox } from './links.js';
+import { confirmButton, linkBox } from './links.js';
+import { Chat } from './chat.js';
 import { systemModule } from './systems/index.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
@@ -39,7 +40,9 @@ function fromLocation() {
   return { table: m ? decodeURIComponent(m[1]) : '', token };
 }
 
-const { table, token } = fromLocation();
+const { table } = fromLocation();
+/** This page's token: the link's, or the GM link's new one once this page reissued it. */
+let { token } = fromLocation();
 
 /** Everything the page knows of the table. */
 const state = {
@@ -76,7 +79,8 @@ const state = {
   /** The decision timers the server runs, each seat's end (ms since the epoch, by this
    * page's clock) as the last change told it. @type {{seat: number, at: number}[]} */
   timers: [],
-  /** The links the GM has made anew, by seat (or 'spectators'). @type {Map<string, string>} */
+  /** The links the GM has made anew, by seat (or 'spectators', or 'gm' for this page's own),
+   * shown once: the server keeps only their hashes. @type {Map<string, string>} */
   newLinks: new Map(),
   /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
   stopped: '',
@@ -90,6 +94,8 @@ let store = null;
 /** @type {Connection | null} */
 let conn = null;
 const notices = new Notices();
+/** The table's chat. */
+const chat = new Chat((message) => (conn ? conn.request(message) : null));
 
 // ---- The page's parts -------------------------------------------------------------------
 
@@ -121,6 +127,7 @@ function layout() {
         { class: 'side' },
         el.seats,
         el.name,
+        chat.el,
         h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), logFilter, el.log),
         el.tools,
       ),
@@ -298,6 +305,9 @@ async function handle(m) {
     case 'update':
       change(m);
       break;
+    case 'chat':
+      if (m.line) chat.add(m.line);
+      break;
     case 'seats':
       state.seats = m.seats ?? state.seats;
       renderSeats();
@@ -327,7 +337,11 @@ async function handle(m) {
       else say(`The server says: ${m.message ?? m.code}`);
       break;
     case 'link':
-      state.newLinks.set(m.seat === null || m.seat === undefined ? 'spectators' : String(m.seat), m.url);
+      if (m.who?.kind === 'gm') {
+        ownLinkReissued(m.url);
+      } else {
+        state.newLinks.set(m.seat === null || m.seat === undefined ? 'spectators' : String(m.seat), m.url);
+      }
       renderGm();
       break;
     case 'closing':
@@ -346,6 +360,7 @@ async function welcome(m) {
   state.options = m.options ?? {};
   state.rules = m.rules ?? {};
   state.serverSeedCommitment = m.server_seed_commitment ?? null;
+  chat.reset(m.chat ?? []);
   const seat = mySeat();
   if (seat !== null && !store) store = new SealStore(pageStorage(), table, token);
   if (first) {
@@ -747,6 +762,7 @@ function renderSeats() {
   });
   replace(el.seats, h('h2', null, 'Seats'), h('ul', { class: 'seat-list' }, rows));
   renderName();
+  chat.configure({ canWrite: (mySeat() !== null || state.you?.kind === 'gm') && !state.stopped, isGm: state.you?.kind === 'gm', seats: state.seats });
 }
 
 /** The id of the display name request in flight. @type {string | null} */
@@ -785,6 +801,21 @@ function gmRequest(message, done) {
   if (!conn) return;
   const id = conn.request(message);
   gmActions.set(id, done);
+}
+
+/**
+ * The GM link this page holds was reissued at its request: the page goes on with the new
+ * token (its reconnects, its address, its log downloads) and shows the new link once.
+ * @param {string} url
+ */
+function ownLinkReissued(url) {
+  const fresh = new URL(url, location.href);
+  const newToken = fresh.hash.replace(/^#/, '');
+  if (!/^[0-9a-f]{32}$/i.test(newToken)) return;
+  token = newToken;
+  if (conn) conn.options.token = newToken;
+  history.replaceState(null, '', `${location.pathname}${location.search}#${newToken}`);
+  state.newLinks.set('gm', url);
 }
 
 /** What the GM screen last drew, so that it is drawn again only when it changes (a focused
@@ -846,6 +877,7 @@ function renderGm() {
     );
   });
   const spectators = state.newLinks.get('spectators');
+  const ownGm = state.newLinks.get('gm');
   keepingFocus(el.gm, () => replace(
     el.gm,
     h('h2', { tabindex: '-1' }, 'GM screen'),
@@ -858,8 +890,25 @@ function renderGm() {
       gmLink
         ? h('button', { type: 'button', onclick: () => gmRequest({ type: 'manage', action: { action: 'reissue', seat: null } }, 'A new spectator link.') }, 'New spectator link')
         : null,
+      gmLink
+        ? confirmButton(
+          'Revoke spectator link',
+          'Every spectator is disconnected and the link stops working until you make a new one.',
+          'Yes, revoke it',
+          () => gmRequest({ type: 'manage', action: { action: 'revoke', seat: null } }, 'The spectator link is revoked.'),
+        )
+        : null,
+      gmLink
+        ? confirmButton(
+          'New GM link',
+          'This page moves to the new link; the old GM link stops working, wherever it is open.',
+          'Yes, make a new GM link',
+          () => gmRequest({ type: 'manage', action: { action: 'reissue_gm' } }, 'A new GM link: keep it, it is shown only now.'),
+        )
+        : null,
     ),
     spectators ? linkBox('New spectator link', spectators) : null,
+    ownGm ? linkBox('New GM link (this page\u2019s own; shown only now)', ownGm) : null,
   ));
 }
 

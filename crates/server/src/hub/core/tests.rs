@@ -10,7 +10,10 @@
 //!   connection;
 //! - `every_acknowledged_request_is_in_the_journal_exactly_once`;
 //! - `replaying_the_durable_journal_rebuilds_the_same_table`;
-//! - `no_deadline_is_left_in_the_past_once_handled`.
+//! - `no_deadline_is_left_in_the_past_once_handled`;
+//! - `a_revoked_or_reissued_link_opens_nothing_and_keeps_no_connection`: once the GM revoked or
+//!   reissued a link (a seat's, the spectators', its own), the old token is refused and no
+//!   connection of it stays open but the GM's own that asked; a new link reaches only the GM.
 //!
 //! One simulation checks them all; each property is a test of its own over it, so that a
 //! failure names the rule broken. Case counts follow proptest's default (`PROPTEST_CASES`).
@@ -49,7 +52,7 @@ enum Event {
     /// Time passes; deadlines due fire.
     Wait { ms: u16 },
     /// The GM link manages the table: a seat to a bot or a person, a link revoked or
-    /// reissued, or (rarely) the table closed.
+    /// reissued (a seat's, the spectators', the GM's own), or (rarely) the table closed.
     Manage { kind: u8, seat: u8 },
 }
 
@@ -63,7 +66,7 @@ fn event() -> impl Strategy<Value = Event> {
         2 => (req.clone(), req).prop_map(|(a, b)| Event::Together { a, b }),
         4 => (0u8..8).prop_map(|result| Event::Commit { result }),
         2 => any::<u16>().prop_map(|ms| Event::Wait { ms }),
-        1 => (0u8..41, any::<u8>()).prop_map(|(kind, seat)| Event::Manage { kind, seat }),
+        1 => (0u8..43, any::<u8>()).prop_map(|(kind, seat)| Event::Manage { kind, seat }),
     ]
 }
 
@@ -95,6 +98,8 @@ fn table() -> impl Strategy<Value = Table> {
 struct Line {
     who: Who,
     key: String,
+    /// The token it joined with.
+    token: String,
     frames: Vec<String>,
     open: bool,
     jammed: bool,
@@ -293,6 +298,14 @@ impl Sim {
                     }
                     let key = line.key.clone();
                     self.check_frame(&key, &frame);
+                    // The GM connection that reissued its own link holds the new one now.
+                    if let Ok(v) = serde_json::from_str::<Value>(&frame)
+                        && v["type"] == "link"
+                        && v["who"]["kind"] == "gm"
+                        && let Some((_, token)) = v["url"].as_str().and_then(|u| u.split_once('#'))
+                    {
+                        self.lines.get_mut(&conn).expect("a line").token = token.to_owned();
+                    }
                     self.lines.get_mut(&conn).expect("a line").frames.push(frame);
                 }
                 Effect::Close { conn } => {
@@ -315,11 +328,24 @@ impl Sim {
         if v["type"] == "link"
             && let Some(token) = v["url"].as_str().and_then(|u| u.split_once('#')).map(|(_, t)| t.to_owned())
         {
-            let who = match v["seat"].as_u64() {
-                Some(seat) => Who::Seat { seat: seat as u16 },
-                None => Who::Spectator,
+            if key != "gm" {
+                self.break_rule("revoked", format!("a new link reached {key}: {frame}"));
+            }
+            let who = match serde_json::from_value::<Who>(v["who"].clone()) {
+                Ok(who) => who,
+                Err(_) => {
+                    return self.break_rule("frame", format!("a link that does not say whose: {frame}"));
+                }
             };
-            self.tokens.retain(|(w, _, _)| *w != who);
+            if v["seat"].as_u64().map(|s| Who::Seat { seat: s as u16 }).unwrap_or(Who::Spectator) != who
+                && who != Who::Gm
+            {
+                self.break_rule("frame", format!("a link's seat and who disagree: {frame}"));
+            }
+            // The old token opens nothing any more: kept, to be tried again.
+            for t in self.tokens.iter_mut().filter(|t| t.0 == who) {
+                t.2 = false;
+            }
             self.tokens.push((who, token, true));
         }
         let seq = match v["type"].as_str() {
@@ -491,11 +517,11 @@ impl Sim {
                 Write::Access { access, .. } => {
                     self.access.retain(|a| a.who != access.who);
                     self.access.push(access.clone());
-                    if access.token_hash.is_none()
-                        && let Some(who) = who_of(&access.who)
-                    {
+                    // A token opens its link while the stored hash is its own: a revoked or
+                    // reissued link's old token opens nothing from now on.
+                    if let Some(who) = who_of(&access.who) {
                         for t in self.tokens.iter_mut().filter(|t| t.0 == who) {
-                            t.2 = false;
+                            t.2 = t.2 && access.token_hash.as_deref() == Some(auth::hash(&t.1).as_str());
                         }
                     }
                 }
@@ -590,6 +616,25 @@ impl Sim {
     }
 
     fn step(&mut self, event: Event) {
+        self.step_once(event);
+        self.check_links();
+    }
+
+    /// No connection stays open on a link that opens nothing any more (revoked, reissued, the
+    /// table closed): the core closed it when the change became durable.
+    fn check_links(&mut self) {
+        let stale: Vec<String> = self
+            .lines
+            .values()
+            .filter(|l| l.open && !self.tokens.iter().any(|(_, t, valid)| *valid && *t == l.token))
+            .map(|l| format!("{:?}'s connection stays open on a link that opens nothing", l.who))
+            .collect();
+        for s in stale {
+            self.break_rule("revoked", s);
+        }
+    }
+
+    fn step_once(&mut self, event: Event) {
         // The shell awaits a commit before it handles anything else.
         if self.in_flight.is_some() && !matches!(event, Event::Commit { .. }) {
             self.settle();
@@ -604,9 +649,16 @@ impl Sim {
                     let conn = self.next_conn;
                     self.next_conn += 1;
                     let welcome = std::mem::take(&mut joining.welcome);
+                    if !valid {
+                        self.break_rule(
+                            "revoked",
+                            format!("{who:?}'s revoked or replaced token opened the table"),
+                        );
+                    }
                     let mut line = Line {
                         who,
                         key: who_key(who),
+                        token: token.clone(),
                         frames: Vec::new(),
                         open: true,
                         jammed: false,
@@ -667,14 +719,15 @@ impl Sim {
                 let gm = self.lines.iter().find(|(_, l)| l.open && l.who == Who::Gm).map(|(c, _)| *c);
                 let Some(conn) = gm else { return };
                 let seat = u16::from(seat % 4);
-                let action = match kind % 41 {
+                let action = match kind % 43 {
                     0..=9 => ManageAction::Bot {
                         seat,
                         kind: systems::bot_kinds(self.system).map_or("random", |k| k[0]).to_owned(),
                     },
                     10..=19 => ManageAction::Person { seat },
-                    20..=29 => ManageAction::Revoke { seat },
+                    20..=29 => ManageAction::Revoke { seat: (seat < 3).then_some(seat) },
                     30..=39 => ManageAction::Reissue { seat: (seat < 3).then_some(seat) },
+                    40 | 41 => ManageAction::ReissueGm {},
                     _ => ManageAction::Close {},
                 };
                 let line = self.lines.get_mut(&conn).expect("a line");
@@ -826,6 +879,13 @@ proptest! {
         t in table(), events in prop::collection::vec(event(), 1..80),
     ) {
         check(&t, events, "deadline")?;
+    }
+
+    #[test]
+    fn a_revoked_or_reissued_link_opens_nothing_and_keeps_no_connection(
+        t in table(), events in prop::collection::vec(event(), 1..80),
+    ) {
+        check(&t, events, "revoked")?;
     }
 }
 
