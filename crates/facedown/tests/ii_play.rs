@@ -448,7 +448,7 @@ fn three_factions_example_two_ally_until_the_third_is_beaten() {
     let o = play(&[&example("three-factions.toml"), "--bot", "all=random", "--seed", "10"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    let ends = text.find("the alliance ends (§6): smugglers turn on watch").expect(&text);
+    let ends = text.find("the alliance ends: smugglers turn on watch").expect(&text);
     let over = text.find("The scene is over").expect(&text);
     assert!(ends < over, "{text}");
     assert!(text[ends..].contains("A Duel starts") || text[ends..].contains("Flow 0"), "{text}");

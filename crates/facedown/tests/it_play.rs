@@ -143,7 +143,7 @@ fn characters_may_be_named_in_scripts() {
     let o = play(&[path.to_str().unwrap(), "--script", "-", "--save", save.to_str().unwrap()], script);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("Turn 1: Bao (bao) takes the turn"), "{out}");
+    assert!(out.contains("Turn 1: Bao takes the turn"), "{out}");
     assert!(out.contains("Bao faces Weasel"), "{out}");
     assert!(out.contains("paused"), "{out}");
     std::fs::remove_file(save).ok();
@@ -452,7 +452,7 @@ fn hot_seat_specials_are_chosen_in_secret() {
     let o = play(&[conflict.to_str().unwrap(), "--save", save.to_str().unwrap()], typed);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("Ada: play a special face down, or pass (before opponent window, §6)"), "{out}");
+    assert!(out.contains("Ada: play a special face down, or pass (before opponent window)"), "{out}");
     assert!(out.contains("waiting for a response to 0 face-down cards from Ada"), "{out}");
     assert!(out.contains("  1. pass\n  2. Scouter\n"), "{out}");
     assert!(out.contains("Not accepted: \"fireball\" is none of the choices"), "{out}");
@@ -550,7 +550,7 @@ fn a_loss_is_shown_as_the_sum_of_its_parts() {
         "{out}"
     );
     assert!(out.contains("9 = 1 from defend ○ (Kuro's own stance) + 8 spread over the types."), "{out}");
-    assert!(out.contains("gm: spread a loss of 8 over the energy types (§5.3)"), "{out}");
+    assert!(out.contains("gm: spread a loss of 8 over the energy types"), "{out}");
 }
 
 /// Issue 14, part 5: before the reveal a seat takes back its face-down stance; after it, the

@@ -135,7 +135,7 @@ fn hot_seat_hides_the_other_seats_cards_until_the_reveal() {
     assert!(gm_screen.contains("Intent: \"I charge\""), "{gm_screen}");
     assert!(!gm_screen.contains("ante STR"), "{gm_screen}");
     assert!(out.contains("Kara played Body (ante 1 STR)"), "{out}");
-    assert!(out.contains("Kara vs Bandit: TD Kara, AD Kara, Sweep for Kara; Showdown Totals 8 – 3"), "{out}");
+    assert!(out.contains("Kara against Bandit: Trine Dominance Kara, Attribute Dominance Kara, Sweep for Kara; Showdown Totals 8 – 3"), "{out}");
     // NPC stat blocks stay hidden from the player.
     assert!(out.contains("Bandit: stat block hidden (GM only)"), "{out}");
     // Input ran out: an error (status 2) asking for --save.
@@ -282,9 +282,9 @@ fn hot_seat_brawl_with_several_targets_resolves_pairwise() {
     let o = play(&[&example("brawl-3.toml")], input);
     let out = stdout(&o);
     assert!(out.contains("Kara antes and plays an Aspect card face down, targeting Thug, Bandit: \"I flip the table onto both\""), "{out}");
-    assert!(out.contains("Kara vs Thug: TD Kara"), "{out}");
-    assert!(out.contains("Kara vs Bandit: TD Bandit"), "{out}");
-    assert!(!out.contains("Thug vs Bandit"), "the Thug and the Bandit do not target each other: {out}");
+    assert!(out.contains("Kara against Thug: Trine Dominance Kara"), "{out}");
+    assert!(out.contains("Kara against Bandit: Trine Dominance Bandit"), "{out}");
+    assert!(!out.contains("Thug against Bandit"), "the Thug and the Bandit do not target each other: {out}");
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn utg_stays_on_a_tie_even_when_a_tied_actor_was_eliminated() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("C has no Mind left: eliminated"), "{out}");
-    assert!(out.contains("=== Hand 2 — Stakes 1 (Low Stakes) — UTG: A ==="), "{out}");
+    assert!(out.contains("=== Hand 2 — Stakes 1 (Low Stakes) — Under the Gun: A ==="), "{out}");
 }
 
 /// `nodice play --help` shows the conflict file as required unless `--resume` is given.
@@ -476,7 +476,7 @@ fn engagement_clusters_from_the_file_a_script_and_the_keyboard() {
             out.contains("The GM splits the brawl (cluster 1: Kara, Thug; cluster 2: Ren, Bandit)"),
             "{out}"
         );
-        assert!(out.contains("--- Cluster 2 — UTG: Ren ---"), "{out}");
+        assert!(out.contains("--- Cluster 2 — Under the Gun: Ren ---"), "{out}");
         assert!(out.contains("The Conflict is over"), "{out}");
         assert_prose(&out);
     }

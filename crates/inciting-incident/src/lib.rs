@@ -16,6 +16,7 @@
 //! - §5 steps 6–8, §7–§10 resolving an action (moves, attacks, minions, triggers, wounds,
 //!   Strikes): `resolve`
 //! - §9 rest scenes and Death Hits after the scene: [`wounds`]
+//! - who won the scene, in the players' words, with the Flow and the summary: [`outcome`]
 //! - hidden information: [`view`]
 //! - the log in words: [`narrate`]; what a seat is asked and its default: `prompt`
 //! - checking a saved log with GM adjustments: [`replay`]
@@ -32,6 +33,7 @@ pub mod dice;
 pub mod duel;
 pub mod map;
 pub mod narrate;
+pub mod outcome;
 mod prompt;
 pub mod reference;
 pub mod replay;

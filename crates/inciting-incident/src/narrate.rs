@@ -79,12 +79,11 @@ pub fn command(scene: &Scene, c: &Command) -> String {
         Command::EndScene { winner: Some(w) } => {
             format!("GM: end the scene now, {} win", scene.side_name(*w))
         }
-        Command::SpendTension { side, strikes } => format!(
-            "GM: spend Rising Tension for {strikes} more Strike(s) for {} (§10)",
-            scene.side_name(*side)
-        ),
-        Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each, §9)".into(),
-        Command::RestScene { full_day: true } => "GM: a whole day of rest (§9)".into(),
+        Command::SpendTension { side, strikes } => {
+            format!("GM: spend Rising Tension for {strikes} more Strike(s) for {}", scene.side_name(*side))
+        }
+        Command::RestScene { full_day: false } => "GM: hold a Rest Scene (a roll each)".into(),
+        Command::RestScene { full_day: true } => "GM: a whole day of rest".into(),
         Command::Adjust { adjustment, reason } => {
             let what = match *adjustment {
                 Adjustment::Hits { character, hits } => {
@@ -180,7 +179,15 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
         }
         Event::CrisisAdded { amount, total, .. } => format!("  Crisis +{amount} → {total}"),
         Event::FlowMoved { duel, by, flow } => {
-            format!("  Flow of Battle in {}: {by:+} → {flow:+}", duel_region(scene, *duel))
+            // From what it was to what it is, and by how much whose way (issue 34: "-2 → -2"
+            // read as from −2 to −2 after an attack on a Duel at 0).
+            let was = scene.duels.get(usize::from(*duel)).map_or(flow - by, |d| d.flow);
+            format!(
+                "  Flow of Battle in {}: {was:+} → {flow:+} ({} {})",
+                duel_region(scene, *duel),
+                by.unsigned_abs(),
+                crate::outcome::way_of(scene, *by)
+            )
         }
         Event::DuelFormed { region, flow, from, .. } => {
             let from = match from {
@@ -306,7 +313,7 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
                 .map(name)
                 .collect();
             format!(
-                "\n{} are beaten; the alliance ends (§6): {} turn on {}, taking the {} side. New Duels start at Flow 0.",
+                "\n{} are beaten; the alliance ends: {} turn on {}, taking the {} side. New Duels start at Flow 0.",
                 scene.camp_name(*beaten),
                 turning.join(" and "),
                 staying.join(" and "),
@@ -431,13 +438,29 @@ mod tests {
         assert!(t.starts_with("  the Cultists defence roll [2 Disadvantage]: "), "{t}");
     }
 
+    /// §6, §7.1: an attack on a Duel at 0 moving the Flow by −2 reads from what it was to what
+    /// it is ("+0 → -2"), not the move then the Flow ("-2 → -2", issue 34).
+    #[test]
+    fn flow_moved_reads_from_the_old_flow_to_the_new() {
+        let mut s = scene();
+        assert!(!s.duels.is_empty(), "the river fight starts with a Duel");
+        s.duels[0].flow = 0;
+        let t =
+            IncitingIncident::narrate(&s, &Event::FlowMoved { duel: 0, by: -2, flow: -2 }, Viewer::Spectator)
+                .unwrap_or_default();
+        assert!(t.ends_with(": +0 → -2 (2 the enemies' way)"), "{t}");
+    }
+
     #[test]
     fn narrate_moves_crisis_and_flow() {
         let path = Path::new(&[1, 2]).unwrap();
         assert_eq!(says(Event::Moved { character: 0, path }), "  Bren moves to Rocks");
         assert_eq!(says(Event::CrisisAdded { amount: 2, side: Some(0), total: 9 }), "  Crisis +2 → 9");
-        let t = says(Event::FlowMoved { duel: 0, by: -2, flow: -1 });
-        assert!(t.starts_with("  Flow of Battle in ") && t.ends_with(": -2 → -1"), "{t}");
+        let t = says(Event::FlowMoved { duel: 0, by: 3, flow: 3 });
+        assert!(
+            t.starts_with("  Flow of Battle in ") && t.ends_with(": +0 → +3 (3 the players' way)"),
+            "{t}"
+        );
         let t = says(Event::DuelFormed { duel: 9, region: 1, flow: 0, from: FlowSource::New, members: 1 });
         assert_eq!(t, "  A Duel starts in Bank at Flow +0 (a new Duel)");
         let t = says(Event::DuelJoined { duel: 0, combatant: 4 });
@@ -498,7 +521,7 @@ mod tests {
         let t = says(Event::TensionSpent { side: 0, strikes: 1, total: 4, left: 2 });
         assert!(t.contains("players gain 1 Strike(s), 4 now (Rising Tension left: 2)"), "{t}");
         let t = says(Event::AllianceEnded { beaten: 1, turned: vec![] });
-        assert!(t.contains("the alliance ends (§6)"), "{t}");
+        assert!(t.contains("the alliance ends:"), "{t}");
         assert_eq!(says(Event::RestStarted { full_day: false }), "\n== Rest Scene ==");
         assert_eq!(says(Event::RestStarted { full_day: true }), "\n== A whole day of rest ==");
         let t = says(Event::Rested {

@@ -38,12 +38,11 @@ impl Scene {
     fn question(&self, seat: SeatId, legal: &[Command]) -> String {
         if let Some(&p) = self.pending.first() {
             return match p {
-                Pending::KeepFighting(c) => format!(
-                    "{} is Incapacitated: roll to keep fighting, or stay down? (§9)",
-                    self.fighter_name(c)
-                ),
+                Pending::KeepFighting(c) => {
+                    format!("{} is Incapacitated: roll to keep fighting, or stay down?", self.fighter_name(c))
+                }
                 Pending::ExtraAction(c) => {
-                    format!("{}: take the extra action a Crisis Trigger gave (§8)", self.fighter_name(c))
+                    format!("{}: take the extra action a Crisis Trigger gave", self.fighter_name(c))
                 }
             };
         }
@@ -57,13 +56,11 @@ impl Scene {
             }
         }
         match self.phase {
-            Phase::Declare if !names.is_empty() => format!(
-                "Round {}: declare face down one action for {} (§5 step 5)",
-                self.round,
-                names.join(", ")
-            ),
+            Phase::Declare if !names.is_empty() => {
+                format!("Round {}: declare face down one action for {}", self.round, names.join(", "))
+            }
             Phase::Resolve { side } => {
-                format!("{}: choose whose action to resolve next (§5 step 6)", self.side_name(side))
+                format!("{}: choose whose action to resolve next", self.side_name(side))
             }
             _ => format!("Seat {}: choose", self.seat_name(seat)),
         }

@@ -1056,7 +1056,7 @@ impl Scene {
                 if s[usize::from(side)] == 0 {
                     return Some(Outcome::new(
                         Some(1 - side),
-                        format!("{} have no Strikes left (§10)", self.side_name(side)),
+                        format!("{} have no Strikes left", self.side_name(side)),
                     ));
                 }
             }

@@ -5,6 +5,7 @@ use table::{Face, Role, Viewer};
 
 use crate::character::Sheet;
 use crate::map::RegionEffect;
+use crate::outcome::{Ended, who_won};
 use crate::rules::{Action, Event};
 use crate::scene::{Outcome, Pending, Phase, Scene, Status};
 
@@ -129,6 +130,9 @@ pub struct SceneView {
     pub initiative: String,
     /// Where the scene is.
     pub phase: Phase,
+    /// Where the scene is, in words ("everyone declares face down", "the enemies resolve their
+    /// actions"): what a page shows, never the phase's data.
+    pub phase_words: String,
     /// Strikes left per side (non-violent conflict).
     pub strikes: Option<[u32; 2]>,
     /// The GM's Rising Tension left (§10; scene data, open question 14).
@@ -139,6 +143,8 @@ pub struct SceneView {
     pub triggers: Vec<TriggerView>,
     /// How it ended.
     pub outcome: Option<Outcome>,
+    /// Who won, once the scene is over, in this viewer's words ([`crate::outcome::who_won`]).
+    pub who_won: Option<Ended>,
 }
 
 impl Scene {
@@ -219,6 +225,14 @@ impl Scene {
             surprise_round: self.surprise_round,
             initiative: self.side_name(self.initiative).to_owned(),
             phase: self.phase,
+            phase_words: match self.phase {
+                Phase::Between => "between rounds".to_owned(),
+                Phase::Declare => "everyone declares an action face down".to_owned(),
+                Phase::Resolve { side } => {
+                    format!("{} resolve their actions", crate::outcome::side_words(self, side))
+                }
+                Phase::Over => "the scene is over".to_owned(),
+            },
             strikes: self.strikes,
             rising_tension: self.rising_tension,
             pending: self.pending.clone(),
@@ -233,6 +247,7 @@ impl Scene {
                 .map(|(t, &fired)| TriggerView { at: t.at, every: t.every, note: t.note.clone(), fired })
                 .collect(),
             outcome: self.outcome.clone(),
+            who_won: who_won(self, viewer),
         }
     }
 

@@ -10,6 +10,7 @@
 //! - §5.4 disadvantage, §5.5 combos: [`chain`]
 //! - §5.1, §5.2 steps 1–3, §5.6, §5.7 the conflict flow: [`conflict`] and [`rules`]; the
 //!   conflict file a shell reads (sheets inline or through the shell's loader): [`conflict_file`]
+//! - who won a turn and the conflict, in the players' words: [`outcome`]
 //! - hidden information: [`view`]; narration of events: [`narrate`]; a seat's prompt and its
 //!   forced default: [`prompt`]
 //! - §4 campaign sheets, §7 problems, §8 countdowns, §9 resting, §10 levelling: [`campaign`]
@@ -26,6 +27,7 @@ pub mod conflict_file;
 pub mod effects;
 pub mod energy;
 pub mod narrate;
+pub mod outcome;
 pub mod prompt;
 pub mod referee;
 pub mod reference;

@@ -5,9 +5,9 @@
 
 use table::Viewer;
 
-use crate::conflict::{Phase, side_name};
+use crate::conflict::Phase;
 use crate::special::Special;
-use crate::turn::{Decided, Loss, Outcome, TurnResult};
+use crate::turn::{Loss, Outcome, TurnResult};
 use crate::windows::SpecialCard;
 use crate::{Action, Conflict, Event, FighterId, Play};
 
@@ -60,7 +60,11 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
             vec![format!("{} commits a move face down.", name(before, fighter))]
         }
         Event::StanceCommitted { fighter, stance: Some(stance) } => {
-            vec![format!("{} commits the stance {stance}.", name(before, fighter))]
+            vec![if stance.amount == 0 {
+                format!("{} commits no stance.", name(before, fighter))
+            } else {
+                format!("{} commits the stance {stance}.", name(before, fighter))
+            }]
         }
         Event::MoveCommitted { fighter, play: Some(play) } => {
             vec![format!("{} commits the move {}.", name(before, fighter), play_text(before, fighter, play))]
@@ -70,10 +74,15 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
             vec![
                 String::new(),
                 format!(
-                    "Turn {}: {} ({}) takes the turn. Energy {}.",
+                    "Turn {}: {}{} takes the turn. Energy {}.",
                     after.turn_number,
                     f.name(),
-                    after.seat_name(f.seat),
+                    // Who plays it, when its name does not say: "Kuro (the GM)", "Ren (Jo)".
+                    match after.seat_name(f.seat) {
+                        _ if after.is_gm(f.seat) => " (the GM)".to_owned(),
+                        seat if seat.eq_ignore_ascii_case(f.name()) => String::new(),
+                        seat => format!(" ({seat})"),
+                    },
                     f.energy
                 ),
             ]
@@ -122,17 +131,13 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
                 Outcome::Win { winner } => {
                     let w = p[winner];
                     let combo = if result.combo_continued { " and continues the combo" } else { "" };
-                    let why = match (plays[winner].as_move(), plays[1 - winner].as_move(), result.decided_by)
-                    {
-                        (Some(wm), Some(lm), Decided::Action) => {
-                            format!(" ({} beats {})", wm.action(), lm.action())
-                        }
-                        (Some(wm), Some(lm), Decided::Element) => {
-                            format!(" ({} beats {})", wm.element(), lm.element())
-                        }
-                        (_, _, Decided::Disadvantage) => " (the other move was disadvantaged)".to_owned(),
-                        _ => String::new(),
-                    };
+                    // Why, in the words of the one reading of a turn's result.
+                    let why = match &after.phase {
+                        Phase::Aftermath(a) => crate::outcome::turn_outcome(after, a).why.words(),
+                        _ => None,
+                    }
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default();
                     out.push(format!(
                         "{} wins the turn with {}{combo}{why}.",
                         name(before, w),
@@ -266,7 +271,11 @@ fn sentences(before: &Conflict, after: &Conflict, event: &Event) -> Vec<String> 
         Event::ConflictEnded { winner } => vec![
             String::new(),
             match winner {
-                Some(side) => format!("The conflict is over: {} wins.", side_name(side)),
+                Some(side) => format!(
+                    "The conflict is over: {} {}.",
+                    crate::outcome::side_words(after, side),
+                    if side == crate::PLAYERS { "win" } else { "wins" }
+                ),
                 None => "The conflict is over: the GM records a draw.".to_owned(),
             },
         ],

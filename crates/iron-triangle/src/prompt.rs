@@ -102,23 +102,23 @@ impl Conflict {
         let member = || self.pair_member(seat).map_or_else(|| seat_name.clone(), |id| self.who(id));
         match first {
             Command::TakeFirstTurn { .. } => {
-                format!("{seat_name}: choose the character who takes the first turn (§5.1)")
+                format!("{seat_name}: choose the character who takes the first turn")
             }
-            Command::ChooseOpponent { .. } => format!("{}: choose an opponent (§5.2 step 1)", member()),
-            Command::EndCombo => format!("{}: end the combo (§5.5)", member()),
-            Command::CommitStance { .. } => format!("{}: commit a stance face down (§5.2 step 2)", member()),
+            Command::ChooseOpponent { .. } => format!("{}: choose an opponent", member()),
+            Command::EndCombo => format!("{}: end the combo", member()),
+            Command::CommitStance { .. } => format!("{}: commit a stance face down", member()),
             Command::CommitMove { .. } => {
-                format!("{}: commit a move face down, or surrender (§5.2 step 3)", member())
+                format!("{}: commit a move face down, or surrender", member())
             }
             Command::PlaySpecial { fighter, .. } => {
                 let window = match &self.phase {
                     Phase::Turn(t) => t.window.as_ref().map_or("timing", |w| w.window.name()),
                     _ => "timing",
                 };
-                format!("{}: play a special face down, or pass ({window} window, §6)", self.who(fighter))
+                format!("{}: play a special face down, or pass ({window} window)", self.who(fighter))
             }
             Command::DrunkenSwap { .. } => {
-                format!("{}: keep the revealed move, or swap it (Drunken Monkey, §6)", member())
+                format!("{}: keep the revealed move, or swap it (Drunken Monkey)", member())
             }
             Command::SpreadLoss { spread } | Command::SpreadGain { spread } => {
                 let gain = matches!(first, Command::SpreadGain { .. });
@@ -128,9 +128,9 @@ impl Conflict {
                 };
                 let due = whose.map_or(spread.total(), |(_, due, _)| due);
                 if gain {
-                    format!("{seat_name}: spread {due} energy regained (§6)")
+                    format!("{seat_name}: spread {due} energy regained")
                 } else {
-                    format!("{seat_name}: spread a loss of {due} over the energy types (§5.3)")
+                    format!("{seat_name}: spread a loss of {due} over the energy types")
                 }
             }
             Command::DecideMercy { .. } => {
@@ -139,13 +139,13 @@ impl Conflict {
                     _ => None,
                 };
                 format!(
-                    "{seat_name}: spare or kill {} who surrendered (§5.2)",
+                    "{seat_name}: spare or kill {} who surrendered",
                     loser.unwrap_or_else(|| "the character".to_owned())
                 )
             }
-            Command::PassTurn { .. } => format!("{seat_name}: give the next turn to a character (§5.6)"),
+            Command::PassTurn { .. } => format!("{seat_name}: give the next turn to a character"),
             Command::RecordOutcome { .. } => {
-                format!("{seat_name}: record the outcome of the tied minor conflict (§5.7)")
+                format!("{seat_name}: record the outcome of the tied minor conflict")
             }
             Command::AdjustEnergy { .. } => format!("{seat_name}: adjust a character's energy"),
         }

@@ -14,6 +14,7 @@ use crate::conflict::{
     Aftermath, Conflict, Ending, Fighter, FighterId, PLAYERS, Phase, Stakes, Status, Step, Window,
 };
 use crate::energy::{Energy, Stance};
+use crate::outcome::{Ended, TurnOutcome, turn_outcome, who_won};
 use crate::rules::Event;
 use crate::special::{Edition, Special};
 use crate::turn::Play;
@@ -142,6 +143,13 @@ pub struct ConflictView {
     pub edition: Edition,
     /// Pairs bound by There Can Be Only One (revealed, so public).
     pub bonds: Vec<[FighterId; 2]>,
+    /// The turn just resolved, while its consequences are taken: who won, why, the losses
+    /// ([`crate::outcome::turn_outcome`]).
+    #[serde(default)]
+    pub turn_result: Option<TurnOutcome>,
+    /// Who won, once the conflict is over, in this viewer's words ([`crate::outcome::who_won`]).
+    #[serde(default)]
+    pub who_won: Option<Ended>,
 }
 
 impl Conflict {
@@ -230,6 +238,11 @@ impl Conflict {
             ending: self.ending,
             edition: self.edition,
             bonds: self.bonds.clone(),
+            turn_result: match &self.phase {
+                Phase::Aftermath(a) => Some(turn_outcome(self, a)),
+                _ => None,
+            },
+            who_won: who_won(self, viewer),
         }
     }
 

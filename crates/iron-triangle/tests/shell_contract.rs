@@ -216,7 +216,7 @@ fn narration_tells_the_main_events_in_the_books_words() {
     }
     let spectator = texts[&Viewer::Spectator].join("\n");
     let own = texts[&Viewer::Seat(ada)].join("\n");
-    assert!(spectator.contains("Turn 1: Ada (ada) takes the turn."), "{spectator}");
+    assert!(spectator.contains("Turn 1: Ada takes the turn."), "{spectator}");
     assert!(spectator.contains("Ada commits a stance face down."), "{spectator}");
     assert!(spectator.contains("Kuro commits a move face down."), "{spectator}");
     assert!(!spectator.contains("commits the stance"), "{spectator}");

@@ -536,6 +536,66 @@ impl Statblock {
     }
 }
 
+impl Statblock {
+    /// The serial in words (§3.2–3.3), for a player who has not learnt the notation:
+    /// "Rank 2, Wildcard Rank 1, Build Budget 38 (5 on abilities); Mind: Trine Score 4 —
+    /// Reason 5, Knowledge 4, Quickness 3; …". `values` are the values now (after damage),
+    /// in serial order; the Rank, the Budget and the Trine Scores are the sheet's (damage never
+    /// lowers them).
+    pub fn serial_words(&self, wildcards: u16, values: [Option<u16>; 9]) -> String {
+        let mut out =
+            format!("Rank {}, Wildcard Rank {wildcards}, Build Budget {}", self.rank(), self.build_budget());
+        if self.ability_points > 0 {
+            out.push_str(&format!(" ({} on abilities)", self.ability_points));
+        }
+        for aspect in Aspect::ALL {
+            match self.trine_score(aspect) {
+                None => out.push_str(&format!("; {}: none", aspect.name())),
+                Some(ts) => {
+                    let parts: Vec<String> = aspect
+                        .attributes()
+                        .into_iter()
+                        .map(|a| match values[a.index()] {
+                            None => format!("no {}", a.name()),
+                            Some(v) => format!("{} {v}", a.name()),
+                        })
+                        .collect();
+                    out.push_str(&format!("; {}: Trine Score {ts} — {}", aspect.name(), parts.join(", ")));
+                }
+            }
+        }
+        out
+    }
+
+    /// The serial with the values now (after damage) in its parentheses, the sheet's header and
+    /// Trine Scores kept: `R2/1(38/5)-M4(5/1/3)-B4(4/4/4)-S3(2/3/4)`.
+    pub fn serial_now(&self, wildcards: u16, values: [Option<u16>; 9]) -> String {
+        let mut now = *self;
+        for (slot, v) in now.attributes.iter_mut().zip(values) {
+            *slot = v.map(|v| u8::try_from(v).unwrap_or(MAX_AV).min(MAX_AV));
+        }
+        let mut out =
+            format!("R{}/{}({}/{})", self.rank(), wildcards, self.build_budget(), self.ability_points);
+        for aspect in Aspect::ALL {
+            let ts = self.trine_score(aspect);
+            let vals: Vec<String> = aspect
+                .attributes()
+                .into_iter()
+                .map(|a| match now.value(a) {
+                    None => "-".to_owned(),
+                    Some(MAX_AV) => "@".to_owned(),
+                    Some(v) => v.to_string(),
+                })
+                .collect();
+            match ts {
+                Some(ts) => out.push_str(&format!("-{}{ts}({})", aspect.letter(), vals.join("/"))),
+                None => out.push_str(&format!("-{}-({})", aspect.letter(), vals.join("/"))),
+            }
+        }
+        out
+    }
+}
+
 /// The full serial with a given Wildcard Rank in its header.
 struct FullSerial<'a>(&'a Statblock, u16);
 

@@ -17,6 +17,7 @@
 //! - the referee calculator (`nodice resolve`), on the engine's own functions: [`referee`]
 //! - the conflict file, typed and validated (I/O left to the shell): [`conflict_file`]
 //! - actor files and their "Inherits" chains, bounded: [`sheets`]
+//! - who won each pair of a Hand and the Conflict, in the players' words: [`outcome`]
 //! - hidden information: [`view`]
 //! - the narration of events in the book's words: [`narrate`]
 //! - what a seat is asked and the default taken for it (Decision 34): [`prompt`]
@@ -34,6 +35,7 @@ pub mod damage;
 pub mod extension;
 pub mod hand;
 pub mod narrate;
+pub mod outcome;
 pub mod prompt;
 pub mod referee;
 pub mod reference;

@@ -48,14 +48,23 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
     match event {
         Event::HandStarted { hand, utg } => {
             out.push(String::new());
-            out.push(format!("=== Hand {hand} — Stakes {} — UTG: {} ===", c.stakes, name(c, *utg)));
+            out.push(format!("=== Hand {hand} — Stakes {} — Under the Gun: {} ===", c.stakes, name(c, *utg)));
         }
         Event::HandEnded { next_utg } => {
             out.push("Bids return to the stacks.".to_owned());
             out.push(String::new());
-            out.push(format!("=== Hand {} — Stakes {} — UTG: {} ===", c.hand, c.stakes, name(c, *next_utg)));
+            out.push(format!(
+                "=== Hand {} — Stakes {} — Under the Gun: {} ===",
+                c.hand,
+                c.stakes,
+                name(c, *next_utg)
+            ));
             if !c.clusters.is_empty() {
-                out.push(format!("--- Cluster {} — UTG: {} ---", c.cluster + 1, name(c, *next_utg)));
+                out.push(format!(
+                    "--- Cluster {} — Under the Gun: {} ---",
+                    c.cluster + 1,
+                    name(c, *next_utg)
+                ));
             }
         }
         Event::AspectCommitted { actor, card, targets: t, intent } => {
@@ -85,13 +94,14 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
             out.push("Reveal:".to_owned());
             for &a in &c.order {
                 if let Some(card) = c.actors[a.index()].aspect.value() {
+                    let wins = c.actors[a.index()].trine_wins;
                     out.push(format!(
-                        "  {} played {} (ante {} {}), {} TD win(s)",
+                        "  {} played {} (ante {} {}), {wins} Trine Dominance {}",
                         name(c, a),
                         card.aspect,
                         c.ante_amount(a),
                         card.ante,
-                        c.actors[a.index()].trine_wins
+                        if wins == 1 { "win" } else { "wins" }
                     ));
                 }
             }
@@ -147,7 +157,7 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
                 let who = |d: Dominance| match d {
                     Dominance::Win => name(c, x),
                     Dominance::Loss => name(c, y),
-                    Dominance::Tie => "tie".to_owned(),
+                    Dominance::Tie => "a tie".to_owned(),
                 };
                 let sweep = match p.sweep {
                     [true, _] => format!(", Sweep for {}", name(c, x)),
@@ -155,7 +165,7 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
                     _ => String::new(),
                 };
                 out.push(format!(
-                    "  {} vs {}: TD {}, AD {}{sweep}; Showdown Totals {} – {}",
+                    "  {} against {}: Trine Dominance {}, Attribute Dominance {}{sweep}; Showdown Totals {} – {}",
                     name(c, x),
                     name(c, y),
                     who(p.trine),
@@ -216,7 +226,7 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
                     "The GM splits the brawl ({}); each cluster plays the Hand on its own, the others sit it out.",
                     list.join("; ")
                 ));
-                out.push(format!("--- Cluster 1 — UTG: {} ---", name(c, c.utg)));
+                out.push(format!("--- Cluster 1 — Under the Gun: {} ---", name(c, c.utg)));
             }
         }
         Event::ClusterEnded => out.push(
@@ -224,7 +234,7 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
         ),
         Event::ClusterStarted { cluster, utg } => {
             out.push("Bids return to the stacks.".to_owned());
-            out.push(format!("--- Cluster {} — UTG: {} ---", cluster + 1, name(c, *utg)));
+            out.push(format!("--- Cluster {} — Under the Gun: {} ---", cluster + 1, name(c, *utg)));
         }
         Event::Justified { actor, line, .. } => {
             out.push(format!("  {} justifies: \"{line}\"", name(c, *actor)))
@@ -247,9 +257,14 @@ pub fn narrate_lines(before: &Conflict, event: &Event, viewer: Viewer) -> Vec<St
                         .filter(|a| a.sheet.side == *side && a.is_in())
                         .map(|a| a.sheet.name.as_str())
                         .collect();
-                    format!("only {} remain(s)", names.join(", "))
+                    let (still, verb) = match names.as_slice() {
+                        [one] => ((*one).to_owned(), "is"),
+                        [rest @ .., last] => (format!("{} and {last}", rest.join(", ")), "are"),
+                        [] => ("nobody".to_owned(), "is"),
+                    };
+                    format!("{still} {verb} still in: {} wins", crate::outcome::side_words(c, *side))
                 }
-                Ending::OneSideLeft(None) => "nobody remains".to_owned(),
+                Ending::OneSideLeft(None) => "nobody is left in it".to_owned(),
                 Ending::Fiction => "the GM ends it: the fiction has resolved the objective".to_owned(),
                 Ending::Extension => "an extension ends it".to_owned(),
                 Ending::Stalemate(n) => {

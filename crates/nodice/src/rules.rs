@@ -748,6 +748,20 @@ impl Conflict {
 
     /// Seed Step 3, Bluff Space Rule: a justification line for `actor`'s Action revealed in
     /// the latest Reveal AT, once per Hand.
+    /// Whether `actor` may add its justification line now (seed Step 3, Bluff Space Rule;
+    /// Decision 32): its Action card was revealed at the latest reveal (the line may come until
+    /// the next Hand's reveal, also after the end) and it has not justified it yet.
+    pub fn may_justify(&self, actor: ActorId) -> bool {
+        self.after_its_reveal(actor)
+            && self.actors.get(actor.index()).is_some_and(|a| a.justified_in != a.revealed_in)
+    }
+
+    /// Whether `actor`'s Action card was revealed at the latest reveal.
+    fn after_its_reveal(&self, actor: ActorId) -> bool {
+        let latest = self.actors.iter().map(|a| a.revealed_in).max().unwrap_or(0);
+        self.actors.get(actor.index()).is_some_and(|a| a.revealed_in != 0 && a.revealed_in == latest)
+    }
+
     fn justify(
         &self,
         seat: SeatId,
@@ -757,8 +771,7 @@ impl Conflict {
     ) -> Result<(), RuleError> {
         self.check_actor(seat, actor)?;
         let a = &self.actors[actor.index()];
-        let latest = self.actors.iter().map(|a| a.revealed_in).max().unwrap_or(0);
-        if a.revealed_in == 0 || a.revealed_in != latest {
+        if !self.after_its_reveal(actor) {
             return Err(RuleError::NotNow(format!(
                 "a justification line comes after the reveal of {}'s Action card",
                 a.sheet.name

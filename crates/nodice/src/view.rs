@@ -14,6 +14,7 @@ use table::{Face, Role, SeatId, SideId, Viewer};
 use crate::actor::Kind;
 use crate::conflict::{ActionCard, Actor, AspectCard, Conflict, Ending, Phase, Status};
 use crate::hand::{ActorId, Showdown, Targets};
+use crate::outcome::{Ended, HandOutcome, hand_outcome, who_won};
 use crate::rules::Event;
 use crate::trine::{Aspect, Attribute};
 
@@ -34,6 +35,13 @@ pub struct ActorView {
     pub status: Status,
     /// Its serial (stat block as built), when the viewer may see it.
     pub serial: Option<String>,
+    /// Its serial with the values now (after damage), when the viewer may see it.
+    #[serde(default)]
+    pub serial_now: Option<String>,
+    /// Its serial in words (Rank, Wildcard Rank, Build Budget, each Aspect's Trine Score and
+    /// Attributes now), when the viewer may see it.
+    #[serde(default)]
+    pub serial_words: Option<String>,
     /// Its Rank, when the viewer may see it.
     pub rank: Option<u16>,
     /// Trine Scores (Mind, Body, Spirit; `None` inside for an absent Aspect), when visible.
@@ -59,6 +67,10 @@ pub struct ActorView {
     pub trine_wins: u8,
     /// AD wins this Hand.
     pub attribute_wins: u8,
+    /// The Hand whose revealed Action it may justify now, if it may ([`Conflict::may_justify`],
+    /// Decision 32): a page offers the line's form only then, naming that Hand.
+    #[serde(default)]
+    pub may_justify: Option<u32>,
 }
 
 /// A Conflict as one viewer sees it.
@@ -98,6 +110,12 @@ pub struct ConflictView {
     /// The damage being spread now (Step 4, Apply Damage; public), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spreading: Option<Spreading>,
+    /// The revealed Hand: who won each engaged pair and why ([`crate::outcome::hand_outcome`]).
+    #[serde(default)]
+    pub hand_result: Option<HandOutcome>,
+    /// Who won, once the Conflict is over, in this viewer's words ([`crate::outcome::who_won`]).
+    #[serde(default)]
+    pub who_won: Option<Ended>,
 }
 
 /// A damage spread the game waits for (Step 4, Apply Damage): who places how much damage over
@@ -112,6 +130,16 @@ pub struct Spreading {
     pub attributes: [Attribute; 3],
     /// The damage to place (after the partial-Aspect reduction).
     pub damage: u16,
+}
+
+/// The Wildcard Rank a serial's header shows for an Actor (as [`crate::Statblock::serial_for`]).
+fn header_wildcards(a: &Actor) -> u16 {
+    let block = &a.sheet.statblock;
+    match (a.sheet.kind, block.stated_wildcards) {
+        (_, Some(stated)) => stated,
+        (Kind::Pc, None) => block.wildcard_rank(),
+        (Kind::Npc | Kind::Abstract, None) => a.sheet.wildcards,
+    }
 }
 
 fn owns(viewer: Viewer, actor: &Actor) -> bool {
@@ -146,6 +174,16 @@ impl Conflict {
                     side: a.sheet.side,
                     kind: a.sheet.kind,
                     status: a.status,
+                    serial_now: sheet.then(|| {
+                        block
+                            .serial_now(header_wildcards(a), crate::trine::Attribute::ALL.map(|x| a.value(x)))
+                    }),
+                    serial_words: sheet.then(|| {
+                        block.serial_words(
+                            header_wildcards(a),
+                            crate::trine::Attribute::ALL.map(|x| a.value(x)),
+                        )
+                    }),
                     serial: sheet.then_some(serial),
                     rank: sheet.then(|| block.rank()),
                     trine_scores: sheet.then(|| crate::trine::Aspect::ALL.map(|x| block.trine_score(x))),
@@ -159,6 +197,7 @@ impl Conflict {
                     on_card: a.on_card,
                     trine_wins: a.trine_wins,
                     attribute_wins: a.attribute_wins,
+                    may_justify: self.may_justify(ActorId(i as u8)).then_some(a.revealed_in),
                 }
             })
             .collect();
@@ -183,6 +222,8 @@ impl Conflict {
                 attributes: aspect.attributes(),
                 damage,
             }),
+            hand_result: hand_outcome(self),
+            who_won: who_won(self, viewer),
         }
     }
 

@@ -815,3 +815,35 @@ fn intent_with_control_characters_is_refused() {
     assert!(matches!(e, RuleError::Intent(_)), "{e}");
     assert!(e.to_string().contains("control character"), "{e}");
 }
+
+/// Seed Step 3, Bluff Space Rule, Decision 32: the view says when an Actor may add its
+/// justification line, and for which Hand — after its Action's reveal, until it has justified
+/// it or the next reveal — so a page never offers a form the rules refuse (issue 34: an old
+/// "justify the revealed Action" box stayed in later Hands).
+#[test]
+fn justification_line_may_come_after_the_latest_reveal_once() {
+    let mut t = start(kara_vs_bandit());
+    let may = |t: &Table<NoDice>, who: &str| {
+        let v = <NoDice as table::Ruleset>::view(t.state(), table::Viewer::Seat(seat_of(t, who)));
+        v.actors[id(t, who).index()].may_justify
+    };
+    assert_eq!(may(&t, "Kara"), None, "not before any reveal");
+    commit_aspect(&mut t, "Kara", "WIL", &["Bandit"]).unwrap();
+    commit_aspect(&mut t, "Bandit", "STR", &["Kara"]).unwrap();
+    commit_action(&mut t, "Kara", "PRE", 0, false).unwrap();
+    commit_action(&mut t, "Bandit", "STR", 0, false).unwrap();
+    assert_eq!((may(&t, "Kara"), may(&t, "Bandit")), (Some(1), Some(1)), "after the reveal");
+    let kara = id(&t, "Kara");
+    t.submit(seat_of(&t, "Kara"), &Command::Justify { actor: kara, line: "a sip of tea".into() }).unwrap();
+    assert_eq!(may(&t, "Kara"), None, "once justified, no form");
+    finish_hand(&mut t);
+    assert_eq!(may(&t, "Bandit"), Some(1), "until the next reveal (Decision 32), naming Hand 1");
+    while t.state().hand == 2 && !t.is_over() && may(&t, "Kara").is_none() {
+        let seat = t.awaiting()[0];
+        let mut legal = Vec::new();
+        t.legal_commands(seat, &mut legal);
+        t.submit(seat, &legal[0]).unwrap();
+    }
+    assert_eq!(may(&t, "Kara"), Some(2), "the next reveal opens Hand 2's line");
+    assert_eq!(may(&t, "Bandit"), Some(2), "and closes Hand 1's");
+}

@@ -41,14 +41,17 @@ fn narrate_hand_started_commits_and_reveals_in_the_books_words() {
     let log = narrated(&t, Viewer::Spectator);
     assert_eq!(
         text_of(&log, |e| matches!(e, Event::HandStarted { .. })),
-        "\n=== Hand 1 — Stakes 1 (Low Stakes) — UTG: Kara ==="
+        "\n=== Hand 1 — Stakes 1 (Low Stakes) — Under the Gun: Kara ==="
     );
     assert_eq!(
         text_of(&log, |e| matches!(e, Event::AspectCommitted { .. })),
         "Kara antes and plays an Aspect card face down, targeting Bandit."
     );
     let reveal = text_of(&log, |e| matches!(e, Event::AspectsRevealed));
-    assert!(reveal.starts_with("Reveal:\n  Kara played Body (ante 1 STR), 1 TD win(s)"), "{reveal}");
+    assert!(
+        reveal.starts_with("Reveal:\n  Kara played Body (ante 1 STR), 1 Trine Dominance win"),
+        "{reveal}"
+    );
     assert!(reveal.ends_with("The pot holds 2 token(s)."), "{reveal}");
     let paid = text_of(&log, |e| matches!(e, Event::TokenPaid { .. }));
     assert!(paid.starts_with("  Pot: a") || paid.starts_with("  Pot: an"), "{paid}");
@@ -59,7 +62,7 @@ fn narrate_hand_started_commits_and_reveals_in_the_books_words() {
     let actions = text_of(&log, |e| matches!(e, Event::ActionsRevealed));
     assert!(actions.contains("Kara played Strength and bid 4 with a Wildcard"), "{actions}");
     assert!(
-        actions.contains("Kara vs Bandit: TD Kara, AD Kara, Sweep for Kara; Showdown Totals 8 – 3"),
+        actions.contains("Kara against Bandit: Trine Dominance Kara, Attribute Dominance Kara, Sweep for Kara; Showdown Totals 8 – 3"),
         "{actions}"
     );
     assert_eq!(
@@ -140,7 +143,7 @@ fn narrate_the_other_events_of_a_conflict() {
     );
     assert_eq!(
         say(Event::ClusterStarted { cluster: 1, utg: bandit }),
-        "Bids return to the stacks.\n--- Cluster 2 — UTG: Bandit ---"
+        "Bids return to the stacks.\n--- Cluster 2 — Under the Gun: Bandit ---"
     );
     assert_eq!(
         say(Event::Justified { actor: kara, hand: 1, line: "I saw him blink".into() }),
@@ -148,7 +151,7 @@ fn narrate_the_other_events_of_a_conflict() {
     );
     assert_eq!(
         say(Event::HandEnded { next_utg: kara }),
-        "Bids return to the stacks.\n\n=== Hand 2 — Stakes 1 (Low Stakes) — UTG: Kara ==="
+        "Bids return to the stacks.\n\n=== Hand 2 — Stakes 1 (Low Stakes) — Under the Gun: Kara ==="
     );
     assert_eq!(
         say(Event::ConflictEnded { ending: Ending::Fiction }),

@@ -135,14 +135,18 @@ pub fn seat_view(scene: &Scene, view: &SceneView, out: &mut dyn Write) -> anyhow
 }
 
 /// The end of the scene.
-pub fn summary(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn summary(scene: &Scene, viewer: table::Viewer, out: &mut dyn Write) -> anyhow::Result<()> {
     let scene = &*escaped(scene);
-    writeln!(out, "\nAfter {} round(s):", scene.round)?;
-    map(scene, out)?;
-    for f in &scene.fighters {
-        if f.doomed {
-            writeln!(out, "  {} must die before the next Action or Conflict scene.", f.sheet.name)?;
+    // Who won, in the viewer's words, with the Flow and the losses: the rules crate's one
+    // reading of the end.
+    if let Some(w) = inciting_incident::outcome::who_won(scene, viewer) {
+        writeln!(out, "\n{}", escape(&w.headline))?;
+        for line in &w.summary {
+            writeln!(out, "  {}", escape(line))?;
         }
     }
+    let rounds = if scene.round == 1 { "round" } else { "rounds" };
+    writeln!(out, "\nAfter {} {rounds}:", scene.round)?;
+    map(scene, out)?;
     Ok(())
 }

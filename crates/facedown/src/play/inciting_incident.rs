@@ -212,8 +212,8 @@ impl System for IncitingIncident {
         text(|o| ii_render::seat_view(state, &IncitingIncident::view(state, Viewer::Seat(seat)), o))
     }
 
-    fn summary(state: &Scene) -> String {
-        let mut s = text(|o| ii_render::summary(state, o));
+    fn summary(state: &Scene, viewer: Viewer) -> String {
+        let mut s = text(|o| ii_render::summary(state, viewer, o));
         if let Some(n) = state.outcome.as_ref().and_then(|o| o.round_limit) {
             s.push_str(&ii_render::round_limit_note(n));
             s.push('\n');

@@ -148,8 +148,8 @@ impl System for IronTriangle {
         text(|o| it_render::seat_view(&IronTriangle::view(state, Viewer::Seat(seat)), o))
     }
 
-    fn summary(state: &Conflict) -> String {
-        text(|o| it_render::summary(&IronTriangle::view(state, Viewer::Spectator), o))
+    fn summary(state: &Conflict, viewer: Viewer) -> String {
+        text(|o| it_render::summary(&IronTriangle::view(state, viewer), o))
     }
 }
 #[cfg(test)]

@@ -13,7 +13,7 @@ use table::Face;
 
 fn status_text(f: &FighterView) -> String {
     let mut s = match f.status {
-        Status::In => "in".to_owned(),
+        Status::In => "still in".to_owned(),
         Status::Surrendered => "surrendered".to_owned(),
         Status::Out => "out".to_owned(),
     };
@@ -112,7 +112,14 @@ pub fn intro(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// The final summary: each character's energy, marks and fate.
 pub fn summary(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
+    // Who won, in the viewer's words: the rules crate's one reading of the end.
+    if let Some(w) = &view.who_won {
+        writeln!(out, "{}", Shown(&w.headline))?;
+    }
     writeln!(out, "Final summary:")?;
+    for line in view.who_won.iter().flat_map(|w| &w.summary) {
+        writeln!(out, "  {}", Shown(line))?;
+    }
     for f in &view.fighters {
         writeln!(
             out,

@@ -100,8 +100,8 @@ pub trait System: BotKinds + Ruleset + Sized + 'static {
     /// What `seat` sees before it decides.
     fn seat_view(state: &Self::State, seat: SeatId) -> String;
 
-    /// The closing lines.
-    fn summary(state: &Self::State) -> String;
+    /// The closing lines, who won in `viewer`'s words first.
+    fn summary(state: &Self::State, viewer: Viewer) -> String;
 }
 
 /// Why the loop must stop now, if it must (see [`Limits::stop`]).
@@ -719,6 +719,18 @@ impl<R: System> Game<R> {
         Ok(None)
     }
 
+    /// Whom the end speaks to: the one seat no bot plays, when there is exactly one ("You
+    /// lost: Kuro's side wins"); else everyone at the screen, as a spectator.
+    fn you(&self) -> Viewer {
+        let mut people = self.bots.iter().enumerate().filter(|(_, b)| b.is_none());
+        match (people.next(), people.next()) {
+            (Some((seat, _)), None) => {
+                u16::try_from(seat).map_or(Viewer::Spectator, |s| Viewer::Seat(SeatId(s)))
+            }
+            _ => Viewer::Spectator,
+        }
+    }
+
     fn finish(mut self, stop: Stop, common: &Common, kept: Option<String>) -> anyhow::Result<ExitCode> {
         self.show()?;
         let state = self.session.table().state();
@@ -730,7 +742,7 @@ impl<R: System> Game<R> {
                     writeln!(out, "{}", serde_json::to_string(&view)?)?;
                 } else {
                     writeln!(out, "\nThe {} is over.", R::GAME)?;
-                    print_lines(&mut out, &R::summary(state))?;
+                    print_lines(&mut out, &R::summary(state, self.you()))?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

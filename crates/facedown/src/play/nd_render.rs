@@ -124,7 +124,14 @@ pub fn seat_view(view: &ConflictView, seat: &str, out: &mut dyn Write) -> anyhow
 
 /// The closing lines: who is left.
 pub fn summary(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(out, "After {} Hand(s):", view.hand)?;
+    // Who won, in the viewer's words: the rules crate's one reading of the end.
+    if let Some(w) = &view.who_won {
+        writeln!(out, "{}", Shown(&w.headline))?;
+        for line in &w.summary {
+            writeln!(out, "  {}", Shown(line))?;
+        }
+    }
+    writeln!(out, "After {} {}:", view.hand, if view.hand == 1 { "Hand" } else { "Hands" })?;
     for a in &view.actors {
         let status = status_text(a.status);
         writeln!(out, "  {}: {status}; {}", Shown(&a.name), values(a))?;

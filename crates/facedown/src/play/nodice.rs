@@ -129,7 +129,7 @@ impl System for NoDice {
         text(|o| nd_render::seat_view(&NoDice::view(state, Viewer::Seat(seat)), &name, o))
     }
 
-    fn summary(state: &Conflict) -> String {
-        text(|o| nd_render::summary(&NoDice::view(state, Viewer::Spectator), o))
+    fn summary(state: &Conflict, viewer: Viewer) -> String {
+        text(|o| nd_render::summary(&NoDice::view(state, viewer), o))
     }
 }

@@ -179,9 +179,22 @@ async function readFile(e) {
   renderSetup();
 }
 
+/**
+ * The example a system's form opens on: the one the README and its docs start with (the duel,
+ * Kara against the bandit, the river fight), else the first.
+ * @param {SystemInfo | undefined} sys
+ */
+function firstExample(sys) {
+  const names = (sys?.examples ?? []).map((e) => e.name);
+  return names.find((n) => n === FIRST_EXAMPLES[sys?.system ?? '']) ?? names[0] ?? '';
+}
+
+/** The README's example of each system. @type {Record<string, string>} */
+const FIRST_EXAMPLES = { 'iron-triangle': 'duel', nodice: 'pc-vs-bandit', 'inciting-incident': 'river-fight' };
+
 function pickSystem(/** @type {string} */ name) {
   form.system = name;
-  form.example = system()?.examples[0]?.name ?? '';
+  form.example = firstExample(system());
   renderAll();
 }
 
@@ -418,7 +431,7 @@ async function start() {
     return;
   }
   form.system = systems[0]?.system ?? '';
-  form.example = systems[0]?.examples[0]?.name ?? '';
+  form.example = firstExample(systems[0]);
   replace(
     app,
     h('h1', null, 'facedown'),

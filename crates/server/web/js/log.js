@@ -3,6 +3,8 @@
  * Changes and sequence numbers) as a line, for every kind of item, in the words `facedown join`
  * prints them. Items are never dropped, only blanked, so every viewer's log counts alike. */
 
+import { withoutSections } from './reference.js';
+
 /**
  * The text of one log item; `name` gives a seat's name by number.
  * @param {any} item
@@ -32,10 +34,8 @@ export function itemText(item, name) {
       return `${seat('seat')} gives a client seed for the draws.`;
     case 'mix':
       return 'The round\u2019s nonces are mixed into the draws.';
-    case 'draw': {
-      const d = item.draw ?? {};
-      return `Draw #${d.counter ?? '?'}: ${d.value ?? '?'} of 0\u2013${d.n !== undefined ? Number(d.n) - 1 : '?'} (verifiable).`;
-    }
+    case 'draw':
+      return `Drawn (verifiable): ${drawText(item)}.`;
     case 'server_seed':
       return 'The game is over: the server seed is revealed, every draw can be checked.';
     case 'setup':
@@ -57,7 +57,8 @@ export function faultText(item) {
   if (fault === 'wrong_nonce') return 'its reveal did not open its commitment';
   if (fault === 'no_reveal' && item?.reason === 'secret_lost') return 'its secret was lost: its face-down choice could not be revealed';
   if (fault === 'no_reveal') return 'no reveal in time';
-  if (fault === 'illegal') return `the rules refuse its choice: ${item?.reason ?? 'no reason given'}`;
+  // the rules' reason without its citations of the rules reference (a file players do not have)
+  if (fault === 'illegal') return `the rules refuse its choice: ${withoutSections(String(item?.reason ?? '')) || 'no reason given'}`;
   if (fault && typeof fault === 'object') return faultText({ ...fault, fault: fault.fault });
   return String(fault ?? '?');
 }
@@ -77,4 +78,45 @@ export function isMachinery(item) {
 export function andList(names) {
   if (names.length <= 1) return names.join('');
   return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * One verifiable draw, short, for a run of them on one line: "#12: 5 of 0–5".
+ * @param {any} item
+ */
+export function drawText(item) {
+  const d = item?.draw ?? {};
+  return `#${d.counter ?? '?'}: ${d.value ?? '?'} of 0\u2013${d.n !== undefined ? Number(d.n) - 1 : '?'}`;
+}
+
+/**
+ * The title of the log group an item opens — a turn (Iron Triangle), a Hand (No Dice), a round
+ * (Inciting Incident) — or null: read from the rules' own narration of the event that starts it.
+ * @param {any} item
+ * @returns {string | null}
+ */
+export function groupTitle(item) {
+  if (item?.kind !== 'event' || typeof item.text !== 'string') return null;
+  const t = item.text;
+  const turn = /^Turn (\d+): /m.exec(t);
+  if (turn && item.event?.event === 'turn_began') return `Turn ${turn[1]}`;
+  const hand = /^=== Hand (\d+) /m.exec(t);
+  if (hand) return `Hand ${hand[1]}`;
+  const round = /^== Round (\d+) ==/m.exec(t);
+  if (round) return `Round ${round[1]}`;
+  return null;
+}
+
+/**
+ * Whether an item is this viewer's own business, for the log's "mine" filter: its seat's
+ * items (a take-back, a forced decision, an opened commitment…), and events whose narration
+ * names one of its characters.
+ * @param {any} item
+ * @param {number | null} seat this page's seat
+ * @param {string[]} names its characters' names
+ */
+export function isMine(item, seat, names) {
+  if (seat !== null && (item?.seat === seat || item?.by === seat)) return true;
+  const text = typeof item?.text === 'string' ? item.text : '';
+  return names.some((n) => n !== '' && text.includes(n));
 }

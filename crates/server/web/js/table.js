@@ -7,7 +7,9 @@
 import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
-import { itemText, isMachinery, andList } from './log.js';
+import { turnResult, ending } from './outcome.js';
+import { referenceElement, withoutSections } from './reference.js';
+import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
 import { Notices } from './notice.js';
 import { confirmButton, linkBox } from './links.js';
 import { Chat } from './chat.js';
@@ -82,6 +84,9 @@ const state = {
   newLinks: new Map(),
   /** Why this page no longer plays (its link was taken over, revoked or refused), or ''. */
   stopped: '',
+  /** The latest turn's or Hand's result the view gave (the rules crate's words), kept beside
+   * the prompt until the next one. @type {{key: string, headline: string, lines: string[]} | null} */
+  lastResult: null,
 };
 
 /** @type {SealStore | null} */
@@ -98,7 +103,7 @@ const el = {
   title: h('h1', null, 'facedown'),
   who: h('p', { class: 'who' }),
   banner: h('p', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true }),
-  prompt: h('section', { class: 'prompt', 'data-testid': 'prompt', 'aria-live': 'polite', 'aria-labelledby': 'prompt-h' }),
+  prompt: h('section', { class: 'prompt', 'data-testid': 'prompt', 'aria-labelledby': 'prompt-h' }),
   timer: h('p', { class: 'timer', role: 'timer', hidden: true }),
   view: h('section', { class: 'view', 'aria-label': 'The table' }),
   seats: h('section', { class: 'seats', 'aria-label': 'Seats' }),
@@ -123,7 +128,7 @@ function layout() {
         el.seats,
         el.name,
         chat.el,
-        h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), el.log),
+        h('section', { class: 'logbox', 'aria-labelledby': 'log-h' }, h('h2', { id: 'log-h' }, 'Log'), logFilter, el.log),
         el.tools,
       ),
     ),
@@ -463,6 +468,11 @@ function change(m) {
   if (fresh.length > 0 && state.note && Date.now() - noteAt > 8000) state.note = '';
   state.seq = Math.max(state.seq, m.seq ?? state.seq);
   state.view = m.view ?? state.view;
+  const result = turnResult(state.view);
+  if (result && result.key !== state.lastResult?.key) {
+    state.lastResult = result;
+    replace(liveNote, result.headline);
+  }
   // A sealed seat asked again in a round answers the question after its own earlier choices.
   state.prompt = store ? ownBranch(m.prompt ?? null, store.all().filter((k) => !k.revealId)) : m.prompt ?? null;
   state.awaiting = m.awaiting ?? [];
@@ -586,11 +596,29 @@ let promptDrawn = '';
 
 function renderPrompt() {
   const gone = lost();
-  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone]);
+  const end = state.over ? ending(state.view) : null;
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone, state.lastResult?.key, end]);
   if (key === promptDrawn) return;
+  const wasOver = promptDrawn !== '' && JSON.parse(promptDrawn)[4] === true;
   promptDrawn = key;
   /** @type {Element[]} */
-  const parts = [h('h2', { id: 'prompt-h', tabindex: '-1' }, state.over ? 'The game is over' : 'Now')];
+  const parts = [h('h2', { id: 'prompt-h', tabindex: '-1', class: end ? `ending${end.youWon === true ? ' won' : end.youWon === false ? ' lost' : ''}` : null, 'data-testid': end ? 'ending' : null }, end ? end.headline : state.over ? 'The game is over' : 'Now')];
+  if (end && end.summary.length > 0) {
+    parts.push(h('ul', { class: 'ending-summary', 'data-testid': 'ending-summary' }, end.summary.map((l) => h('li', null, l))));
+  }
+  if (end && !wasOver) replace(liveNote, end.headline);
+  // The turn's result where the player is looking, until the next one.
+  if (!state.over && state.lastResult) {
+    const r = state.lastResult;
+    parts.push(
+      h(
+        'div',
+        { class: 'turn-result', 'data-testid': 'turn-result' },
+        h('p', { class: 'result-headline' }, r.headline),
+        r.lines.length > 0 ? h('ul', null, r.lines.map((l) => h('li', null, l))) : null,
+      ),
+    );
+  }
   const seat = mySeat();
   const prompt = state.prompt;
   const chosen = state.chosen;
@@ -653,7 +681,20 @@ function renderPrompt() {
   } else {
     parts.push(h('p', null, 'Nobody is asked anything just now.'));
   }
-  if (state.note) parts.push(h('p', { class: 'note', role: 'alert' }, state.note));
+  if (state.note) {
+    // The rules' words cite the rules reference's sections (§5.2), a file players do not have:
+    // the note leaves them out and offers the in-page quick reference instead.
+    const cited = /§/.test(state.note);
+    parts.push(
+      h(
+        'p',
+        { class: 'note', role: 'alert' },
+        withoutSections(state.note),
+        cited ? ' ' : null,
+        cited ? h('button', { type: 'button', class: 'link', 'data-testid': 'look-up', onclick: openReference }, 'Look it up in the quick reference') : null,
+      ),
+    );
+  }
   keepingFocus(el.prompt, () => replace(el.prompt, ...parts, liveNote));
 }
 
@@ -983,8 +1024,71 @@ function keepingFocus(section, draw) {
 }
 
 /** The log's new items, appended. @param {any[]} items */
+/** The log's open group: a turn, a Hand or a round, collapsible. @type {{details: HTMLDetailsElement, list: HTMLElement} | null} */
+let logGroup = null;
+/** The line holding the run of draws just logged, while no other item has come. @type {HTMLElement | null} */
+let drawRun = null;
+
+/** The log's filter: everything, or only this seat's own items. */
+const logFilter = h(
+  'fieldset',
+  { class: 'log-filter' },
+  h('legend', { class: 'visually-hidden' }, 'Show in the log'),
+  ...[
+    ['everything', 'Everything'],
+    ['mine', 'Mine'],
+  ].map(([value, text]) =>
+    h(
+      'label',
+      { class: 'toggle' },
+      h('input', {
+        type: 'radio',
+        name: 'log-filter',
+        value,
+        checked: value === 'everything',
+        onchange: () => el.log.classList.toggle('only-mine', value === 'mine'),
+      }),
+      ` ${text}`,
+    ),
+  ),
+);
+
+/** This seat's characters' names, from the view (every system's view lists them with their seat). */
+function myNames() {
+  const me = mySeatInfo()?.name;
+  if (!me) return [];
+  const v = state.view ?? {};
+  const all = [...(Array.isArray(v.fighters) ? v.fighters : []), ...(Array.isArray(v.actors) ? v.actors : [])];
+  return all.filter((f) => f?.seat === me && typeof f.name === 'string').map((f) => f.name);
+}
+
+/** Opens a new group of the log, closing the one before (it can be opened again). @param {string} title */
+function openLogGroup(title) {
+  if (logGroup) logGroup.details.open = false;
+  const list = h('ol', { class: 'entries' });
+  const details = /** @type {HTMLDetailsElement} */ (h('details', { open: true }, h('summary', null, title), list));
+  el.log.append(h('li', { class: 'group' }, details));
+  logGroup = { details, list };
+  drawRun = null;
+}
+
 function appendLog(items) {
+  const names = myNames();
   for (const item of items) {
+    const title = groupTitle(item);
+    if (title) openLogGroup(title);
+    if (!logGroup) openLogGroup('Before play');
+    const list = /** @type {{list: HTMLElement}} */ (logGroup).list;
+    // A run of draws is one line, beside the roll it feeds, not a line a draw.
+    if (item.kind === 'draw') {
+      if (drawRun && drawRun.parentElement === list && list.lastElementChild === drawRun) {
+        drawRun.append(`, ${drawText(item)}`);
+      } else {
+        drawRun = h('li', { class: 'item machinery draws', value: item.seq }, `Dice drawn (verifiable): ${drawText(item)}`);
+        list.append(drawRun);
+      }
+      continue;
+    }
     let drawn = null;
     // Every item, not only events: a module may follow the draws (Inciting Incident checks
     // its dice once the server seed is revealed); it returns null for what it does not draw.
@@ -996,10 +1100,10 @@ function appendLog(items) {
     }
     const text = itemText(item, seatName);
     if (!drawn && !text) continue;
-    el.log.append(
+    list.append(
       h(
         'li',
-        { class: isMachinery(item) ? 'item machinery' : 'item', value: item.seq },
+        { class: `item${isMachinery(item) ? ' machinery' : ''}${isMine(item, mySeat(), names) ? ' mine' : ''}`, value: item.seq },
         drawn instanceof Element ? drawn : h('span', { class: 'text' }, text.trim()),
       ),
     );
@@ -1061,6 +1165,15 @@ const verifyOut = h('div', { class: 'verify-out', 'aria-live': 'polite' });
 /** What the tools last drew (they are drawn again only when it changes: an open panel stays open). */
 let toolsDrawn = '';
 
+/** Opens the quick reference and puts the cursor in its search. */
+function openReference() {
+  const ref = /** @type {HTMLDetailsElement | null} */ (el.tools.querySelector('details.reference'));
+  if (!ref) return;
+  ref.open = true;
+  ref.scrollIntoView({ block: 'start' });
+  /** @type {HTMLInputElement | null} */ (ref.querySelector('input[type="search"]'))?.focus();
+}
+
 function renderTools() {
   const reference = state.catalogue?.systems?.find((/** @type {any} */ s) => s.system === state.ruleset)?.reference;
   const rules = Object.entries(state.rules ?? {});
@@ -1075,7 +1188,7 @@ function renderTools() {
       'details',
       { class: 'reference', open: open.has('reference') },
       h('summary', null, 'Quick reference and symbol legend'),
-      h('pre', null, typeof reference === 'string' ? reference : 'Loading…'),
+      typeof reference === 'string' ? referenceElement(reference) : h('p', null, 'Loading…'),
     ),
     h(
       'details',

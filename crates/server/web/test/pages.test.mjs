@@ -302,12 +302,95 @@ test('every kind of log item reads as words', () => {
   assert.match(itemText({ kind: 'forced', seat: 0 }, name), /^Ada's decision is forced/);
   assert.equal(itemText({ kind: 'undone', by: 1, seat: 0 }, name), "Kuro undoes Ada's last command.");
   assert.match(itemText({ kind: 'bound', commitments: [{}, {}] }, name), /2 commitments/);
-  assert.match(itemText({ kind: 'fault', seat: 0, fault: 'illegal', reason: '§5.2: no' }, name), /Ada faulted \(the rules refuse its choice: §5.2: no\)/);
-  assert.match(itemText({ kind: 'draw', draw: { counter: '3', n: '6', value: '2' } }, name), /Draw #3: 2 of 0–5/);
+  assert.match(itemText({ kind: 'fault', seat: 0, fault: 'illegal', reason: 'no stance above the energy left (§5.2 step 2)' }, name), /Ada faulted \(the rules refuse its choice: no stance above the energy left\)/);
+  assert.match(itemText({ kind: 'draw', draw: { counter: '3', n: '6', value: '2' } }, name), /#3: 2 of 0–5/);
   for (const kind of ['opened', 'client_seed', 'mix', 'server_seed']) assert.notEqual(itemText({ kind, seat: 0 }, name), '');
   assert.equal(itemText({ kind: 'something_new' }, name), '', 'an unknown kind is left out, not an error');
   assert.equal(faultText({ fault: 'no_reveal' }), 'no reveal in time');
   assert.equal(faultText({ fault: 'no_reveal', reason: 'secret_lost' }), 'its secret was lost: its face-down choice could not be revealed');
   assert.equal(andList(['Ada', 'Bao', 'Kuro']), 'Ada, Bao and Kuro');
   assert.equal(andList(['Ada']), 'Ada');
+});
+
+import { turnResult, ending } from '../js/outcome.js';
+
+test("the turn's result beside the prompt is the rules crate's words: headline and the losses in their parts", () => {
+  const view = {
+    turn_result: {
+      turn: 2,
+      headline: 'Turn 2: A wins with Grapple ▨☰ against Defend ○☷, continuing the combo (▨ Grapple beats ○ Defend).',
+      losses: [{ fighter: 1, words: "B loses 13: winner's stance 6 + own stance 1 + base 4 + combo 1 + disadvantage 1 = 13." }],
+    },
+  };
+  const r = turnResult(view);
+  assert.equal(r?.key, 'turn 2');
+  assert.match(r?.headline ?? '', /▨ Grapple beats ○ Defend/);
+  assert.deepEqual(r?.lines, [view.turn_result.losses[0].words]);
+  const hand = turnResult({ hand_result: { hand: 1, headline: 'Hand 1: Kara sweeps Bandit.', pairs: [{ words: 'Kara against Bandit: …' }] } });
+  assert.deepEqual(hand, { key: 'hand 1', headline: 'Hand 1: Kara sweeps Bandit.', lines: ['Kara against Bandit: …'] });
+  assert.equal(turnResult({ turn_result: null, hand_result: null }), null);
+  assert.equal(turnResult(null), null);
+});
+
+test('the ending says who won in the viewer\u2019s words, with the summary', () => {
+  const e = ending({ who_won: { headline: "You lost: Kuro's side wins.", you_won: false, summary: ['3 turns.', 'Ada lost 12 energy.'] } });
+  assert.deepEqual(e, { headline: "You lost: Kuro's side wins.", youWon: false, summary: ['3 turns.', 'Ada lost 12 energy.'] });
+  assert.equal(ending({ who_won: { headline: 'The scene ends at the round limit, after 12 rounds: nobody wins.', summary: [] } })?.youWon, null);
+  assert.equal(ending({}), null);
+});
+
+import { accessibleName } from '../js/systems/picker.js';
+
+test("a picker button's accessible name begins with its visible text (label in name)", () => {
+  assert.equal(accessibleName('STR Strength', 'ante from Strength'), 'STR Strength, ante from Strength');
+  assert.equal(accessibleName('Surrender', 'Surrender (face down)'), 'Surrender (face down)');
+  assert.equal(accessibleName('  4 ', ''), '4');
+  assert.equal(accessibleName('', 'No stance'), 'No stance');
+});
+
+import { groupTitle, isMine, drawText } from '../js/log.js';
+
+test('the log groups by turn, Hand and round, from the rules\u2019 own narration', () => {
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'turn_began', active: 0 }, text: '\nTurn 12: Ada takes the turn.' }), 'Turn 12');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'hand_ended' }, text: 'Bids return to the stacks.\n\n=== Hand 1000 — Stakes 1 — Under the Gun: Kara ===' }), 'Hand 1000');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'round_started' }, text: '\n== Round 3 == initiative: players' }), 'Round 3');
+  assert.equal(groupTitle({ kind: 'event', event: { event: 'moves_revealed' }, text: 'Moves revealed: …' }), null);
+  assert.equal(groupTitle({ kind: 'draw', draw: {} }), null);
+  assert.equal(drawText({ draw: { counter: '1234', n: '8', value: '7' } }), '#1234: 7 of 0–7');
+});
+
+test('the log\u2019s "mine" filter keeps a seat\u2019s own items and those naming its characters', () => {
+  assert.ok(isMine({ kind: 'took_back', seat: 0 }, 0, []));
+  assert.ok(isMine({ kind: 'event', text: 'Ada commits a stance face down.' }, 0, ['Ada']));
+  assert.ok(!isMine({ kind: 'event', text: 'Kuro commits a stance face down.' }, 0, ['Ada']));
+  assert.ok(!isMine({ kind: 'took_back', seat: 1 }, null, []));
+});
+
+import { parseReference, headingText } from '../js/reference.js';
+import fs from 'node:fs';
+
+test('the quick reference as structure: headings, lines, the legend as rows, no section citations', () => {
+  const catalogue = JSON.parse(fs.readFileSync(new URL('./fixtures/systems.json', import.meta.url), 'utf8'));
+  for (const sys of catalogue.systems) {
+    const r = parseReference(sys.reference);
+    assert.ok(r.sections.length >= 4, `${sys.system}: its sections`);
+    assert.doesNotMatch(JSON.stringify(r), /§/, `${sys.system}: no § a player cannot look up`);
+    const legend = r.sections.find((s) => s.legend);
+    assert.ok(legend && legend.legend.length >= 3, `${sys.system}: the legend's rows`);
+    for (const s of r.sections) assert.doesNotMatch(s.heading, /^[A-Z ]{4,}$/, `${sys.system}: "${s.heading}" is not shouted`);
+  }
+  const it = parseReference(catalogue.systems[0].reference);
+  assert.deepEqual(it.sections.find((s) => s.legend)?.legend?.[0], ['○', 'Defend: an action, and the energy type of that name']);
+  assert.equal(it.sections[0].heading, 'One turn');
+  assert.ok(it.sections[0].lines.some((l) => l.startsWith('Specials are played face down in timing windows: before opponent, before stance, before move, before resolving;')));
+  assert.equal(headingText('ACTIONS (§2): each beats one, a 3-cycle'), 'Actions: each beats one, a 3-cycle');
+});
+
+import { withoutSections } from '../js/reference.js';
+
+test('an engine refusal is shown without its citations of the rules reference', () => {
+  assert.equal(withoutSections('Ada cannot play ◆☷: it is face up in her disadvantage chain (§5.2 step 3)'), 'Ada cannot play ◆☷: it is face up in her disadvantage chain');
+  assert.equal(withoutSections('gm cannot do that now: a stance from Ada (§5.2 step 2)'), 'gm cannot do that now: a stance from Ada');
+  assert.equal(withoutSections('spread 4 (a roll each, §9)'), 'spread 4 (a roll each)');
+  assert.equal(withoutSections('the spread must add up to 10 (§5.3): got 11'), 'the spread must add up to 10: got 11');
 });

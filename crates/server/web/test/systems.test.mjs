@@ -214,8 +214,8 @@ test('No Dice: chips, pot and Showdown are written with the book\'s abbreviation
   const t = nd.pairText(p, names);
   assert.match(t, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));
   const [a, b] = p.actors.map(names);
-  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'loss', sweep: [false, false] }, names), `${a} vs ${b}: TD ${a} wins, AD ${b} wins`);
-  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'win', sweep: [true, false], totals: [5, 1] }, names), `${a} vs ${b}: TD ${a} wins, AD ${a} wins; Sweep: ${a}; Showdown Totals 5 – 1`);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'loss', sweep: [false, false] }, names), `${a} against ${b}: Trine Dominance ${a} wins, Attribute Dominance ${b} wins`);
+  assert.equal(nd.pairText({ actors: p.actors, trine: 'win', attribute: 'win', sweep: [true, false], totals: [5, 1] }, names), `${a} against ${b}: Trine Dominance ${a} wins, Attribute Dominance ${a} wins; Sweep: ${a}; Showdown Totals 5 – 1`);
   // the rules' narration of the reveal states the same totals
   const reveal = f.updates.find((/** @type {any} */ u) => u.event === 'actions_revealed');
   assert.match(reveal.text, new RegExp(`Showdown Totals ${p.totals[0]} – ${p.totals[1]}`));
@@ -242,9 +242,9 @@ test('Inciting Incident: every declaration and extra action is reachable through
 });
 
 test('Inciting Incident: Flow and dice are written as the log writes them', () => {
-  assert.equal(ii.flowText(4, ['players', 'enemies'], 'players'), 'Flow +4: players winning');
-  assert.equal(ii.flowText(-3, ['players', 'enemies'], 'players'), 'Flow -3: enemies winning');
-  assert.equal(ii.flowText(0, ['players', 'enemies'], 'players'), 'Flow 0: even');
+  assert.equal(ii.flowText(4, ['players', 'enemies'], 'players'), 'Flow of Battle +4: players winning');
+  assert.equal(ii.flowText(-3, ['players', 'enemies'], 'players'), 'Flow of Battle -3: enemies winning');
+  assert.equal(ii.flowText(0, ['players', 'enemies'], 'players'), 'Flow of Battle 0: even');
   const d = ii.diceText({ dice: [{ sides: 8, value: 5, counted: 'added' }, { sides: 6, value: 2, counted: 'dropped' }, { sides: 6, value: 3, counted: 'subtracted' }], total: 2 });
   assert.equal(d.text, 'd8:5 (d6:2 dropped) −d6:3');
 });

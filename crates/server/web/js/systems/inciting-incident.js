@@ -106,9 +106,9 @@ export function declareFields(name) {
  */
 export function flowText(flow, sides, positive) {
   const other = sides.find((s) => s !== positive) ?? 'the other side';
-  if (flow > 0) return `Flow +${flow}: ${positive} winning`;
-  if (flow < 0) return `Flow ${flow}: ${other} winning`;
-  return 'Flow 0: even';
+  if (flow > 0) return `Flow of Battle +${flow}: ${positive} winning`;
+  if (flow < 0) return `Flow of Battle ${flow}: ${other} winning`;
+  return 'Flow of Battle 0: even';
 }
 
 /**
@@ -303,11 +303,11 @@ export function renderView(view, ctx) {
         h('strong', null, `Round ${view.round ?? 0}`),
         view.surprise_round ? ' (surprise round)' : '',
         view.initiative ? ` — initiative: ${view.initiative}` : '',
-        view.phase ? ` — ${String(view.phase).replace(/_/g, ' ')}` : '',
+        typeof view.phase_words === 'string' ? ` — ${view.phase_words}` : '',
       ),
       h('p', { class: 'crisis' }, h('strong', null, `Crisis ${view.crisis ?? 0}`), view.rising_tension ? ` — Rising Tension ${view.rising_tension}` : ''),
       Array.isArray(view.strikes) ? h('p', { class: 'strikes' }, 'Strikes left: ', sides.map((/** @type {string} */ s, /** @type {number} */ i) => `${s} ${view.strikes[i] ?? 0}`).join(', ')) : null,
-      view.outcome ? h('p', { class: 'ending' }, `The scene is over: ${view.outcome.why ?? ''}${view.outcome.winner !== null && view.outcome.winner !== undefined ? ` — ${sides[view.outcome.winner] ?? view.outcome.winner} win` : ''}.`) : null,
+      view.who_won ? h('p', { class: 'ending' }, `${view.who_won.headline} (${view.who_won.why})`) : null,
     ),
     view.triggers?.length
       ? h(

@@ -439,7 +439,7 @@ export function renderView(view, ctx) {
       { class: 'sys-head' },
       h('p', null, h('strong', null, `Turn ${view.turn_number ?? 0}`), view.edition === 'earlier' ? ' (earlier edition)' : ''),
       view.waiting_for ? h('p', { class: 'waiting' }, view.waiting_for) : null,
-      view.ending ? h('p', { class: 'ending' }, view.ending.winner === null ? 'The conflict ended in a draw.' : `The conflict is over: the ${view.ending.winner === 0 ? "players'" : "GM's"} side wins.`) : null,
+      view.who_won ? h('p', { class: 'ending' }, view.who_won.headline) : null,
     ),
     view.stakes?.want
       ? h('details', { class: 'stakes' }, h('summary', null, 'Stakes'), h('p', null, view.stakes.want), h('p', null, view.stakes.how ?? ''), h('p', null, view.stakes.consequences ?? ''))

@@ -229,15 +229,14 @@ export function pairText(pair, actorName) {
   const sweeps = [0, 1].filter((i) => pair.sweep?.[i]).map((i) => actorName(pair.actors[i]));
   const totals = pair.totals ? `; Showdown Totals ${pair.totals[0]} – ${pair.totals[1]}` : '';
   const who = (/** @type {string} */ r) => (r === 'win' ? `${actorName(a)} wins` : r === 'loss' ? `${actorName(b)} wins` : r);
-  return `${actorName(a)} vs ${actorName(b)}: TD ${who(pair.trine)}, AD ${who(pair.attribute)}${sweeps.length ? `; Sweep: ${sweeps.join(', ')}` : ''}${totals}`;
+  return `${actorName(a)} against ${actorName(b)}: Trine Dominance ${who(pair.trine)}, Attribute Dominance ${who(pair.attribute)}${sweeps.length ? `; Sweep: ${sweeps.join(', ')}` : ''}${totals}`;
 }
 
 // ---- DOM ----
 
-/** What the module remembers: the latest view, and whether an Action reveal has happened (a justification may follow). */
+/** What the module remembers: the latest view. */
 const memory = {
   /** @type {any} */ view: null,
-  revealed: false,
 };
 
 /** @param {number} id */
@@ -269,7 +268,7 @@ function stacksElement(actor) {
       h(
         'div',
         { class: `aspect-col aspect-${asp.key}` },
-        h('div', { class: 'aspect-title' }, `${asp.letter} ${asp.name}`, actor.trine_scores ? ` — TS ${actor.trine_scores[ai]}` : ''),
+        h('div', { class: 'aspect-title' }, `${asp.letter} ${asp.name}`, actor.trine_scores ? ` — Trine Score ${actor.trine_scores[ai]}` : ''),
         asp.attributes.map((k) => {
           const i = ATTRIBUTES.findIndex((a) => a.key === k);
           const at = ATTRIBUTES[i];
@@ -309,7 +308,16 @@ function actorCard(a, mine) {
     'section',
     { class: `actor side-${a.side} ${mine ? 'mine' : ''}`, 'aria-label': a.name },
     h('h3', null, a.name, mine ? h('span', { class: 'badge' }, ' (yours)') : null, ` — ${st}`),
-    a.serial ? h('p', { class: 'serial' }, a.serial) : null,
+    // the stat block as it stands (after damage), explained in words where it is shown
+    a.serial
+      ? h(
+          'details',
+          { class: 'serial' },
+          h('summary', null, a.serial_now ?? a.serial),
+          a.serial_words ? h('p', null, a.serial_words) : null,
+          a.serial_now && a.serial_now !== a.serial ? h('p', { class: 'hint' }, `As built: ${a.serial}`) : null,
+        )
+      : null,
     h(
       'p',
       null,
@@ -326,7 +334,7 @@ function actorCard(a, mine) {
       a.open_bid !== null && a.open_bid !== undefined ? ` (bid face up: ${a.open_bid})` : '',
     ),
     a.wildcards !== null && a.wildcards !== undefined ? h('p', null, `Wildcards left: ${a.wildcards}`) : null,
-    h('p', null, `Dominance wins this Hand: TD ${a.trine_wins ?? 0}, AD ${a.attribute_wins ?? 0}`),
+    h('p', null, `Dominance wins this Hand: Trine ${a.trine_wins ?? 0}, Attribute ${a.attribute_wins ?? 0}`),
     stacksElement(a),
   );
 }
@@ -374,7 +382,7 @@ function justifyForms(actors, ctx) {
           input.value = '';
         },
       },
-      h('label', { for: `justify-${a.id}` }, `${a.name}: justify the revealed Action (one line, public)`),
+      h('label', { for: `justify-${a.id}` }, `${a.name}: justify the Action revealed in Hand ${a.may_justify} (one line, public)`),
       input,
       h('button', { type: 'submit' }, 'Say it'),
     );
@@ -400,9 +408,10 @@ export function renderView(view, ctx) {
     h(
       'header',
       { class: 'sys-head' },
-      h('p', null, h('strong', null, `Hand ${view.hand ?? 0}`), ` — Stakes ${view.stakes ?? '?'} (${view.stakes_name ?? ''}) — UTG: ${actorName(view.utg)}`),
-      view.waiting_for ? h('p', { class: 'waiting' }, `Waiting for ${view.waiting_for}`) : null,
-      ending ? h('p', { class: 'ending' }, `The Conflict is over (${String(ending.ending).replace(/_/g, ' ')}).`) : null,
+      h('p', null, h('strong', null, `Hand ${view.hand ?? 0}`), ` — Stakes ${view.stakes ?? '?'} (${view.stakes_name ?? ''}) — Under the Gun: ${actorName(view.utg)}`),
+      // who the table waits for is the prompt's to say (the session's, sealed rounds included):
+      // the rules' own order here once read "Waiting for Bandit to ante…" under "Your turn"
+      ending && view.who_won ? h('p', { class: 'ending' }, view.who_won.headline) : null,
     ),
     h(
       'div',
@@ -431,7 +440,9 @@ export function renderView(view, ctx) {
         )
       : null,
     // the justification is the seat's own line: the GM link gives rulings only
-    memory.revealed && mine.length && ctx.you?.kind === 'seat' ? h('div', { class: 'justify-forms' }, justifyForms(mine, ctx)) : null,
+    // the rules say when a justification line may come (its Action revealed at the latest
+    // reveal, not justified yet): a box never stays into later Hands
+    mine.some((/** @type {any} */ a) => a.may_justify) && ctx.you?.kind === 'seat' ? h('div', { class: 'justify-forms' }, justifyForms(mine.filter((/** @type {any} */ a) => Boolean(a.may_justify)), ctx)) : null,
     h('div', { class: 'actors' }, actors.map((/** @type {any} */ a) => actorCard(a, a.seat === me))),
     referenceCards(),
   );
@@ -476,18 +487,14 @@ export function renderPrompt(prompt, view, ctx) {
 }
 
 /**
- * One log item drawn: a justification line as a quote; the reveal opens the justification
- * form. Other items: null (their narration is the rules' own).
+ * One log item drawn: a justification line as a quote (the view's `may_justify` opens its
+ * form). Other items: null (their narration is the rules' own).
  * @param {any} item
  * @param {import('./index.js').SystemContext} _ctx
  * @returns {HTMLElement | null}
  */
 export function renderEvent(item, _ctx) {
   const e = item?.event;
-  if (e === 'actions_revealed') {
-    memory.revealed = true;
-    return null;
-  }
   if (e && typeof e === 'object' && e.justified) {
     const j = e.justified;
     return h('blockquote', { class: 'justification' }, `“${j.line}”`, h('footer', null, `— ${actorName(j.actor)}, Hand ${j.hand}`));

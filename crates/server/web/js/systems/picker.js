@@ -143,7 +143,7 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
             'data-testid': 'pick',
             'aria-pressed': pressed ? 'true' : 'false',
             'data-pick': `${field.key}=${value}`,
-            'aria-label': field.aria ? field.aria(value) : text,
+            'aria-label': field.aria ? accessibleName(text, field.aria(value)) : null,
             onclick: () => {
               selection[field.key] = value;
               // later fields may no longer fit: let narrow() drop what no longer fits
@@ -173,7 +173,13 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
         'data-testid': 'confirm',
         disabled: chosen ? null : true,
         'aria-label': chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
-        onclick: () => chosen && ctx.choose(chosen.command),
+        onclick: () => {
+          if (!chosen) return;
+          // Sent: the next decision with the same choices (the next Hand's) starts empty, never
+          // pre-filled with this one, a face-down choice the others must not see (issue 34).
+          remembered.delete(key);
+          ctx.choose(chosen.command);
+        },
       },
       chosen ? (opts.confirm ? opts.confirm(chosen) : chosen.label) : 'choose every field first',
     );
@@ -220,18 +226,34 @@ export function choiceButtons(choices, ctx, opts = {}) {
   return h(
     'div',
     { class: 'choices' },
-    choices.map((c) =>
-      h(
+    choices.map((c) => {
+      const b = h(
         'button',
         {
           type: 'button',
           class: `choice ${opts.kind ? opts.kind(c) : ''}`.trim(),
           'data-testid': 'choice',
-          'aria-label': opts.aria ? opts.aria(c) : c.label,
           onclick: () => ctx.choose(c.command),
         },
         opts.text ? opts.text(c) : c.label,
-      ),
-    ),
+      );
+      if (opts.aria) b.setAttribute('aria-label', accessibleName(b.textContent ?? '', opts.aria(c)));
+      return b;
+    }),
   );
+}
+
+/**
+ * A button's accessible name that begins with its visible text (WCAG 2.5.3, label in name:
+ * "STR Strength" was announced as "ante from Strength", issue 34), the description after it
+ * when it says more: "STR Strength, ante from Strength".
+ * @param {string} visible the button's text as shown
+ * @param {string} described what a screen reader should also hear
+ */
+export function accessibleName(visible, described) {
+  const v = visible.replace(/\s+/g, ' ').trim();
+  const d = described.replace(/\s+/g, ' ').trim();
+  if (!v) return d;
+  if (!d || d.toLowerCase().startsWith(v.toLowerCase())) return d || v;
+  return `${v}, ${d}`;
 }
