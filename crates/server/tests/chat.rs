@@ -6,23 +6,9 @@
 
 mod common;
 
-use common::{config, duel, next, welcomed};
+use common::{answer, config, duel, next, welcomed};
 use server::client::Client;
 use server::protocol::{ChatLine, ClientMessage, ErrorCode, ServerMessage};
-
-/// The answer to request `id` on `c`: Ok for its ack, else the refusal's code and message.
-async fn answer(c: &mut Client, id: &str) -> Result<(), (ErrorCode, String)> {
-    for _ in 0..40 {
-        match next(c).await {
-            ServerMessage::Ack { id: got, .. } if got == id => return Ok(()),
-            ServerMessage::Error { id: Some(got), code, message } if got == id => {
-                return Err((code, message));
-            }
-            _ => {}
-        }
-    }
-    panic!("no answer to {id}");
-}
 
 /// The next chat line on `c`.
 async fn line(c: &mut Client) -> ChatLine {

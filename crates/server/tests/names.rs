@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{config, duel, next, welcomed};
+use common::{answer, config, duel, next, welcomed};
 use server::client::Client;
 use server::protocol::{ClientMessage, ErrorCode, SeatInfo, ServerMessage};
 
@@ -17,20 +17,6 @@ async fn seats(c: &mut Client) -> Vec<SeatInfo> {
         }
     }
     panic!("no seats frame");
-}
-
-/// The answer to request `id` on `c`: Ok for its ack, else the refusal's code and message.
-async fn answer(c: &mut Client, id: &str) -> Result<(), (ErrorCode, String)> {
-    for _ in 0..20 {
-        match next(c).await {
-            ServerMessage::Ack { id: got, .. } if got == id => return Ok(()),
-            ServerMessage::Error { id: Some(got), code, message } if got == id => {
-                return Err((code, message));
-            }
-            _ => {}
-        }
-    }
-    panic!("no answer to {id}");
 }
 
 fn name(id: &str, name: &str) -> ClientMessage {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use server::Config;
 use server::client::Client;
-use server::protocol::{CreateTable, ServerMessage};
+use server::protocol::{CreateTable, ErrorCode, ServerMessage};
 
 /// A server on 127.0.0.1 (a port of the system's choice), its tables in `db`.
 pub fn config(db: &Path) -> Config {
@@ -34,4 +34,19 @@ pub async fn welcomed(link: &str) -> Client {
         ServerMessage::Welcome { .. } => c,
         other => panic!("expected a welcome, got {other:?}"),
     }
+}
+
+/// The answer to request `id` on `c` (other messages skipped, at most 40): Ok for its ack, else
+/// the refusal's code and message.
+pub async fn answer(c: &mut Client, id: &str) -> Result<(), (ErrorCode, String)> {
+    for _ in 0..40 {
+        match next(c).await {
+            ServerMessage::Ack { id: got, .. } if got == id => return Ok(()),
+            ServerMessage::Error { id: Some(got), code, message } if got == id => {
+                return Err((code, message));
+            }
+            _ => {}
+        }
+    }
+    panic!("no answer to {id}");
 }
