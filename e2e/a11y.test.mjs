@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
-import { openPage, serverAndBrowser, waitFor } from './lib.mjs';
+import { TABLES, openPage, serverAndBrowser, waitFor } from './lib.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -58,13 +58,6 @@ async function check(url, name, table) {
     }
   }
 }
-
-/** One table of each system: (system, example, the bots' seats). */
-const TABLES = [
-  { system: 'iron-triangle', example: 'duel', bots: { gm: 'greedy' } },
-  { system: 'nodice', example: 'pc-vs-bandit', bots: {} },
-  { system: 'inciting-incident', example: 'cover-up', bots: {} },
-];
 
 describe('axe-core finds no serious or critical violation', () => {
   test('on the home page', async () => {

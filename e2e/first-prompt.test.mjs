@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { openPage, serverAndBrowser, waitFor } from './lib.mjs';
+import { TABLES, openPage, serverAndBrowser, waitFor } from './lib.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const MAX_BYTES = 150 * 1024;
@@ -23,12 +23,6 @@ function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
-
-const TABLES = [
-  { system: 'iron-triangle', example: 'duel', bots: { gm: 'greedy' } },
-  { system: 'nodice', example: 'pc-vs-bandit', bots: {} },
-  { system: 'inciting-incident', example: 'cover-up', bots: {} },
-];
 
 describe('a seat page before its prompt', () => {
   for (const t of TABLES) {

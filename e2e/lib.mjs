@@ -406,3 +406,10 @@ export async function waitFor(cond, ms, what) {
   }
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
+
+/** One table of each system the page tests open: (system, example, the bots' seats). */
+export const TABLES = [
+  { system: 'iron-triangle', example: 'duel', bots: { gm: 'greedy' } },
+  { system: 'nodice', example: 'pc-vs-bandit', bots: {} },
+  { system: 'inciting-incident', example: 'cover-up', bots: {} },
+];

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { openPage, serverAndBrowser, waitFor } from './lib.mjs';
+import { TABLES, openPage, serverAndBrowser, waitFor } from './lib.mjs';
 
 /** The most a page may load (the sum of its response bodies). */
 const MAX_BYTES = 200 * 1024;
@@ -56,13 +56,6 @@ describe('the home page', () => {
     await check(`${env.server.base}/`, 'home (1280 px)', { width: 1280, height: 800 }, false);
   });
 });
-
-/** One table of each system: (system, example, the bots' seats). */
-const TABLES = [
-  { system: 'iron-triangle', example: 'duel', bots: { gm: 'greedy' } },
-  { system: 'nodice', example: 'pc-vs-bandit', bots: {} },
-  { system: 'inciting-incident', example: 'cover-up', bots: {} },
-];
 
 describe('the table pages', () => {
   for (const t of TABLES) {
