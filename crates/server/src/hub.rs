@@ -173,8 +173,12 @@ pub struct Hub<S: TableStore> {
     next_gen: AtomicUsize,
     /// Open tables counted, with the creations under way here ([`Hub::reserve_table`]).
     open: AtomicUsize,
-    /// Creations under way here.
+    /// Creations under way here that hold a place in `open` (taken and not yet kept or given
+    /// back); a creation refused never counts here.
     creating: AtomicUsize,
+    /// Held while a place is reserved, so that a recount from the store never misses a place
+    /// taken meanwhile ([`Hub::reserve_table`]).
+    reserving: tokio::sync::Mutex<()>,
     /// The tables nobody joined yet, since when ([`Hub::sweep`]).
     unjoined: Mutex<HashMap<u64, Instant>>,
     /// Whether the task that closes tables nobody joined runs.
@@ -245,6 +249,7 @@ impl<S: TableStore> Hub<S> {
             tables: Mutex::new(HashMap::new()),
             open: AtomicUsize::new(open),
             creating: AtomicUsize::new(0),
+            reserving: tokio::sync::Mutex::new(()),
             unjoined: Mutex::new(HashMap::new()),
             sweeping: std::sync::atomic::AtomicBool::new(false),
             connections: AtomicUsize::new(0),
@@ -508,26 +513,26 @@ impl<S: TableStore> Hub<S> {
     /// overshoot [`Limits::max_tables`](crate::Limits::max_tables)); given back unless the
     /// creation keeps it ([`Slot::keep`]). This instance counts the tables it created and the
     /// ones it saw finish; with several instances on one store another may finish ours, so at
-    /// the limit the store counts, with the creations under way here (a creation stored and
-    /// not yet counted counts twice meanwhile: a refusal too many, never a table too many).
+    /// the limit the count is read again from the store, plus the creations here that hold a
+    /// place (one stored and not yet kept counts twice meanwhile: a refusal too many, never a
+    /// table too many). Reservations take turns, so that a recount never misses a place taken
+    /// meanwhile; a refused creation never counts.
     async fn reserve_table(&self) -> Result<Slot<'_>, Refusal> {
         let max = self.config.limits.max_tables;
-        // Under way from now: a count read from the store adds the creations under way here.
-        self.creating.fetch_add(1, Ordering::SeqCst);
-        let mut slot = Slot { open: &self.open, creating: &self.creating, taken: false, kept: false };
+        let _turn = self.reserving.lock().await;
         let take =
             || self.open.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1));
         if take().is_err() {
             let Ok(open) = self.store.open_tables().await else { return Err(full(max)) };
-            let others = self.creating.load(Ordering::SeqCst).saturating_sub(1);
-            self.open.store(open.len() + others, Ordering::SeqCst);
+            let holding = self.creating.load(Ordering::SeqCst);
+            self.open.store(open.len() + holding, Ordering::SeqCst);
             self.metrics.tables_open.set(open.len() as i64);
             if take().is_err() {
                 return Err(full(max));
             }
         }
-        slot.taken = true;
-        Ok(slot)
+        self.creating.fetch_add(1, Ordering::SeqCst);
+        Ok(Slot { open: &self.open, creating: &self.creating, kept: false })
     }
 
     fn unjoined(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Instant>> {
@@ -645,8 +650,6 @@ fn full(max: usize) -> Refusal {
 struct Slot<'a> {
     open: &'a AtomicUsize,
     creating: &'a AtomicUsize,
-    /// Whether the place was taken (counted in `open`).
-    taken: bool,
     /// Whether the table was created and keeps it.
     kept: bool,
 }
@@ -661,7 +664,7 @@ impl Slot<'_> {
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
         self.creating.fetch_sub(1, Ordering::SeqCst);
-        if self.taken && !self.kept {
+        if !self.kept {
             let _ = self.open.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
         }
     }
