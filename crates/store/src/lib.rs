@@ -248,6 +248,10 @@ pub enum PersistError {
     /// The database.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
+    /// The database, through the SQLite table store's writer (its own connection, see
+    /// [`SqliteTables`]).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     /// The schema migrations.
     #[error("cannot bring the games database up to date: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),

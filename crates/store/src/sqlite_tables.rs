@@ -4,9 +4,11 @@
 //! connection. The writer takes everything queued (up to [`MAX_GROUP`] requests), checks each
 //! request's journal numbers against the next numbers it keeps per table (loaded from the
 //! database on a table's first use, never counted per entry), answers the refused ones at once,
-//! and writes all the others in one `BEGIN IMMEDIATE` … `COMMIT` transaction with a few
-//! multi-row statements: one WAL sync for the whole group. Each request is answered only after
-//! `COMMIT` returned, so everything acknowledged is durable.
+//! and writes all the others in one `BEGIN IMMEDIATE` … `COMMIT` transaction: one WAL sync for
+//! the whole group. The writer's connection is SQLite's own, called synchronously on the
+//! writer's thread (rusqlite), not sqlx's, which would hand every statement to a thread of its
+//! own and back. Each request is answered only after `COMMIT` returned, so everything
+//! acknowledged is durable.
 //!
 //! Should a statement of the group fail all the same (the database changed behind the writer's
 //! back, a constraint), the transaction is rolled back and the group is written again one
@@ -23,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlx::Connection;
 use sqlx::sqlite::{SqliteConnection, SqlitePool, SqlitePoolOptions};
-use sqlx::{Acquire, Connection, Sqlite, Transaction};
 
 use crate::PersistError;
 use crate::tables::{
@@ -112,13 +114,7 @@ impl SqliteTables {
         let options = crate::sqlite::durable_options(path)?;
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options.clone()).await?;
         migrator().run(&pool).await?;
-        // Every group rewrites the index pages of every table it touches; checkpointing (copying
-        // the WAL's pages into the file, and a sync) after every 1000 pages as by default would
-        // write them all again for nearly every group. Every WAL_CHECKPOINT_PAGES instead, a page
-        // written by many groups is copied once (measured: 13,000 → 20,000+ commits/s with 1024
-        // committers on this machine).
-        let writing = options.pragma("wal_autocheckpoint", WAL_CHECKPOINT_PAGES.to_string());
-        let conn = SqliteConnection::connect_with(&writing).await?;
+        let conn = open_writer(path)?;
         // On a thread of its own, beside a server's shared runtime (see `spawn_on_own_thread`).
         let writer = Handle::start("table-writer", QUEUE, |requests, stats| {
             writer::run(Writer { conn, next: HashMap::new(), stats }, requests, MAX_GROUP)
@@ -451,14 +447,49 @@ fn placeholders(rows: usize, columns: usize) -> String {
 /// How a group's fast path failed.
 enum Failed {
     /// Starting or committing the transaction: the group fails as a whole.
-    Group(sqlx::Error),
+    Group(rusqlite::Error),
     /// A statement: some request may be at fault; the group is written again one by one.
     Statement,
 }
 
+/// Opens the writer's own connection to the database at `path` (created and brought up to date
+/// by the pool already), with the pool's durability: WAL, `synchronous = FULL` (`COMMIT` returns
+/// once the group is on disk), foreign keys, the same busy timeout; and its own checkpoint
+/// interval ([`WAL_CHECKPOINT_PAGES`]).
+///
+/// The writer runs SQLite synchronously on its own thread (rusqlite) rather than through
+/// sqlx, whose connection runs every statement on a worker thread of its own: each of a group's
+/// round trips to that thread (`BEGIN`, each new table, the rows, `COMMIT`) woke both threads,
+/// and those wake-ups were a third of a reveal's CPU (docs/performance.md, "The cost of a
+/// reveal").
+fn open_writer(path: &Path) -> Result<rusqlite::Connection, PersistError> {
+    use rusqlite::OpenFlags;
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    )?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(PersistError::Io(format!(
+            "{}: the database cannot be put in WAL mode (it is in {mode} mode)",
+            path.display()
+        )));
+    }
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Every group rewrites the index pages of every table it touches; checkpointing (copying
+    // the WAL's pages into the file, and a sync) after every 1000 pages as by default would
+    // write them all again for nearly every group. Every WAL_CHECKPOINT_PAGES instead, a page
+    // written by many groups is copied once (measured: 13,000 → 20,000+ commits/s with 1024
+    // committers on this machine).
+    conn.pragma_update(None, "wal_autocheckpoint", WAL_CHECKPOINT_PAGES)?;
+    Ok(conn)
+}
+
 /// The task that owns the writing connection.
 struct Writer {
-    conn: SqliteConnection,
+    conn: rusqlite::Connection,
     /// Each known table's next journal number, as committed.
     next: HashMap<TableId, u64>,
     stats: Arc<Stats>,
@@ -467,7 +498,8 @@ struct Writer {
 impl GroupWriter for Writer {
     type Plan = Vec<(TableId, u64)>;
 
-    /// Writes one group: checks, then one transaction, then the answers.
+    /// Writes one group: checks, then one transaction, then the answers. Synchronous: the
+    /// writer's thread runs nothing else.
     async fn group(&mut self, group: Vec<Work>) {
         if group.is_empty() {
             return;
@@ -485,7 +517,7 @@ impl GroupWriter for Writer {
             .map(Write::table)
             .filter(|t| !self.next.contains_key(t))
             .collect();
-        if let Err(e) = self.learn(unknown.into_iter().collect()).await {
+        if let Err(e) = self.learn(unknown) {
             let e = e.to_string();
             group.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
             return;
@@ -510,42 +542,31 @@ impl GroupWriter for Writer {
             return;
         }
 
-        match self.write_group(&accepted).await {
+        match self.write_group(&accepted) {
             Ok(created) => self.answer(accepted.into_iter().map(|w| (w, Ok(()))), created),
             Err(Failed::Group(e)) => {
                 let e = e.to_string();
                 accepted.into_iter().for_each(|w| w.fail(PersistError::GroupFailed(e.clone())));
             }
-            Err(Failed::Statement) => self.one_by_one(accepted).await,
+            Err(Failed::Statement) => self.one_by_one(accepted),
         }
     }
 
     async fn close(self) {
-        let _ = self.conn.close().await;
+        let _ = self.conn.close();
     }
 }
 
 impl Writer {
     /// Loads the next journal number of each of `tables` the database has.
-    async fn learn(&mut self, tables: Vec<TableId>) -> Result<(), sqlx::Error> {
-        let ids: Vec<i64> = tables.iter().filter_map(|t| i64::try_from(t.0).ok()).collect();
-        let mut rest = &ids[..];
-        for size in chunks(ids.len()) {
-            let (these, after) = rest.split_at(size);
-            rest = after;
-            let sql = format!(
-                "SELECT t.id, (SELECT COALESCE(MAX(j.n) + 1, 0) FROM server_journal j WHERE j.table_id = t.id) \
-                 FROM server_tables t WHERE t.id IN ({})",
-                vec!["?"; size].join(", ")
-            );
-            let mut query = sqlx::query_as::<_, (i64, i64)>(&sql);
-            for &id in these {
-                query = query.bind(id);
-            }
-            for (id, next) in query.fetch_all(&mut self.conn).await? {
-                if let (Ok(id), Ok(next)) = (u64::try_from(id), u64::try_from(next)) {
-                    self.next.insert(TableId(id), next);
-                }
+    fn learn(&mut self, tables: HashSet<TableId>) -> Result<(), rusqlite::Error> {
+        use rusqlite::OptionalExtension;
+        let mut next = self.conn.prepare_cached(NEXT_NUMBER)?;
+        for table in tables {
+            let Ok(id) = i64::try_from(table.0) else { continue };
+            let found: Option<i64> = next.query_row([id], |row| row.get(0)).optional()?;
+            if let Some(Ok(n)) = found.map(u64::try_from) {
+                self.next.insert(table, n);
             }
         }
         Ok(())
@@ -580,52 +601,37 @@ impl Writer {
         Ok(next)
     }
 
-    /// The fast path: the whole group in one transaction, a few statements per kind of row.
-    /// Returns the numbers of the tables created, in order.
-    async fn write_group(&mut self, group: &[Work]) -> Result<Vec<i64>, Failed> {
-        let mut tx = self.conn.begin_with("BEGIN IMMEDIATE").await.map_err(Failed::Group)?;
+    /// The fast path: the whole group in one transaction, its rows in order through the
+    /// connection's cached statements. Returns the numbers of the tables created, in order.
+    fn write_group(&mut self, group: &[Work]) -> Result<Vec<i64>, Failed> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(Failed::Group)?;
         let mut created = Vec::new();
-        // Access rows by (table, who), the last one kept.
-        let mut access: HashMap<(i64, &str), &Access> = HashMap::new();
-        let mut journal: Vec<(i64, i64, &str)> = Vec::new();
-        let mut finished: Vec<i64> = Vec::new();
         for work in group {
             match work {
                 Work::Create { table, .. } => {
-                    let id = insert_table(&mut tx, table).await.map_err(|_| Failed::Statement)?;
-                    for row in &table.access {
-                        access.insert((id, row.who.as_str()), row);
-                    }
-                    created.push(id);
+                    created.push(create_row(&tx, table).map_err(|_| Failed::Statement)?);
                 }
                 Work::Commit { writes, .. } => {
                     for write in writes {
-                        // Checked by `plan` (known tables come from the database) and by
-                        // `check_writes` (numbers below MAX_JOURNAL_ENTRIES): both fit an i64.
-                        let table = write.table().0 as i64;
-                        match write {
-                            Write::Journal { n, entry, .. } => journal.push((table, *n as i64, entry)),
-                            Write::Access { access: row, .. } => {
-                                access.insert((table, row.who.as_str()), row);
-                            }
-                            Write::Finished { .. } => finished.push(table),
-                        }
+                        write_row(&tx, write).map_err(|_| Failed::Statement)?;
                     }
                 }
             }
         }
-        let access: Vec<(i64, &Access)> = access.into_iter().map(|((t, _), row)| (t, row)).collect();
-        write_rows(&mut tx, &journal, &access, &finished).await.map_err(|_| Failed::Statement)?;
-        tx.commit().await.map_err(Failed::Group)?;
+        // Dropped on a failed statement above: rolled back.
+        tx.commit().map_err(Failed::Group)?;
         Ok(created)
     }
 
     /// The slow path, after a statement of the fast path failed: the group again, one request
     /// at a time under its own savepoint, each checked against the database itself.
-    async fn one_by_one(&mut self, group: Vec<Work>) {
+    fn one_by_one(&mut self, group: Vec<Work>) {
         // The cached numbers may be what was wrong: they are loaded again on next use.
         self.next.clear();
-        let mut tx = match self.conn.begin_with("BEGIN IMMEDIATE").await {
+        let mut tx = match self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
             Ok(tx) => tx,
             Err(e) => {
                 let e = e.to_string();
@@ -636,10 +642,11 @@ impl Writer {
         let mut results = Vec::with_capacity(group.len());
         let mut created = Vec::new();
         for work in group {
-            let result = match savepoint(&mut tx, &work).await {
+            let result = match savepoint(&mut tx, &work) {
                 Ok(result) => result,
                 Err(e) => {
-                    // The savepoint itself failed: the transaction is lost.
+                    // The savepoint itself failed: the transaction is lost (rolled back as
+                    // it is dropped).
                     drop(tx);
                     let e = e.to_string();
                     results.into_iter().map(|(w, _)| w).chain([work]).for_each(|w: Work| {
@@ -653,7 +660,7 @@ impl Writer {
             }
             results.push((work, result.map(drop)));
         }
-        if let Err(e) = tx.commit().await {
+        if let Err(e) = tx.commit() {
             let e = e.to_string();
             results.into_iter().for_each(|(w, _)| w.fail(PersistError::GroupFailed(e.clone())));
             return;
@@ -676,78 +683,116 @@ impl Writer {
 /// One request of the slow path under its own savepoint. `Err`: the transaction failed;
 /// `Ok(Err)`: this request was refused and rolled back alone; `Ok(Ok(id))`: kept (with the
 /// new table's number for a creation).
-async fn savepoint(
-    tx: &mut Transaction<'_, Sqlite>,
+fn savepoint(
+    tx: &mut rusqlite::Transaction<'_>,
     work: &Work,
-) -> Result<Result<Option<i64>, PersistError>, sqlx::Error> {
-    let mut sp = tx.begin().await?;
+) -> Result<Result<Option<i64>, PersistError>, rusqlite::Error> {
+    let sp = tx.savepoint()?;
     let result = match work {
-        Work::Create { table, .. } => create_one(&mut sp, table).await,
-        Work::Commit { writes, .. } => commit_one(&mut sp, writes).await.map(|()| None),
+        Work::Create { table, .. } => create_row(&sp, table).map(Some).map_err(PersistError::from),
+        Work::Commit { writes, .. } => commit_checked(&sp, writes).map(|()| None),
     };
     match result {
-        Ok(id) => sp.commit().await.map(|()| Ok(id)),
-        Err(e) => sp.rollback().await.map(|()| Err(e)),
+        Ok(id) => sp.commit().map(|()| Ok(id)),
+        // A savepoint rolls back (and is released) as it finishes uncommitted.
+        Err(e) => sp.finish().map(|()| Err(e)),
     }
 }
 
-async fn create_one(tx: &mut SqliteConnection, table: &NewTable) -> Result<Option<i64>, PersistError> {
-    let id = insert_table(tx, table).await?;
-    let mut rows: HashMap<&str, &Access> = HashMap::new();
+/// Each table's next journal number, if the table exists.
+const NEXT_NUMBER: &str = "SELECT (SELECT COALESCE(MAX(n) + 1, 0) FROM server_journal WHERE table_id = ?1) \
+     FROM server_tables WHERE id = ?1";
+
+/// A new table's row, numbered after every table there is and every table deleted
+/// (`server_numbers`): a number is never given twice.
+const INSERT_TABLE: &str = "INSERT INTO server_tables (id, ruleset, ruleset_version, setup, options) VALUES (\
+     MAX((SELECT COALESCE(MAX(id), 0) FROM server_tables), \
+     (SELECT COALESCE(MAX(deleted_up_to), 0) FROM server_numbers)) + 1, ?, ?, ?, ?) RETURNING id";
+
+/// [`journal_sql`] of one row, for the writer's cached statement.
+const JOURNAL_ROW: &str = "INSERT INTO server_journal (table_id, n, entry) VALUES (?, ?, ?)";
+/// [`access_sql`] of one row.
+const ACCESS_ROW: &str = "INSERT INTO server_access (table_id, who, token_hash, controller) VALUES (?, ?, ?, ?) \
+     ON CONFLICT (table_id, who) DO UPDATE SET token_hash = excluded.token_hash, \
+     controller = excluded.controller";
+/// [`finished_sql`] of one table.
+const FINISHED_ROW: &str =
+    "UPDATE server_tables SET finished = TRUE, finished_at = CURRENT_TIMESTAMP WHERE id IN (?)";
+
+/// A new table's row and its access rows (the last row of each `who` kept), on the writer's
+/// connection; returns its number.
+fn create_row(conn: &rusqlite::Connection, table: &NewTable) -> Result<i64, rusqlite::Error> {
+    let id: i64 = conn
+        .prepare_cached(INSERT_TABLE)?
+        .query_row((&table.ruleset, &table.ruleset_version, &table.setup, &table.options), |row| {
+            row.get(0)
+        })?;
+    // An upsert per row: a later row of the same `who` replaces an earlier one.
+    let mut access = conn.prepare_cached(ACCESS_ROW)?;
     for row in &table.access {
-        rows.insert(&row.who, row);
+        access.execute((id, &row.who, row.token_hash.as_deref(), &row.controller))?;
     }
-    let rows: Vec<(i64, &Access)> = rows.into_values().map(|row| (id, row)).collect();
-    upsert_access(tx, &rows).await?;
-    Ok(Some(id))
+    Ok(id)
 }
 
-/// A commit's writes one by one, each checked against the database.
-async fn commit_one(tx: &mut SqliteConnection, writes: &[Write]) -> Result<(), PersistError> {
-    // Entries this request kept so far, per table.
-    let mut mine: HashMap<TableId, u64> = HashMap::new();
-    for write in writes {
-        let table = write.table();
-        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
-        let next: Option<(i64,)> = sqlx::query_as(
-            "SELECT (SELECT COALESCE(MAX(n) + 1, 0) FROM server_journal WHERE table_id = ?1) \
-             FROM server_tables WHERE id = ?1",
-        )
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (next,) = next.ok_or(PersistError::NoTable(table))?;
-        match write {
-            Write::Journal { n, entry, .. } => {
-                let expected = to_u64(next, "journal length")?;
-                // Checked against the database before each entry: a number below it is kept
-                // already, by this request's earlier entries only if it is in the request.
-                let before = expected.saturating_sub(mine.get(&table).copied().unwrap_or(0));
-                check_number(table, *n, before, expected)?;
-                *mine.entry(table).or_default() += 1;
-                insert_journal(tx, &[(id, to_i64(*n, "journal entry number")?, entry)]).await?;
-            }
-            Write::Access { access, .. } => upsert_access(tx, &[(id, access)]).await?,
-            Write::Finished { .. } => mark_finished(tx, &[id]).await?,
+/// One write of a commit, checked already, on the writer's connection.
+fn write_row(conn: &rusqlite::Connection, write: &Write) -> Result<(), rusqlite::Error> {
+    // Checked by `plan` (known tables come from the database) and by `check_writes` (numbers
+    // below MAX_JOURNAL_ENTRIES): both fit an i64.
+    let table = write.table().0 as i64;
+    match write {
+        Write::Journal { n, entry, .. } => {
+            conn.prepare_cached(JOURNAL_ROW)?.execute((table, *n as i64, entry))?;
+        }
+        Write::Access { access: row, .. } => {
+            conn.prepare_cached(ACCESS_ROW)?.execute((
+                table,
+                &row.who,
+                row.token_hash.as_deref(),
+                &row.controller,
+            ))?;
+        }
+        Write::Finished { .. } => {
+            conn.prepare_cached(FINISHED_ROW)?.execute([table])?;
         }
     }
     Ok(())
 }
 
+/// A commit's writes one by one, each checked against the database.
+fn commit_checked(conn: &rusqlite::Connection, writes: &[Write]) -> Result<(), PersistError> {
+    use rusqlite::OptionalExtension;
+    // Entries this request kept so far, per table.
+    let mut mine: HashMap<TableId, u64> = HashMap::new();
+    for write in writes {
+        let table = write.table();
+        let id = i64::try_from(table.0).map_err(|_| PersistError::NoTable(table))?;
+        let next: Option<i64> =
+            conn.prepare_cached(NEXT_NUMBER)?.query_row([id], |row| row.get(0)).optional()?;
+        let next = next.ok_or(PersistError::NoTable(table))?;
+        if let Write::Journal { n, .. } = write {
+            let expected = to_u64(next, "journal length")?;
+            // Checked against the database before each entry: a number below it is kept
+            // already, by this request's earlier entries only if it is in the request.
+            let before = expected.saturating_sub(mine.get(&table).copied().unwrap_or(0));
+            check_number(table, *n, before, expected)?;
+            *mine.entry(table).or_default() += 1;
+            to_i64(*n, "journal entry number")?;
+        }
+        write_row(conn, write)?;
+    }
+    Ok(())
+}
+
+/// A new table's row ([`INSERT_TABLE`]) on a connection of the pool (an import).
 async fn insert_table(tx: &mut SqliteConnection, table: &NewTable) -> Result<i64, sqlx::Error> {
-    // Numbered after every table there is and every table deleted (`server_numbers`): a number
-    // is never given twice.
-    let (id,): (i64,) = sqlx::query_as(
-        "INSERT INTO server_tables (id, ruleset, ruleset_version, setup, options) VALUES (\
-         MAX((SELECT COALESCE(MAX(id), 0) FROM server_tables), \
-         (SELECT COALESCE(MAX(deleted_up_to), 0) FROM server_numbers)) + 1, ?, ?, ?, ?) RETURNING id",
-    )
-    .bind(&table.ruleset)
-    .bind(&table.ruleset_version)
-    .bind(&table.setup)
-    .bind(&table.options)
-    .fetch_one(&mut *tx)
-    .await?;
+    let (id,): (i64,) = sqlx::query_as(INSERT_TABLE)
+        .bind(&table.ruleset)
+        .bind(&table.ruleset_version)
+        .bind(&table.setup)
+        .bind(&table.options)
+        .fetch_one(&mut *tx)
+        .await?;
     Ok(id)
 }
 
@@ -772,39 +817,6 @@ fn finished_sql(rows: usize) -> String {
         "UPDATE server_tables SET finished = TRUE, finished_at = CURRENT_TIMESTAMP WHERE id IN ({})",
         vec!["?"; rows].join(", ")
     )
-}
-
-/// A group's rows ([`insert_journal`], then [`upsert_access`], then [`mark_finished`]) as one
-/// query of several statements, in that order: the connection runs a statement on a thread of
-/// its own, and each query is a round trip to it and back (two thread switches), which cost
-/// more than the statements themselves (docs/performance.md, "The cost of a reveal").
-async fn write_rows(
-    tx: &mut SqliteConnection,
-    journal: &[(i64, i64, &str)],
-    access: &[(i64, &Access)],
-    finished: &[i64],
-) -> Result<(), sqlx::Error> {
-    let mut statements = Vec::new();
-    statements.extend(chunks(journal.len()).map(journal_sql));
-    statements.extend(chunks(access.len()).map(access_sql));
-    statements.extend(chunks(finished.len()).map(finished_sql));
-    if statements.is_empty() {
-        return Ok(());
-    }
-    let sql = statements.join("; ");
-    let mut query = sqlx::query(&sql);
-    // The placeholders of the statements above, in order: each statement binds its own.
-    for &(table, n, entry) in journal {
-        query = query.bind(table).bind(n).bind(entry);
-    }
-    for &(table, row) in access {
-        query = query.bind(table).bind(&row.who).bind(row.token_hash.as_deref()).bind(&row.controller);
-    }
-    for &table in finished {
-        query = query.bind(table);
-    }
-    query.execute(&mut *tx).await?;
-    Ok(())
 }
 
 async fn insert_journal(tx: &mut SqliteConnection, rows: &[(i64, i64, &str)]) -> Result<(), sqlx::Error> {
@@ -898,5 +910,12 @@ mod tests {
             assert!(sizes.iter().all(|s| s.is_power_of_two() && *s <= CHUNK), "{n}: {sizes:?}");
         }
         assert_eq!(placeholders(2, 3), "(?, ?, ?), (?, ?, ?)");
+    }
+
+    #[test]
+    fn the_writers_one_row_statements_are_the_imports_of_one_row() {
+        assert_eq!(JOURNAL_ROW, journal_sql(1));
+        assert_eq!(ACCESS_ROW, access_sql(1));
+        assert_eq!(FINISHED_ROW, finished_sql(1));
     }
 }
