@@ -10,6 +10,12 @@
 //! any change to the game, its JSON, its storage or its hashing (docs/performance.md, "The
 //! relay floor").
 //!
+//! With a store (`relayfloor --durable`), each request is first made durable as one journal
+//! entry through the server's own SQLite table store ([`store::SqliteTables`]: its group-commit
+//! writer, `synchronous = FULL`), and only then answered, as `facedown serve` answers only what
+//! is on disk: the floor of a durable server of this protocol, the game, its JSON and its
+//! hashing left out.
+//!
 //! The relay is the cheapest honest one: a task per connection and an outbox per connection
 //! (a connection's writes are one after the other), the two seats of a table sharing a lock
 //! instead of an actor, and every frame but the acknowledgement built once. The load is
@@ -30,6 +36,9 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{WebSocketStream, accept_async_with_config, client_async_with_config};
+
+use store::SqliteTables;
+use store::tables::{NewTable, TableId, TableStore, Write};
 
 use crate::{Failures, Latency, LoadError, procstat};
 
@@ -132,8 +141,14 @@ fn leave_seat(tables: &mut Tables, table: u64, seat: usize, out: &Outbox) {
 
 /// Serves the relay on `listener` until `stop` says so. Each connection first sends
 /// `hello TABLE SEAT` (a table number below [`MAX_TABLES`], a seat 0 or 1); every text frame
-/// after it is a request of that seat.
-pub async fn serve(listener: TcpListener, update_bytes: usize, mut stop: watch::Receiver<bool>) {
+/// after it is a request of that seat. With a `store`, each request is kept in it (one journal
+/// entry, on a table of the store's own per connection) before it is answered.
+pub async fn serve(
+    listener: TcpListener,
+    update_bytes: usize,
+    store: Option<SqliteTables>,
+    mut stop: watch::Receiver<bool>,
+) {
     let frames = Arc::new(Frames::new(update_bytes));
     let tables: Arc<Mutex<Tables>> = Arc::default();
     let mut connections = JoinSet::new();
@@ -141,9 +156,9 @@ pub async fn serve(listener: TcpListener, update_bytes: usize, mut stop: watch::
         tokio::select! {
             accepted = listener.accept() => {
                 let Ok((socket, _)) = accepted else { continue };
-                let (frames, tables) = (frames.clone(), tables.clone());
+                let (frames, tables, store) = (frames.clone(), tables.clone(), store.clone());
                 connections.spawn(async move {
-                    let _ = relay_connection(socket, &frames, &tables).await;
+                    let _ = relay_connection(socket, &frames, &tables, store.as_ref()).await;
                 });
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -161,7 +176,42 @@ fn config() -> WebSocketConfig {
         .max_frame_size(Some(MAX_FRAME))
 }
 
-async fn relay_connection(socket: TcpStream, frames: &Frames, tables: &Mutex<Tables>) -> Result<(), String> {
+/// A connection's journal in the relay's store: its table, and the number of its next entry.
+struct Journal<'a> {
+    store: &'a SqliteTables,
+    table: TableId,
+    next: u64,
+}
+
+impl<'a> Journal<'a> {
+    /// A table of the store's own for one connection.
+    async fn open(store: &'a SqliteTables) -> Result<Journal<'a>, String> {
+        let table = NewTable {
+            ruleset: "relay".into(),
+            ruleset_version: "1".into(),
+            setup: "{}".into(),
+            options: "{}".into(),
+            access: Vec::new(),
+        };
+        let table = store.create_table(&table).await.map_err(|e| e.to_string())?;
+        Ok(Journal { store, table, next: 0 })
+    }
+
+    /// Keeps `request` as the next entry: durable once it returns.
+    async fn keep(&mut self, request: &str) -> Result<(), String> {
+        let write = Write::Journal { table: self.table, n: self.next, entry: request.to_owned() };
+        self.store.commit(vec![write]).await.map_err(|e| e.to_string())?;
+        self.next += 1;
+        Ok(())
+    }
+}
+
+async fn relay_connection(
+    socket: TcpStream,
+    frames: &Frames,
+    tables: &Mutex<Tables>,
+    store: Option<&SqliteTables>,
+) -> Result<(), String> {
     socket.set_nodelay(true).map_err(|e| e.to_string())?;
     let ws = accept_async_with_config(socket, Some(config())).await.map_err(|e| e.to_string())?;
     let (mut sink, mut stream) = ws.split();
@@ -170,12 +220,19 @@ async fn relay_connection(socket: TcpStream, frames: &Frames, tables: &Mutex<Tab
         _ => return Err("no hello".into()),
     };
     let (table, seat) = parse_hello(hello.as_str()).ok_or("not a hello")?;
+    let mut journal = match store {
+        Some(store) => Some(Journal::open(store).await?),
+        None => None,
+    };
     let (out, mut outbox) = mpsc::channel::<Arc<str>>(OUTBOX);
     take_seat(&mut *tables.lock().map_err(|e| e.to_string())?, table, seat, out.clone());
     loop {
         tokio::select! {
             frame = stream.next() => match frame {
-                Some(Ok(Message::Text(_))) => {
+                Some(Ok(Message::Text(request))) => {
+                    if let Some(journal) = &mut journal {
+                        journal.keep(request.as_str()).await?;
+                    }
                     let mut tables = tables.lock().map_err(|e| e.to_string())?;
                     let t = tables.get_mut(&table).ok_or("the table is gone")?;
                     for (to, frame) in t.step.ask(seat) {

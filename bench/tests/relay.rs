@@ -21,7 +21,7 @@ async fn a_relay_answers_each_step_with_an_ack_and_updates_and_every_reveal_is_t
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
-    let serving = tokio::spawn(relay::serve(listener, 500, stop));
+    let serving = tokio::spawn(relay::serve(listener, 500, None, stop));
     let plain = relay::run(addr, &options(3, 300, false), None).await.unwrap();
     let sealed = relay::run(addr, &options(3, 300, true), None).await.unwrap();
     let _ = stop_tx.send(true);
@@ -55,6 +55,19 @@ fn relayfloor_starts_its_relay_as_a_process_of_its_own_and_reports_as_json() {
     assert!(report["reveals"].as_u64().unwrap() >= 200, "{report}");
     assert!(report["relay_cpu_us_per_reveal"].as_f64().is_some(), "the relay's own CPU: {report}");
     assert!(report["load_cpu_us_per_reveal"].as_f64().is_some(), "{report}");
+}
+
+#[test]
+fn relayfloor_durable_plays_against_a_relay_that_keeps_each_request_in_a_store() {
+    let out = Command::new(env!("CARGO_BIN_EXE_relayfloor"))
+        .args(["--tables", "2", "--seconds", "20", "--max-reveals", "100", "--durable", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["failed_tables"], 0, "{report}");
+    assert!(report["reveals"].as_u64().unwrap() >= 100, "{report}");
+    assert!(report["relay_cpu_us_per_reveal"].as_f64().is_some(), "{report}");
 }
 
 #[test]

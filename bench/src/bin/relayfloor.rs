@@ -35,9 +35,16 @@ struct Args {
     /// The size of the relay's update frames, in bytes.
     #[arg(long, default_value_t = UPDATE_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(64..=60_000))]
     update_bytes: usize,
+    /// The relay keeps each request durably before answering it: one journal entry through the
+    /// server's SQLite table store (group commit, `synchronous = FULL`) in a temporary file.
+    #[arg(long)]
+    durable: bool,
     /// Prints the figures as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Where the relay child keeps its store with --durable.
+    #[arg(long, hide = true)]
+    relay_db: Option<std::path::PathBuf>,
     /// Runs the relay itself (what this binary starts as its child), for at most this many
     /// seconds: prints its address as a JSON start line and serves on 127.0.0.1.
     #[arg(long, hide = true, value_parser = clap::value_parser!(u64).range(1..=3600))]
@@ -63,13 +70,20 @@ fn serve(args: &Args, seconds: u64) -> Result<(), Box<dyn std::error::Error>> {
     raise_open_files()?;
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let store = match &args.relay_db {
+            Some(path) => Some(store::SqliteTables::open(path).await?),
+            None => None,
+        };
         println!("{}", serde_json::json!({ "addr": listener.local_addr()?.to_string() }));
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_secs(seconds)).await;
             let _ = stop_tx.send(true);
         });
-        relay::serve(listener, args.update_bytes, stop).await;
+        relay::serve(listener, args.update_bytes, store.clone(), stop).await;
+        if let Some(store) = store {
+            store.close().await;
+        }
         Ok(())
     })
 }
@@ -79,12 +93,15 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let stall = Duration::from_secs(30);
     let lifetime = args.seconds + 2 * stall.as_secs() + 30;
-    let child_args: Vec<OsString> = vec![
+    let mut child_args: Vec<OsString> = vec![
         "--serve-relay-for".into(),
         lifetime.to_string().into(),
         "--update-bytes".into(),
         args.update_bytes.to_string().into(),
     ];
+    if args.durable {
+        child_args.extend(["--relay-db".into(), dir.path().join("relay.db").into_os_string()]);
+    }
     let relay =
         ServerProcess::spawn(&std::env::current_exe()?, &child_args, dir.path(), Duration::from_secs(30))?;
     let opts = RelayOptions {
