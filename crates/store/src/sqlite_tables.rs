@@ -912,6 +912,26 @@ mod tests {
         assert_eq!(placeholders(2, 3), "(?, ?, ?), (?, ?, ?)");
     }
 
+    /// Everything acknowledged is durable: the writer's own connection commits with a sync
+    /// (`synchronous = FULL` in WAL mode), checks foreign keys and waits for a reader's lock
+    /// as the pool's connections do.
+    #[test]
+    fn the_writers_connection_syncs_every_commit_as_the_pools_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tables.db");
+        drop(rusqlite::Connection::open(&path).unwrap());
+        let conn = open_writer(&path).unwrap();
+        let pragma = |name: &str| -> rusqlite::types::Value {
+            conn.query_row(&format!("PRAGMA {name}"), [], |row| row.get(0)).unwrap()
+        };
+        use rusqlite::types::Value::{Integer, Text};
+        assert_eq!(pragma("journal_mode"), Text("wal".into()));
+        assert_eq!(pragma("synchronous"), Integer(2), "FULL");
+        assert_eq!(pragma("foreign_keys"), Integer(1));
+        assert_eq!(pragma("busy_timeout"), Integer(10_000));
+        assert_eq!(pragma("wal_autocheckpoint"), Integer(i64::from(WAL_CHECKPOINT_PAGES)));
+    }
+
     #[test]
     fn the_writers_one_row_statements_are_the_imports_of_one_row() {
         assert_eq!(JOURNAL_ROW, journal_sql(1));
