@@ -155,7 +155,7 @@ impl PgTables {
         let (connected, first) = oneshot::channel();
         // On a thread of its own, beside a server's shared runtime; its connection is made
         // there, on the runtime that drives it.
-        let writer = Handle::start("pg-table-writer", QUEUE, |requests, stats| async move {
+        let writer = Handle::start("pg-table-writer", QUEUE, true, |requests, stats| async move {
             let mut writer = Writer { options: writing, conn: None, stats };
             match writer.connection().await {
                 Ok(_) => {

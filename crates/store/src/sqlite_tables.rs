@@ -116,7 +116,8 @@ impl SqliteTables {
         migrator().run(&pool).await?;
         let conn = open_writer(path)?;
         // On a thread of its own, beside a server's shared runtime (see `spawn_on_own_thread`).
-        let writer = Handle::start("table-writer", QUEUE, |requests, stats| {
+        // Synchronous: an abort is the writer's own (`GroupWriter::aborted`), not a task's.
+        let writer = Handle::start("table-writer", QUEUE, false, |requests, stats| {
             writer::run(Writer { conn, next: HashMap::new(), stats }, requests, MAX_GROUP)
         })?;
         let lock = shared_lock(path).await;
@@ -554,6 +555,10 @@ impl GroupWriter for Writer {
 
     async fn close(self) {
         let _ = self.conn.close();
+    }
+
+    fn aborted(&self) -> bool {
+        self.stats.aborted.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -27,6 +27,9 @@ pub(crate) struct Stats {
     pub(crate) acknowledged: AtomicU64,
     /// Requests sent and not yet answered.
     pub(crate) in_flight: AtomicU64,
+    /// Set by [`Handle::abort`]: a writer that writes a group without pausing (SQLite's,
+    /// synchronous) is not cancelled as a task; it stops before its next group instead.
+    pub(crate) aborted: AtomicBool,
 }
 
 impl Stats {
@@ -104,6 +107,12 @@ pub(crate) trait GroupWriter: Send {
 
     /// Closes the writer's connection.
     fn close(self) -> impl Future<Output = ()> + Send;
+
+    /// Whether [`Handle::abort`] stopped it: a writer that writes a group without pausing
+    /// cannot be cancelled as a task, so [`run`] asks before each group.
+    fn aborted(&self) -> bool {
+        false
+    }
 }
 
 /// The writer's loop: takes everything queued (up to `max_group` requests) as one group until
@@ -119,6 +128,13 @@ pub(crate) async fn run<W: GroupWriter>(
         batch.clear();
         if requests.recv_many(&mut batch, max_group).await == 0 {
             break; // every handle is gone
+        }
+        if writer.aborted() {
+            // As a crash: nothing more is written, every request queued is lost.
+            drop(batch);
+            requests.close();
+            while requests.try_recv().is_ok() {}
+            return;
         }
         let mut stop = Vec::new();
         let mut group = Vec::with_capacity(batch.len());
@@ -213,6 +229,9 @@ pub struct Handle {
     queue: mpsc::Sender<Request>,
     writer: JoinHandle<()>,
     stats: Arc<Stats>,
+    /// Whether [`Handle::abort`] cancels the writer's task (a writer that awaits its
+    /// database), or only tells it ([`GroupWriter::aborted`]).
+    cancel: bool,
 }
 
 impl Handle {
@@ -222,6 +241,7 @@ impl Handle {
     pub(crate) fn start<F>(
         name: &str,
         queue: usize,
+        cancel: bool,
         writer: impl FnOnce(mpsc::Receiver<Request>, Arc<Stats>) -> F,
     ) -> Result<Handle, PersistError>
     where
@@ -230,7 +250,7 @@ impl Handle {
         let stats = Arc::new(Stats::default());
         let (sender, requests) = mpsc::channel(queue);
         let writer = spawn_on_own_thread(name, writer(requests, stats.clone()))?;
-        Ok(Handle { queue: sender, writer, stats })
+        Ok(Handle { queue: sender, writer, stats, cancel })
     }
 
     /// Sends the request `make` builds and waits for its answer, counted in flight meanwhile.
@@ -254,8 +274,14 @@ impl Handle {
     /// Stops the writer at once, as a crash would: requests in flight fail with
     /// [`PersistError::WriterLost`] (a transaction not yet committed is rolled back by the
     /// database), later ones with [`PersistError::Closed`]. For tests of a caller's recovery.
+    /// A group the writer is writing when this is called may still be written to its end (as
+    /// a crash just after it would leave it); any request sent after this returns fails (the
+    /// SQLite writer, which is not cancelled as a task, stops when it next takes requests).
     pub fn abort(&self) {
-        self.writer.abort();
+        self.stats.aborted.store(true, Ordering::SeqCst);
+        if self.cancel {
+            self.writer.abort();
+        }
     }
 
     /// Transactions (each one sync) committed: with group commit, fewer than the requests
