@@ -323,7 +323,7 @@ pub enum SetupError {
         name: String,
     },
     /// A wrong number of Regions.
-    #[error("a {kind} has {min} to 5 Regions; this one has {count} (§5.2)")]
+    #[error("a {kind} has {min} to 5 Regions; this one has {count}")]
     RegionCount {
         /// Combat or non-violent.
         kind: &'static str,
@@ -600,7 +600,7 @@ impl Setup {
         }
         if self.kind == SceneKind::NonViolent {
             return Err(SetupError::Invalid(
-                "factions: only a combat has factions; a non-violent conflict keeps two sides with their Strikes (§10)"
+                "factions: only a combat has factions; a non-violent conflict keeps two sides with their Strikes"
                     .into(),
             ));
         }
@@ -619,7 +619,7 @@ impl Setup {
         }
         if camps != [true; 2] {
             return Err(SetupError::Invalid(
-                "factions: each of the two sides needs a faction (a Duel has two sides, §6)".into(),
+                "factions: each of the two sides needs a faction (a Duel has two sides)".into(),
             ));
         }
         Ok(())
@@ -695,9 +695,7 @@ impl Scene {
     pub fn new(setup: Setup) -> Result<Scene, SetupError> {
         let sides = &setup.sides;
         if sides[0].trim().is_empty() || sides[1].trim().is_empty() || sides[0] == sides[1] {
-            return Err(SetupError::Invalid(
-                "sides: two different, non-empty side names are needed (§6)".into(),
-            ));
+            return Err(SetupError::Invalid("sides: two different, non-empty side names are needed".into()));
         }
         let (kind, min) = match setup.kind {
             SceneKind::Combat => ("combat", 3),
@@ -780,7 +778,7 @@ impl Scene {
                 (None, true) => None,
                 (Some(_), true) => {
                     return Err(SetupError::Invalid(format!(
-                        "characters[{i}] ({}): an absent character has no Region (§10)",
+                        "characters[{i}] ({}): an absent character has no Region",
                         c.sheet.name
                     )));
                 }
@@ -849,16 +847,14 @@ impl Scene {
         let strikes = match (setup.kind, setup.strikes) {
             (SceneKind::NonViolent, None) => {
                 return Err(SetupError::Invalid(
-                    "strikes: a non-violent conflict needs Strikes per side (§10)".into(),
+                    "strikes: a non-violent conflict needs Strikes per side".into(),
                 ));
             }
             (SceneKind::NonViolent, Some(s)) if s.contains(&0) => {
-                return Err(SetupError::Invalid("strikes: each side needs at least 1 Strike (§10)".into()));
+                return Err(SetupError::Invalid("strikes: each side needs at least 1 Strike".into()));
             }
             (SceneKind::Combat, Some(_)) => {
-                return Err(SetupError::Invalid(
-                    "strikes: only a non-violent conflict has Strikes (§10)".into(),
-                ));
+                return Err(SetupError::Invalid("strikes: only a non-violent conflict has Strikes".into()));
             }
             (_, s) => s,
         };
@@ -870,7 +866,7 @@ impl Scene {
             return Err(SetupError::Invalid(format!(
                 "strikes: unequal Strikes ({a} against {b}) cost {cost} Rising Tension \
                  ({} per Strike of difference, rising_tension.per_strike), but the GM has {} \
-                 (rising_tension.pool) (§10)",
+                 (rising_tension.pool)",
                 tension.per_strike, tension.pool
             )));
         };
