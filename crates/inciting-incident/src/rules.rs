@@ -1290,6 +1290,26 @@ impl Scene {
 
     /// Applies one event.
     pub fn apply(&mut self, event: &Event) {
+        // The action being resolved, for its result in words (narration only).
+        match event {
+            Event::Started { character, action, .. } => {
+                self.acting = Some(crate::scene::Acting {
+                    character: *character,
+                    action: *action,
+                    roll: None,
+                    defence: None,
+                    hits: 0,
+                    flow: None,
+                    done: false,
+                });
+            }
+            Event::Acted { .. } | Event::Wasted { .. } | Event::RoundEnded { .. } => self.acting = None,
+            other => {
+                if let Some(a) = self.acting.as_mut() {
+                    a.follow(other);
+                }
+            }
+        }
         match event {
             Event::RoundStarted { round, initiative, surprise, rng_pos, .. } => {
                 if let Some(pos) = rng_pos {

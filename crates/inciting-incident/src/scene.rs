@@ -558,6 +558,67 @@ pub struct Scene {
     /// An extra action was just taken: the next action resolved is it, and continues the chain.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub extra_action_next: bool,
+    /// What the action being resolved has done so far (from its `Started` to its `Acted`), so
+    /// that its result is told in one line when it ends (issue 34: each attack's result). Kept
+    /// by `apply` from the events; no rule reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acting: Option<Acting>,
+}
+
+/// The action being resolved, and what it has done so far: see [`Scene::acting`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acting {
+    /// Whose action.
+    pub character: u8,
+    /// The action, as resolved.
+    pub action: crate::rules::Action,
+    /// The total of its Talent Roll (a Regular Attack) or attack roll (a Decisive Attack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roll: Option<i32>,
+    /// The total of the target's defence roll (a Decisive Attack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defence: Option<i32>,
+    /// Hits dealt: wounds, minions killed, Strikes lost.
+    #[serde(default)]
+    pub hits: u32,
+    /// How far the Flow of Battle moved, toward the positive side (its first move: a Crisis
+    /// Trigger's minions attacking after it are theirs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<i32>,
+    /// The action's own part is over (its Crisis is added; what follows is the Triggers').
+    #[serde(default)]
+    pub done: bool,
+}
+
+impl Acting {
+    /// Takes in one event of the action being resolved.
+    pub(crate) fn follow(&mut self, event: &crate::rules::Event) {
+        use crate::rules::{Event, Purpose, Who};
+        if self.done {
+            return;
+        }
+        match event {
+            Event::Rolled {
+                who: Who::Character(c),
+                purpose: Purpose::Regular | Purpose::Decisive,
+                roll,
+                ..
+            } if *c == self.character && self.roll.is_none() => {
+                self.roll = Some(roll.total);
+            }
+            Event::Rolled { purpose: Purpose::Defence, roll, .. } if self.defence.is_none() => {
+                self.defence = Some(roll.total);
+            }
+            Event::Wounded { hits, .. } => self.hits = self.hits.saturating_add(u32::from(*hits)),
+            Event::MinionsKilled { killed, .. } => self.hits = self.hits.saturating_add(*killed),
+            Event::StrikesLost { strikes, hits, .. } => {
+                self.hits = self.hits.saturating_add(hits.unwrap_or(*strikes));
+            }
+            Event::FlowMoved { by, .. } if self.flow.is_none() => self.flow = Some(*by),
+            Event::CrisisAdded { .. } => self.done = true,
+            _ => {}
+        }
+    }
 }
 
 fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, SetupError> {
@@ -902,6 +963,7 @@ impl Scene {
             rising_tension,
             chain_fired: Vec::new(),
             extra_action_next: false,
+            acting: None,
             setup: Arc::new(setup),
         };
         // The Duels standing at the start (§6: every Duel starts at Flow 0).

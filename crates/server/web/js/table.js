@@ -9,7 +9,7 @@ import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
 import { turnResult, ending } from './outcome.js';
 import { referenceElement, withoutSections } from './reference.js';
-import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
+import { itemText, isMachinery, andList, drawText, groupTitle, isMine, RollDraws, rollDrawsText } from './log.js';
 import { Notices } from './notice.js';
 import { confirmButton, linkBox } from './links.js';
 import { Chat } from './chat.js';
@@ -1035,6 +1035,8 @@ function keepingFocus(section, draw) {
 let logGroup = null;
 /** The line holding the run of draws just logged, while no other item has come. @type {HTMLElement | null} */
 let drawRun = null;
+/** The log's rolls, each with its line's place for its verifiable draws. @type {RollDraws<HTMLElement>} */
+const rollDraws = new RollDraws();
 
 /** The log's filter: everything, or only this seat's own items. */
 const logFilter = h(
@@ -1086,7 +1088,12 @@ function appendLog(items) {
     if (title) openLogGroup(title);
     if (!logGroup) openLogGroup('Before play');
     const list = /** @type {{list: HTMLElement}} */ (logGroup).list;
-    // A run of draws is one line, beside the roll it feeds, not a line a draw.
+    // A roll's draws go on the roll's own line; any other run of draws is one line.
+    const roll = rollDraws.owner(item);
+    if (roll) {
+      replace(roll.at, ` (${rollDrawsText(roll.counters)})`);
+      continue;
+    }
     if (item.kind === 'draw') {
       if (drawRun && drawRun.parentElement === list && list.lastElementChild === drawRun) {
         drawRun.append(`, ${drawText(item)}`);
@@ -1107,11 +1114,14 @@ function appendLog(items) {
     }
     const text = itemText(item, seatName);
     if (!drawn && !text) continue;
+    const draws = h('span', { class: 'roll-draws' });
+    rollDraws.add(item, draws);
     list.append(
       h(
         'li',
         { class: `item${isMachinery(item) ? ' machinery' : ''}${isMine(item, mySeat(), names) ? ' mine' : ''}`, value: item.seq },
         drawn instanceof Element ? drawn : h('span', { class: 'text' }, text.trim()),
+        draws,
       ),
     );
   }
