@@ -139,7 +139,7 @@ fn action_result(scene: &Scene, c: u8) -> Option<String> {
                 )
             } else {
                 format!(
-                    "Result: no hit on {whom} (attack roll {attack} against defence roll {defence}: not past the defence)."
+                    "Result: no hit on {whom}: attack roll {attack}, not past defence roll {defence} with the Resistance Value and the Flow added."
                 )
             }
         }
@@ -608,7 +608,7 @@ mod tests {
         let t = run(decisive, &[rolled(0, Purpose::Decisive, 11), rolled(2, Purpose::Defence, 8)]);
         assert!(
             t.ends_with(
-                "Result: no hit on Y'ras'byn (attack roll 11 against defence roll 8: not past the defence)."
+                "Result: no hit on Y'ras'byn: attack roll 11, not past defence roll 8 with the Resistance Value and the Flow added."
             ),
             "{t}"
         );
