@@ -336,6 +336,16 @@ enum ViewPart {
     Summary,
 }
 
+/// A rule system's name as the books write it ("Iron Triangle"), by its protocol name.
+fn system_title(ruleset: &str) -> &str {
+    match ruleset {
+        iron_triangle::IronTriangle::NAME => "Iron Triangle",
+        nodice::NoDice::NAME => "No Dice",
+        inciting_incident::IncitingIncident::NAME => "Inciting Incident",
+        other => other,
+    }
+}
+
 /// The quick reference of a ruleset, by its name.
 fn quick_reference(ruleset: &str) -> String {
     match ruleset {
@@ -468,7 +478,8 @@ impl Join {
         );
         let mut out = self.out();
         writeln!(out)?;
-        play::write_prompt(&mut out, &name, false, &view, question, &labels, &help)?;
+        let title = play::seat_title(&self.view, &name, gm_seat);
+        play::write_prompt(&mut out, &title, false, &view, question, &labels, &help)?;
         if self.answers.keyboard.is_some() {
             write!(out, "{}> ", escape(&name))?;
         }
@@ -743,11 +754,14 @@ impl Join {
                 self.seats = seats;
                 if first_time && !self.json {
                     let who = match you {
-                        Who::Seat { seat } => format!("seat {}", escape(&self.seat_name(seat))),
+                        Who::Seat { seat } => {
+                            let gm = self.seats.iter().any(|s| s.seat == seat && s.role == "gm");
+                            escape(&play::seat_title(&change.view, &self.seat_name(seat), gm)).into_owned()
+                        }
                         Who::Gm => "the GM (you see what is public and manage the table)".to_owned(),
                         Who::Spectator => "a spectator (you see what is public)".to_owned(),
                     };
-                    println!("Joined a table of {} as {who}.", escape(&self.ruleset));
+                    println!("Joined a table of {} as {who}.", escape(system_title(&self.ruleset)));
                     play::print_lines(
                         &mut std::io::stdout(),
                         &view_text(&self.ruleset, &change.view, "", ViewPart::Intro),

@@ -141,7 +141,7 @@ fn hot_seat_players_pick_numbered_actions() {
     // Seats at the keyboard answer with numbers; option 1 is always "hold".
     let o = play(&[&example("river-fight.toml"), "--bot", "gm=random"], "1\n1\n");
     let text = stdout(&o);
-    assert!(text.contains("===== Seat bren (others look away) ====="), "{text}");
+    assert!(text.contains("===== Bren — seat bren (others look away) ====="), "{text}");
     assert!(text.contains("1. Bren: hold (no action)"), "{text}");
     assert!(text.contains("Bren: hold (no action)"));
     // The input ends before the scene: exit 2 without --save.
@@ -263,12 +263,12 @@ fn hot_seat_gm_menu_offers_ending_the_scene_bots_never_take_it() {
     // Bren and Mira hold; the GM's menu ends with the three endings.
     let o = play(&[&example("river-fight.toml")], "1\n1\n");
     let text = stdout(&o);
-    let players = text.split("===== Seat gm").next().unwrap_or_default();
-    assert!(players.contains("===== Seat mira"), "{text}");
+    let players = text.split("===== The GM — seat gm").next().unwrap_or_default();
+    assert!(players.contains("===== Mira — seat mira"), "{text}");
     assert!(!players.contains("end the scene now"), "players' menus have no ending: {text}");
     let o = play(&[&example("river-fight.toml"), "--bot", "bren=random", "--bot", "mira=random"], "");
     let text = stdout(&o);
-    assert!(text.contains("===== Seat gm"), "{text}");
+    assert!(text.contains("===== The GM — seat gm"), "{text}");
     assert!(text.contains("GM: end the scene now, without a winner"), "{text}");
     assert!(text.contains("GM: end the scene now, enemies win"), "{text}");
     // Bots (GM included) play many scenes to the rules' end, never the GM's call.

@@ -295,7 +295,7 @@ fn hot_seat_entry_keeps_a_stance_hidden_until_the_reveal() {
     let o = play(&[], typed);
     let out = stdout(&o);
     let committed = out.find("Ada commits a stance face down").expect("Ada commits");
-    let gm_prompt = out.find("===== Seat gm").expect("the GM is asked");
+    let gm_prompt = out.find("===== The GM — seat gm").expect("the GM is asked");
     let reveal = out.find("Stances revealed").expect("the stances are revealed");
     assert!(committed < gm_prompt && gm_prompt < reveal, "{out}");
     assert!(

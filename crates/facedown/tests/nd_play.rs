@@ -129,7 +129,7 @@ fn hot_seat_hides_the_other_seats_cards_until_the_reveal() {
     let o = play(&[&example("pc-vs-bandit.toml")], &input);
     let out = stdout(&o);
     // The GM's screen, before the reveal: Kara's card is face down, her intent is public.
-    let gm = out.find("===== Seat gm (others look away) =====").expect("the GM is asked");
+    let gm = out.find("===== The GM — seat gm (others look away) =====").expect("the GM is asked");
     let gm_screen = &out[gm..out[gm..].find("gm> ").map(|i| gm + i).unwrap()];
     assert!(gm_screen.contains("Aspect card: face down"), "{gm_screen}");
     assert!(gm_screen.contains("Intent: \"I charge\""), "{gm_screen}");
