@@ -44,6 +44,14 @@ pub(crate) struct ReplayAnswer {
 
 /// The log replayed by the rules its first entry names.
 pub(crate) fn replay_log(text: &str) -> Result<ReplayAnswer, String> {
+    // The host's export of a whole table (`facedown tables export`) is no viewer's log: say so.
+    if text.trim_start().starts_with('{')
+        && serde_json::from_str::<Value>(text).is_ok_and(|v| v["format"] == "facedown-table")
+    {
+        return Err("this is a table's export (facedown tables export), which the host keeps: replay a \
+                    seat's or a spectator's log instead (a table page's \"Download the log\")"
+            .into());
+    }
     let first: Value = text
         .lines()
         .next()

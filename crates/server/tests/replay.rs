@@ -67,6 +67,11 @@ async fn a_finished_games_log_replays_step_by_step_and_a_tampered_one_is_refused
         assert_eq!(status, 422, "{system}: {body}");
         assert!(body.contains("does not check") && body.contains(&format!("entry {}", mid + 1)), "{body}");
     }
+    // A table's export (the host's document) is named as such.
+    let export = r#"{"format": "facedown-table", "version": 1, "table": {}}"#;
+    let (status, body) = post(url.clone(), export.into()).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("facedown tables export"), "{body}");
     // Not a log at all, and a game's log cut before its end.
     let (status, body) = post(url.clone(), "hello\n".into()).await;
     assert_eq!(status, 422, "{body}");
