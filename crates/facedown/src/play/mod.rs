@@ -919,6 +919,21 @@ pub(crate) fn choose(labels: &[&str], answer: &str) -> Result<usize, String> {
 mod tests {
     use super::*;
 
+    /// Issue 34: a header names a seat by its characters as the books write them (every
+    /// system's view lists them with their seat), the GM's seat as the GM, then the seat.
+    #[test]
+    fn a_seat_is_named_by_its_characters_then_the_seat() {
+        let view = serde_json::json!({
+            "fighters": [{"name": "Ada", "seat": "ada"}, {"name": "Kuro", "seat": "gm"}, {"name": "Bao", "seat": "pair"}, {"name": "Ren", "seat": "pair"}],
+        });
+        assert_eq!(seat_title(&view, "ada", false), "Ada — seat ada");
+        assert_eq!(seat_title(&view, "pair", false), "Bao and Ren — seat pair");
+        assert_eq!(seat_title(&view, "gm", true), "The GM — seat gm");
+        assert_eq!(seat_title(&view, "nobody", false), "Seat nobody");
+        let actors = serde_json::json!({"actors": [{"name": "Kara", "seat": "kara"}]});
+        assert_eq!(seat_title(&actors, "kara", false), "Kara — seat kara");
+    }
+
     /// docs/fairness.md §3, "A lost secret": the terminal says why a seat missed its reveal.
     #[test]
     fn a_lost_secret_reads_as_such_not_as_a_late_reveal() {
