@@ -893,13 +893,13 @@ impl Scene {
     ) -> Result<(), RuleError> {
         if !self.is_gm(seat) {
             return Err(RuleError::Adjust(format!(
-                "only the GM may adjust hits, Flow, Crisis or Strikes; seat {} is a player's (Decision 30)",
+                "only the GM may adjust hits, Flow, Crisis or Strikes; seat {} is a player's",
                 self.seat_name(seat)
             )));
         }
         if reason.trim().is_empty() {
             return Err(RuleError::Adjust(
-                "give a reason: every adjustment is logged for everyone with its reason (Decision 30)".into(),
+                "give a reason: every adjustment is logged for everyone with its reason".into(),
             ));
         }
         // One line of plain text, so every shell can print it as it is.
@@ -909,7 +909,7 @@ impl Scene {
         };
         if reason.chars().any(unsafe_char) {
             return Err(RuleError::Adjust(
-                "a reason is one line of plain text: no control characters, line breaks or direction overrides (Decision 30)"
+                "a reason is one line of plain text: no control characters, line breaks or direction overrides"
                     .into(),
             ));
         }

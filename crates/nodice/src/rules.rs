@@ -389,7 +389,7 @@ pub enum RuleError {
         attribute: Attribute,
     },
     /// An Attribute at 0 while another of the Aspect has chips.
-    #[error("{0} is at 0 and unusable while another Attribute of the Aspect has chips (Open question 13)")]
+    #[error("{0} is at 0 and unusable while another Attribute of the Aspect has chips")]
     Unusable(Attribute),
     /// No Wildcard left.
     #[error("no Wildcard left this Conflict (they refresh once per Conflict)")]
@@ -418,10 +418,10 @@ pub enum RuleError {
     #[error("justification line: {0}")]
     Justification(String),
     /// An adjustment from a seat that is not the GM's (Decision 35).
-    #[error("only the GM may adjust an Actor's chips or Wildcards (Decision 35, GM adjustments)")]
+    #[error("only the GM may adjust an Actor's chips or Wildcards ")]
     AdjustNotGm,
     /// An adjustment refused (Decision 35).
-    #[error("GM adjustment (Decision 35): {0}")]
+    #[error("GM adjustment: {0}")]
     Adjust(String),
 }
 

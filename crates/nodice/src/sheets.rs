@@ -164,7 +164,7 @@ where
             if !merged.taken.iter().any(|&(_, j)| j == i) {
                 self.warnings.push(format!(
                     "{name} takes nothing from {parent_name}: every Aspect {parent_name} has is {name}'s own or \
-                     an earlier inherited sheet's (Decision 30)"
+                     an earlier inherited sheet's"
                 ));
             }
         }

@@ -62,7 +62,7 @@ fn gm_adjustment_refused_from_a_player_seat() {
         t.submit(KARA_SEAT, &adjust(0, Adjustment::Chips { attribute: attr("STR"), to: 9 }, "I say so"));
     assert_eq!(err.unwrap_err(), RuleError::AdjustNotGm);
     assert!(RuleError::AdjustNotGm.to_string().contains("only the GM"));
-    assert!(RuleError::AdjustNotGm.to_string().contains("Decision 35"));
+    assert!(!RuleError::AdjustNotGm.to_string().contains("Decision 35"));
 }
 
 #[test]

@@ -79,6 +79,9 @@ fn no_refusal_cites_a_section_of_the_rules_reference() {
     for e in every_refusal() {
         let text = e.to_string();
         assert!(!text.contains('§'), "{e:?}: {text}");
+        for cite in ["Decision ", "Open question"] {
+            assert!(!text.contains(cite), "{e:?} cites the rules reference: {text}");
+        }
     }
 }
 

@@ -215,23 +215,28 @@ pub fn rules_option_list(system: &str) -> &'static [RulesOption] {
         RulesOption { name, values, number, rules }
     }
     const IRON_TRIANGLE: &[RulesOption] = &[
-        o("edition", &["\"current\"", "\"earlier\""], false, "§11: the earlier edition (seed 000)"),
-        o("lethal", &["false", "true"], false, "§5.1 step 1: the stakes' intent to kill"),
-        o("minor", &["false", "true"], false, "§5.1 step 1, §5.7: a single turn decides the conflict"),
+        o(
+            "edition",
+            &["\"current\"", "\"earlier\""],
+            false,
+            "which edition of the rules: the current one or the earlier one",
+        ),
+        o("lethal", &["false", "true"], false, "lethal stakes: the sides mean to kill"),
+        o("minor", &["false", "true"], false, "a minor conflict: a single turn decides it"),
     ];
     const NODICE: &[RulesOption] = &[
-        o("stakes_formula", &["\"seed\"", "\"old\""], false, "Open question 1: the Stakes formula"),
         o(
-            "sweep_bonus",
-            &["\"stakes\""],
-            true,
-            "Open question 2: the Sweep bonus, the Stakes or a fixed size",
+            "stakes_formula",
+            &["\"seed\"", "\"old\""],
+            false,
+            "how the Stakes are counted: this edition's formula or the old one",
         ),
+        o("sweep_bonus", &["\"stakes\""], true, "the Sweep bonus: the Stakes, or a fixed number"),
         o(
             "stalemate_hands",
             &[],
             true,
-            "Decision 31: Hands without damage that end the Conflict (0 = never)",
+            "how many Hands in a row without damage end the Conflict (0 = never)",
         ),
     ];
     const INCITING_INCIDENT: &[RulesOption] = &[
@@ -239,10 +244,20 @@ pub fn rules_option_list(system: &str) -> &'static [RulesOption] {
             "advantage",
             &["\"extra_die\"", "\"plus_minus_d6\""],
             false,
-            "§3.3: how Advantage and Disadvantage work",
+            "how Advantage and Disadvantage work: an extra die, or plus or minus a d6",
         ),
-        o("extra_hits", &["\"at_least\"", "\"strictly_more\""], false, "§7.2: extra hits per multiple of RV"),
-        o("ability_dice", &[], true, "§3.2: the d6 of Ability Rolls whose target the rules do not give"),
+        o(
+            "extra_hits",
+            &["\"at_least\"", "\"strictly_more\""],
+            false,
+            "extra hits for each multiple of the Resistance Value (RV): on reaching it, or only past it",
+        ),
+        o(
+            "ability_dice",
+            &[],
+            true,
+            "the difficulty, in d6, of Ability Rolls the rules give no number for (keep fighting, simple obstacles)",
+        ),
         o("max_rounds", &[], true, "the round limit: the scene ends after this many rounds"),
     ];
     match system {
