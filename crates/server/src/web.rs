@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use crate::hub::{Hub, OUTBOX, Out, Refusal, ToTable, text};
 use crate::limits::{Bucket, Edge, address_key, take_both};
 use crate::protocol::{
-    ApiError, ClientMessage, CreateTable, CreatedTable, ErrorCode, ServerMessage, VERSION,
+    ApiError, ClientMessage, CreateTable, CreatedTable, ErrorCode, ManageAction, ServerMessage, VERSION,
 };
 use crate::{assets, auth};
 
@@ -648,6 +648,15 @@ async fn connection<S: TableStore>(hub: Arc<Hub<S>>, edge: Arc<Edge>, address: I
                     }
                     (None, m) => {
                         let _ = sink.send(refuse(ErrorCode::BadMessage, m.id().map(str::to_owned), "say hello first (a hello with the table and your link's token)".into())).await;
+                    }
+                    (Some(_), ClientMessage::Manage { id, action: ManageAction::Rematch {} })
+                        if !edge.creates.take_key(address_key(address)) =>
+                    {
+                        // A rematch creates a table: the per-address rate of creations holds.
+                        edge.tally.limit("tables_per_minute_per_address");
+                        let n = edge.limits.tables_per_minute_per_address;
+                        let m = format!("rematch: one address creates at most {n} tables a minute; try again later");
+                        let _ = sink.send(refuse(ErrorCode::RateLimited, Some(id), m)).await;
                     }
                     (Some(id), message) => {
                         let request = ToTable::Request { conn, message: Box::new(message), received: Instant::now() };
