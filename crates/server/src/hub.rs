@@ -140,6 +140,8 @@ pub(crate) enum ToTable {
     Log { token: String, reply: oneshot::Sender<Result<TableLog, Refusal>> },
     /// The verifiable log (JSON Lines) of the viewer this token opens.
     FairLog { token: String, reply: oneshot::Sender<Result<String, Refusal>> },
+    /// Where the table stands for the link this token opens (issue 34, Lobby).
+    Status { token: String, reply: oneshot::Sender<Result<crate::protocol::TableStatus, Refusal>> },
     /// A request another instance forwarded (this one applies the table): from its
     /// connection `conn`, whose link opens `who`.
     Forwarded { from: String, conn: u64, who: String, message: Box<ClientMessage> },
@@ -316,8 +318,10 @@ impl<S: TableStore> Hub<S> {
     /// actor left memory meanwhile).
     pub(crate) async fn send(self: &Arc<Self>, id: u64, mut message: ToTable) -> Result<(), Refusal> {
         // Issue 33: a token none of the table's links has loads nothing (the store's token index).
-        if let ToTable::Join { token, .. } | ToTable::Log { token, .. } | ToTable::FairLog { token, .. } =
-            &message
+        if let ToTable::Join { token, .. }
+        | ToTable::Log { token, .. }
+        | ToTable::FairLog { token, .. }
+        | ToTable::Status { token, .. } = &message
             && self.lock().get(&id).is_none_or(|(_, tx)| tx.is_closed())
             && matches!(self.store.opens(TableId(id), &auth::hash(token)).await, Ok(false))
         {
@@ -820,6 +824,9 @@ async fn actor_main<S: TableStore>(
                     ToTable::FairLog { reply, .. } => {
                         let _ = reply.send(Err(refusal.clone()));
                     }
+                    ToTable::Status { reply, .. } => {
+                        let _ = reply.send(Err(refusal.clone()));
+                    }
                     _ => {}
                 }
             }
@@ -1131,6 +1138,10 @@ impl<S: TableStore> Actor<S> {
             }
             ToTable::FairLog { token, reply } => {
                 let _ = reply.send(self.core.fair_log(&token));
+                Ok(())
+            }
+            ToTable::Status { token, reply } => {
+                let _ = reply.send(self.core.status(&token));
                 Ok(())
             }
             ToTable::Forwarded { from, conn, who, message } => {

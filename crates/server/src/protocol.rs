@@ -724,6 +724,33 @@ pub struct TableLog {
     pub over: bool,
 }
 
+/// Where a table stands for one link, as the home page's list of the tables this browser
+/// holds links for shows it (issue 34, Lobby).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    /// The game waits for this link's seat.
+    YourTurn,
+    /// The game goes on, waiting for others (or, for the GM's and the spectators' links, goes on).
+    Waiting,
+    /// The game is over, or the table closed.
+    Over,
+}
+
+/// The answer to `GET /api/tables/{table}/status`: where the table stands for the link whose
+/// token the request shows, and nothing more (not even whom it waits for).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TableStatus {
+    /// The table.
+    pub table: String,
+    /// The rule system.
+    pub ruleset: String,
+    /// Who the link opens.
+    pub you: Who,
+    /// Where the table stands for it.
+    pub standing: Standing,
+}
+
 /// A link as the server prints it: `{base}/t/{table}#{token}`. The token is in the fragment,
 /// which a browser never sends, so it never reaches a request line or a proxy's log.
 pub fn link(base: &str, table: &str, token: &str) -> String {

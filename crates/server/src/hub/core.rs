@@ -548,6 +548,27 @@ impl Core {
         })
     }
 
+    /// Where the table stands for the link of `token` (issue 34, Lobby): its turn, waiting, or
+    /// over. An unknown token is refused as every other.
+    pub(crate) fn status(&self, token: &str) -> Result<crate::protocol::TableStatus, Refusal> {
+        use crate::protocol::Standing;
+        let who = self.who_by_token(token).ok_or_else(|| self.unauthorized())?;
+        let standing = if self.game.is_over() || self.finished {
+            Standing::Over
+        } else {
+            match who {
+                Who::Seat { seat } if self.game.awaiting().iter().any(|s| s.0 == seat) => Standing::YourTurn,
+                _ => Standing::Waiting,
+            }
+        };
+        Ok(crate::protocol::TableStatus {
+            table: self.name.clone(),
+            ruleset: self.ruleset.clone(),
+            you: who,
+            standing,
+        })
+    }
+
     fn change(&self, who: Who, since: u64) -> Change {
         let v = viewer(who, self.gm_seat());
         let prompt = match who {

@@ -11,7 +11,7 @@ import { turnResult, ending, rematchOffer } from './outcome.js';
 import { referenceElement, withoutSections } from './reference.js';
 import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
 import { Notices } from './notice.js';
-import { confirmButton, linkBox } from './links.js';
+import { confirmButton, forgetLink, linkBox, rememberLink } from './links.js';
 import { Chat } from './chat.js';
 import { systemModule } from './systems/index.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
@@ -378,6 +378,8 @@ async function welcome(m) {
   chat.reset(m.chat ?? []);
   const seat = mySeat();
   if (seat !== null && !store) store = new SealStore(pageStorage(), table, token);
+  // The home page lists this link among the tables this browser holds, if the player chose so.
+  rememberLink({ url: location.href, table: String(table), who: whoWords(), system: String(m.ruleset ?? '') });
   if (first) {
     state.module = await systemModule(state.ruleset);
     document.title = `${systemTitle()} — table ${table} — facedown`;
@@ -784,6 +786,13 @@ function presence(s) {
   return s.connected ? 'connected' : 'not connected';
 }
 
+/** Whose link this page holds, in words: "seat ada", "GM", "spectators". */
+function whoWords() {
+  const you = state.you;
+  if (you?.kind === 'seat') return `seat ${seatName(you.seat ?? -1)}`;
+  return you?.kind === 'gm' ? 'GM' : 'spectators';
+}
+
 function renderSeats() {
   const committed = new Set(state.sealedSeats);
   const rows = state.seats.map((s) => {
@@ -857,6 +866,8 @@ function ownLinkReissued(url) {
   const fresh = new URL(url, location.href);
   const newToken = fresh.hash.replace(/^#/, '');
   if (!/^[0-9a-f]{32}$/i.test(newToken)) return;
+  forgetLink(location.href);
+  rememberLink({ url: fresh.href, table: String(table), who: 'GM', system: String(state.ruleset ?? '') });
   token = newToken;
   if (conn) conn.options.token = newToken;
   history.replaceState(null, '', `${location.pathname}${location.search}#${newToken}`);
