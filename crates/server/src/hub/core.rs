@@ -1509,7 +1509,7 @@ impl Core {
             }
             ManageAction::Close {} => unreachable!("closed above"),
             ManageAction::Rematch {} => {
-                let m = "rematch: the table's shell creates the new table (Core::begin_rematch)";
+                let m = "rematch: this request could not be handled here; send it again";
                 self.refuse(conn, Some(id), ErrorCode::Internal, m.into());
                 return None;
             }
@@ -1541,7 +1541,7 @@ impl Core {
             return None;
         }
         if self.setup.is_null() {
-            let m = "rematch: this table's setup is not at hand; create a new table instead";
+            let m = "rematch: this table's setup cannot be read again; create a new table instead";
             self.refuse(conn, Some(id), ErrorCode::Internal, m.into());
             return None;
         }

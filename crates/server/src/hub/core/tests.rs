@@ -1067,6 +1067,38 @@ fn the_simulation_reports_a_frame_ahead_of_the_journal_and_a_leak() {
     assert!(sim.broken.iter().any(|b| b.starts_with("hidden")), "{:?}", sim.broken);
 }
 
+/// The simulation sees names and chat in what it checks: a journal whose chat line or display
+/// name replays to another one is reported, and so is a rematch's seat link in a spectator's or
+/// another seat's frame.
+#[test]
+fn the_simulation_reports_a_chat_line_or_name_replayed_otherwise_and_a_misdelivered_rematch_link() {
+    let t = Table { game: 0, sealed: 0, bot: 9, decision_seconds: None, opening: false };
+    for (lost, was, now) in [("chat", "hello", "hullo"), ("name", "Ada L.", "Ada M.")] {
+        let mut sim = Sim::new(&t);
+        let ada = sim.tokens.iter().position(|(w, _, _)| *w == Who::Seat { seat: 0 }).expect("seat 0") as u8;
+        sim.step(Event::Join { link: ada, since: 0 });
+        let conn = *sim.lines.keys().next().expect("joined");
+        sim.single(conn, ClientMessage::Chat { id: "c1".into(), text: "hello".into() });
+        sim.settle();
+        sim.single(conn, ClientMessage::Name { id: "c2".into(), name: "Ada L.".into() });
+        sim.settle();
+        assert!(sim.broken.is_empty(), "{:?}", sim.broken);
+        assert_eq!(sim.core.game.chat_lines().len(), 1);
+        assert_eq!(sim.core.game.display_name(SeatId(0)), Some("Ada L."));
+        // The entry altered as kept (its answer the same): only the line or name differs.
+        let entry =
+            sim.durable.iter_mut().find(|e| e.contains(&format!(r#""op":"{lost}""#))).expect("the entry");
+        *entry = entry.replace(was, now);
+        sim.finish();
+        assert!(sim.broken.iter().any(|b| b.starts_with("replay")), "{lost}: {:?}", sim.broken);
+    }
+    let mut sim = Sim::new(&t);
+    sim.check_frame("spectator", r#"{"type":"rematch","table":"2","seat":0,"url":"http://test/t/2#x"}"#);
+    sim.check_frame("seat:1", r#"{"type":"rematch","table":"2","seat":0,"url":"http://test/t/2#x"}"#);
+    sim.check_frame("seat:0", r#"{"type":"rematched","table":"2","gm":"g","spectator":"s"}"#);
+    assert_eq!(sim.broken.iter().filter(|b| b.starts_with("rematch")).count(), 3, "{:?}", sim.broken);
+}
+
 /// The random runs reach what the properties look at: requests acknowledged, seats' private
 /// items, entries kept, the GM's management (a property that never meets its subject proves
 /// nothing).
