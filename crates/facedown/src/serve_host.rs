@@ -83,6 +83,14 @@ impl HostFiles {
         }
     }
 
+    /// The host's key if there is one (never made here: `facedown tables links`).
+    pub(crate) fn existing_key(&self) -> anyhow::Result<Option<Vec<u8>>> {
+        if !self.key.exists() {
+            return Ok(None);
+        }
+        self.key().map(Some)
+    }
+
     /// The record of the hosted table, if there is one that can be read (one that cannot is
     /// as none: a new table is made, and the record written anew).
     pub(crate) fn record(&self) -> Option<Record> {

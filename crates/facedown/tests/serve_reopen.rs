@@ -1,6 +1,7 @@
 //! Issue 34: the README's command, run again on the same data, reopens the unfinished table it
-//! made and prints the same links (docs/hosting.md); a finished table makes way for a new one.
-//! The real binary, started three times.
+//! made and prints the same links (docs/hosting.md); `facedown tables links` reissues them as the
+//! next generation, which the command prints from then on; a finished table makes way for a new
+//! one. The real binary, started again and again.
 
 #![cfg(unix)]
 
@@ -82,6 +83,21 @@ fn the_readme_command_run_again_reopens_its_unfinished_table_with_the_same_links
         first_line.contains("\"type\":\"welcome\""),
         "the link opens its seat: {first_line} / {err} ({code:?})"
     );
+
+    assert_eq!(second.stop(), Some(0));
+
+    // Reissued from the terminal: the next generation of links; the command prints those now.
+    let n = table.as_str().unwrap().to_owned();
+    let (code, out, err) =
+        common::run_facedown(&["tables", "links", &n, "--db", db.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let reissued: Value = serde_json::from_str(out.trim()).unwrap();
+    let reissued = links(&serde_json::json!({ "table": reissued }));
+    assert!(reissued.iter().all(|l| !made.contains(l)), "every link is new");
+    let mut second = Server::start(&db, &README);
+    assert_eq!(second.started["reopened"], true, "{}", second.started);
+    assert_eq!(links(&second.started), reissued, "the reissued links are printed");
+    assert_eq!(second.started["changed"], serde_json::json!([]));
 
     // Finished (its GM closed it): the command makes a new table.
     close(second.started["table"]["gm"].as_str().unwrap());

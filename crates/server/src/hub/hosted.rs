@@ -82,3 +82,9 @@ pub async fn hosted_links<S: TableStore>(
 pub fn new_host_key() -> String {
     hex::encode(rand::random::<[u8; 32]>())
 }
+
+/// The token of the hosted table `table`'s link opening `who` (`seat:N`, `gm`, `spectator`)
+/// at `generation`, derived from the host's `key` ([`auth::derived_token`]).
+pub fn hosted_token(key: &[u8], table: u64, who: &str, generation: u64) -> String {
+    auth::derived_token(key, table, who, generation)
+}
