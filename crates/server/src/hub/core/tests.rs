@@ -294,6 +294,15 @@ impl Sim {
             let sent = matches!(effect, Effect::Send { .. });
             match effect {
                 Effect::Send { conn, frame } | Effect::Try { conn, frame } => {
+                    // A connection taken over, revoked or gone is closed: a rematch's link for it
+                    // would be a link to nobody who holds the seat now.
+                    if frame.contains(r#""type":"rematch""#) && self.lines.get(&conn).is_none_or(|l| !l.open)
+                    {
+                        self.break_rule(
+                            "rematch",
+                            format!("a rematch's link was sent to closed connection {conn}"),
+                        );
+                    }
                     let Some(line) = self.lines.get(&conn).filter(|l| l.open) else { continue };
                     if line.jammed {
                         // A frame that must arrive closes a stuck connection; an answer that
