@@ -127,6 +127,15 @@ async fn a_rematchs_seat_link_goes_only_to_the_connections_holding_that_seats_li
     assert_eq!(opens(spectator).await.0, Who::Spectator);
     // The spectators get nothing.
     nothing_more(&mut watching).await;
+    // A retry of the same request (a GM whose connection dropped before the answer) is
+    // answered as the first time, the new table's links with it, and makes no other table.
+    let mut again = welcomed(&created.gm).await;
+    again.send(&rematch("g2")).await.unwrap();
+    let before = answered(&mut again, "g2").await.unwrap();
+    assert!(
+        matches!(&before[..], [ServerMessage::Rematched { table: t, gm: g, .. }] if t == table && g == new_gm),
+        "the same answer again: {before:?}"
+    );
     // Only hashes are kept: no new link's token is anywhere in the database's files.
     let mut stored = Vec::new();
     for entry in std::fs::read_dir(dir.path()).unwrap() {

@@ -273,6 +273,11 @@ pub(crate) struct Core {
     now: Instant,
     /// Per link: when its last chat lines were judged (the chat's rate, [`crate::chat`]).
     chat_sent: HashMap<String, VecDeque<Instant>>,
+    /// The GM's last rematch while the table is in memory: its request's id and the answer
+    /// with the new table's links, given again (before the ack) to a retry of that request, so
+    /// that a GM whose connection dropped before the answer still gets the new GM link. Kept in
+    /// memory alone, never stored.
+    last_rematch: Option<(String, String)>,
     effects: Vec<Effect>,
 }
 
@@ -335,6 +340,7 @@ impl Core {
             setting,
             now,
             chat_sent: HashMap::new(),
+            last_rematch: None,
             effects: Vec::new(),
         })
     }
@@ -1032,6 +1038,10 @@ impl Core {
         {
             // A retry: answered as the first time, applied once.
             let frame = frame.1.clone();
+            if let Some((_, links)) = self.last_rematch.as_ref().filter(|(rid, _)| key == "gm" && rid == id) {
+                let links = links.clone();
+                self.send_frame(conn, None, links);
+            }
             self.send_frame(conn, Some(id.to_owned()), frame);
             return None;
         }
@@ -1615,6 +1625,7 @@ impl Core {
         };
         self.setting.counts.commands.inc();
         self.send_to(conn, &reply);
+        self.last_rematch = Some((id.clone(), text(&reply)));
         let ack = ServerMessage::Ack { id: id.clone(), seq: self.game.seq() };
         let frame = remember(&mut self.answered, "gm".into(), id, &ack);
         self.try_send(conn, frame);
