@@ -80,3 +80,33 @@ async fn status_requests_count_towards_the_addresss_rate() {
     assert!(codes.contains(&200) && codes.contains(&429), "{codes:?}");
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_games_links_say_over() {
+    use server::protocol::{Controller, CreateTable};
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(config(&dir.path().join("s.db"))).await.unwrap();
+    let mut request = CreateTable::example("iron-triangle", "duel");
+    for seat in ["ada", "gm"] {
+        request.seats.insert(seat.into(), Controller::Bot { bot: "greedy".into() });
+    }
+    let created = server.create_table(request).await.unwrap();
+    // The bots play it out (asked until over: waiting meanwhile).
+    let over = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        loop {
+            let (_, body) = status(server.addr, &created.table, Some(token(&created.gm))).await;
+            if body["standing"] == "over" {
+                return;
+            }
+            assert_eq!(body["standing"], "waiting", "{body}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(over.is_ok(), "the bots' duel ended in time");
+    for link in [&created.seats["ada"], &created.gm, &created.spectator] {
+        let (code, body) = status(server.addr, &created.table, Some(token(link))).await;
+        assert_eq!((code, body["standing"].as_str()), (200, Some("over")), "{body}");
+    }
+    server.shutdown().await.unwrap();
+}
