@@ -535,6 +535,34 @@ impl Sim {
     fn rematch(&mut self, conn: u64, id: String) {
         let Some(rematching) = self.core.begin_rematch(conn, id.clone()) else { return self.flush() };
         self.flush();
+        // The same setup, seats and options: bots stay bots, sealed seats stay sealed (a seat a
+        // bot plays now plays plain, as every bot).
+        let asked = &rematching.request;
+        let names: Vec<String> = self.core.game.seats().iter().map(|(_, s)| s.name.clone()).collect();
+        for (i, name) in names.iter().enumerate() {
+            let now =
+                self.core.access.get(&who_key(Who::Seat { seat: i as u16 })).map(|r| r.controller.clone());
+            if asked.seats.get(name) != now.as_ref() {
+                self.break_rule(
+                    "rematch",
+                    format!("seat {name}'s controller {:?} became {:?}", now, asked.seats.get(name)),
+                );
+            }
+            let sealed = self.options.modes.get(name) == Some(&crate::protocol::SeatMode::Sealed)
+                && !matches!(now, Some(Controller::Bot { .. }));
+            if sealed != (asked.options.modes.get(name) == Some(&crate::protocol::SeatMode::Sealed)) {
+                self.break_rule("rematch", format!("seat {name}'s mode changed in the rematch"));
+            }
+        }
+        let (a, o) = (&asked.options, &self.options);
+        if (a.decision_seconds, a.think_ms, a.opening_round)
+            != (o.decision_seconds, o.think_ms, o.opening_round)
+        {
+            self.break_rule("rematch", "the rematch's options are not the table's".into());
+        }
+        if asked.setup != SetupSource::Json(self.setup.clone()) || asked.system != self.system {
+            self.break_rule("rematch", "the rematch's setup is not the table's".into());
+        }
         // Answered with no journal entry, as the GM's management.
         self.managed.insert((self.lines[&conn].key.clone(), id));
         self.rematches += 1;
