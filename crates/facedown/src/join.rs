@@ -867,6 +867,18 @@ impl Join {
                 let mut out = self.out();
                 writeln!(out, "New link for {}: {url}", escape(&whose))?;
             }
+            ServerMessage::Rematch { table, url, .. } => {
+                let mut out = self.out();
+                writeln!(out, "The GM made a rematch: your seat at table {}: {url}", escape(&table))?;
+            }
+            ServerMessage::Rematched { table, gm, spectator, unsent, .. } => {
+                let mut out = self.out();
+                writeln!(out, "Rematch: table {}; GM link {gm}; spectator link {spectator}", escape(&table))?;
+                for seat in unsent {
+                    let name = self.seat_name(seat);
+                    writeln!(out, "Nobody held {}'s link: reissue it at the new table", escape(&name))?;
+                }
+            }
             ServerMessage::TakenOver {} => {
                 bail!("this link was opened on another device, which now holds the seat")
             }

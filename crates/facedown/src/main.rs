@@ -17,6 +17,7 @@ mod play;
 mod print;
 mod rules_cmd;
 mod serve;
+mod serve_host;
 mod tables_cli;
 mod verify;
 

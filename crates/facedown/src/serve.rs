@@ -443,6 +443,10 @@ struct Started<'a> {
     urls: &'a [String],
     db: &'a str,
     table: Option<(&'a CreatedTable, &'a str, &'a std::collections::BTreeMap<String, Controller>)>,
+    /// Whether the table is the one this command made before, reopened (docs/hosting.md).
+    reopened: bool,
+    /// Its links changed from the GM screen since (`seat:N`, `gm`, `spectator`).
+    changed: &'a [String],
 }
 
 fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Result<()> {
@@ -455,9 +459,10 @@ fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Resu
         }
     }
     if let Some((created, what, seats)) = s.table {
+        let again = if s.reopened { ", reopened: it is not finished" } else { "" };
         writeln!(
             out,
-            "\nTable {} ({}). Hand each player their own link: the part after # is their key.",
+            "\nTable {} ({}){again}. Hand each player their own link: the part after # is their key.",
             escape(&created.table),
             escape(what)
         )?;
@@ -470,8 +475,21 @@ fn print_started(out: &mut dyn Write, s: &Started<'_>, qr: bool) -> anyhow::Resu
             };
             writeln!(out, "  seat {}{by}: {l}", escape(seat))?;
         }
-        writeln!(out, "  GM (manages the table): {}", created.gm)?;
-        writeln!(out, "  spectators: {}", created.spectator)?;
+        if !created.gm.is_empty() {
+            writeln!(out, "  GM (manages the table): {}", created.gm)?;
+        }
+        if !created.spectator.is_empty() {
+            writeln!(out, "  spectators: {}", created.spectator)?;
+        }
+        if !s.changed.is_empty() {
+            writeln!(
+                out,
+                "  Changed from the GM screen since, so not shown here: {} (`facedown tables links {}` \
+                 makes every link anew).",
+                s.changed.join(", "),
+                escape(&created.table)
+            )?;
+        }
         writeln!(
             out,
             "Open a link in a browser to play its seat, or in a terminal with `facedown join --link-file FILE`."
@@ -511,6 +529,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let scheme = if config.tls.is_some() { "https" } else { "http" };
     let db = config.db_display();
+    // The hosted table's key and record (docs/hosting.md): the same command reopens its table.
+    let host = match &spec {
+        Some(_) => Some(crate::serve_host::HostFiles::for_db(&config.db, config.postgres_url().is_some())?),
+        None => None,
+    };
     start_logging(args.log_format)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
@@ -526,6 +549,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(u) if args.public_url.is_none() => u.clone(),
             _ => running.base_url.clone(),
         };
+        // Whether the hosted table was reopened, and its links changed from the GM screen since.
+        let mut was_reopened = false;
+        let mut changed: Vec<String> = Vec::new();
         let created = match &spec {
             Some(s) => {
                 let example = match &s.example {
@@ -545,12 +571,48 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     },
                     rules: Default::default(),
                 };
-                let created = match running.create_table(request).await {
-                    Ok(c) => c,
+                let host = host.as_ref().context("--table: the host's files")?;
+                let key = match host.key() {
+                    Ok(key) => key,
                     Err(e) => {
                         let _ = running.shutdown().await;
-                        bail!("--table {}:{}: {}", s.system, escape(&example), escape(&e.message));
+                        return Err(e);
                     }
+                };
+                let asked = serde_json::to_value(&request)?;
+                // The same request on the same data: its table, if it is there and unfinished.
+                let previous = host.record().filter(|r| r.request == asked);
+                let mut reopened = None;
+                if let Some(record) = &previous {
+                    match running.hosted_links(record.table, &key, record.generation).await {
+                        Ok(found) => reopened = found,
+                        Err(e) => {
+                            let _ = running.shutdown().await;
+                            bail!("--table: table {} could not be reopened: {e}", record.table);
+                        }
+                    }
+                }
+                let created = match reopened {
+                    Some(found) => {
+                        changed = found.changed;
+                        was_reopened = true;
+                        found.links
+                    }
+                    None => match running.create_hosted_table(request, &key).await {
+                        Ok(c) => {
+                            let table = c.table.parse().unwrap_or_default();
+                            let record = crate::serve_host::Record { request: asked, table, generation: 0 };
+                            if let Err(e) = host.keep(&record) {
+                                let _ = running.shutdown().await;
+                                return Err(e);
+                            }
+                            c
+                        }
+                        Err(e) => {
+                            let _ = running.shutdown().await;
+                            bail!("--table {}:{}: {}", s.system, escape(&example), escape(&e.message));
+                        }
+                    },
                 };
                 Some((rebased(&created, &base), format!("{}: {}", s.system, example)))
             }
@@ -563,6 +625,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "url": base,
                 "urls": urls,
                 "table": created.as_ref().map(|(c, _)| c),
+                "reopened": was_reopened,
+                "changed": changed,
             });
             writeln!(out, "{line}")?;
             out.flush()?;
@@ -574,6 +638,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 urls: &urls,
                 db: &db,
                 table: created.as_ref().map(|(c, what)| (c, what.as_str(), &seats)),
+                reopened: was_reopened,
+                changed: &changed,
             };
             print_started(&mut out, &started, qr)?;
         }

@@ -184,8 +184,8 @@ async fn command<S: TableStore>(store: &S, command: &Command, db: &str) -> anyho
             export(store, TableId(*table), output.as_deref(), *json, db).await
         }
         Command::Import { file, json, .. } => import(store, file, *json, db).await,
-        Command::Links { table, public_url, json, .. } => {
-            links(store, TableId(*table), public_url.as_deref(), *json, db).await
+        Command::Links { table, public_url, json, db: at } => {
+            links(store, TableId(*table), public_url.as_deref(), *json, db, hosted(at)?).await
         }
         // Handled before a store is opened (`run`).
         Command::Backup { .. } => bail!("tables backup: not a command on an open store"),
@@ -442,21 +442,48 @@ async fn import<S: TableStore>(store: &S, file: &Path, json: bool, db: &str) -> 
 const DEFAULT_BASE: &str = "http://127.0.0.1:8080";
 
 /// `facedown tables links`: every link of the table made anew (`server::reissue_every_link`).
+/// The files of the table `facedown serve --table` hosts on the store `--db` names
+/// (docs/hosting.md): its links are reissued as its next generation of derived tokens, so that
+/// the serve command, run again, prints the new ones.
+fn hosted(db: &Db) -> anyhow::Result<crate::serve_host::HostFiles> {
+    let path = match &db.db {
+        Some(p) => p.clone(),
+        None => crate::serve::default_db()?,
+    };
+    let postgres = path.to_str().is_some_and(store::is_postgres_url);
+    crate::serve_host::HostFiles::for_db(&path, postgres)
+}
+
 async fn links<S: TableStore>(
     store: &S,
     table: TableId,
     public_url: Option<&str>,
     json: bool,
     db: &str,
+    host: crate::serve_host::HostFiles,
 ) -> anyhow::Result<ExitCode> {
     let base = match public_url {
         Some(url) if url.starts_with("http://") || url.starts_with("https://") => url.trim_end_matches('/'),
         Some(url) => bail!("--public-url: {:?} is not an http:// or https:// URL", escape(url)),
         None => DEFAULT_BASE,
     };
-    let created = server::reissue_every_link(store, table, base)
-        .await
-        .with_context(|| format!("tables links {}: refused", table.0))?;
+    // The hosted table's links: its next generation of tokens derived from the host's key, and
+    // the record says so (a reissue bumps the generation); any other table's: random tokens.
+    let record = host.record().filter(|r| r.table == table.0);
+    let created = match (&record, host.existing_key()?) {
+        (Some(record), Some(key)) => {
+            let generation = record.generation + 1;
+            let token = |who: &str| server::hosted_token(&key, table.0, who, generation);
+            let created = server::reissue_every_link_with(store, table, base, &token)
+                .await
+                .with_context(|| format!("tables links {}: refused", table.0))?;
+            host.keep(&crate::serve_host::Record { generation, ..record.clone() })?;
+            created
+        }
+        _ => server::reissue_every_link(store, table, base)
+            .await
+            .with_context(|| format!("tables links {}: refused", table.0))?,
+    };
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string(&created)?)?;

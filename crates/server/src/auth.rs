@@ -15,6 +15,18 @@ pub fn hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+/// A token derived from the host's key (`facedown serve --table`'s table, docs/hosting.md): the
+/// first 128 bits of HMAC-SHA256(key, "facedown link|{table}|{who}|{generation}"), as 32
+/// hexadecimal digits, like [`new_token`]'s. The host prints the same links again after a
+/// restart while the store keeps only their hashes; a new generation makes new ones.
+pub fn derived_token(key: &[u8], table: u64, who: &str, generation: u64) -> String {
+    use hmac::{Hmac, Mac};
+    // HMAC takes a key of any length.
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).unwrap_or_else(|_| unreachable!("any key length"));
+    mac.update(format!("facedown link|{table}|{who}|{generation}").as_bytes());
+    hex::encode(&mac.finalize().into_bytes()[..16])
+}
+
 /// Whether `token` hashes to `stored`, compared in constant time.
 pub fn matches(token: &str, stored: &str) -> bool {
     let mine = hash(token);

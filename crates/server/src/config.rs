@@ -262,16 +262,49 @@ pub struct Running {
     /// open-files limit (raised to its hard limit at start) holds.
     pub max_connections: usize,
     create: Box<dyn Fn(CreateTable) -> BoxFuture<Result<CreatedTable, ApiError>> + Send + Sync>,
+    /// [`Running::create_hosted_table`].
+    create_hosted: CreateHostedFn,
+    /// [`Running::hosted_links`].
+    hosted: HostedFn,
     stop: watch::Sender<bool>,
     done: tokio::task::JoinHandle<Result<(), ServerError>>,
 }
 
 type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
+type CreateHostedFn =
+    Box<dyn Fn(CreateTable, Vec<u8>) -> BoxFuture<Result<CreatedTable, ApiError>> + Send + Sync>;
+type HostedFn = Box<
+    dyn Fn(u64, Vec<u8>, u64) -> BoxFuture<Result<Option<crate::HostedLinks>, crate::RelinkError>>
+        + Send
+        + Sync,
+>;
 
 impl Running {
     /// Creates a table as `POST /api/tables` does (from the host itself: no admin secret).
     pub async fn create_table(&self, request: CreateTable) -> Result<CreatedTable, ApiError> {
         (self.create)(request).await
+    }
+
+    /// Creates the table `facedown serve --table` hosts: as [`Running::create_table`], its
+    /// links' tokens derived from the host's `key` (docs/hosting.md), so that
+    /// [`Running::hosted_links`] gives them again after a restart.
+    pub async fn create_hosted_table(
+        &self,
+        request: CreateTable,
+        key: &[u8],
+    ) -> Result<CreatedTable, ApiError> {
+        (self.create_hosted)(request, key.to_vec()).await
+    }
+
+    /// The links of the hosted table `table` at `generation`, as the host's `key` derives them,
+    /// or `None` when it is not there to reopen (not in the store, or finished).
+    pub async fn hosted_links(
+        &self,
+        table: u64,
+        key: &[u8],
+        generation: u64,
+    ) -> Result<Option<crate::HostedLinks>, crate::RelinkError> {
+        (self.hosted)(table, key.to_vec(), generation).await
     }
 
     /// Runs until SIGTERM or Ctrl-C (caught from [`start`] on), then shuts down gracefully:
@@ -494,7 +527,25 @@ pub async fn start_with<S: TableStore>(config: Config, store: S) -> Result<Runni
             created.map_err(|r| ApiError { code: r.code, message: r.message })
         })
     });
-    Ok(Running { addr, base_url, max_connections, create, stop, done })
+    let creator = Arc::clone(&hub);
+    let create_hosted =
+        Box::new(move |request: CreateTable, key: Vec<u8>| -> BoxFuture<Result<CreatedTable, ApiError>> {
+            let hub = Arc::clone(&creator);
+            Box::pin(async move {
+                let created = hub.create_hosted_table(request, &key).await;
+                crate::web::log_created(&created, None);
+                created.map_err(|r| ApiError { code: r.code, message: r.message })
+            })
+        });
+    let reader = Arc::clone(&hub);
+    let hosted: HostedFn = Box::new(move |table: u64, key: Vec<u8>, generation: u64| {
+        let hub = Arc::clone(&reader);
+        Box::pin(async move {
+            let id = store::tables::TableId(table);
+            crate::hosted_links(&hub.store, id, &key, generation, &hub.base_url).await
+        })
+    });
+    Ok(Running { addr, base_url, max_connections, create, create_hosted, hosted, stop, done })
 }
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ use crate::systems;
 
 mod core;
 pub(crate) mod fanout;
+pub(crate) mod hosted;
 pub(crate) mod relink;
 
 use self::core::{Core, Counts, Effect, Judged, Remote, Setting};
@@ -139,6 +140,8 @@ pub(crate) enum ToTable {
     Log { token: String, reply: oneshot::Sender<Result<TableLog, Refusal>> },
     /// The verifiable log (JSON Lines) of the viewer this token opens.
     FairLog { token: String, reply: oneshot::Sender<Result<String, Refusal>> },
+    /// Where the table stands for the link this token opens (issue 34, Lobby).
+    Status { token: String, reply: oneshot::Sender<Result<crate::protocol::TableStatus, Refusal>> },
     /// A request another instance forwarded (this one applies the table): from its
     /// connection `conn`, whose link opens `who`.
     Forwarded { from: String, conn: u64, who: String, message: Box<ClientMessage> },
@@ -315,8 +318,10 @@ impl<S: TableStore> Hub<S> {
     /// actor left memory meanwhile).
     pub(crate) async fn send(self: &Arc<Self>, id: u64, mut message: ToTable) -> Result<(), Refusal> {
         // Issue 33: a token none of the table's links has loads nothing (the store's token index).
-        if let ToTable::Join { token, .. } | ToTable::Log { token, .. } | ToTable::FairLog { token, .. } =
-            &message
+        if let ToTable::Join { token, .. }
+        | ToTable::Log { token, .. }
+        | ToTable::FairLog { token, .. }
+        | ToTable::Status { token, .. } = &message
             && self.lock().get(&id).is_none_or(|(_, tx)| tx.is_closed())
             && matches!(self.store.opens(TableId(id), &auth::hash(token)).await, Ok(false))
         {
@@ -374,12 +379,51 @@ impl<S: TableStore> Hub<S> {
     /// Creates a table: reads the setup (never the host's files), checks the seats, the bots
     /// and the options, makes the links' tokens and keeps only their hashes.
     pub async fn create_table(self: &Arc<Self>, request: CreateTable) -> Result<CreatedTable, Refusal> {
+        self.create(request, false, None).await
+    }
+
+    /// The table `facedown serve --table` hosts: created as [`Hub::create_table`] creates one,
+    /// its links' tokens derived from the host's `key` at generation 0
+    /// ([`auth::derived_token`]), so that the host prints them again after a restart
+    /// ([`hosted::hosted_links`]). The store keeps only their hashes, as for every table.
+    pub async fn create_hosted_table(
+        self: &Arc<Self>,
+        request: CreateTable,
+        key: &[u8],
+    ) -> Result<CreatedTable, Refusal> {
+        self.create(request, false, Some(key)).await
+    }
+
+    /// A rematch's new table ([`ManageAction::Rematch`]): created as [`Hub::create_table`]
+    /// creates one, under the same limits, from a setup as the store keeps it (`request.setup`
+    /// is [`crate::protocol::SetupSource::Json`] of the finished table's stored setup, opened
+    /// as it is, never read again as a setup file).
+    pub(crate) async fn create_rematch(
+        self: &Arc<Self>,
+        request: CreateTable,
+    ) -> Result<CreatedTable, Refusal> {
+        self.create(request, true, None).await
+    }
+
+    /// [`Hub::create_table`]; `stored`: the setup is one the store kept, opened as it is;
+    /// `key`: the links' tokens are derived from the host's key ([`Hub::create_hosted_table`]).
+    async fn create(
+        self: &Arc<Self>,
+        request: CreateTable,
+        stored: bool,
+        key: Option<&[u8]>,
+    ) -> Result<CreatedTable, Refusal> {
         let refused = |m: String| Refusal::new(ErrorCode::Refused, m);
         self.sweep();
         let mut slot = self.reserve_table().await?;
         check_options(&request.options).map_err(refused)?;
-        let (setup, mut game) = systems::read_and_open_with(&request.system, &request.setup, &request.rules)
-            .map_err(|e| refused(e.to_string()))?;
+        let (setup, mut game) = match (&request.setup, stored) {
+            (crate::protocol::SetupSource::Json(setup), true) => systems::open(&request.system, setup)
+                .map(|game| (setup.clone(), game))
+                .map_err(|e| refused(e.to_string()))?,
+            _ => systems::read_and_open_with(&request.system, &request.setup, &request.rules)
+                .map_err(|e| refused(e.to_string()))?,
+        };
         let seats = game.seats().clone();
         let names: Vec<String> = seats.iter().map(|(_, s)| s.name.clone()).collect();
         let mut controllers: Vec<Controller> = vec![Controller::Person; names.len()];
@@ -429,7 +473,7 @@ impl<S: TableStore> Hub<S> {
             });
             tokens.push((None, token));
         }
-        let new = NewTable {
+        let mut new = NewTable {
             ruleset: request.system.clone(),
             ruleset_version: game.version().to_string(),
             setup: setup.to_string(),
@@ -440,6 +484,20 @@ impl<S: TableStore> Hub<S> {
             tracing::error!("creating a table: {e}");
             Refusal::new(ErrorCode::Internal, "the table could not be kept; nothing was created")
         })?;
+        // A hosted table: its links' tokens are the host key's for this table, generation 0
+        // (the random ones above were never shown), their hashes kept before anyone has a link.
+        if let Some(key) = key {
+            let mut writes = Vec::new();
+            for (row, (_, token)) in new.access.iter_mut().zip(tokens.iter_mut()) {
+                *token = auth::derived_token(key, id.0, &row.who, 0);
+                row.token_hash = Some(auth::hash(token));
+                writes.push(Write::Access { table: id, access: row.clone() });
+            }
+            self.store.commit(writes).await.map_err(|e| {
+                tracing::error!("keeping the links of {id}: {e}");
+                Refusal::new(ErrorCode::Internal, "the table's links could not be kept")
+            })?;
+        }
         // docs/fairness.md §4: a fresh secret server seed keys the table's draws; it is kept in
         // the journal (the server's own store) as its entry 0, and only its commitment is shown.
         let seed = ServerSeed::from_bytes(rand::random::<[u8; 32]>());
@@ -499,6 +557,7 @@ impl<S: TableStore> Hub<S> {
         );
         match core {
             Ok(mut core) => {
+                core.setup = setup;
                 core.journal = journal.len() as u64;
                 core.used = crate::journal::Used::of(&journal);
                 core.set_fair_table();
@@ -765,6 +824,9 @@ async fn actor_main<S: TableStore>(
                     ToTable::FairLog { reply, .. } => {
                         let _ = reply.send(Err(refusal.clone()));
                     }
+                    ToTable::Status { reply, .. } => {
+                        let _ = reply.send(Err(refusal.clone()));
+                    }
                     _ => {}
                 }
             }
@@ -816,6 +878,7 @@ async fn load<S: TableStore>(hub: &Hub<S>, id: TableId) -> Result<Core, Refusal>
         Instant::now(),
     )?;
     core.finished = stored.finished;
+    core.setup = setup;
     core.replay(&stored.journal)?;
     core.set_fair_table();
     Ok(core)
@@ -1077,6 +1140,10 @@ impl<S: TableStore> Actor<S> {
                 let _ = reply.send(self.core.fair_log(&token));
                 Ok(())
             }
+            ToTable::Status { token, reply } => {
+                let _ = reply.send(self.core.status(&token));
+                Ok(())
+            }
             ToTable::Forwarded { from, conn, who, message } => {
                 let Some(w) = who_of(&who) else { return Ok(()) };
                 let remote = REMOTE | self.hub.next_conn();
@@ -1182,6 +1249,7 @@ impl<S: TableStore> Actor<S> {
             }
             Judged::Op(op) => self.keep(op, Some(conn), received).await,
             Judged::Manage { id, action } => self.manage(conn, id, action).await,
+            Judged::Rematch { id } => self.rematch(conn, id).await,
         }
     }
 
@@ -1292,6 +1360,23 @@ impl<S: TableStore> Actor<S> {
         self.hub.store.commit(writes).await.map_err(|e| format!("a link could not be kept: {e}"))?;
         self.core.tick(Instant::now());
         self.core.managed(managing);
+        self.flush();
+        Ok(())
+    }
+
+    /// The GM's rematch of a finished table: the new table created under the server's limits
+    /// (as `POST /api/tables`; the per-address rate is the connection's, taken at the edge),
+    /// then its links handed out by the core.
+    async fn rematch(&mut self, conn: u64, id: String) -> Result<(), String> {
+        let Some(rematching) = self.core.begin_rematch(conn, id) else {
+            self.flush();
+            return Ok(());
+        };
+        self.flush();
+        let created = Box::pin(self.hub.create_rematch(rematching.request.clone())).await;
+        crate::web::log_created(&created, None);
+        self.core.tick(Instant::now());
+        self.core.rematched(rematching, created);
         self.flush();
         Ok(())
     }

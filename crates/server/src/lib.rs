@@ -20,5 +20,6 @@ pub mod systems;
 mod web;
 
 pub use config::{Config, Instance, Limits, Running, ServerError, Tls, start, start_with};
-pub use hub::relink::{RelinkError, reissue_every_link};
+pub use hub::hosted::{HostedLinks, hosted_links, hosted_token, new_host_key};
+pub use hub::relink::{RelinkError, reissue_every_link, reissue_every_link_with};
 pub use hub::{Hub, Refusal};

@@ -241,6 +241,13 @@ pub enum ManageAction {
     /// tables, every link stops working, and every connection gets `revoked` (the GM's after
     /// its ack). The table stays in the store, for `facedown tables` to export.
     Close {},
+    /// On a finished table: a new table of the same setup, seats (bots stay bots, sealed seats
+    /// stay sealed) and options, under the server's creation limits (a refusal `full` or
+    /// `rate_limited` otherwise). Each new seat link goes only to the connections holding that
+    /// seat's current link ([`ServerMessage::Rematch`]); the GM connection that asked gets the
+    /// new GM and spectator links ([`ServerMessage::Rematched`]), and learns which seats got
+    /// nothing (nobody held their link: reissue theirs at the new table).
+    Rematch {},
 }
 
 /// Who a connection is.
@@ -532,6 +539,34 @@ pub enum ServerMessage {
         /// The line.
         line: ChatLine,
     },
+    /// The GM made a rematch ([`ManageAction::Rematch`]): this seat's link at the new table,
+    /// sent only to the connections holding the seat's link here.
+    Rematch {
+        /// The new table.
+        table: String,
+        /// The seat (the same number at the new table).
+        seat: u16,
+        /// The seat's link at the new table.
+        url: String,
+    },
+    /// The answer to the GM's [`ManageAction::Rematch`], for the GM connection that asked
+    /// alone (before its ack): the new table's GM and spectator links, and what became of
+    /// each seat's link.
+    Rematched {
+        /// The new table.
+        table: String,
+        /// The new table's GM link.
+        gm: String,
+        /// The new table's spectator link.
+        spectator: String,
+        /// The seats whose new link went to the connections holding their link here.
+        sent: Vec<u16>,
+        /// People's seats whose link went to nobody (no connection held their link here): the
+        /// GM reissues theirs at the new table (`manage` `reissue`) and hands it over.
+        unsent: Vec<u16>,
+        /// The seats bots play at the new table (their links went to nobody).
+        bots: Vec<u16>,
+    },
     /// The answer to a ping.
     Pong {},
     /// The server is shutting down: reconnect later with the last sequence number seen.
@@ -687,6 +722,33 @@ pub struct TableLog {
     pub updates: Vec<Value>,
     /// Whether the game is over.
     pub over: bool,
+}
+
+/// Where a table stands for one link, as the home page's list of the tables this browser
+/// holds links for shows it (issue 34, Lobby).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    /// The game waits for this link's seat.
+    YourTurn,
+    /// The game goes on, waiting for others (or, for the GM's and the spectators' links, goes on).
+    Waiting,
+    /// The game is over, or the table closed.
+    Over,
+}
+
+/// The answer to `GET /api/tables/{table}/status`: where the table stands for the link whose
+/// token the request shows, and nothing more (not even whom it waits for).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TableStatus {
+    /// The table.
+    pub table: String,
+    /// The rule system.
+    pub ruleset: String,
+    /// Who the link opens.
+    pub you: Who,
+    /// Where the table stands for it.
+    pub standing: Standing,
 }
 
 /// A link as the server prints it: `{base}/t/{table}#{token}`. The token is in the fragment,

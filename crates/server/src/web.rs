@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use crate::hub::{Hub, OUTBOX, Out, Refusal, ToTable, text};
 use crate::limits::{Bucket, Edge, address_key, take_both};
 use crate::protocol::{
-    ApiError, ClientMessage, CreateTable, CreatedTable, ErrorCode, ServerMessage, VERSION,
+    ApiError, ClientMessage, CreateTable, CreatedTable, ErrorCode, ManageAction, ServerMessage, VERSION,
 };
 use crate::{assets, auth};
 
@@ -34,6 +34,7 @@ pub(crate) fn router<S: TableStore>(hub: Arc<Hub<S>>, edge: Arc<Edge>) -> Router
         .route("/ws", get(ws::<S>))
         .route("/api/tables", post(create::<S>))
         .route("/api/tables/{table}/log", get(log::<S>))
+        .route("/api/tables/{table}/status", get(status::<S>))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics::<S>))
         .route("/api/systems", get(|| async { Json(crate::systems::catalogue()) }))
@@ -420,6 +421,49 @@ async fn log<S: TableStore>(
     }
 }
 
+/// `GET /api/tables/{table}/status` (issue 34, Lobby): where the table stands for the link
+/// whose token the request shows (`Authorization: Bearer TOKEN`), checked against the store's
+/// index of tokens before any table is loaded; each request counts towards its address's rate
+/// of messages, as a frame does.
+async fn status<S: TableStore>(
+    State(hub): State<Arc<Hub<S>>>,
+    Extension(edge): Extension<Arc<Edge>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(table): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if !edge.addresses.take_key(address_key(peer.ip())) {
+        edge.tally.limit("rate");
+        let n = edge.limits.messages_per_second_per_address;
+        return api_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            format!("more than {n} requests a second from this address; try again later"),
+        );
+    }
+    let Some(token) = bearer(&headers) else {
+        return api_error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "a table's status is asked with a link's token: Authorization: Bearer TOKEN",
+        );
+    };
+    let Some(id) = table_id(&table) else {
+        return refusal_response(Refusal::new(ErrorCode::Unauthorized, OPENS_NOTHING));
+    };
+    let (reply, answer) = oneshot::channel();
+    if let Err(r) = hub.send(id, ToTable::Status { token: token.to_owned(), reply }).await {
+        return refusal_response(r);
+    }
+    match answer.await {
+        Ok(Ok(status)) => Json(status).into_response(),
+        Ok(Err(r)) => refusal_response(r),
+        Err(_) => {
+            api_error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Internal, "the table closed; try again")
+        }
+    }
+}
+
 async fn fair_log<S: TableStore>(hub: &Arc<Hub<S>>, id: u64, token: &str) -> Response {
     let (reply, answer) = oneshot::channel();
     if let Err(r) = hub.send(id, ToTable::FairLog { token: token.to_owned(), reply }).await {
@@ -657,6 +701,15 @@ async fn connection<S: TableStore>(hub: Arc<Hub<S>>, edge: Arc<Edge>, address: I
                     }
                     (None, m) => {
                         let _ = sink.send(refuse(ErrorCode::BadMessage, m.id().map(str::to_owned), "say hello first (a hello with the table and your link's token)".into())).await;
+                    }
+                    (Some(_), ClientMessage::Manage { id, action: ManageAction::Rematch {} })
+                        if !edge.creates.take_key(address_key(address)) =>
+                    {
+                        // A rematch creates a table: the per-address rate of creations holds.
+                        edge.tally.limit("tables_per_minute_per_address");
+                        let n = edge.limits.tables_per_minute_per_address;
+                        let m = format!("rematch: one address creates at most {n} tables a minute; try again later");
+                        let _ = sink.send(refuse(ErrorCode::RateLimited, Some(id), m)).await;
                     }
                     (Some(id), message) => {
                         let request = ToTable::Request { conn, message: Box::new(message), received: Instant::now() };

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use schemars::{Schema, schema_for};
-use server::protocol::{ApiError, ClientMessage, CreateTable, CreatedTable, ServerMessage, TableLog};
+use server::protocol::{
+    ApiError, ClientMessage, CreateTable, CreatedTable, ServerMessage, TableLog, TableStatus,
+};
 
 /// Every documented message: (the file's name without `.schema.json`, its schema).
 fn schemas() -> Vec<(&'static str, Schema)> {
@@ -17,6 +19,7 @@ fn schemas() -> Vec<(&'static str, Schema)> {
         ("CreateTable", schema_for!(CreateTable)),
         ("CreatedTable", schema_for!(CreatedTable)),
         ("TableLog", schema_for!(TableLog)),
+        ("TableStatus", schema_for!(TableStatus)),
         ("ApiError", schema_for!(ApiError)),
     ]
 }

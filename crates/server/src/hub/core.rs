@@ -43,8 +43,8 @@ use crate::auth;
 use crate::journal::{Op, Used};
 use crate::metrics::Metrics;
 use crate::protocol::{
-    Change, ClientMessage, Controller, ErrorCode, ManageAction, REMEMBERED_IDS, SeatInfo, SeatMode,
-    ServerMessage, TableLog, TableOptions, Timer, Who, link,
+    Change, ClientMessage, Controller, CreatedTable, ErrorCode, ManageAction, REMEMBERED_IDS, SeatInfo,
+    SeatMode, ServerMessage, TableLog, TableOptions, Timer, Who, link,
 };
 use crate::sealing::{answer, refusal_code, round_state};
 use crate::systems::Hosted;
@@ -164,6 +164,8 @@ pub(crate) enum Judged {
     Op(Op),
     /// The GM's management of the table (links and seats: an access row).
     Manage { id: String, action: ManageAction },
+    /// The GM's rematch: a new table for the shell to create ([`Core::begin_rematch`]).
+    Rematch { id: String },
 }
 
 /// A request applied and waiting for its entry to be durable ([`Core::begin_keep`]).
@@ -223,6 +225,16 @@ pub(crate) struct Managing {
     close: bool,
 }
 
+/// The GM's rematch while its new table is created ([`Core::begin_rematch`]).
+pub(crate) struct Rematching {
+    conn: u64,
+    id: String,
+    /// This table's seat names, by seat number.
+    names: Vec<String>,
+    /// The new table.
+    pub(crate) request: crate::protocol::CreateTable,
+}
+
 /// A table: its game, its links, its connections, what it answered, its deadlines.
 pub(crate) struct Core {
     pub(crate) id: TableId,
@@ -231,6 +243,9 @@ pub(crate) struct Core {
     pub(crate) game: Box<dyn Hosted>,
     pub(crate) options: TableOptions,
     pub(crate) rules: BTreeMap<String, Value>,
+    /// The setup the table was opened from, as the store keeps it (a rematch opens it again:
+    /// [`Core::begin_rematch`]); null where the shell did not give it.
+    pub(crate) setup: Value,
     /// The journal's length as made durable (and applied here).
     pub(crate) journal: u64,
     /// What the journal holds, against the table's bounds (issue 33).
@@ -258,6 +273,11 @@ pub(crate) struct Core {
     now: Instant,
     /// Per link: when its last chat lines were judged (the chat's rate, [`crate::chat`]).
     chat_sent: HashMap<String, VecDeque<Instant>>,
+    /// The GM's last rematch while the table is in memory: its request's id and the answer
+    /// with the new table's links, given again (before the ack) to a retry of that request, so
+    /// that a GM whose connection dropped before the answer still gets the new GM link. Kept in
+    /// memory alone, never stored.
+    last_rematch: Option<(String, String)>,
     effects: Vec<Effect>,
 }
 
@@ -307,6 +327,7 @@ impl Core {
             game,
             options,
             rules,
+            setup: Value::Null,
             journal: 0,
             used: Used::default(),
             access,
@@ -319,6 +340,7 @@ impl Core {
             setting,
             now,
             chat_sent: HashMap::new(),
+            last_rematch: None,
             effects: Vec::new(),
         })
     }
@@ -529,6 +551,27 @@ impl Core {
             you: who,
             updates: self.game.updates_since(viewer(who, self.gm_seat()), 0),
             over: self.game.is_over(),
+        })
+    }
+
+    /// Where the table stands for the link of `token` (issue 34, Lobby): its turn, waiting, or
+    /// over. An unknown token is refused as every other.
+    pub(crate) fn status(&self, token: &str) -> Result<crate::protocol::TableStatus, Refusal> {
+        use crate::protocol::Standing;
+        let who = self.who_by_token(token).ok_or_else(|| self.unauthorized())?;
+        let standing = if self.game.is_over() || self.finished {
+            Standing::Over
+        } else {
+            match who {
+                Who::Seat { seat } if self.game.awaiting().iter().any(|s| s.0 == seat) => Standing::YourTurn,
+                _ => Standing::Waiting,
+            }
+        };
+        Ok(crate::protocol::TableStatus {
+            table: self.name.clone(),
+            ruleset: self.ruleset.clone(),
+            you: who,
+            standing,
         })
     }
 
@@ -995,6 +1038,10 @@ impl Core {
         {
             // A retry: answered as the first time, applied once.
             let frame = frame.1.clone();
+            if let Some((_, links)) = self.last_rematch.as_ref().filter(|(rid, _)| key == "gm" && rid == id) {
+                let links = links.clone();
+                self.send_frame(conn, None, links);
+            }
             self.send_frame(conn, Some(id.to_owned()), frame);
             return None;
         }
@@ -1110,6 +1157,9 @@ impl Core {
             (ClientMessage::Undo { id }, Who::Seat { seat }) => {
                 Ok(Op::Undo { by: seat, id: Some(id), who: Some(key.clone()) })
             }
+            (ClientMessage::Manage { id, action: ManageAction::Rematch {} }, Who::Gm) => {
+                return Judged::Rematch { id };
+            }
             (ClientMessage::Manage { id, action }, Who::Gm) => return Judged::Manage { id, action },
             (
                 m @ (ClientMessage::Command { .. }
@@ -1176,7 +1226,7 @@ impl Core {
                 Judged::Op(op) => op,
                 Judged::Done => continue,
                 // Never batched ([`super::together`]).
-                Judged::Manage { id, .. } => {
+                Judged::Manage { id, .. } | Judged::Rematch { id } => {
                     self.refuse(conn, Some(id), ErrorCode::Internal, "send it again alone".into());
                     continue;
                 }
@@ -1468,6 +1518,11 @@ impl Core {
                 (who, Row { hash, controller: Controller::Person })
             }
             ManageAction::Close {} => unreachable!("closed above"),
+            ManageAction::Rematch {} => {
+                let m = "rematch: this request could not be handled here; send it again";
+                self.refuse(conn, Some(id), ErrorCode::Internal, m.into());
+                return None;
+            }
         };
         let access = Access {
             who: who_key(who),
@@ -1483,6 +1538,97 @@ impl Core {
         );
         let writes = vec![Write::Access { table: self.id, access }];
         Some((writes, Managing { conn, id, who, row, reply, relinked, close: false }))
+    }
+
+    /// The GM's rematch ([`ManageAction::Rematch`], from connection `conn`, request `id`): the
+    /// new table to create, the same setup, seats and options as this one — bots stay bots
+    /// (the seats' controllers now), sealed seats stay sealed (a seat a bot plays now plays
+    /// plain, as every bot) — or `None` when refused (the game is not over yet).
+    pub(crate) fn begin_rematch(&mut self, conn: u64, id: String) -> Option<Rematching> {
+        if !self.game.is_over() {
+            let m = "rematch: the game is not over yet (a rematch starts a new table once it is)";
+            self.refuse(conn, Some(id), ErrorCode::Refused, m.into());
+            return None;
+        }
+        if self.setup.is_null() {
+            let m = "rematch: this table's setup cannot be read again; create a new table instead";
+            self.refuse(conn, Some(id), ErrorCode::Internal, m.into());
+            return None;
+        }
+        let names: Vec<String> = self.game.seats().iter().map(|(_, s)| s.name.clone()).collect();
+        let mut seats = BTreeMap::new();
+        let mut options = self.options.clone();
+        for (i, name) in names.iter().enumerate() {
+            let key = who_key(Who::Seat { seat: i as u16 });
+            let controller = self.access.get(&key).map_or(Controller::Person, |r| r.controller.clone());
+            if matches!(controller, Controller::Bot { .. }) {
+                options.modes.remove(name);
+            }
+            seats.insert(name.clone(), controller);
+        }
+        let request = crate::protocol::CreateTable {
+            system: self.ruleset.clone(),
+            setup: crate::protocol::SetupSource::Json(self.setup.clone()),
+            seats,
+            options,
+            rules: BTreeMap::new(),
+        };
+        Some(Rematching { conn, id, names, request })
+    }
+
+    /// The rematch's new table was created (or refused): each seat's new link goes to the
+    /// connections holding that seat's link here and to no other (never a spectator's, never
+    /// a link taken over or revoked: those connections are closed and gone); the GM connection
+    /// that asked is told the new GM and spectator links and which seats got nothing, then
+    /// acknowledged.
+    pub(crate) fn rematched(&mut self, rematching: Rematching, created: Result<CreatedTable, Refusal>) {
+        let Rematching { conn, id, names, request } = rematching;
+        let created = match created {
+            Ok(created) => created,
+            Err(refusal) => {
+                let m = format!("rematch: {}", refusal.message);
+                self.refuse(conn, Some(id), refusal.code, m);
+                return;
+            }
+        };
+        let (mut sent, mut unsent, mut bots) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, name) in names.iter().enumerate() {
+            let seat = i as u16;
+            if matches!(request.seats.get(name), Some(Controller::Bot { .. })) {
+                bots.push(seat);
+                continue;
+            }
+            let Some(url) = created.seats.get(name) else { continue };
+            let holders: Vec<u64> = self
+                .conns
+                .iter()
+                .filter(|(_, c)| c.who == Who::Seat { seat })
+                .map(|(conn, _)| *conn)
+                .collect();
+            if holders.is_empty() {
+                unsent.push(seat);
+                continue;
+            }
+            sent.push(seat);
+            let message = ServerMessage::Rematch { table: created.table.clone(), seat, url: url.clone() };
+            for holder in holders {
+                self.send_to(holder, &message);
+            }
+        }
+        let reply = ServerMessage::Rematched {
+            table: created.table,
+            gm: created.gm,
+            spectator: created.spectator,
+            sent,
+            unsent,
+            bots,
+        };
+        self.setting.counts.commands.inc();
+        self.send_to(conn, &reply);
+        self.last_rematch = Some((id.clone(), text(&reply)));
+        let ack = ServerMessage::Ack { id: id.clone(), seq: self.game.seq() };
+        let frame = remember(&mut self.answered, "gm".into(), id, &ack);
+        self.try_send(conn, frame);
     }
 
     /// A new link for `who` (`seat` as the link message names it): the row keeping only its

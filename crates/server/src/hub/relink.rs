@@ -54,6 +54,18 @@ pub async fn reissue_every_link<S: TableStore>(
     id: TableId,
     base: &str,
 ) -> Result<CreatedTable, RelinkError> {
+    reissue_every_link_with(store, id, base, &|_| auth::new_token()).await
+}
+
+/// [`reissue_every_link`] with each new token from `token` (given who the link opens:
+/// `seat:N`, `gm`, `spectator`): the hosted table's next generation of derived tokens
+/// ([`crate::hosted_token`], docs/hosting.md).
+pub async fn reissue_every_link_with<S: TableStore>(
+    store: &S,
+    id: TableId,
+    base: &str,
+    token: &(dyn Fn(&str) -> String + Sync),
+) -> Result<CreatedTable, RelinkError> {
     let stored = store.load(id).await.map_err(|e| match e {
         store::PersistError::NoTable(_) => RelinkError::NoTable(id.0),
         e => RelinkError::Store(e),
@@ -88,7 +100,7 @@ pub async fn reissue_every_link<S: TableStore>(
     };
     for (key, controller) in rows {
         let Some(who) = who_of(&key) else { continue };
-        let token = auth::new_token();
+        let token = token(&key);
         let url = link(base, &name, &token);
         match who {
             Who::Seat { seat } => match names.get(usize::from(seat)) {

@@ -6,7 +6,7 @@
  * `POST /api/tables`, whose errors name the field or rule at fault. */
 
 import { h, replace } from './dom.js';
-import { linkBox } from './links.js';
+import { forgetLink, heldLinks, linkBox, rememberLink, remembering, setRemembering } from './links.js';
 
 /** The systems' names as the books write them. */
 const TITLES = /** @type {Record<string, string>} */ ({
@@ -417,6 +417,90 @@ function showLinks(created, body) {
     ),
   );
   document.getElementById('links-h')?.focus();
+  // The GM link is this browser's: listed among its tables, if the player chose so.
+  rememberLink({ url: created.gm, table: created.table, who: 'GM', system: String(body.system ?? '') });
+  void renderLobby();
+}
+
+// ---- Your tables (issue 34, Lobby) ------------------------------------------------------
+
+/** The list of the tables this browser holds links for, with the opt-in. */
+const lobby = h('section', { class: 'lobby', 'aria-labelledby': 'lobby-h' });
+
+/** What a standing is called on the list. */
+const STANDINGS = /** @type {Record<string, string>} */ ({ your_turn: 'Your turn', waiting: 'Waiting', over: 'Over' });
+
+/**
+ * Where the table of a held link stands, as the server says it for that link alone.
+ * @param {string} url
+ * @returns {Promise<string>}
+ */
+async function standing(url) {
+  const link = new URL(url, location.href);
+  const m = /^\/t\/([^/]+)$/.exec(link.pathname);
+  const token = link.hash.replace(/^#/, '');
+  if (!m || link.origin !== location.origin) return 'A link of another server';
+  try {
+    const r = await fetch(`/api/tables/${m[1]}/status`, { headers: { authorization: `Bearer ${token}` } });
+    if (r.status === 401) return 'This link opens nothing any more (revoked, reissued or the table closed)';
+    if (r.status === 429) return 'Not known now: try again in a moment';
+    if (!r.ok) return 'Not known now';
+    const body = await r.json();
+    return STANDINGS[body.standing] ?? 'Not known now';
+  } catch {
+    return 'Not known now (the server cannot be reached)';
+  }
+}
+
+/** Draws the list (and asks the server where each table stands, one link at a time). */
+async function renderLobby() {
+  const on = remembering();
+  const box = /** @type {HTMLInputElement} */ (
+    h('input', {
+      type: 'checkbox',
+      id: 'remember-links',
+      checked: on,
+      onchange: (/** @type {Event} */ e) => {
+        setRemembering(/** @type {HTMLInputElement} */ (e.target).checked);
+        void renderLobby();
+      },
+    })
+  );
+  const held = heldLinks();
+  /** @type {Map<string, Element>} */
+  const states = new Map();
+  const items = held.map((l) => {
+    const state = h('span', { class: 'lobby-standing', 'data-testid': 'lobby-standing' }, 'Asking the server…');
+    states.set(l.url, state);
+    return h(
+      'li',
+      { class: 'lobby-table', 'data-testid': 'lobby-table' },
+      h('a', { href: l.url, 'data-testid': 'lobby-resume' }, `Table ${l.table}${TITLES[l.system] ? ` (${TITLES[l.system]})` : ''}, ${l.who}`),
+      ': ',
+      state,
+      ' ',
+      h('button', { type: 'button', onclick: () => { forgetLink(l.url); void renderLobby(); } }, `Forget table ${l.table}, ${l.who}`),
+    );
+  });
+  replace(
+    lobby,
+    h('h2', { id: 'lobby-h' }, 'Your tables'),
+    h(
+      'p',
+      null,
+      box,
+      ' ',
+      h('label', { for: 'remember-links' }, 'Remember the tables I open in this browser'),
+      h('span', { class: 'hint' }, ' (their links, secret keys included, are kept in this browser’s storage; turning this off forgets them all)'),
+    ),
+    on && held.length === 0 ? h('p', { class: 'hint' }, 'No table yet: the tables you open from now on are listed here.') : null,
+    items.length > 0 ? h('ul', { class: 'lobby-tables' }, items) : null,
+  );
+  for (const l of held) {
+    const text = await standing(l.url);
+    const el = states.get(l.url);
+    if (el) replace(el, text);
+  }
 }
 
 // ---- Start -----------------------------------------------------------------------------
@@ -448,8 +532,10 @@ async function start() {
       h('p', null, h('button', { type: 'submit', id: 'create', class: 'primary' }, 'Create the table')),
     ),
     result,
+    lobby,
   );
   renderAll();
+  void renderLobby();
   // Replay a finished game from its log file (replay.js, loaded after the page shows).
   void import('./replay.js').then((m) => m.dropZone(app));
 }

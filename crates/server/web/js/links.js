@@ -88,3 +88,81 @@ export function confirmButton(label, question, yes, action) {
   box.append(first);
   return box;
 }
+
+// ---- The tables this browser holds links for (issue 34, Lobby) ---------------------------
+
+/** The key of the opt-in: present ('on') only once the player chose to remember links. */
+const REMEMBER = 'facedown.lobby.remember';
+/** The key of the links remembered, newest first. */
+const HELD = 'facedown.lobby.links';
+/** At most how many links are remembered (the oldest go first). */
+const MAX_HELD = 50;
+
+/**
+ * A link this browser remembers: the link itself (its token after the `#`), the table, whose
+ * link it is in words ("seat ada", "GM", "spectators"), the rule system, when it was last opened.
+ * @typedef {{url: string, table: string, who: string, system: string, at: number}} HeldLink
+ */
+
+/** Whether this browser remembers the links it opens (off until the player turns it on). */
+export function remembering() {
+  try {
+    return localStorage.getItem(REMEMBER) === 'on';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Turns remembering on, or off: off forgets every link remembered.
+ * @param {boolean} on
+ */
+export function setRemembering(on) {
+  try {
+    if (on) localStorage.setItem(REMEMBER, 'on');
+    else {
+      localStorage.removeItem(REMEMBER);
+      localStorage.removeItem(HELD);
+    }
+  } catch {
+    // No storage (a private window that refuses it): nothing is remembered.
+  }
+}
+
+/** The links remembered, newest first. @returns {HeldLink[]} */
+export function heldLinks() {
+  if (!remembering()) return [];
+  try {
+    const all = JSON.parse(localStorage.getItem(HELD) ?? '[]');
+    return Array.isArray(all) ? all.filter((l) => l && typeof l.url === 'string' && typeof l.table === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** @param {HeldLink[]} links */
+function keepHeld(links) {
+  try {
+    localStorage.setItem(HELD, JSON.stringify(links.slice(0, MAX_HELD)));
+  } catch {
+    // Full or refused: the list stays as it was.
+  }
+}
+
+/**
+ * Remembers a link opened in this browser, if the player chose to (else nothing).
+ * @param {{url: string, table: string, who: string, system: string}} link
+ */
+export function rememberLink(link) {
+  if (!remembering()) return;
+  const others = heldLinks().filter((l) => l.url !== link.url);
+  keepHeld([{ ...link, at: Date.now() }, ...others]);
+}
+
+/**
+ * Forgets a link.
+ * @param {string} url
+ */
+export function forgetLink(url) {
+  keepHeld(heldLinks().filter((l) => l.url !== url));
+}

@@ -39,3 +39,31 @@ export function ending(view) {
     summary: (Array.isArray(w.summary) ? w.summary : []).map(String),
   };
 }
+
+/**
+ * What the ending offers after the game (issue 34, Rematch): to the GM link, "Rematch" until it
+ * made one, then the new table's GM and spectator links and the seats whose link went to
+ * nobody; to a seat, "Play again" once the GM made a rematch (its new link came to this page
+ * alone); nothing to a spectator.
+ * @param {{kind: string, seat?: number} | null} you who this page is
+ * @param {{table: string, seat: number, url: string} | null} rematch this seat's new link, if it came
+ * @param {{table: string, gm: string, spectator: string, sent: number[], unsent: number[], bots: number[]} | null} rematched the GM's answer, if it came
+ * @param {(seat: number) => string} seatName a seat's name as the page shows it
+ * @returns {{kind: 'ask'} | {kind: 'made', table: string, gm: string, spectator: string, nobody: string[]} | {kind: 'play-again', table: string, url: string} | null}
+ */
+export function rematchOffer(you, rematch, rematched, seatName) {
+  if (you?.kind === 'gm') {
+    if (!rematched) return { kind: 'ask' };
+    return {
+      kind: 'made',
+      table: String(rematched.table),
+      gm: rematched.gm,
+      spectator: rematched.spectator,
+      nobody: (rematched.unsent ?? []).map(seatName),
+    };
+  }
+  if (you?.kind === 'seat' && rematch && typeof rematch.url === 'string') {
+    return { kind: 'play-again', table: String(rematch.table), url: rematch.url };
+  }
+  return null;
+}

@@ -7,11 +7,11 @@
 import { h, replace } from './dom.js';
 import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
-import { turnResult, ending } from './outcome.js';
+import { turnResult, ending, rematchOffer } from './outcome.js';
 import { referenceElement, withoutSections } from './reference.js';
 import { itemText, isMachinery, andList, drawText, groupTitle, isMine, RollDraws, rollDrawsText } from './log.js';
 import { Notices } from './notice.js';
-import { confirmButton, linkBox } from './links.js';
+import { confirmButton, forgetLink, linkBox, rememberLink } from './links.js';
 import { Chat } from './chat.js';
 import { systemModule } from './systems/index.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
@@ -88,6 +88,13 @@ const state = {
   /** The latest turn's or Hand's result the view gave (the rules crate's words), kept beside
    * the prompt until the next one. @type {{key: string, headline: string, lines: string[]} | null} */
   lastResult: null,
+  /** Whether this page's connection is open (welcomed): while it is not, what the server last
+   * said of the seats' connections is stale, and shown as unknown. */
+  live: false,
+  /** This seat's link at the GM's rematch, once it came. @type {{table: string, seat: number, url: string} | null} */
+  rematch: null,
+  /** The GM's rematch, once made (its new GM and spectator links, shown once). @type {any} */
+  rematched: null,
 };
 
 /** @type {SealStore | null} */
@@ -345,6 +352,14 @@ async function handle(m) {
       }
       renderGm();
       break;
+    case 'rematch':
+      state.rematch = { table: String(m.table), seat: m.seat, url: m.url };
+      renderPrompt();
+      break;
+    case 'rematched':
+      state.rematched = m;
+      renderPrompt();
+      break;
     case 'closing':
       break;
     default:
@@ -364,6 +379,8 @@ async function welcome(m) {
   chat.reset(m.chat ?? []);
   const seat = mySeat();
   if (seat !== null && !store) store = new SealStore(pageStorage(), table, token);
+  // The home page lists this link among the tables this browser holds, if the player chose so.
+  rememberLink({ url: location.href, table: String(table), who: whoWords(), system: String(m.ruleset ?? '') });
   if (first) {
     state.module = await systemModule(state.ruleset);
     document.title = `${systemTitle()} — table ${table} — facedown`;
@@ -601,7 +618,7 @@ let promptDrawn = '';
 function renderPrompt() {
   const gone = lost();
   const end = state.over ? ending(state.view) : null;
-  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone, state.lastResult?.key, end]);
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone, state.lastResult?.key, end, state.rematch, state.rematched]);
   if (key === promptDrawn) return;
   const wasOver = promptDrawn !== '' && JSON.parse(promptDrawn)[4] === true;
   promptDrawn = key;
@@ -611,6 +628,26 @@ function renderPrompt() {
     parts.push(h('ul', { class: 'ending-summary', 'data-testid': 'ending-summary' }, end.summary.map((l) => h('li', null, l))));
   }
   if (end && !wasOver) replace(liveNote, end.headline);
+  if (state.over && !state.stopped) {
+    const offer = rematchOffer(state.you, state.rematch, state.rematched, seatName);
+    if (offer?.kind === 'ask') {
+      parts.push(h('p', { class: 'controls' }, h('button', { type: 'button', 'data-testid': 'rematch', onclick: () => gmRequest({ type: 'manage', action: { action: 'rematch' } }, 'A new table of the same setup and seats: each player who has this table open is sent their new link.') }, 'Rematch')));
+    } else if (offer?.kind === 'made') {
+      parts.push(
+        h('div', { class: 'rematch', 'data-testid': 'rematched' },
+          h('p', null, `Rematch: table ${offer.table}. Each player who had this table open was sent their new link.`),
+          offer.nobody.length > 0
+            ? h('p', { class: 'note' }, `Nobody had ${offer.nobody.join(', ')}’s link open, so nobody got their new one: open the new table with its GM link and give them a new link from the GM screen.`)
+            : null,
+          h('p', null, h('a', { href: offer.gm, 'data-testid': 'rematch-gm' }, 'Open the new table (GM link)')),
+          linkBox('New table: GM link (shown only now)', offer.gm),
+          linkBox('New table: spectator link', offer.spectator),
+        ),
+      );
+    } else if (offer?.kind === 'play-again') {
+      parts.push(h('p', { class: 'controls' }, h('button', { type: 'button', 'data-testid': 'play-again', onclick: () => location.assign(offer.url) }, 'Play again')));
+    }
+  }
   // The turn's result where the player is looking, until the next one.
   if (!state.over && state.lastResult) {
     const r = state.lastResult;
@@ -746,13 +783,30 @@ function renderView() {
   );
 }
 
+/**
+ * Whether a seat's player is connected, as far as this page knows: what the server last said
+ * while this page's own connection is open; unknown while it is not (the server may be down).
+ * @param {Seat} s
+ */
+function presence(s) {
+  if (!state.live) return 'connection unknown (this page is offline)';
+  return s.connected ? 'connected' : 'not connected';
+}
+
+/** Whose link this page holds, in words: "seat ada", "GM", "spectators". */
+function whoWords() {
+  const you = state.you;
+  if (you?.kind === 'seat') return `seat ${seatName(you.seat ?? -1)}`;
+  return you?.kind === 'gm' ? 'GM' : 'spectators';
+}
+
 function renderSeats() {
   const committed = new Set(state.sealedSeats);
   const rows = state.seats.map((s) => {
     const waiting = state.awaiting.includes(s.seat);
     const bits = [
       s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person',
-      s.controller?.kind === 'bot' ? null : s.connected ? 'connected' : 'not connected',
+      s.controller?.kind === 'bot' ? null : presence(s),
       s.mode === 'sealed' && s.controller?.kind !== 'bot' ? 'sealed' : null,
     ].filter(Boolean);
     return h(
@@ -819,6 +873,8 @@ function ownLinkReissued(url) {
   const fresh = new URL(url, location.href);
   const newToken = fresh.hash.replace(/^#/, '');
   if (!/^[0-9a-f]{32}$/i.test(newToken)) return;
+  forgetLink(location.href);
+  rememberLink({ url: fresh.href, table: String(table), who: 'GM', system: String(state.ruleset ?? '') });
   token = newToken;
   if (conn) conn.options.token = newToken;
   history.replaceState(null, '', `${location.pathname}${location.search}#${newToken}`);
@@ -837,7 +893,7 @@ function renderGm() {
     return;
   }
   el.gm.hidden = false;
-  const key = JSON.stringify([state.seats, state.awaiting, [...state.newLinks], Boolean(state.catalogue), state.you]);
+  const key = JSON.stringify([state.seats, state.awaiting, [...state.newLinks], Boolean(state.catalogue), state.you, state.live]);
   if (key === gmDrawn) return;
   gmDrawn = key;
   const gmLink = state.you?.kind === 'gm';
@@ -878,7 +934,7 @@ function renderGm() {
     return h(
       'li',
       { class: 'gm-seat' },
-      h('p', null, h('strong', null, s.name), ` — ${s.role}, ${s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person'}, ${s.connected ? 'connected' : 'not connected'}, ${s.controller?.kind === 'bot' ? 'plain' : s.mode ?? 'plain'}`, state.awaiting.includes(s.seat) ? ' — awaited' : ''),
+      h('p', null, h('strong', null, s.name), ` — ${s.role}, ${s.controller?.kind === 'bot' ? `bot (${s.controller.bot})` : 'person'}, ${presence(s)}, ${s.controller?.kind === 'bot' ? 'plain' : s.mode ?? 'plain'}`, state.awaiting.includes(s.seat) ? ' — awaited' : ''),
       h('div', { class: 'controls' }, controls),
       link ? linkBox(`New link for ${s.name}`, link) : null,
     );
@@ -1370,6 +1426,12 @@ async function verify() {
 /** @param {import('./conn.js').Status} status @param {string} why */
 function onStatus(status, why) {
   const b = el.banner;
+  const live = status === 'open';
+  if (live !== state.live) {
+    state.live = live;
+    renderSeats();
+    renderGm();
+  }
   if (status === 'open') {
     b.hidden = true;
     replace(b);

@@ -313,7 +313,7 @@ test('every kind of log item reads as words', () => {
   assert.equal(andList(['Ada']), 'Ada');
 });
 
-import { turnResult, ending } from '../js/outcome.js';
+import { turnResult, ending, rematchOffer } from '../js/outcome.js';
 
 test("the turn's result beside the prompt is the rules crate's words: headline and the losses in their parts", () => {
   const view = {
@@ -338,6 +338,16 @@ test('the ending says who won in the viewer\u2019s words, with the summary', () 
   assert.deepEqual(e, { headline: "You lost: Kuro's side wins.", youWon: false, summary: ['3 turns.', 'Ada lost 12 energy.'] });
   assert.equal(ending({ who_won: { headline: 'The scene ends at the round limit, after 12 rounds: nobody wins.', summary: [] } })?.youWon, null);
   assert.equal(ending({}), null);
+});
+
+test('the ending offers Rematch to the GM link, Play again to a seat once its new link came, nothing to a spectator', () => {
+  const name = (/** @type {number} */ s) => ['Ada', 'Kuro'][s] ?? `seat ${s}`;
+  assert.deepEqual(rematchOffer({ kind: 'gm' }, null, null, name), { kind: 'ask' });
+  const made = { table: '8', gm: 'http://h/t/8#g', spectator: 'http://h/t/8#s', sent: [0], unsent: [1], bots: [] };
+  assert.deepEqual(rematchOffer({ kind: 'gm' }, null, made, name), { kind: 'made', table: '8', gm: made.gm, spectator: made.spectator, nobody: ['Kuro'] });
+  assert.equal(rematchOffer({ kind: 'seat', seat: 0 }, null, null, name), null, 'a seat waits for the GM');
+  assert.deepEqual(rematchOffer({ kind: 'seat', seat: 0 }, { table: '8', seat: 0, url: 'http://h/t/8#a' }, null, name), { kind: 'play-again', table: '8', url: 'http://h/t/8#a' });
+  assert.equal(rematchOffer({ kind: 'spectator' }, { table: '8', seat: 0, url: 'http://h/t/8#a' }, made, name), null, 'a spectator is offered nothing');
 });
 
 import { accessibleName } from '../js/systems/picker.js';

@@ -1,6 +1,6 @@
 //! Property tests of the table core without sockets, store or clock: thousands of random
 //! interleavings of joins, leaves, requests (valid and invalid, sealed and plain, take-backs,
-//! duplicate and out-of-order ids), commit results (success, a lost race, a failure that makes
+//! duplicate and out-of-order ids, display names, chat lines and mutes, rematches), commit results (success, a lost race, a failure that makes
 //! the table reload) and time passing, against invariants:
 //!
 //! - `nothing_is_sent_before_its_journal_entry_is_durable`: no frame carries a sequence number
@@ -11,6 +11,9 @@
 //! - `every_acknowledged_request_is_in_the_journal_exactly_once`;
 //! - `replaying_the_durable_journal_rebuilds_the_same_table`;
 //! - `no_deadline_is_left_in_the_past_once_handled`;
+//! - `a_rematchs_links_reach_only_the_connections_holding_their_seats_link`: a rematch's new
+//!   seat link reaches only connections of that seat's current link (never a spectator's, a
+//!   revoked or a replaced one), its GM and spectator links only the GM;
 //! - `a_revoked_or_reissued_link_opens_nothing_and_keeps_no_connection`: once the GM revoked or
 //!   reissued a link (a seat's, the spectators', its own), the old token is refused and no
 //!   connection of it stays open but the GM's own that asked; a new link reaches only the GM.
@@ -57,7 +60,7 @@ enum Event {
 }
 
 fn event() -> impl Strategy<Value = Event> {
-    let req = (any::<u8>(), 0u8..14, any::<u8>());
+    let req = (any::<u8>(), 0u8..17, any::<u8>());
     prop_oneof![
         2 => (any::<u8>(), any::<u8>()).prop_map(|(link, since)| Event::Join { link, since }),
         1 => any::<u8>().prop_map(|pick| Event::Leave { pick }),
@@ -66,7 +69,7 @@ fn event() -> impl Strategy<Value = Event> {
         2 => (req.clone(), req).prop_map(|(a, b)| Event::Together { a, b }),
         4 => (0u8..8).prop_map(|result| Event::Commit { result }),
         2 => any::<u16>().prop_map(|ms| Event::Wait { ms }),
-        1 => (0u8..43, any::<u8>()).prop_map(|(kind, seat)| Event::Manage { kind, seat }),
+        1 => (0u8..44, any::<u8>()).prop_map(|(kind, seat)| Event::Manage { kind, seat }),
     ]
 }
 
@@ -146,6 +149,8 @@ struct Sim {
     private: BTreeSet<(u16, String)>,
     /// Violations found, each naming its invariant.
     broken: Vec<String>,
+    /// Rematches made.
+    rematches: u64,
 }
 
 fn metrics() -> &'static Metrics {
@@ -252,7 +257,9 @@ impl Sim {
             acked: BTreeSet::new(),
             private: BTreeSet::new(),
             broken: Vec::new(),
+            rematches: 0,
         };
+        sim.core.setup = sim.setup.clone();
         sim.core.reschedule(None);
         sim
     }
@@ -271,6 +278,7 @@ impl Sim {
         )
         .expect("the table assembles");
         core.finished = self.finished;
+        core.setup = self.setup.clone();
         core.replay(&self.durable).expect("the durable journal replays");
         core.set_fair_table();
         core
@@ -286,6 +294,15 @@ impl Sim {
             let sent = matches!(effect, Effect::Send { .. });
             match effect {
                 Effect::Send { conn, frame } | Effect::Try { conn, frame } => {
+                    // A connection taken over, revoked or gone is closed: a rematch's link for it
+                    // would be a link to nobody who holds the seat now.
+                    if frame.contains(r#""type":"rematch""#) && self.lines.get(&conn).is_none_or(|l| !l.open)
+                    {
+                        self.break_rule(
+                            "rematch",
+                            format!("a rematch's link was sent to closed connection {conn}"),
+                        );
+                    }
                     let Some(line) = self.lines.get(&conn).filter(|l| l.open) else { continue };
                     if line.jammed {
                         // A frame that must arrive closes a stuck connection; an answer that
@@ -297,6 +314,13 @@ impl Sim {
                         continue;
                     }
                     let key = line.key.clone();
+                    let current = self.tokens.iter().any(|(_, t, valid)| *valid && *t == line.token);
+                    if !current && frame.contains(r#""type":"rematch""#) {
+                        self.break_rule(
+                            "rematch",
+                            format!("a rematch's link reached a revoked link of {key}"),
+                        );
+                    }
                     self.check_frame(&key, &frame);
                     // The GM connection that reissued its own link holds the new one now.
                     if let Ok(v) = serde_json::from_str::<Value>(&frame)
@@ -347,6 +371,14 @@ impl Sim {
                 t.2 = false;
             }
             self.tokens.push((who, token, true));
+        }
+        // A rematch's seat link reaches only a connection of that seat's link; the new GM and
+        // spectator links only the GM.
+        if v["type"] == "rematch" && v["seat"].as_u64().is_none_or(|seat| key != format!("seat:{seat}")) {
+            self.break_rule("rematch", format!("a rematch's seat link reached {key}: {frame}"));
+        }
+        if v["type"] == "rematched" && key != "gm" {
+            self.break_rule("rematch", format!("a rematch's GM link reached {key}: {frame}"));
         }
         let seq = match v["type"].as_str() {
             Some("update") | Some("ack") => v["seq"].as_u64(),
@@ -456,6 +488,24 @@ impl Sim {
             8 => ClientMessage::TakeBack { id, lost: choice.is_multiple_of(4) },
             9 => ClientMessage::Force { id, seat: u16::from(choice % 4) },
             12 => ClientMessage::Undo { id },
+            // A display name: a few shared ones (so that two seats may ask for the same), an
+            // empty one (cleared), one too long, one with a control character.
+            14 => {
+                let name = match choice % 6 {
+                    0 => String::new(),
+                    1 => "x".repeat(40),
+                    2 => "Kuro\u{7}".to_owned(),
+                    n => format!("Player {}", n % 2),
+                };
+                ClientMessage::Name { id, name }
+            }
+            // A chat line (from any link: a spectator's is refused), now and then too long.
+            15 => {
+                let text = if choice.is_multiple_of(5) { "y".repeat(501) } else { format!("line {choice}") };
+                ClientMessage::Chat { id, text }
+            }
+            // A mute or unmute (the GM link's alone), of a seat or of none that exists.
+            16 => ClientMessage::Mute { id, seat: u16::from(choice % 4), muted: !choice.is_multiple_of(3) },
             _ => ClientMessage::Ping {},
         }
     }
@@ -476,7 +526,56 @@ impl Sim {
                     None => self.flush(),
                 }
             }
+            Judged::Rematch { id } => self.rematch(conn, id),
         }
+    }
+
+    /// The GM's rematch, as the shell makes it: the new table "created" (its links made up
+    /// here: the hub's creation is not the core's), its links handed out by the core.
+    fn rematch(&mut self, conn: u64, id: String) {
+        let Some(rematching) = self.core.begin_rematch(conn, id.clone()) else { return self.flush() };
+        self.flush();
+        // The same setup, seats and options: bots stay bots, sealed seats stay sealed (a seat a
+        // bot plays now plays plain, as every bot).
+        let asked = &rematching.request;
+        let names: Vec<String> = self.core.game.seats().iter().map(|(_, s)| s.name.clone()).collect();
+        for (i, name) in names.iter().enumerate() {
+            let now =
+                self.core.access.get(&who_key(Who::Seat { seat: i as u16 })).map(|r| r.controller.clone());
+            if asked.seats.get(name) != now.as_ref() {
+                self.break_rule(
+                    "rematch",
+                    format!("seat {name}'s controller {:?} became {:?}", now, asked.seats.get(name)),
+                );
+            }
+            let sealed = self.options.modes.get(name) == Some(&crate::protocol::SeatMode::Sealed)
+                && !matches!(now, Some(Controller::Bot { .. }));
+            if sealed != (asked.options.modes.get(name) == Some(&crate::protocol::SeatMode::Sealed)) {
+                self.break_rule("rematch", format!("seat {name}'s mode changed in the rematch"));
+            }
+        }
+        let (a, o) = (&asked.options, &self.options);
+        if (a.decision_seconds, a.think_ms, a.opening_round)
+            != (o.decision_seconds, o.think_ms, o.opening_round)
+        {
+            self.break_rule("rematch", "the rematch's options are not the table's".into());
+        }
+        if asked.setup != SetupSource::Json(self.setup.clone()) || asked.system != self.system {
+            self.break_rule("rematch", "the rematch's setup is not the table's".into());
+        }
+        // Answered with no journal entry, as the GM's management.
+        self.managed.insert((self.lines[&conn].key.clone(), id));
+        self.rematches += 1;
+        let n = self.rematches;
+        let url = |who: &str| format!("http://test/t/{}#rematch-{n}-{who}", 100 + n);
+        let created = CreatedTable {
+            table: (100 + n).to_string(),
+            seats: rematching.request.seats.keys().map(|name| (name.clone(), url(name))).collect(),
+            gm: url("gm"),
+            spectator: url("spectator"),
+        };
+        self.core.rematched(rematching, Ok(created));
+        self.flush();
     }
 
     fn keep(&mut self, op: Op, from: Option<u64>) {
@@ -719,7 +818,7 @@ impl Sim {
                 let gm = self.lines.iter().find(|(_, l)| l.open && l.who == Who::Gm).map(|(c, _)| *c);
                 let Some(conn) = gm else { return };
                 let seat = u16::from(seat % 4);
-                let action = match kind % 43 {
+                let action = match kind % 44 {
                     0..=9 => ManageAction::Bot {
                         seat,
                         kind: systems::bot_kinds(self.system).map_or("random", |k| k[0]).to_owned(),
@@ -728,7 +827,8 @@ impl Sim {
                     20..=29 => ManageAction::Revoke { seat: (seat < 3).then_some(seat) },
                     30..=39 => ManageAction::Reissue { seat: (seat < 3).then_some(seat) },
                     40 | 41 => ManageAction::ReissueGm {},
-                    _ => ManageAction::Close {},
+                    42 => ManageAction::Close {},
+                    _ => ManageAction::Rematch {},
                 };
                 let line = self.lines.get_mut(&conn).expect("a line");
                 line.next += 1;
@@ -758,6 +858,77 @@ impl Sim {
         }
     }
 
+    /// The game played to its end: each awaited decision forced with the rules' default, as
+    /// a decision timer forces it. False when it does not end (a closed table, a refusal).
+    fn play_out(&mut self) -> bool {
+        self.settle();
+        for _ in 0..4000 {
+            if self.core.game.is_over() {
+                return !self.core.is_closed();
+            }
+            let Some(seat) = self.core.game.awaiting().first().map(|s| s.0) else { return false };
+            let op = Op::Force { seat, by: None, id: None, who: None, nonce: self.core.nonce() };
+            let seq = self.core.game.seq();
+            self.keep(op, None);
+            self.settle();
+            if self.core.game.seq() == seq {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// The GM asks for a rematch once the game is over: a connection of the GM link (one
+    /// joined if none is open), then every open connection of a person's seat on its current
+    /// link must have been sent that seat's new link.
+    fn rematch_at_the_end(&mut self) {
+        if !self.play_out() {
+            return;
+        }
+        let gm = self.lines.iter().find(|(_, l)| l.open && l.who == Who::Gm).map(|(c, _)| *c);
+        let gm = match gm {
+            Some(conn) => conn,
+            None => {
+                let Some(link) = self.tokens.iter().position(|(w, _, valid)| *w == Who::Gm && *valid) else {
+                    return;
+                };
+                self.step(Event::Join { link: link as u8, since: 0 });
+                let Some(conn) = self.lines.iter().find(|(_, l)| l.open && l.who == Who::Gm).map(|(c, _)| *c)
+                else {
+                    return;
+                };
+                conn
+            }
+        };
+        let before = self.rematches;
+        let line = self.lines.get_mut(&gm).expect("a line");
+        line.next += 1;
+        let id = format!("c{}", line.next);
+        self.single(gm, ClientMessage::Manage { id, action: ManageAction::Rematch {} });
+        self.check_links();
+        if self.rematches == before {
+            return self.break_rule("rematch", "a finished table's GM link was refused a rematch".into());
+        }
+        let missed: Vec<String> = self
+            .lines
+            .values()
+            .filter(|l| l.open && !l.jammed)
+            .filter_map(|l| match l.who {
+                Who::Seat { seat } => Some((seat, l)),
+                _ => None,
+            })
+            .filter(|(seat, _)| {
+                let key = who_key(Who::Seat { seat: *seat });
+                self.core.access.get(&key).is_some_and(|r| r.controller == Controller::Person)
+            })
+            .filter(|(_, l)| !l.frames.last().is_some_and(|f| f.contains(r#""type":"rematch""#)))
+            .map(|(seat, _)| format!("seat {seat}'s connection got no rematch link"))
+            .collect();
+        for m in missed {
+            self.break_rule("rematch", m);
+        }
+    }
+
     /// The checks of a whole run, once every commit ended.
     fn finish(&mut self) {
         self.settle();
@@ -782,7 +953,12 @@ impl Sim {
             && viewers.iter().all(|v| {
                 a.updates_since(*v, 0) == b.updates_since(*v, 0) && a.view(*v).ok() == b.view(*v).ok()
             })
-            && (0..a.seats().len() as u16).all(|s| a.prompt(SeatId(s)).ok() == b.prompt(SeatId(s)).ok());
+            && (0..a.seats().len() as u16).all(|s| a.prompt(SeatId(s)).ok() == b.prompt(SeatId(s)).ok())
+            // Names, chat and mutes are kept with the table (outside the hash chain).
+            && a.chat_lines() == b.chat_lines()
+            && (0..a.seats().len() as u16).all(|s| {
+                a.display_name(SeatId(s)) == b.display_name(SeatId(s)) && a.muted(SeatId(s)) == b.muted(SeatId(s))
+            });
         if !same {
             self.break_rule(
                 "replay",
@@ -882,6 +1058,20 @@ proptest! {
     }
 
     #[test]
+    fn a_rematchs_links_reach_only_the_connections_holding_their_seats_link(
+        t in table(), events in prop::collection::vec(event(), 1..80),
+    ) {
+        let mut sim = Sim::new(&t);
+        for event in events {
+            sim.step(event);
+        }
+        sim.rematch_at_the_end();
+        sim.finish();
+        let broken: Vec<String> = sim.broken.into_iter().filter(|b| b.starts_with("rematch")).collect();
+        prop_assert!(broken.is_empty(), "{}", broken.join("\n"));
+    }
+
+    #[test]
     fn a_revoked_or_reissued_link_opens_nothing_and_keeps_no_connection(
         t in table(), events in prop::collection::vec(event(), 1..80),
     ) {
@@ -914,6 +1104,38 @@ fn the_simulation_reports_a_frame_ahead_of_the_journal_and_a_leak() {
     assert!(sim.broken.iter().any(|b| b.starts_with("hidden")), "{:?}", sim.broken);
 }
 
+/// The simulation sees names and chat in what it checks: a journal whose chat line or display
+/// name replays to another one is reported, and so is a rematch's seat link in a spectator's or
+/// another seat's frame.
+#[test]
+fn the_simulation_reports_a_chat_line_or_name_replayed_otherwise_and_a_misdelivered_rematch_link() {
+    let t = Table { game: 0, sealed: 0, bot: 9, decision_seconds: None, opening: false };
+    for (lost, was, now) in [("chat", "hello", "hullo"), ("name", "Ada L.", "Ada M.")] {
+        let mut sim = Sim::new(&t);
+        let ada = sim.tokens.iter().position(|(w, _, _)| *w == Who::Seat { seat: 0 }).expect("seat 0") as u8;
+        sim.step(Event::Join { link: ada, since: 0 });
+        let conn = *sim.lines.keys().next().expect("joined");
+        sim.single(conn, ClientMessage::Chat { id: "c1".into(), text: "hello".into() });
+        sim.settle();
+        sim.single(conn, ClientMessage::Name { id: "c2".into(), name: "Ada L.".into() });
+        sim.settle();
+        assert!(sim.broken.is_empty(), "{:?}", sim.broken);
+        assert_eq!(sim.core.game.chat_lines().len(), 1);
+        assert_eq!(sim.core.game.display_name(SeatId(0)), Some("Ada L."));
+        // The entry altered as kept (its answer the same): only the line or name differs.
+        let entry =
+            sim.durable.iter_mut().find(|e| e.contains(&format!(r#""op":"{lost}""#))).expect("the entry");
+        *entry = entry.replace(was, now);
+        sim.finish();
+        assert!(sim.broken.iter().any(|b| b.starts_with("replay")), "{lost}: {:?}", sim.broken);
+    }
+    let mut sim = Sim::new(&t);
+    sim.check_frame("spectator", r#"{"type":"rematch","table":"2","seat":0,"url":"http://test/t/2#x"}"#);
+    sim.check_frame("seat:1", r#"{"type":"rematch","table":"2","seat":0,"url":"http://test/t/2#x"}"#);
+    sim.check_frame("seat:0", r#"{"type":"rematched","table":"2","gm":"g","spectator":"s"}"#);
+    assert_eq!(sim.broken.iter().filter(|b| b.starts_with("rematch")).count(), 3, "{:?}", sim.broken);
+}
+
 /// The random runs reach what the properties look at: requests acknowledged, seats' private
 /// items, entries kept, the GM's management (a property that never meets its subject proves
 /// nothing).
@@ -923,6 +1145,7 @@ fn the_random_runs_reach_play_acknowledgements_and_private_items() {
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let (mut acks, mut private, mut entries, mut managed, mut runs) = (0, 0, 0, 0, 0);
+    let (mut names, mut lines, mut mutes, mut rematches) = (0, 0, 0, 0);
     for _ in 0..48 {
         let t = table().new_tree(&mut runner).expect("a table").current();
         let events = prop::collection::vec(event(), 60..80).new_tree(&mut runner).expect("events").current();
@@ -930,6 +1153,7 @@ fn the_random_runs_reach_play_acknowledgements_and_private_items() {
         for event in events {
             sim.step(event);
         }
+        sim.rematch_at_the_end();
         sim.finish();
         assert!(sim.broken.is_empty(), "{:?}", sim.broken);
         runs += 1;
@@ -937,7 +1161,17 @@ fn the_random_runs_reach_play_acknowledgements_and_private_items() {
         private += sim.private.len();
         entries += sim.durable.len();
         managed += sim.managed.len();
+        let seats = sim.core.game.seats().len() as u16;
+        names += (0..seats).filter(|s| sim.core.game.display_name(SeatId(*s)).is_some()).count();
+        mutes += (0..seats).filter(|s| sim.core.game.muted(SeatId(*s))).count();
+        lines += sim.core.game.chat_lines().len();
+        rematches += sim.rematches;
     }
+    eprintln!("{names} display names, {lines} chat lines, {mutes} seats muted, {rematches} rematches");
+    assert!(
+        names > 0 && lines > 0 && mutes > 0 && rematches > 0,
+        "names, chat, mutes and rematches are reached"
+    );
     eprintln!(
         "{runs} runs: {acks} acknowledged, {private} private items, {entries} durable entries, {managed} managed"
     );
