@@ -2,7 +2,8 @@
 /** @file The table with cards (issue 34 §2), in each system: a seat's choices are its hand of
  * cards, the card renderer's SVG inlined (its text in the cards' font), each a button named as
  * its card is written; a committed choice lies face down on its page ("Your …, face down") and
- * on the other seat's ("Kuro has chosen"); the reveal turns both over together, with the
+ * on the other seat's ("Kuro has chosen"), and a take-back puts it in the hand again; the
+ * reveal turns both over together, with the
  * turn's result beside them — turning on a page that allows motion, not at all under
  * `prefers-reduced-motion: reduce`. And a whole game of each system played with the keyboard
  * only, with the redaction checks of every game (play.mjs).
@@ -158,6 +159,13 @@ describe('cards on the table', () => {
             (await b.page.locator('[data-testid="table-cards"] .table-card.face-down', { hasText: `${who} has chosen` }).count()) >= 1,
           `${bName}'s page shows ${who}'s card back`,
         );
+
+        // Taken back, the card is in the hand again, and the other page no longer sees it played.
+        await a.page.locator('[data-testid="take-back"]').click({ timeout: 10_000 });
+        await waitFor(async () => (await handOpen(a.page)) && (await mine.count()) === 0, 10_000, `${aName}'s card back in the hand`);
+        await waitFor(async () => (await b.page.getByText(`${who} has chosen`, { exact: true }).count()) === 0, 10_000, `${bName}'s page: ${who}'s card taken back`);
+        await clickUntil(a.page, async () => (await a.page.locator('[data-testid="prompt"] .chosen').count()) > 0, random, `${aName} commits again`);
+        await b.page.getByText(`${who} has chosen`, { exact: true }).first().waitFor({ timeout: 10_000 });
 
         // The other commits: both pages turn both cards over together.
         await countTurns(first.page);
