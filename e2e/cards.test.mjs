@@ -144,6 +144,13 @@ describe('cards on the table', () => {
           "the cards' font loaded",
         );
         assert.ok((await a.page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width, 'nothing wider than the phone');
+        const small = await a.page.locator(BUTTONS).evaluateAll((bs) =>
+          bs
+            .filter((b) => b.getClientRects().length > 0)
+            .map((b) => ({ text: (b.textContent ?? '').trim().slice(0, 40), w: b.getBoundingClientRect().width, h: b.getBoundingClientRect().height }))
+            .filter((b) => b.w < 44 || b.h < 44),
+        );
+        assert.deepEqual(small, [], 'every button of the prompt is a target at least 44 px each way');
 
         // The seat commits: its card face down on its page, "has chosen" on the other's.
         await clickUntil(a.page, async () => (await a.page.locator('[data-testid="prompt"] .chosen').count()) > 0, random, `${aName} commits`);
