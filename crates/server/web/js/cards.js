@@ -85,15 +85,18 @@ function load(key) {
 const later = new Set();
 let scheduled = false;
 
-/** Fetches the cards drawn so far, after the page's current work (the first prompt first). */
+/** Fetches the cards drawn so far once the page has been painted with them (the first
+ * question is on the screen before any card's bytes are asked for). */
 function schedule() {
   if (scheduled || !browser) return;
   scheduled = true;
-  setTimeout(() => {
+  const run = () => {
     scheduled = false;
     for (const k of later) load(k);
     later.clear();
-  }, 0);
+  };
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(run, 0));
+  else setTimeout(run, 0);
 }
 
 /**
