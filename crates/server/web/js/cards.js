@@ -33,6 +33,8 @@ export function backKey(system) {
 let manifest = null;
 /** The SVG text of each card, by key, once fetched. @type {Map<string, string>} */
 const svgs = new Map();
+/** Each card's SVG parsed, by key. @type {Map<string, Element>} */
+const elements = new Map();
 /** The fetches on their way, by key. @type {Map<string, Promise<void>>} */
 const fetching = new Map();
 
@@ -134,8 +136,14 @@ function fill(frame) {
   const key = frame.getAttribute('data-card') ?? '';
   const text = svgs.get(key);
   if (!text || frame.firstElementChild) return;
-  const svg = parse(text);
-  if (!svg) return;
+  // parsed once a card; each frame gets its own copy
+  let parsed = elements.get(key);
+  if (!parsed) {
+    parsed = parse(text) ?? undefined;
+    if (!parsed) return;
+    elements.set(key, parsed);
+  }
+  const svg = /** @type {Element} */ (parsed.cloneNode(true));
   const name = frame.getAttribute('data-name');
   if (name) renameCard(svg, name);
   frame.append(svg);
@@ -252,5 +260,6 @@ export function arrowKeys(hand) {
 /** For the tests: forget the loaded cards. */
 export function forget() {
   svgs.clear();
+  elements.clear();
   manifest = null;
 }
