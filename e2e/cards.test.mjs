@@ -195,6 +195,24 @@ describe('cards on the table', () => {
         }));
         assert.deepEqual(moving, { animations: 0, styles: [] }, 'no animation under prefers-reduced-motion: reduce');
 
+        if (t.system === 'iron-triangle') {
+          // The move cards: named as the character's sheet names its moves, on the card too.
+          const moves = a.page.locator('[data-testid="prompt"] .hand .move-card');
+          await waitFor(async () => (await moves.count()) > 0 && (await moves.locator('.card-art svg').count()) === (await moves.count()), 10_000, 'the move cards');
+          const sheet = (a.rec.change?.view?.fighters ?? []).filter((/** @type {any} */ f) => f.seat === aName).flatMap((/** @type {any} */ f) => f.moves ?? []);
+          const drawn = await moves.evaluateAll((bs) =>
+            bs.map((b) => ({
+              name: (b.querySelector('.card-name')?.textContent ?? '').trim(),
+              onCard: [...b.querySelectorAll('.card-art svg text')].find((x) => x.getAttribute('font-weight') === 'bold' && Number(x.getAttribute('font-size')) >= 24 && x.getAttribute('y') === '200')?.textContent ?? '',
+              key: b.getAttribute('data-card-key'),
+            })),
+          );
+          for (const d of drawn) {
+            const m = sheet.find((/** @type {any} */ x) => x.name === d.name);
+            assert.ok(m, `${d.name} is a move of ${aName}'s sheet: ${JSON.stringify(sheet)}`);
+            assert.equal(d.onCard, d.name, `the card itself says ${d.name}`);
+          }
+        }
         if (t.result) {
           // On to the turn's (the Hand's) result: beside the turned cards, before the next question.
           const resultShown = async () => (await a.page.locator('[data-testid="reveal"] [data-testid="turn-result"]').count()) > 0 || Boolean(a.rec.change?.over);
@@ -211,6 +229,10 @@ describe('cards on the table', () => {
             const reveal = a.page.locator('[data-testid="reveal"]');
             assert.ok((await reveal.locator('.table-card.revealed').count()) >= 2, 'the cards stay turned over beside the result');
             assert.match(await reveal.locator('[data-testid="turn-result"]').innerText(), /^(Turn|Hand) \d+/, 'the result names the turn or Hand');
+            const turn = a.rec.frames.map((f) => f.msg?.view?.turn_result).filter(Boolean).at(-1);
+            if (turn && typeof turn.winner === 'number') {
+              assert.equal(await reveal.locator('.seat-cards h3', { hasText: '— wins' }).count(), 1, "the turn's winner is marked, in words");
+            }
           }
         }
         for (const p of [a, b]) assert.deepEqual(p.rec.errors, [], `${p.rec.name}: no script error`);

@@ -800,7 +800,7 @@ function tableElements(onTable) {
         h(
           'section',
           { class: `seat-cards${s.winner ? ' winner' : ''}${s.mine ? ' mine' : ''}`, 'aria-label': s.mine ? `${s.who} (yours)` : s.who },
-          h('h3', null, s.who, s.mine ? ' (you)' : ''),
+          h('h3', null, s.who, s.mine ? ' (you)' : '', s.winner ? ' \u2014 wins' : ''),
           h(
             'div',
             { class: 'cards' },
