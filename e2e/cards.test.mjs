@@ -144,6 +144,12 @@ describe('cards on the table', () => {
           "the cards' font loaded",
         );
         assert.ok((await a.page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width, 'nothing wider than the phone');
+        // the last card picked, the question's next part is drawn (Iron Triangle's amounts: "1", "2"…)
+        const lastPick = a.page.locator('[data-testid="prompt"] .hand .card-button[data-testid="pick"]').last();
+        if ((await lastPick.count()) > 0) {
+          await lastPick.click();
+          await a.page.waitForTimeout(200);
+        }
         const small = await a.page.locator(BUTTONS).evaluateAll((bs) =>
           bs
             .filter((b) => b.getClientRects().length > 0)
