@@ -236,6 +236,53 @@ export function turnedCard(card) {
 }
 
 /**
+ * A card on the table as a system module gives it (`tableCards`): face up, face down, or not
+ * played yet, its key and name when this viewer knows them.
+ * @typedef {{state: 'empty' | 'down' | 'up', key: string | null, name: string}} TableCard
+ */
+
+/**
+ * The round's cards as the page lays them, from a system module's `tableCards(view)`: pure.
+ * - A sealed seat's choice is not at the server before its reveal (the view shows no card):
+ *   a seat that has committed (`committed`) gets a card face down in its first empty place;
+ *   so does this page's own choice (`own`, named from the page's copy), unless the view already
+ *   knows this seat's card (a plain seat).
+ * - A row of cards (the stances, the moves…) is face up only once every card of it is: before,
+ *   this seat's own known card lies face down too.
+ * - A row nobody has played (the moves while the stances are chosen) is left out.
+ * `revealed`: every card is face up (the reveal); `table` is null when nothing is played.
+ * @param {{round: string, seats: {who: string, seat: string, winner: boolean, cards: TableCard[]}[]}} now
+ * @param {{me: string | null, own: {key: string | null, name: string} | null, committed: (seat: string) => boolean, awaited: (seat: string) => boolean}} opts
+ * @returns {{revealed: boolean, table: any}}
+ */
+export function layTable(now, opts) {
+  const seats = now.seats.map((s) => ({ ...s, cards: s.cards.map((c) => ({ ...c })), mine: opts.me !== null && s.seat === opts.me, awaited: opts.awaited(s.seat) }));
+  const rows = Math.max(0, ...seats.map((s) => s.cards.length));
+  const open = [...Array(rows).keys()].map((j) => seats.every((s) => s.cards[j]?.state === 'up'));
+  for (const s of seats) {
+    const first = s.cards.findIndex((c) => c.state === 'empty');
+    // the view knows this seat's own card already (a plain seat's, committed at the server)
+    const knownOwn = s.mine && s.cards.some((c, j) => c.state === 'up' && !open[j]);
+    const ownHere = s.mine && opts.own !== null && !knownOwn;
+    if (first >= 0 && (ownHere || (opts.committed(s.seat) && !knownOwn))) {
+      s.cards[first] = { state: 'down', key: null, name: ownHere && opts.own ? opts.own.name : '' };
+    }
+  }
+  for (let j = 0; j < rows; j++) {
+    for (const s of seats) {
+      const c = s.cards[j];
+      // known to this viewer (its own), still face down on the table
+      if (c && c.state === 'up' && !open[j]) c.state = 'down';
+    }
+  }
+  const revealed = seats.length > 0 && seats.every((s) => s.cards.every((c) => c.state === 'up'));
+  if (revealed) return { revealed, table: { round: now.round, seats } };
+  const played = [...Array(rows).keys()].filter((j) => seats.some((s) => s.cards[j] && s.cards[j].state !== 'empty'));
+  for (const s of seats) s.cards = played.map((j) => s.cards[j]).filter(Boolean);
+  return { revealed, table: played.length > 0 ? { round: now.round, seats } : null };
+}
+
+/**
  * Arrow keys move the focus among a hand's cards (Tab and Shift+Tab too, as buttons do);
  * Home and End go to the first and the last. Enter and Space choose: they are buttons.
  * @param {HTMLElement} hand a container of buttons

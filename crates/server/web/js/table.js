@@ -14,7 +14,7 @@ import { Notices } from './notice.js';
 import { confirmButton, linkBox } from './links.js';
 import { Chat } from './chat.js';
 import { systemModule } from './systems/index.js';
-import { tableCard, turnedCard } from './cards.js';
+import { layTable, tableCard, turnedCard } from './cards.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
 
@@ -714,11 +714,9 @@ const turned = new Set();
 
 /**
  * The cards on the table as this page shows them: the system module's `tableCards` of the
- * view (the round's cards as this viewer sees them), with what the view cannot say — a sealed
- * seat's choice is not at the server before its reveal: a seat that committed shows a back,
- * and this page's own choice its card's name. A card of a row (stances, moves…) is face up only
- * once every card of the row is: before that this seat's own known card shows face down too.
- * The last round whose cards were all turned over stays (`reveal`) until this seat plays again.
+ * view (the round's cards as this viewer sees them), laid by cards.js's `layTable` with what
+ * the view cannot say (the seats that committed sealed, this page's own choice). The last
+ * round whose cards were all turned over stays (`reveal`) until this seat plays again.
  * @returns {{now: any, reveal: any} | null}
  */
 function cardsOnTable() {
@@ -744,37 +742,25 @@ function cardsOnTable() {
     }
   }
   if (now) {
-    const rows = Math.max(0, ...now.seats.map((/** @type {any} */ s) => s.cards.length));
-    for (const s of now.seats) {
-      s.mine = me !== null && s.seat === me;
-      const number = state.seats.find((x) => x.name === s.seat)?.seat;
-      const committed = number !== undefined && state.sealedSeats.includes(number);
-      const first = s.cards.findIndex((/** @type {any} */ c) => c.state === 'empty');
-      if (first >= 0 && (committed || (s.mine && own))) {
-        s.cards[first] = { state: 'down', key: null, name: s.mine && own ? own.name : '' };
-      }
-      s.awaited = number !== undefined && state.awaiting.includes(number);
-    }
-    for (let j = 0; j < rows; j++) {
-      const open = now.seats.every((/** @type {any} */ s) => s.cards[j]?.state === 'up');
-      for (const s of now.seats) {
-        const c = s.cards[j];
-        if (!c) continue;
-        c.open = open;
-        // known to this viewer (its own), still face down on the table
-        if (c.state === 'up' && !open) c.state = 'down';
-      }
-    }
-    const allUp = now.seats.length > 0 && now.seats.every((/** @type {any} */ s) => s.cards.every((/** @type {any} */ c) => c.state === 'up'));
-    if (allUp) {
+    const number = (/** @type {string} */ name) => state.seats.find((x) => x.name === name)?.seat;
+    const laid = layTable(now, {
+      me,
+      own,
+      committed: (name) => {
+        const n = number(name);
+        return n !== undefined && state.sealedSeats.includes(n);
+      },
+      awaited: (name) => {
+        const n = number(name);
+        return n !== undefined && state.awaiting.includes(n);
+      },
+    });
+    if (laid.revealed) {
       // every card turned over: the reveal, with the result beside it
-      state.lastReveal = now;
-      return { now: null, reveal: now };
+      state.lastReveal = laid.table;
+      return { now: null, reveal: laid.table };
     }
-    // a row nobody has played yet (the moves while the stances are chosen) is not drawn
-    const playedRows = [...Array(rows).keys()].filter((j) => now.seats.some((/** @type {any} */ s) => s.cards[j] && s.cards[j].state !== 'empty'));
-    for (const s of now.seats) s.cards = playedRows.map((j) => s.cards[j]).filter(Boolean);
-    if (playedRows.length === 0) now = null;
+    now = laid.table;
   }
   // The last reveal stays until this seat plays again.
   const mineDown = now?.seats.some((/** @type {any} */ s) => s.mine && s.cards.some((/** @type {any} */ c) => c.state === 'down'));

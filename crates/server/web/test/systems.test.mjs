@@ -486,3 +486,37 @@ test('the table: the turn\'s cards as the viewer sees them, a character\'s own m
   assert.deepEqual(ii.cardOf({ declare: { character: 0, action: 'hold' } }), { key: 'ii-action-hold', name: 'Hold' });
   assert.deepEqual(ii.cardOf({ declare: { character: 0, action: { move: { to: 'x' } } } }), { key: 'ii-action-move', name: 'Move' });
 });
+
+test('the table laid: a sealed seat\'s committed card face down, this seat\'s own named, a plain seat\'s known card never twice', async () => {
+  const { layTable } = await import('../js/cards.js');
+  const up = (/** @type {string} */ name) => ({ state: /** @type {const} */ ('up'), key: 'k', name });
+  const empty = { state: /** @type {const} */ ('empty'), key: null, name: '' };
+  const down = { state: /** @type {const} */ ('down'), key: null, name: '' };
+  const turn = (/** @type {any[]} */ ada, /** @type {any[]} */ kuro) => ({
+    round: 'turn 1',
+    seats: [
+      { who: 'Ada', seat: 'ada', winner: false, cards: ada },
+      { who: 'Kuro', seat: 'gm', winner: false, cards: kuro },
+    ],
+  });
+  const none = () => false;
+  const own = { key: 'it-stance-grapple', name: '2 ▨ Grapple Stance' };
+  // a plain seat's stance, known to it, the other's not played: one card face down, named
+  let t = layTable(turn([up('2 ▨ Grapple Stance'), empty], [empty, empty]), { me: 'ada', own, committed: none, awaited: (s) => s === 'gm' });
+  assert.equal(t.revealed, false);
+  assert.deepEqual(t.table.seats.map((/** @type {any} */ s) => s.cards.map((/** @type {any} */ c) => c.state)), [['down'], ['empty']]);
+  assert.equal(t.table.seats[0].cards[0].name, '2 ▨ Grapple Stance');
+  assert.deepEqual([t.table.seats[0].mine, t.table.seats[1].awaited], [true, true]);
+  // a sealed seat: the view knows nothing; its own choice from the page, the other's committed
+  t = layTable(turn([empty, empty], [empty, empty]), { me: 'ada', own, committed: (s) => s === 'gm', awaited: none });
+  assert.deepEqual(t.table.seats.map((/** @type {any} */ s) => s.cards), [[{ state: 'down', key: null, name: own.name }], [{ state: 'down', key: null, name: '' }]]);
+  // nothing played: nothing on the table
+  assert.equal(layTable(turn([empty, empty], [empty, empty]), { me: 'ada', own: null, committed: none, awaited: none }).table, null);
+  // the stances turned over, Kuro's move face down (another viewer, who knows neither move)
+  t = layTable(turn([up('No Stance'), empty], [up('3 ▨ Grapple Stance'), down]), { me: null, own: null, committed: none, awaited: none });
+  assert.deepEqual(t.table.seats.map((/** @type {any} */ s) => s.cards.map((/** @type {any} */ c) => c.state)), [['up', 'empty'], ['up', 'down']]);
+  // everything face up: the reveal
+  t = layTable(turn([up('No Stance'), up('Trip ▨☷')], [up('3 ▨ Grapple Stance'), up('Attack Fire ◆☲')]), { me: 'ada', own: null, committed: none, awaited: none });
+  assert.equal(t.revealed, true);
+  assert.equal(t.table.seats[0].cards[1].name, 'Trip ▨☷');
+});
