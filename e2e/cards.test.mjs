@@ -26,6 +26,8 @@ const TABLES = [
   { system: 'iron-triangle', example: 'duel', first: 'ada', second: 'gm', bots: {}, result: true },
   { system: 'nodice', example: 'pc-vs-bandit', first: 'kara', second: 'gm', bots: {}, result: true },
   { system: 'inciting-incident', example: 'river-fight', first: 'bren', second: 'mira', bots: { gm: 'random' }, result: false },
+  // plain seats: the server holds the committed choice, and the view shows it to its seat
+  { system: 'iron-triangle', example: 'duel', first: 'ada', second: 'gm', bots: {}, result: true, plain: true },
 ];
 
 /**
@@ -72,7 +74,7 @@ async function countTurns(page) {
 
 describe('cards on the table', () => {
   for (const t of TABLES) {
-    test(`${t.system}: the hand, face down, "has chosen", the reveal and its result; no turn under reduced motion`, async () => {
+    test(`${t.system}${t.plain ? ' (plain seats)' : ''}: the hand, face down, "has chosen", the reveal and its result; no turn under reduced motion`, async () => {
       const random = rng(SEED);
       /** @type {Record<string, {kind: string, bot: string}>} */
       const seats = {};
@@ -81,7 +83,7 @@ describe('cards on the table', () => {
         system: t.system,
         setup: { example: t.example },
         seats,
-        options: { think_ms: 0, modes: { [t.first]: 'sealed', [t.second]: 'sealed' } },
+        options: { think_ms: 0, modes: t.plain ? {} : { [t.first]: 'sealed', [t.second]: 'sealed' } },
       });
       const { body: manifest } = await env.server.api('GET', '/cards/manifest.json');
       const deck = new Set(manifest.systems[t.system].cards);
@@ -162,7 +164,10 @@ describe('cards on the table', () => {
         await clickUntil(a.page, async () => (await a.page.locator('[data-testid="prompt"] .chosen').count()) > 0, random, `${aName} commits`);
         const mine = a.page.locator('[data-testid="table-cards"] .seat-cards.mine .table-card.face-down figcaption');
         await mine.first().waitFor({ timeout: 10_000 });
-        assert.match((await mine.allTextContents()).join(' | '), /^Your .+, face down/, `${aName}'s own card lies face down, named to it`);
+        await a.page.waitForTimeout(300);
+        const own = await mine.allTextContents();
+        assert.equal(own.length, 1, `${aName}'s one card lies face down, once: ${JSON.stringify(own)}`);
+        assert.match(own[0], /^Your .+, face down/, `${aName}'s own card lies face down, named to it`);
         const who = a.rec.change?.view?.fighters?.find((/** @type {any} */ f) => f.seat === aName)?.name
           ?? a.rec.change?.view?.actors?.find((/** @type {any} */ f) => f.seat === aName)?.name;
         assert.ok(who, `${aName}'s character is in its view`);
