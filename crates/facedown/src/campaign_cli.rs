@@ -247,7 +247,7 @@ enum ProblemCmd {
     },
     /// A player's face-down choice, 1–4. Without OPTION it is asked without echo.
     #[command(after_help = "\
-Options (§7): 1 succeed with a good idea; 2 succeed by spending a background point; 3 succeed \
+Options: 1 succeed with a good idea; 2 succeed by spending a background point; 3 succeed \
 with a significant complication (marks the belief, or the flaw); 4 fail in an interesting way \
 (marks the flaw, or the belief). Nothing is paid until the problem is settled.")]
     Choose {
@@ -477,7 +477,7 @@ async fn command(store: &Store, args: &Args) -> anyhow::Result<ExitCode> {
                 .map(|(s, may)| json!({ "name": s.name(), "questions": s.questions(), "may_level_up": may }))
                 .collect();
             emit(json, &v, || {
-                let mut o = String::from("End of the session. The three questions (§10):\n");
+                let mut o = String::from("End of the session. The three questions:\n");
                 for (s, may) in &all {
                     o += &format!(
                         "  {}: {}{}\n",
@@ -499,7 +499,7 @@ async fn command(store: &Store, args: &Args) -> anyhow::Result<ExitCode> {
                 "breather" => Rest::Breather,
                 "short" | "short-rest" => Rest::Short,
                 "full" | "full-rest" => Rest::Full,
-                other => bail!("unknown rest {other:?}; use breather, short or full (§9)"),
+                other => bail!("unknown rest {other:?}; use breather, short or full"),
             };
             let choices = choices.iter().map(|c| parse_rest_choice(c)).collect::<Result<Vec<_>, _>>()?;
             let rested = store.rest(kind, &choices, mark_countdown.as_deref()).await?;
@@ -616,7 +616,7 @@ fn ask(kb: &mut Keyboard, prompt: &str) -> anyhow::Result<String> {
 fn interactive_sheet(edition: Edition) -> anyhow::Result<Sheet> {
     let mut kb = Keyboard::new();
     let mut out = std::io::stdout();
-    writeln!(out, "A new level 0 character (§4). Press Enter to leave a free-text field empty.")?;
+    writeln!(out, "A new level 0 character. Press Enter to leave a free-text field empty.")?;
     let name = loop {
         let n = ask(&mut kb, "Name: ")?;
         if !n.is_empty() {
@@ -727,7 +727,7 @@ fn parse_advance(text: &str, sheets: &[&Character]) -> anyhow::Result<Advance> {
         "special" => {
             Advance::LearnSpecial { special: Special::from_str(rest).map_err(|e| anyhow::anyhow!("{e}"))? }
         }
-        other => bail!("unknown advance {other:?}: use move, combo, energy or special (§10)"),
+        other => bail!("unknown advance {other:?}: use move, combo, energy or special"),
     })
 }
 
@@ -857,7 +857,7 @@ async fn character(store: &Store, cmd: &CharacterCmd, json: bool) -> anyhow::Res
                 None => None,
                 Some(r) if r.starts_with("background") => Some(Refill::Backgrounds),
                 Some(r) if r == "veto" => Some(Refill::Veto),
-                Some(r) => bail!("unknown refill {r:?}; use backgrounds or veto (§10)"),
+                Some(r) => bail!("unknown refill {r:?}; use backgrounds or veto"),
             };
             let s = store.level_up(name, &LevelUp { advance, refill }).await?;
             show(&s, &format!("{} is now level {}.", Shown(s.name()), s.character.level))?;
@@ -906,7 +906,7 @@ async fn npc(store: &Store, cmd: &NpcCmd, json: bool) -> anyhow::Result<()> {
 }
 
 fn option(n: u32) -> anyhow::Result<ProblemOption> {
-    ProblemOption::from_number(n).with_context(|| format!("option {n}: choose 1, 2, 3 or 4 (§7)"))
+    ProblemOption::from_number(n).with_context(|| format!("option {n}: choose 1, 2, 3 or 4"))
 }
 
 async fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<()> {
@@ -928,7 +928,7 @@ async fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<
                     answer
                         .trim()
                         .parse()
-                        .with_context(|| format!("{:?}: choose 1, 2, 3 or 4 (§7)", answer.trim()))?
+                        .with_context(|| format!("{:?}: choose 1, 2, 3 or 4", answer.trim()))?
                 }
             };
             let mark = match mark.as_deref().map(|m| m.trim().to_ascii_lowercase()) {
@@ -956,7 +956,7 @@ async fn problem(store: &Store, cmd: &ProblemCmd, json: bool) -> anyhow::Result<
                     let n = answer.trim().parse::<u32>().ok().and_then(ProblemOption::from_number);
                     let result = match n {
                         Some(o) => store.choose(*id, who, &Choice::of(o)).await.map_err(anyhow::Error::from),
-                        None => Err(anyhow::anyhow!("choose 1, 2, 3 or 4 (§7)")),
+                        None => Err(anyhow::anyhow!("choose 1, 2, 3 or 4")),
                     };
                     match result {
                         Ok(_) => {

@@ -225,7 +225,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let rule = match args.rule.as_str() {
         "extra-die" => AdvantageRule::ExtraDie,
         "plus-minus-d6" => AdvantageRule::PlusMinusD6,
-        other => bail!("--rule {other:?}: use extra-die or plus-minus-d6 (§3.3)"),
+        other => bail!("--rule {other:?}: use extra-die or plus-minus-d6"),
     };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
@@ -317,7 +317,7 @@ fn text(request: &Request, answer: &Answer) -> String {
                 line("A whole day of rest.".to_owned());
                 if before.incapacitated && *outcome != RestOutcome::Dead {
                     line(
-                        "The full-day heal does not apply while Incapacitated (§9): the daily roll decides."
+                        "The full-day heal does not apply while Incapacitated: the daily roll decides."
                             .to_owned(),
                     );
                 }

@@ -241,6 +241,62 @@ fn update_lines(update: &Value, name: &dyn Fn(u16) -> String) -> Vec<String> {
     }
 }
 
+/// The lines of a change's updates: each as [`update_lines`] words it, but a roll's verifiable
+/// draws (issue 34: each roll's dice on the roll's own line) named at the end of the roll's
+/// line — a `rolled` event records where the dice stand after it (`rng_pos`) and its dice, one
+/// draw a die — and any other run of draws (a lot) on one line of its own, never dropped.
+fn change_lines(updates: &[&Value], name: &dyn Fn(u16) -> String) -> Vec<String> {
+    let counter =
+        |u: &Value| u.pointer("/draw/counter").and_then(|c| c.as_u64().or_else(|| c.as_str()?.parse().ok()));
+    let draws: Vec<u64> = updates
+        .iter()
+        .filter(|u| u.get("kind").and_then(Value::as_str) == Some("draw"))
+        .filter_map(|u| counter(u))
+        .collect();
+    let mut owned: Vec<u64> = Vec::new();
+    let mut out = Vec::new();
+    let mut run: Vec<u64> = Vec::new();
+    let flush = |run: &mut Vec<u64>, out: &mut Vec<String>| {
+        if !run.is_empty() {
+            out.push(format!("Dice drawn (verifiable): {}.", counters_text(run)));
+            run.clear();
+        }
+    };
+    for u in updates {
+        if u.get("kind").and_then(Value::as_str) == Some("draw") {
+            if let Some(c) = counter(u).filter(|c| !owned.contains(c)) {
+                run.push(c);
+            }
+            continue;
+        }
+        flush(&mut run, &mut out);
+        let mut lines = update_lines(u, name);
+        let roll = u.get("event").filter(|e| e.get("event").and_then(Value::as_str) == Some("rolled"));
+        if let Some((to, dice)) = roll.and_then(|e| {
+            Some((e.get("rng_pos")?.as_u64()?, e.pointer("/roll/dice")?.as_array()?.len() as u64))
+        }) {
+            let mine: Vec<u64> = draws.iter().copied().filter(|&c| c < to && c + dice >= to).collect();
+            if let (false, Some(last)) = (mine.is_empty(), lines.last_mut()) {
+                last.push_str(&format!(" (drawn verifiably: {})", counters_text(&mine)));
+                owned.extend(mine);
+            }
+        }
+        out.extend(lines);
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Draw counters in words: "#4–#7", or "#1, #3".
+fn counters_text(counters: &[u64]) -> String {
+    let mut sorted = counters.to_vec();
+    sorted.sort_unstable();
+    match (sorted.first(), sorted.last()) {
+        (Some(&a), Some(&b)) if sorted.len() > 1 && b - a + 1 == sorted.len() as u64 => format!("#{a}–#{b}"),
+        _ => sorted.iter().map(|c| format!("#{c}")).collect::<Vec<_>>().join(", "),
+    }
+}
+
 /// A view in words, as local play shows it, where the ruleset's view carries everything
 /// needed (Iron Triangle and No Dice; an Inciting Incident scene's map is in its setup).
 fn view_text(ruleset: &str, view: &Value, seat: &str, part: ViewPart) -> String {
@@ -278,6 +334,16 @@ enum ViewPart {
     Intro,
     Seat,
     Summary,
+}
+
+/// A rule system's name as the books write it ("Iron Triangle"), by its protocol name.
+fn system_title(ruleset: &str) -> &str {
+    match ruleset {
+        iron_triangle::IronTriangle::NAME => "Iron Triangle",
+        nodice::NoDice::NAME => "No Dice",
+        inciting_incident::IncitingIncident::NAME => "Inciting Incident",
+        other => other,
+    }
 }
 
 /// The quick reference of a ruleset, by its name.
@@ -352,14 +418,14 @@ impl Join {
         }
         if !self.json {
             let mut out = std::io::stdout().lock();
-            for u in &change.updates {
-                // After a reconnection an update may come twice: print it once.
-                if u.get("seq").and_then(Value::as_u64).is_some_and(|s| s <= self.seq) {
-                    continue;
-                }
-                for l in update_lines(u, &|s| self.seat_name(s)) {
-                    writeln!(out, "{l}")?;
-                }
+            // After a reconnection an update may come twice: print it once.
+            let fresh: Vec<&Value> = change
+                .updates
+                .iter()
+                .filter(|u| u.get("seq").and_then(Value::as_u64).is_none_or(|s| s > self.seq))
+                .collect();
+            for l in change_lines(&fresh, &|s| self.seat_name(s)) {
+                writeln!(out, "{l}")?;
             }
             out.flush()?;
         }
@@ -412,7 +478,8 @@ impl Join {
         );
         let mut out = self.out();
         writeln!(out)?;
-        play::write_prompt(&mut out, &name, false, &view, question, &labels, &help)?;
+        let title = play::seat_title(&self.view, &name, gm_seat);
+        play::write_prompt(&mut out, &title, false, &view, question, &labels, &help)?;
         if self.answers.keyboard.is_some() {
             write!(out, "{}> ", escape(&name))?;
         }
@@ -687,11 +754,14 @@ impl Join {
                 self.seats = seats;
                 if first_time && !self.json {
                     let who = match you {
-                        Who::Seat { seat } => format!("seat {}", escape(&self.seat_name(seat))),
+                        Who::Seat { seat } => {
+                            let gm = self.seats.iter().any(|s| s.seat == seat && s.role == "gm");
+                            escape(&play::seat_title(&change.view, &self.seat_name(seat), gm)).into_owned()
+                        }
                         Who::Gm => "the GM (you see what is public and manage the table)".to_owned(),
                         Who::Spectator => "a spectator (you see what is public)".to_owned(),
                     };
-                    println!("Joined a table of {} as {who}.", escape(&self.ruleset));
+                    println!("Joined a table of {} as {who}.", escape(system_title(&self.ruleset)));
                     play::print_lines(
                         &mut std::io::stdout(),
                         &view_text(&self.ruleset, &change.view, "", ViewPart::Intro),
@@ -919,6 +989,26 @@ mod tests {
         assert_eq!(update_lines(&event, &name), vec!["Ada wins.".to_owned(), "\\u{1b}[2J".to_owned()]);
         let back = serde_json::json!({"seq": 4, "kind": "took_back", "seat": 1});
         assert_eq!(update_lines(&back, &name), vec!["Ninja takes back a face-down choice.".to_owned()]);
+    }
+
+    /// Issue 34: a roll's verifiable draws on the roll's own line; a draw of no roll (a lot)
+    /// on a line of its own, a run of them on one; none dropped.
+    #[test]
+    fn a_rolls_draws_are_named_on_its_line_and_other_draws_on_one_line() {
+        let name = |s: u16| ["Bren", "GM"][usize::from(s)].to_owned();
+        let draw = |c: u64| serde_json::json!({"kind": "draw", "draw": {"counter": c.to_string(), "n": "6", "value": "2"}});
+        let roll = serde_json::json!({"kind": "event", "event": {"event": "rolled", "rng_pos": 5, "roll": {"dice": [{}, {}, {}], "total": 9}}, "text": "  Bren attack roll: d6:3 d6:3 d6:3 = 9"});
+        let lot = serde_json::json!({"kind": "event", "event": {"event": "round_started"}, "text": "== Round 1 =="});
+        let updates = [lot.clone(), roll, draw(1), draw(2), draw(3), draw(4)];
+        let refs: Vec<&Value> = updates.iter().collect();
+        assert_eq!(
+            change_lines(&refs, &name),
+            vec![
+                "== Round 1 ==".to_owned(),
+                "  Bren attack roll: d6:3 d6:3 d6:3 = 9 (drawn verifiably: #2–#4)".to_owned(),
+                "Dice drawn (verifiable): #1.".to_owned(),
+            ]
+        );
     }
 
     #[test]

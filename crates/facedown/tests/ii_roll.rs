@@ -62,14 +62,14 @@ fn the_level_table() {
 fn bad_input_exits_2_with_the_rule() {
     let o = roll(&["talent", "--level", "12"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("§3.1"));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains('§'));
     let o = roll(&["decisive", "--level", "5", "--rd", "2", "--rv", "0", "--ability", "3"]);
     assert_eq!(o.status.code(), Some(2));
     let o = roll(&["talent", "--level", "5", "--rule", "coin"]);
     assert_eq!(o.status.code(), Some(2));
     let o = roll(&["rest", "--level", "5", "--hits", "3", "--max-hits", "2"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("§9"));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains('§'));
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn ability_levels_above_9_are_refused_not_rolled_as_no_dice() {
         let o = roll(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("§3.1") && err.contains("0 to 9"), "{args:?}: {err}");
+        assert!(!err.contains('§') && err.contains("0 to 9"), "{args:?}: {err}");
     }
     // Level 0 is a level: no dice, only the difficulty.
     assert!(roll(&["ability", "--level", "0", "--seed", "1"]).status.success());

@@ -295,7 +295,7 @@ fn hot_seat_entry_keeps_a_stance_hidden_until_the_reveal() {
     let o = play(&[], typed);
     let out = stdout(&o);
     let committed = out.find("Ada commits a stance face down").expect("Ada commits");
-    let gm_prompt = out.find("===== Seat gm").expect("the GM is asked");
+    let gm_prompt = out.find("===== The GM — seat gm").expect("the GM is asked");
     let reveal = out.find("Stances revealed").expect("the stances are revealed");
     assert!(committed < gm_prompt && gm_prompt < reveal, "{out}");
     assert!(
@@ -437,7 +437,7 @@ fn a_special_the_character_cannot_play_is_refused_with_the_rule() {
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("line 1") && e.contains("Ada cannot play To Blave now: Ada has not learned it (§6)"),
+        e.contains("line 1") && e.contains("Ada cannot play To Blave now: Ada has not learned it"),
         "{e}"
     );
     std::fs::remove_file(conflict).ok();

@@ -359,7 +359,7 @@ fn bad_input_is_refused_with_exit_code_2() {
         (
             vec!["--a-move", "▨☰", "--a-stance", "3▨", "--a-energy", "1,2,3", "--b-move", "○☷"],
             None,
-            vec!["--a-stance", "§5.2 step 2"],
+            vec!["--a-stance", "a stance is 0 to the current energy"],
         ),
         (vec!["--input", &typo], None, vec!["unknown field `moev`"]),
         (vec!["--input", &malformed], None, vec!["TOML"]),
@@ -373,7 +373,7 @@ fn bad_input_is_refused_with_exit_code_2() {
         (
             vec!["--input", "-"],
             Some(r#"{"a": {"move": "▨☰", "stance": "9▨", "energy": [1, 2, 3]}, "b": {"move": "○☷"}}"#),
-            vec!["a.stance", "§5.2 step 2"],
+            vec!["a.stance", "a stance is 0 to the current energy"],
         ),
         (
             vec!["--input", "-"],
@@ -417,7 +417,7 @@ fn bad_input_is_refused_with_exit_code_2() {
         (
             vec!["--input", "-"],
             Some(r#"{"a": {"move": "▨☰", "special": "premonition ▨"}, "b": {"move": "▨☲"}}"#),
-            vec!["b.move", "§6", "I Already Know ▨", "B may not play ▨☲"],
+            vec!["b.move", "I Already Know ▨", "B may not play ▨☲"],
         ),
         (
             vec![

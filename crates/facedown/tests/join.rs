@@ -53,8 +53,8 @@ fn a_seat_plays_the_duel_to_the_end_against_a_server_bot_while_a_spectator_watch
     let script = first_choices(dir.path(), 2000);
     let (code, out, err) = join(dir.path(), &ada, &["--script", script.to_str().unwrap()]);
     assert_eq!(code, Some(0), "stdout:\n{out}\nstderr:\n{err}");
-    assert!(out.contains("Joined a table of iron-triangle as seat ada."), "{out}");
-    assert!(out.contains("===== Seat ada ====="), "the prompt looks as in local play:\n{out}");
+    assert!(out.contains("Joined a table of Iron Triangle as Ada — seat ada."), "{out}");
+    assert!(out.contains("===== Ada — seat ada ====="), "the prompt looks as in local play:\n{out}");
     assert!(out.contains("  1. "), "numbered choices:\n{out}");
     assert!(out.contains("The game is over."), "{out}");
     let watched = wait_bounded(&mut watcher, LIMIT);
@@ -62,7 +62,7 @@ fn a_seat_plays_the_duel_to_the_end_against_a_server_bot_while_a_spectator_watch
     std::io::Read::read_to_string(&mut watcher.stdout.take().unwrap(), &mut seen).unwrap();
     assert_eq!(watched, Some(0), "the spectator ends with the game:\n{seen}");
     assert!(seen.contains("as a spectator") && seen.contains("The game is over."), "{seen}");
-    assert!(!seen.contains("===== Seat"), "a spectator is asked nothing:\n{seen}");
+    assert!(!seen.contains(" =====\n"), "a spectator is asked nothing:\n{seen}");
 }
 
 #[test]
@@ -78,7 +78,7 @@ fn json_prints_every_frame_from_the_welcome_to_the_end() {
     assert_eq!(frames[0]["type"], "welcome", "{out}");
     assert!(frames.iter().any(|f| f["type"] == "ack"), "commands are acknowledged");
     assert!(frames.iter().any(|f| f["over"] == true), "the game ends");
-    assert!(err.contains("===== Seat ada"), "prompts go to standard error with --json");
+    assert!(err.contains("===== Ada — seat ada"), "prompts go to standard error with --json");
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn the_gm_link_hands_a_seat_to_a_bot_and_watches_the_game_end() {
     assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains("as the GM"), "{out}");
     assert!(out.contains("The game is over."), "{out}");
-    assert!(!out.contains("===== Seat"), "the GM link is asked nothing:\n{out}");
+    assert!(!out.contains(" =====\n"), "the GM link is asked nothing:\n{out}");
     // A choice is a seat's: from the GM link it is refused before anything is sent.
     let other = duel(&dir.path().join("other.db"));
     let gm = other.started["table"]["gm"].as_str().unwrap().to_owned();
@@ -309,10 +309,7 @@ fn a_seat_of_each_other_system_plays_to_the_end() {
         let (code, out, err) = join(dir.path(), &link, &["--script", script.to_str().unwrap()]);
         assert_eq!(code, Some(0), "{table}: {out}\n{err}");
         assert!(out.contains(opening), "{table} opens as in local play:\n{out}");
-        assert!(
-            out.contains(&format!("===== Seat {seat} =====")) && out.contains("The game is over."),
-            "{out}"
-        );
+        assert!(out.contains(&format!("— seat {seat} =====")) && out.contains("The game is over."), "{out}");
     }
 }
 

@@ -129,7 +129,7 @@ fn hot_seat_hides_the_other_seats_cards_until_the_reveal() {
     let o = play(&[&example("pc-vs-bandit.toml")], &input);
     let out = stdout(&o);
     // The GM's screen, before the reveal: Kara's card is face down, her intent is public.
-    let gm = out.find("===== Seat gm (others look away) =====").expect("the GM is asked");
+    let gm = out.find("===== The GM — seat gm (others look away) =====").expect("the GM is asked");
     let gm_screen = &out[gm..out[gm..].find("gm> ").map(|i| gm + i).unwrap()];
     assert!(gm_screen.contains("Aspect card: face down"), "{gm_screen}");
     assert!(gm_screen.contains("Intent: \"I charge\""), "{gm_screen}");
@@ -547,4 +547,23 @@ fn an_old_nodice_save_is_refused_as_an_old_format() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("is a save of the old format"), "{}", stderr(&o));
     let _ = std::fs::remove_file(old);
+}
+
+/// Issue 34, words a player knows: what `play` prints spells every abbreviation out (Under the
+/// Gun, Trine Dominance, Attribute Dominance, Trine Score), as the page does; the quick
+/// reference's legend is where the short forms are explained.
+#[test]
+fn a_conflict_printed_spells_out_utg_td_ad_and_ts() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/nodice/pc-vs-bandit.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_facedown"))
+        .args(["nodice", "play", &path.display().to_string(), "--bot", "all=greedy"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for short in ["UTG", "TD", "AD", "TS"] {
+        let bare = text.split(|c: char| !c.is_alphanumeric()).any(|w| w == short);
+        assert!(!bare, "{short} is not spelled out:\n{text}");
+    }
+    assert!(text.contains("Trine Score"), "{text}");
 }

@@ -43,13 +43,14 @@ impl Why {
             Why::AllDead => format!("{name} are all dead"),
             Why::OffMap => "is not on the map".into(),
             Why::OutsideDuel => {
-                "in a Duel you can only attack members of that Duel, even with a Ranged Skill (§7.3)".into()
+                "in a Duel you can only attack members of that Duel, even with a Ranged Skill".into()
             }
             Why::NeedsRanged => {
-                "is in no Duel with the target; attacking another Region needs a Talent with a Ranged Skill (§7.3)".into()
+                "is in no Duel with the target; attacking another Region needs a Talent with a Ranged Skill"
+                    .into()
             }
             Why::OutOfRange(r) => format!(
-                "{} is out of range: a ranged attack reaches adjacent Regions (farther with a Ranged upgrade's range) with line of sight (§7.3)",
+                "{} is out of range: a ranged attack reaches adjacent Regions (farther with a Ranged upgrade's range) with line of sight",
                 scene.region_name(r)
             ),
         };
@@ -229,20 +230,20 @@ impl Scene {
     pub fn check_action(&self, f: u8, action: &Action) -> Result<(), RuleError> {
         let me = self.fighter_checked(f)?;
         if me.status != Status::Fighting {
-            return Err(illegal(self, f, "is Incapacitated and cannot meaningfully act (§9)"));
+            return Err(illegal(self, f, "is Incapacitated and cannot meaningfully act"));
         }
         match *action {
             Action::Hold => Ok(()),
             Action::Move { path } => {
                 let Some(mut at) = me.region else {
-                    return Err(illegal(self, f, "is not physically present and cannot move (§10)"));
+                    return Err(illegal(self, f, "is not physically present and cannot move"));
                 };
                 if path.regions().is_empty() {
                     return Err(illegal(self, f, "a Move enters at least one Region"));
                 }
                 let max = self.max_move(f);
                 if path.regions().len() > usize::from(max) {
-                    return Err(illegal(self, f, format!("can move at most {max} Regions (§5.2)")));
+                    return Err(illegal(self, f, format!("can move at most {max} Regions")));
                 }
                 let mut seen = 1u16 << at;
                 for &r in path.regions() {
@@ -254,7 +255,7 @@ impl Scene {
                             self,
                             f,
                             format!(
-                                "cannot move from {} to {}: not adjacent, or movement is blocked (§5.2){}",
+                                "cannot move from {} to {}: not adjacent, or movement is blocked{}",
                                 self.region_name(at),
                                 self.region_name(r),
                                 match me.sheet.movement.skip {
@@ -274,14 +275,14 @@ impl Scene {
             }
             Action::Regular { talent, target, roll, .. } => {
                 if roll && talent.is_none() {
-                    return Err(illegal(self, f, "a Regular Attack by Talent Roll needs a Talent (§7.1)"));
+                    return Err(illegal(self, f, "a Regular Attack by Talent Roll needs a Talent"));
                 }
                 let reach = self.reach(f, talent, target)?;
                 if reach.decisive_only {
                     return Err(illegal(
                         self,
                         f,
-                        "the target is in no Duel: only Decisive Attacks can be made against it (§7.3)",
+                        "the target is in no Duel: only Decisive Attacks can be made against it",
                     ));
                 }
                 Ok(())

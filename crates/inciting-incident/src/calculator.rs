@@ -100,10 +100,10 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RollError {
     /// A level that rolls no dice.
-    #[error("--level {0}: levels that roll dice go from 1 to 9 (§3.1)")]
+    #[error("--level {0}: levels that roll dice go from 1 to 9")]
     Level(u8),
     /// An Ability level above 9.
-    #[error("{flag} {level}: Ability levels go from 0 to 9 (§3.1)")]
+    #[error("{flag} {level}: Ability levels go from 0 to 9")]
     Ability {
         /// The flag.
         flag: &'static str,
@@ -125,16 +125,16 @@ pub enum RollError {
     #[error("--advantage {0}: net Advantage goes from -{MAX_ADVANTAGE} to {MAX_ADVANTAGE}")]
     Advantage(i32),
     /// A Resistance Value of 0.
-    #[error("--rv 0: a Resistance Value is at least 1 (§4.3)")]
+    #[error("--rv 0: a Resistance Value is at least 1")]
     Rv,
     /// A Protection die that is no die.
     #[error("--protection {0}: dice are d4, d6, d8, d10 or d12")]
     ProtectionDie(u8),
     /// Too many Protection dice.
-    #[error("--protection: at most {MAX_DICE} Protection dice, as on a sheet (§4.3)")]
+    #[error("--protection: at most {MAX_DICE} Protection dice, as on a sheet")]
     ProtectionCount,
     /// Hits beyond Max Hits.
-    #[error("--hits and --death-hits go from 0 to --max-hits, which is at least 1 (§9)")]
+    #[error("--hits and --death-hits go from 0 to --max-hits, which is at least 1")]
     Hits,
     /// Max Hits without saying whether the character is Incapacitated or revived (§9,
     /// Decision on the state at Max Hits: the calculator refuses to guess).

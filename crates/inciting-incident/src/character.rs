@@ -354,7 +354,7 @@ pub enum SheetError {
     #[error("a character or Talent has an empty name")]
     EmptyName,
     /// An Ability above 9.
-    #[error("{who}: {ability} is {level}; levels go from 0 to 9 (§3.1)")]
+    #[error("{who}: {ability} is {level}; levels go from 0 to 9")]
     AbilityLevel {
         /// Whose.
         who: String,
@@ -365,7 +365,7 @@ pub enum SheetError {
     },
     /// A Talent level outside 1..=parent.
     #[error(
-        "{who}: Talent {talent} is level {level}, but a Talent's level must be 1 to its Ability's level ({ability} {parent}) (§4.1)"
+        "{who}: Talent {talent} is level {level}, but a Talent's level must be 1 to its Ability's level ({ability} {parent})"
     )]
     TalentLevel {
         /// Whose.
@@ -381,7 +381,7 @@ pub enum SheetError {
     },
     /// Too many Talents under one Ability.
     #[error(
-        "{who}: {ability} {level} carries {count} Talents, but an Ability carries at most as many Talents as its level (§4.1)"
+        "{who}: {ability} {level} carries {count} Talents, but an Ability carries at most as many Talents as its level"
     )]
     TooManyTalents {
         /// Whose.
@@ -403,7 +403,7 @@ pub enum SheetError {
     },
     /// A Resistance Value of 0.
     #[error(
-        "{who}: {defence} has Resistance Value 0 (or is left out); it must be at least 1, or be derived by the scene's derived_defences (§4.3)"
+        "{who}: {defence} has Resistance Value 0 (or is left out); it must be at least 1, or be derived by the scene's derived_defences"
     )]
     ZeroResistance {
         /// Whose.
@@ -412,7 +412,7 @@ pub enum SheetError {
         defence: &'static str,
     },
     /// Max Hits of 0.
-    #[error("{who}: max_hits must be at least 1 (§4.2)")]
+    #[error("{who}: max_hits must be at least 1")]
     ZeroMaxHits {
         /// Whose.
         who: String,
@@ -446,7 +446,7 @@ pub enum SheetError {
         why: String,
     },
     /// A move distance of 0.
-    #[error("{who}: max_move must be at least 1 (§5.2)")]
+    #[error("{who}: max_move must be at least 1")]
     ZeroMove {
         /// Whose.
         who: String,
@@ -465,7 +465,7 @@ pub enum SheetError {
     },
     /// A movement Skill leaping over too many Regions.
     #[error(
-        "{who}: movement.skip is {skip}; a step leaps over at most {MAX_SKIP} Regions (a map has 3 to 5, §5.2)"
+        "{who}: movement.skip is {skip}; a step leaps over at most {MAX_SKIP} Regions (a map has 3 to 5)"
     )]
     TooFarSkip {
         /// Whose.

@@ -102,6 +102,86 @@ pub fn command(scene: &Scene, c: &Command) -> String {
     }
 }
 
+/// The result of the action being resolved, in one line, said when its own part ends (the
+/// Crisis it adds, else its end; issue 34: each attack's result where it is resolved): a Regular Attack's success or failure and how the
+/// Flow of Battle moved, a Decisive Attack's hits or none, with the rolls that decided it. Read
+/// from what the action did ([`Scene::acting`]); `None` for an action with no such result.
+fn action_result(scene: &Scene, c: u8) -> Option<String> {
+    let a = scene.acting.as_ref().filter(|a| a.character == c)?;
+    let flow = |by: i32| {
+        if by == 0 {
+            "the Flow of Battle does not move".to_owned()
+        } else {
+            format!("the Flow of Battle moves {} {}", by.unsigned_abs(), crate::outcome::way_of(scene, by))
+        }
+    };
+    let line = match a.action {
+        Action::Regular { roll: false, .. } => {
+            format!("Result: success (no roll): {}.", flow(a.flow.unwrap_or(0)))
+        }
+        Action::Regular { roll: true, .. } => {
+            let total = a.roll?;
+            let need = crate::dice::TARGET;
+            if total >= need {
+                format!("Result: success ({total}, {need} or more): {}.", flow(a.flow.unwrap_or(0)))
+            } else {
+                format!("Result: failure ({total}, under {need}): {}.", flow(0))
+            }
+        }
+        Action::Decisive { target: t, .. } => {
+            let (attack, defence) = (a.roll?, a.defence?);
+            let whom = target(scene, t);
+            if a.hits > 0 {
+                format!(
+                    "Result: a hit on {whom}, {} hit{} (attack roll {attack} against defence roll {defence}).",
+                    a.hits,
+                    if a.hits == 1 { "" } else { "s" }
+                )
+            } else {
+                format!(
+                    "Result: no hit on {whom}: attack roll {attack}, not past defence roll {defence} with the Resistance Value and the Flow added."
+                )
+            }
+        }
+        _ => return None,
+    };
+    Some(format!("  {line}"))
+}
+
+/// Where a round leaves the scene (issue 34: each round's result): the Flow of Battle of every
+/// Duel being fought, and in a non-violent conflict the Strikes left.
+fn round_result(scene: &Scene) -> String {
+    let mut out = String::new();
+    let duels: Vec<String> = scene
+        .duels
+        .iter()
+        .filter(|d| d.active)
+        .map(|d| {
+            let way = if d.flow == 0 {
+                "even".to_owned()
+            } else {
+                format!("{} {}", d.flow.unsigned_abs(), crate::outcome::way_of(scene, d.flow))
+            };
+            format!("{} {:+} ({way})", scene.region_name(d.region), d.flow)
+        })
+        .collect();
+    if duels.is_empty() {
+        out.push_str(" No Duel is being fought.");
+    } else {
+        out.push_str(&format!(" Flow of Battle: {}.", duels.join("; ")));
+    }
+    if let Some(s) = scene.strikes {
+        out.push_str(&format!(
+            " Strikes left: {} {}, {} {}.",
+            scene.side_name(0),
+            s[0],
+            scene.side_name(1),
+            s[1]
+        ));
+    }
+    out
+}
+
 fn who(scene: &Scene, w: Who) -> String {
     match w {
         Who::Character(c) => scene.fighter_name(c).to_owned(),
@@ -152,7 +232,10 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             if *substituted { " (the closest alternative to the declared action)" } else { "" }
         ),
         Event::Wasted { why, .. } => format!("Action wasted, no Crisis: {why}"),
-        Event::Acted { .. } => return None,
+        // An action whose own part added no Crisis says its result as it ends.
+        Event::Acted { character } => {
+            return scene.acting.as_ref().filter(|a| !a.done).and_then(|_| action_result(scene, *character));
+        }
         Event::Skipped { character } => format!("{} cannot act this round.", scene.fighter_name(*character)),
         Event::Rolled { who: w, purpose, roll, .. } => {
             let what = match purpose {
@@ -177,7 +260,17 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
                 path.last().map_or("?", |r| scene.region_name(r))
             )
         }
-        Event::CrisisAdded { amount, total, .. } => format!("  Crisis +{amount} → {total}"),
+        Event::CrisisAdded { amount, total, .. } => {
+            let mut s = format!("  Crisis +{amount} → {total}");
+            // The Crisis an attack adds ends its own part (Triggers fire after): its result.
+            if let Some(result) =
+                scene.acting.as_ref().filter(|a| !a.done).and_then(|a| action_result(scene, a.character))
+            {
+                s.push('\n');
+                s.push_str(&result);
+            }
+            s
+        }
         Event::FlowMoved { duel, by, flow } => {
             // From what it was to what it is, and by how much whose way (issue 34: "-2 → -2"
             // read as from −2 to −2 after an attack on a Duel at 0).
@@ -289,13 +382,14 @@ pub fn event(scene: &Scene, e: &Event) -> Option<String> {
             format!("  {} cannot take its extra action", scene.fighter_name(*character))
         }
         Event::RoundEnded { crisis } => format!(
-            "Round {} ends. Crisis generated: {} {}, {} {} (pool {}).",
+            "Round {} ends. Crisis generated: {} {}, {} {} (pool {}).{}",
             scene.round,
             scene.side_name(0),
             crisis[0],
             scene.side_name(1),
             crisis[1],
-            scene.crisis
+            scene.crisis,
+            round_result(scene)
         ),
         Event::SceneOver { outcome } => format!(
             "\nThe scene is over: {}{}.",
@@ -467,6 +561,85 @@ mod tests {
         assert!(t.starts_with("  the Cultists joins the Duel in "), "{t}");
         assert!(says(Event::DuelEnded { duel: 0 }).contains("breaks up"));
         assert!(says(Event::DuelsCombined { into: 0, from: 1, flow: 3 }).ends_with("combine: Flow +3"));
+    }
+
+    /// Issue 34: each attack's result where it is resolved — a line after the Crisis that ends
+    /// its own part (Triggers fire after it): a Talent Roll's success or failure and the Flow,
+    /// a Decisive Attack's hits or none with the two rolls; a move has none.
+    #[test]
+    fn each_attacks_result_is_said_as_its_crisis_ends_its_part() {
+        let roll = |total| dice::Roll { dice: Vec::new(), modifier: 0, advantage: 0, total };
+        let crisis = Event::CrisisAdded { amount: 2, side: Some(0), total: 9 };
+        let run = |action: Action, events: &[Event]| {
+            let mut s = scene();
+            s.apply(&Event::Started { character: 0, action, substituted: false });
+            for e in events {
+                s.apply(e);
+            }
+            IncitingIncident::narrate(&s, &crisis, Viewer::Spectator).unwrap_or_default()
+        };
+        let rolled = |c, purpose, total| Event::Rolled {
+            who: Who::Character(c),
+            purpose,
+            roll: roll(total),
+            rng_pos: 0,
+        };
+        let t =
+            run(attack(), &[rolled(0, Purpose::Regular, 23), Event::FlowMoved { duel: 0, by: 3, flow: 3 }]);
+        assert_eq!(
+            t,
+            "  Crisis +2 → 9\n  Result: success (23, 20 or more): the Flow of Battle moves 3 the players' way."
+        );
+        let t = run(attack(), &[rolled(0, Purpose::Regular, 19)]);
+        assert!(t.ends_with("\n  Result: failure (19, under 20): the Flow of Battle does not move."), "{t}");
+        let decisive = Action::Decisive { talent: 0, target: Target::Character(2), defence: None };
+        let t = run(
+            decisive,
+            &[
+                rolled(0, Purpose::Decisive, 19),
+                rolled(2, Purpose::Defence, 9),
+                Event::Wounded { character: 2, hits: 2, total: 2 },
+            ],
+        );
+        assert!(
+            t.ends_with("\n  Result: a hit on Y'ras'byn, 2 hits (attack roll 19 against defence roll 9)."),
+            "{t}"
+        );
+        let t = run(decisive, &[rolled(0, Purpose::Decisive, 11), rolled(2, Purpose::Defence, 8)]);
+        assert!(
+            t.ends_with(
+                "Result: no hit on Y'ras'byn: attack roll 11, not past defence roll 8 with the Resistance Value and the Flow added."
+            ),
+            "{t}"
+        );
+        let path = Path::new(&[1]).unwrap();
+        assert_eq!(run(Action::Move { path }, &[]), "  Crisis +2 → 9", "a move has no result line");
+        // The Crisis after the action's own part (a Trigger's) says nothing more.
+        let mut s = scene();
+        s.apply(&Event::Started { character: 0, action: attack(), substituted: false });
+        s.apply(&rolled(0, Purpose::Regular, 19));
+        s.apply(&crisis);
+        assert_eq!(IncitingIncident::narrate(&s, &crisis, Viewer::Spectator).unwrap(), "  Crisis +2 → 9");
+    }
+
+    /// Issue 34: each round's result — the Flow of Battle of every Duel fought as it ends.
+    #[test]
+    fn a_rounds_end_says_the_flow_of_every_duel_fought() {
+        let mut s = scene();
+        let t =
+            IncitingIncident::narrate(&s, &Event::RoundEnded { crisis: [3, 4] }, Viewer::Spectator).unwrap();
+        let fought: Vec<_> = s.duels.iter().filter(|d| d.active).collect();
+        if fought.is_empty() {
+            assert!(t.ends_with(" No Duel is being fought."), "{t}");
+        } else {
+            assert!(t.contains(" Flow of Battle: "), "{t}");
+        }
+        if let Some(d) = s.duels.iter_mut().find(|d| d.active) {
+            d.flow = -3;
+            let t = IncitingIncident::narrate(&s, &Event::RoundEnded { crisis: [3, 4] }, Viewer::Spectator)
+                .unwrap();
+            assert!(t.contains("-3 (3 the enemies' way)"), "{t}");
+        }
     }
 
     #[test]

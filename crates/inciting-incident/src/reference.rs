@@ -15,12 +15,12 @@ use crate::dice::{MAX_LEVEL, TARGET, level_dice};
 
 /// The quick reference: [`IncitingIncident::quick_reference`](crate::IncitingIncident).
 pub fn quick_reference() -> String {
-    let mut s = String::from("INCITING INCIDENT: QUICK REFERENCE (§ = section of the rules reference)\n\n");
-    s.push_str(&section("ONE ROUND (§5)", &round_steps()));
-    s.push_str(&section("ATTACKS (§7) AND CRISIS (§5.1)", &attacks()));
-    s.push_str(&section("DEFENCES (§4.3): Abilities rolled, Protection", &defences()));
-    s.push_str(&section("LEVEL DICE (§3.1)", &dice_lines()));
-    s.push_str(&section("WOUNDS (§9)", &wounds()));
+    let mut s = String::from("INCITING INCIDENT: QUICK REFERENCE\n\n");
+    s.push_str(&section("ONE ROUND", &round_steps()));
+    s.push_str(&section("ATTACKS AND CRISIS", &attacks()));
+    s.push_str(&section("DEFENCES: Abilities rolled, Protection", &defences()));
+    s.push_str(&section("LEVEL DICE", &dice_lines()));
+    s.push_str(&section("WOUNDS", &wounds()));
     s.push_str(&section("DICE NOTATION (how the log writes a roll)", &notation()));
     s.push_str(&legend(&legend_entries()));
     s
@@ -35,7 +35,7 @@ fn round_steps() -> Vec<String> {
         "3. Resolve: the initiative side resolves all its actions in the order it chooses, then the",
         "   other side. An action made impossible becomes the closest alternative, or is wasted.",
         "4. After each action: add its Crisis, fire Crisis Triggers, check hits.",
-        "Everyone in one Region fights in one Duel with one Flow of Battle (§6), counted from the",
+        "Everyone in one Region fights in one Duel with one Flow of Battle, counted from the",
         "  players' side: positive = the players are winning.",
     ]
     .map(str::to_owned)
@@ -91,7 +91,7 @@ fn wounds() -> Vec<String> {
         "Hits up to Max Hits Taken: Incapacitated. Roll to keep fighting (one hit removed; a failed",
         "  roll means death before the next scene) or stay down and survive.",
         "Rest Scene: a roll each, success removes one hit; a whole day of rest removes all.",
-        "Non-violent conflicts count Strikes per side: each hit removes one; none left loses (§10).",
+        "Non-violent conflicts count Strikes per side: each hit removes one; none left loses.",
     ]
     .map(str::to_owned)
     .to_vec()
@@ -135,7 +135,6 @@ fn legend_entries() -> Vec<(String, String)> {
             ("−", "a die subtracted from a roll's total (−d6:3)"),
             ("→", "goes to: a move's path (Shallows → Bank); a number's new value (Crisis +2 → 9)"),
             ("—", "sets off a remark: the winner of the scene, a failed keep-fighting roll"),
-            ("§", "a section of the rules reference (shared/rules/inciting-incident.md)"),
         ]
         .map(|(k, v)| (k.to_owned(), v.to_owned())),
     );

@@ -657,7 +657,7 @@ pub enum RuleError {
         waiting: String,
     },
     /// A second declaration.
-    #[error("{0} has already declared this round; a face-down declaration cannot be taken back (§5 step 5)")]
+    #[error("{0} has already declared this round; a face-down declaration cannot be taken back")]
     AlreadyDeclared(String),
     /// A GM's ruling from a player's seat: the refusal names the ruling and the rule that
     /// makes it the GM's.
@@ -776,14 +776,14 @@ impl Scene {
                     return Err(illegal(
                         self,
                         f,
-                        "has already used an Advanced Action outside round order this round (§5 step 7)",
+                        "has already used an Advanced Action outside round order this round",
                     ));
                 }
                 if !self.out_of_order_allowed(f, &action) {
                     return Err(illegal(
                         self,
                         f,
-                        "only an Advanced Action whose Skill allows it can be used outside round order (§5 step 7)",
+                        "only an Advanced Action whose Skill allows it can be used outside round order",
                     ));
                 }
                 self.check_action(f, &action)?;
@@ -862,18 +862,18 @@ impl Scene {
         }
         let Some(have) = self.strikes else {
             return Err(RuleError::Tension(
-                "Rising Tension buys Strikes, which only a non-violent conflict has (§10)".into(),
+                "Rising Tension buys Strikes, which only a non-violent conflict has".into(),
             ));
         };
         if strikes == 0 {
-            return Err(RuleError::Tension("spend Rising Tension on at least 1 Strike (§10)".into()));
+            return Err(RuleError::Tension("spend Rising Tension on at least 1 Strike".into()));
         }
         let per = self.setup.rising_tension.per_strike;
         let cost = u64::from(strikes) * u64::from(per);
         let left =
             u32::try_from(cost).ok().and_then(|c| self.rising_tension.checked_sub(c)).ok_or_else(|| {
                 RuleError::Tension(format!(
-                    "{strikes} Strike(s) cost {cost} Rising Tension ({per} each); the GM has {} (§10)",
+                    "{strikes} Strike(s) cost {cost} Rising Tension ({per} each); the GM has {}",
                     self.rising_tension
                 ))
             })?;
@@ -921,7 +921,7 @@ impl Scene {
                 let top = if f.status == Status::Fighting { max.saturating_sub(1) } else { max };
                 if hits > top {
                     return bad(format!(
-                        "{} may have at most {top} hits ({}; Max Hits {max}, §9): reaching Max Hits comes from wounds, not an adjustment",
+                        "{} may have at most {top} hits ({}; Max Hits {max}): reaching Max Hits comes from wounds, not an adjustment",
                         f.sheet.name,
                         if f.status == Status::Fighting { "still fighting" } else { "Incapacitated" }
                     ));
@@ -929,7 +929,7 @@ impl Scene {
             }
             Adjustment::Flow { duel, flow } => {
                 if usize::from(duel) >= self.duels.len() {
-                    return bad(format!("there is no Duel number {duel} (§6)"));
+                    return bad(format!("there is no Duel number {duel}"));
                 }
                 if flow.unsigned_abs() > MAX_ADJUSTED {
                     return bad(format!("a Flow of Battle is at most {MAX_ADJUSTED} either way"));
@@ -945,7 +945,7 @@ impl Scene {
                     return Err(RuleError::UnknownSide(side));
                 }
                 if self.strikes.is_none() {
-                    return bad("only a non-violent conflict has Strikes (§10)".into());
+                    return bad("only a non-violent conflict has Strikes".into());
                 }
                 if strikes > MAX_ADJUSTED {
                     return bad(format!("a side has at most {MAX_ADJUSTED} Strikes"));
@@ -969,7 +969,7 @@ impl Scene {
         }
         if self.phase != Phase::Over {
             return Err(RuleError::NotYet(
-                "a Rest Scene comes after the scene is over (§9); end the scene first".into(),
+                "a Rest Scene comes after the scene is over; end the scene first".into(),
             ));
         }
         let mut em = Emit::new(self, events);
@@ -1290,6 +1290,26 @@ impl Scene {
 
     /// Applies one event.
     pub fn apply(&mut self, event: &Event) {
+        // The action being resolved, for its result in words (narration only).
+        match event {
+            Event::Started { character, action, .. } => {
+                self.acting = Some(crate::scene::Acting {
+                    character: *character,
+                    action: *action,
+                    roll: None,
+                    defence: None,
+                    hits: 0,
+                    flow: None,
+                    done: false,
+                });
+            }
+            Event::Acted { .. } | Event::Wasted { .. } | Event::RoundEnded { .. } => self.acting = None,
+            other => {
+                if let Some(a) = self.acting.as_mut() {
+                    a.follow(other);
+                }
+            }
+        }
         match event {
             Event::RoundStarted { round, initiative, surprise, rng_pos, .. } => {
                 if let Some(pos) = rng_pos {

@@ -323,7 +323,7 @@ pub enum SetupError {
         name: String,
     },
     /// A wrong number of Regions.
-    #[error("a {kind} has {min} to 5 Regions; this one has {count} (§5.2)")]
+    #[error("a {kind} has {min} to 5 Regions; this one has {count}")]
     RegionCount {
         /// Combat or non-violent.
         kind: &'static str,
@@ -558,6 +558,67 @@ pub struct Scene {
     /// An extra action was just taken: the next action resolved is it, and continues the chain.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub extra_action_next: bool,
+    /// What the action being resolved has done so far (from its `Started` to its `Acted`), so
+    /// that its result is told in one line when it ends (issue 34: each attack's result). Kept
+    /// by `apply` from the events; no rule reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acting: Option<Acting>,
+}
+
+/// The action being resolved, and what it has done so far: see [`Scene::acting`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acting {
+    /// Whose action.
+    pub character: u8,
+    /// The action, as resolved.
+    pub action: crate::rules::Action,
+    /// The total of its Talent Roll (a Regular Attack) or attack roll (a Decisive Attack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roll: Option<i32>,
+    /// The total of the target's defence roll (a Decisive Attack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defence: Option<i32>,
+    /// Hits dealt: wounds, minions killed, Strikes lost.
+    #[serde(default)]
+    pub hits: u32,
+    /// How far the Flow of Battle moved, toward the positive side (its first move: a Crisis
+    /// Trigger's minions attacking after it are theirs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<i32>,
+    /// The action's own part is over (its Crisis is added; what follows is the Triggers').
+    #[serde(default)]
+    pub done: bool,
+}
+
+impl Acting {
+    /// Takes in one event of the action being resolved.
+    pub(crate) fn follow(&mut self, event: &crate::rules::Event) {
+        use crate::rules::{Event, Purpose, Who};
+        if self.done {
+            return;
+        }
+        match event {
+            Event::Rolled {
+                who: Who::Character(c),
+                purpose: Purpose::Regular | Purpose::Decisive,
+                roll,
+                ..
+            } if *c == self.character && self.roll.is_none() => {
+                self.roll = Some(roll.total);
+            }
+            Event::Rolled { purpose: Purpose::Defence, roll, .. } if self.defence.is_none() => {
+                self.defence = Some(roll.total);
+            }
+            Event::Wounded { hits, .. } => self.hits = self.hits.saturating_add(u32::from(*hits)),
+            Event::MinionsKilled { killed, .. } => self.hits = self.hits.saturating_add(*killed),
+            Event::StrikesLost { strikes, hits, .. } => {
+                self.hits = self.hits.saturating_add(hits.unwrap_or(*strikes));
+            }
+            Event::FlowMoved { by, .. } if self.flow.is_none() => self.flow = Some(*by),
+            Event::CrisisAdded { .. } => self.done = true,
+            _ => {}
+        }
+    }
 }
 
 fn region_id(regions: &[Region], field: &str, name: &str) -> Result<RegionId, SetupError> {
@@ -600,7 +661,7 @@ impl Setup {
         }
         if self.kind == SceneKind::NonViolent {
             return Err(SetupError::Invalid(
-                "factions: only a combat has factions; a non-violent conflict keeps two sides with their Strikes (§10)"
+                "factions: only a combat has factions; a non-violent conflict keeps two sides with their Strikes"
                     .into(),
             ));
         }
@@ -619,7 +680,7 @@ impl Setup {
         }
         if camps != [true; 2] {
             return Err(SetupError::Invalid(
-                "factions: each of the two sides needs a faction (a Duel has two sides, §6)".into(),
+                "factions: each of the two sides needs a faction (a Duel has two sides)".into(),
             ));
         }
         Ok(())
@@ -695,9 +756,7 @@ impl Scene {
     pub fn new(setup: Setup) -> Result<Scene, SetupError> {
         let sides = &setup.sides;
         if sides[0].trim().is_empty() || sides[1].trim().is_empty() || sides[0] == sides[1] {
-            return Err(SetupError::Invalid(
-                "sides: two different, non-empty side names are needed (§6)".into(),
-            ));
+            return Err(SetupError::Invalid("sides: two different, non-empty side names are needed".into()));
         }
         let (kind, min) = match setup.kind {
             SceneKind::Combat => ("combat", 3),
@@ -780,7 +839,7 @@ impl Scene {
                 (None, true) => None,
                 (Some(_), true) => {
                     return Err(SetupError::Invalid(format!(
-                        "characters[{i}] ({}): an absent character has no Region (§10)",
+                        "characters[{i}] ({}): an absent character has no Region",
                         c.sheet.name
                     )));
                 }
@@ -849,16 +908,14 @@ impl Scene {
         let strikes = match (setup.kind, setup.strikes) {
             (SceneKind::NonViolent, None) => {
                 return Err(SetupError::Invalid(
-                    "strikes: a non-violent conflict needs Strikes per side (§10)".into(),
+                    "strikes: a non-violent conflict needs Strikes per side".into(),
                 ));
             }
             (SceneKind::NonViolent, Some(s)) if s.contains(&0) => {
-                return Err(SetupError::Invalid("strikes: each side needs at least 1 Strike (§10)".into()));
+                return Err(SetupError::Invalid("strikes: each side needs at least 1 Strike".into()));
             }
             (SceneKind::Combat, Some(_)) => {
-                return Err(SetupError::Invalid(
-                    "strikes: only a non-violent conflict has Strikes (§10)".into(),
-                ));
+                return Err(SetupError::Invalid("strikes: only a non-violent conflict has Strikes".into()));
             }
             (_, s) => s,
         };
@@ -870,7 +927,7 @@ impl Scene {
             return Err(SetupError::Invalid(format!(
                 "strikes: unequal Strikes ({a} against {b}) cost {cost} Rising Tension \
                  ({} per Strike of difference, rising_tension.per_strike), but the GM has {} \
-                 (rising_tension.pool) (§10)",
+                 (rising_tension.pool)",
                 tension.per_strike, tension.pool
             )));
         };
@@ -906,6 +963,7 @@ impl Scene {
             rising_tension,
             chain_fired: Vec::new(),
             extra_action_next: false,
+            acting: None,
             setup: Arc::new(setup),
         };
         // The Duels standing at the start (§6: every Duel starts at Flow 0).

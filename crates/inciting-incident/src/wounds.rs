@@ -52,7 +52,7 @@ impl RestOutcome {
             RestOutcome::Nothing => "nothing further happens",
             RestOutcome::DeathHit => "still Incapacitated; a Death Hit is marked",
             RestOutcome::Dies => "Death Hits reached Max Hits: the character dies before the next scene",
-            RestOutcome::Dead => "the character is dead: no rest brings it back (§9)",
+            RestOutcome::Dead => "the character is dead: no rest brings it back",
         }
     }
 }

@@ -368,14 +368,14 @@ fn bad_requests_are_refused_with_the_rule() {
             .expect_err("refused")
             .to_string()
     };
-    assert!(refused(talent(12, 0, 20)).contains("§3.1"));
-    assert!(refused(talent(0, 0, 20)).contains("§3.1"));
+    assert!(!refused(talent(12, 0, 20)).contains('§'));
+    assert!(!refused(talent(0, 0, 20)).contains('§'));
     assert!(refused(Request::Ability { level: 12, difficulty: 4, result: None }).contains("0 to 9"));
     assert!(refused(decisive(5, 2, 6, 10, &[], Some(0))).contains("0 to 9"));
-    assert!(refused(decisive(5, 2, 0, 3, &[], Some(0))).contains("§4.3"));
+    assert!(refused(decisive(5, 2, 0, 3, &[], Some(0))).contains("a Resistance Value is at least 1"));
     assert!(refused(decisive(5, 2, 6, 3, &[7], Some(0))).contains("d4, d6, d8, d10 or d12"));
     assert!(refused(decisive(5, 21, 6, 3, &[], Some(0))).contains("at most 20"));
-    assert!(refused(rest(3, 0, false, false, None)).contains("§9"));
+    assert!(!refused(rest(3, 0, false, false, None)).contains('§'));
     let mut r = talent(5, 0, 20);
     if let Request::Talent { modifier, .. } = &mut r {
         *modifier = i32::MAX;

@@ -305,7 +305,7 @@ fn in_a_duel_only_its_members_can_be_attacked_even_with_a_ranged_skill() {
     let e2 = ch(&t, "E2");
     let err =
         t.state().check_action(1, &Action::Decisive { talent: 0, target: e2, defence: None }).unwrap_err();
-    assert!(err.to_string().contains("§7.3"), "{err}");
+    assert!(!err.to_string().contains('§'), "{err}");
 }
 
 #[test]
@@ -941,7 +941,7 @@ fn setup_errors_name_the_field() {
     let mut s = arena();
     s.characters[0].sheet.talents[0].level = 6;
     let e = Scene::new(s).unwrap_err();
-    assert!(e.to_string().contains("§4.1"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
     let mut s = arena();
     s.characters[0].sheet.defences.resolve.rv = 0;
     assert!(Scene::new(s).unwrap_err().to_string().contains("Resistance Value 0"));
@@ -1366,7 +1366,7 @@ fn a_movement_skill_skips_intermediate_regions() {
     // A – B – C: without the Skill, A to C needs B on the way.
     let t = table(arena());
     let err = t.state().check_action(0, &go(&t, &["C"])).unwrap_err();
-    assert!(err.to_string().contains("§5.2"), "{err}");
+    assert!(!err.to_string().contains('§'), "{err}");
     // A leap over one Region, with a Simple Obstacle in B that nobody could pass.
     let mut s = arena();
     sheet_of(&mut s, "P1").movement.skip = 1;

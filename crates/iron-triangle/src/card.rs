@@ -181,7 +181,7 @@ pub enum CardError {
     )]
     UnknownElement(String),
     /// Not one of the thirteen moves.
-    #[error("there is no move {0}: Defend has no Heaven ☰ or Spin ☯ move (§3)")]
+    #[error("there is no move {0}: Defend has no Heaven ☰ or Spin ☯ move")]
     NoSuchMove(String),
     /// Could not read a move.
     #[error("{0:?} is not a move: write an action and an element, e.g. \"▨☷\" or \"grapple earth\"")]

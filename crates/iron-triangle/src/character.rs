@@ -83,10 +83,10 @@ pub struct Character {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SheetError {
     /// Empty name.
-    #[error("a character needs a name (§4)")]
+    #[error("a character needs a name")]
     NoName,
     /// Level 0 energy must total 10.
-    #[error("{name}: energy must total 10 points at creation, this sheet has {total} (§4)")]
+    #[error("{name}: energy must total 10 points at creation, this sheet has {total}")]
     CreationEnergyTotal {
         /// The character.
         name: String,
@@ -94,7 +94,7 @@ pub enum SheetError {
         total: u32,
     },
     /// Maximum energy outside what levels allow.
-    #[error("{name}: at level {level} maximum energy totals 10 to {}, this sheet has {total} (§4, §10)", level.saturating_add(10))]
+    #[error("{name}: at level {level} maximum energy totals 10 to {}, this sheet has {total}", level.saturating_add(10))]
     EnergyTotal {
         /// The character.
         name: String,
@@ -104,7 +104,7 @@ pub enum SheetError {
         total: u32,
     },
     /// Every type needs at least 1 maximum energy.
-    #[error("{name}: every energy type needs at least 1 point, {} has 0 (§4)", action.name())]
+    #[error("{name}: every energy type needs at least 1 point, {} has 0", action.name())]
     EmptyType {
         /// The character.
         name: String,
@@ -124,7 +124,7 @@ pub enum SheetError {
         max: u8,
     },
     /// The starting moves are always known.
-    #[error("{name}: every character knows the starting moves ○☵, ▨☷ and ◆☲; {missing} is missing (§4)")]
+    #[error("{name}: every character knows the starting moves ○☵, ▨☷ and ◆☲; {missing} is missing")]
     MissingStartingMove {
         /// The character.
         name: String,
@@ -132,7 +132,7 @@ pub enum SheetError {
         missing: Move,
     },
     /// More moves than levels allow.
-    #[error("{name}: at level {level} a character knows at most {} moves, this sheet has {count} (§4, §10)", 3 + level)]
+    #[error("{name}: at level {level} a character knows at most {} moves, this sheet has {count}", 3 + level)]
     TooManyMoves {
         /// The character.
         name: String,
@@ -142,7 +142,7 @@ pub enum SheetError {
         count: usize,
     },
     /// A move listed twice.
-    #[error("{name}: {card} is listed twice; a character knows each move once (§10)")]
+    #[error("{name}: {card} is listed twice; a character knows each move once")]
     DuplicateMove {
         /// The character.
         name: String,
@@ -158,7 +158,7 @@ pub enum SheetError {
         move_name: String,
     },
     /// Five-element moves before the nine three-element moves.
-    #[error("{name}: {card} needs all nine three-element moves (☷ ☵ ☲) first (§3, five elements)")]
+    #[error("{name}: {card} needs all nine three-element moves (☷ ☵ ☲) first")]
     FiveElementTooEarly {
         /// The character.
         name: String,
@@ -166,13 +166,13 @@ pub enum SheetError {
         card: Move,
     },
     /// No combos at level 0.
-    #[error("{name}: a level 0 character has no combos (§4)")]
+    #[error("{name}: a level 0 character has no combos")]
     CombosAtLevelZero {
         /// The character.
         name: String,
     },
     /// A combo names a move the character does not know.
-    #[error("{name}: the combo from {from} uses {card}, which {name} does not know (§10)")]
+    #[error("{name}: the combo from {from} uses {card}, which {name} does not know")]
     ComboUnknownMove {
         /// The character.
         name: String,
@@ -182,9 +182,7 @@ pub enum SheetError {
         card: Move,
     },
     /// Too many follow-ups.
-    #[error(
-        "{name}: the combo from {from} has {count} follow-ups; at most two per starting move (§5.5, §10)"
-    )]
+    #[error("{name}: the combo from {from} has {count} follow-ups; at most two per starting move")]
     TooManyFollowUps {
         /// The character.
         name: String,
@@ -194,7 +192,7 @@ pub enum SheetError {
         count: usize,
     },
     /// A special of the other edition.
-    #[error("{name}: {special} is not a special of the {edition:?} edition (§6, §11)")]
+    #[error("{name}: {special} is not a special of the {edition:?} edition")]
     SpecialNotInEdition {
         /// The character.
         name: String,
@@ -204,7 +202,7 @@ pub enum SheetError {
         edition: Edition,
     },
     /// A special learned twice.
-    #[error("{name}: {special} is listed twice; a character learns each special once (§10)")]
+    #[error("{name}: {special} is listed twice; a character learns each special once")]
     DuplicateSpecial {
         /// The character.
         name: String,
@@ -212,7 +210,7 @@ pub enum SheetError {
         special: String,
     },
     /// A special above the character's level.
-    #[error("{name}: {special} requires level {required}, {name} is level {level} (§6)")]
+    #[error("{name}: {special} requires level {required}, {name} is level {level}")]
     SpecialLevel {
         /// The character.
         name: String,
@@ -224,7 +222,7 @@ pub enum SheetError {
         level: u32,
     },
     /// A special whose prerequisite is missing.
-    #[error("{name}: {special} requires {prerequisite} to be learned first (§6)")]
+    #[error("{name}: {special} requires {prerequisite} to be learned first")]
     SpecialPrerequisite {
         /// The character.
         name: String,

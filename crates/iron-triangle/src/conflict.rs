@@ -382,16 +382,16 @@ pub enum SetupError {
     #[error("a conflict needs a seat with role \"gm\" to control the NPCs")]
     NoGm,
     /// A side has nobody.
-    #[error("{} has no characters: a conflict needs at least one on each side (§5.1)", side_name(*.0))]
+    #[error("{} has no characters: a conflict needs at least one on each side", side_name(*.0))]
     EmptySide(SideId),
     /// Two characters share a name.
     #[error("two characters are named {0:?}; names must be unique in a conflict")]
     DuplicateCharacter(String),
     /// Zero total energy.
-    #[error("{0} has zero total energy and cannot enter a conflict (§5.1 step 2)")]
+    #[error("{0} has zero total energy and cannot enter a conflict")]
     NoEnergy(String),
     /// Sits out this conflict.
-    #[error("{0} is marked to sit out the next conflict and cannot enter (§5.1 step 2)")]
+    #[error("{0} is marked to sit out the next conflict and cannot enter")]
     SitsOut(String),
     /// Dead characters cannot enter.
     #[error("{0} is dead")]

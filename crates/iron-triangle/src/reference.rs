@@ -12,13 +12,13 @@ use crate::special::{Edition, Special};
 
 /// The quick reference: [`IronTriangle::quick_reference`](crate::IronTriangle).
 pub fn quick_reference() -> String {
-    let mut s = String::from("IRON TRIANGLE: QUICK REFERENCE (§ = section of the rules reference)\n\n");
-    s.push_str(&section("ONE TURN (§5.2)", &turn_steps()));
-    s.push_str(&section("WINNER AND LOSS (§5.2 step 4, §5.3)", &winner_and_loss()));
-    s.push_str(&section("ACTIONS (§2): each beats one, a 3-cycle", &action_lines()));
-    s.push_str(&section("ELEMENTS (§2): each beats two", &element_lines()));
-    s.push_str(&section("MOVES (§3): action + element, base loss, stance multiplier", &move_lines()));
-    s.push_str(&section("SPECIALS (§6), in list order: a later one prevails in a clash", &special_lines()));
+    let mut s = String::from("IRON TRIANGLE: QUICK REFERENCE\n\n");
+    s.push_str(&section("ONE TURN", &turn_steps()));
+    s.push_str(&section("WINNER AND LOSS", &winner_and_loss()));
+    s.push_str(&section("ACTIONS: each beats one, a 3-cycle", &action_lines()));
+    s.push_str(&section("ELEMENTS: each beats two", &element_lines()));
+    s.push_str(&section("MOVES: action + element, base loss, stance multiplier", &move_lines()));
+    s.push_str(&section("SPECIALS, in list order: a later one prevails in a clash", &special_lines()));
     s.push_str(&section("READING THE LOG", &reading()));
     s.push_str(&legend(&legend_entries()));
     s
@@ -30,12 +30,12 @@ fn turn_steps() -> Vec<String> {
         "2. Stance: both commit a stance face down (an amount of one energy type, 0 = no stance); both are revealed.",
         "3. Move: both commit a move face down, or surrender; both are revealed.",
         "4. Winner: see below.",
-        "5. Consequences: the loser takes its loss, spread over the energy types (§5.3).",
+        "5. Consequences: the loser takes its loss, spread over the energy types.",
         "Specials are played face down in timing windows: before opponent, before stance, before move,",
-        "  before resolving (§6); how many cards were played is shown; who passed may respond.",
-        "The winner passes the next turn to a character of its side, one with the fewest turns (§5.6);",
+        "  before resolving; how many cards were played is shown; who passed may respond.",
+        "The winner passes the next turn to a character of its side, one with the fewest turns;",
         "  on a tie the GM gives it to either side, the same way.",
-        "A character with zero energy in every type is out (§5.3); a side with nobody left loses (§5.7).",
+        "A character with zero energy in every type is out; a side with nobody left loses.",
     ]
     .map(str::to_owned)
     .to_vec()
@@ -49,9 +49,9 @@ fn winner_and_loss() -> Vec<String> {
         "The loser loses: winner's stance × winner's multiplier + own stance + winner's base + combo",
         "  + disadvantage. The own-stance part comes from the stance's type; the rest is spread.",
         "Tie: each loses the base of the other's move. Surrender: leave the conflict, no loss.",
-        "Disadvantage (§5.4): after a loss, a move sharing the action or element of the last losing",
+        "Disadvantage: after a loss, a move sharing the action or element of the last losing",
         "  move is disadvantaged; losing with it adds the number of earlier losses.",
-        "Combo (§5.5): after a win, a learned follow-up against the same opponent adds the number of",
+        "Combo: after a win, a learned follow-up against the same opponent adds the number of",
         "  earlier wins in the chain.",
     ]
     .map(str::to_owned)
@@ -156,10 +156,7 @@ fn legend_entries() -> Vec<(String, String)> {
             .iter()
             .map(|&e| (e.symbol().to_string(), format!("{} ({}): an element", title(e.name()), height(e)))),
     );
-    out.extend([
-        ("×".to_owned(), "a move's stance multiplier (×2)".to_owned()),
-        ("§".to_owned(), "a section of the rules reference (shared/rules/iron-triangle.md)".to_owned()),
-    ]);
+    out.extend([("×".to_owned(), "a move's stance multiplier (×2)".to_owned())]);
     out
 }
 

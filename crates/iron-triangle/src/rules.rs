@@ -275,7 +275,7 @@ pub enum RuleError {
     #[error("there is no seat number {0}")]
     UnknownSeat(u16),
     /// Out of turn.
-    #[error("{seat} cannot do that now: {waiting} ({section})")]
+    #[error("{seat} cannot do that now: {waiting}")]
     OutOfTurn {
         /// The seat.
         seat: String,
@@ -293,7 +293,7 @@ pub enum RuleError {
         fighter: String,
     },
     /// A bad opponent.
-    #[error("{opponent} cannot be chosen as opponent: {reason} (§5.2 step 1)")]
+    #[error("{opponent} cannot be chosen as opponent: {reason}")]
     BadOpponent {
         /// The character named.
         opponent: String,
@@ -309,7 +309,7 @@ pub enum RuleError {
         what: &'static str,
     },
     /// A stance above the energy of its type.
-    #[error("{fighter} cannot take a stance of {amount}{}: {fighter} has {current} {} energy, and a stance is 0 to the current energy of its type (§5.2 step 2)", action.symbol(), action.name())]
+    #[error("{fighter} cannot take a stance of {amount}{}: {fighter} has {current} {} energy, and a stance is 0 to the current energy of its type", action.symbol(), action.name())]
     StanceAboveEnergy {
         /// Who.
         fighter: String,
@@ -321,7 +321,7 @@ pub enum RuleError {
         current: u8,
     },
     /// A move the character does not know.
-    #[error("{fighter} does not know the move {card}; known moves: {known} (§5.2 step 3)")]
+    #[error("{fighter} does not know the move {card}; known moves: {known}")]
     UnknownMove {
         /// Who.
         fighter: String,
@@ -331,7 +331,7 @@ pub enum RuleError {
         known: String,
     },
     /// A move face up in a chain.
-    #[error("{fighter} cannot play {card}: it is face up in {fighter}'s {chain} chain (§5.2 step 3)")]
+    #[error("{fighter} cannot play {card}: it is face up in {fighter}'s {chain} chain")]
     MoveUnavailable {
         /// Who.
         fighter: String,
@@ -341,13 +341,13 @@ pub enum RuleError {
         chain: &'static str,
     },
     /// No chain to end.
-    #[error("{fighter}'s side has no combo chain to end (§5.5)")]
+    #[error("{fighter}'s side has no combo chain to end")]
     NoComboToEnd {
         /// Who.
         fighter: String,
     },
     /// A spread that does not add up.
-    #[error("{fighter} must spread exactly {expected} (§5.3), not {got}")]
+    #[error("{fighter} must spread exactly {expected}, not {got}")]
     SpreadTotal {
         /// Who.
         fighter: String,
@@ -357,7 +357,7 @@ pub enum RuleError {
         got: u32,
     },
     /// A spread takes more than a type has.
-    #[error("{fighter} cannot lose {asked} {} energy: only {left} is left after the stance part (§5.3)", action.name())]
+    #[error("{fighter} cannot lose {asked} {} energy: only {left} is left after the stance part", action.name())]
     SpreadAboveEnergy {
         /// Who.
         fighter: String,
@@ -369,7 +369,7 @@ pub enum RuleError {
         left: u8,
     },
     /// A special that cannot be played now.
-    #[error("{fighter} cannot play {special} now: {reason} (§6)")]
+    #[error("{fighter} cannot play {special} now: {reason}")]
     SpecialNotPlayable {
         /// Who.
         fighter: String,
@@ -379,7 +379,7 @@ pub enum RuleError {
         reason: String,
     },
     /// A move of an action the opponent's I Already Know forbids.
-    #[error("{fighter} cannot play a {} move this turn: the opponent's I Already Know {} forbids it (§6)", action.name(), action.symbol())]
+    #[error("{fighter} cannot play a {} move this turn: the opponent's I Already Know {} forbids it", action.name(), action.symbol())]
     MoveForbidden {
         /// Who.
         fighter: String,
@@ -387,7 +387,7 @@ pub enum RuleError {
         action: Action,
     },
     /// Surrender under The Way of the Samurai.
-    #[error("{fighter} cannot surrender: The Way of the Samurai keeps it in the conflict until the end (§6)")]
+    #[error("{fighter} cannot surrender: The Way of the Samurai keeps it in the conflict until the end")]
     SamuraiCannotSurrender {
         /// Who.
         fighter: String,
@@ -406,7 +406,7 @@ pub enum RuleError {
         max: Energy,
     },
     /// A character that cannot take the next turn.
-    #[error("{fighter} cannot take the next turn: {reason} (§5.6)")]
+    #[error("{fighter} cannot take the next turn: {reason}")]
     CannotTakeTurn {
         /// Who.
         fighter: String,
@@ -696,7 +696,7 @@ impl Conflict {
                 if f.side != PLAYERS || !f.is_in() {
                     return Err(RuleError::CannotTakeTurn {
                         fighter: self.name(fighter),
-                        reason: "the first turn goes to a player character (§5.1 step 4)".into(),
+                        reason: "the first turn goes to a player character".into(),
                     });
                 }
                 events.push(Event::TurnBegan { active: fighter });

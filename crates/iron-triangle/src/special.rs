@@ -73,7 +73,7 @@ pub enum SpecialError {
     #[error("{0:?} is not a special")]
     Unknown(String),
     /// A variant special needs its action type.
-    #[error("{0} needs an action type, e.g. \"{0} grapple\" or \"{0} ▨\" (§6)")]
+    #[error("{0} needs an action type, e.g. \"{0} grapple\" or \"{0} ▨\"")]
     NeedsType(&'static str),
 }
 

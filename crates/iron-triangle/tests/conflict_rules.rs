@@ -992,7 +992,7 @@ fn entry_zero_total_energy_cannot_enter() {
         Build::new().pc("p1", with_current(pc("A", en(3, 3, 4)), en(0, 0, 0))).npc(npc_all("B", en(5, 5, 5)));
     let e = setup_error(&b);
     assert_eq!(e, SetupError::NoEnergy("A".into()));
-    assert!(e.to_string().contains("§5.1"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
     let b = Build::new().pc("p1", pc("A", en(3, 3, 4))).npc(npc_all("B", en(0, 0, 0)));
     assert_eq!(setup_error(&b), SetupError::NoEnergy("B".into()));
 }
@@ -1004,7 +1004,7 @@ fn entry_sits_out_mark_cannot_enter() {
     c.sits_out_next_conflict = true;
     let e = setup_error(&Build::new().pc("p1", c).npc(npc_all("B", en(5, 5, 5))));
     assert_eq!(e, SetupError::SitsOut("A".into()));
-    assert!(e.to_string().contains("§5.1"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
 }
 
 /// §4 status: dead characters enter no conflict.
@@ -1032,7 +1032,7 @@ fn entry_an_empty_side_is_refused() {
     let b = Build::new().pc("p1", pc("A", en(3, 3, 4))).empty_seat(GM_SEAT, Role::Gm);
     let e = setup_error(&b);
     assert_eq!(e, SetupError::EmptySide(GM));
-    assert!(e.to_string().contains("§5.1"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
     let b = Build::new().empty_seat("p1", Role::Player).npc(npc_all("B", en(5, 5, 5)));
     assert_eq!(setup_error(&b), SetupError::EmptySide(PLAYERS));
 }
@@ -1054,7 +1054,7 @@ fn entry_a_pc_sheet_must_follow_the_creation_rules_an_npc_sheet_need_not() {
     let bad = || sheet("X", 0, en(0, 6, 6), &["▨☰"], &[]);
     let e = setup_error(&Build::new().pc("p1", bad()).npc(npc_all("B", en(5, 5, 5))));
     assert!(matches!(e, SetupError::Sheet(_)), "{e:?}");
-    assert!(e.to_string().contains("§4"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
     let g = Build::new().pc("p1", pc("A", en(3, 3, 4))).npc(bad()).table();
     assert_eq!(g.state().fighter(id(&g, "X")).energy, en(0, 6, 6));
     // The same holds for every creation rule in turn.
@@ -1066,7 +1066,7 @@ fn entry_a_pc_sheet_must_follow_the_creation_rules_an_npc_sheet_need_not() {
         (sheet("X", 0, en(3, 3, 4), &["○☵", "▨☷", "◆☲"], &[("○☵", &["▨☷"])]), "a combo at level 0"),
     ] {
         let e = setup_error(&Build::new().pc("p1", c.clone()).npc(npc_all("B", en(5, 5, 5))));
-        assert!(matches!(e, SetupError::Sheet(_)) && e.to_string().contains("§4"), "{what}: {e}");
+        assert!(matches!(e, SetupError::Sheet(_)) && !e.to_string().contains('§'), "{what}: {e}");
         assert!(
             Conflict::new(Build::new().pc("p1", pc("A", en(3, 3, 4))).npc(c).setup()).is_ok(),
             "NPC: {what}"
@@ -1141,7 +1141,7 @@ fn bad_input_acting_out_of_turn_is_refused_and_changes_nothing() {
     let e = refused!(g, gm, Command::TakeFirstTurn { fighter: id(&g, "B1") });
     assert!(matches!(e, RuleError::OutOfTurn { .. }), "{e:?}");
     let e = refused!(g, p1, Command::TakeFirstTurn { fighter: id(&g, "B1") });
-    assert!(matches!(e, RuleError::CannotTakeTurn { .. }) && e.to_string().contains("§5.1"), "{e}");
+    assert!(matches!(e, RuleError::CannotTakeTurn { .. }) && !e.to_string().contains('§'), "{e}");
     give_turn(&mut g, "A1");
     // A2's seat may not choose A1's opponent; nobody may commit a stance yet.
     let e = refused!(g, p2, Command::ChooseOpponent { opponent: id(&g, "B1") });
@@ -1169,25 +1169,25 @@ fn bad_input_out_of_turn_errors_name_the_rule() {
     let mut g = two_on_two().table();
     let (p1, p2, gm) = (seat(&g, "p1"), seat(&g, "p2"), seat(&g, GM_SEAT));
     let e = refused!(g, gm, Command::TakeFirstTurn { fighter: id(&g, "B1") });
-    assert!(e.to_string().contains("§5.1"), "first turn: {e}");
+    assert!(names_rule(&e, "§5.1"), "first turn: {e}");
     give_turn(&mut g, "A1");
     let e = refused!(g, p2, Command::ChooseOpponent { opponent: id(&g, "B1") });
-    assert!(e.to_string().contains("§5.2"), "opponent step: {e}");
+    assert!(names_rule(&e, "§5.2"), "opponent step: {e}");
     ok!(g, p1, Command::ChooseOpponent { opponent: id(&g, "B1") });
     let e = refused!(g, p1, play("○☵"));
-    assert!(e.to_string().contains("§5.2"), "stance step: {e}");
+    assert!(names_rule(&e, "§5.2"), "stance step: {e}");
     ok!(g, p1, stance("0"));
     ok!(g, gm, stance("0"));
     let e = refused!(g, p2, play("○☵"));
-    assert!(e.to_string().contains("§5.2"), "move step: {e}");
+    assert!(names_rule(&e, "§5.2"), "move step: {e}");
     // A tie: both spread a loss, then the GM gives the next turn to any character still in.
     ok!(g, p1, play("○☵"));
     ok!(g, gm, play("○☵"));
     let e = refused!(g, p1, Command::PassTurn { to: id(&g, "A2") });
-    assert!(e.to_string().contains("§5.3"), "spread: {e}");
+    assert!(names_rule(&e, "§5.3"), "spread: {e}");
     settle(&mut g);
     let e = refused!(g, p1, Command::PassTurn { to: id(&g, "A2") });
-    assert!(e.to_string().contains("§5.6"), "passing: {e}");
+    assert!(names_rule(&e, "§5.6"), "passing: {e}");
 }
 
 /// §5.2 step 1: the opponent is "any character of the other side still in the conflict".
@@ -1236,7 +1236,7 @@ fn bad_input_a_malformed_file_is_refused_naming_the_rule() {
     let bad = good.replacen("\"move\":\"○☵\"", "\"move\":\"○☰\"", 1);
     assert_ne!(bad, good);
     let e = serde_json::from_str::<iron_triangle::Setup>(&bad).unwrap_err();
-    assert!(e.to_string().contains("§3"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
     // An unknown field is named.
     let bad = good.replacen("\"level\"", "\"levle\"", 1);
     let e = serde_json::from_str::<iron_triangle::Setup>(&bad).unwrap_err();
@@ -1245,7 +1245,7 @@ fn bad_input_a_malformed_file_is_refused_naming_the_rule() {
     let bad = good.replacen("\"defend\":3", "\"defend\":4", 1);
     let setup: iron_triangle::Setup = serde_json::from_str(&bad).unwrap();
     let e = Conflict::new(setup).unwrap_err();
-    assert!(e.to_string().contains("§4"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
 
     // A corrupt save does not load, and the open table is untouched.
     let mut g = Build::new().pc("p1", pc("A", en(3, 3, 4))).npc(npc_all("B", en(5, 5, 5))).table();

@@ -511,14 +511,14 @@ fn santa_carla_after_a_surrender_says_the_surrender_is_why() {
 fn bad_turns_are_refused_naming_the_field_and_the_rule() {
     let cases: Vec<(TurnSheet, &str, &[&str])> = vec![
         (turn(plays("kick"), plays("○☷")), "a.move", &["\"kick\" is not a move"]),
-        (turn(plays("defend jump"), plays("○☷")), "a.move", &["§3"]),
+        (turn(plays("defend jump"), plays("○☷")), "a.move", &["Defend has no Heaven"]),
         (
             turn(
                 SideSheet { stance: Some("3▨".into()), energy: Some([1, 2, 3]), ..plays("▨☰") },
                 plays("○☷"),
             ),
             "a.stance",
-            &["§5.2 step 2"],
+            &["a stance is 0 to the current energy"],
         ),
         (
             turn(plays("▨☰"), SideSheet { stance: Some("lots".into()), ..plays("○☷") }),
@@ -528,7 +528,7 @@ fn bad_turns_are_refused_naming_the_field_and_the_rule() {
         (
             turn(plays("▨☰"), SideSheet { disadvantage: vec!["◆☷".into(), "○☷".into()], ..plays("○☷") }),
             "b.move",
-            &["disadvantage chain", "§5.2 step 3"],
+            &["disadvantage chain"],
         ),
         (
             turn(
@@ -567,12 +567,12 @@ fn bad_turns_are_refused_naming_the_field_and_the_rule() {
         (
             turn(with_special("▨☰", "i already know defend"), plays("○☷")),
             "b.move",
-            &["I Already Know ○", "§6", "B may not play ○☷"],
+            &["I Already Know ○", "B may not play ○☷"],
         ),
         (
             turn(with_special("▨☰", "premonition ▨"), plays("▨☲")),
             "b.move",
-            &["§6", "I Already Know ▨", "B may not play ▨☲"],
+            &["I Already Know ▨", "B may not play ▨☲"],
         ),
         (turn(with_special("▨☰", "yojimbo"), plays("○☷")), "a.special", &["ally", "--yojimbo"]),
         (

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use iron_triangle::special::{Edition, Special};
 use iron_triangle::windows::SpecialCard;
-use iron_triangle::{Action, Command, Event, Phase, Step};
+use iron_triangle::{Action, Command, Event, Phase, RuleError, Step};
 
 /// A level-5 NPC knowing every move, with `specials`.
 fn npc5(name: &str, energy: iron_triangle::Energy, specials: &[Special]) -> iron_triangle::Character {
@@ -84,7 +84,7 @@ fn pressure_point_hands_the_spread_of_the_opponents_loss_to_its_player() {
     // B loses 4 and has energy in all three types: A's seat spreads it.
     assert_eq!(g.awaiting(), vec![seat(&g, "p")]);
     let e = refused!(g, seat(&g, GM_SEAT), Command::SpreadLoss { spread: en(4, 0, 0) });
-    assert!(e.to_string().contains("§5.3"), "{e}");
+    assert!(!e.to_string().contains('§'), "{e}");
     ok!(g, seat(&g, "p"), Command::SpreadLoss { spread: en(4, 0, 0) });
     assert_eq!(energy(&g, "B"), en(1, 5, 5));
 }
@@ -523,7 +523,7 @@ mod drunken_monkey {
         assert!(matches!(events[0], Event::SwapDecided { to: None, .. }));
         assert!(!matches!(g.state().phase, Phase::Turn(ref t) if t.step == Step::Swap));
         let e = refused!(g, seat(&g, "p"), Command::DrunkenSwap { swap: true });
-        assert!(e.to_string().contains('§'), "{e}");
+        assert!(matches!(e, RuleError::OutOfTurn { .. }) && !e.to_string().contains('§'), "{e}");
     }
 }
 

@@ -207,7 +207,7 @@ fn i_already_know_removes_an_action_from_the_opponents_choices() {
     assert!(moves.contains(&play("○☵")));
     let e = refused!(g, seat(&g, GM_SEAT), play("◆☲"));
     assert!(matches!(e, RuleError::MoveForbidden { action: Action::Attack, .. }), "{e}");
-    assert!(e.to_string().contains("§6"));
+    assert!(!e.to_string().contains('§'));
 }
 
 #[test]
@@ -253,7 +253,7 @@ fn npcs_never_use_the_way_of_the_samurai() {
     assert_eq!(window(&g), Some(Window::BeforeStance));
     assert_eq!(legal(&g, seat(&g, GM_SEAT)), vec![pass(&g, "Ronin")]);
     let e = refused!(g, seat(&g, GM_SEAT), special(&g, "Ronin", Special::WayOfTheSamurai));
-    assert!(matches!(e, RuleError::SpecialNotPlayable { .. }) && e.to_string().contains("§6"), "{e}");
+    assert!(matches!(e, RuleError::SpecialNotPlayable { .. }) && !e.to_string().contains('§'), "{e}");
 }
 
 #[test]
@@ -408,7 +408,7 @@ fn a_samurai_cannot_surrender_while_it_has_a_move() {
     ok!(g, seat(&g, GM_SEAT), stance("0"));
     assert!(!legal(&g, seat(&g, "ada")).contains(&play("surrender")));
     let e = refused!(g, seat(&g, "ada"), play("surrender"));
-    assert!(matches!(e, RuleError::SamuraiCannotSurrender { .. }) && e.to_string().contains("§6"), "{e}");
+    assert!(matches!(e, RuleError::SamuraiCannotSurrender { .. }) && !e.to_string().contains('§'), "{e}");
     // The bandit may still surrender.
     assert!(legal(&g, seat(&g, GM_SEAT)).contains(&play("surrender")));
 }

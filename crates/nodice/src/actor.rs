@@ -224,7 +224,7 @@ pub enum SerialError {
     Trailing(String),
     /// A term of the shortened Thing notation without an Attribute name or a value.
     #[error(
-        "{0:?} is not an Attribute and its value; the shortened Thing notation (§3.3) is ATTRIBUTE-VALUE, e.g. FIT-1 or F1 (for B1(-/1/-))"
+        "{0:?} is not an Attribute and its value; the shortened Thing notation is ATTRIBUTE-VALUE, e.g. FIT-1 or F1 (for B1(-/1/-))"
     )]
     ShortTerm(String),
     /// A name in the shortened Thing notation that is not an Attribute.

@@ -130,7 +130,7 @@ pub enum SetupError {
     #[error("Actor {0:?} has no Attribute at all")]
     NoAspect(String),
     /// An Attribute value outside 0–100 (§3.2).
-    #[error("Actor {0:?} has {1} {2}; an Attribute value is 0–100 (§3.2)")]
+    #[error("Actor {0:?} has {1} {2}; an Attribute value is 0–100")]
     Value(String, Attribute, u8),
     /// An Actor starting with an exhausted Aspect.
     #[error(

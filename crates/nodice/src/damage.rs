@@ -31,7 +31,7 @@ pub fn to_place(avs: [Option<u16>; 3], damage: u16) -> u16 {
 pub enum SpreadError {
     /// The spread does not add up.
     #[error(
-        "the spread places {placed} damage but {expected} must be placed (§6: all of it, or all the Aspect has left)"
+        "the spread places {placed} damage but {expected} must be placed (all of it, or all the Aspect has left)"
     )]
     Total {
         /// What the spread adds up to.
@@ -40,7 +40,7 @@ pub enum SpreadError {
         expected: u16,
     },
     /// More on one Attribute than it has.
-    #[error("the spread puts {placed} on an Attribute with {has} left (§6: values never go below 0)")]
+    #[error("the spread puts {placed} on an Attribute with {has} left (values never go below 0)")]
     TooMuch {
         /// Placed on it.
         placed: u16,

@@ -110,7 +110,7 @@ pub enum RefereeError {
     },
     /// A bid over 100.
     #[error(
-        "{0}'s bid of {1} is over 100: a bid never exceeds the Trine Score, and no Trine Score is over 100 (seed: Step 3, Bid Cap; §3.2)"
+        "{0}'s bid of {1} is over 100: a bid never exceeds the Trine Score, and no Trine Score is over 100 (seed: Step 3, Bid Cap)"
     )]
     BidOver100(String, u16),
     /// An Attribute the serial lacks.
@@ -152,7 +152,7 @@ pub enum RefereeError {
     DamageAspect(String),
     /// A Wildcard from an empty pool (§3.2).
     #[error(
-        "{0} has no Wildcards: its Wildcard pool (`wildcards`) is empty — NPCs and abstract Actors have none unless the setup grants some with `wildcards = N` (an Extension, §3.2)"
+        "{0} has no Wildcards: its Wildcard pool (`wildcards`) is empty — NPCs and abstract Actors have none unless the setup grants some with `wildcards = N` (an Extension)"
     )]
     NoWildcardPool(String),
     /// Bad Stakes.

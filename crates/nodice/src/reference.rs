@@ -12,11 +12,11 @@ use crate::trine::{Aspect, Attribute, Dominance, attribute_dominance, trine_domi
 
 /// The quick reference: [`NoDice::quick_reference`](crate::NoDice).
 pub fn quick_reference() -> String {
-    let mut s = String::from("NO DICE: QUICK REFERENCE (§ = section of the rules reference)\n\n");
-    s.push_str(&section("ONE HAND (§5)", &hand_steps()));
-    s.push_str(&section("SHOWDOWN (§5, seed Steps 3-4)", &showdown()));
-    s.push_str(&section("ASPECTS AND ATTRIBUTES (§3.1, §4)", &trine_lines()));
-    s.push_str(&section("STAKES (§5): chips to ante, and the size of the bonuses", &stakes_lines()));
+    let mut s = String::from("NO DICE: QUICK REFERENCE\n\n");
+    s.push_str(&section("ONE HAND", &hand_steps()));
+    s.push_str(&section("SHOWDOWN", &showdown()));
+    s.push_str(&section("ASPECTS AND ATTRIBUTES", &trine_lines()));
+    s.push_str(&section("STAKES: chips to ante, and the size of the bonuses", &stakes_lines()));
     s.push_str(&legend(&legend_entries()));
     s
 }
@@ -32,7 +32,7 @@ fn hand_steps() -> Vec<String> {
         "   its Trine Score (TS) and the chips in the stack; a Wildcard adds 1 (one a Hand). All reveal.",
         "4. Resolve: Attribute Dominance (AD) pairwise; lower bids strike first (Action Priority).",
         "5. Damage is of the attacker's Aspect; the one hit spreads it over that Aspect's Attributes.",
-        "   Every Attribute of an Aspect at 0, or unable to ante: eliminated (§6).",
+        "   Every Attribute of an Aspect at 0, or unable to ante: eliminated.",
         "6. Bids return to the stacks; damage stays. Next UTG: the most Dominance wins (TD + AD);",
         "   a tie keeps UTG where it is; if the one with the most is out, the most among those",
         "   still in (a tie among them: UTG stays if it is one of them, else the first of them).",
@@ -118,7 +118,6 @@ fn legend_entries() -> Vec<(String, String)> {
             ("−", "chips lost to damage (STR −2)"),
             ("–", "between two Showdown Totals (8 – 3)"),
             ("—", "separates the parts of a heading or a question"),
-            ("§", "a section of the rules reference (shared/rules/nodice.md)"),
         ]
         .map(|(k, v)| (k.to_owned(), v.to_owned())),
     );

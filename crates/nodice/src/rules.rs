@@ -396,7 +396,7 @@ pub enum RuleError {
     NoWildcard,
     /// A Wildcard from an Actor whose Wildcard pool is empty (§3.2).
     #[error(
-        "{0} has no Wildcards: its Wildcard pool (`wildcards`) is empty — NPCs and abstract Actors have none unless the setup grants some with `wildcards = N` (an Extension, §3.2)"
+        "{0} has no Wildcards: its Wildcard pool (`wildcards`) is empty — NPCs and abstract Actors have none unless the setup grants some with `wildcards = N` (an Extension)"
     )]
     NoWildcardPool(String),
     /// A damage Aspect for an Actor that is not abstract.
@@ -727,7 +727,7 @@ impl Conflict {
                 }
                 if to > u16::from(crate::actor::MAX_AV) {
                     return Err(RuleError::Adjust(format!(
-                        "{to} chips: an Attribute's value is 0–{} (§3.1)",
+                        "{to} chips: an Attribute's value is 0–{}",
                         crate::actor::MAX_AV
                     )));
                 }
@@ -736,7 +736,7 @@ impl Conflict {
             Adjustment::Wildcards { to } => {
                 if to > a.sheet.wildcards {
                     return Err(RuleError::Adjust(format!(
-                        "{to} Wildcards: {} has a Wildcard pool of {} (§3.2)",
+                        "{to} Wildcards: {} has a Wildcard pool of {}",
                         a.sheet.name, a.sheet.wildcards
                     )));
                 }

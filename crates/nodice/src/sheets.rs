@@ -45,7 +45,7 @@ pub struct ActorFile {
 pub enum InheritError {
     /// A non-abstract Actor with `inherits`.
     #[error(
-        "{0} inherits sheets but is not an abstract Actor: only abstract Actors (Places and Things) inherit (§3.4 \"Inherits\"); set kind = \"abstract\" or remove inherits"
+        "{0} inherits sheets but is not an abstract Actor: only abstract Actors (Places and Things) inherit; set kind = \"abstract\" or remove inherits"
     )]
     NotAbstract(String),
     /// A sheet in its own chain.

@@ -14,6 +14,7 @@ mod limits;
 mod metrics;
 pub mod names;
 pub mod protocol;
+mod replay;
 mod sealing;
 pub mod systems;
 mod web;

@@ -92,6 +92,8 @@ pub(crate) struct Edge {
     pub(crate) addresses: Buckets<IpAddr>,
     /// Each address's tables created.
     pub(crate) creates: Buckets<IpAddr>,
+    /// Each address's replays (`POST /api/replay`), as many as its tables created.
+    pub(crate) replays: Buckets<IpAddr>,
     /// Refusals and limits hit, summarized in the log once a minute.
     pub(crate) tally: Arc<Tally>,
 }
@@ -113,6 +115,7 @@ impl Edge {
             links: Buckets::new(f64::from(limits.messages_per_second), f64::from(limits.burst)),
             addresses: Buckets::new(per_address, f64::from(limits.burst_per_address)),
             creates: Buckets::new(creates / 60.0, creates),
+            replays: Buckets::new(creates / 60.0, creates),
             limits,
             tls,
             open: Mutex::new(HashMap::new()),

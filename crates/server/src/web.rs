@@ -38,6 +38,10 @@ pub(crate) fn router<S: TableStore>(hub: Arc<Hub<S>>, edge: Arc<Edge>) -> Router
         .route("/metrics", get(metrics::<S>))
         .route("/api/systems", get(|| async { Json(crate::systems::catalogue()) }))
         .route("/api/qr", post(qr::<S>))
+        .route(
+            "/api/replay",
+            post(crate::replay::replay::<S>).layer(DefaultBodyLimit::max(crate::replay::MAX_REPLAY_BYTES)),
+        )
         .merge(pages())
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::map_response(count_refusals))
@@ -84,7 +88,7 @@ async fn security_headers(mut response: Response) -> Response {
 
 /// A request's body, or the JSON error that says why there is none: an over-long body is
 /// refused with the protocol's error (`too_large`), like every other refusal, not plain text.
-fn body_of(body: Result<Bytes, BytesRejection>, limit: usize) -> Result<Bytes, Box<Response>> {
+pub(crate) fn body_of(body: Result<Bytes, BytesRejection>, limit: usize) -> Result<Bytes, Box<Response>> {
     body.map_err(|rejection| {
         Box::new(if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             api_error(
@@ -134,7 +138,7 @@ async fn qr<S: TableStore>(State(hub): State<Arc<Hub<S>>>, body: Result<Bytes, B
 
 /// An HTTP refusal: the protocol's error as JSON. The code rides along in the response's
 /// extensions, for the log's count of refusals ([`count_refusals`]).
-fn api_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
+pub(crate) fn api_error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
     let mut response = (status, Json(ApiError { code, message: message.into() })).into_response();
     response.extensions_mut().insert(code);
     response
@@ -217,7 +221,7 @@ fn not_admin(secret: bool) -> Response {
 }
 
 /// The Host a request names (HTTP/1's `Host`, HTTP/2's authority).
-fn host_of<'a>(headers: &'a HeaderMap, uri: &'a Uri) -> Option<&'a str> {
+pub(crate) fn host_of<'a>(headers: &'a HeaderMap, uri: &'a Uri) -> Option<&'a str> {
     headers.get(header::HOST).and_then(|h| h.to_str().ok()).or_else(|| uri.authority().map(|a| a.as_str()))
 }
 
@@ -248,7 +252,7 @@ fn literal_or_localhost(name: &str) -> bool {
 
 /// Whether a request's Host is the server's: the public URL's host, or a name no stranger's
 /// page can take ([`literal_or_localhost`]).
-fn host_allowed(public_url: Option<&str>, host: Option<&str>) -> bool {
+pub(crate) fn host_allowed(public_url: Option<&str>, host: Option<&str>) -> bool {
     let Some(host) = host else { return false };
     let name = host_name(host);
     literal_or_localhost(&name) || public_url.is_some_and(|url| host_name(&authority_of(url)) == name)
@@ -257,7 +261,12 @@ fn host_allowed(public_url: Option<&str>, host: Option<&str>) -> bool {
 /// Whether a request's Origin may act on this server: none (not a browser: its credentials
 /// are what it must show), the public URL's origin, or this request's own origin when its Host
 /// is a name no stranger's page can take. `Origin: null` (a sandboxed or file page) never.
-fn origin_allowed(public_url: Option<&str>, tls: bool, headers: &HeaderMap, host: Option<&str>) -> bool {
+pub(crate) fn origin_allowed(
+    public_url: Option<&str>,
+    tls: bool,
+    headers: &HeaderMap,
+    host: Option<&str>,
+) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -272,7 +281,7 @@ fn origin_allowed(public_url: Option<&str>, tls: bool, headers: &HeaderMap, host
 }
 
 /// The refusal of a request from a page of another site, or naming another host.
-fn foreign_page(public_url: Option<&str>) -> Response {
+pub(crate) fn foreign_page(public_url: Option<&str>) -> Response {
     let message = match public_url {
         Some(url) => {
             format!("this request comes from a page or names a host that is not {url} (--public-url)")

@@ -105,6 +105,29 @@ impl std::fmt::Display for ReplayReport {
     }
 }
 
+/// One step of a replayed game as the cards were played: everything the rules did from the
+/// end of the step before up to (and including) a command whose events a spectator is shown
+/// face up — a reveal, a resolution, a public choice. Face-down choices (shown blanked, as
+/// they were) ride along into the step of their reveal. Only the public view: no step shows
+/// what a spectator was not shown at that point.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ReplayStep {
+    /// The ruleset's view for a spectator after the step, as JSON (its turn's or Hand's result
+    /// and, at the end, who won, where the ruleset's view carries them).
+    pub view: Value,
+    /// The step's events as a spectator is told them (the rules' narration), line by line.
+    pub lines: Vec<String>,
+}
+
+/// A finished game replayed step by step ([`replay_steps`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Replayed {
+    /// What the replay checked (the log's head among it).
+    pub report: ReplayReport,
+    /// The game from its start (the first step: the table as it opened) to its end.
+    pub steps: Vec<ReplayStep>,
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -174,6 +197,11 @@ struct Rebuild<R: Ruleset> {
     /// Per command replayed: its index in the revealed record, none for a taken-back one.
     numbers: Vec<Option<usize>>,
     stands: Vec<(bool, bool)>,
+    /// The steps a spectator is shown, when asked for ([`replay_steps`]): those so far, the
+    /// first event not in one yet, and whether a spectator saw one of the events since face up.
+    shown: Option<Vec<ReplayStep>>,
+    shown_from: usize,
+    public_since: bool,
 }
 
 impl<R: Ruleset> Rebuild<R> {
@@ -186,6 +214,29 @@ impl<R: Ruleset> Rebuild<R> {
         self.take_events(0);
         let to = R::draw_position(self.table.state());
         self.draws.extend(settled(&made, 0, to));
+        self.end_step(true);
+    }
+
+    /// Ends the step here when it showed a spectator something face up (or `always`): the
+    /// spectator's view now, and the narration of the events since the last step.
+    fn end_step(&mut self, always: bool) {
+        let Some(shown) = self.shown.as_mut() else { return };
+        if !always && !self.public_since {
+            return;
+        }
+        let spectator = self.viewers.len() - 1;
+        let lines = self.events[self.shown_from..]
+            .iter()
+            .filter_map(|seen| seen.get(spectator).and_then(|(_, text)| text.as_deref()))
+            .flat_map(str::lines)
+            .map(str::to_owned)
+            .collect();
+        // A view is plain data: serialising one cannot fail.
+        let view =
+            serde_json::to_value(R::view(self.table.state(), Viewer::Spectator)).unwrap_or(Value::Null);
+        shown.push(ReplayStep { view, lines });
+        self.shown_from = self.events.len();
+        self.public_since = false;
     }
 
     /// Writes the table's new events, each as every viewer is shown it; whether any of the
@@ -199,6 +250,7 @@ impl<R: Ruleset> Rebuild<R> {
             for &viewer in &self.viewers {
                 let shown = R::redact(&self.shadow, event, viewer);
                 blanked |= k < watched && shown != *event;
+                self.public_since |= viewer == Viewer::Spectator && shown == *event;
                 // Events are plain data: serialising one cannot fail.
                 let text = R::narrate(&self.shadow, &shown, viewer);
                 seen.push((serde_json::to_value(&shown).unwrap_or(Value::Null), text));
@@ -299,6 +351,7 @@ impl<R: Ruleset> Rebuild<R> {
         let drew = R::draw_position(self.table.state()) != from;
         self.stands.push((drew, private || revealed));
         self.undone.push(false);
+        self.end_step(false);
         Ok(true)
     }
 
@@ -349,7 +402,10 @@ impl<R: Ruleset> Rebuild<R> {
             _ => {}
         }
         self.undone[target] = true;
-        self.rebuild(k, &refuse)
+        self.rebuild(k, &refuse)?;
+        // The game as it stands after the undo is a step of its own.
+        self.end_step(true);
+        Ok(())
     }
 
     /// Rebuilds the table from the commands before `k` that stand, as the session does after
@@ -435,6 +491,17 @@ impl<R: Ruleset> Rebuild<R> {
 /// Replays the rules of `R` from a finished game's verifiable log (docs/fairness.md §7.3),
 /// after [`fairlog::verify`]'s checks; see the module's documentation for what it checks.
 pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
+    replay_with::<R>(log, false).map(|r| r.report)
+}
+
+/// [`replay`], and the game step by step as a spectator saw it ([`ReplayStep`]): what a page
+/// steps through, turn by turn, once the log is checked — the steps come from the rules
+/// replayed, never from the log's own words.
+pub fn replay_steps<R: Ruleset>(log: &str) -> Result<Replayed, ReplayError> {
+    replay_with::<R>(log, true)
+}
+
+fn replay_with<R: Ruleset>(log: &str, steps: bool) -> Result<Replayed, ReplayError> {
     let checked = fairlog::verify(log)?;
     let entries: Vec<Value> = log
         .lines()
@@ -593,6 +660,9 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
         next: 0,
         pending: Vec::new(),
         round: None,
+        shown: steps.then(Vec::new),
+        shown_from: 0,
+        public_since: false,
     };
     // A `took_back` entry with no revealed taken-back command takes back a sealed round's
     // commitment not yet bound (or an opening one): no command, no events.
@@ -914,7 +984,11 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
             ));
         }
     }
-    Ok(ReplayReport {
+    // What the last command left (a public command's events end its own step).
+    if g.shown_from < g.events.len() {
+        g.end_step(true);
+    }
+    let report = ReplayReport {
         log: checked,
         commands: g.numbers[..g.next].iter().filter(|x| x.is_some()).count() as u64,
         taken_back: g.numbers[..g.next].iter().filter(|x| x.is_none()).count() as u64,
@@ -923,7 +997,8 @@ pub fn replay<R: Ruleset>(log: &str) -> Result<ReplayReport, ReplayError> {
         opened: matched,
         viewers: candidates.iter().map(|&v| viewer_name(viewers[v])).collect(),
         not_replayed: stopped_at.map_or(0, |s| last - s + 1),
-    })
+    };
+    Ok(Replayed { report, steps: g.shown.unwrap_or_default() })
 }
 
 impl<R: Ruleset> Rebuild<R> {

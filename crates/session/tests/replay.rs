@@ -386,3 +386,54 @@ fn a_taken_back_that_is_not_a_list_is_named_at_the_record() {
     assert_eq!(e.entry, at as u64 + 1, "{e}");
     assert!(e.reason.contains("taken_back"), "{e}");
 }
+
+/// The replay step by step (`replay_steps`, what a page steps through): the first step is the
+/// table as it opened, the last the game's end; every step's view is the spectator's at that
+/// point (the last one the game's own), every line of the spectator's log in one step, in
+/// order; and it is the same replay: a log `replay` refuses gives no steps.
+#[test]
+fn a_finished_game_replays_step_by_step_as_a_spectator_saw_it() {
+    fn check<R: Ruleset>(s: &Session<R>) {
+        assert!(s.is_over());
+        let seats = R::seats(s.table().state()).len();
+        let spectator_lines: Vec<String> = s
+            .updates_since(Viewer::Spectator, 0)
+            .iter()
+            .filter_map(|u| match &u.item {
+                session::Item::Event { text: Some(t), .. } => Some(t.clone()),
+                _ => None,
+            })
+            .flat_map(|t| t.lines().map(str::to_owned).collect::<Vec<_>>())
+            .collect();
+        for viewer in (0..seats).map(|i| Viewer::Seat(SeatId(i as u16))).chain([Viewer::Spectator]) {
+            let log = log_of(s, viewer, None);
+            let replayed = session::replay::replay_steps::<R>(&log).unwrap();
+            assert_eq!(replayed.report, replay::<R>(&log).unwrap());
+            let steps = &replayed.steps;
+            assert!(steps.len() > 2, "{}: {} steps", R::NAME, steps.len());
+            let last = serde_json::to_value(R::view(s.table().state(), Viewer::Spectator)).unwrap();
+            assert_eq!(steps.last().unwrap().view, last, "{}: the last step is the end", R::NAME);
+            let lines: Vec<String> = steps.iter().flat_map(|st| st.lines.clone()).collect();
+            assert_eq!(lines, spectator_lines, "{} {viewer:?}: every line once, in order", R::NAME);
+            // Tampered: one command's seat changed in the record, the chain rebuilt — refused.
+            let mut entries: Vec<serde_json::Value> = log
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["entry"].clone())
+                .collect();
+            let record = entries.iter_mut().rfind(|e| e["kind"] == "record").unwrap();
+            let first = &mut record["entries"][0]["seat"];
+            *first = serde_json::json!((first.as_u64().unwrap() + 1) % seats as u64);
+            let forged = fairlog::write(entries).unwrap().0;
+            assert!(session::replay::replay_steps::<R>(&forged).is_err(), "{}: a forged record", R::NAME);
+        }
+    }
+    let ada = toml::from_str(include_str!("../../../examples/iron-triangle/characters/ada.toml")).unwrap();
+    let ninja =
+        toml::from_str(include_str!("../../../examples/iron-triangle/characters/ninja.toml")).unwrap();
+    check(&game::<iron_triangle::IronTriangle>(iron_triangle::Setup::one_on_one(ada, ninja), 7));
+    let mut setup: inciting_incident::Setup =
+        toml::from_str(include_str!("../../../examples/inciting-incident/river-fight.toml")).unwrap();
+    setup.apply_round_limit(Some(3));
+    check(&game::<inciting_incident::IncitingIncident>(setup, 7));
+    check(&game::<nodice::NoDice>(nodice_brawl(), 7));
+}

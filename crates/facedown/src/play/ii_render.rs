@@ -53,7 +53,7 @@ pub fn intro(scene: &Scene, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "{}", scene.setup.title)?;
     writeln!(
         out,
-        "Sides: {} (positive Flow) against {}.",
+        "Sides: {} (a positive Flow of Battle is their way) against {}.",
         scene.side_name(scene.positive),
         scene.side_name(1 - scene.positive)
     )?;

@@ -78,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (None, Some(path)) => {
             let setup = load_setup(path, args.dice_seed, args.max_rounds)?;
             if args.rest > 0 && Scene::new(setup.clone()).ok().and_then(|s| s.gm_seat()).is_none() {
-                bail!("--rest: the scene has no GM seat to hold the Rest Scenes (§9)");
+                bail!("--rest: the scene has no GM seat to hold the Rest Scenes");
             }
             Start::New { setup, first: Vec::new(), preface: Vec::new() }
         }

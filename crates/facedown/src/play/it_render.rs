@@ -91,7 +91,7 @@ pub fn intro(view: &ConflictView, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "  ({})", flags.join("; "))?;
     }
     if view.edition == Edition::Earlier {
-        writeln!(out, "  (the earlier edition of the rules, §11)")?;
+        writeln!(out, "  (the earlier edition of the rules)")?;
     }
     writeln!(out, "Characters:")?;
     for f in &view.fighters {

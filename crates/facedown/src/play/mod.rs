@@ -423,6 +423,27 @@ pub(crate) fn undone_text(by: &str, seat: &str) -> String {
     )
 }
 
+/// How a header names a seat (issue 34, words a player knows: seats as the books write them):
+/// its characters' names from the view (every system's view lists them with their seat's
+/// name), or "The GM" for the rules' GM seat, then the seat's own name: "Ada — seat ada".
+pub(crate) fn seat_title(view: &serde_json::Value, seat: &str, gm: bool) -> String {
+    if gm {
+        return format!("The GM — seat {seat}");
+    }
+    let names: Vec<&str> = ["fighters", "actors"]
+        .iter()
+        .filter_map(|k| view.get(*k).and_then(serde_json::Value::as_array))
+        .flatten()
+        .filter(|f| f.get("seat").and_then(serde_json::Value::as_str) == Some(seat))
+        .filter_map(|f| f.get("name").and_then(serde_json::Value::as_str))
+        .collect();
+    match names.as_slice() {
+        [] => format!("Seat {seat}"),
+        [one] => format!("{one} — seat {seat}"),
+        [rest @ .., last] => format!("{} and {last} — seat {seat}", rest.join(", ")),
+    }
+}
+
 /// Writes what a seat is asked: its header, what it sees (`view`, lines), the question, the
 /// numbered choices and a line of `help` — local and remote play look the same.
 pub(crate) fn write_prompt(
@@ -434,7 +455,7 @@ pub(crate) fn write_prompt(
     labels: &[&str],
     help: &str,
 ) -> anyhow::Result<()> {
-    writeln!(out, "===== Seat {}{} =====", escape(name), if private { " (others look away)" } else { "" })?;
+    writeln!(out, "===== {}{} =====", escape(name), if private { " (others look away)" } else { "" })?;
     print_lines(out, view)?;
     writeln!(out, "{}", escape(question))?;
     for (i, label) in labels.iter().enumerate() {
@@ -654,9 +675,11 @@ impl<R: System> Game<R> {
         );
         let labels: Vec<&str> = prompt.choices.iter().map(|c| c.label.as_str()).collect();
         let raw_name = seat_name::<R>(state, seat);
+        let view = serde_json::to_value(R::view(state, Viewer::Seat(seat))).unwrap_or_default();
+        let title = seat_title(&view, &raw_name, is_gm::<R>(state, seat));
         write_prompt(
             &mut out,
-            &raw_name,
+            &title,
             prompt.private,
             &R::seat_view(state, seat),
             &prompt.question,
@@ -895,6 +918,21 @@ pub(crate) fn choose(labels: &[&str], answer: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 34: a header names a seat by its characters as the books write them (every
+    /// system's view lists them with their seat), the GM's seat as the GM, then the seat.
+    #[test]
+    fn a_seat_is_named_by_its_characters_then_the_seat() {
+        let view = serde_json::json!({
+            "fighters": [{"name": "Ada", "seat": "ada"}, {"name": "Kuro", "seat": "gm"}, {"name": "Bao", "seat": "pair"}, {"name": "Ren", "seat": "pair"}],
+        });
+        assert_eq!(seat_title(&view, "ada", false), "Ada — seat ada");
+        assert_eq!(seat_title(&view, "pair", false), "Bao and Ren — seat pair");
+        assert_eq!(seat_title(&view, "gm", true), "The GM — seat gm");
+        assert_eq!(seat_title(&view, "nobody", false), "Seat nobody");
+        let actors = serde_json::json!({"actors": [{"name": "Kara", "seat": "kara"}]});
+        assert_eq!(seat_title(&actors, "kara", false), "Kara — seat kara");
+    }
 
     /// docs/fairness.md §3, "A lost secret": the terminal says why a seat missed its reveal.
     #[test]

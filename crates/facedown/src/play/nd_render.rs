@@ -34,7 +34,7 @@ fn values(v: &nodice::view::ActorView) -> String {
                     })
                     .collect();
                 match ts {
-                    Some(ts) => format!("{} (TS {ts}): {}", x, vals.join(" ")),
+                    Some(ts) => format!("{} (Trine Score {ts}): {}", x, vals.join(" ")),
                     None => format!("{x}: -"),
                 }
             })

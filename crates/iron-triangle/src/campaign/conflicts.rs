@@ -13,7 +13,7 @@ use crate::conflict::{Fighter, Stakes};
 pub fn check_entry(pcs: &[Sheet], entering: &[String], stakes: &Stakes) -> Result<(), CampaignError> {
     let bad = |m: String| CampaignError::Entry(m);
     if entering.is_empty() {
-        return Err(bad("a conflict needs at least one player character (§5.1)".into()));
+        return Err(bad("a conflict needs at least one player character".into()));
     }
     for (i, name) in entering.iter().enumerate() {
         if entering[..i].iter().any(|o| o.eq_ignore_ascii_case(name)) {
@@ -26,16 +26,10 @@ pub fn check_entry(pcs: &[Sheet], entering: &[String], stakes: &Stakes) -> Resul
             return Err(CampaignError::Dead(s.name().to_owned()));
         }
         if s.current().total() == 0 {
-            return Err(bad(format!(
-                "{} has zero energy and cannot enter a conflict (§5.1 step 2)",
-                s.name()
-            )));
+            return Err(bad(format!("{} has zero energy and cannot enter a conflict", s.name())));
         }
         if s.character.sits_out_next_conflict {
-            return Err(bad(format!(
-                "{} is marked to sit out the next conflict and cannot enter (§5.1 step 2)",
-                s.name()
-            )));
+            return Err(bad(format!("{} is marked to sit out the next conflict and cannot enter", s.name())));
         }
     }
     if stakes.lethal {
@@ -46,7 +40,7 @@ pub fn check_entry(pcs: &[Sheet], entering: &[String], stakes: &Stakes) -> Resul
             .collect();
         if !missing.is_empty() {
             return Err(bad(format!(
-                "a lethal conflict involves every player character; add {} (§5.1 step 2)",
+                "a lethal conflict involves every player character; add {}",
                 missing.join(", ")
             )));
         }

@@ -25,7 +25,7 @@ impl Countdown {
             return Err(CampaignError::CountdownBoxes(boxes));
         }
         if name.trim().is_empty() {
-            return Err(CampaignError::Problem("a countdown needs a name (§8)".into()));
+            return Err(CampaignError::Problem("a countdown needs a name".into()));
         }
         Ok(Countdown { name: name.trim().to_owned(), boxes, marked: 0 })
     }

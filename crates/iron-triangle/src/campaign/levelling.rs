@@ -102,7 +102,7 @@ pub fn check_marks(sheet: &Sheet, edition: Edition, advance: &Advance) -> Result
             missing.join(", ")
         ))),
         Edition::Earlier if yes < 3 && matches!(advance, Advance::LearnSpecial { .. }) => {
-            Err(fail("the earlier edition allows a special only with all three yes answers (§11)".into()))
+            Err(fail("the earlier edition allows a special only with all three yes answers".into()))
         }
         _ => Ok(()),
     }
@@ -218,9 +218,7 @@ fn apply_advance(
         }
         Advance::LearnSpecial { special } => {
             if matches!(building, Building::Replacement(_)) {
-                return Err(fail(
-                    "a replacement character's level-ups may not learn specials (§10, Decision)".into(),
-                ));
+                return Err(fail("a replacement character's level-ups may not learn specials".into()));
             }
             if s.character.specials.contains(special) {
                 return Err(fail(format!("{} is already learned", special.name(edition))));

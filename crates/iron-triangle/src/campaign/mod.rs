@@ -36,7 +36,7 @@ pub enum CampaignError {
     #[error(transparent)]
     Sheet(#[from] SheetError),
     /// A new character breaks a creation rule beyond the conflict sheet's.
-    #[error("{name}: {detail} (§4)")]
+    #[error("{name}: {detail}")]
     Creation {
         /// The character.
         name: String,
@@ -44,7 +44,7 @@ pub enum CampaignError {
         detail: String,
     },
     /// Background points: 3 in all, at most 2 in one.
-    #[error("{name}: {detail} (§4: 3 background points, at most 2 in any one)")]
+    #[error("{name}: {detail} (3 background points, at most 2 in any one)")]
     Backgrounds {
         /// The character.
         name: String,
@@ -52,7 +52,7 @@ pub enum CampaignError {
         detail: String,
     },
     /// A background point is needed and none is left.
-    #[error("{name} has no background point left{}; option 2 needs one (§7)", background.as_ref().map(|b| format!(" in {b:?}")).unwrap_or_default())]
+    #[error("{name} has no background point left{}; option 2 needs one", background.as_ref().map(|b| format!(" in {b:?}")).unwrap_or_default())]
     NoBackgroundPoint {
         /// The character.
         name: String,
@@ -68,7 +68,7 @@ pub enum CampaignError {
         background: String,
     },
     /// The belief or flaw needed is already marked.
-    #[error("{name}: {what} already marked; options 3 and 4 need an unmarked belief or flaw (§7)")]
+    #[error("{name}: {what} already marked; options 3 and 4 need an unmarked belief or flaw")]
     AlreadyMarked {
         /// The character.
         name: String,
@@ -76,7 +76,7 @@ pub enum CampaignError {
         what: String,
     },
     /// The veto was used.
-    #[error("{0} has used their veto (§7: one veto, marked when used)")]
+    #[error("{0} has used their veto (one veto, marked when used)")]
     VetoUsed(String),
     /// A problem command in the wrong phase.
     #[error("{0}")]
@@ -91,13 +91,13 @@ pub enum CampaignError {
     #[error("{0} is dead")]
     Dead(String),
     /// Countdown size.
-    #[error("a countdown has 4 to 8 boxes, not {0} (§8)")]
+    #[error("a countdown has 4 to 8 boxes, not {0}")]
     CountdownBoxes(u32),
     /// A full countdown.
-    #[error("the countdown {0:?} is already complete: every box is marked (§8)")]
+    #[error("the countdown {0:?} is already complete: every box is marked")]
     CountdownFull(String),
     /// A rest that is not available.
-    #[error("{name} already took a {rest} since the last full rest (§9)")]
+    #[error("{name} already took a {rest} since the last full rest")]
     RestUsed {
         /// The character.
         name: String,
@@ -105,7 +105,7 @@ pub enum CampaignError {
         rest: &'static str,
     },
     /// A choice of type that the rest does not allow.
-    #[error("{name}: {detail} (§9)")]
+    #[error("{name}: {detail}")]
     RestChoice {
         /// The character.
         name: String,
@@ -113,7 +113,7 @@ pub enum CampaignError {
         detail: String,
     },
     /// Not enough marks to level up.
-    #[error("{name} cannot level up: {detail} (§10)")]
+    #[error("{name} cannot level up: {detail}")]
     NotEnoughMarks {
         /// The character.
         name: String,
@@ -121,7 +121,7 @@ pub enum CampaignError {
         detail: String,
     },
     /// A level-up choice breaks a rule.
-    #[error("{name}: {detail} (§10)")]
+    #[error("{name}: {detail}")]
     LevelUp {
         /// The character.
         name: String,
@@ -138,7 +138,7 @@ pub enum CampaignError {
     },
     /// A replacement character's starting level.
     #[error(
-        "a replacement for {dead} starts at level 0 to {max}, not {level} (§10: min(5, the dead character's level), and level 0 unless it continues the dead character's fighting style)"
+        "a replacement for {dead} starts at level 0 to {max}, not {level} (min(5, the dead character's level), and level 0 unless it continues the dead character's fighting style)"
     )]
     ReplacementLevel {
         /// The dead character.

@@ -320,10 +320,7 @@ impl Problem {
             return Err(CampaignError::Dead(sheet.name().to_owned()));
         }
         if self.entries[i].choice.is_some() {
-            return Err(err(format!(
-                "{} has already chosen; a face-down choice is final (§7)",
-                sheet.name()
-            )));
+            return Err(err(format!("{} has already chosen; a face-down choice is final", sheet.name())));
         }
         let checked = choice.check(sheet)?;
         let mut p = self.clone();
@@ -429,18 +426,16 @@ impl Problem {
     /// only those who chose; the GM's own decision cannot be vetoed.
     pub fn veto(&self, vetoer: &Sheet, choice: &Choice) -> Result<Problem, CampaignError> {
         let Stage::Narrating { decider, passed, vetoed } = &self.stage else {
-            return Err(err(format!("problem {}: a veto comes after a player narrates (§7)", self.id)));
+            return Err(err(format!("problem {}: a veto comes after a player narrates", self.id)));
         };
         if let Some(v) = vetoed {
-            return Err(err(format!(
-                "{v} already vetoed: the first veto wins, and a veto cannot be vetoed (§7)"
-            )));
+            return Err(err(format!("{v} already vetoed: the first veto wins, and a veto cannot be vetoed")));
         }
         let Decider::Character { name, .. } = decider else {
-            return Err(err("the GM decided this problem; only a player's narration can be vetoed (§7)"));
+            return Err(err("the GM decided this problem; only a player's narration can be vetoed"));
         };
         if name.eq_ignore_ascii_case(vetoer.name()) {
-            return Err(err(format!("{name} cannot veto their own narration (§7)")));
+            return Err(err(format!("{name} cannot veto their own narration")));
         }
         if vetoer.character.dead {
             return Err(CampaignError::Dead(vetoer.name().to_owned()));
@@ -450,7 +445,7 @@ impl Problem {
         }
         if !matches!(choice.option, ProblemOption::GoodIdea | ProblemOption::Background) {
             return Err(err(format!(
-                "a veto substitutes a success: option 1 or 2, not {} (§7)",
+                "a veto substitutes a success: option 1 or 2, not {}",
                 choice.option.number()
             )));
         }

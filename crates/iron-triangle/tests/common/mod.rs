@@ -422,7 +422,14 @@ pub fn fm<'a>(c: &'a mut Conflict, name: &str) -> &'a mut iron_triangle::conflic
 
 /// Whether an error message names a rules section.
 pub fn names_rule(e: &RuleError, section: &str) -> bool {
-    e.to_string().contains(section)
+    // A player reads no section of a file they do not have: the text names none; an
+    // out-of-turn refusal keeps the section it is governed by as data.
+    let text = e.to_string();
+    !text.contains('§')
+        && match e {
+            RuleError::OutOfTurn { section: s, .. } => s.starts_with(section),
+            _ => true,
+        }
 }
 
 /// A different stance than `s`, for counterfactual views.

@@ -450,6 +450,8 @@ async function start() {
     result,
   );
   renderAll();
+  // Replay a finished game from its log file (replay.js, loaded after the page shows).
+  void import('./replay.js').then((m) => m.dropZone(app));
 }
 
 void start();

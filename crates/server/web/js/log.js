@@ -120,3 +120,65 @@ export function isMine(item, seat, names) {
   const text = typeof item?.text === 'string' ? item.text : '';
   return names.some((n) => n !== '' && text.includes(n));
 }
+
+/**
+ * The rolls of a log and the verifiable draws that are their dice (issue 34: each roll's dice
+ * on the roll's own line, not a line of draws). A rules' `rolled` event records where the
+ * dice stand after it (`rng_pos`, the draw counter) and every die it rolled, one draw a die:
+ * its draws are the counters `rng_pos - dice … rng_pos - 1`. Draws come after the events of
+ * their command; {@link RollDraws.owner} says which roll, if any, a draw belongs to.
+ * @template T what the caller keeps per roll (the roll's line)
+ */
+export class RollDraws {
+  constructor() {
+    /** @type {{from: number, to: number, counters: number[], at: T}[]} */
+    this.rolls = [];
+  }
+
+  /**
+   * Takes in an item; when it is a roll, remembers it with `at`.
+   * @param {any} item
+   * @param {T} at
+   */
+  add(item, at) {
+    const e = item?.kind === 'event' ? item.event : null;
+    if (e?.event !== 'rolled' || !Array.isArray(e.roll?.dice)) return;
+    const to = Number(e.rng_pos);
+    if (!Number.isSafeInteger(to)) return;
+    this.rolls.push({ from: to - e.roll.dice.length, to, counters: [], at });
+    if (this.rolls.length > 500) this.rolls.shift();
+  }
+
+  /**
+   * The roll a draw item belongs to, with the counters of its draws seen so far (this one
+   * included), or null for a draw of no roll (a lot, an order).
+   * @param {any} item
+   * @returns {{counters: number[], at: T} | null}
+   */
+  owner(item) {
+    const c = Number(item?.draw?.counter);
+    if (item?.kind !== 'draw' || !Number.isSafeInteger(c)) return null;
+    for (let i = this.rolls.length - 1; i >= 0; i--) {
+      const r = this.rolls[i];
+      if (c >= r.from && c < r.to) {
+        if (!r.counters.includes(c)) r.counters.push(c);
+        return r;
+      }
+    }
+    return null;
+  }
+}
+
+/**
+ * A roll's verifiable draws in words, for its line: "drawn verifiably: #4–#7".
+ * @param {number[]} counters
+ */
+export function rollDrawsText(counters) {
+  if (counters.length === 0) return '';
+  const sorted = [...counters].sort((a, b) => a - b);
+  const first = sorted[0];
+  const last = sorted[sorted.length - 1];
+  const contiguous = last - first + 1 === sorted.length;
+  const list = contiguous && sorted.length > 1 ? `#${first}\u2013#${last}` : sorted.map((c) => `#${c}`).join(', ');
+  return `drawn verifiably: ${list}`;
+}

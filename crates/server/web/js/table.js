@@ -9,7 +9,7 @@ import { Connection, wsUrl } from './conn.js';
 import { SealStore, lostChoices, ownBranch, pageStorage, toReveal } from './sealing.js';
 import { turnResult, ending } from './outcome.js';
 import { referenceElement, withoutSections } from './reference.js';
-import { itemText, isMachinery, andList, drawText, groupTitle, isMine } from './log.js';
+import { itemText, isMachinery, andList, drawText, groupTitle, isMine, RollDraws, rollDrawsText } from './log.js';
 import { Notices } from './notice.js';
 import { confirmButton, linkBox } from './links.js';
 import { Chat } from './chat.js';
@@ -17,6 +17,7 @@ import { systemModule } from './systems/index.js';
 import { layTable, tableCard, turnedCard } from './cards.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
+import { rememberHead } from './heads.js';
 
 /** @typedef {{seat: number, name: string, role: string, side: number, controller: {kind: string, bot?: string}, connected: boolean, mode?: string}} Seat */
 
@@ -483,7 +484,10 @@ function change(m) {
   state.awaiting = m.awaiting ?? [];
   state.over = Boolean(m.over);
   if (state.over && store) store.clear();
-  if (m.head) state.head = m.head;
+  if (m.head) {
+    state.head = m.head;
+    rememberHead(`${table}/${state.you?.kind ?? ''}/${state.you?.seat ?? ''}`, m.head);
+  }
   if (!state.bound) for (const s of [...state.awaiting, ...state.sealedSeats]) state.asked.add(s);
   const c = state.chosen;
   if (c?.ackSeq !== undefined) {
@@ -634,7 +638,10 @@ function renderPrompt() {
   if (state.stopped) {
     parts.push(h('p', { class: 'note' }, `This page no longer plays: ${state.stopped}. Ask the GM for a link if you should.`));
   } else if (state.over) {
-    parts.push(h('p', null, 'The log tells how it went; download it, or verify it here: every commitment and draw.'));
+    parts.push(
+      h('p', null, 'The log tells how it went; download it, or verify it here: every commitment and draw.'),
+      h('p', null, h('button', { type: 'button', 'data-testid': 'replay-button', onclick: () => void openReplay() }, 'Replay')),
+    );
   } else if (gone.lost > 0 && !gone.bound) {
     parts.push(
       h('p', { class: 'note', 'data-testid': 'lost' }, 'Your face-down choice was made on another device, or this browser no longer holds it, so it cannot be revealed. Take it back and choose again: nobody has chosen everything yet, so this is no fault.'),
@@ -1150,6 +1157,8 @@ function keepingFocus(section, draw) {
 let logGroup = null;
 /** The line holding the run of draws just logged, while no other item has come. @type {HTMLElement | null} */
 let drawRun = null;
+/** The log's rolls, each with its line's place for its verifiable draws. @type {RollDraws<HTMLElement>} */
+const rollDraws = new RollDraws();
 
 /** The log's filter: everything, or only this seat's own items. */
 const logFilter = h(
@@ -1201,7 +1210,12 @@ function appendLog(items) {
     if (title) openLogGroup(title);
     if (!logGroup) openLogGroup('Before play');
     const list = /** @type {{list: HTMLElement}} */ (logGroup).list;
-    // A run of draws is one line, beside the roll it feeds, not a line a draw.
+    // A roll's draws go on the roll's own line; any other run of draws is one line.
+    const roll = rollDraws.owner(item);
+    if (roll) {
+      replace(roll.at, ` (${rollDrawsText(roll.counters)})`);
+      continue;
+    }
     if (item.kind === 'draw') {
       if (drawRun && drawRun.parentElement === list && list.lastElementChild === drawRun) {
         drawRun.append(`, ${drawText(item)}`);
@@ -1222,11 +1236,14 @@ function appendLog(items) {
     }
     const text = itemText(item, seatName);
     if (!drawn && !text) continue;
+    const draws = h('span', { class: 'roll-draws' });
+    rollDraws.add(item, draws);
     list.append(
       h(
         'li',
         { class: `item${isMachinery(item) ? ' machinery' : ''}${isMine(item, mySeat(), names) ? ' mine' : ''}`, value: item.seq },
         drawn instanceof Element ? drawn : h('span', { class: 'text' }, text.trim()),
+        draws,
       ),
     );
   }
@@ -1389,6 +1406,21 @@ async function fairLog() {
     throw new Error(message);
   }
   return text;
+}
+
+/** The finished game stepped through (replay.js, loaded only now), below the prompt. */
+async function openReplay() {
+  let box = document.getElementById('replay-box');
+  if (!box) {
+    box = h('div', { id: 'replay-box' });
+    el.prompt.after(box);
+  }
+  try {
+    const [text, replay] = await Promise.all([fairLog(), import('./replay.js')]);
+    await replay.showReplay(text, box);
+  } catch (e) {
+    replace(box, h('p', { class: 'note', role: 'alert' }, `No replay: ${e instanceof Error ? e.message : String(e)}`));
+  }
 }
 
 async function download() {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 
 import { Connection, backoff, wsUrl, Ids } from '../js/conn.js';
 import { SealStore, lostChoices, ownBranch, toReveal } from '../js/sealing.js';
-import { itemText, faultText, andList } from '../js/log.js';
+import { itemText, faultText, andList, RollDraws, rollDrawsText } from '../js/log.js';
+import { readFileSync } from 'node:fs';
 
 /** A WebSocket stand-in: records what is sent; the test opens, answers and closes it. */
 class FakeSocket {
@@ -393,4 +394,36 @@ test('an engine refusal is shown without its citations of the rules reference', 
   assert.equal(withoutSections('gm cannot do that now: a stance from Ada (§5.2 step 2)'), 'gm cannot do that now: a stance from Ada');
   assert.equal(withoutSections('spread 4 (a roll each, §9)'), 'spread 4 (a roll each)');
   assert.equal(withoutSections('the spread must add up to 10 (§5.3): got 11'), 'the spread must add up to 10: got 11');
+});
+
+test("log: a roll's verifiable draws go on the roll's own line, not a line a draw (issue 34)", () => {
+  // docs/fairness/logs/: a finished Inciting Incident scene's log, as a seat downloads it.
+  const url = new URL('../../../../docs/fairness/logs/inciting-incident.jsonl', import.meta.url);
+  const items = readFileSync(url, 'utf8').trim().split('\n').map((l) => JSON.parse(l).entry).slice(1);
+  const rolls = new RollDraws();
+  let draws = 0;
+  let owned = 0;
+  /** @type {string[][]} */
+  const lines = [];
+  for (const item of items) {
+    if (item.kind === 'draw') {
+      draws += 1;
+      const r = rolls.owner(item);
+      if (r) owned += 1;
+      continue;
+    }
+    const line = [];
+    lines.push(line);
+    rolls.add(item, line);
+  }
+  assert.ok(draws > 0, 'the scene drew dice');
+  assert.equal(owned, draws, 'every draw of this scene is a die of a roll');
+  // Each roll names exactly its dice's draws, in order.
+  for (const r of rolls.rolls) {
+    assert.equal(r.counters.length, r.to - r.from);
+    assert.equal(rollDrawsText(r.counters), r.counters.length > 1 ? `drawn verifiably: #${r.from}\u2013#${r.to - 1}` : `drawn verifiably: #${r.from}`);
+  }
+  assert.equal(rollDrawsText([7, 4, 5, 6]), 'drawn verifiably: #4\u2013#7');
+  assert.equal(rollDrawsText([1, 3]), 'drawn verifiably: #1, #3');
+  assert.equal(rolls.owner({ kind: 'draw', draw: { counter: '999' } }), null, 'a draw of no roll keeps its own line');
 });
