@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { openPage, waitFor } from './lib.mjs';
+import { pressButton, pointerEvents, presses, watchPointer } from './keyboard.mjs';
 
 /** The buttons of a page's prompt section, among which the test clicks. */
 export const BUTTONS = '[data-testid="prompt"] button';
@@ -97,6 +98,8 @@ export function rng(seed) {
  *   reaches (see {@link reloadEveryKind}) and check that it then offers what the server awaits
  * @property {number} [deadlineMs] how long the whole conflict may take
  * @property {number} [maxClicks] how many clicks it may take, all pages together
+ * @property {boolean} [keyboard] the seats' pages are played with the keyboard only (keyboard.mjs):
+ *   Tab and the arrow keys move the focus, Enter and Space press; no pointer event reaches them
  */
 
 /** The messages by which a page answers its prompt (not `hello` or `ping`). */
@@ -163,6 +166,8 @@ export async function playGame(browser, server, game, seed) {
     }
     const all = [...seats.map((s) => ({ name: `seat ${s.name}`, rec: s.rec })), ...watchers];
     for (const p of all) await waitFor(() => p.rec.you !== null, 20_000, `${label}: ${p.name}'s welcome`);
+    const keys = presses();
+    if (game.keyboard) for (const s of seats) await watchPointer(s.page);
 
     const deadline = Date.now() + (game.deadlineMs ?? 180_000);
     const maxClicks = game.maxClicks ?? 600;
@@ -198,7 +203,11 @@ export async function playGame(browser, server, game, seed) {
         const what = pick.what;
         s.sentBefore = s.rec.sent.length;
         try {
-          await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 3_000 });
+          if (game.keyboard) {
+            if (!(await pressButton(s.page, pick.index, clicks % 2 === 0 ? 'Enter' : 'Space', keys))) throw new Error('redrawn');
+          } else {
+            await s.page.locator(BUTTONS).nth(pick.index).click({ timeout: 3_000 });
+          }
         } catch {
           // The page drew its prompt again between the look and the click (another seat's
           // commitment, a change): look again.
@@ -262,9 +271,12 @@ export async function playGame(browser, server, game, seed) {
       const faults = spectatorLog.filter((u) => u.kind === 'fault' && u.seat === s.rec.you.seat);
       assert.deepEqual(faults, [], `${label}: seat ${s.name}'s page revealed every choice it sealed`);
     }
+    if (game.keyboard) {
+      for (const s of seats) assert.equal(await pointerEvents(s.page), 0, `${label}: seat ${s.name}'s page saw no pointer event`);
+    }
     const frames = [...seats, ...watchers].reduce((n, p) => n + p.rec.frames.length, 0);
     const snapshots = [...seats, ...watchers].reduce((n, p) => n + p.rec.snapshots.length, 0);
-    return { created, clicks, seats, watchers, logs, spectatorLog, checked, frames, snapshots, openings, covered };
+    return { created, clicks, seats, watchers, logs, spectatorLog, checked, frames, snapshots, openings, covered, keys };
   } finally {
     for (const s of seats) await s.context.close().catch(() => {});
     for (const w of watchers) await w.context.close().catch(() => {});

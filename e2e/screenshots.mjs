@@ -28,14 +28,29 @@ const SIZES = [
   { name: '390', width: 390, height: 844 },
 ];
 
-/** One table per system: its example, the seat photographed, the bots, and how many clicks
- * (the page's own buttons, as the tests click them) before the photograph: a turn under way,
- * not yet over. */
+/** One table per system: its example, the seat photographed, the bots, and at most how many
+ * clicks (the page's own buttons, as the tests click them) before the photograph: the seat's
+ * page is played until it shows the cards of a round turned over beside the result, and its
+ * hand of cards for the next question, with the bots' cards face down on the table. */
 const TABLES = [
-  { system: 'iron-triangle', example: 'duel', seat: 'ada', bots: { gm: 'greedy' }, clicks: 3 },
-  { system: 'nodice', example: 'pc-vs-bandit', seat: 'kara', bots: { gm: 'greedy' }, clicks: 5 },
-  { system: 'inciting-incident', example: 'river-fight', seat: 'bren', bots: { gm: 'random', mira: 'random' }, clicks: 2 },
+  { system: 'iron-triangle', example: 'duel', seat: 'ada', bots: { gm: 'greedy' }, clicks: 12 },
+  { system: 'nodice', example: 'pc-vs-bandit', seat: 'kara', bots: { gm: 'greedy' }, clicks: 14 },
+  { system: 'inciting-incident', example: 'river-fight', seat: 'bren', bots: { gm: 'random', mira: 'random' }, clicks: 8 },
 ];
+
+/**
+ * Whether a seat's page shows what its photograph is for: cards turned over (the last reveal)
+ * and a hand of cards to choose from.
+ * @param {import('playwright-core').Page} page
+ */
+async function cardsShown(page) {
+  return page
+    .evaluate(() => {
+      const p = document.querySelector('[data-testid="prompt"]');
+      return Boolean(p && p.querySelector('.table-card.revealed') && p.querySelector('.hand .card-button') && p.querySelector('.table-card.face-down'));
+    })
+    .catch(() => false);
+}
 
 /**
  * Clicks up to `n` of the page's choices (its seat's prompt), waiting for the page between.
@@ -45,6 +60,7 @@ const TABLES = [
  */
 async function play(page, n, random) {
   for (let i = 0; i < n; i++) {
+    if (n > 0 && (await cardsShown(page))) return;
     let pick = null;
     for (let tries = 0; tries < 50 && pick === null; tries++) {
       pick = await nextClick(page, random());
@@ -86,17 +102,27 @@ async function main() {
      * @param {string} file
      * @param {{width: number, height: number}} size
      * @param {number} n clicks before the photograph
+     * @param {boolean} [retry] whether the caller tries again at a new table when the page does not
+     *   show its cards (then nothing is written and false is returned)
+     * @returns {Promise<boolean>}
      */
-    const shoot = async (url, file, size, n) => {
+    const shoot = async (url, file, size, n, retry = false) => {
       const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
       try {
         const page = await context.newPage();
         await page.goto(url, { waitUntil: 'networkidle', timeout: 30_000 });
         await play(page, n, random);
-        await page.waitForTimeout(500);
+        // every card drawn (their SVGs come after the page), and the table in view
+        await page.waitForFunction(() => [...document.querySelectorAll('.card-art[data-card]')].every((f) => f.querySelector('svg')), null, { timeout: 10_000 }).catch(() => {});
+        await page.evaluate(() => document.querySelector('[data-testid="prompt"]')?.scrollIntoView({ block: 'start' }));
+        await page.waitForTimeout(900);
         const path = join(out, file);
+        const shown = n === 0 || (await cardsShown(page));
+        // a game that ended first (a bot's luck) is played again at a new table
+        if (!shown && retry) return false;
         await page.screenshot({ path, fullPage: false });
         written.push(path);
+        return true;
       } finally {
         await context.close();
       }
@@ -107,14 +133,18 @@ async function main() {
         /** @type {Record<string, {kind: string, bot: string}>} */
         const seats = {};
         for (const [name, bot] of Object.entries(t.bots)) seats[name] = { kind: 'bot', bot };
-        const created = await server.createTable({
-          system: t.system,
-          setup: { example: t.example },
-          seats,
-          options: { think_ms: 0, modes: { [t.seat]: 'sealed' } },
-        });
-        await shoot(created.seats[t.seat], `${t.system}-${size.name}.png`, size, t.clicks);
-        if (t.system === 'iron-triangle') await shoot(created.gm, `gm-${size.name}.png`, size, 0);
+        for (let attempt = 0; attempt < 6; attempt++) {
+          const created = await server.createTable({
+            system: t.system,
+            setup: { example: t.example },
+            seats,
+            options: { think_ms: 0, modes: { [t.seat]: 'sealed' } },
+          });
+          const last = attempt === 5;
+          if (!(await shoot(created.seats[t.seat], `${t.system}-${size.name}.png`, size, t.clicks, !last))) continue;
+          if (t.system === 'iron-triangle') await shoot(created.gm, `gm-${size.name}.png`, size, 0);
+          break;
+        }
       }
     }
   } finally {

@@ -14,6 +14,7 @@ import { Notices } from './notice.js';
 import { confirmButton, forgetLink, linkBox, rememberLink } from './links.js';
 import { Chat } from './chat.js';
 import { systemModule } from './systems/index.js';
+import { layTable, tableCard, turnedCard } from './cards.js';
 import { clientSeedFromPhrase, commitment, randomNonce, verifyLog } from './fairness.js';
 import { canonical } from './canonical.js';
 import { rememberHead } from './heads.js';
@@ -70,8 +71,9 @@ const state = {
   opening: false,
   /** The commitments this page revealed in the open round (no longer kept). @type {Set<string>} */
   revealed: new Set(),
-  /** This seat's choice sent and not yet resolved: its label and whether face down.
-   * @type {{label: string, private: boolean, id: string, kind: string, commitment?: string, ackSeq?: number} | null} */
+  /** This seat's choice sent and not yet resolved: its label and whether face down (and the
+   * command, to show its card face down).
+   * @type {{label: string, private: boolean, id: string, kind: string, commitment?: string, ackSeq?: number, command?: any} | null} */
   chosen: null,
   /** The last refusal or note for this seat. */
   note: '',
@@ -95,6 +97,9 @@ const state = {
   rematch: null,
   /** The GM's rematch, once made (its new GM and spectator links, shown once). @type {any} */
   rematched: null,
+  /** The cards of the last round turned over (the system module's `tableCards` once every card
+   * was face up), kept on the table until this seat plays again. @type {any} */
+  lastReveal: null,
 };
 
 /** @type {SealStore | null} */
@@ -238,7 +243,7 @@ async function choose(command) {
     if (!(await seal(command, label, 'This choice'))) return;
   } else {
     const id = conn.request({ type: 'command', command });
-    state.chosen = { label, private: faceDown, id, kind: 'command' };
+    state.chosen = { label, private: faceDown, id, kind: 'command', command };
   }
   renderPrompt();
 }
@@ -409,7 +414,7 @@ async function welcome(m) {
       const kept = store.all();
       const last = kept[kept.length - 1];
       if (last) {
-        state.chosen = { label: last.label, private: true, id: '', kind: 'seal', commitment: last.commitment, ackSeq: state.seq };
+        state.chosen = { label: last.label, private: true, id: '', kind: 'seal', commitment: last.commitment, ackSeq: state.seq, command: last.command };
       }
     }
   }
@@ -453,7 +458,7 @@ async function seal(command, label, what) {
   }
   store.add({ command, nonce, commitment: c, label, round: state.seq });
   const id = conn.request({ type: 'seal', commitment: c });
-  state.chosen = { label, private: true, id, kind: 'seal', commitment: c };
+  state.chosen = { label, private: true, id, kind: 'seal', commitment: c, command };
   return true;
 }
 
@@ -618,7 +623,8 @@ let promptDrawn = '';
 function renderPrompt() {
   const gone = lost();
   const end = state.over ? ending(state.view) : null;
-  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone, state.lastResult?.key, end, state.rematch, state.rematched]);
+  const onTable = cardsOnTable();
+  const key = JSON.stringify([state.prompt, state.chosen, state.note, state.awaiting, state.over, Boolean(state.bound), state.seats.map((s) => s.name), Boolean(state.module), state.stopped, gone, state.lastResult?.key, end, state.rematch, state.rematched, onTable]);
   if (key === promptDrawn) return;
   const wasOver = promptDrawn !== '' && JSON.parse(promptDrawn)[4] === true;
   promptDrawn = key;
@@ -648,18 +654,21 @@ function renderPrompt() {
       parts.push(h('p', { class: 'controls' }, h('button', { type: 'button', 'data-testid': 'play-again', onclick: () => location.assign(offer.url) }, 'Play again')));
     }
   }
-  // The turn's result where the player is looking, until the next one.
-  if (!state.over && state.lastResult) {
-    const r = state.lastResult;
-    parts.push(
-      h(
-        'div',
-        { class: 'turn-result', 'data-testid': 'turn-result' },
-        h('p', { class: 'result-headline' }, r.headline),
-        r.lines.length > 0 ? h('ul', null, r.lines.map((l) => h('li', null, l))) : null,
-      ),
-    );
-  }
+  // The turn's result where the player is looking, until the next one: beside the cards of
+  // the reveal while they are on the table.
+  const result =
+    !state.over && state.lastResult
+      ? h(
+          'div',
+          { class: 'turn-result', 'data-testid': 'turn-result' },
+          h('p', { class: 'result-headline' }, state.lastResult.headline),
+          state.lastResult.lines.length > 0 ? h('ul', null, state.lastResult.lines.map((l) => h('li', null, l))) : null,
+        )
+      : null;
+  const cards = tableElements(onTable);
+  if (cards.reveal) parts.push(h('div', { class: 'reveal-table', 'data-testid': 'reveal' }, cards.reveal, result));
+  else if (result) parts.push(result);
+  if (cards.now) parts.push(cards.now);
   const seat = mySeat();
   const prompt = state.prompt;
   const chosen = state.chosen;
@@ -740,6 +749,119 @@ function renderPrompt() {
     );
   }
   keepingFocus(el.prompt, () => replace(el.prompt, ...parts, liveNote));
+}
+
+// ---- The cards on the table ---------------------------------------------------------------
+
+/** The cards already turned over on this page (`round|who|index`): a card turns once. @type {Set<string>} */
+const turned = new Set();
+
+/**
+ * The cards on the table as this page shows them: the system module's `tableCards` of the
+ * view (the round's cards as this viewer sees them), laid by cards.js's `layTable` with what
+ * the view cannot say (the seats that committed sealed, this page's own choice). The last
+ * round whose cards were all turned over stays (`reveal`) until this seat plays again.
+ * @returns {{now: any, reveal: any} | null}
+ */
+function cardsOnTable() {
+  const mod = state.module;
+  if (typeof mod?.tableCards !== 'function' || !state.view) return null;
+  /** @type {any} */
+  let now = null;
+  try {
+    now = mod.tableCards(state.view);
+  } catch (e) {
+    console.error(e);
+    now = null;
+  }
+  const me = mySeatInfo()?.name ?? null;
+  const chosen = state.chosen;
+  /** @type {any} */
+  let own = null;
+  if (chosen?.private && chosen.command !== undefined && typeof mod.cardOf === 'function') {
+    try {
+      own = mod.cardOf(chosen.command, state.view);
+    } catch {
+      own = null;
+    }
+  }
+  if (now) {
+    const number = (/** @type {string} */ name) => state.seats.find((x) => x.name === name)?.seat;
+    const laid = layTable(now, {
+      me,
+      own,
+      committed: (name) => {
+        const n = number(name);
+        return n !== undefined && state.sealedSeats.includes(n);
+      },
+      awaited: (name) => {
+        const n = number(name);
+        return n !== undefined && state.awaiting.includes(n);
+      },
+    });
+    if (laid.revealed) {
+      // every card turned over: the reveal, with the result beside it
+      state.lastReveal = laid.table;
+      return { now: null, reveal: laid.table };
+    }
+    now = laid.table;
+  }
+  // The last reveal stays until this seat plays again.
+  const mineDown = now?.seats.some((/** @type {any} */ s) => s.mine && s.cards.some((/** @type {any} */ c) => c.state === 'down'));
+  const showReveal = state.lastReveal && !mineDown && !(state.chosen && state.chosen.label !== OPENING_LABEL) ? state.lastReveal : null;
+  return { now, reveal: showReveal };
+}
+
+/**
+ * The cards on the table drawn (cards.js): each seat's cards with its name over them, a back
+ * for a face-down card ("Kuro has chosen"; this seat's own says which it is), a blank for one
+ * not played yet, and the face for one turned over (turning the first time it is drawn).
+ * @param {{now: any, reveal: any} | null} onTable
+ * @returns {{now: HTMLElement | null, reveal: HTMLElement | null}}
+ */
+function tableElements(onTable) {
+  const system = state.ruleset;
+  /** @param {any} t @param {boolean} revealed */
+  const draw = (t, revealed) =>
+    h(
+      'div',
+      { class: 'card-table', 'data-testid': revealed ? 'revealed-cards' : 'table-cards' },
+      t.seats.map((/** @type {any} */ s) =>
+        h(
+          'section',
+          { class: `seat-cards${s.winner ? ' winner' : ''}${s.mine ? ' mine' : ''}`, 'aria-label': s.mine ? `${s.who} (yours)` : s.who },
+          h('h3', null, s.who, s.mine ? ' (you)' : '', s.winner ? ' \u2014 wins' : ''),
+          h(
+            'div',
+            { class: 'cards' },
+            s.cards.map((/** @type {any} */ c, /** @type {number} */ j) => {
+              if (c.state === 'up') {
+                const id = `${t.round}|${s.who}|${j}`;
+                const turning = !turned.has(id);
+                turned.add(id);
+                return turnedCard({ key: c.key ?? '', system, caption: c.name, turning });
+              }
+              if (c.state === 'down') {
+                const caption = s.mine ? (c.name ? `Your ${c.name}, face down` : 'Yours, face down') : `${s.who} has chosen`;
+                return tableCard({ key: null, system, caption, down: true });
+              }
+              const waiting = s.awaited ? (s.mine ? 'Yours to choose' : `${s.who} is choosing`) : 'Not played';
+              return tableCard({ key: null, system, caption: waiting, blank: true });
+            }),
+          ),
+        ),
+      ),
+    );
+  if (!onTable) return { now: null, reveal: null };
+  const roundName = (/** @type {string} */ r) => r.charAt(0).toUpperCase() + r.slice(1);
+  return {
+    reveal: onTable.reveal
+      ? h('div', { class: 'revealed' }, h('h3', { class: 'table-title' }, `${roundName(onTable.reveal.round)}: the cards turned over`), draw(onTable.reveal, true))
+      : null,
+    now: onTable.now
+      ? h('div', { class: 'on-table' }, h('h3', { class: 'table-title' }, `On the table, ${onTable.now.round}`), draw(onTable.now, false))
+      : null,
+  };
 }
 
 /** The prompt as a question and one button per choice. @param {any} prompt */

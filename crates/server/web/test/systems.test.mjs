@@ -405,3 +405,118 @@ test('Inciting Incident: what an adjustment may set, and the commands of Adjust,
   assert.deepEqual(/** @type {any} */ (ii.rulingCommand('rest_scene', { full_day: 'true' }, view)).command, { rest_scene: { full_day: true } });
   assert.deepEqual(/** @type {any} */ (ii.rulingCommand('rest_scene', { full_day: false }, view)).command, { rest_scene: { full_day: false } });
 });
+
+/** Every card key of a system the server draws (crates/cards, `GET /cards/manifest.json`, captured). */
+const deck = (/** @type {string} */ system) => {
+  const s = fixture('cards-manifest.json').systems[system];
+  return new Set([...s.cards, s.back]);
+};
+
+test('the hand: every choice of the fixtures is a card the renderer draws, named as the card is', async () => {
+  const { backKey, PREFIX } = await import('../js/cards.js');
+  for (const system of ['iron-triangle', 'nodice', 'inciting-incident']) assert.ok(deck(system).has(backKey(system)), `${system}'s back`);
+  assert.equal(Object.keys(PREFIX).length, 3);
+  // Iron Triangle: stance types, moves, surrender and specials
+  const itDeck = deck('iron-triangle');
+  for (const c of choicesOf(fixture('iron-triangle-welcome.json'), 'commit_stance')) {
+    const type = it.stanceFields()[0].value(c);
+    assert.ok(type && itDeck.has(/** @type {string} */ (it.stanceCardKey(type))), `stance ${type}`);
+  }
+  for (const m of it.MOVES) assert.ok(itDeck.has(/** @type {string} */ (it.playCardKey(m.move))), `move ${m.move}`);
+  assert.equal(it.playCardKey('▨☷'), 'it-move-grapple-earth');
+  assert.equal(it.playCardKey('surrender'), 'it-surrender');
+  assert.ok(itDeck.has('it-surrender'));
+  for (const c of choicesOf(fixture('iron-triangle-specials.json'), 'play_special')) {
+    const card = c.command.play_special.card;
+    if (card) assert.ok(itDeck.has(/** @type {string} */ (it.specialCardKey(card.special))), `special ${card.special}`);
+  }
+  assert.equal(it.stanceFields()[0].text?.('grapple'), 'Grapple Stance');
+  assert.equal(it.stanceFields()[0].text?.('none'), 'No Stance');
+  // No Dice: Aspects, Actions, bids 0 to 5
+  const ndDeck = deck('nodice');
+  const aspectField = nd.aspectFields(() => '')[0];
+  for (const c of choicesOf(fixture('nodice-ante.json'), 'commit_aspect')) {
+    const v = /** @type {string} */ (aspectField.value(c));
+    assert.ok(ndDeck.has(/** @type {string} */ (aspectField.card?.(v))), `Aspect ${v}`);
+  }
+  const [attrField, bidField] = nd.actionFields();
+  for (const c of choicesOf(fixture('nodice-bid.json'), 'commit_action')) {
+    const v = /** @type {string} */ (attrField.value(c));
+    assert.ok(ndDeck.has(/** @type {string} */ (attrField.card?.(v))), `Action ${v}`);
+    const bid = /** @type {string} */ (bidField.value(c));
+    const key = bidField.card?.(bid);
+    assert.ok(key === null ? Number(bid) > 5 : ndDeck.has(/** @type {string} */ (key)), `bid ${bid}`);
+  }
+  assert.equal(attrField.text?.('str'), 'Strength');
+  // Inciting Incident: every kind of action
+  const iiDeck = deck('inciting-incident');
+  for (const k of ii.ACTION_KINDS) assert.ok(iiDeck.has(/** @type {string} */ (ii.actionCardKey(k.key))), `action ${k.key}`);
+});
+
+test('the table: the turn\'s cards as the viewer sees them, a character\'s own move names, a seat\'s own face-down choice', () => {
+  // Iron Triangle at the move step: the stances known to both (revealed), the moves not played
+  const f = fixture('iron-triangle-move.json');
+  const t = it.tableCards(f.view);
+  assert.ok(t);
+  assert.equal(t.round, `turn ${f.view.turn_number}`);
+  assert.deepEqual(t.seats.map((s) => s.who), ['Ada', 'Kuro']);
+  assert.deepEqual(t.seats[0].cards.map((c) => c.state), ['up', 'empty']);
+  assert.deepEqual(t.seats[0].cards[0], { state: 'up', key: 'it-stance-defend', name: '3 ○ Defend Stance' });
+  // Ada's move named as her sheet names it; Kuro's sheet is hidden: the book's words
+  assert.deepEqual(it.cardOf({ commit_move: { play: '▨☷' } }, f.view), { key: 'it-move-grapple-earth', name: 'Trip ▨☷' });
+  assert.deepEqual(it.playCard('◆☲', null), { key: 'it-move-attack-fire', name: 'Attack Fire ◆☲' });
+  assert.deepEqual(it.cardOf({ commit_stance: { stance: { type: 'grapple', amount: 0 } } }, f.view), { key: 'it-stance-none', name: 'No Stance' });
+  assert.equal(it.cardOf('end_combo', f.view), null);
+  // after the turn: both face up, the winner marked
+  const r = fixture('iron-triangle-resolved.json');
+  const after = it.tableCards(r.view);
+  if (r.view.phase.phase === 'aftermath') {
+    assert.ok(after && after.seats.every((s) => s.cards.every((c) => c.state === 'up')));
+    // the winner as the rules' turn_result names it (none in a view without one)
+    assert.equal(after.seats.filter((s) => s.winner).length, typeof r.view.turn_result?.winner === 'number' ? 1 : 0);
+  }
+  // No Dice: each Actor in, its Aspect and Action cards
+  const n = nd.tableCards(fixture('nodice-showdown.json').view);
+  assert.ok(n && n.seats.length >= 2 && n.seats.every((s) => s.cards.length === 2));
+  assert.deepEqual(nd.cardOf({ commit_aspect: { actor: 0, aspect: 'body', ante: 'str', targets: [1] } }), { key: 'nd-aspect-body', name: 'Body (ante STR)' });
+  assert.deepEqual(nd.cardOf({ commit_action: { actor: 0, attribute: 'agi', bid: 3, wildcard: true } }), { key: 'nd-action-agi', name: 'Agility, bid 3 + Wildcard' });
+  // Inciting Incident: each character fighting, its declaration
+  const i = ii.tableCards(fixture('inciting-incident-welcome.json').view);
+  assert.ok(i && i.seats.length > 0 && i.seats.every((s) => s.cards.length === 1));
+  assert.deepEqual(ii.cardOf({ declare: { character: 0, action: 'hold' } }), { key: 'ii-action-hold', name: 'Hold' });
+  assert.deepEqual(ii.cardOf({ declare: { character: 0, action: { move: { to: 'x' } } } }), { key: 'ii-action-move', name: 'Move' });
+});
+
+test('the table laid: a sealed seat\'s committed card face down, this seat\'s own named, a plain seat\'s known card never twice', async () => {
+  const { layTable } = await import('../js/cards.js');
+  const up = (/** @type {string} */ name) => ({ state: /** @type {const} */ ('up'), key: 'k', name });
+  const empty = { state: /** @type {const} */ ('empty'), key: null, name: '' };
+  const down = { state: /** @type {const} */ ('down'), key: null, name: '' };
+  const turn = (/** @type {any[]} */ ada, /** @type {any[]} */ kuro) => ({
+    round: 'turn 1',
+    seats: [
+      { who: 'Ada', seat: 'ada', winner: false, cards: ada },
+      { who: 'Kuro', seat: 'gm', winner: false, cards: kuro },
+    ],
+  });
+  const none = () => false;
+  const own = { key: 'it-stance-grapple', name: '2 ▨ Grapple Stance' };
+  // a plain seat's stance, known to it, the other's not played: one card face down, named
+  let t = layTable(turn([up('2 ▨ Grapple Stance'), empty], [empty, empty]), { me: 'ada', own, committed: none, awaited: (s) => s === 'gm' });
+  assert.equal(t.revealed, false);
+  assert.deepEqual(t.table.seats.map((/** @type {any} */ s) => s.cards.map((/** @type {any} */ c) => c.state)), [['down'], ['empty']]);
+  assert.equal(t.table.seats[0].cards[0].name, '2 ▨ Grapple Stance');
+  assert.deepEqual([t.table.seats[0].mine, t.table.seats[1].awaited], [true, true]);
+  // a sealed seat: the view knows nothing; its own choice from the page, the other's committed
+  t = layTable(turn([empty, empty], [empty, empty]), { me: 'ada', own, committed: (s) => s === 'gm', awaited: none });
+  assert.deepEqual(t.table.seats.map((/** @type {any} */ s) => s.cards), [[{ state: 'down', key: null, name: own.name }], [{ state: 'down', key: null, name: '' }]]);
+  // nothing played: nothing on the table
+  assert.equal(layTable(turn([empty, empty], [empty, empty]), { me: 'ada', own: null, committed: none, awaited: none }).table, null);
+  // the stances turned over, Kuro's move face down (another viewer, who knows neither move)
+  t = layTable(turn([up('No Stance'), empty], [up('3 ▨ Grapple Stance'), down]), { me: null, own: null, committed: none, awaited: none });
+  assert.deepEqual(t.table.seats.map((/** @type {any} */ s) => s.cards.map((/** @type {any} */ c) => c.state)), [['up', 'empty'], ['up', 'down']]);
+  // everything face up: the reveal
+  t = layTable(turn([up('No Stance'), up('Trip ▨☷')], [up('3 ▨ Grapple Stance'), up('Attack Fire ◆☲')]), { me: 'ada', own: null, committed: none, awaited: none });
+  assert.equal(t.revealed, true);
+  assert.equal(t.table.seats[0].cards[1].name, 'Trip ▨☷');
+});

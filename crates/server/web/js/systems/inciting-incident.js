@@ -37,6 +37,15 @@ export function actionKind(action) {
 }
 
 /**
+ * The key of an action kind's card (crates/cards): `regular` → `ii-action-regular`; null for a
+ * kind with no card.
+ * @param {string} kind
+ */
+export function actionCardKey(kind) {
+  return ACTION_KINDS.some((k) => k.key === kind) ? `ii-action-${kind}` : null;
+}
+
+/**
  * The declaration inside a choice's command (`declare` or a Trigger's `extra_action`), or null.
  * @param {any} command
  * @returns {{character: number, action: any} | null}
@@ -81,6 +90,8 @@ export function declareFields(name) {
         return d ? actionKind(d.action) : null;
       },
       text: (v) => ACTION_KINDS.find((k) => k.key === v)?.name ?? v,
+      // the action cards of the hand (crates/cards), named as the cards are
+      card: (v) => actionCardKey(v),
       kind: (v) => `kind-${v}`,
     },
     {
@@ -438,6 +449,51 @@ export function renderPrompt(prompt, view, ctx) {
     prompt.private ? h('p', { class: 'face-down-note' }, '🂠 Face down: nobody sees it before the reveal.') : null,
     blocks,
   );
+}
+
+/**
+ * A declared action as a card: `{"move": …}` → the Move card, "Move".
+ * @param {any} action
+ * @returns {{key: string | null, name: string}}
+ */
+export function actionCard(action) {
+  const kind = actionKind(action);
+  return { key: actionCardKey(kind), name: ACTION_KINDS.find((k) => k.key === kind)?.name ?? kind };
+}
+
+/**
+ * The cards on the table now (the table page draws them, cards.js): each character still
+ * fighting with its declaration of the round as this viewer sees it. The round's key names the
+ * round.
+ * @param {any} view
+ * @returns {{round: string, seats: {who: string, seat: string, winner: boolean, cards: any[]}[]} | null}
+ */
+export function tableCards(view) {
+  const fighters = (view?.fighters ?? []).filter(
+    (/** @type {any} */ f) => f?.status === 'fighting' || (f?.declared && f.declared.state !== 'empty'),
+  );
+  if (fighters.length === 0 || typeof view?.round !== 'number') return null;
+  return {
+    round: `round ${view.round}`,
+    seats: fighters.map((/** @type {any} */ f) => {
+      const d = f.declared;
+      /** @type {{state: 'empty' | 'down' | 'up', key: string | null, name: string}} */
+      const card =
+        d?.state === 'known' ? { state: 'up', ...actionCard(d.value) } : { state: d?.state === 'face_down' ? 'down' : 'empty', key: null, name: '' };
+      return { who: f.name, seat: f.seat, winner: false, cards: [card] };
+    }),
+  };
+}
+
+/**
+ * The card a command of this seat's plays (its declaration), for the page to name its own
+ * face-down choice; null for other commands.
+ * @param {any} command
+ * @returns {{key: string | null, name: string} | null}
+ */
+export function cardOf(command) {
+  const d = declaration(command);
+  return d ? actionCard(d.action) : null;
 }
 
 /**

@@ -11,6 +11,12 @@
  * - `renderRulings(view, ctx)` → HTMLElement | null: the GM's rulings panel (on the GM link and
  *   the rules' GM seat's page): forms that send a GM's ruling through `ctx.ruling`; each is
  *   built by the module's pure `rulingCommand(kind, fields, view)`.
+ * - `tableCards(view)` → `{round, seats: [{who, seat, winner, cards: [{state, key, name}]}]}` |
+ *   null: the round's cards on the table as the viewer sees them (`state`: `empty`, `down` or
+ *   `up`; `key` a card of crates/cards, `name` what it says), which the page draws with
+ *   cards.js — face down, or turned over once every card of a row is up.
+ * - `cardOf(command, view)` → `{key, name}` | null: the card a seat's own command plays, to
+ *   name its face-down card (a sealed seat's choice is in no view before the reveal).
  * - `title` (string): the system's name as the books write it.
  *
  * `ctx` is {@link SystemContext}. A module never re-derives a rule: what it shows comes from

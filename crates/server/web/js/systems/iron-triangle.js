@@ -7,7 +7,7 @@
  * decides what is legal or who wins. The pure helpers (exported) are tested under Node. */
 
 import { h } from '../dom.js';
-import { narrow, pickerElement, choiceButtons, partition, commandName } from './picker.js';
+import { narrow, pickerElement, choiceButtons, cardButtons, partition, commandName } from './picker.js';
 import { checkReason, wholeNumber, selectRow, numberRow, reasonRow, rulingForm, rulingsPanel } from './rulings.js';
 
 /** The system's name as the book writes it. */
@@ -142,8 +142,9 @@ export function stanceFields() {
         if (!s) return null;
         return s.amount === 0 ? 'none' : s.type;
       },
-      text: (v) => (v === 'none' ? 'No stance' : `${action(v)?.symbol ?? ''} ${action(v)?.name ?? v}`),
-      aria: (v) => (v === 'none' ? 'No stance' : `${action(v)?.name ?? v} stance`),
+      // the stance cards of the hand (crates/cards), named as the cards are
+      text: (v) => (v === 'none' ? 'No Stance' : `${action(v)?.name ?? v} Stance`),
+      card: (v) => stanceCardKey(v),
       kind: (v) => `action-${v}`,
     },
     {
@@ -157,6 +158,33 @@ export function stanceFields() {
       },
     },
   ];
+}
+
+/**
+ * The key of a stance card (crates/cards): `grapple` → `it-stance-grapple`, `none` → `it-stance-none`.
+ * @param {string} type an action's key, or `none`
+ */
+export function stanceCardKey(type) {
+  return type === 'none' || action(type) ? `it-stance-${type}` : null;
+}
+
+/**
+ * The key of the card a play is (crates/cards): `▨☷` → `it-move-grapple-earth`, `surrender`
+ * → `it-surrender`; null for what has no card.
+ * @param {string | null | undefined} play
+ */
+export function playCardKey(play) {
+  if (play === 'surrender') return 'it-surrender';
+  const p = moveParts(String(play ?? ''));
+  return p.action && p.element ? `it-move-${p.action.key}-${p.element.name.toLowerCase()}` : null;
+}
+
+/**
+ * The key of a special's card: `wax_on_defend` → `it-special-wax-on-defend`.
+ * @param {string | null | undefined} special
+ */
+export function specialCardKey(special) {
+  return special ? `it-special-${String(special).replace(/_/g, '-')}` : null;
 }
 
 /**
@@ -554,34 +582,23 @@ export function renderPrompt(prompt, view, ctx) {
       blocks.push(h('p', { class: 'chain disadvantage' }, h('span', { class: 'chain-title' }, 'Your disadvantage chain: '), fighter.disadvantage.map((/** @type {string} */ m) => moveChip(m, names.get(m) ?? null))));
     }
     if (follow.length) blocks.push(h('p', { class: 'hint' }, `Follow-ups your sheet lists after the chain's newest card: ${follow.join(' ')}`));
+    // The move cards of the hand, each with the character's own name for the move.
     blocks.push(
-      h(
-        'div',
-        { class: 'move-cards' },
-        cards.map((c) => {
+      cardButtons(cards, ctx, {
+        card: (c) => playCardKey(c.command.commit_move.play),
+        name: (c) => {
           const m = c.command.commit_move.play;
-          const p = moveParts(m);
-          const name = names.get(m) ?? c.label.replace(m, '').trim();
-          const isFollow = follow.includes(m);
-          return h(
-            'button',
-            {
-              type: 'button',
-              class: `move-card action-${p.action?.key ?? 'none'} ${isFollow ? 'follow-up' : ''}`.trim(),
-              'data-testid': 'choice',
-              'aria-label': `Play ${name || m} face down: ${p.words}${moveCard(m) ? `, base ${moveCard(m)?.base}, stance times ${moveCard(m)?.multiplier}` : ''}${isFollow ? ', a learned follow-up' : ''}`,
-              onclick: () => ctx.choose(c.command),
-            },
-            h('span', { class: 'card-sym', 'aria-hidden': 'true' }, m),
-            h('span', { class: 'card-name', 'aria-hidden': 'true' }, name || m),
-            h('span', { class: 'card-words', 'aria-hidden': 'true' }, p.words),
-            moveCard(m) ? h('span', { class: 'card-numbers', 'aria-hidden': 'true' }, `base ${moveCard(m)?.base}, stance ×${moveCard(m)?.multiplier}`) : null,
-            isFollow ? h('span', { class: 'tag', 'aria-hidden': 'true' }, 'follow-up') : null,
-          );
-        }),
-      ),
+          return names.get(m) || c.label.replace(m, '').trim() || moveParts(m).words;
+        },
+        cardName: (c) => names.get(c.command.commit_move.play) ?? null,
+        note: (c) => (follow.includes(c.command.commit_move.play) ? '(follow-up)' : null),
+        kind: (c) => {
+          const m = c.command.commit_move.play;
+          return `move-card action-${moveParts(m).action?.key ?? 'none'} ${follow.includes(m) ? 'follow-up' : ''}`;
+        },
+      }),
     );
-    if (surrender.length) blocks.push(choiceButtons(surrender, ctx, { kind: () => 'danger', aria: () => 'Surrender (face down)' }));
+    if (surrender.length) blocks.push(cardButtons(surrender, ctx, { card: () => 'it-surrender', name: () => 'Surrender', kind: () => 'danger' }));
   }
 
   const specials = take(['play_special']);
@@ -596,12 +613,13 @@ export function renderPrompt(prompt, view, ctx) {
             'div',
             { class: 'special-group' },
             fighters.size > 1 ? h('p', null, `For ${fighterName(fid)}:`) : null,
-            choiceButtons(
+            cardButtons(
               specials.filter((c) => c.command.play_special.fighter === fid),
               ctx,
               {
+                card: (c) => specialCardKey(c.command.play_special.card?.special),
+                name: (c) => c.label,
                 kind: (c) => (c.command.play_special.card ? 'special-card' : 'pass'),
-                aria: (c) => `${c.command.play_special.card ? 'Play face down' : 'Pass face down'}: ${c.label}`,
               },
             ),
           ),
@@ -635,6 +653,110 @@ export function renderPrompt(prompt, view, ctx) {
     prompt.private ? h('p', { class: 'face-down-note' }, '🂠 Face down: nobody sees it before the reveal.') : null,
     blocks,
   );
+}
+
+/**
+ * A card on the table (cards.js): its state as the viewer sees it, its key and its name.
+ * @typedef {{state: 'empty' | 'down' | 'up', key: string | null, name: string}} TableCard
+ */
+
+/**
+ * A stance as a card: `{type: grapple, amount: 2}` → the Grapple Stance card, "2 ▨ Grapple".
+ * @param {{type: string, amount: number} | null | undefined} stance
+ * @returns {{key: string | null, name: string}}
+ */
+export function stanceCard(stance) {
+  if (!stance || !stance.amount) return { key: stanceCardKey('none'), name: 'No Stance' };
+  return { key: stanceCardKey(stance.type), name: `${stance.amount} ${action(stance.type)?.symbol ?? ''} ${action(stance.type)?.name ?? stance.type} Stance`.replace(/\s+/g, ' ') };
+}
+
+/**
+ * A play as a card, named as the character names the move when the view says so.
+ * @param {string | null | undefined} play
+ * @param {any} fighter the view's fighter (its `moves` when visible)
+ * @returns {{key: string | null, name: string}}
+ */
+export function playCard(play, fighter) {
+  if (play === 'surrender') return { key: playCardKey(play), name: 'Surrender' };
+  const own = (fighter?.moves ?? []).find((/** @type {any} */ m) => m.move === play)?.name;
+  const p = moveParts(String(play ?? ''));
+  return { key: playCardKey(play), name: own ? `${own} ${play}` : `${p.action?.name ?? ''} ${p.element?.name ?? ''} ${play ?? ''}`.trim() };
+}
+
+/**
+ * A face of the view as a card on the table.
+ * @param {any} face a `Face` (`{state: empty | face_down | known, value}`)
+ * @param {(v: any) => {key: string | null, name: string}} card
+ * @returns {TableCard}
+ */
+function faceCard(face, card) {
+  if (face?.state === 'known') return { state: 'up', ...card(face.value) };
+  return { state: face?.state === 'face_down' ? 'down' : 'empty', key: null, name: '' };
+}
+
+/**
+ * The cards on the table now (the table page draws them, cards.js): the turn's pair, each
+ * with its stance and its move as this viewer sees them — face down, face up (the viewer's own
+ * are known to it, and shown face down until the pair's are revealed: the page's rule), or not
+ * played yet. After the turn (the aftermath), both face up, the winner marked. Null outside a
+ * turn. The round's key names the turn.
+ * @param {any} view
+ * @returns {{round: string, seats: {who: string, seat: string, winner: boolean, cards: TableCard[]}[]} | null}
+ */
+export function tableCards(view) {
+  const ph = view?.phase;
+  const fighter = (/** @type {any} */ id) => view?.fighters?.find((/** @type {any} */ f) => f.id === id) ?? null;
+  if (ph?.phase === 'turn') {
+    const ids = [ph.active, ph.opponent];
+    return {
+      round: `turn ${view.turn_number}`,
+      seats: ids
+        .map((id, i) => ({ id, i }))
+        .filter(({ id }) => id !== null && id !== undefined)
+        .map(({ id, i }) => ({
+          who: fighter(id)?.name ?? `character ${id}`,
+          seat: fighter(id)?.seat ?? '',
+          winner: false,
+          cards: [faceCard(ph.stances?.[i], stanceCard), faceCard(ph.plays?.[i], (v) => playCard(v, fighter(id)))],
+        })),
+    };
+  }
+  if (ph?.phase === 'aftermath' && Array.isArray(ph.pair)) {
+    const winner = view?.turn_result?.winner ?? null;
+    return {
+      round: `turn ${view.turn_number}`,
+      seats: ph.pair.map((/** @type {any} */ id, /** @type {number} */ i) => ({
+        who: fighter(id)?.name ?? `character ${id}`,
+        seat: fighter(id)?.seat ?? '',
+        winner: winner === id,
+        cards: [
+          { state: /** @type {const} */ ('up'), ...stanceCard(ph.stances?.[i]) },
+          { state: /** @type {const} */ ('up'), ...playCard(ph.plays?.[i], fighter(id)) },
+        ],
+      })),
+    };
+  }
+  return null;
+}
+
+/**
+ * The card a command of this seat's plays, for the page to name its own face-down choice (a
+ * sealed seat's choice is not in the view before the reveal): a stance or a move; null else.
+ * @param {any} command
+ * @param {any} view
+ * @returns {{key: string | null, name: string} | null}
+ */
+export function cardOf(command, view) {
+  const st = command?.commit_stance?.stance;
+  if (st) return stanceCard(st);
+  const play = command?.commit_move?.play;
+  if (play) {
+    const ph = view?.phase;
+    const ids = ph?.phase === 'turn' ? [ph.active, ph.opponent] : [];
+    const seatFighters = (view?.fighters ?? []).filter((/** @type {any} */ f) => ids.includes(f.id) && f.moves);
+    return playCard(play, seatFighters.find((/** @type {any} */ f) => f.moves.some((/** @type {any} */ m) => m.move === play)) ?? null);
+  }
+  return null;
 }
 
 /**

@@ -103,8 +103,9 @@ export function aspectFields(actorName) {
       key: 'aspect',
       legend: 'Aspect card (face down)',
       value: (c) => c.command?.commit_aspect?.aspect ?? null,
-      text: (v) => `${aspect(v)?.letter ?? ''} ${aspect(v)?.name ?? v}`,
-      aria: (v) => `${aspect(v)?.name ?? v} Aspect card`,
+      // the Aspect cards of the hand (crates/cards), named as the cards are
+      text: (v) => aspect(v)?.name ?? v,
+      card: (v) => (aspect(v) ? `nd-aspect-${v}` : null),
       kind: (v) => `aspect-card aspect-${v}`,
     },
     {
@@ -148,8 +149,9 @@ export function actionFields() {
       key: 'attribute',
       legend: 'Action card',
       value: (c) => a(c)?.attribute ?? null,
-      text: (v) => `${attribute(v)?.abbrev ?? v} ${attribute(v)?.name ?? ''}`.trim(),
-      aria: (v) => `${attribute(v)?.name ?? v} Action card`,
+      // the Action cards of the hand, named as the cards are
+      text: (v) => attribute(v)?.name ?? v,
+      card: (v) => (attribute(v) ? `nd-action-${v}` : null),
       kind: (v) => `action-card aspect-${attribute(v)?.aspect ?? 'none'}`,
     },
     {
@@ -158,7 +160,9 @@ export function actionFields() {
       numeric: true,
       needs: 'attribute',
       value: (c) => (a(c) ? String(a(c).bid) : null),
-      aria: (v) => `bid ${v}`,
+      // the Bid cards 0 to 5 (crates/cards draws those); a higher bid is a plain button
+      text: (v) => `Bid ${v}`,
+      card: (v) => (/^[0-5]$/.test(v) ? `nd-bid-${v}` : null),
     },
     {
       key: 'wildcard',
@@ -484,6 +488,74 @@ export function renderPrompt(prompt, view, ctx) {
     prompt.private ? h('p', { class: 'face-down-note' }, '🂠 Face down: nobody sees it before the reveal.') : null,
     blocks,
   );
+}
+
+/**
+ * An Aspect card as a card of the table: `{aspect: body, ante: str}` → the Body card, "Body (ante STR)".
+ * @param {any} v an `AspectCard`
+ * @returns {{key: string | null, name: string}}
+ */
+export function aspectCard(v) {
+  const a = aspect(v?.aspect);
+  const ante = attribute(v?.ante);
+  return { key: a ? `nd-aspect-${a.key}` : null, name: `${a?.name ?? v?.aspect ?? '?'}${ante ? ` (ante ${ante.abbrev})` : ''}` };
+}
+
+/**
+ * An Action card as a card of the table: `{attribute: str, bid: 3}` → the Strength card, "Strength, bid 3".
+ * @param {any} v an `ActionCard`
+ * @returns {{key: string | null, name: string}}
+ */
+export function actionCard(v) {
+  const at = attribute(v?.attribute);
+  const bid = typeof v?.bid === 'number' ? `, bid ${v.bid}` : '';
+  return { key: at ? `nd-action-${at.key}` : null, name: `${at?.name ?? v?.attribute ?? '?'}${bid}${v?.wildcard ? ' + Wildcard' : ''}` };
+}
+
+/**
+ * A face of the view as a card on the table.
+ * @param {any} face
+ * @param {(v: any) => {key: string | null, name: string}} card
+ * @returns {{state: 'empty' | 'down' | 'up', key: string | null, name: string}}
+ */
+function faceCard(face, card) {
+  if (face?.state === 'known') return { state: 'up', ...card(face.value) };
+  return { state: face?.state === 'face_down' ? 'down' : 'empty', key: null, name: '' };
+}
+
+/**
+ * The cards on the table now (the table page draws them, cards.js): each Actor still in the
+ * Conflict with its Aspect and Action cards of the Hand as this viewer sees them. The round's
+ * key names the Hand.
+ * @param {any} view
+ * @returns {{round: string, seats: {who: string, seat: string, winner: boolean, cards: any[]}[]} | null}
+ */
+export function tableCards(view) {
+  const actors = (view?.actors ?? []).filter(
+    (/** @type {any} */ a) => a?.status?.status === 'in' || (a?.aspect && a.aspect.state !== 'empty'),
+  );
+  if (actors.length === 0 || typeof view?.hand !== 'number') return null;
+  return {
+    round: `hand ${view.hand}`,
+    seats: actors.map((/** @type {any} */ a) => ({
+      who: a.name,
+      seat: a.seat,
+      winner: false,
+      cards: [faceCard(a.aspect, aspectCard), faceCard(a.action, actionCard)],
+    })),
+  };
+}
+
+/**
+ * The card a command of this seat's plays, for the page to name its own face-down choice (a
+ * sealed seat's is not in the view before the reveal): an Aspect or an Action card; null else.
+ * @param {any} command
+ * @returns {{key: string | null, name: string} | null}
+ */
+export function cardOf(command) {
+  if (command?.commit_aspect) return aspectCard(command.commit_aspect);
+  if (command?.commit_action) return actionCard(command.commit_action);
+  return null;
 }
 
 /**

@@ -9,6 +9,7 @@
  * and tested under Node; {@link pickerElement} draws it. */
 
 import { h } from '../dom.js';
+import { cardArt, arrowKeys } from '../cards.js';
 
 /**
  * A prompt's choice (docs/protocol.md, `prompt.choices`).
@@ -30,6 +31,10 @@ import { h } from '../dom.js';
  * @property {boolean} [numeric] its values are numbers, offered in increasing order
  * @property {string} [needs] the key of an earlier field: this one is drawn only once that one is chosen (a long list waits for its group)
  * @property {boolean} [hideSingle] not drawn when it has a single possible value (it is still selected)
+ * @property {(v: string) => (string | null)} [card] the key of the card a value is (`it-stance-grapple`): the value
+ *   is drawn as that card of the hand (cards.js), its visible text its name and its accessible name
+ *   that text (no `aria`); null: a plain button
+ * @property {(v: string) => (string | null)} [cardName] a name written over the card's own (a character's move)
  */
 
 /**
@@ -135,24 +140,42 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
     const groups = shown.map(({ field, values, selected }) => {
       const buttons = values.map(({ value, text }) => {
         const pressed = value === selected;
-        const b = h(
-          'button',
-          {
-            type: 'button',
-            class: `pick ${field.kind ? field.kind(value) : ''} ${pressed ? 'pressed' : ''}`.trim(),
-            'data-testid': 'pick',
-            'aria-pressed': pressed ? 'true' : 'false',
-            'data-pick': `${field.key}=${value}`,
-            'aria-label': field.aria ? accessibleName(text, field.aria(value)) : null,
-            onclick: () => {
-              selection[field.key] = value;
-              // later fields may no longer fit: let narrow() drop what no longer fits
-              draw(`${field.key}=${value}`);
-            },
-          },
-          pressed ? h('span', { class: 'mark', 'aria-hidden': 'true' }, '✓ ') : null,
-          text,
-        );
+        const card = field.card ? field.card(value) : null;
+        const onclick = () => {
+          selection[field.key] = value;
+          // later fields may no longer fit: let narrow() drop what no longer fits
+          draw(`${field.key}=${value}`);
+        };
+        const b = card
+          ? // a card of the hand: its name, as written under it, is its accessible name
+            h(
+              'button',
+              {
+                type: 'button',
+                class: `pick card-button ${field.kind ? field.kind(value) : ''} ${pressed ? 'pressed' : ''}`.trim(),
+                'data-testid': 'pick',
+                'aria-pressed': pressed ? 'true' : 'false',
+                'data-pick': `${field.key}=${value}`,
+                'data-card-key': card,
+                onclick,
+              },
+              cardArt(card, { name: field.cardName ? field.cardName(value) : null }),
+              h('span', { class: 'card-name' }, pressed ? h('span', { class: 'mark', 'aria-hidden': 'true' }, '✓ ') : null, text),
+            )
+          : h(
+              'button',
+              {
+                type: 'button',
+                class: `pick ${field.kind ? field.kind(value) : ''} ${pressed ? 'pressed' : ''}`.trim(),
+                'data-testid': 'pick',
+                'aria-pressed': pressed ? 'true' : 'false',
+                'data-pick': `${field.key}=${value}`,
+                'aria-label': field.aria ? accessibleName(text, field.aria(value)) : null,
+                onclick,
+              },
+              pressed ? h('span', { class: 'mark', 'aria-hidden': 'true' }, '✓ ') : null,
+              text,
+            );
         if (focusKey === `${field.key}=${value}`) focus = b;
         return b;
       });
@@ -160,7 +183,9 @@ export function pickerElement(choices, fields, ctx, opts = {}) {
         'fieldset',
         { class: `field field-${field.key}` },
         h('legend', null, field.legend),
-        h('div', { class: 'picks' }, buttons),
+        field.card && values.some((v) => field.card?.(v.value))
+          ? arrowKeys(h('div', { class: 'picks hand' }, buttons))
+          : arrowKeys(h('div', { class: 'picks' }, buttons)),
       );
     });
     const chosen = n.chosen;
@@ -256,4 +281,42 @@ export function accessibleName(visible, described) {
   if (!v) return d;
   if (!d || d.toLowerCase().startsWith(v.toLowerCase())) return d || v;
   return `${v}, ${d}`;
+}
+
+/**
+ * A hand of cards, one per choice: each a real `<button>` holding the card's art (cards.js) and
+ * its name written under it, which is its accessible name; Enter or Space plays it, the arrow
+ * keys move among the cards. A choice with no card (`card` null) is a plain button with its
+ * name.
+ * @param {Choice[]} choices
+ * @param {{choose: (command: any) => void}} ctx
+ * @param {{card: (c: Choice) => (string | null), name: (c: Choice) => string, cardName?: (c: Choice) => (string | null), kind?: (c: Choice) => string, note?: (c: Choice) => (string | null)}} opts
+ *   `name`: the visible name; `cardName`: a name written over the card's own; `note`: a short
+ *   visible line under the name (part of the accessible name: it is shown)
+ * @returns {HTMLElement}
+ */
+export function cardButtons(choices, ctx, opts) {
+  return arrowKeys(
+    h(
+      'div',
+      { class: 'choices hand' },
+      choices.map((c) => {
+        const key = opts.card(c);
+        const note = opts.note ? opts.note(c) : null;
+        return h(
+          'button',
+          {
+            type: 'button',
+            class: `choice ${key ? 'card-button' : ''} ${opts.kind ? opts.kind(c) : ''}`.replace(/\s+/g, ' ').trim(),
+            'data-testid': 'choice',
+            'data-card-key': key,
+            onclick: () => ctx.choose(c.command),
+          },
+          key ? cardArt(key, { name: opts.cardName ? opts.cardName(c) : null }) : null,
+          h('span', { class: 'card-name' }, opts.name(c)),
+          note ? h('span', { class: 'card-note' }, ` ${note}`) : null,
+        );
+      }),
+    ),
+  );
 }
