@@ -23,6 +23,8 @@ describe('display names', () => {
     const watcher = await openPage(env.browser, created.spectator, 'spectator', PHONE);
     try {
       await waitFor(() => ada.rec.you !== null && watcher.rec.you !== null, 15_000, 'the welcomes');
+      // The header names the seat's character as the book does, then the seat.
+      await waitFor(async () => (await ada.page.locator('header .who').innerText()).startsWith('You play Ada (seat ada)'), 15_000, 'the header');
       const field = ada.page.getByLabel('Your name at this table');
       await field.fill('<b>Sam</b>');
       await ada.page.getByRole('button', { name: 'Set name' }).click();

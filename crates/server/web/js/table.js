@@ -603,13 +603,21 @@ function renderHeader() {
   const you = state.you;
   const who =
     you?.kind === 'seat'
-      ? `You play seat ${seatName(you.seat ?? -1)}${mySeatInfo()?.mode === 'sealed' ? ' (sealed: your face-down choices leave this device only as commitments until the reveal)' : ''}.`
+      ? `You play ${playing()}${mySeatInfo()?.mode === 'sealed' ? ' (sealed: your face-down choices leave this device only as commitments until the reveal)' : ''}.`
       : you?.kind === 'gm'
         ? gmSeat() === null
           ? 'GM link: you see what is public and manage the table.'
           : `GM link: you see what the GM seat ${seatName(gmSeat() ?? -1)} sees, give the GM\u2019s rulings and manage the table.`
         : 'Spectator: you see what is public.';
   replace(el.who, who);
+}
+
+/** Who this seat plays, in the header: its characters as the book names them, then the seat
+ * ("Ada (seat ada)"), or the seat alone while the view names no character. */
+function playing() {
+  const seat = seatName(mySeat() ?? -1);
+  const names = myNames();
+  return names.length > 0 ? `${names.join(', ')} (seat ${seat})` : `seat ${seat}`;
 }
 
 /** The names of the awaited seats. */
