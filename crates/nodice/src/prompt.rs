@@ -30,10 +30,13 @@ fn question(state: &Conflict, actor: ActorId) -> String {
     let a = &state.actors[actor.index()];
     let n = &a.sheet.name;
     match state.phase {
-        Phase::CommitAspect => format!(
-            "{n}: ante {} chip(s) from one Attribute — it fixes your face-down Aspect card — and name your target(s)",
-            state.ante_amount(actor)
-        ),
+        Phase::CommitAspect => {
+            let ante = state.ante_amount(actor);
+            let chips = if ante == 1 { "chip" } else { "chips" };
+            format!(
+                "{n}: ante {ante} {chips} from one Attribute — it fixes your face-down Aspect card — and name whom you target"
+            )
+        }
         Phase::CommitAction => match a.aspect.value() {
             Some(card) => format!(
                 "{n}: play an Action card of {} ({}) and bid up to {} (your Trine Score; no more than the stack), face down",

@@ -42,7 +42,7 @@ fn prompt_commit_aspect_is_private_and_labels_ante_aspect_and_target() {
     assert!(p.private);
     assert_eq!(
         p.question,
-        "Kara: ante 1 chip(s) from one Attribute — it fixes your face-down Aspect card — and name your target(s)"
+        "Kara: ante 1 chip from one Attribute — it fixes your face-down Aspect card — and name whom you target"
     );
     assert_eq!(p.choices.len(), 9);
     assert_eq!(p.choices[0].label, "Mind, ante from REA → Bandit");
