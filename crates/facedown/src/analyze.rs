@@ -113,7 +113,7 @@ pub struct ConflictArgs {
 /// Arguments of `analyze distributions`.
 #[derive(Args)]
 pub struct DistributionArgs {
-    /// The energy each character distributes (at least 1 per type, §4). The book's is 10
+    /// The energy each character distributes (at least 1 per type). The book's is 10
     /// (about 30 s on one core); smaller totals solve in moments.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u8).range(3..=15))]
     pub total: u8,

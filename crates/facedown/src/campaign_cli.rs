@@ -54,31 +54,31 @@ pub struct Args {
 enum Cmd {
     /// Create the campaign file (optional: any command creates it) and choose the edition.
     Init {
-        /// The edition of the rules: current (seed 001) or earlier (seed 000, §11).
+        /// The edition of the rules: current or earlier.
         #[arg(long, default_value = "current")]
         edition: String,
     },
     /// Everything at a glance: characters, countdowns, open problems, the running conflict.
     Status,
-    /// Player characters (§4, §10).
+    /// Player characters.
     #[command(subcommand, visible_alias = "pc")]
     Character(CharacterCmd),
     /// NPC sheets for conflicts.
     #[command(subcommand)]
     Npc(NpcCmd),
-    /// Problems (§7): simultaneous hidden choice of 1–4.
+    /// Problems: simultaneous hidden choice of 1–4.
     #[command(subcommand)]
     Problem(ProblemCmd),
-    /// Countdowns (§8).
+    /// Countdowns.
     #[command(subcommand)]
     Countdown(CountdownCmd),
-    /// Conflicts from campaign characters (§5), their results written back.
+    /// Conflicts from campaign characters, their results written back.
     #[command(subcommand)]
     Conflict(ConflictCmd),
-    /// Sessions: `session end` asks the three level-up questions of every character (§10).
+    /// Sessions: `session end` asks the three level-up questions of every character.
     #[command(subcommand)]
     Session(SessionCmd),
-    /// Rest after a conflict (§9), the same for all player characters.
+    /// Rest after a conflict, the same for all player characters.
     Rest {
         /// breather, short or full.
         kind: String,
@@ -101,13 +101,13 @@ enum Cmd {
 #[derive(Subcommand)]
 enum CharacterCmd {
     /// Create a level 0 character, from a TOML/JSON file or by answering questions. Every
-    /// creation rule of §4 is checked.
+    /// creation rules are checked.
     Create {
         /// A sheet file (see examples/iron-triangle/campaign/); without it, questions on the terminal.
         #[arg(long, value_name = "FILE")]
         file: Option<PathBuf>,
     },
-    /// Import a character exported as JSON (any level; checked against §4 and §10).
+    /// Import a character exported as JSON (any level; checked against the creation and level-up rules).
     Import {
         /// The JSON file (`-` for standard input).
         file: PathBuf,
@@ -145,12 +145,12 @@ enum CharacterCmd {
         /// The character.
         name: String,
     },
-    /// The GM marks the goal accomplished (§10's second question).
+    /// The GM marks the goal accomplished (the second level-up question).
     Goal {
         /// The character.
         name: String,
     },
-    /// Fill in a background during play (§4: 3 points, at most 2 in one).
+    /// Fill in a background during play (3 points, at most 2 in one).
     Background {
         /// The character.
         name: String,
@@ -159,7 +159,7 @@ enum CharacterCmd {
         /// Its points (1 or 2).
         points: u8,
     },
-    /// Rewrite goal, belief or flaw at the end of a session (§10).
+    /// Rewrite goal, belief or flaw at the end of a session.
     Rewrite {
         /// The character.
         name: String,
@@ -173,7 +173,7 @@ enum CharacterCmd {
         #[arg(long)]
         flaw: Option<String>,
     },
-    /// Level up at the end of a session (§10): all three questions marked (earlier edition:
+    /// Level up at the end of a session: all three questions marked (earlier edition:
     /// two), one advance, and a refill.
     #[command(after_help = "\
 ADVANCE is one of:
@@ -193,7 +193,7 @@ Moves may be written with symbols, words, or the character's own move names.")]
         #[arg(long, value_name = "WHAT")]
         refill: Option<String>,
     },
-    /// Create a replacement for a dead character (§10): a new level 0 sheet, then one advance
+    /// Create a replacement for a dead character: a new level 0 sheet, then one advance
     /// per level, at most min(5, the dead character's level).
     Replace {
         /// The dead character.
@@ -340,7 +340,7 @@ enum CountdownCmd {
 
 #[derive(Subcommand)]
 enum ConflictCmd {
-    /// Start a conflict from campaign characters and NPC sheets (§5.1).
+    /// Start a conflict from campaign characters and NPC sheets.
     Start {
         /// A player character entering (its own seat, named after it). Repeatable.
         #[arg(long = "pc", value_name = "CHARACTER")]

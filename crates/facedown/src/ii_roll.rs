@@ -117,7 +117,7 @@ enum What {
         #[arg(long)]
         strict: bool,
     },
-    /// A Rest Scene for one character (§9): a roll removes a hit on a success; an
+    /// A Rest Scene for one character: a roll removes a hit on a success; an
     /// Incapacitated character rolls daily and marks a Death Hit on a failure.
     Rest {
         /// The level rolled (Fortitude, Perseverance, or a relevant Talent).

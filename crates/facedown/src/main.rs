@@ -144,3 +144,35 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod help_words {
+    use clap::CommandFactory;
+
+    /// Every help text of `cmd` and its subcommands, with the command's path.
+    fn texts(cmd: &clap::Command, path: &str, out: &mut Vec<(String, String)>) {
+        let here = format!("{path} {}", cmd.get_name());
+        for t in [cmd.get_about(), cmd.get_long_about()].into_iter().flatten() {
+            out.push((here.clone(), t.to_string()));
+        }
+        for a in cmd.get_arguments() {
+            for t in [a.get_help(), a.get_long_help()].into_iter().flatten() {
+                out.push((format!("{here} --{}", a.get_id()), t.to_string()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            texts(sub, &here, out);
+        }
+    }
+
+    /// Words a player knows (issue 34): `--help` is read by players and GMs who do not have the
+    /// rules reference, so no help text cites its sections.
+    #[test]
+    fn no_help_text_cites_a_section_of_the_rules_reference() {
+        let mut all = Vec::new();
+        texts(&super::Cli::command(), "", &mut all);
+        assert!(all.len() > 50, "the walk reads the help texts: {}", all.len());
+        let cited: Vec<_> = all.iter().filter(|(_, t)| t.contains('§')).collect();
+        assert!(cited.is_empty(), "{cited:#?}");
+    }
+}

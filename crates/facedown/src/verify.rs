@@ -25,7 +25,7 @@ pub struct Args {
     /// Replay the rules too, from the setup, server seeds and record a finished game's log
     /// reveals at its end: every opened choice was legal and is the record's command of its
     /// round, every event is the rules' event as this log's viewer is shown it, every draw is
-    /// the rules' draw, and no choice was revealed late (docs/fairness.md §7.3). A log of a game
+    /// the rules' draw, and no choice was revealed late (docs/fairness.md, "Replaying the rules"). A log of a game
     /// not over yet cannot be replayed (exit status 2).
     #[arg(long)]
     pub replay: bool,

@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with = "resume", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_rounds: Option<u32>,
 
-    /// After the scene, the GM holds up to N daily Rest Scenes (§9): everyone wounded rolls
+    /// After the scene, the GM holds up to N daily Rest Scenes: everyone wounded rolls
     /// to remove a hit; the unrevived Incapacitated recover or mark Death Hits. Needs a GM
     /// seat. A script may instead give the GM's `rest_scene` commands after the end.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=365))]
